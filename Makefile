@@ -1,0 +1,141 @@
+# attention-qkv: an experiment suite reproducing the claims of section 4.2
+# ("queries, keys and values"). `make help` lists the targets.
+
+# The claims, in the catalogue's order (shared/claims.md).
+IDS := worked_example shapes naive_self_attention concentration \
+       random_projections score_asymmetry bilinear_low_rank qk_invariance \
+       key_bias query_bias value_bias previous_token_head fused_qkv \
+       any_length two_queries_four_keys
+# Only the experiments whose source exists are built (the suite grows by issue).
+EXPERIMENTS := $(filter $(IDS),$(basename $(notdir $(wildcard experiments/*.c))))
+
+OUT     ?= results
+# Build products; a developer may use private ones: make BUILD=build-x BIN=bin-x
+BUILD   ?= build
+BIN     ?= bin
+CC      ?= cc
+OPT     ?= -O2
+SAN     ?=
+CFLAGS  := -std=c11 $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+           -D_GNU_SOURCE -fopenmp -Ilib $(SAN)
+LDFLAGS := -fopenmp $(SAN)
+
+# Libraries through pkg-config. GSL's BLAS calls go to OpenBLAS when it is
+# installed (about 8x faster here), otherwise to GSL's reference gslcblas.
+GSL_CFLAGS  := $(shell pkg-config --cflags gsl 2>/dev/null)
+GSL_LIBS    := $(filter-out -lgslcblas,$(shell pkg-config --libs gsl 2>/dev/null))
+BLAS_LIBS   := $(shell pkg-config --exists openblas 2>/dev/null && pkg-config --libs openblas || echo -lgslcblas)
+CHECK_LIBS  := $(shell pkg-config --libs check 2>/dev/null)
+CURSES_LIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
+LIBS        := $(GSL_LIBS) $(BLAS_LIBS) -lm
+
+LIB_SRC  := $(wildcard lib/*.c)
+LIB_OBJ  := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRC))
+LIB_A    := $(BUILD)/libattn.a
+TOOLS    := $(basename $(notdir $(wildcard tools/*.c)))
+TESTS    := $(basename $(notdir $(wildcard tests/test_*.c)))
+PLOTS    := $(basename $(notdir $(wildcard plots/*.gp)))
+
+.PHONY: all check reproduce figures report verify bench sanitize valgrind fuzz \
+        deps clean help tests
+.DELETE_ON_ERROR:
+
+all: $(addprefix $(BIN)/,$(EXPERIMENTS)) $(addprefix $(BUILD)/tools/,$(TOOLS)) ## build the library, one bin/<ID> per claim, and the tools
+
+help: ## list the targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
+
+deps: ## install (as root) or name the missing Debian packages
+	@sh tools/deps.sh
+
+$(BUILD)/lib/%.o: lib/%.c $(wildcard lib/*.h) | $(BUILD)/lib
+	$(CC) $(CFLAGS) $(GSL_CFLAGS) -c $< -o $@
+
+$(LIB_A): $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BIN)/%: experiments/%.c $(LIB_A) $(wildcard lib/*.h) | $(BIN)
+	$(CC) $(CFLAGS) $(GSL_CFLAGS) $< -o $@ $(LDFLAGS) $(LIB_A) $(LIBS) $(if $(filter two_queries_four_keys,$*),$(CURSES_LIBS))
+
+$(BUILD)/tools/%: tools/%.c $(LIB_A) $(wildcard lib/*.h) | $(BUILD)/tools
+	$(CC) $(CFLAGS) $(GSL_CFLAGS) $< -o $@ $(LDFLAGS) $(LIB_A) $(LIBS)
+
+# bin/attention is a user tool, built from tools/attention.c.
+$(BIN)/attention: $(BUILD)/tools/attention | $(BIN)
+	cp $< $@
+ifneq ($(wildcard tools/attention.c),)
+all: $(BIN)/attention
+endif
+
+$(BUILD)/tests/%: tests/%.c tests/prop.h $(LIB_A) $(wildcard lib/*.h) | $(BUILD)/tests
+	$(CC) $(CFLAGS) $(GSL_CFLAGS) $(shell pkg-config --cflags check 2>/dev/null) $< -o $@ $(LDFLAGS) $(LIB_A) $(CHECK_LIBS) $(LIBS)
+
+tests: $(addprefix $(BUILD)/tests/,$(TESTS))
+
+check: deps ## install what is missing, build, run every unit and property test
+	@$(MAKE) --no-print-directory tests all
+	@sh tools/run_tests.sh $(addprefix $(BUILD)/tests/,$(TESTS)) $(wildcard tests/test_*.sh)
+
+# ---- reproduce: every experiment, every figure, the claims report ---------
+
+# An experiment's verdict file is written last, so it stands for the whole run.
+# Exit 1 (some verdict FAIL) is a result, not a build error.
+$(OUT)/%.verdicts.csv: $(BIN)/% | $(OUT)/figures
+	@echo "run $*"
+	@$< --out $(OUT) --quiet; st=$$?; [ $$st -le 1 ] || { echo "$* failed with exit $$st" >&2; exit $$st; }
+
+# Figures: plots/<ID>[_part].gp renders into $(OUT)/figures/<name>.{pdf,svg,png}
+# and depends on its script and on the run of experiment <ID>.
+$(OUT)/figures/%.pdf $(OUT)/figures/%.svg $(OUT)/figures/%.png: plots/%.gp plots/style.gnuplot tools/render.sh
+	@sh tools/render.sh $< $(OUT) $*
+define plot_deps
+$(foreach p,$(filter $(1) $(1)_%,$(PLOTS)),$(OUT)/figures/$(p).pdf $(OUT)/figures/$(p).svg $(OUT)/figures/$(p).png): $(OUT)/$(1).verdicts.csv
+endef
+$(foreach id,$(IDS),$(eval $(call plot_deps,$(id))))
+
+FIGURES := $(foreach p,$(PLOTS),$(OUT)/figures/$(p).png $(OUT)/figures/$(p).svg $(OUT)/figures/$(p).pdf)
+VERDICTS := $(foreach id,$(EXPERIMENTS),$(OUT)/$(id).verdicts.csv)
+
+# The robustness table: each headline number under 5 seeds and 2 generators.
+ROBUST := $(if $(wildcard tools/robustness.sh),$(OUT)/robustness.md)
+$(OUT)/robustness.md: $(VERDICTS) tools/robustness.sh
+	@sh tools/robustness.sh $(OUT) $(BIN)
+
+$(OUT)/claims.csv: $(VERDICTS) $(ROBUST) $(BUILD)/tools/report
+	@$(BUILD)/tools/report --out $(OUT) $(EXPERIMENTS)
+
+reproduce: deps ## install what is missing, run every experiment, render every figure, write the claims report
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory figures-report
+
+.PHONY: figures-report
+figures-report: $(VERDICTS) $(FIGURES) $(OUT)/claims.csv
+
+verify: all ## rerun everything into a temporary folder and compare it with the committed results/
+	@sh tools/verify.sh
+
+bench: all ## benchmarks: Monte Carlo vs NumPy and the RNG limit, any_length vs DGEMM, make reproduce wall time
+	@sh bench/run.sh
+
+sanitize: ## tests and a quick reproduce under AddressSanitizer + UndefinedBehaviorSanitizer
+	@$(MAKE) --no-print-directory clean-build
+	@$(MAKE) --no-print-directory check OPT=-O1 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+	@sh tools/quick_reproduce.sh
+	@$(MAKE) --no-print-directory clean-build
+
+valgrind: ## the tests under valgrind, without fork: no leaks, no invalid reads
+	@$(MAKE) --no-print-directory tests
+	@sh tools/valgrind.sh $(addprefix $(BUILD)/tests/,$(TESTS))
+
+fuzz: ## libFuzzer targets (clang) for the CSV reader and the option parser
+	@sh fuzz/run.sh
+
+.PHONY: clean-build
+clean-build:
+	rm -rf $(BUILD) $(BIN)
+
+clean: ## remove build products (results/ is kept: it is committed)
+	rm -rf $(BUILD) $(BIN)
+
+$(BIN) $(BUILD)/lib $(BUILD)/tools $(BUILD)/tests $(OUT)/figures:
+	mkdir -p $@

@@ -1,0 +1,137 @@
+/* mat.c - checked allocation, Gaussian fill, products, norms, tolerances. */
+#include "mat.h"
+#include "status.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_randist.h>
+
+size_t mat_bytes(size_t rows, size_t cols)
+{
+    if (rows != 0 && cols > SIZE_MAX / rows) return 0;
+    size_t n = rows * cols;
+    if (n > SIZE_MAX / sizeof(double)) return 0;
+    return n * sizeof(double);
+}
+
+gsl_matrix *mat_new(size_t rows, size_t cols)
+{
+    if (rows == 0 || cols == 0) {
+        att_fail(ATT_EUSAGE, "matrix of size %zu x %zu: sizes must be >= 1", rows, cols);
+        return NULL;
+    }
+    if (mat_bytes(rows, cols) == 0) {
+        att_fail(ATT_EUSAGE, "matrix of size %zu x %zu overflows size_t", rows, cols);
+        return NULL;
+    }
+    gsl_matrix *A = gsl_matrix_calloc(rows, cols);
+    if (A == NULL)
+        att_fail(ATT_ERUNTIME, "out of memory allocating a %zu x %zu matrix", rows, cols);
+    return A;
+}
+
+gsl_vector *vec_new(size_t n)
+{
+    if (n == 0 || mat_bytes(n, 1) == 0) {
+        att_fail(ATT_EUSAGE, "vector of length %zu is not allowed", n);
+        return NULL;
+    }
+    gsl_vector *v = gsl_vector_calloc(n);
+    if (v == NULL) att_fail(ATT_ERUNTIME, "out of memory allocating a vector of %zu", n);
+    return v;
+}
+
+gsl_matrix *mat_dup(const gsl_matrix *A)
+{
+    gsl_matrix *B = mat_new(A->size1, A->size2);
+    if (B) gsl_matrix_memcpy(B, A);
+    return B;
+}
+
+void mat_free(gsl_matrix *A) { if (A) gsl_matrix_free(A); }
+void vec_free(gsl_vector *v) { if (v) gsl_vector_free(v); }
+
+void mat_randn(gsl_matrix *A, gsl_rng *rng, double sigma)
+{
+    for (size_t i = 0; i < A->size1; i++)
+        for (size_t j = 0; j < A->size2; j++)
+            gsl_matrix_set(A, i, j, gsl_ran_gaussian_ziggurat(rng, sigma));
+}
+
+void vec_randn(gsl_vector *v, gsl_rng *rng, double sigma)
+{
+    for (size_t i = 0; i < v->size; i++)
+        gsl_vector_set(v, i, gsl_ran_gaussian_ziggurat(rng, sigma));
+}
+
+/* C (m, n) = alpha op(A) (m, k) op(B) (k, n) + beta C */
+int mat_gemm(gsl_matrix *C, double alpha, const gsl_matrix *A, int tA,
+             const gsl_matrix *B, int tB, double beta)
+{
+    size_t m = tA ? A->size2 : A->size1, ka = tA ? A->size1 : A->size2;
+    size_t kb = tB ? B->size2 : B->size1, n = tB ? B->size1 : B->size2;
+    if (ka != kb || C->size1 != m || C->size2 != n)
+        return att_fail(ATT_EUSAGE,
+                        "product does not conform: %s(%zu x %zu) times %s(%zu x %zu) into (%zu x %zu)",
+                        tA ? "transpose of " : "", A->size1, A->size2,
+                        tB ? "transpose of " : "", B->size1, B->size2, C->size1, C->size2);
+    int st = gsl_blas_dgemm(tA ? CblasTrans : CblasNoTrans, tB ? CblasTrans : CblasNoTrans,
+                            alpha, A, B, beta, C);
+    return st ? att_fail(ATT_ERUNTIME, "dgemm failed (GSL error %d)", st) : ATT_OK;
+}
+
+double mat_frob(const gsl_matrix *A)
+{
+    /* scaled sum of squares, no overflow for large entries */
+    double scale = 0.0, ssq = 1.0;
+    for (size_t i = 0; i < A->size1; i++)
+        for (size_t j = 0; j < A->size2; j++) {
+            double a = fabs(gsl_matrix_get(A, i, j));
+            if (a == 0.0) continue;
+            if (scale < a) { ssq = 1.0 + ssq * (scale / a) * (scale / a); scale = a; }
+            else ssq += (a / scale) * (a / scale);
+        }
+    return scale * sqrt(ssq);
+}
+
+double mat_max_abs(const gsl_matrix *A)
+{
+    double m = 0.0;
+    for (size_t i = 0; i < A->size1; i++)
+        for (size_t j = 0; j < A->size2; j++) {
+            double a = fabs(gsl_matrix_get(A, i, j));
+            if (a > m || isnan(a)) m = a;
+        }
+    return m;
+}
+
+int mat_same_shape(const gsl_matrix *A, const gsl_matrix *B)
+{
+    return A->size1 == B->size1 && A->size2 == B->size2;
+}
+
+double mat_diff_frob(const gsl_matrix *A, const gsl_matrix *B)
+{
+    if (!mat_same_shape(A, B)) return NAN;
+    double s = 0.0;
+    for (size_t i = 0; i < A->size1; i++)
+        for (size_t j = 0; j < A->size2; j++) {
+            double e = gsl_matrix_get(A, i, j) - gsl_matrix_get(B, i, j);
+            s += e * e;
+        }
+    return sqrt(s);
+}
+
+double mat_rel_diff(const gsl_matrix *A, const gsl_matrix *B)
+{
+    double nb = mat_frob(B);
+    return mat_diff_frob(A, B) / (nb > DBL_MIN ? nb : DBL_MIN);
+}
+
+/* tol = c * n * eps * scale */
+double mat_tol(double c, size_t n, double scale)
+{
+    return c * (double)(n ? n : 1) * DBL_EPSILON * scale;
+}

@@ -1,0 +1,51 @@
+/* mat.h - small helpers over gsl_matrix / gsl_vector.
+ *
+ * Conventions: tokens are rows. A matrix handed to a function is (rows, cols)
+ * as stated in its comment. Allocation is checked: the *_new functions return
+ * NULL and record an error instead of calling GSL's abort handler.
+ */
+#ifndef ATT_MAT_H
+#define ATT_MAT_H
+
+#include <stddef.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_vector.h>
+#include <gsl/gsl_rng.h>
+
+/* (rows, cols) zero matrix, or NULL (error recorded) on overflow / no memory. */
+gsl_matrix *mat_new(size_t rows, size_t cols);
+gsl_vector *vec_new(size_t n);
+gsl_matrix *mat_dup(const gsl_matrix *A);
+void mat_free(gsl_matrix *A);          /* NULL is fine */
+void vec_free(gsl_vector *v);          /* NULL is fine */
+
+/* Bytes needed by `count` doubles, 0 on size_t overflow. */
+size_t mat_bytes(size_t rows, size_t cols);
+
+/* A_ij ~ N(0, sigma^2), i.i.d., drawn row by row from rng. */
+void mat_randn(gsl_matrix *A, gsl_rng *rng, double sigma);
+void vec_randn(gsl_vector *v, gsl_rng *rng, double sigma);
+
+/* C = alpha * op(A) op(B) + beta * C, op = transpose when tA/tB is nonzero.
+ * Shapes must conform; returns ATT_EUSAGE (with both shapes named) if not. */
+int mat_gemm(gsl_matrix *C, double alpha, const gsl_matrix *A, int tA,
+             const gsl_matrix *B, int tB, double beta);
+
+/* ||A||_F and max |A_ij|. */
+double mat_frob(const gsl_matrix *A);
+double mat_max_abs(const gsl_matrix *A);
+
+/* ||A - B||_F (shapes must match; returns NAN otherwise). */
+double mat_diff_frob(const gsl_matrix *A, const gsl_matrix *B);
+
+/* ||A - B||_F / max(||B||_F, tiny): relative difference. */
+double mat_rel_diff(const gsl_matrix *A, const gsl_matrix *B);
+
+/* Size-scaled tolerance for an exact identity computed through inner products
+ * of length n on numbers of size `scale`:   tol = c * n * DBL_EPSILON * scale. */
+double mat_tol(double c, size_t n, double scale);
+
+/* A == B elementwise, bitwise-equal shapes. */
+int mat_same_shape(const gsl_matrix *A, const gsl_matrix *B);
+
+#endif

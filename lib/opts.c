@@ -1,0 +1,287 @@
+/* opts.c - strict parsing of the common options and of experiment options. */
+#include "opts.h"
+#include "rng.h"
+#include "status.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEFAULT_MAX_MEMORY ((size_t)4 << 30)   /* 4 GiB */
+
+/* ---- strict number parsers ------------------------------------------- */
+
+int parse_ulong(const char *s, unsigned long *out, const char *what)
+{
+    /* digits only: strtoul would accept "-1", " 7" and "7abc" */
+    if (s == NULL || *s == '\0')
+        return att_fail(ATT_EUSAGE, "%s: empty value, expected an unsigned integer", what);
+    for (const char *p = s; *p; p++)
+        if (!isdigit((unsigned char)*p))
+            return att_fail(ATT_EUSAGE, "%s: '%s' is not an unsigned integer "
+                            "(digits 0-9 only)", what, s);
+    errno = 0;
+    unsigned long v = strtoul(s, NULL, 10);
+    if (errno == ERANGE)
+        return att_fail(ATT_EUSAGE, "%s: '%s' is too large (at most %lu)", what, s, ULONG_MAX);
+    *out = v;
+    return ATT_OK;
+}
+
+int parse_size(const char *s, size_t *out, const char *what)
+{
+    unsigned long v;
+    int st = parse_ulong(s, &v, what);
+    if (st) return st;
+    if (v == 0) return att_fail(ATT_EUSAGE, "%s: must be >= 1, got %s", what, s);
+    if (v > SIZE_MAX) return att_fail(ATT_EUSAGE, "%s: '%s' is too large", what, s);
+    *out = (size_t)v;
+    return ATT_OK;
+}
+
+int parse_double(const char *s, double *out, const char *what)
+{
+    if (s == NULL || *s == '\0' || isspace((unsigned char)*s))
+        return att_fail(ATT_EUSAGE, "%s: empty value, expected a finite number", what);
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0')
+        return att_fail(ATT_EUSAGE, "%s: '%s' is not a number", what, s);
+    if (!isfinite(v))
+        return att_fail(ATT_EUSAGE, "%s: '%s' is not finite (nan and inf are refused)", what, s);
+    if (errno == ERANGE && fabs(v) > 1.0)
+        return att_fail(ATT_EUSAGE, "%s: '%s' overflows a double", what, s);
+    *out = v;
+    return ATT_OK;
+}
+
+int parse_bytes(const char *s, size_t *out, const char *what)
+{
+    char num[64];
+    size_t n = s ? strlen(s) : 0, mult = 1;
+    if (n == 0 || n >= sizeof num)
+        return att_fail(ATT_EUSAGE, "%s: expected a byte count such as 512M or 4G", what);
+    memcpy(num, s, n + 1);
+    switch (num[n - 1]) {
+    case 'K': case 'k': mult = (size_t)1 << 10; num[n - 1] = '\0'; break;
+    case 'M': case 'm': mult = (size_t)1 << 20; num[n - 1] = '\0'; break;
+    case 'G': case 'g': mult = (size_t)1 << 30; num[n - 1] = '\0'; break;
+    case 'T': case 't': mult = (size_t)1 << 40; num[n - 1] = '\0'; break;
+    default: break;
+    }
+    size_t v = 0;
+    int st = parse_size(num, &v, what);
+    if (st) return att_fail(ATT_EUSAGE, "%s: '%s' is not a byte count such as 512M or 4G", what, s);
+    if (v > SIZE_MAX / mult) return att_fail(ATT_EUSAGE, "%s: '%s' is too large", what, s);
+    *out = v * mult;
+    return ATT_OK;
+}
+
+static int parse_vec2(const char *s, double *xy, const char *what)
+{
+    const char *comma = s ? strchr(s, ',') : NULL;
+    char a[128];
+    if (comma == NULL || (size_t)(comma - s) >= sizeof a)
+        return att_fail(ATT_EUSAGE, "%s: '%s' is not a pair x,y", what, s ? s : "");
+    memcpy(a, s, (size_t)(comma - s));
+    a[comma - s] = '\0';
+    if (parse_double(a, &xy[0], what) || parse_double(comma + 1, &xy[1], what))
+        return att_fail(ATT_EUSAGE, "%s: '%s' is not a pair x,y of finite numbers", what, s);
+    return ATT_OK;
+}
+
+/* ---- the option table ------------------------------------------------ */
+
+typedef struct {
+    const char *name;
+    unsigned mask;
+    opt_kind kind;
+    const char *arg;
+    const char *help;
+} common_spec;
+
+static const common_spec COMMON[] = {
+    {"seed", OPT_SEED, OPT_ULONG, "N", "seed of the random generator (unsigned integer)"},
+    {"draws", OPT_DRAWS, OPT_SIZE, "N", "Monte Carlo draws per configuration (>= 1)"},
+    {"rng", OPT_RNG, OPT_STRING, "NAME", "GSL generator: mt19937 (default), ranlxd2, taus2, ..."},
+    {"T", OPT_T, OPT_SIZE, "N", "run only sequence length T = N"},
+    {"d", OPT_D, OPT_SIZE, "N", "run only model width d = N"},
+    {"dk", OPT_DK, OPT_SIZE, "N", "run only query/key width d_k = N"},
+    {"dv", OPT_DV, OPT_SIZE, "N", "run only value width d_v = N"},
+};
+enum { NCOMMON = sizeof COMMON / sizeof COMMON[0] };
+
+static void *common_dest(opts *o, const char *name)
+{
+    if (!strcmp(name, "seed")) return &o->seed;
+    if (!strcmp(name, "draws")) return &o->draws;
+    if (!strcmp(name, "rng")) return &o->rng_name;
+    if (!strcmp(name, "T")) return &o->T;
+    if (!strcmp(name, "d")) return &o->d;
+    if (!strcmp(name, "dk")) return &o->dk;
+    return &o->dv;
+}
+
+static const char *kind_accepts(opt_kind k)
+{
+    switch (k) {
+    case OPT_SIZE: return "an integer >= 1";
+    case OPT_ULONG: return "an unsigned integer";
+    case OPT_DOUBLE: return "a finite number";
+    case OPT_STRING: return "a string";
+    case OPT_VEC2: return "a pair x,y";
+    default: return "no value";
+    }
+}
+
+static int set_value(opt_kind kind, void *dest, const char *val, const char *what)
+{
+    switch (kind) {
+    case OPT_FLAG: *(int *)dest = 1; return ATT_OK;
+    case OPT_SIZE: return parse_size(val, dest, what);
+    case OPT_ULONG: return parse_ulong(val, dest, what);
+    case OPT_DOUBLE: return parse_double(val, dest, what);
+    case OPT_VEC2: return parse_vec2(val, dest, what);
+    case OPT_STRING:
+        if (val == NULL || *val == '\0')
+            return att_fail(ATT_EUSAGE, "%s: empty value", what);
+        *(const char **)dest = val;
+        return ATT_OK;
+    }
+    return att_fail(ATT_EUSAGE, "%s: unknown option kind", what);
+}
+
+static void print_help(const opts_info *info)
+{
+    printf("%s - %s\n\nusage: %s [options]\n\noptions:\n", info->id, info->summary, info->id);
+    printf("  --out DIR          write CSVs and verdicts into DIR (default results)\n");
+    for (size_t i = 0; i < NCOMMON; i++)
+        if (info->common & COMMON[i].mask) {
+            char left[64];
+            snprintf(left, sizeof left, "--%s %s", COMMON[i].name, COMMON[i].arg);
+            printf("  %-18s %s", left, COMMON[i].help);
+            if (COMMON[i].mask == OPT_SEED) printf(" (default %lu)", info->seed);
+            if (COMMON[i].mask == OPT_DRAWS) printf(" (default %zu)", info->draws);
+            printf("\n");
+        }
+    for (const opt_spec *e = info->extra; e && e->name; e++) {
+        char left[64];
+        snprintf(left, sizeof left, "--%s%s%s", e->name, e->kind == OPT_FLAG ? "" : " ",
+                 e->kind == OPT_FLAG ? "" : (e->arg ? e->arg : "V"));
+        printf("  %-18s %s\n", left, e->help);
+    }
+    printf("  --max-memory B     refuse runs needing more than B bytes (K/M/G suffix; default 4G)\n");
+    printf("  --quiet            print nothing but errors\n");
+    printf("  --help             this text\n\n");
+    printf("exit status: 0 every verdict PASS, 1 some verdict FAIL, 2 bad usage or input,\n"
+           "3 runtime error (I/O, memory)\n");
+}
+
+/* --out: create if missing, then it must be a writable directory. */
+static int check_out_dir(const char *dir)
+{
+    struct stat sb;
+    if (stat(dir, &sb) != 0) {
+        if (errno != ENOENT)
+            return att_fail(ATT_EUSAGE, "--out '%s': %s", dir, strerror(errno));
+        if (mkdir(dir, 0777) != 0)
+            return att_fail(ATT_EUSAGE, "--out '%s' cannot be created: %s", dir, strerror(errno));
+        return ATT_OK;
+    }
+    if (!S_ISDIR(sb.st_mode))
+        return att_fail(ATT_EUSAGE, "--out '%s' is not a directory (expected a writable directory)", dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return att_fail(ATT_EUSAGE, "--out '%s' is not writable: %s", dir, strerror(errno));
+    return ATT_OK;
+}
+
+int opts_parse(opts *o, const opts_info *info, int argc, char **argv)
+{
+    memset(o, 0, sizeof *o);
+    o->id = info->id;
+    o->out_dir = "results";
+    o->seed = info->seed;
+    o->draws = info->draws;
+    o->rng_name = "mt19937";
+    o->max_memory = DEFAULT_MAX_MEMORY;
+    o->argc = argc;
+    o->argv = argv;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            print_help(info);
+            return ATT_HELP;
+        }
+        if (strncmp(a, "--", 2) != 0 || a[2] == '\0')
+            return att_fail(ATT_EUSAGE, "unexpected argument '%s' (options start with --; see --help)", a);
+        char name[64];
+        const char *eq = strchr(a + 2, '='), *val = NULL;
+        size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+        if (len >= sizeof name)
+            return att_fail(ATT_EUSAGE, "unknown option '%.40s...' (see --help)", a);
+        memcpy(name, a + 2, len);
+        name[len] = '\0';
+
+        /* find the option: --out, --quiet, --max-memory, common, extra */
+        opt_kind kind = OPT_FLAG;
+        void *dest = NULL;
+        if (!strcmp(name, "out")) { kind = OPT_STRING; dest = &o->out_dir; }
+        else if (!strcmp(name, "quiet")) { kind = OPT_FLAG; dest = &o->quiet; }
+        else if (!strcmp(name, "max-memory")) { kind = OPT_STRING; dest = NULL; }
+        else {
+            for (size_t c = 0; c < NCOMMON && !dest; c++)
+                if ((info->common & COMMON[c].mask) && !strcmp(name, COMMON[c].name)) {
+                    kind = COMMON[c].kind;
+                    dest = common_dest(o, name);
+                }
+            for (const opt_spec *e = info->extra; e && e->name && !dest; e++)
+                if (!strcmp(name, e->name)) { kind = e->kind; dest = e->dest; }
+            if (!dest)
+                return att_fail(ATT_EUSAGE, "unknown option '--%s' for %s (see --help)", name, info->id);
+        }
+        if (kind == OPT_FLAG) {
+            if (eq) return att_fail(ATT_EUSAGE, "option --%s takes no value", name);
+        } else if (eq) {
+            val = eq + 1;
+        } else {
+            if (i + 1 >= argc)
+                return att_fail(ATT_EUSAGE, "option --%s needs a value: %s", name,
+                                strcmp(name, "max-memory") ? kind_accepts(kind)
+                                                           : "a byte count such as 512M");
+            val = argv[++i];
+        }
+        char what[80];
+        snprintf(what, sizeof what, "--%s", name);
+        int st = dest ? set_value(kind, dest, val, what) : parse_bytes(val, &o->max_memory, what);
+        if (st) return st;
+    }
+    if ((info->common & OPT_RNG) && rng_type_find(o->rng_name) == NULL) return ATT_EUSAGE;
+    return check_out_dir(o->out_dir);
+}
+
+int opts_exit(const opts *o, int status)
+{
+    if (status == ATT_HELP) return 0;
+    if (status >= ATT_EUSAGE) att_print_error(o && o->id ? o->id : "error");
+    return status;
+}
+
+int opts_check_memory(const opts *o, size_t bytes, const char *what)
+{
+    if (bytes == 0)
+        return att_fail(ATT_EUSAGE, "%s: the size overflows size_t", what);
+    if (bytes > o->max_memory)
+        return att_fail(ATT_EUSAGE, "%s needs %zu bytes, more than --max-memory %zu; "
+                        "choose smaller sizes or raise --max-memory", what, bytes, o->max_memory);
+    return ATT_OK;
+}
+
+int opts_verbose(const opts *o) { return !o->quiet; }

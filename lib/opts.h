@@ -1,0 +1,93 @@
+/* opts.h - the common command-line options, parsed strictly, shared by every
+ * executable.
+ *
+ * Common options (an experiment accepts the ones its `common` mask names;
+ * any other option is an error):
+ *   --out DIR       where CSVs go (default results); created if missing,
+ *                   must be a writable directory
+ *   --seed N        unsigned integer seed
+ *   --draws N       Monte Carlo draws (>= 1)
+ *   --rng NAME      GSL generator (default mt19937)
+ *   --T N --d N --dk N --dv N    restrict a sweep to one point (>= 1)
+ *   --max-memory BYTES           refuse runs that would need more (suffix
+ *                                K, M, G allowed; default 4G)
+ *   --quiet         no progress or tables on stdout/stderr
+ *   --help          usage, exit 0
+ * Values may be given as "--opt V" or "--opt=V". Numbers are parsed
+ * strictly: no trailing garbage, no sign on unsigned values, no overflow,
+ * no nan/inf; every error names the option and what it accepts.
+ */
+#ifndef ATT_OPTS_H
+#define ATT_OPTS_H
+
+#include <stddef.h>
+
+enum {
+    OPT_SEED = 1u << 0, OPT_DRAWS = 1u << 1, OPT_RNG = 1u << 2,
+    OPT_T = 1u << 3, OPT_D = 1u << 4, OPT_DK = 1u << 5, OPT_DV = 1u << 6,
+    OPT_MC = OPT_SEED | OPT_DRAWS | OPT_RNG
+};
+
+typedef enum {
+    OPT_FLAG,     /* int *, set to 1                                 */
+    OPT_SIZE,     /* size_t *, >= 1                                  */
+    OPT_ULONG,    /* unsigned long *                                 */
+    OPT_DOUBLE,   /* double *, finite                                */
+    OPT_STRING,   /* const char **                                   */
+    OPT_VEC2      /* double[2], "x,y", both finite                   */
+} opt_kind;
+
+typedef struct {
+    const char *name;   /* without the leading "--"; NULL ends a table */
+    opt_kind kind;
+    void *dest;
+    const char *arg;    /* metavariable for --help, e.g. "S"          */
+    const char *help;   /* one line                                    */
+} opt_spec;
+
+typedef struct {
+    const char *id;            /* the claim ID = program name          */
+    const char *summary;       /* one-line description for --help      */
+    unsigned common;           /* OPT_* mask of accepted common options */
+    unsigned long seed;        /* default seed                          */
+    size_t draws;              /* default draws                         */
+    const opt_spec *extra;     /* experiment-specific options, or NULL  */
+} opts_info;
+
+typedef struct {
+    const char *id;
+    const char *out_dir;       /* --out (default "results")            */
+    unsigned long seed;
+    size_t draws;
+    const char *rng_name;
+    int quiet;
+    size_t T, d, dk, dv;       /* 0 = not given: run the whole sweep   */
+    size_t max_memory;         /* bytes                                 */
+    int argc;
+    char **argv;
+} opts;
+
+/* Parse argv. Returns ATT_OK, ATT_HELP (usage printed on stdout), or
+ * ATT_EUSAGE (message recorded; nothing written anywhere). --out is
+ * checked here: created if missing, must be a writable directory. */
+int opts_parse(opts *o, const opts_info *info, int argc, char **argv);
+
+/* Standard main() epilogue: print the error if status is an error, and
+ * map ATT_HELP to 0. Returns the exit status. */
+int opts_exit(const opts *o, int status);
+
+/* Strict parsers, usable by anyone (the CSV reader too). `what` names the
+ * option or field in the error message. */
+int parse_size(const char *s, size_t *out, const char *what);
+int parse_ulong(const char *s, unsigned long *out, const char *what);
+int parse_double(const char *s, double *out, const char *what);
+int parse_bytes(const char *s, size_t *out, const char *what);  /* 64M, 4G */
+
+/* ATT_EUSAGE (naming `what` and both sizes) if bytes > o->max_memory or
+ * bytes == 0 (the size_t overflow marker of mat_bytes). */
+int opts_check_memory(const opts *o, size_t bytes, const char *what);
+
+/* 1 when progress/tables may be printed (not --quiet). */
+int opts_verbose(const opts *o);
+
+#endif

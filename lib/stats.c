@@ -1,0 +1,77 @@
+/* stats.c - Welford running moments, Chan merge, 95% CI, line fit. */
+#include "stats.h"
+
+#include <math.h>
+
+void stat_init(stat_acc *s)
+{
+    s->n = 0;
+    s->mean = 0.0;
+    s->m2 = 0.0;
+    s->min = INFINITY;
+    s->max = -INFINITY;
+}
+
+/* delta = x - mean; mean += delta / n; M2 += delta (x - mean) */
+void stat_push(stat_acc *s, double x)
+{
+    s->n++;
+    double delta = x - s->mean;
+    s->mean += delta / (double)s->n;
+    s->m2 += delta * (x - s->mean);
+    if (x < s->min) s->min = x;
+    if (x > s->max) s->max = x;
+}
+
+/* mean = mean_a + delta n_b / n;  M2 = M2_a + M2_b + delta^2 n_a n_b / n */
+void stat_merge(stat_acc *into, const stat_acc *from)
+{
+    if (from->n == 0) return;
+    if (into->n == 0) { *into = *from; return; }
+    double na = (double)into->n, nb = (double)from->n, n = na + nb;
+    double delta = from->mean - into->mean;
+    into->mean += delta * nb / n;
+    into->m2 += from->m2 + delta * delta * na * nb / n;
+    into->n += from->n;
+    if (from->min < into->min) into->min = from->min;
+    if (from->max > into->max) into->max = from->max;
+}
+
+double stat_var(const stat_acc *s) { return s->n > 1 ? s->m2 / (double)(s->n - 1) : NAN; }
+double stat_sd(const stat_acc *s) { return sqrt(stat_var(s)); }
+double stat_se(const stat_acc *s) { return s->n > 1 ? stat_sd(s) / sqrt((double)s->n) : NAN; }
+
+/* mean -+ z_{0.975} se */
+void stat_ci95(const stat_acc *s, double *lo, double *hi)
+{
+    const double z = 1.959963984540054;
+    double se = stat_se(s);
+    *lo = s->mean - z * se;
+    *hi = s->mean + z * se;
+}
+
+/* b = sum (x - xbar)(y - ybar) / sum (x - xbar)^2,  a = ybar - b xbar,
+ * se_b = sqrt( sum r^2 / (n - 2) / sum (x - xbar)^2 ) */
+double stat_fit_line(const double *x, const double *y, size_t n, double *a, double *se_b)
+{
+    double xbar = 0.0, ybar = 0.0;
+    for (size_t i = 0; i < n; i++) { xbar += x[i]; ybar += y[i]; }
+    xbar /= (double)n;
+    ybar /= (double)n;
+    double sxx = 0.0, sxy = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        sxx += (x[i] - xbar) * (x[i] - xbar);
+        sxy += (x[i] - xbar) * (y[i] - ybar);
+    }
+    double b = sxy / sxx, a0 = ybar - b * xbar;
+    if (a) *a = a0;
+    if (se_b) {
+        double ssr = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            double r = y[i] - a0 - b * x[i];
+            ssr += r * r;
+        }
+        *se_b = n > 2 ? sqrt(ssr / (double)(n - 2) / sxx) : NAN;
+    }
+    return b;
+}

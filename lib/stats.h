@@ -1,0 +1,40 @@
+/* stats.h - running mean and variance, merged across partial results.
+ *
+ * Welford's update (Knuth TAOCP 2, 4.2.2):
+ *   n' = n + 1;  delta = x - mean;  mean' = mean + delta / n';
+ *   M2' = M2 + delta (x - mean')
+ * Merge of two partial results (Chan, Golub & LeVeque 1979):
+ *   n = n_a + n_b;  delta = mean_b - mean_a;
+ *   mean = mean_a + delta n_b / n;  M2 = M2_a + M2_b + delta^2 n_a n_b / n
+ * Merging in a fixed order gives bit-identical results for any thread count.
+ */
+#ifndef ATT_STATS_H
+#define ATT_STATS_H
+
+#include <stddef.h>
+
+typedef struct {
+    size_t n;
+    double mean;
+    double m2;      /* sum of squared deviations from the mean */
+    double min, max;
+} stat_acc;
+
+void stat_init(stat_acc *s);
+void stat_push(stat_acc *s, double x);
+void stat_merge(stat_acc *into, const stat_acc *from);   /* into += from */
+
+double stat_var(const stat_acc *s);    /* sample variance, M2 / (n - 1) */
+double stat_sd(const stat_acc *s);
+double stat_se(const stat_acc *s);     /* sd / sqrt(n)                 */
+
+/* 95% CI of the mean, mean -+ z se with z = 1.959963984540054 (normal;
+ * every draw count used here is >= 100). */
+void stat_ci95(const stat_acc *s, double *lo, double *hi);
+
+/* Least-squares line y = a + b x; returns slope b, its standard error in *se_b
+ * (may be NULL) and intercept in *a (may be NULL). n >= 3. */
+double stat_fit_line(const double *x, const double *y, size_t n,
+                     double *a, double *se_b);
+
+#endif

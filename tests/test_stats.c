@@ -1,0 +1,192 @@
+/* test_stats.c - running moments, merge, CI coverage, the Monte Carlo engine. */
+#include "prop.h"
+#include "mc.h"
+#include "stats.h"
+#include "status.h"
+
+#include <math.h>
+#include <float.h>
+#include <omp.h>
+#include <gsl/gsl_randist.h>
+
+START_TEST(test_welford_by_hand)
+{
+    /* 2, 4, 4, 4, 5, 5, 7, 9: mean 5, sum of squares 32, sample var 32/7 */
+    const double x[] = {2, 4, 4, 4, 5, 5, 7, 9};
+    stat_acc s;
+    stat_init(&s);
+    for (int i = 0; i < 8; i++) stat_push(&s, x[i]);
+    ck_assert_double_eq_tol(s.mean, 5.0, 1e-15);
+    ck_assert_double_eq_tol(stat_var(&s), 32.0 / 7.0, 1e-14);
+    ck_assert_double_eq(s.min, 2.0);
+    ck_assert_double_eq(s.max, 9.0);
+    double lo, hi;
+    stat_ci95(&s, &lo, &hi);
+    ck_assert_double_eq_tol(hi - 5.0, 1.959963984540054 * sqrt(32.0 / 7.0 / 8.0), 1e-14);
+    ck_assert_double_eq_tol(5.0 - lo, hi - 5.0, 1e-14);
+}
+END_TEST
+
+START_TEST(test_merge_equals_sequential)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    PROP_FOR(k, rng, "merge of two partial results equals one pass") {
+        size_t n = prop_size(rng, 2, 500), cut = prop_size(rng, 0, n);
+        double shift = gsl_ran_gaussian(rng, 1e3);
+        stat_acc all, a, b;
+        stat_init(&all); stat_init(&a); stat_init(&b);
+        for (size_t i = 0; i < n; i++) {
+            double x = shift + gsl_ran_gaussian(rng, 2.0);
+            stat_push(&all, x);
+            stat_push(i < cut ? &a : &b, x);
+        }
+        stat_merge(&a, &b);
+        PROP_ASSERT(a.n == all.n, "n %zu vs %zu", a.n, all.n);
+        PROP_ASSERT(fabs(a.mean - all.mean) <= 64 * DBL_EPSILON * (fabs(all.mean) + 1),
+                    "mean %.17g vs %.17g", a.mean, all.mean);
+        PROP_ASSERT(fabs(a.m2 - all.m2) <= 1e-9 * (all.m2 + 1), "m2 %.17g vs %.17g", a.m2, all.m2);
+    }
+    gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_fit_line)
+{
+    const double x[] = {0, 1, 2, 3, 4}, y[] = {1, 3, 5, 7, 9};
+    double a, se;
+    double b = stat_fit_line(x, y, 5, &a, &se);
+    ck_assert_double_eq_tol(b, 2.0, 1e-14);
+    ck_assert_double_eq_tol(a, 1.0, 1e-14);
+    ck_assert_double_eq_tol(se, 0.0, 1e-12);
+}
+END_TEST
+
+/* ---- the engine ------------------------------------------------------ */
+
+/* one draw: (N(0,1), U(0,1) squared, 0/1 with p = 0.3) */
+static int draw_known(void *ctx, void *scratch, gsl_rng *rng, size_t i, double *out)
+{
+    (void)ctx; (void)scratch; (void)i;
+    out[0] = gsl_ran_gaussian(rng, 1.0);
+    double u = gsl_rng_uniform(rng);
+    out[1] = u * u;
+    out[2] = gsl_rng_uniform(rng) < 0.3;
+    return ATT_OK;
+}
+
+static void run_known(stat_acc acc[3], int threads, size_t draws, unsigned long seed,
+                      uint64_t stream, const char *rng)
+{
+    mc_config cfg = {.rng_name = rng, .seed = seed, .stream = stream, .draws = draws,
+                     .nstats = 3, .draw = draw_known, .quiet = 1};
+    omp_set_num_threads(threads);
+    ck_assert_int_eq(mc_run(&cfg, acc), ATT_OK);
+}
+
+START_TEST(test_mc_deterministic_across_threads)
+{
+    /* the same seed gives bit-identical statistics for 1 and 2 threads,
+     * including a last, partial block */
+    const size_t draws[] = {1, MC_BLOCK - 1, MC_BLOCK, 10 * MC_BLOCK + 17};
+    for (size_t k = 0; k < sizeof draws / sizeof draws[0]; k++) {
+        stat_acc a1[3], a2[3];
+        run_known(a1, 1, draws[k], 42, 7, "mt19937");
+        run_known(a2, 2, draws[k], 42, 7, "mt19937");
+        for (int s = 0; s < 3; s++) {
+            ck_assert_msg(a1[s].n == a2[s].n && memcmp(&a1[s].mean, &a2[s].mean, sizeof(double)) == 0
+                          && memcmp(&a1[s].m2, &a2[s].m2, sizeof(double)) == 0,
+                          "draws %zu stat %d: 1 thread %.17g, 2 threads %.17g", draws[k], s,
+                          a1[s].mean, a2[s].mean);
+        }
+    }
+    /* and another stream or seed gives other numbers */
+    stat_acc a[3], b[3];
+    run_known(a, 2, 1000, 42, 7, "mt19937");
+    run_known(b, 2, 1000, 42, 8, "mt19937");
+    ck_assert(a[0].mean != b[0].mean);
+}
+END_TEST
+
+START_TEST(test_mc_ci_coverage)
+{
+    /* 400 independent runs of 1000 draws: the 95% CI must cover the true
+     * mean (0, 1/3, 0.3) in 95% of runs. Binomial sd over 400 runs is
+     * sqrt(.95 .05 / 400) = 1.09%; accept 95% -+ 5 sd = [89.5%, 100%]. */
+    const double truth[3] = {0.0, 1.0 / 3.0, 0.3};
+    int covered[3] = {0, 0, 0};
+    const int runs = 400;
+    for (int r = 0; r < runs; r++) {
+        stat_acc acc[3];
+        run_known(acc, 2, 1000, 20261129, (uint64_t)r, "mt19937");
+        for (int s = 0; s < 3; s++) {
+            double lo, hi;
+            stat_ci95(&acc[s], &lo, &hi);
+            covered[s] += lo <= truth[s] && truth[s] <= hi;
+        }
+    }
+    for (int s = 0; s < 3; s++) {
+        double rate = (double)covered[s] / runs;
+        ck_assert_msg(rate >= 0.895 && rate <= 1.0, "statistic %d: coverage %.3f", s, rate);
+    }
+}
+END_TEST
+
+static int draw_fails(void *ctx, void *scratch, gsl_rng *rng, size_t i, double *out)
+{
+    (void)ctx; (void)scratch; (void)rng;
+    out[0] = 0;
+    return i == 700 ? att_fail(ATT_ERUNTIME, "draw %zu failed on purpose", i) : ATT_OK;
+}
+
+START_TEST(test_mc_errors)
+{
+    stat_acc acc[1];
+    mc_config cfg = {.rng_name = "mt19937", .seed = 1, .draws = 2000, .nstats = 1,
+                     .draw = draw_fails, .quiet = 1};
+    ck_assert_int_eq(mc_run(&cfg, acc), ATT_ERUNTIME);
+    ck_assert_str_eq(att_last_error(), "draw 700 failed on purpose");
+    cfg.rng_name = "no-such-rng";
+    ck_assert_int_eq(mc_run(&cfg, acc), ATT_EUSAGE);
+    ck_assert(strstr(att_last_error(), "no-such-rng") != NULL);
+    cfg.rng_name = "mt19937";
+    cfg.draws = 0;
+    ck_assert_int_eq(mc_run(&cfg, acc), ATT_EUSAGE);
+}
+END_TEST
+
+START_TEST(test_stream_seeds_distinct)
+{
+    /* neighbouring (seed, stream, block) triples give distinct seeds */
+    enum { N = 64 };
+    unsigned long s[N * 3];
+    for (int i = 0; i < N; i++) {
+        s[3 * i] = rng_stream_seed(1, 0, (uint64_t)i);
+        s[3 * i + 1] = rng_stream_seed(1, (uint64_t)i + 1, 0);
+        s[3 * i + 2] = rng_stream_seed((uint64_t)i + 2, 0, 0);
+    }
+    for (int i = 0; i < 3 * N; i++)
+        for (int j = i + 1; j < 3 * N; j++) ck_assert_msg(s[i] != s[j], "seeds %d and %d collide", i, j);
+}
+END_TEST
+
+int main(void)
+{
+    att_init();
+    prop_announce("test_stats");
+    Suite *s = suite_create("stats");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_welford_by_hand);
+    tcase_add_test(tc, test_merge_equals_sequential);
+    tcase_add_test(tc, test_fit_line);
+    tcase_add_test(tc, test_mc_deterministic_across_threads);
+    tcase_add_test(tc, test_mc_ci_coverage);
+    tcase_add_test(tc, test_mc_errors);
+    tcase_add_test(tc, test_stream_seeds_distinct);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

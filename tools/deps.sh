@@ -1,0 +1,27 @@
+#!/bin/sh
+# deps.sh - make sure the Debian packages the project needs are installed.
+# As root: installs what is missing. Otherwise: names the exact command and fails.
+set -u
+PKGS="libgsl-dev gnuplot-nox check pkg-config libopenblas-dev libncurses-dev"
+missing=""
+have_pc() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1" 2>/dev/null; }
+have_pc gsl       || missing="$missing libgsl-dev"
+have_pc check     || missing="$missing check"
+have_pc openblas  || missing="$missing libopenblas-dev"
+have_pc ncursesw  || missing="$missing libncurses-dev"
+command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
+command -v gnuplot >/dev/null 2>&1    || missing="$missing gnuplot-nox"
+command -v cc >/dev/null 2>&1         || missing="$missing gcc"
+command -v make >/dev/null 2>&1       || missing="$missing make"
+[ -z "$missing" ] && exit 0
+echo "deps: missing Debian packages:$missing"
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "deps: installing them (apt-get update && apt-get install -y$missing)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq && apt-get install -y -qq $missing >/dev/null || {
+        echo "deps: apt-get failed; run: apt-get update && apt-get install -y $PKGS" >&2; exit 1; }
+    exit 0
+fi
+echo "deps: please run (as root):  apt-get update && apt-get install -y$missing" >&2
+echo "deps: then run this make command again." >&2
+exit 1

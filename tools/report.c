@@ -7,6 +7,7 @@
  *   DIR/claims.tex  one LaTeX macro per cited number, with its CI or tolerance
  * It only gathers and formats; it never recomputes a number.
  */
+#include "csvline.h"
 #include "output.h"
 #include "status.h"
 
@@ -23,25 +24,13 @@ static const char *HEADER =
 
 typedef struct { char f[NCOL][1024]; } row;
 
-/* Split one CSV line with "quoted, fields" into NCOL cells. */
 static int split(const char *line, row *r)
 {
-    int c = 0;
-    size_t k = 0;
-    int q = 0;
-    memset(r, 0, sizeof *r);
-    for (const char *p = line; *p && *p != '\n' && *p != '\r'; p++) {
-        if (q) {
-            if (*p == '"' && p[1] == '"') { if (k < 1023) r->f[c][k++] = '"'; p++; }
-            else if (*p == '"') q = 0;
-            else if (k < 1023) r->f[c][k++] = *p;
-        } else if (*p == '"') q = 1;
-        else if (*p == ',') {
-            if (++c >= NCOL) return -1;
-            k = 0;
-        } else if (k < 1023) r->f[c][k++] = *p;
-    }
-    return c == NCOL - 1 ? 0 : -1;
+    char buf[LINE_MAX_LEN], *fields[NCOL];
+    int n = csv_split(line, fields, NCOL, buf, sizeof buf);
+    if (n != NCOL) return -1;
+    for (int c = 0; c < NCOL; c++) snprintf(r->f[c], sizeof r->f[c], "%s", fields[c]);
+    return 0;
 }
 
 /* 0.99512 -> "0.9951"; 3.1e-15 -> "3.1\times10^{-15}" (for LaTeX) */
@@ -157,8 +146,21 @@ int main(int argc, char **argv)
             }
         }
     }
+    /* what each claim's experiment found, in words (tools/notes/<ID>.md) */
+    int notes_header = 0;
+    for (int a = first; a < argc; a++) {
+        char path[4096], buf[4096];
+        snprintf(path, sizeof path, "tools/notes/%s.md", argv[a]);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        if (!notes_header++) fprintf(md.f, "\n## What the experiments found\n");
+        fprintf(md.f, "\n### `%s`\n\n", argv[a]);
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, f)) > 0) fwrite(buf, 1, n, md.f);
+        fclose(f);
+    }
     /* extra sections written by experiments (e.g. the robustness table) */
-    const char *extras[] = {"robustness.md", "notes.md"};
+    const char *extras[] = {"robustness.md"};
     for (size_t k = 0; k < sizeof extras / sizeof extras[0]; k++) {
         char path[4096], buf[4096];
         snprintf(path, sizeof path, "%s/%s", dir, extras[k]);

@@ -1,0 +1,145 @@
+/* tqfk.c - two queries, four keys: scores, weights, outputs, and checks.
+ *
+ * Shapes: Q (2, 2), K (4, 2), V (4, 2), S and A (2, 4), O (2, 2).
+ * The arrays of tqfk_config / tqfk_result are row-major, so GSL matrix views
+ * over them let the head's own building blocks (mat_gemm, softmax_rows) do
+ * the work without any allocation.
+ */
+#include "tqfk.h"
+#include "mat.h"
+#include "softmax.h"
+#include "status.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tqfk_config_default(tqfk_config *c)
+{
+    /* keys on the axes, length 2 */
+    static const double k[TQFK_NK][TQFK_DIM] = {{2, 0}, {0, 2}, {-2, 0}, {0, -2}};
+    /* q1 points nearly along k1; q2 is halfway between k2 and k3:
+     *   q1 . k = (3, 1, -3, -1)     q2 . k = (-2, 2, 2, -2)            */
+    static const double q[TQFK_NQ][TQFK_DIM] = {{1.5, 0.5}, {-1, 1}};
+    /* values at four distinct places, one per quadrant */
+    static const double v[TQFK_NK][TQFK_DIM] = {{-3, 2}, {1, 3}, {3, -1}, {-1, -3}};
+    memcpy(c->q, q, sizeof q);
+    memcpy(c->k, k, sizeof k);
+    memcpy(c->v, v, sizeof v);
+    c->scale = 1.0;
+}
+
+static const char *const VEC_NAMES[TQFK_NVEC] = {
+    "q1", "q2", "k1", "k2", "k3", "k4", "v1", "v2", "v3", "v4"
+};
+
+const char *tqfk_vec_name(int i)
+{
+    return (i >= 0 && i < TQFK_NVEC) ? VEC_NAMES[i] : NULL;
+}
+
+double *tqfk_vec(tqfk_config *c, int i)
+{
+    if (i < 0 || i >= TQFK_NVEC) return NULL;
+    if (i < TQFK_NQ) return c->q[i];
+    if (i < TQFK_NQ + TQFK_NK) return c->k[i - TQFK_NQ];
+    return c->v[i - TQFK_NQ - TQFK_NK];
+}
+
+const double *tqfk_vec_const(const tqfk_config *c, int i)
+{
+    if (i < 0 || i >= TQFK_NVEC) return NULL;
+    if (i < TQFK_NQ) return c->q[i];
+    if (i < TQFK_NQ + TQFK_NK) return c->k[i - TQFK_NQ];
+    return c->v[i - TQFK_NQ - TQFK_NK];
+}
+
+int tqfk_config_check(const tqfk_config *c)
+{
+    for (int i = 0; i < TQFK_NVEC; i++) {
+        const double *x = tqfk_vec_const(c, i);
+        if (!(fabs(x[0]) <= TQFK_MAX && fabs(x[1]) <= TQFK_MAX))
+            return att_fail(ATT_EUSAGE, "--%s %g,%g: coordinates must lie in [-%g, %g]",
+                            tqfk_vec_name(i), x[0], x[1], TQFK_MAX, TQFK_MAX);
+    }
+    if (!(fabs(c->scale) <= TQFK_MAX))
+        return att_fail(ATT_EUSAGE, "--scale %g: must lie in [-%g, %g]", c->scale,
+                        TQFK_MAX, TQFK_MAX);
+    return ATT_OK;
+}
+
+/* S (2, 4) = scale Q (2, 2) K^T (2, 4);  A = row softmax(S);  O (2, 2) = A V (4, 2) */
+int tqfk_compute(tqfk_result *r, const tqfk_config *c)
+{
+    gsl_matrix_const_view Q = gsl_matrix_const_view_array(&c->q[0][0], TQFK_NQ, TQFK_DIM);
+    gsl_matrix_const_view K = gsl_matrix_const_view_array(&c->k[0][0], TQFK_NK, TQFK_DIM);
+    gsl_matrix_const_view V = gsl_matrix_const_view_array(&c->v[0][0], TQFK_NK, TQFK_DIM);
+    gsl_matrix_view S = gsl_matrix_view_array(&r->S[0][0], TQFK_NQ, TQFK_NK);
+    gsl_matrix_view A = gsl_matrix_view_array(&r->A[0][0], TQFK_NQ, TQFK_NK);
+    gsl_matrix_view O = gsl_matrix_view_array(&r->O[0][0], TQFK_NQ, TQFK_DIM);
+
+    /* s_ij = scale * q_i . k_j */
+    int st = mat_gemm(&S.matrix, c->scale, &Q.matrix, 0, &K.matrix, 1, 0.0);
+    /* a_ij = exp(s_ij) / sum_l exp(s_il), computed with the row max removed */
+    if (st == ATT_OK) st = softmax_rows(&A.matrix, &S.matrix);
+    /* o_i = sum_j a_ij v_j */
+    if (st == ATT_OK) st = mat_gemm(&O.matrix, 1.0, &A.matrix, 0, &V.matrix, 0, 0.0);
+    return st;
+}
+
+/* max(a, b) that keeps a NaN (fmax would drop it) */
+static double max_keep_nan(double a, double b)
+{
+    return (isnan(a) || isnan(b)) ? NAN : fmax(a, b);
+}
+
+void tqfk_check_result(tqfk_check *ck, const tqfk_config *c, const tqfk_result *r)
+{
+    ck->row_sum_err = 0.0;
+    ck->average_err = 0.0;
+    ck->value_scale = 0.0;
+    for (int j = 0; j < TQFK_NK; j++)
+        for (int d = 0; d < TQFK_DIM; d++)
+            ck->value_scale = fmax(ck->value_scale, fabs(c->v[j][d]));
+    for (int i = 0; i < TQFK_NQ; i++) {
+        /* sum_j a_ij = 1 */
+        double sum = 0.0;
+        for (int j = 0; j < TQFK_NK; j++) sum += r->A[i][j];
+        ck->row_sum_err = max_keep_nan(ck->row_sum_err, fabs(sum - 1.0));
+        /* o_i = sum_j a_ij v_j, by the definition */
+        for (int d = 0; d < TQFK_DIM; d++) {
+            double avg = 0.0;
+            for (int j = 0; j < TQFK_NK; j++) avg += r->A[i][j] * c->v[j][d];
+            ck->average_err = max_keep_nan(ck->average_err, fabs(r->O[i][d] - avg));
+        }
+    }
+}
+
+/* Each check is a sum of 4 terms of size <= 1 (weights) or <= max|v|. */
+double tqfk_row_sum_tol(void) { return mat_tol(4.0, TQFK_NK, 1.0); }
+
+double tqfk_average_tol(double value_scale) { return mat_tol(4.0, TQFK_NK, value_scale); }
+
+/* The shortest of %.15g, %.16g, %.17g that reads back as x. */
+static void print_num(FILE *f, double x)
+{
+    char buf[32];
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, x);
+        if (strtod(buf, NULL) == x) break;
+    }
+    fputs(buf, f);
+}
+
+void tqfk_print_args(FILE *f, const tqfk_config *c)
+{
+    for (int i = 0; i < TQFK_NVEC; i++) {
+        const double *x = tqfk_vec_const(c, i);
+        fprintf(f, "%s--%s ", i ? " " : "", tqfk_vec_name(i));
+        print_num(f, x[0]);
+        fputc(',', f);
+        print_num(f, x[1]);
+    }
+    fputs(" --scale ", f);
+    print_num(f, c->scale);
+}

@@ -103,6 +103,7 @@ $(OUT)/robustness.md: $(VERDICTS) tools/robustness.sh
 
 $(OUT)/claims.csv: $(VERDICTS) $(ROBUST) $(BUILD)/tools/report
 	@$(BUILD)/tools/report --out $(OUT) $(EXPERIMENTS)
+	@sh tools/readme_sync.sh $(OUT)
 
 reproduce: deps ## install what is missing, run every experiment, render every figure, write the claims report
 	@$(MAKE) --no-print-directory all

@@ -39,6 +39,19 @@ static void fmt_num(char *buf, size_t n, const char *cell, int tex)
     if (cell[0] == '\0') { snprintf(buf, n, "%s", tex ? "--" : ""); return; }
     double x = strtod(cell, NULL);
     char tmp[64];
+    if (x == floor(x) && fabs(x) >= 1e4 && fabs(x) < 1e15) {
+        /* a count: print it whole, digits grouped by three */
+        char d[32];
+        snprintf(d, sizeof d, "%.0f", fabs(x));
+        size_t len = strlen(d), k = 0;
+        if (x < 0) buf[k++] = '-';
+        for (size_t i = 0; i < len && k + 4 < n; i++) {
+            if (i > 0 && (len - i) % 3 == 0) k += (size_t)snprintf(buf + k, n - k, "%s", tex ? "{,}" : ",");
+            buf[k++] = d[i];
+        }
+        buf[k] = '\0';
+        return;
+    }
     snprintf(tmp, sizeof tmp, "%.4g", x);
     char *e = strchr(tmp, 'e');
     if (!tex || e == NULL) { snprintf(buf, n, "%s", tmp); return; }
@@ -171,8 +184,34 @@ int main(int argc, char **argv)
         while ((n = fread(buf, 1, sizeof buf, f)) > 0) fwrite(buf, 1, n, md.f);
         fclose(f);
     }
+    /* one row per claim for the README: checks passed, and its first
+     * (headline) row */
+    afile sum;
+    if (afile_open(&sum, dir, "claims_summary.md")) { att_print_error("report"); free(rows); return 3; }
+    fprintf(sum.f, "| claim | checks PASS | headline quantity | measured | 95%% CI or tolerance |\n"
+                   "|---|---|---|---|---|\n");
+    for (size_t i = 0; i < nrows;) {
+        size_t j = i, ok = 0;
+        for (; j < nrows && !strcmp(rows[j].f[C_ID], rows[i].f[C_ID]); j++)
+            ok += !strcmp(rows[j].f[C_VERDICT], "PASS");
+        row *r = &rows[i];
+        char meas[96], lo[96], hi[96], band[1400] = "";
+        fmt_num(meas, sizeof meas, r->f[C_MEAS], 0);
+        if (r->f[C_LO][0]) {
+            fmt_num(lo, sizeof lo, r->f[C_LO], 0);
+            fmt_num(hi, sizeof hi, r->f[C_HI], 0);
+            snprintf(band, sizeof band, "[%s, %s], %s draws", lo, hi, r->f[C_DRAWS]);
+        } else if (r->f[C_TOL][0]) {
+            fmt_num(lo, sizeof lo, r->f[C_TOL], 0);
+            snprintf(band, sizeof band, "tol %s", lo);
+        }
+        fprintf(sum.f, "| `%s` | %zu / %zu | ", r->f[C_ID], ok, j - i);
+        for (const char *p = r->f[C_QUANT]; *p; p++) { if (*p == '|') fputc('\\', sum.f); fputc(*p, sum.f); }
+        fprintf(sum.f, " | %s | %s |\n", meas, band);
+        i = j;
+    }
     free(rows);
-    if (afile_commit(&csv) || afile_commit(&md) || afile_commit(&tex)) {
+    if (afile_commit(&sum) || afile_commit(&csv) || afile_commit(&md) || afile_commit(&tex)) {
         att_print_error("report"); return 3;
     }
     printf("report: %zu of %zu checks PASS -> %s/claims.{csv,md,tex}\n", npass, nrows, dir);

@@ -1,0 +1,378 @@
+/* test_mc_claims_a.c - the Monte Carlo claims concentration,
+ * naive_self_attention and random_projections: lib/selfweight against the
+ * library softmax, the engine's thread-count invariance on these draws, and
+ * statistical checks of exact expectations at 5 standard errors with fixed
+ * seeds (so they never flake).
+ *
+ * Exact expectations used (X, x, y entries N(0, 1); W entries N(0, c^2/d)):
+ *   E||x||^2 = d,  Var ||x||^2 = 2d,  E(x.y)^2 = d                 (concentration)
+ *   T = 2: T E[a_ii] = 1 exactly (W_Q -> -W_Q flips S, a(-S) = 1 - a(S))
+ *   fresh-token control: T E[a'_ii] = 1 exactly (exchangeable keys)
+ *   E[s_ii^2] = d_k c^4 (1 + 2/d),  E[s_ij^2] = d_k c^4   (i != j)
+ */
+#include "prop.h"
+#include "mat.h"
+#include "mc.h"
+#include "selfweight.h"
+#include "softmax.h"
+#include "stats.h"
+#include "status.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+#include <omp.h>
+#include <gsl/gsl_randist.h>
+
+#define EPS DBL_EPSILON
+
+/* ---- selfweight_row against the library softmax ------------------------ */
+
+START_TEST(test_row_by_hand)
+{
+    /* s = (ln 3, 0, 0), self index 0: a_00 = 3 / (3 + 1 + 1) = 0.6, leak 0.4,
+     * m = 0, Z = 2; the argmax is self */
+    const double s[3] = {log(3.0), 0.0, 0.0};
+    selfweight_row_t r;
+    ck_assert_int_eq(selfweight_row(&r, s, 3, 0), ATT_OK);
+    ck_assert_double_eq_tol(r.self, 0.6, 4 * EPS);
+    ck_assert_double_eq_tol(r.leak, 0.4, 4 * EPS);
+    ck_assert_double_eq(r.m, 0.0);
+    ck_assert_double_eq(r.Z, 2.0);
+    ck_assert_int_eq(r.argmax_self, 1);
+    /* self index 1 of the same row: a_11 = 1/5, the argmax is not self */
+    ck_assert_int_eq(selfweight_row(&r, s, 3, 1), ATT_OK);
+    ck_assert_double_eq_tol(r.self, 0.2, 4 * EPS);
+    ck_assert_int_eq(r.argmax_self, 0);
+    /* a tie is not "argmax is self" */
+    const double tie[2] = {1.0, 1.0};
+    ck_assert_int_eq(selfweight_row(&r, tie, 2, 0), ATT_OK);
+    ck_assert_double_eq(r.self, 0.5);
+    ck_assert_int_eq(r.argmax_self, 0);
+    /* one token: all its weight is self */
+    ck_assert_int_eq(selfweight_row(&r, tie, 1, 0), ATT_OK);
+    ck_assert_double_eq(r.self, 1.0);
+    ck_assert_double_eq(r.leak, 0.0);
+    /* NaN and infinite scores are errors, not numbers */
+    const double bad[2] = {0.0, NAN}, inf[2] = {INFINITY, 0.0};
+    ck_assert_int_eq(selfweight_row(&r, bad, 2, 0), ATT_ERUNTIME);
+    ck_assert_int_eq(selfweight_row(&r, bad, 2, 1), ATT_ERUNTIME);
+    ck_assert_int_eq(selfweight_row(&r, inf, 2, 0), ATT_ERUNTIME);
+    ck_assert_int_eq(selfweight_row(&r, inf, 2, 1), ATT_ERUNTIME);
+}
+END_TEST
+
+START_TEST(test_row_huge_scores)
+{
+    /* scores of the size d = 768 gives, and far beyond: no overflow */
+    const double s[3] = {800.0, 700.0, 799.0};
+    selfweight_row_t r;
+    ck_assert_int_eq(selfweight_row(&r, s, 3, 0), ATT_OK);
+    double want = 1.0 / (1.0 + exp(-100.0) + exp(-1.0));
+    ck_assert_double_eq_tol(r.self, want, 4 * EPS);
+    ck_assert_double_eq_tol(r.leak, 1.0 - want, 8 * EPS);
+    const double far[2] = {1e150, -1e150};     /* e^{m - s} = e^{-2e150} = 0 */
+    ck_assert_int_eq(selfweight_row(&r, far, 2, 0), ATT_OK);
+    ck_assert_double_eq(r.self, 1.0);
+    ck_assert_double_eq(r.leak, 0.0);
+    ck_assert_int_eq(selfweight_row(&r, far, 2, 1), ATT_OK);   /* e^{+2e150} = inf */
+    ck_assert_double_eq(r.self, 0.0);
+    ck_assert_double_eq(r.leak, 1.0);
+}
+END_TEST
+
+START_TEST(test_row_matches_softmax)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    double s[300], a[300];
+    PROP_FOR(k, rng, "selfweight_row equals the softmax's diagonal entry") {
+        size_t n = prop_size(rng, 1, 300), i = prop_size(rng, 0, n - 1);
+        double scale = pow(10.0, gsl_rng_uniform(rng) * 6.0 - 3.0);   /* 1e-3 .. 1e3 */
+        for (size_t j = 0; j < n; j++) s[j] = gsl_ran_gaussian(rng, scale);
+        if (gsl_rng_uniform(rng) < 0.3) s[i] += 10.0 * scale;          /* a dominant self */
+        PROP_ASSERT(softmax_vec(a, s, n) == ATT_OK, "softmax failed");
+        selfweight_row_t r;
+        PROP_ASSERT(selfweight_row(&r, s, n, i) == ATT_OK, "selfweight_row failed");
+        double others = 0.0;
+        for (size_t j = 0; j < n; j++) if (j != i) others += a[j];
+        double tol = mat_tol(8.0, n, 1.0);
+        PROP_ASSERT(fabs(r.self - a[i]) <= tol, "n %zu: a_ii %.17g vs softmax %.17g", n, r.self, a[i]);
+        /* the leak keeps relative precision even when it is tiny */
+        PROP_ASSERT(fabs(r.leak - others) <= tol * (others + 1e-300) + DBL_MIN,
+                    "n %zu: leak %.17g vs sum of the others %.17g", n, r.leak, others);
+        int argmax = 1;
+        for (size_t j = 0; j < n; j++) if (j != i && s[j] >= s[i]) argmax = 0;
+        PROP_ASSERT(r.argmax_self == argmax, "argmax flag %d, want %d", r.argmax_self, argmax);
+    }
+    gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_stable_at_d768)
+{
+    /* raw scores at GPT-2's width: s_ii ~ 768, beyond exp's 709.78 limit.
+     * The row softmax stays finite and exact; plain exp overflows. */
+    const size_t T = 64, d = 768;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 768);
+    gsl_matrix *X = mat_new(T, d), *S = mat_new(T, T), *A = mat_new(T, T);
+    mat_randn(X, rng, 1.0);
+    ck_assert_int_eq(mat_gemm(S, 1.0, X, 0, X, 1, 0.0), ATT_OK);
+    ck_assert_int_eq(softmax_rows(A, S), ATT_OK);
+    size_t overflow = 0;
+    for (size_t i = 0; i < T; i++) {
+        const double *s = S->data + i * S->tda, *a = A->data + i * A->tda;
+        double sum = 0.0;
+        for (size_t j = 0; j < T; j++) {
+            ck_assert_msg(isfinite(a[j]), "a_%zu%zu not finite", i, j);
+            sum += a[j];
+            overflow += isinf(exp(s[j])) != 0;
+        }
+        ck_assert_msg(fabs(sum - 1.0) <= mat_tol(4.0, T, 1.0), "row %zu sums to %.17g", i, sum);
+        selfweight_row_t r;
+        ck_assert_int_eq(selfweight_row(&r, s, T, i), ATT_OK);
+        ck_assert_msg(fabs(r.self - a[i]) <= mat_tol(8.0, T, 1.0), "row %zu: %.17g vs %.17g",
+                      i, r.self, a[i]);
+        ck_assert(r.argmax_self);
+        ck_assert(r.leak < 1e-100);          /* 1 - a_ii is astronomically small ... */
+        ck_assert(r.leak >= 0.0);            /* ... but never negative */
+    }
+    ck_assert_msg(overflow > 0, "no plain exp(s) overflowed: the test lost its point");
+    /* and the workspace path (dsyrk) agrees with the gemm one */
+    selfweight_work w;
+    ck_assert_int_eq(selfweight_work_alloc(&w, T, d, 0, 0), ATT_OK);
+    gsl_matrix_memcpy(w.X, X);
+    selfweight_stats st;
+    ck_assert_int_eq(selfweight_raw(&w, &st), ATT_OK);
+    ck_assert_double_eq_tol(st.self_weight, 1.0, 4 * EPS);
+    ck_assert_double_eq(st.argmax_self, 1.0);
+    ck_assert(st.max_score > 709.78);
+    selfweight_work_free(&w);
+    mat_free(X); mat_free(S); mat_free(A);
+    gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_from_scores_by_hand)
+{
+    /* S = [ 2 0 ]   row 0: a_00 = e^2/(e^2+1), argmax self
+     *     [ 3 1 ]   row 1: a_11 = e/(e^3+e) = 1/(e^2+1), argmax not self
+     * diag_sq = (4 + 1)/2, off_sq = (0 + 9)/2; control s' = (0, 3):
+     * a'_00 = 1/2, a'_11 = 1/2 */
+    gsl_matrix *S = mat_new(2, 2);
+    gsl_vector *c = vec_new(2);
+    gsl_matrix_set(S, 0, 0, 2); gsl_matrix_set(S, 0, 1, 0);
+    gsl_matrix_set(S, 1, 0, 3); gsl_matrix_set(S, 1, 1, 1);
+    gsl_vector_set(c, 0, 0.0); gsl_vector_set(c, 1, 3.0);
+    selfweight_stats r;
+    ck_assert_int_eq(selfweight_from_scores(&r, S, c), ATT_OK);
+    double e2 = exp(2.0);
+    ck_assert_double_eq_tol(r.self_weight, 0.5 * (e2 / (e2 + 1) + 1 / (e2 + 1)), 4 * EPS);
+    ck_assert_double_eq_tol(r.self_weight + r.leak, 1.0, 4 * EPS);
+    ck_assert_double_eq(r.argmax_self, 0.5);
+    ck_assert_double_eq_tol(r.control, 0.5, 4 * EPS);
+    ck_assert_double_eq(r.diag_sq, 2.5);
+    ck_assert_double_eq(r.off_sq, 4.5);
+    ck_assert_double_eq(r.max_score, 3.0);
+    gsl_vector *bad = vec_new(3);
+    ck_assert_int_eq(selfweight_from_scores(&r, S, bad), ATT_EUSAGE);
+    vec_free(bad); vec_free(c); mat_free(S);
+}
+END_TEST
+
+START_TEST(test_work_errors)
+{
+    selfweight_work w;
+    ck_assert_int_eq(selfweight_work_alloc(&w, 0, 4, 0, 0), ATT_EUSAGE);
+    ck_assert_int_eq(selfweight_work_alloc(&w, 4, 4, 0, 1), ATT_EUSAGE);   /* control needs d_k */
+    ck_assert_int_eq(selfweight_work_alloc(&w, 4, 4, 0, 0), ATT_OK);
+    selfweight_stats r;
+    ck_assert_int_eq(selfweight_projected(&w, &r), ATT_EUSAGE);           /* no projections */
+    selfweight_work_free(&w);
+    selfweight_work_free(&w);                                             /* twice is safe */
+}
+END_TEST
+
+/* ---- the Monte Carlo draws of the experiments, through the engine -------- */
+
+typedef struct {
+    size_t T, d, d_k;
+    double sigma_w;
+    int control;
+} draw_ctx;
+
+enum { S_SELF, S_ARGMAX, S_CTRL, S_DSQ, S_OSQ, NSTAT };
+
+static void *draw_alloc(void *ctx)
+{
+    const draw_ctx *c = ctx;
+    selfweight_work *w = malloc(sizeof *w);
+    if (w && selfweight_work_alloc(w, c->T, c->d, c->d_k, c->control) != ATT_OK) {
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+static void draw_free(void *p)
+{
+    selfweight_work_free(p);
+    free(p);
+}
+
+static int draw_one(void *ctx, void *scratch, gsl_rng *rng, size_t i, double *out)
+{
+    (void)i;
+    const draw_ctx *c = ctx;
+    selfweight_work *w = scratch;
+    selfweight_stats r;
+    selfweight_draw_inputs(w, rng, c->sigma_w);
+    int st = c->d_k ? selfweight_projected(w, &r) : selfweight_raw(w, &r);
+    out[S_SELF] = r.self_weight;
+    out[S_ARGMAX] = r.argmax_self;
+    out[S_CTRL] = c->control ? r.control : 0.0;
+    out[S_DSQ] = r.diag_sq;
+    out[S_OSQ] = r.off_sq;
+    return st;
+}
+
+static void run(stat_acc acc[NSTAT], draw_ctx *c, size_t draws, unsigned long seed, int threads)
+{
+    mc_config cfg = {.rng_name = "mt19937", .seed = seed, .stream = 1, .draws = draws,
+                     .nstats = NSTAT, .draw = draw_one, .alloc = draw_alloc, .free = draw_free,
+                     .ctx = c, .quiet = 1};
+    omp_set_num_threads(threads);
+    ck_assert_int_eq(mc_run(&cfg, acc), ATT_OK);
+}
+
+/* |mean - want| <= 5 se */
+static void assert_near(const stat_acc *a, double k, double want, const char *what)
+{
+    double m = k * a->mean, se = k * stat_se(a);
+    ck_assert_msg(fabs(m - want) <= 5.0 * se, "%s: %.6f, want %.6f (se %.2g)", what, m, want, se);
+}
+
+START_TEST(test_threads_bit_identical)
+{
+    /* the random_projections draw with the control, 1 vs 2 threads: the same
+     * bits, including a partial last block */
+    draw_ctx c = {8, 16, 4, 0.25, 1};
+    stat_acc a1[NSTAT], a2[NSTAT];
+    run(a1, &c, 3 * MC_BLOCK + 5, 7, 1);
+    run(a2, &c, 3 * MC_BLOCK + 5, 7, 2);
+    for (int s = 0; s < NSTAT; s++)
+        ck_assert_msg(a1[s].n == a2[s].n && !memcmp(&a1[s].mean, &a2[s].mean, sizeof(double))
+                      && !memcmp(&a1[s].m2, &a2[s].m2, sizeof(double)),
+                      "statistic %d: %.17g (1 thread) vs %.17g (2 threads)", s, a1[s].mean, a2[s].mean);
+    /* the naive draw too */
+    draw_ctx n = {12, 20, 0, 0.0, 0};
+    run(a1, &n, 2 * MC_BLOCK, 7, 1);
+    run(a2, &n, 2 * MC_BLOCK, 7, 2);
+    ck_assert(!memcmp(&a1[S_SELF].mean, &a2[S_SELF].mean, sizeof(double)));
+    ck_assert(!memcmp(&a1[S_SELF].m2, &a2[S_SELF].m2, sizeof(double)));
+}
+END_TEST
+
+START_TEST(test_naive_large_d_is_self)
+{
+    /* d = 64, T = 8: 1 - a_ii ~ 7 * 2^-32, every row's argmax is itself */
+    draw_ctx c = {8, 64, 0, 0.0, 0};
+    stat_acc a[NSTAT];
+    run(a, &c, 512, 11, 2);
+    ck_assert_msg(a[S_SELF].min > 1.0 - 1e-6, "smallest self-weight %.17g", a[S_SELF].min);
+    ck_assert_double_eq(a[S_ARGMAX].min, 1.0);
+    /* and at d = 2, T = 64 it is far from self-dominant */
+    draw_ctx s = {64, 2, 0, 0.0, 0};
+    run(a, &s, 512, 11, 2);
+    ck_assert_msg(a[S_SELF].mean < 0.2, "mean self-weight %.4f at d = 2", a[S_SELF].mean);
+}
+END_TEST
+
+START_TEST(test_projected_exact_expectations)
+{
+    /* T = 2: T E[a_ii] = 1 exactly, at a scale and width where the excess
+     * would otherwise be large (d = 4) */
+    draw_ctx two = {2, 4, 4, 1.0 / sqrt(4.0), 1};
+    stat_acc a[NSTAT];
+    run(a, &two, 8192, 21, 2);
+    assert_near(&a[S_SELF], 2.0, 1.0, "T = 2: T mean a_ii");
+    /* the fresh-token control is exactly 1/T; E[s_ii^2] = d_k (1 + 2/d), E[s_ij^2] = d_k */
+    draw_ctx c = {8, 4, 4, 1.0 / sqrt(4.0), 1};
+    run(a, &c, 8192, 22, 2);
+    assert_near(&a[S_CTRL], 8.0, 1.0, "control: T mean a'_ii");
+    assert_near(&a[S_DSQ], 1.0, 4.0 * (1.0 + 2.0 / 4.0), "E[s_ii^2]");
+    assert_near(&a[S_OSQ], 1.0, 4.0, "E[s_ij^2]");
+}
+END_TEST
+
+START_TEST(test_projected_about_one_over_T)
+{
+    /* about 1/T: at d = 64, d_k = 16, T = 8, T mean a_ii within 0.05 of 1 */
+    draw_ctx c = {8, 64, 16, 1.0 / 8.0, 0};
+    stat_acc a[NSTAT];
+    run(a, &c, 4096, 23, 2);
+    double m = 8.0 * a[S_SELF].mean, se = 8.0 * stat_se(&a[S_SELF]);
+    ck_assert_msg(fabs(m - 1.0) <= 0.05 && se < 0.02, "T mean a_ii %.4f (se %.3f)", m, se);
+    /* ... but not exactly: at d = 4 the own key beats the fresh-token control */
+    draw_ctx s = {16, 4, 4, 1.0 / 2.0, 1};
+    run(a, &s, 4096, 24, 2);
+    double diff = 16.0 * (a[S_SELF].mean - a[S_CTRL].mean);
+    double se2 = 16.0 * sqrt(stat_var(&a[S_SELF]) + stat_var(&a[S_CTRL])) / sqrt(4096.0);
+    ck_assert_msg(diff > 5.0 * se2, "excess %.4f (se <= %.4f)", diff, se2);
+}
+END_TEST
+
+START_TEST(test_concentration_laws)
+{
+    /* E||x||^2 = d, Var ||x||^2 = 2d, E(x.y)^2 = d, for a small and a large d */
+    const size_t dims[2] = {3, 300};
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 25);
+    for (int k = 0; k < 2; k++) {
+        size_t d = dims[k];
+        stat_acc n2, dev2, dot2;
+        stat_init(&n2); stat_init(&dev2); stat_init(&dot2);
+        for (int it = 0; it < 20000; it++) {
+            double a = 0.0, b = 0.0;
+            for (size_t j = 0; j < d; j++) {
+                double x = gsl_ran_gaussian_ziggurat(rng, 1.0), y = gsl_ran_gaussian_ziggurat(rng, 1.0);
+                a += x * x;
+                b += x * y;
+            }
+            stat_push(&n2, a);
+            stat_push(&dev2, (a - (double)d) * (a - (double)d));
+            stat_push(&dot2, b * b);
+        }
+        assert_near(&n2, 1.0, (double)d, "mean ||x||^2");
+        assert_near(&dev2, 1.0, 2.0 * (double)d, "mean (||x||^2 - d)^2");
+        assert_near(&dot2, 1.0, (double)d, "mean (x.y)^2");
+    }
+    gsl_rng_free(rng);
+}
+END_TEST
+
+int main(void)
+{
+    att_init();
+    prop_announce("test_mc_claims_a");
+    Suite *s = suite_create("mc_claims_a");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_row_by_hand);
+    tcase_add_test(tc, test_row_huge_scores);
+    tcase_add_test(tc, test_row_matches_softmax);
+    tcase_add_test(tc, test_stable_at_d768);
+    tcase_add_test(tc, test_from_scores_by_hand);
+    tcase_add_test(tc, test_work_errors);
+    tcase_add_test(tc, test_threads_bit_identical);
+    tcase_add_test(tc, test_naive_large_d_is_self);
+    tcase_add_test(tc, test_projected_exact_expectations);
+    tcase_add_test(tc, test_projected_about_one_over_T);
+    tcase_add_test(tc, test_concentration_laws);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

@@ -240,7 +240,15 @@ int main(int argc, char **argv)
         if (dks[i] > d || dvs[i] > d)
             return opts_exit(&o, att_fail(ATT_EUSAGE, "d_k = %zu, d_v = %zu: both must be <= d = %zu",
                                           dks[i], dvs[i], d));
-    if ((st = opts_check_memory(&o, mat_bytes(24 * d + 16 * T, d), "bilinear_low_rank scratch")))
+    /* per thread: lr_alloc's matrices and two head states, plus the SVD's,
+     * randmat's and qkov's temporaries (d_k, d_v <= d) */
+    size_t dkmax = 0, dvmax = 0;
+    for (size_t i = 0; i < n; i++) { dkmax = dks[i] > dkmax ? dks[i] : dkmax; dvmax = dvs[i] > dvmax ? dvs[i] : dvmax; }
+    double dT = (double)T, dd = (double)d, ddk = (double)dkmax, ddv = (double)dvmax;
+    double scratch = 12 * dT * dd + 2 * dd * ddk + 2 * dd * ddv + 11 * dd * dd + 7 * dT * dT
+                     + 6 * dT * ddk + 4 * dT * ddv + 4 * dd;
+    if ((st = opts_check_memory(&o, mc_run_bytes(mat_bytes_approx(scratch), o.draws, NSTAT),
+                                "bilinear_low_rank scratch (per thread) and Monte Carlo blocks")))
         return opts_exit(&o, st);
 
     stat_acc (*acc)[NSTAT] = calloc(n, sizeof *acc);

@@ -258,7 +258,9 @@ int main(int argc, char **argv)
     opts o;
     int st = opts_parse(&o, &info, argc, argv);
     if (st) return opts_exit(&o, st);
-    if (o.d && (st = opts_check_memory(&o, mat_bytes(2, o.d), "two vectors of length d")))
+    /* per thread: two vectors of the largest d; and the engine's blocks */
+    if ((st = opts_check_memory(&o, mc_run_bytes(mat_bytes(2, o.d ? o.d : 4096), o.draws, NSTAT),
+                                "two vectors of length d (per thread) and Monte Carlo blocks")))
         return opts_exit(&o, st);
 
     /* the grid: d = round(2^(k/2)), or the one d of --d */

@@ -157,8 +157,9 @@ static int nsa_draw(void *ctx, void *scratch, gsl_rng *rng, size_t draw, double 
  * beyond d = 64, where 1 - a_ii < 1e-8 and no verdict needs more */
 static size_t nsa_draws(const opts *o, size_t T, size_t d)
 {
-    size_t rows = T == HEADLINE_T ? HEADLINE_BOOST * o->draws : o->draws;
-    size_t n = (rows + T - 1) / T;
+    size_t rows = o->draws;
+    if (T == HEADLINE_T) rows = rows > SIZE_MAX / HEADLINE_BOOST ? SIZE_MAX : HEADLINE_BOOST * rows;
+    size_t n = rows / T + (rows % T != 0);            /* ceil(rows / T), no overflow */
     return n < MIN_DRAWS || d > FULL_DRAWS_MAX_D ? MIN_DRAWS : n;
 }
 
@@ -380,8 +381,14 @@ int main(int argc, char **argv)
     size_t Tmax = 0, dmax = 0;
     for (size_t t = 0; t < nT; t++) if (Tl[t] > Tmax) Tmax = Tl[t];
     for (size_t k = 0; k < nd; k++) if (dl[k] > dmax) dmax = dl[k];
-    size_t bytes = mat_bytes(Tmax, dmax + Tmax);
-    if ((st = opts_check_memory(&o, bytes ? 2 * bytes : 0, "X (T x d) and S (T x T) per thread")))
+    /* per thread (each runs one grid point at a time): X (T, d) and S (T, T)
+     * at the largest T and d; and the engine's blocks of the point with the
+     * most draws */
+    size_t draws_max = 0;
+    for (size_t t = 0; t < nT; t++)
+        if (nsa_draws(&o, Tl[t], 2) > draws_max) draws_max = nsa_draws(&o, Tl[t], 2);
+    if ((st = opts_check_memory(&o, mc_run_bytes(mat_bytes(Tmax, dmax + Tmax), draws_max, NSTAT),
+                                "X (T x d) and S (T x T) per thread, and Monte Carlo blocks")))
         return opts_exit(&o, st);
 
     nsa_point *pts = calloc(nT * nd, sizeof *pts);

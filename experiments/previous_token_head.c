@@ -227,6 +227,14 @@ static int write_example(const opts *o, double fixed)
 
 static int run(const opts *o, double fixed)
 {
+    /* per thread at the largest n_vocab and T (d = V + T): X (T, d), the head
+     * state (4 T x T, 2 T x V, 2 T x T), tokens and counts; the weights
+     * (d, T) x 2 and (d, V); and the engine's blocks */
+    double nv = (double)VOCABS[NV - 1], nt = (double)LENGTHS[NT - 1], dm = nv + nt;
+    double scratch = nt * dm + 6 * nt * nt + 2 * nt * nv + nt + nv + 2 * dm * nt + dm * nv;
+    int mrc = opts_check_memory(o, mc_run_bytes(mat_bytes_approx(scratch), o->draws, NSTATS),
+                                "the head (per thread) and Monte Carlo blocks");
+    if (mrc) return mrc;
     verdict_list vl;
     verdicts_init(&vl);
     stat_acc all[NSTATS];

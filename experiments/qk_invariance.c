@@ -55,6 +55,7 @@
 
 enum { NCOND_GRID = 17 };                 /* cond = 10^(k/2), k = 0 .. 16 */
 #define HEADLINE_COND 1e8
+#define MAX_COND 1e15                     /* --cond at most this, below 1/eps */
 
 /* per-draw statistics */
 enum { E_WQK, E_S, E_O, E_Q, E_G, U_WQK, U_S, U_O, NSTAT };
@@ -185,7 +186,7 @@ int main(int argc, char **argv)
     double cond_only = 0.0;
     const opt_spec extra[] = {
         {"cond", OPT_DOUBLE, &cond_only, "X",
-         "run only condition number cond(R) = X >= 1 (default: 1 .. 1e8, 17 points)"},
+         "run only condition number cond(R) = X, 1 <= X <= 1e15 (default: 1 .. 1e8, 17 points)"},
         {NULL, 0, NULL, NULL, NULL}
     };
     const opts_info info = {ID, "W_Q R, W_K R^-T: same W_QK, scores and output; different queries",
@@ -197,12 +198,21 @@ int main(int argc, char **argv)
     qi_config cfg = {o.T ? o.T : 16, o.d ? o.d : 64, o.dk ? o.dk : 16, o.dv ? o.dv : 16, 1.0};
     if (cond_only != 0.0 && !(cond_only >= 1.0))
         return opts_exit(&o, att_fail(ATT_EUSAGE, "--cond: %g is not a condition number >= 1", cond_only));
+    /* cond(R) eps >= 1: R is singular to working precision, nothing to measure */
+    if (cond_only > MAX_COND)
+        return opts_exit(&o, att_fail(ATT_EUSAGE, "--cond: %g is too large: at most %g (beyond "
+                                      "1/eps = %.3g, R is singular to working precision)",
+                                      cond_only, MAX_COND, 1.0 / DBL_EPSILON));
     if (cfg.d_k == 1 && cond_only > 1.0)
         return opts_exit(&o, att_fail(ATT_EUSAGE, "--cond %g needs d_k >= 2 (a 1 x 1 R has cond 1)", cond_only));
 
-    /* scratch per thread: two d x d circuits and the (T, d)-sized head states */
-    if ((st = opts_check_memory(&o, mat_bytes(2 * cfg.d + 4 * cfg.T + 6 * cfg.d_k + 2 * cfg.d_v,
-                                              cfg.d + cfg.T), "qk_invariance scratch")))
+    /* scratch per thread: qi_alloc's matrices (two d x d circuits, two head
+     * states), and the d_k x d_k temporaries of randmat and of the LU solve */
+    double T = (double)cfg.T, d = (double)cfg.d, dk = (double)cfg.d_k, dv = (double)cfg.d_v;
+    double scratch = T * d + 4 * d * dk + d * dv + 6 * dk * dk + 2 * d * d + 6 * T * T
+                     + 8 * T * dk + 4 * T * dv + 2 * dk;
+    if ((st = opts_check_memory(&o, mc_run_bytes(mat_bytes_approx(scratch), o.draws, NSTAT),
+                                "qk_invariance scratch (per thread) and Monte Carlo blocks")))
         return opts_exit(&o, st);
 
     /* the grid; the stream of point k is k, so --cond 10^(k/2) reruns it */

@@ -282,7 +282,7 @@ int main(int argc, char **argv)
     double scale = 1.0;
     int control = 0;
     const opt_spec extra[] = {
-        {"scale", OPT_DOUBLE, &scale, "C", "weights N(0, C^2/d): scores have sd C^2 sqrt(d_k) (default 1)"},
+        {"scale", OPT_DOUBLE, &scale, "C", "weights N(0, C^2/d): scores have sd C^2 sqrt(d_k) (default 1; 1e-50 .. 1e50)"},
         {"control", OPT_FLAG, &control, NULL, "also compute the fresh-token control (main sweep)"},
         {NULL, 0, NULL, NULL, NULL}
     };
@@ -291,11 +291,19 @@ int main(int argc, char **argv)
     opts o;
     int st = opts_parse(&o, &info, argc, argv);
     if (st) return opts_exit(&o, st);
-    if (!(scale > 0.0)) return opts_exit(&o, att_fail(ATT_EUSAGE, "--scale: must be > 0, got %g", scale));
+    /* scores have sd C^2 sqrt(d_k): keep them and their squares finite, and
+     * the weights N(0, C^2/d) from underflowing to 0 */
+    if (!(scale >= 1e-50 && scale <= 1e50))
+        return opts_exit(&o, att_fail(ATT_EUSAGE, "--scale: must lie in [1e-50, 1e50], got %g", scale));
     int restricted = o.T || o.d || o.dk || scale != 1.0 || control;
     size_t d = o.d ? o.d : MAIN_D, dk = o.dk ? o.dk : MAIN_DK, Tmax = o.T ? o.T : 256;
     size_t side = o.draws / 2 ? o.draws / 2 : 1;
-    if ((st = opts_check_memory(&o, 2 * mat_bytes(Tmax, 2 * d + 2 * dk + Tmax), "one draw's matrices")))
+    /* per thread, selfweight_work with the control: X, X' (T, d), S (T, T),
+     * W_Q, W_K (d, d_k), Q, K, K' (T, d_k), s' (T) */
+    double T = (double)Tmax, dd = (double)d, ddk = (double)dk;
+    double scratch = 2 * T * dd + T * T + 2 * dd * ddk + 3 * T * ddk + T;
+    if ((st = opts_check_memory(&o, mc_run_bytes(mat_bytes_approx(scratch), o.draws, NSTAT),
+                                "one draw's matrices (per thread) and Monte Carlo blocks")))
         return opts_exit(&o, st);
 
     /* the main sweep */

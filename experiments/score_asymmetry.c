@@ -29,7 +29,7 @@
  *                              smallest tol, draws with a(S) exactly 0
  *   score_asymmetry_draws.csv  a(S) of every draw, one column per case
  *   score_asymmetry.meta, score_asymmetry.verdicts.csv
- * Options: --seed --draws --rng --T --d --dk.
+ * Options: --seed --draws --rng --T (>= 2) --d --dk.
  */
 #include "head.h"
 #include "mat.h"
@@ -185,8 +185,14 @@ int main(int argc, char **argv)
     int st = opts_parse(&o, &info, argc, argv);
     if (st) return opts_exit(&o, st);
     sa_config cfg = {o.T ? o.T : 16, o.d ? o.d : 64, o.dk ? o.dk : 16, {NULL}};
-    if ((st = opts_check_memory(&o, mat_bytes(4 * cfg.T + 4 * cfg.d_k, cfg.d + cfg.T),
-                                "score_asymmetry scratch"))
+    if (cfg.T < 2)
+        return opts_exit(&o, att_fail(ATT_EUSAGE, "--T %zu: the claim compares s_ij with s_ji, "
+                                      "it needs T >= 2 tokens", cfg.T));
+    /* per thread: sa_alloc, the head state, qkov_rounding_scale's copies */
+    double T = (double)cfg.T, d = (double)cfg.d, dk = (double)cfg.d_k;
+    double scratch = T * d + 2 * d * dk + 2 * dk * dk + 5 * T * T + 6 * T * dk + d + 2 * T;
+    if ((st = opts_check_memory(&o, mc_run_bytes(mat_bytes_approx(scratch), o.draws, NSTAT),
+                                "score_asymmetry scratch (per thread) and Monte Carlo blocks"))
         || (st = opts_check_memory(&o, mat_bytes(o.draws, NCASE), "per-draw asymmetries")))
         return opts_exit(&o, st);
     double *mem = calloc(NCASE * o.draws, sizeof *mem);

@@ -4,6 +4,7 @@
 #include "rng.h"
 #include "status.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,18 @@ extern void openblas_set_num_threads(int) __attribute__((weak));
 void mc_blas_single_thread(void)
 {
     if (openblas_set_num_threads) openblas_set_num_threads(1);
+}
+
+/* threads * scratch + ceil(draws / MC_BLOCK) * nstats * sizeof(stat_acc) */
+size_t mc_run_bytes(size_t scratch_bytes, size_t draws, size_t nstats)
+{
+    size_t threads = (size_t)omp_get_max_threads();
+    size_t nblocks = draws / MC_BLOCK + (draws % MC_BLOCK != 0);
+    if (scratch_bytes == 0 || scratch_bytes > SIZE_MAX / threads) return 0;
+    size_t scratch = threads * scratch_bytes;
+    if (nstats != 0 && nblocks > SIZE_MAX / nstats / sizeof(stat_acc)) return 0;
+    size_t table = nblocks * nstats * sizeof(stat_acc);
+    return table > SIZE_MAX - scratch ? 0 : scratch + table;
 }
 
 static void progress(const mc_config *cfg, size_t done, size_t total, double t0, int *shown)
@@ -35,8 +48,9 @@ int mc_run(const mc_config *cfg, stat_acc *acc)
     if (T == NULL) return ATT_EUSAGE;
     mc_blas_single_thread();
 
-    size_t nblocks = (cfg->draws + MC_BLOCK - 1) / MC_BLOCK, ns = cfg->nstats;
-    stat_acc *part = calloc(nblocks * ns, sizeof *part);
+    /* ceil(draws / MC_BLOCK), written so that it cannot wrap around */
+    size_t nblocks = cfg->draws / MC_BLOCK + (cfg->draws % MC_BLOCK != 0), ns = cfg->nstats;
+    stat_acc *part = calloc(nblocks, ns * sizeof *part);     /* calloc checks the product */
     int *status = calloc(nblocks, sizeof *status);
     if (part == NULL || status == NULL) {
         free(part);

@@ -109,12 +109,13 @@ END_TEST
 
 START_TEST(test_mc_ci_coverage)
 {
-    /* 400 independent runs of 1000 draws: the 95% CI must cover the true
-     * mean (0, 1/3, 0.3) in 95% of runs. Binomial sd over 400 runs is
-     * sqrt(.95 .05 / 400) = 1.09%; accept 95% -+ 5 sd = [89.5%, 100%]. */
+    /* 2000 independent runs of 1000 draws: the 95% CI must cover the true
+     * mean (0, 1/3, 0.3) in 95% of runs. Binomial sd over 2000 runs is
+     * sqrt(.95 .05 / 2000) = 0.49%; accept 95% -+ 5 sd = [92.6%, 97.4%], so
+     * CIs too narrow (undercoverage) and too wide (a 99% CI) both fail. */
     const double truth[3] = {0.0, 1.0 / 3.0, 0.3};
     int covered[3] = {0, 0, 0};
-    const int runs = 400;
+    const int runs = 2000;
     for (int r = 0; r < runs; r++) {
         stat_acc acc[3];
         run_known(acc, 2, 1000, 20261129, (uint64_t)r, "mt19937");
@@ -126,7 +127,7 @@ START_TEST(test_mc_ci_coverage)
     }
     for (int s = 0; s < 3; s++) {
         double rate = (double)covered[s] / runs;
-        ck_assert_msg(rate >= 0.895 && rate <= 1.0, "statistic %d: coverage %.3f", s, rate);
+        ck_assert_msg(rate >= 0.926 && rate <= 0.974, "statistic %d: coverage %.3f", s, rate);
     }
 }
 END_TEST

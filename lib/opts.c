@@ -54,10 +54,10 @@ int parse_double(const char *s, double *out, const char *what)
     double v = strtod(s, &end);
     if (end == s || *end != '\0')
         return att_fail(ATT_EUSAGE, "%s: '%s' is not a number", what, s);
-    if (!isfinite(v))
-        return att_fail(ATT_EUSAGE, "%s: '%s' is not finite (nan and inf are refused)", what, s);
     if (errno == ERANGE && fabs(v) > 1.0)
         return att_fail(ATT_EUSAGE, "%s: '%s' overflows a double", what, s);
+    if (!isfinite(v))
+        return att_fail(ATT_EUSAGE, "%s: '%s' is not finite (nan and inf are refused)", what, s);
     *out = v;
     return ATT_OK;
 }
@@ -161,7 +161,10 @@ static int set_value(opt_kind kind, void *dest, const char *val, const char *wha
 static void print_help(const opts_info *info)
 {
     printf("%s - %s\n\nusage: %s [options]\n\noptions:\n", info->id, info->summary, info->id);
-    printf("  --out DIR          write CSVs and verdicts into DIR (default results)\n");
+    if (info->common & OPT_NO_OUT_DEFAULT)
+        printf("  --out DIR          write the CSV files into DIR (no default)\n");
+    else
+        printf("  --out DIR          write CSVs and verdicts into DIR (default results)\n");
     for (size_t i = 0; i < NCOMMON; i++)
         if (info->common & COMMON[i].mask) {
             char left[64];
@@ -206,7 +209,7 @@ int opts_parse(opts *o, const opts_info *info, int argc, char **argv)
 {
     memset(o, 0, sizeof *o);
     o->id = info->id;
-    o->out_dir = "results";
+    o->out_dir = (info->common & OPT_NO_OUT_DEFAULT) ? NULL : "results";
     o->seed = info->seed;
     o->draws = info->draws;
     o->rng_name = "mt19937";
@@ -264,7 +267,7 @@ int opts_parse(opts *o, const opts_info *info, int argc, char **argv)
         if (st) return st;
     }
     if ((info->common & OPT_RNG) && rng_type_find(o->rng_name) == NULL) return ATT_EUSAGE;
-    return check_out_dir(o->out_dir);
+    return o->out_dir ? check_out_dir(o->out_dir) : ATT_OK;
 }
 
 int opts_exit(const opts *o, int status)

@@ -25,7 +25,11 @@
 enum {
     OPT_SEED = 1u << 0, OPT_DRAWS = 1u << 1, OPT_RNG = 1u << 2,
     OPT_T = 1u << 3, OPT_D = 1u << 4, OPT_DK = 1u << 5, OPT_DV = 1u << 6,
-    OPT_MC = OPT_SEED | OPT_DRAWS | OPT_RNG
+    OPT_MC = OPT_SEED | OPT_DRAWS | OPT_RNG,
+    /* not an option: --out has no default; o->out_dir stays NULL and no
+     * directory is created or checked unless --out is given (bin/attention,
+     * whose output may go to stdout only) */
+    OPT_NO_OUT_DEFAULT = 1u << 7
 };
 
 typedef enum {

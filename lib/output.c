@@ -34,13 +34,15 @@ static void install_handlers(void)
 {
     if (handlers_set) return;
     handlers_set = 1;
-    struct sigaction sa;
+    struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    /* a signal ignored at startup (nohup, a background job) stays ignored */
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (int i = 0; i < 3; i++)
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
 }
 
 static void tmp_register(const char *path, int on)

@@ -1,0 +1,365 @@
+/* csvmat.c - strict reader (and writer) of numeric matrices in plain CSV.
+ *
+ * One pass over the bytes. Each line is collected (at most max_line bytes),
+ * checked to be text (no NUL or control bytes, valid UTF-8), then, unless it
+ * is blank or a comment, split on commas. Every cell must match the decimal
+ * number grammar
+ *     [+-]? ( digits [ "." digits? ] | "." digits ) ( [eE] [+-]? digits )?
+ * before strtod converts it, so that "12abc", "0x1p3", "nan" and "1,5" with a
+ * decimal comma are all refused with the reason. The numbers are appended
+ * row by row to a growing buffer; the first data row fixes the number of
+ * columns and every later row must have as many.
+ *
+ * Shapes: the result is (rows, cols) = (data lines, cells per data line).
+ */
+#include "csvmat.h"
+#include "mat.h"
+#include "status.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+/* ---- where the bytes come from: a stream or a buffer ----------------- */
+
+typedef struct {
+    FILE *f;                      /* NULL: read from buf              */
+    const unsigned char *buf;
+    size_t len, pos;
+} csv_src;
+
+static int src_getc(csv_src *s)
+{
+    if (s->f) return getc(s->f);
+    return s->pos < s->len ? s->buf[s->pos++] : EOF;
+}
+
+/* ---- the parser ------------------------------------------------------- */
+
+typedef struct {
+    const char *name;             /* the file, for messages           */
+    csvmat_limits lim;
+    char *line;                   /* current line, NUL-terminated     */
+    size_t line_cap, line_len;
+    size_t lineno;                /* 1-based number of current line   */
+    size_t nbytes;                /* bytes consumed so far            */
+    double *vals;                 /* the numbers, row after row       */
+    size_t nvals, vals_cap;
+    size_t rows, cols;            /* data rows so far, cells per row  */
+    size_t first_line;            /* line number of the first data row */
+} csv_parser;
+
+csvmat_limits csvmat_limits_default(void)
+{
+    return (csvmat_limits){ CSVMAT_MAX_LINE, CSVMAT_MAX_BYTES, CSVMAT_MAX_CELLS };
+}
+
+/* A cell as it may be shown in a message: printable ASCII kept, any other
+ * byte as \xNN, cut after 40 characters. */
+static void cell_show(char *dst, size_t n, const char *s, size_t len)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < len && k + 8 < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (i == 40) { memcpy(dst + k, "...", 3); k += 3; break; }
+        if (c >= 0x20 && c < 0x7f && c != '\'') dst[k++] = (char)c;
+        else k += (size_t)snprintf(dst + k, n - k, "\\x%02x", c);
+    }
+    dst[k] = '\0';
+}
+
+/* Index of the first byte of s (n) that is not valid UTF-8, or n. */
+static size_t utf8_bad(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = s[i];
+        size_t extra;
+        unsigned char lo = 0x80, hi = 0xbf;       /* range of the 2nd byte */
+        if (c < 0x80) { i++; continue; }
+        if (c >= 0xc2 && c <= 0xdf) extra = 1;
+        else if (c == 0xe0) { extra = 2; lo = 0xa0; }
+        else if (c >= 0xe1 && c <= 0xec) extra = 2;
+        else if (c == 0xed) { extra = 2; hi = 0x9f; }   /* no surrogates */
+        else if (c >= 0xee && c <= 0xef) extra = 2;
+        else if (c == 0xf0) { extra = 3; lo = 0x90; }
+        else if (c >= 0xf1 && c <= 0xf3) extra = 3;
+        else if (c == 0xf4) { extra = 3; hi = 0x8f; }
+        else return i;
+        if (n - i <= extra) return i;
+        if (s[i + 1] < lo || s[i + 1] > hi) return i;
+        for (size_t k = 2; k <= extra; k++)
+            if (s[i + k] < 0x80 || s[i + k] > 0xbf) return i;
+        i += extra + 1;
+    }
+    return n;
+}
+
+/* 1 when c (len) matches the decimal number grammar above. */
+static int number_syntax(const char *c, size_t len)
+{
+    size_t i = 0, int_digits = 0, frac_digits = 0;
+    if (i < len && (c[i] == '+' || c[i] == '-')) i++;
+    while (i < len && c[i] >= '0' && c[i] <= '9') { i++; int_digits++; }
+    if (i < len && c[i] == '.') {
+        i++;
+        while (i < len && c[i] >= '0' && c[i] <= '9') { i++; frac_digits++; }
+    }
+    if (int_digits + frac_digits == 0) return 0;
+    if (i < len && (c[i] == 'e' || c[i] == 'E')) {
+        size_t exp_digits = 0;
+        i++;
+        if (i < len && (c[i] == '+' || c[i] == '-')) i++;
+        while (i < len && c[i] >= '0' && c[i] <= '9') { i++; exp_digits++; }
+        if (exp_digits == 0) return 0;
+    }
+    return i == len;
+}
+
+/* 1 when c (len) spells NaN or infinity the way strtod would take it. */
+static int nonfinite_word(const char *c, size_t len)
+{
+    if (len > 0 && (c[0] == '+' || c[0] == '-')) { c++; len--; }
+    if ((len == 3 && !strncasecmp(c, "nan", 3)) || (len == 3 && !strncasecmp(c, "inf", 3)) ||
+        (len == 8 && !strncasecmp(c, "infinity", 8)))
+        return 1;
+    return len >= 5 && !strncasecmp(c, "nan(", 4) && c[len - 1] == ')';
+}
+
+/* *out = the number in cell `col` of the current line: c (len), blanks
+ * already trimmed; c[len] may be overwritten (it is a separator or NUL). */
+static int csv_cell(const csv_parser *p, size_t col, char *c, size_t len, double *out)
+{
+    char shown[200];
+    if (len == 0)
+        return att_fail(ATT_EUSAGE, "%s, line %zu, column %zu: empty cell (a missing number, "
+                        "or one comma too many)", p->name, p->lineno, col);
+    cell_show(shown, sizeof shown, c, len);
+    if (!number_syntax(c, len)) {
+        if (nonfinite_word(c, len))
+            return att_fail(ATT_EUSAGE, "%s, line %zu, column %zu: '%s' is not a finite number "
+                            "(NaN and infinite values are refused)", p->name, p->lineno, col, shown);
+        return att_fail(ATT_EUSAGE, "%s, line %zu, column %zu: '%s' is not a number "
+                        "(expected a decimal number such as -1.5 or 2e-3)",
+                        p->name, p->lineno, col, shown);
+    }
+    char save = c[len], *end;
+    c[len] = '\0';
+    errno = 0;
+    double v = strtod(c, &end);
+    c[len] = save;
+    if (end != c + len)     /* only in a locale whose decimal point is not '.' */
+        return att_fail(ATT_EUSAGE, "%s, line %zu, column %zu: '%s' is not a number in this "
+                        "locale", p->name, p->lineno, col, shown);
+    if (!isfinite(v))       /* overflow; an underflow to 0 or a subnormal is kept */
+        return att_fail(ATT_EUSAGE, "%s, line %zu, column %zu: '%s' is too large for a double "
+                        "(|x| < 1.8e308)", p->name, p->lineno, col, shown);
+    *out = v;
+    return ATT_OK;
+}
+
+static int csv_append(csv_parser *p, double v)
+{
+    if (p->nvals == p->vals_cap) {
+        if (p->nvals >= p->lim.max_cells)
+            return att_fail(ATT_EUSAGE, "%s, line %zu: more than %zu number%s, the limit "
+                            "(raise --max-memory for larger matrices)",
+                            p->name, p->lineno, p->lim.max_cells, p->lim.max_cells == 1 ? "" : "s");
+        size_t cap = p->vals_cap ? 2 * p->vals_cap : 64;
+        if (cap > p->lim.max_cells) cap = p->lim.max_cells;
+        if (cap > SIZE_MAX / sizeof(double)) cap = SIZE_MAX / sizeof(double);
+        double *nv = realloc(p->vals, cap * sizeof *nv);
+        if (nv == NULL)
+            return att_fail(ATT_ERUNTIME, "%s: out of memory after %zu numbers", p->name, p->nvals);
+        p->vals = nv;
+        p->vals_cap = cap;
+    }
+    p->vals[p->nvals++] = v;
+    return ATT_OK;
+}
+
+/* Read the next line (without its '\n') into p->line; *got = 0 at the end
+ * of the input. Enforces the NUL, line-length and file-size limits. */
+static int csv_read_line(csv_parser *p, csv_src *s, int *got)
+{
+    size_t n = 0;
+    int c;
+    *got = 0;
+    while ((c = src_getc(s)) != EOF) {
+        *got = 1;
+        if (++p->nbytes > p->lim.max_bytes)
+            return att_fail(ATT_EUSAGE, "%s, line %zu: the file is larger than the limit of %zu bytes",
+                            p->name, p->lineno + 1, p->lim.max_bytes);
+        if (c == '\n') break;
+        if (c == '\0')
+            return att_fail(ATT_EUSAGE, "%s, line %zu, byte %zu: a NUL byte: this is not a text file",
+                            p->name, p->lineno + 1, n + 1);
+        if (n >= p->lim.max_line)
+            return att_fail(ATT_EUSAGE, "%s, line %zu: the line is longer than the limit of %zu bytes",
+                            p->name, p->lineno + 1, p->lim.max_line);
+        if (n + 1 >= p->line_cap) {
+            size_t cap = p->line_cap ? 2 * p->line_cap : 256;
+            if (cap > p->lim.max_line + 1) cap = p->lim.max_line + 1;
+            char *nl = realloc(p->line, cap);
+            if (nl == NULL) return att_fail(ATT_ERUNTIME, "%s: out of memory reading a line", p->name);
+            p->line = nl;
+            p->line_cap = cap;
+        }
+        p->line[n++] = (char)c;
+    }
+    if (s->f && ferror(s->f))
+        return att_fail(ATT_ERUNTIME, "%s, line %zu: read error: %s", p->name, p->lineno + 1,
+                        strerror(errno));
+    if (!*got) return ATT_OK;
+    if (p->line == NULL) {                       /* an empty first line */
+        p->line = malloc(1);
+        if (p->line == NULL) return att_fail(ATT_ERUNTIME, "%s: out of memory", p->name);
+        p->line_cap = 1;
+    }
+    p->line[n] = '\0';
+    p->line_len = n;
+    p->lineno++;
+    return ATT_OK;
+}
+
+static int is_blank(char c) { return c == ' ' || c == '\t'; }
+
+/* Check the current line is text, then add its cells (if it is a data row). */
+static int csv_parse_line(csv_parser *p)
+{
+    char *s = p->line;
+    size_t n = p->line_len, off = 0;
+    if (p->lineno == 1 && n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0) { s += 3; n -= 3; off = 3; }
+    if (n > 0 && s[n - 1] == '\r') s[--n] = '\0';      /* CRLF */
+
+    // text: no control bytes (tab allowed), valid UTF-8
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\r')
+            return att_fail(ATT_EUSAGE, "%s, line %zu, byte %zu: a carriage return inside a line "
+                            "(lines must end in LF or CRLF)", p->name, p->lineno, off + i + 1);
+        if ((c < 0x20 && c != '\t') || c == 0x7f)
+            return att_fail(ATT_EUSAGE, "%s, line %zu, byte %zu: control byte 0x%02x: this is not "
+                            "a text file", p->name, p->lineno, off + i + 1, c);
+    }
+    size_t bad = utf8_bad((const unsigned char *)s, n);
+    if (bad < n)
+        return att_fail(ATT_EUSAGE, "%s, line %zu, byte %zu: byte 0x%02x is not UTF-8 text: this "
+                        "is not a text file", p->name, p->lineno, off + bad + 1,
+                        (unsigned char)s[bad]);
+
+    // blank lines and comments
+    size_t i = 0;
+    while (i < n && is_blank(s[i])) i++;
+    if (i == n || s[i] == '#') return ATT_OK;
+
+    // cells: split on ',', trim blanks, parse
+    size_t col = 0;
+    char *cell = s;
+    for (;;) {
+        char *comma = strchr(cell, ',');       /* s has no NUL inside (checked) */
+        char *end = comma ? comma : s + n;
+        col++;
+        while (cell < end && is_blank(*cell)) cell++;
+        while (end > cell && is_blank(end[-1])) end--;
+        double v = 0.0;
+        int st = csv_cell(p, col, cell, (size_t)(end - cell), &v);
+        if (st) return st;
+        if ((st = csv_append(p, v))) return st;
+        if (comma == NULL) break;
+        cell = comma + 1;
+    }
+    if (p->rows == 0) {
+        p->cols = col;
+        p->first_line = p->lineno;
+    } else if (col != p->cols) {
+        return att_fail(ATT_EUSAGE, "%s, line %zu: %zu column%s, but the first row (line %zu) has "
+                        "%zu: every row needs the same number of columns (ragged rows)",
+                        p->name, p->lineno, col, col == 1 ? "" : "s", p->first_line, p->cols);
+    }
+    p->rows++;
+    return ATT_OK;
+}
+
+static int csv_parse(gsl_matrix **A, const char *name, csv_src *src, const csvmat_limits *lim)
+{
+    csv_parser p = { .name = name };
+    csvmat_limits d = csvmat_limits_default();
+    p.lim = lim ? *lim : d;
+    if (p.lim.max_line == 0) p.lim.max_line = d.max_line;
+    if (p.lim.max_bytes == 0) p.lim.max_bytes = d.max_bytes;
+    if (p.lim.max_cells == 0) p.lim.max_cells = d.max_cells;
+
+    int st = ATT_OK, got = 1;
+    while (st == ATT_OK) {
+        st = csv_read_line(&p, src, &got);
+        if (st || !got) break;
+        st = csv_parse_line(&p);
+    }
+    if (st == ATT_OK && p.rows == 0)
+        st = att_fail(ATT_EUSAGE, p.nbytes == 0 ? "%s: the file is empty"
+                                                : "%s: no numbers (only comments or blank lines)",
+                      name);
+    if (st == ATT_OK) {
+        *A = mat_new(p.rows, p.cols);
+        if (*A == NULL) st = ATT_ERUNTIME;      /* mat_new recorded why */
+        else
+            for (size_t r = 0; r < p.rows; r++)
+                memcpy((*A)->data + r * (*A)->tda, p.vals + r * p.cols, p.cols * sizeof(double));
+    }
+    free(p.line);
+    free(p.vals);
+    return st;
+}
+
+int csvmat_read(gsl_matrix **A, const char *path, const csvmat_limits *lim)
+{
+    *A = NULL;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return att_fail(ATT_EUSAGE, "%s: cannot open: %s", path, strerror(errno));
+    size_t max_bytes = lim && lim->max_bytes ? lim->max_bytes : CSVMAT_MAX_BYTES;
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0) {
+        if (S_ISDIR(sb.st_mode)) {
+            fclose(f);
+            return att_fail(ATT_EUSAGE, "%s: is a directory, not a CSV file", path);
+        }
+        if (S_ISREG(sb.st_mode) && (uintmax_t)sb.st_size > max_bytes) {
+            fclose(f);
+            return att_fail(ATT_EUSAGE, "%s: %jd bytes, more than the limit of %zu bytes",
+                            path, (intmax_t)sb.st_size, max_bytes);
+        }
+    }
+    csv_src src = { .f = f };
+    int st = csv_parse(A, path, &src, lim);
+    fclose(f);
+    return st;
+}
+
+int csvmat_read_mem(gsl_matrix **A, const char *name, const void *buf, size_t len,
+                    const csvmat_limits *lim)
+{
+    *A = NULL;
+    csv_src src = { .buf = buf, .len = len };
+    return csv_parse(A, name, &src, lim);
+}
+
+/* A (rows, cols) -> f, one line per row, "%.17g" cells. */
+int csvmat_write(FILE *f, const gsl_matrix *A)
+{
+    for (size_t i = 0; i < A->size1; i++) {
+        for (size_t j = 0; j < A->size2; j++) {
+            double x = gsl_matrix_get(A, i, j);
+            if (j) fputc(',', f);
+            if (isnan(x)) fputs("nan", f);
+            else if (isinf(x)) fputs(x > 0 ? "inf" : "-inf", f);
+            else fprintf(f, "%.17g", x);
+        }
+        fputc('\n', f);
+    }
+    return ferror(f) ? att_fail(ATT_ERUNTIME, "write error") : ATT_OK;
+}

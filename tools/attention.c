@@ -1,0 +1,567 @@
+/* attention - one attention head on your own matrices.
+ *
+ * For lecturers who write their own worked examples and exercise solutions:
+ * the matrices come from plain numeric CSV files (lib/csvmat.h: one matrix
+ * row per line, comma separated, '#' comments, no header), the head is the
+ * library's (lib/head.h), and every matrix of the forward pass is written
+ * back as CSV with "%.17g" (so it reads back exactly) or printed as a table.
+ *
+ * Shapes (tokens are rows):
+ *   X (T, d)  self-attention: queries, keys and values all come from X
+ *   X_q (T_q, d), X_kv (T_k, d)   cross-attention
+ *   W_Q, W_K (d, d_k)   W_V (d, d_v)   b_Q, b_K (1, d_k)   b_V (1, d_v)
+ *   Q (T_q, d_k) = X_q W_Q + b_Q     K (T_k, d_k) = X_kv W_K + b_K
+ *   V (T_k, d_v) = X_kv W_V + b_V    (--rope: Q, K rotated after the bias)
+ *   S (T_q, T_k) = scale Q K^T       A = row softmax(S)     O (T_q, d_v) = A V
+ * With --grad G (T_q, d_v) = dL/dO for the loss L = sum(G .* O) it also
+ * writes dL/dX (T, d) (cross-attention: dX_q (T_q, d) and dX_kv (T_k, d)),
+ * dW_Q, dW_K (d, d_k), dW_V (d, d_v), db_Q, db_K (1, d_k) and db_V (1, d_v).
+ *
+ * Files written into --out DIR: Q.csv K.csv V.csv S.csv A.csv O.csv, with
+ * --grad also dX.csv (or dXq.csv dXkv.csv) dW_Q.csv dW_K.csv dW_V.csv
+ * db_Q.csv db_K.csv db_V.csv, then attention.meta (provenance) last. Each
+ * file starts with one '#' line naming the matrix and its shape; each is
+ * written atomically (lib/output.h). Nothing is written unless every step
+ * succeeded.
+ *
+ * Exit status: 0 done, 2 bad usage or input (the message names the option,
+ * the file, the line and column, or the two matrices whose shapes do not
+ * conform), 3 runtime error (I/O, memory, overflow to inf).
+ */
+#include "csvmat.h"
+#include "head.h"
+#include "mat.h"
+#include "opts.h"
+#include "output.h"
+#include "status.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ID "attention"
+
+/* ---- options --------------------------------------------------------- */
+
+static struct {
+    const char *x, *xq, *xkv, *wq, *wk, *wv, *bq, *bk, *bv, *grad;
+    const char *tokens, *key_tokens;
+    double scale, rope_base;
+    int rope, print;
+} arg = { .scale = 1.0, .rope_base = 10000.0 };
+
+static const opt_spec EXTRA[] = {
+    {"x", OPT_STRING, &arg.x, "FILE", "X (T x d): self-attention input, one token per row"},
+    {"xq", OPT_STRING, &arg.xq, "FILE", "X_q (T_q x d): cross-attention queries (with --xkv)"},
+    {"xkv", OPT_STRING, &arg.xkv, "FILE", "X_kv (T_k x d): cross-attention keys and values"},
+    {"wq", OPT_STRING, &arg.wq, "FILE", "W_Q (d x d_k), required"},
+    {"wk", OPT_STRING, &arg.wk, "FILE", "W_K (d x d_k), required"},
+    {"wv", OPT_STRING, &arg.wv, "FILE", "W_V (d x d_v), required"},
+    {"bq", OPT_STRING, &arg.bq, "FILE", "b_Q: one row of d_k numbers (default none)"},
+    {"bk", OPT_STRING, &arg.bk, "FILE", "b_K: one row of d_k numbers (default none)"},
+    {"bv", OPT_STRING, &arg.bv, "FILE", "b_V: one row of d_v numbers (default none)"},
+    {"scale", OPT_DOUBLE, &arg.scale, "S", "S = scale Q K^T (default 1 as in the section; "
+                                           "1/sqrt(d_k) is usual)"},
+    {"rope", OPT_FLAG, &arg.rope, NULL, "rotary position embedding on Q and K (d_k even)"},
+    {"rope-base", OPT_DOUBLE, &arg.rope_base, "B", "RoPE base, theta_i = B^(-2i/d_k) (default 10000)"},
+    {"grad", OPT_STRING, &arg.grad, "FILE", "G = dL/dO (T_q x d_v): also write the gradients"},
+    {"print", OPT_FLAG, &arg.print, NULL, "print the matrices as aligned tables on stdout"},
+    {"tokens", OPT_STRING, &arg.tokens, "LIST", "names of the rows of X (or X_q), a,b,c, for --print"},
+    {"key-tokens", OPT_STRING, &arg.key_tokens, "LIST", "names of the rows of X_kv, for --print"},
+    {NULL, OPT_FLAG, NULL, NULL, NULL}
+};
+
+static const opts_info INFO = {
+    .id = ID,
+    .summary = "one attention head on matrices read from CSV files",
+    .common = OPT_NO_OUT_DEFAULT,
+    .extra = EXTRA,
+};
+
+static void print_more_help(void)
+{
+    printf(
+"\n"
+"Give --x (self-attention) or --xq and --xkv (cross-attention), and --wq, --wk,\n"
+"--wv; give --out DIR, --print, or both (without either nothing would happen,\n"
+"so that is an error).\n"
+"\n"
+"Input files: plain CSV, one matrix row per line, numbers separated by commas,\n"
+"lines starting with # are comments, blank lines are skipped, no header. Numbers\n"
+"are decimal (1, -2.5, 3e-4); nan, inf, hex, quotes and empty cells are refused.\n"
+"Limits: %zu MiB per line, %zu MiB per file, and the whole run within\n"
+"--max-memory (default 4G), checked before anything large is allocated.\n"
+"\n"
+"  Q = X_q W_Q + b_Q   K = X_kv W_K + b_K   V = X_kv W_V + b_V   (then RoPE on Q, K)\n"
+"  S = scale Q K^T     A = row softmax(S)   O = A V\n"
+"Written into DIR: Q.csv K.csv V.csv S.csv A.csv O.csv (\"%%.17g\": they read back\n"
+"exactly), with --grad also dX.csv (cross-attention: dXq.csv dXkv.csv) dW_Q.csv\n"
+"dW_K.csv dW_V.csv db_Q.csv db_K.csv db_V.csv, then attention.meta. Files of an\n"
+"earlier run that this run does not produce are left alone. Every file is replaced\n"
+"atomically: an error or an interruption leaves the earlier version intact.\n"
+"\n"
+"Extreme scores: the softmax subtracts the row maximum, so any finite score\n"
+"(1e300 too) is fine. A score that overflows to +inf takes the row's weight\n"
+"(shared equally between several +inf); -inf gets weight 0; a row of only\n"
+"-inf or a NaN score is an error (exit 2). Q, K, V, O and the gradients must\n"
+"stay finite (exit 3 otherwise); S.csv may then hold inf.\n"
+"\n"
+"Example, the section's worked example (\"the cat sat\"):\n"
+"  bin/attention --x examples/worked/X.csv --wq examples/worked/W_Q.csv \\\n"
+"      --wk examples/worked/W_K.csv --wv examples/worked/W_V.csv \\\n"
+"      --tokens the,cat,sat --print\n"
+"\n"
+"attention exits 0 when done (it has no verdicts, so never 1), 2 on bad usage\n"
+"or input, 3 on a runtime error.\n",
+        CSVMAT_MAX_LINE >> 20, CSVMAT_MAX_BYTES >> 20);
+}
+
+/* ---- inputs ---------------------------------------------------------- */
+
+/* *M = the matrix in file `path` given as option `opt`; what is left of the
+ * memory budget (bytes) bounds the numbers it may hold. */
+static int input_read(gsl_matrix **M, const char *opt, const char *path, size_t *budget)
+{
+    csvmat_limits lim = csvmat_limits_default();
+    size_t cells = *budget / sizeof(double);
+    if (cells < lim.max_cells) lim.max_cells = cells ? cells : 1;
+    int st = csvmat_read(M, path, &lim);
+    if (st) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", att_last_error());
+        return att_fail(st, "--%s %s", opt, msg);
+    }
+    size_t b = mat_bytes((*M)->size1, (*M)->size2);
+    *budget = b < *budget ? *budget - b : 0;
+    return ATT_OK;
+}
+
+/* A bias file holds one row of n numbers: b (n). */
+static int bias_make(gsl_vector **b, const gsl_matrix *M, const char *opt, const char *path,
+                     size_t n, const char *other, const gsl_matrix *W, const char *width)
+{
+    if (M->size1 != 1 || M->size2 != n)
+        return att_fail(ATT_EUSAGE, "shapes do not conform: the bias (--%s %s) is %zu x %zu and %s is "
+                        "%zu x %zu: the bias must be one row of %s = %zu numbers", opt, path,
+                        M->size1, M->size2, other, W->size1, W->size2, width, n);
+    *b = vec_new(n);
+    if (*b == NULL) return ATT_ERUNTIME;
+    for (size_t j = 0; j < n; j++) gsl_vector_set(*b, j, gsl_matrix_get(M, 0, j));
+    return ATT_OK;
+}
+
+/* "shapes do not conform" naming two matrices (option, file, shape) and
+ * the rule they break. */
+static int shape_fail(const char *a, const char *oa, const char *fa, const gsl_matrix *A,
+                      const char *b, const char *ob, const char *fb, const gsl_matrix *B,
+                      const char *rule, size_t need)
+{
+    return att_fail(ATT_EUSAGE, "shapes do not conform: %s (--%s %s) is %zu x %zu and %s (--%s %s) "
+                    "is %zu x %zu: %s%zu", a, oa, fa, A->size1, A->size2, b, ob, fb,
+                    B->size1, B->size2, rule, need);
+}
+
+/* Row names from "a,b,c": exactly n non-empty names into a fresh array. */
+static int tokens_split(char ***names, const char *list, size_t n, const char *opt,
+                        const char *of, const char *file)
+{
+    size_t count = 1;
+    for (const char *p = list; *p; p++) count += *p == ',';
+    if (count != n)
+        return att_fail(ATT_EUSAGE, "--%s gives %zu name%s, but %s (%s) has %zu row%s", opt, count,
+                        count == 1 ? "" : "s", of, file, n, n == 1 ? "" : "s");
+    char **v = calloc(n, sizeof *v);
+    if (v == NULL) return att_fail(ATT_ERUNTIME, "out of memory");
+    const char *p = list;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strcspn(p, ",");
+        if (len == 0) {
+            for (size_t k = 0; k < i; k++) free(v[k]);
+            free(v);
+            return att_fail(ATT_EUSAGE, "--%s: name %zu is empty", opt, i + 1);
+        }
+        v[i] = strndup(p, len);
+        if (v[i] == NULL) {
+            for (size_t k = 0; k < i; k++) free(v[k]);
+            free(v);
+            return att_fail(ATT_ERUNTIME, "out of memory");
+        }
+        p += len + (p[len] == ',');
+    }
+    *names = v;
+    return ATT_OK;
+}
+
+static void tokens_free(char **v, size_t n)
+{
+    if (v == NULL) return;
+    for (size_t i = 0; i < n; i++) free(v[i]);
+    free(v);
+}
+
+/* ---- memory ---------------------------------------------------------- */
+
+/* *acc += bytes of a (rows, cols) matrix; 0 sticks once anything overflows. */
+static void bytes_add(size_t *acc, size_t rows, size_t cols)
+{
+    size_t b = mat_bytes(rows, cols);
+    if (*acc == 0 || b == 0 || *acc > SIZE_MAX - b) *acc = 0;
+    else *acc += b;
+}
+
+/* Bytes of the whole run: inputs, forward state, and with grad the
+ * gradients and the backward pass's own temporaries. 0 on overflow. */
+static size_t run_bytes(size_t T_q, size_t T_k, size_t d, size_t d_k, size_t d_v, int grad)
+{
+    size_t w = d_k > d_v ? d_k : d_v, T = T_q > T_k ? T_q : T_k, acc = 1;
+    const size_t fwd[][2] = {
+        {T_q, d}, {T_k, d}, {d, d_k}, {d, d_k}, {d, d_v}, {3, w},       /* inputs, biases */
+        {T_q, d_k}, {T_q, d_k}, {T_k, d_k}, {T_k, d_k}, {T_k, d_v},     /* Qb Q Kb K V    */
+        {T_q, T_k}, {T_q, T_k}, {T_q, d_v},                             /* S A O          */
+    };
+    const size_t bwd[][2] = {
+        {T_q, d_v}, {T_q, d}, {T_k, d}, {d, d_k}, {d, d_k}, {d, d_v}, {3, w},   /* G, grads */
+        {T_q, T_k}, {T_k, d_v}, {T_q, d_k}, {T_k, d_k}, {1, T},         /* dS dV dQ dK 1  */
+    };
+    for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++) bytes_add(&acc, fwd[i][0], fwd[i][1]);
+    if (grad)
+        for (size_t i = 0; i < sizeof bwd / sizeof bwd[0]; i++) bytes_add(&acc, bwd[i][0], bwd[i][1]);
+    return acc;
+}
+
+/* ---- checks on the results ------------------------------------------- */
+
+static int finite_check(const gsl_matrix *M, const char *name)
+{
+    for (size_t i = 0; i < M->size1; i++)
+        for (size_t j = 0; j < M->size2; j++) {
+            double x = gsl_matrix_get(M, i, j);
+            if (!isfinite(x))
+                return att_fail(ATT_ERUNTIME, "%s (%zu x %zu) has the non-finite entry %g at row %zu, "
+                                "column %zu: the inputs are too large for double precision",
+                                name, M->size1, M->size2, x, i + 1, j + 1);
+        }
+    return ATT_OK;
+}
+
+static int finite_check_vec(const gsl_vector *v, const char *name)
+{
+    gsl_matrix_const_view m = gsl_matrix_const_view_vector(v, 1, v->size);
+    return finite_check(&m.matrix, name);
+}
+
+static size_t count_inf(const gsl_matrix *M)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < M->size1; i++)
+        for (size_t j = 0; j < M->size2; j++) n += isinf(gsl_matrix_get(M, i, j)) != 0;
+    return n;
+}
+
+/* ---- output ---------------------------------------------------------- */
+
+/* One output matrix: a file name, a heading, the matrix (or a vector). */
+typedef struct {
+    const char *file;         /* "Q.csv"                                    */
+    const char *what;         /* "Q = X_q W_Q + b_Q"                        */
+    const gsl_matrix *M;      /* (rows, cols)                               */
+    char **rows, **cols;      /* labels for --print, or NULL for 1, 2, ...  */
+} out_mat;
+
+/* Print M as a table: a label column, then right-aligned "%.6g" columns. */
+static void table_print(const out_mat *m)
+{
+    const gsl_matrix *M = m->M;
+    printf("%s   (%zu x %zu)\n", m->what, M->size1, M->size2);
+    char cell[64];
+    size_t lw = 0;
+    for (size_t i = 0; i < M->size1; i++) {
+        size_t l = m->rows ? strlen(m->rows[i]) : (size_t)snprintf(cell, sizeof cell, "%zu", i + 1);
+        if (l > lw) lw = l;
+    }
+    size_t *cw = calloc(M->size2, sizeof *cw);
+    if (cw == NULL) return;
+    for (size_t j = 0; j < M->size2; j++) {
+        cw[j] = m->cols ? strlen(m->cols[j]) : (size_t)snprintf(cell, sizeof cell, "%zu", j + 1);
+        for (size_t i = 0; i < M->size1; i++) {
+            size_t l = (size_t)snprintf(cell, sizeof cell, "%.6g", gsl_matrix_get(M, i, j));
+            if (l > cw[j]) cw[j] = l;
+        }
+    }
+    printf("%*s", (int)lw, "");
+    for (size_t j = 0; j < M->size2; j++) {
+        if (m->cols) printf("  %*s", (int)cw[j], m->cols[j]);
+        else printf("  %*zu", (int)cw[j], j + 1);
+    }
+    printf("\n");
+    for (size_t i = 0; i < M->size1; i++) {
+        if (m->rows) printf("%-*s", (int)lw, m->rows[i]);
+        else printf("%-*zu", (int)lw, i + 1);
+        for (size_t j = 0; j < M->size2; j++) printf("  %*.6g", (int)cw[j], gsl_matrix_get(M, i, j));
+        printf("\n");
+    }
+    printf("\n");
+    free(cw);
+}
+
+static int file_write(const opts *o, const out_mat *m)
+{
+    afile af;
+    int st = afile_open(&af, o->out_dir, m->file);
+    if (st) return st;
+    fprintf(af.f, "# %s (%zu x %zu)\n", m->what, m->M->size1, m->M->size2);
+    if ((st = csvmat_write(af.f, m->M))) {
+        afile_abort(&af);
+        return att_fail(st, "write error on %s/%s", o->out_dir, m->file);
+    }
+    return afile_commit(&af);
+}
+
+/* ---- the run --------------------------------------------------------- */
+
+typedef struct {
+    gsl_matrix *Xq, *Xkv, *WQ, *WK, *WV, *Bq, *Bk, *Bv, *G;   /* Xkv == Xq: self */
+    gsl_vector *bq, *bk, *bv;
+    char **qnames, **knames;
+    head_state st;
+    head_grads g;
+    gsl_matrix *dX;                                              /* self only      */
+} run_data;
+
+static void run_free(run_data *r)
+{
+    if (r->knames != r->qnames) tokens_free(r->knames, r->Xkv ? r->Xkv->size1 : 0);
+    tokens_free(r->qnames, r->Xq ? r->Xq->size1 : 0);
+    if (r->Xkv != r->Xq) mat_free(r->Xkv);
+    mat_free(r->Xq);
+    mat_free(r->WQ); mat_free(r->WK); mat_free(r->WV);
+    mat_free(r->Bq); mat_free(r->Bk); mat_free(r->Bv); mat_free(r->G);
+    vec_free(r->bq); vec_free(r->bk); vec_free(r->bv);
+    head_state_free(&r->st);
+    if (r->g.dXq) head_grads_free(&r->g);
+    mat_free(r->dX);
+}
+
+/* The option combinations that make a run. */
+static int args_check(const opts *o)
+{
+    int cross = arg.xq || arg.xkv;
+    if (arg.x && cross)
+        return att_fail(ATT_EUSAGE, "give either --x (self-attention) or --xq and --xkv "
+                        "(cross-attention), not both");
+    if (!arg.x && !cross)
+        return att_fail(ATT_EUSAGE, "no input: give --x X.csv (self-attention) or --xq and --xkv "
+                        "(cross-attention); see --help");
+    if (cross && !(arg.xq && arg.xkv))
+        return att_fail(ATT_EUSAGE, "cross-attention needs both --xq and --xkv (%s is missing)",
+                        arg.xq ? "--xkv" : "--xq");
+    if (!arg.wq || !arg.wk || !arg.wv)
+        return att_fail(ATT_EUSAGE, "the weights are required: --wq, --wk and --wv (%s is missing)",
+                        !arg.wq ? "--wq" : !arg.wk ? "--wk" : "--wv");
+    if (!o->out_dir && !arg.print)
+        return att_fail(ATT_EUSAGE, "nothing to do: give --out DIR to write CSV files, "
+                        "--print for tables, or both");
+    if (arg.key_tokens && !cross)
+        return att_fail(ATT_EUSAGE, "--key-tokens names the rows of --xkv (cross-attention); "
+                        "with --x, --tokens names both");
+    if (!(arg.rope_base > 0.0))
+        return att_fail(ATT_EUSAGE, "--rope-base %g: must be > 0", arg.rope_base);
+    return ATT_OK;
+}
+
+/* Read every input and check that the shapes conform. */
+static int inputs_load(run_data *r, const opts *o)
+{
+    size_t budget = o->max_memory;
+    int st;
+    const char *fq = arg.x ? arg.x : arg.xq, *fkv = arg.x ? arg.x : arg.xkv;
+    const char *nq = arg.x ? "X" : "X_q", *nkv = arg.x ? "X" : "X_kv";
+    if ((st = input_read(&r->Xq, arg.x ? "x" : "xq", fq, &budget))) return st;
+    if (arg.x) r->Xkv = r->Xq;
+    else if ((st = input_read(&r->Xkv, "xkv", fkv, &budget))) return st;
+    if ((st = input_read(&r->WQ, "wq", arg.wq, &budget))) return st;
+    if ((st = input_read(&r->WK, "wk", arg.wk, &budget))) return st;
+    if ((st = input_read(&r->WV, "wv", arg.wv, &budget))) return st;
+
+    // d: the width of X_q, X_kv and the rows of every W; d_k: W_Q and W_K
+    const char *oq = arg.x ? "x" : "xq", *okv = arg.x ? "x" : "xkv";
+    if (r->Xkv->size2 != r->Xq->size2)
+        return shape_fail("X_q", "xq", fq, r->Xq, "X_kv", "xkv", fkv, r->Xkv,
+                          "queries and keys need the same width, d = ", r->Xq->size2);
+    if (r->WQ->size1 != r->Xq->size2)
+        return shape_fail(nq, oq, fq, r->Xq, "W_Q", "wq", arg.wq, r->WQ,
+                          "W_Q needs one row per column of X, d = ", r->Xq->size2);
+    if (r->WK->size1 != r->Xkv->size2)
+        return shape_fail(nkv, okv, fkv, r->Xkv, "W_K", "wk", arg.wk, r->WK,
+                          "W_K needs one row per column of X, d = ", r->Xkv->size2);
+    if (r->WV->size1 != r->Xkv->size2)
+        return shape_fail(nkv, okv, fkv, r->Xkv, "W_V", "wv", arg.wv, r->WV,
+                          "W_V needs one row per column of X, d = ", r->Xkv->size2);
+    if (r->WK->size2 != r->WQ->size2)
+        return shape_fail("W_Q", "wq", arg.wq, r->WQ, "W_K", "wk", arg.wk, r->WK,
+                          "queries and keys need the same number of columns, d_k = ", r->WQ->size2);
+    if (arg.rope && r->WQ->size2 % 2 != 0)
+        return att_fail(ATT_EUSAGE, "--rope rotates pairs of coordinates: d_k must be even, but W_Q (%s) "
+                        "is %zu x %zu", arg.wq, r->WQ->size1, r->WQ->size2);
+
+    size_t d_k = r->WQ->size2, d_v = r->WV->size2;
+    if (arg.bq && ((st = input_read(&r->Bq, "bq", arg.bq, &budget)) ||
+                   (st = bias_make(&r->bq, r->Bq, "bq", arg.bq, d_k, "W_Q", r->WQ, "d_k"))))
+        return st;
+    if (arg.bk && ((st = input_read(&r->Bk, "bk", arg.bk, &budget)) ||
+                   (st = bias_make(&r->bk, r->Bk, "bk", arg.bk, d_k, "W_K", r->WK, "d_k"))))
+        return st;
+    if (arg.bv && ((st = input_read(&r->Bv, "bv", arg.bv, &budget)) ||
+                   (st = bias_make(&r->bv, r->Bv, "bv", arg.bv, d_v, "W_V", r->WV, "d_v"))))
+        return st;
+    if (arg.grad) {
+        if ((st = input_read(&r->G, "grad", arg.grad, &budget))) return st;
+        if (r->G->size1 != r->Xq->size1 || r->G->size2 != d_v)
+            return att_fail(ATT_EUSAGE, "shapes do not conform: G (--grad %s) is %zu x %zu and O = A V is "
+                            "%zu x %zu (T_q rows of %s, d_v columns of W_V): G = dL/dO must have O's shape",
+                            arg.grad, r->G->size1, r->G->size2, r->Xq->size1, d_v, nq);
+    }
+    if (arg.tokens &&
+        (st = tokens_split(&r->qnames, arg.tokens, r->Xq->size1, "tokens", nq, fq)))
+        return st;
+    if (arg.key_tokens &&
+        (st = tokens_split(&r->knames, arg.key_tokens, r->Xkv->size1, "key-tokens", nkv, fkv)))
+        return st;
+    if (arg.x) r->knames = r->qnames;
+    return ATT_OK;
+}
+
+static int outputs_emit(const opts *o, run_data *r)
+{
+    int cross = r->Xkv != r->Xq;
+    out_mat m[16];
+    size_t n = 0;
+    char **q = r->qnames, **k = r->knames;
+    // headings: the formula of each matrix as this run computed it
+    const char *xq = cross ? "X_q" : "X", *xkv = cross ? "X_kv" : "X";
+    char qwhat[64], kwhat[64], vwhat[64], swhat[96];
+    snprintf(qwhat, sizeof qwhat, "Q = %s%s W_Q%s%s", arg.rope ? "rope(" : "", xq,
+             r->bq ? " + b_Q" : "", arg.rope ? ")" : "");
+    snprintf(kwhat, sizeof kwhat, "K = %s%s W_K%s%s", arg.rope ? "rope(" : "", xkv,
+             r->bk ? " + b_K" : "", arg.rope ? ")" : "");
+    snprintf(vwhat, sizeof vwhat, "V = %s W_V%s", xkv, r->bv ? " + b_V" : "");
+    if (arg.scale == 1.0) snprintf(swhat, sizeof swhat, "S = Q K^T (rows: queries, columns: keys)");
+    else snprintf(swhat, sizeof swhat, "S = %.6g Q K^T (rows: queries, columns: keys)", arg.scale);
+    m[n++] = (out_mat){ "Q.csv", qwhat, r->st.Q, q, NULL };
+    m[n++] = (out_mat){ "K.csv", kwhat, r->st.K, k, NULL };
+    m[n++] = (out_mat){ "V.csv", vwhat, r->st.V, k, NULL };
+    m[n++] = (out_mat){ "S.csv", swhat, r->st.S, q, k };
+    m[n++] = (out_mat){ "A.csv", "A = row softmax(S)", r->st.A, q, k };
+    m[n++] = (out_mat){ "O.csv", "O = A V", r->st.O, q, NULL };
+
+    gsl_matrix_view db[3];
+    if (arg.grad) {
+        if (cross) {
+            m[n++] = (out_mat){ "dXq.csv", "dX_q = dL/dX_q", r->g.dXq, q, NULL };
+            m[n++] = (out_mat){ "dXkv.csv", "dX_kv = dL/dX_kv", r->g.dXkv, k, NULL };
+        } else {
+            m[n++] = (out_mat){ "dX.csv", "dX = dL/dX (both paths: queries, keys and values)",
+                                r->dX, q, NULL };
+        }
+        m[n++] = (out_mat){ "dW_Q.csv", "dW_Q = dL/dW_Q", r->g.dW_Q, NULL, NULL };
+        m[n++] = (out_mat){ "dW_K.csv", "dW_K = dL/dW_K", r->g.dW_K, NULL, NULL };
+        m[n++] = (out_mat){ "dW_V.csv", "dW_V = dL/dW_V", r->g.dW_V, NULL, NULL };
+        db[0] = gsl_matrix_view_vector(r->g.db_Q, 1, r->g.db_Q->size);
+        db[1] = gsl_matrix_view_vector(r->g.db_K, 1, r->g.db_K->size);
+        db[2] = gsl_matrix_view_vector(r->g.db_V, 1, r->g.db_V->size);
+        m[n++] = (out_mat){ "db_Q.csv", "db_Q = dL/db_Q", &db[0].matrix, NULL, NULL };
+        m[n++] = (out_mat){ "db_K.csv", arg.rope ? "db_K = dL/db_K" : "db_K = dL/db_K (zero without RoPE, up to rounding)", &db[1].matrix, NULL, NULL };
+        m[n++] = (out_mat){ "db_V.csv", "db_V = dL/db_V", &db[2].matrix, NULL, NULL };
+    }
+
+    if (arg.print)
+        for (size_t i = 0; i < n; i++) table_print(&m[i]);
+    if (o->out_dir == NULL) return ATT_OK;
+
+    int st;
+    for (size_t i = 0; i < n; i++)
+        if ((st = file_write(o, &m[i]))) return st;
+    char extra[4096];
+    int len = snprintf(extra, sizeof extra, "mode: %s\nscale: %.17g\nrope: %s\nfiles:",
+                       cross ? "cross-attention" : "self-attention", arg.scale,
+                       arg.rope ? "on" : "off");
+    for (size_t i = 0; i < n && len > 0 && (size_t)len < sizeof extra; i++)
+        len += snprintf(extra + len, sizeof extra - (size_t)len, " %s", m[i].file);
+    if ((st = output_meta(o, extra))) return st;
+    if (opts_verbose(o) && !arg.print)
+        printf("attention: wrote %zu files and attention.meta into %s\n", n, o->out_dir);
+    return ATT_OK;
+}
+
+static int run(const opts *o)
+{
+    run_data r = { 0 };
+    int st = args_check(o);
+    if (st == ATT_OK) st = inputs_load(&r, o);
+    if (st) { run_free(&r); return st; }
+
+    size_t T_q = r.Xq->size1, T_k = r.Xkv->size1, d = r.Xq->size2;
+    size_t d_k = r.WQ->size2, d_v = r.WV->size2;
+    // the memory of the whole run, refused before anything large is allocated
+    st = opts_check_memory(o, run_bytes(T_q, T_k, d, d_k, d_v, arg.grad != NULL),
+                           "the head on these matrices");
+    if (st) { run_free(&r); return st; }
+
+    head_params p = head_params_make(r.WQ, r.WK, r.WV);
+    p.b_Q = r.bq; p.b_K = r.bk; p.b_V = r.bv;
+    p.scale = arg.scale;
+    p.rope = arg.rope;
+    p.rope_base = arg.rope_base;
+
+    // forward: Q, K, V, S = scale Q K^T, A = softmax(S), O = A V
+    if ((st = head_state_alloc(&r.st, T_q, T_k, d, d_k, d_v))) { run_free(&r); return st; }
+    st = head_forward(&r.st, &p, r.Xq, r.Xkv);
+    // Q, K, V come first in the pass: an overflow there is the root cause of
+    // any later failure (a NaN score, say), so it is the one reported
+    int fst;
+    if ((fst = finite_check(r.st.Q, "Q")) || (fst = finite_check(r.st.K, "K")) ||
+        (fst = finite_check(r.st.V, "V")))
+        st = fst;
+    if (st == ATT_OK) st = finite_check(r.st.O, "O");
+    if (st) { run_free(&r); return st; }
+    size_t ninf = count_inf(r.st.S);
+    if (ninf && opts_verbose(o))
+        fprintf(stderr, "attention: note: %zu score%s overflowed to +-inf; A follows the softmax "
+                "policy (+inf shares the row's weight, -inf gets 0)\n", ninf, ninf == 1 ? "" : "s");
+
+    // backward from G = dL/dO; self-attention: dX = dX_q + dX_kv
+    if (arg.grad) {
+        if ((st = head_grads_alloc(&r.g, T_q, T_k, d, d_k, d_v)) ||
+            (st = head_backward(&r.g, &r.st, &p, r.Xq, r.Xkv, r.G))) {
+            run_free(&r);
+            return st;
+        }
+        if (r.Xkv == r.Xq) {
+            if ((r.dX = mat_dup(r.g.dXq)) == NULL) { run_free(&r); return ATT_ERUNTIME; }
+            gsl_matrix_add(r.dX, r.g.dXkv);
+        }
+        if ((st = finite_check(r.dX ? r.dX : r.g.dXq, r.dX ? "dX" : "dX_q")) ||
+            (st = finite_check(r.g.dXkv, "dX_kv")) || (st = finite_check(r.g.dW_Q, "dW_Q")) ||
+            (st = finite_check(r.g.dW_K, "dW_K")) || (st = finite_check(r.g.dW_V, "dW_V")) ||
+            (st = finite_check_vec(r.g.db_Q, "db_Q")) || (st = finite_check_vec(r.g.db_K, "db_K")) ||
+            (st = finite_check_vec(r.g.db_V, "db_V"))) {
+            run_free(&r);
+            return st;
+        }
+    }
+    st = outputs_emit(o, &r);
+    run_free(&r);
+    return st;
+}
+
+int main(int argc, char **argv)
+{
+    att_init();
+    opts o;
+    int st = opts_parse(&o, &INFO, argc, argv);
+    if (st == ATT_HELP) print_more_help();
+    if (st == ATT_OK) st = run(&o);
+    return opts_exit(&o, st);
+}

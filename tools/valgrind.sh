@@ -1,0 +1,51 @@
+#!/bin/sh
+# tools/valgrind.sh - run test binaries under valgrind (make valgrind).
+#
+# check's fork mode is off (CK_FORK=no) so valgrind sees the tests
+# themselves; one OpenMP and one OpenBLAS thread keep thread pools out of the
+# leak report. Any invalid read or write, use of uninitialised memory, or a
+# definite or indirect leak makes valgrind exit 1, and so does a failing test.
+# Property tests run ATT_TEST_CASES cases (default here 25 instead of 200:
+# valgrind is 20-50x slower; set ATT_TEST_CASES=200 for the full run).
+#
+#   sh tools/valgrind.sh build/tests/test_a build/tests/test_b ...
+set -u
+cd "$(dirname "$0")/.." || exit 2
+command -v valgrind >/dev/null 2>&1 || { echo "valgrind.sh: valgrind not found (apt-get install valgrind)" >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: sh tools/valgrind.sh TEST_BINARY..." >&2; exit 2; }
+
+export CK_FORK=no OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+# tests that run the binaries find them where make put them
+[ -n "${BIN:-}" ] && export ATT_BIN_DIR="${ATT_BIN_DIR:-$BIN}"
+export ATT_TEST_CASES="${ATT_TEST_CASES:-25}"
+LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/att-valgrind.XXXXXX") || exit 2
+pass=0
+fail=0
+failed=""
+for t in "$@"; do
+    name=$(basename "$t")
+    log="$LOGDIR/$name.log"
+    printf '== %s under valgrind ... ' "$name"
+    start=$(date +%s)
+    valgrind --error-exitcode=1 --leak-check=full \
+             --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
+             --num-callers=30 "$t" >"$log" 2>&1
+    rc=$?
+    secs=$(($(date +%s) - start))
+    summary=$(grep -E 'ERROR SUMMARY' "$log" | tail -n 1 | sed 's/^==[0-9]*== //; s/ (suppressed.*//')
+    if [ "$rc" -eq 0 ]; then
+        echo "ok, ${secs}s ($summary)"
+        pass=$((pass + 1))
+    else
+        echo "FAILED, ${secs}s (exit $rc; $summary)"
+        grep -E '^[0-9]+%: Checks|Invalid|uninitialised|definitely lost|indirectly lost|^==[0-9]+== +(at|by) ' "$log" | head -n 40
+        echo "   full log: $log"
+        fail=$((fail + 1))
+        failed="$failed $name"
+    fi
+done
+echo
+[ "$fail" -eq 0 ] || echo "valgrind: failing:$failed (logs in $LOGDIR)"
+echo "valgrind: $pass passed, $fail failed"
+[ "$fail" -eq 0 ] && rm -rf "$LOGDIR"
+[ "$fail" -eq 0 ]

@@ -115,28 +115,27 @@ figures-report: $(VERDICTS) $(FIGURES) $(OUT)/claims.csv
 verify: all ## rerun everything into a temporary folder and compare it with the committed results/
 	@sh tools/verify.sh
 
-bench: all ## benchmarks: Monte Carlo vs NumPy and the RNG limit, any_length vs DGEMM, make reproduce wall time
+bench: ## benchmarks: Monte Carlo vs NumPy and the RNG limit, any_length vs DGEMM, make reproduce wall time
+	@sh tools/deps.sh bench
+	@$(MAKE) --no-print-directory all
 	@sh bench/run.sh
 
-sanitize: ## tests and a quick reproduce under AddressSanitizer + UndefinedBehaviorSanitizer
-	@$(MAKE) --no-print-directory clean-build
-	@$(MAKE) --no-print-directory check OPT=-O1 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-	@sh tools/quick_reproduce.sh
-	@$(MAKE) --no-print-directory clean-build
+sanitize: ## tests and a quick reproduce under AddressSanitizer + UndefinedBehaviorSanitizer (in build-san/, bin-san/)
+	@$(MAKE) --no-print-directory check BUILD=build-san BIN=bin-san OPT=-O1 \
+	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+	@BIN=bin-san sh tools/quick_reproduce.sh
 
 valgrind: ## the tests under valgrind, without fork: no leaks, no invalid reads
-	@$(MAKE) --no-print-directory tests
-	@sh tools/valgrind.sh $(addprefix $(BUILD)/tests/,$(TESTS))
+	@sh tools/deps.sh valgrind
+	@$(MAKE) --no-print-directory tests all
+	@BIN=$(BIN) sh tools/valgrind.sh $(addprefix $(BUILD)/tests/,$(TESTS))
 
 fuzz: ## libFuzzer targets (clang) for the CSV reader and the option parser
+	@sh tools/deps.sh fuzz
 	@sh fuzz/run.sh
 
-.PHONY: clean-build
-clean-build:
-	rm -rf $(BUILD) $(BIN)
-
 clean: ## remove build products (results/ is kept: it is committed)
-	rm -rf $(BUILD) $(BIN)
+	rm -rf $(BUILD) $(BIN) build-san bin-san
 
 $(BIN) $(BUILD)/lib $(BUILD)/tools $(BUILD)/tests $(OUT)/figures:
 	mkdir -p $@

@@ -1,9 +1,21 @@
 #!/bin/sh
 # deps.sh - make sure the Debian packages the project needs are installed.
 # As root: installs what is missing. Otherwise: names the exact command and fails.
+#   deps.sh            what make check / make reproduce need
+#   deps.sh valgrind   ... and valgrind (make valgrind)
+#   deps.sh fuzz       ... and clang with its sanitizer runtimes (make fuzz)
+#   deps.sh bench      ... and NumPy (make bench)
 set -u
 PKGS="libgsl-dev gnuplot-nox check pkg-config libopenblas-dev libncurses-dev"
 missing=""
+for extra in "$@"; do
+    case "$extra" in
+    valgrind) command -v valgrind >/dev/null 2>&1 || missing="$missing valgrind" ;;
+    fuzz) { command -v clang >/dev/null 2>&1 && ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; } ||
+              missing="$missing clang libclang-rt-14-dev" ;;
+    bench) /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || missing="$missing python3-numpy" ;;
+    esac
+done
 have_pc() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1" 2>/dev/null; }
 have_pc gsl       || missing="$missing libgsl-dev"
 have_pc check     || missing="$missing check"
@@ -19,7 +31,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "deps: installing them (apt-get update && apt-get install -y$missing)"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq && apt-get install -y -qq $missing >/dev/null || {
-        echo "deps: apt-get failed; run: apt-get update && apt-get install -y $PKGS" >&2; exit 1; }
+        echo "deps: apt-get failed; run: apt-get update && apt-get install -y$missing" >&2; exit 1; }
     exit 0
 fi
 echo "deps: please run (as root):  apt-get update && apt-get install -y$missing" >&2

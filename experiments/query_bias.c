@@ -33,6 +33,7 @@
 #include "mc.h"
 #include "opts.h"
 #include "output.h"
+#include "rng.h"
 #include "softmax.h"
 #include "stats.h"
 #include "status.h"
@@ -92,17 +93,6 @@ static void *scratch_alloc(void *c)
     return w;
 }
 
-static size_t uniform_size(gsl_rng *rng, size_t lo, size_t hi)
-{
-    return lo + gsl_rng_uniform_int(rng, hi - lo + 1);
-}
-
-/* 10^(lo + (hi - lo) u): log-uniform in [10^lo, 10^hi] */
-static double log_uniform(gsl_rng *rng, double lo, double hi)
-{
-    return pow(10.0, lo + (hi - lo) * gsl_rng_uniform(rng));
-}
-
 /* One random head, run three times: with b_Q, without, and with W_Q = 0.
  * Xq (T_q, d), Xkv (T_k, d), W_Q, W_K, W_V (d, d_k), b_Q (d_k);
  * S, A (T_q, T_k); K b_Q and softmax(K b_Q) (T_k). */
@@ -112,10 +102,10 @@ static int draw(void *c, void *s, gsl_rng *rng, size_t di, double *out)
     scratch_t *w = s;
     // sizes, and views of the scratch at these sizes
     int self = gsl_rng_uniform(rng) < 0.5;
-    size_t T_q = uniform_size(rng, 1, MAX_T), T_k = self ? T_q : uniform_size(rng, 2, MAX_T);
+    size_t T_q = rng_uniform_size(rng, 1, MAX_T), T_k = self ? T_q : rng_uniform_size(rng, 2, MAX_T);
     if (self && T_q < 2) T_q = T_k = 2;
-    size_t d = uniform_size(rng, 1, MAX_D), d_k = uniform_size(rng, 1, MAX_DK);
-    double sharp = log_uniform(rng, -1, 1), sigma = log_uniform(rng, -2, 2);
+    size_t d = rng_uniform_size(rng, 1, MAX_D), d_k = rng_uniform_size(rng, 1, MAX_DK);
+    double sharp = rng_log_uniform(rng, -1, 1), sigma = rng_log_uniform(rng, -2, 2);
     gsl_matrix_view Xq = gsl_matrix_submatrix(w->Xq, 0, 0, T_q, d);
     gsl_matrix_view Xkv = gsl_matrix_submatrix(self ? w->Xq : w->Xkv, 0, 0, T_k, d);
     gsl_matrix_view W_Q = gsl_matrix_submatrix(w->W_Q, 0, 0, d, d_k);

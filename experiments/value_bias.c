@@ -39,6 +39,7 @@
 #include "mc.h"
 #include "opts.h"
 #include "output.h"
+#include "rng.h"
 #include "stats.h"
 #include "status.h"
 
@@ -93,16 +94,6 @@ static void *scratch_alloc(void *c)
         return NULL;
     }
     return w;
-}
-
-static size_t uniform_size(gsl_rng *rng, size_t lo, size_t hi)
-{
-    return lo + gsl_rng_uniform_int(rng, hi - lo + 1);
-}
-
-static double log_uniform(gsl_rng *rng, double lo, double hi)
-{
-    return pow(10.0, lo + (hi - lo) * gsl_rng_uniform(rng));
 }
 
 /* max_ij |A_ij - B_ij| */
@@ -164,10 +155,10 @@ static int draw(void *c, void *s, gsl_rng *rng, size_t di, double *out)
     ctx_t *cx = c;
     scratch_t *w = s;
     int self = gsl_rng_uniform(rng) < 0.5;
-    size_t T_q = uniform_size(rng, 2, MAX_T), T_k = self ? T_q : uniform_size(rng, 2, MAX_T);
-    size_t d = uniform_size(rng, 2, MAX_D), d_k = uniform_size(rng, 1, MAX_DK);
-    size_t d_v = uniform_size(rng, 1, MAX_DK);
-    double sharp = log_uniform(rng, log10(0.3), log10(3.0)), sigma = log_uniform(rng, -1, 1);
+    size_t T_q = rng_uniform_size(rng, 2, MAX_T), T_k = self ? T_q : rng_uniform_size(rng, 2, MAX_T);
+    size_t d = rng_uniform_size(rng, 2, MAX_D), d_k = rng_uniform_size(rng, 1, MAX_DK);
+    size_t d_v = rng_uniform_size(rng, 1, MAX_DK);
+    double sharp = rng_log_uniform(rng, log10(0.3), log10(3.0)), sigma = rng_log_uniform(rng, -1, 1);
     gsl_matrix_view Xq = gsl_matrix_submatrix(w->Xq, 0, 0, T_q, d);
     gsl_matrix_view Xkv = gsl_matrix_submatrix(self ? w->Xq : w->Xkv, 0, 0, T_k, d);
     gsl_matrix_view W_Q = gsl_matrix_submatrix(w->W_Q, 0, 0, d, d_k);

@@ -2,6 +2,7 @@
 #include "rng.h"
 #include "status.h"
 
+#include <math.h>
 #include <string.h>
 
 const gsl_rng_type *rng_type_find(const char *name)
@@ -45,4 +46,15 @@ unsigned long rng_stream_seed(uint64_t seed, uint64_t a, uint64_t b)
     uint64_t z = mix64(mix64(mix64(seed) ^ a) ^ b);
     unsigned long s = (unsigned long)((z >> 32) ^ (z & 0xffffffffULL));
     return s ? s : 1UL;
+}
+
+size_t rng_uniform_size(gsl_rng *rng, size_t lo, size_t hi)
+{
+    return lo + (size_t)gsl_rng_uniform_int(rng, (unsigned long)(hi - lo + 1));
+}
+
+/* 10^(lo + (hi - lo) u) */
+double rng_log_uniform(gsl_rng *rng, double lo, double hi)
+{
+    return pow(10.0, lo + (hi - lo) * gsl_rng_uniform(rng));
 }

@@ -6,6 +6,7 @@
 #ifndef ATT_RNG_H
 #define ATT_RNG_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <gsl/gsl_rng.h>
 
@@ -19,5 +20,11 @@ gsl_rng *rng_new(const char *name, unsigned long seed);
 /* A well-mixed seed for stream (seed, a, b): splitmix64 of the three words.
  * Used to give every Monte Carlo block its own independent generator. */
 unsigned long rng_stream_seed(uint64_t seed, uint64_t a, uint64_t b);
+
+/* A size drawn uniformly from [lo, hi]. */
+size_t rng_uniform_size(gsl_rng *rng, size_t lo, size_t hi);
+
+/* 10^(lo + (hi - lo) u), u ~ U(0, 1): log-uniform on [10^lo, 10^hi]. */
+double rng_log_uniform(gsl_rng *rng, double lo, double hi);
 
 #endif

@@ -67,11 +67,12 @@ for id in $ids; do
         continue
     fi
     mkdir -p "$OUT/$id"
-    if "$b" --help 2>/dev/null | grep -q -- '--draws N'; then
-        run "$id" "$b" --out "$OUT/$id" --quiet --draws "$DRAWS"
-    else
-        run "$id" "$b" --out "$OUT/$id" --quiet
-    fi
+    small=""
+    "$b" --help 2>/dev/null | grep -q -- '--draws N' && small="--draws $DRAWS"
+    # a quick run of any_length stops at T = 2000 (the default goes to 100,000)
+    "$b" --help 2>/dev/null | grep -q -- '--max-T' && small="$small --max-T 2000"
+    # shellcheck disable=SC2086
+    run "$id" "$b" --out "$OUT/$id" --quiet $small
 done
 [ "${KEEP:-0}" = 1 ] && echo "outputs kept in $OUT"
 if [ "$bad" -ne 0 ]; then

@@ -1,0 +1,227 @@
+/* bench.c - the measurements behind `make bench` (bench/run.sh runs them and
+ * prints the table). Each subcommand prints "key value" lines on stdout.
+ *
+ *   bench info                 machine and library description
+ *   bench rng [--n N]          the Gaussian generator's rate: mt19937 +
+ *                              gsl_ran_gaussian_ziggurat (what a Monte Carlo
+ *                              draw of lib/selfweight uses), on one thread and
+ *                              on every thread (one generator each)
+ *   bench mc [--T --d --dk --draws]
+ *                              random_projections' per-draw computation
+ *                              (lib/selfweight.h) through mc_run: draws/s
+ *   bench dgemm [--n N]        a large OpenBLAS DGEMM (n x n x n), all its
+ *                              threads, best of 3: GFLOP/s
+ *   bench tiled [--T N]        the tiled head (lib/tiled.h) of any_length at
+ *                              d = d_k = d_v = 64: seconds, GFLOP/s, and the
+ *                              process's peak resident memory (VmHWM)
+ *
+ * Shapes: X (T, d), W_Q, W_K (d, d_k), W_V (d, d_v), O (T, d_v).
+ * GFLOP counts: DGEMM 2 n^3; the head 2 T^2 (d_k + d_v) + 2 T d (2 d_k + d_v).
+ */
+#include "head.h"
+#include "mat.h"
+#include "mc.h"
+#include "opts.h"
+#include "rng.h"
+#include "selfweight.h"
+#include "stats.h"
+#include "status.h"
+#include "tiled.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_version.h>
+#include <omp.h>
+
+extern char *openblas_get_config(void) __attribute__((weak));
+extern char *openblas_get_corename(void) __attribute__((weak));
+extern int openblas_get_num_threads(void) __attribute__((weak));
+
+/* --name N from argv, or dflt. */
+static size_t arg_size(int argc, char **argv, const char *name, size_t dflt)
+{
+    for (int i = 2; i + 1 < argc; i++)
+        if (strcmp(argv[i], name) == 0) {
+            size_t v;
+            if (parse_size(argv[i + 1], &v, name) == ATT_OK) return v;
+            fprintf(stderr, "bench: %s\n", att_last_error());
+            exit(2);
+        }
+    return dflt;
+}
+
+static int cmd_info(void)
+{
+    printf("openblas_config %s\n", openblas_get_config ? openblas_get_config() : "none (gslcblas)");
+    printf("openblas_core %s\n", openblas_get_corename ? openblas_get_corename() : "none");
+    printf("blas_threads %d\n", openblas_get_num_threads ? openblas_get_num_threads() : 1);
+    printf("omp_threads %d\n", omp_get_max_threads());
+    printf("gsl %s\n", GSL_VERSION);
+    tiled_tiles tl = tiled_tiles_default();
+    printf("tiles %zux%zu\n", tl.bq, tl.bk);
+    return 0;
+}
+
+/* Variates per second: each thread its own mt19937, n variates each. */
+static int cmd_rng(size_t n)
+{
+    double sink = 0.0, rate1 = 0.0, rate_all = 0.0;
+    int threads = omp_get_max_threads();
+    for (int pass = 0; pass < 2; pass++) {
+        int nt = pass == 0 ? 1 : threads;
+        double t0 = omp_get_wtime();
+        #pragma omp parallel num_threads(nt) reduction(+:sink)
+        {
+            gsl_rng *r = rng_new("mt19937", rng_stream_seed(1, 2, (uint64_t)omp_get_thread_num()));
+            double s = 0.0;
+            for (size_t i = 0; i < n; i++) s += gsl_ran_gaussian_ziggurat(r, 1.0);
+            sink += s;
+            gsl_rng_free(r);
+        }
+        double t = omp_get_wtime() - t0;
+        if (pass == 0) rate1 = (double)n / t;
+        else rate_all = (double)n * nt / t;
+    }
+    printf("rng mt19937+gsl_ran_gaussian_ziggurat\n");
+    printf("rng_rate_1thread %.6g\n", rate1);
+    printf("rng_rate_all %.6g\n", rate_all);
+    printf("rng_threads %d\n", threads);
+    printf("rng_sink %g\n", sink);     /* keeps the loop from being optimised away */
+    return 0;
+}
+
+/* ---- the Monte Carlo of random_projections (main sweep, one point) -------- */
+
+typedef struct { size_t T, d, d_k; } mc_ctx;
+
+static void *mc_alloc(void *ctx)
+{
+    const mc_ctx *c = ctx;
+    selfweight_work *w = malloc(sizeof *w);
+    if (w && selfweight_work_alloc(w, c->T, c->d, c->d_k, 0) != ATT_OK) { free(w); return NULL; }
+    return w;
+}
+
+static void mc_free(void *p)
+{
+    selfweight_work_free(p);
+    free(p);
+}
+
+/* X ~ N(0,1) (T, d); W_Q, W_K ~ N(0, 1/d) (d, d_k); S = (X W_Q)(X W_K)^T; row stats */
+static int mc_draw(void *ctx, void *scratch, gsl_rng *rng, size_t draw, double *out)
+{
+    (void)draw;
+    const mc_ctx *c = ctx;
+    selfweight_work *w = scratch;
+    selfweight_stats r;
+    selfweight_draw_inputs(w, rng, 1.0 / sqrt((double)c->d));
+    int st = selfweight_projected(w, &r);
+    out[0] = r.self_weight;
+    out[1] = r.argmax_self;
+    out[2] = r.diag_sq;
+    out[3] = r.off_sq;
+    return st;
+}
+
+static int cmd_mc(size_t T, size_t d, size_t d_k, size_t draws)
+{
+    mc_ctx c = { T, d, d_k };
+    stat_acc acc[4];
+    mc_config cfg = { .rng_name = "mt19937", .seed = 1, .stream = 0, .draws = draws, .nstats = 4,
+                      .draw = mc_draw, .alloc = mc_alloc, .free = mc_free, .ctx = &c,
+                      .label = "bench mc", .quiet = 1 };
+    double t0 = omp_get_wtime();
+    int st = mc_run(&cfg, acc);
+    double t = omp_get_wtime() - t0;
+    if (st) { att_print_error("bench mc"); return 3; }
+    printf("mc_seconds %.6g\n", t);
+    printf("mc_draws_per_s %.6g\n", (double)draws / t);
+    printf("mc_variates_per_draw %zu\n", T * d + 2 * d * d_k);
+    printf("mc_T_self %.6g\n", (double)T * acc[0].mean);
+    printf("mc_threads %d\n", omp_get_max_threads());
+    return 0;
+}
+
+static int cmd_dgemm(size_t n)
+{
+    gsl_matrix *A = mat_new(n, n), *B = mat_new(n, n), *C = mat_new(n, n);
+    if (!A || !B || !C) { att_print_error("bench dgemm"); return 3; }
+    gsl_rng *r = rng_new("mt19937", 3);
+    mat_randn(A, r, 1.0);
+    mat_randn(B, r, 1.0);
+    gsl_rng_free(r);
+    double best = INFINITY;
+    for (int k = 0; k < 4; k++) {            /* the first run warms up */
+        double t0 = omp_get_wtime();
+        gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, A, B, 0.0, C);
+        double t = omp_get_wtime() - t0;
+        if (k > 0 && t < best) best = t;
+    }
+    printf("dgemm_n %zu\n", n);
+    printf("dgemm_seconds %.6g\n", best);
+    printf("dgemm_gflops %.6g\n", 2.0 * (double)n * (double)n * (double)n / best / 1e9);
+    printf("dgemm_threads %d\n", openblas_get_num_threads ? openblas_get_num_threads() : 1);
+    mat_free(A); mat_free(B); mat_free(C);
+    return 0;
+}
+
+/* VmHWM of this process, bytes (0 if unknown). */
+static size_t peak_rss(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    size_t kb = 0;
+    if (!f) return 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %zu kB", &kb) == 1) break;
+    fclose(f);
+    return kb * 1024;
+}
+
+static int cmd_tiled(size_t T)
+{
+    enum { D = 64 };
+    gsl_matrix *X = mat_new(T, D), *O = mat_new(T, D);
+    gsl_matrix *W_Q = mat_new(D, D), *W_K = mat_new(D, D), *W_V = mat_new(D, D);
+    if (!X || !O || !W_Q || !W_K || !W_V) { att_print_error("bench tiled"); return 3; }
+    gsl_rng *r = rng_new("mt19937", 4);
+    mat_randn(X, r, 1.0);
+    mat_randn(W_Q, r, 0.125);
+    mat_randn(W_K, r, 0.125);
+    mat_randn(W_V, r, 0.125);
+    gsl_rng_free(r);
+    head_params p = head_params_make(W_Q, W_K, W_V);
+    double t0 = omp_get_wtime();
+    int st = tiled_forward(O, &p, X, X, tiled_tiles_default());
+    double t = omp_get_wtime() - t0;
+    if (st) { att_print_error("bench tiled"); return 3; }
+    double flops = 2.0 * (double)T * (double)T * (2 * D) + 2.0 * (double)T * D * (3 * D);
+    printf("tiled_T %zu\n", T);
+    printf("tiled_seconds %.6g\n", t);
+    printf("tiled_gflops %.6g\n", flops / t / 1e9);
+    printf("tiled_peak_rss_bytes %zu\n", peak_rss());
+    printf("tiled_threads %d\n", omp_get_max_threads());
+    mat_free(X); mat_free(O); mat_free(W_Q); mat_free(W_K); mat_free(W_V);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    att_init();
+    const char *cmd = argc > 1 ? argv[1] : "";
+    if (strcmp(cmd, "info") == 0) return cmd_info();
+    if (strcmp(cmd, "rng") == 0) return cmd_rng(arg_size(argc, argv, "--n", 20000000));
+    if (strcmp(cmd, "mc") == 0)
+        return cmd_mc(arg_size(argc, argv, "--T", 8), arg_size(argc, argv, "--d", 64),
+                      arg_size(argc, argv, "--dk", 16), arg_size(argc, argv, "--draws", 200000));
+    if (strcmp(cmd, "dgemm") == 0) return cmd_dgemm(arg_size(argc, argv, "--n", 4096));
+    if (strcmp(cmd, "tiled") == 0) return cmd_tiled(arg_size(argc, argv, "--T", 100000));
+    fprintf(stderr, "usage: bench info | rng [--n N] | mc [--T --d --dk --draws] | "
+            "dgemm [--n N] | tiled [--T N]\n");
+    return 2;
+}

@@ -1,0 +1,139 @@
+#!/bin/sh
+# run.sh - `make bench`: every row measured side by side in this one run,
+# printed as one table and written to $OUT/bench.md with the machine.
+#
+#   1. random_projections' Monte Carlo (T = 8, d = 64, d_k = 16, 200,000
+#      draws): the C binary vs a vectorised NumPy version (bench/rp_numpy.py),
+#      draws/s and ratio (target >= 3x)
+#   2. the same Monte Carlo vs its RNG limit: the rate at which mt19937 +
+#      gsl_ran_gaussian_ziggurat produce the 2,560 variates a draw needs
+#   3. the tiled head of any_length at T = 100,000 vs a large OpenBLAS DGEMM:
+#      GFLOP/s (target >= half), time (target < 60 s), peak RSS (< 256 MiB)
+#   4. wall time of `make reproduce` into a temporary folder
+#
+# Environment: BUILD, BIN (build products, as for make), OUT (default
+# results), BENCH_QUICK=1 (T = 20,000 and 50,000 draws instead, no make
+# reproduce: a quick look, not the benchmark).
+set -eu
+BUILD=${BUILD:-build}; BIN=${BIN:-bin}; OUT=${OUT:-results}
+PY=/usr/bin/python3
+QUICK=${BENCH_QUICK:-0}
+T_LONG=100000; DRAWS=200000
+[ "$QUICK" = 1 ] && { T_LONG=20000; DRAWS=50000; }
+
+# ---- the C driver, compiled like the Makefile compiles an experiment -------
+mkdir -p "$BUILD/bench" "$OUT"
+GSL_LIBS=$(pkg-config --libs gsl | sed 's/-lgslcblas//')
+BLAS_LIBS=$(pkg-config --exists openblas && pkg-config --libs openblas || echo -lgslcblas)
+${CC:-cc} -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -D_GNU_SOURCE \
+    -fopenmp -Ilib $(pkg-config --cflags gsl) bench/bench.c -o "$BUILD/bench/bench" \
+    -fopenmp "$BUILD/libattn.a" $GSL_LIBS $BLAS_LIBS -lm
+B="$BUILD/bench/bench"
+
+tmp=$(mktemp -d /tmp/attention-bench.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+# value KEY FILE: the value of "KEY value" in FILE
+value() { sed -n "s/^$1 //p" "$2" | head -n 1; }
+now() { date +%s.%N; }
+calc() { awk "BEGIN { printf \"$1\", $2 }"; }
+
+echo "bench: machine" >&2
+"$B" info > "$tmp/info"
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+cores=$(nproc)
+load0=$(cut -d ' ' -f 1-3 /proc/loadavg)
+
+# ---- 1 and 2: Monte Carlo vs NumPy, vs the RNG -------------------------------
+echo "bench: Monte Carlo (C), $DRAWS draws" >&2
+if [ -x "$BIN/random_projections" ]; then
+    t0=$(now)
+    "$BIN/random_projections" --T 8 --d 64 --dk 16 --draws "$DRAWS" --quiet --out "$tmp/rp"
+    t1=$(now)
+    mc_rate=$(calc "%.6g" "$DRAWS / ($t1 - $t0)")
+    mc_what="bin/random_projections --T 8 --d 64 --dk 16 --draws $DRAWS (whole process)"
+    # the same Monte Carlo with a faster GSL generator: the run is RNG-bound
+    t0=$(now)
+    "$BIN/random_projections" --T 8 --d 64 --dk 16 --draws "$DRAWS" --rng taus2 --quiet --out "$tmp/rp2"
+    t1=$(now)
+    mc_taus_rate=$(calc "%.6g" "$DRAWS / ($t1 - $t0)")
+else
+    "$B" mc --T 8 --d 64 --dk 16 --draws "$DRAWS" > "$tmp/mc"
+    mc_rate=$(value mc_draws_per_s "$tmp/mc")
+    mc_what="bench/bench.c mc (same per-draw computation; bin/random_projections not built)"
+fi
+echo "bench: Monte Carlo (NumPy)" >&2
+"$PY" bench/rp_numpy.py --draws "$DRAWS" --bitgen PCG64 > "$tmp/np_pcg"
+"$PY" bench/rp_numpy.py --draws "$DRAWS" --bitgen MT19937 > "$tmp/np_mt"
+np_rate=$(value numpy_draws_per_s "$tmp/np_pcg")
+np_mt_rate=$(value numpy_draws_per_s "$tmp/np_mt")
+np_ver=$(value numpy_version "$tmp/np_pcg")
+echo "bench: RNG rate" >&2
+"$B" rng > "$tmp/rng"
+rng_all=$(value rng_rate_all "$tmp/rng")
+rng_1=$(value rng_rate_1thread "$tmp/rng")
+vpd=$((8 * 64 + 2 * 64 * 16))
+rng_limit=$(calc "%.6g" "$rng_all / $vpd")
+
+# ---- 3: tiled head vs DGEMM ---------------------------------------------------
+echo "bench: OpenBLAS DGEMM 4096" >&2
+"$B" dgemm --n 4096 > "$tmp/dgemm"
+dg=$(value dgemm_gflops "$tmp/dgemm")
+echo "bench: tiled head, T = $T_LONG" >&2
+"$B" tiled --T "$T_LONG" > "$tmp/tiled"
+tg=$(value tiled_gflops "$tmp/tiled")
+ts=$(value tiled_seconds "$tmp/tiled")
+trss=$(value tiled_peak_rss_bytes "$tmp/tiled")
+
+# ---- 4: make reproduce ----------------------------------------------------------
+if [ "$QUICK" = 1 ]; then
+    rep_s="skipped (BENCH_QUICK=1)"; rep_note=""
+else
+    echo "bench: make reproduce OUT=$tmp/reproduce (this takes a while)" >&2
+    t0=$(now)
+    if make --no-print-directory reproduce OUT="$tmp/reproduce" BUILD="$BUILD" BIN="$BIN" \
+            >"$tmp/reproduce.log" 2>&1; then
+        t1=$(now); rep_s=$(calc "%.1f s" "$t1 - $t0")
+    else
+        t1=$(now); rep_s=$(calc "%.1f s (FAILED: see the log)" "$t1 - $t0")
+        tail -n 20 "$tmp/reproduce.log" >&2
+    fi
+    n_exp=$(ls "$tmp/reproduce"/*.verdicts.csv 2>/dev/null | wc -l)
+    rep_note="$n_exp experiments"
+fi
+load1=$(cut -d ' ' -f 1-3 /proc/loadavg)
+
+# ---- the table ----------------------------------------------------------------------
+yes_no() { awk "BEGIN { print ($1) ? \"yes\" : \"no\" }"; }
+r_np=$(calc "%.2f" "$mc_rate / $np_rate")
+r_np_taus=$(calc "%.2f" "${mc_taus_rate:-0} / $np_rate")
+r_np_mt=$(calc "%.2f" "$mc_rate / $np_mt_rate")
+r_rng=$(calc "%.2f" "$mc_rate / $rng_limit")
+r_dg=$(calc "%.2f" "$tg / $dg")
+rss_mib=$(calc "%.1f" "$trss / 1048576")
+{
+echo "# Benchmarks (\`make bench\`)"
+echo
+echo "Every row was measured in the same run, side by side. Machine:"
+echo
+echo "- CPU: $cpu, $cores cores ($(value omp_threads "$tmp/info") OpenMP threads)"
+echo "- BLAS: $(value openblas_config "$tmp/info") (kernel $(value openblas_core "$tmp/info"), $(value blas_threads "$tmp/info") threads); GSL $(value gsl "$tmp/info"); NumPy $np_ver"
+echo "- load average at start / end: $load0 / $load1 (other processes slow every row)"
+echo
+echo "| measurement | this project | reference | ratio | target | met |"
+echo "|---|---|---|---|---|---|"
+echo "| random_projections Monte Carlo, T = 8, d = 64, d_k = 16, $DRAWS draws (draws/s) | $(calc "%.0f" "$mc_rate") | NumPy (PCG64, vectorised) $(calc "%.0f" "$np_rate") | $r_np x | >= 3x | $(yes_no "$r_np >= 3") |"
+[ -n "${mc_taus_rate:-}" ] && echo "| same, C with \`--rng taus2\` (L'Ecuyer's Tausworthe generator, period 2^88) | $(calc "%.0f" "$mc_taus_rate") | NumPy (PCG64) $(calc "%.0f" "$np_rate") | $r_np_taus x | >= 3x | $(yes_no "$r_np_taus >= 3") |"
+echo "| same, NumPy with MT19937 (the C generator's family) | $(calc "%.0f" "$mc_rate") | $(calc "%.0f" "$np_mt_rate") | $r_np_mt x | | |"
+echo "| Monte Carlo vs its RNG limit: mt19937 + ziggurat, $vpd variates per draw (draws/s) | $(calc "%.0f" "$mc_rate") | $(calc "%.0f" "$rng_limit") ($(calc "%.3g" "$rng_all") variates/s on all threads, $(calc "%.3g" "$rng_1") on one) | $r_rng | fraction reached | |"
+echo "| any_length tiled head, T = $T_LONG, d = d_k = d_v = 64 (GFLOP/s) | $(calc "%.1f" "$tg") | OpenBLAS DGEMM 4096^3 $(calc "%.1f" "$dg") | $r_dg | >= 0.5 | $(yes_no "$r_dg >= 0.5") |"
+echo "| same: time (s) | $(calc "%.1f" "$ts") | | | < 60 s | $(yes_no "$ts < 60") |"
+echo "| same: peak resident memory (MiB) | $rss_mib | | | < 256 MiB | $(yes_no "$rss_mib < 256") |"
+echo "| wall time of \`make reproduce\` | $rep_s | $rep_note | | about a minute | |"
+echo
+echo "Monte Carlo source: $mc_what."
+echo "GFLOP counts: DGEMM 2 n^3; the head 2 T^2 (d_k + d_v) + 2 T d (2 d_k + d_v)."
+} > "$tmp/bench.md"
+cat "$tmp/bench.md"
+cp "$tmp/bench.md" "$OUT/.bench.md.tmp.$$" && mv "$OUT/.bench.md.tmp.$$" "$OUT/bench.md"
+echo "bench: wrote $OUT/bench.md" >&2

@@ -1,0 +1,534 @@
+/* tiled.c - the attention head in tiles with an online softmax: the T_q x T_k
+ * score matrix is never held, only one (B_q, B_k) block per thread.
+ *
+ * Shape legend (tokens are rows):
+ *   T_q queries, T_k keys/values, d model width, d_k query/key width, d_v value
+ *   width; B_q rows per query tile, B_k keys per key tile.
+ *   Q_t (n_q, d_k) one query tile   K_t (n_k, d_k), V_t (n_k, d_v) one key tile
+ *   S_t = P_t (n_q, n_k) the tile's scores, then its weights (in place)
+ *   O_t (n_q, d_v) the tile's unnormalised output; m, l (n_q) running max, sum
+ * (n_q <= B_q, n_k <= B_k: the last tiles may be short.)
+ *
+ * The only elementwise work outside BLAS is e^{s - m}, done by a vectorised
+ * exponential (tiled_exp_shifted) because T_q T_k of them are needed: at
+ * T = 100,000 that is 1e10 calls, which libm's scalar exp() would take longer
+ * to do than the two products take for the whole head.
+ */
+#include "tiled.h"
+#include "head.h"
+#include "mat.h"
+#include "mc.h"
+#include "status.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <gsl/gsl_blas.h>
+#include <omp.h>
+
+/* OpenBLAS, when linked, exports this; with GSL's reference CBLAS it is absent. */
+extern int openblas_get_num_threads(void) __attribute__((weak));
+
+
+/* Chosen by timing on the 2-core AMD EPYC this project runs on (one thread,
+ * T = 30,000): 256 x 256 gave 46 GFLOP/s, 128 x 256 44, 128 x 512 43,
+ * 64 x 512 38. S_t is then 512 KiB, half of a core's L2. */
+enum { TILED_BQ = 256, TILED_BK = 256 };
+
+/* Rows per block of the K, V projections. */
+enum { TILED_PROJ_ROWS = 1024 };
+
+/* Below this many flops the head runs on one thread (about 0.1 ms of work). */
+static const double TILED_PARALLEL_FLOPS = 4e6;
+
+tiled_tiles tiled_tiles_default(void)
+{
+    tiled_tiles t = { TILED_BQ, TILED_BK };
+    return t;
+}
+
+/* ---- the exponential --------------------------------------------------- */
+
+/* e^x for x <= 0 (Tang's method, Cody-Waite reduction):
+ *   k = round(x / ln 2),  r = x - k ln 2 in [-ln2/2, ln2/2]   (ln 2 = hi + lo,
+ *   hi with trailing zero bits so k hi is exact),
+ *   e^r = sum_{n=0}^{13} r^n / n!   (Taylor: remainder |r|^14 / 14! < 5e-18),
+ *   e^x = e^r 2^k1 2^k2,  k1 + k2 = k, both >= -538 so each 2^kj is a normal
+ *   double and the one rounding into the subnormal range is the last product.
+ * round() and 2^kj use the 1.5 2^52 shifter: t = y + SH rounds y to an
+ * integer; the low bits of t (as an integer) then hold that integer, and
+ * bits(kj + 1023 + SH) << 52 is the exponent field of 2^kj.
+ * Where the CPU has fused multiply-adds they are used (each step is then at
+ * least as accurate: k hi - x, for one, becomes exact before its rounding). */
+static const double EXP_SH = 0x1.8p52;
+static const double EXP_LOG2E = 1.4426950408889634074;
+static const double EXP_LN2HI = 6.93147180369123816490e-01;   /* 0x3fe62e42fee00000 */
+static const double EXP_LN2LO = 1.90821492927058770002e-10;   /* ln 2 - hi          */
+static const double EXP_MIN = -745.2;      /* e^x < 2^-1075 here: rounds to 0 */
+
+static inline __attribute__((always_inline)) double exp_pow2(double k)
+{
+    double e = k + (EXP_SH + 1023.0);
+    uint64_t b;
+    memcpy(&b, &e, sizeof b);
+    b <<= 52;
+    memcpy(&e, &b, sizeof e);
+    return e;
+}
+
+/* The body of e^x, x <= 0, as a macro so that it compiles once with plain
+ * multiply-adds and once, for CPUs that have them, with fused ones. */
+#define EXP_NONPOSITIVE_BODY                                                     \
+    /* below EXP_MIN (and -inf) the result rounds to 0: clamp, then it is 0 */  \
+    x = x < EXP_MIN ? EXP_MIN : x;                   /* NaN stays NaN */         \
+    /* k = round(x log2 e);  r = x - k ln 2 (two steps, the first exact) */      \
+    double k = (x * EXP_LOG2E + EXP_SH) - EXP_SH;                                \
+    double r = (x - k * EXP_LN2HI) - k * EXP_LN2LO;                              \
+    /* e^r, Horner on the Taylor series to degree 13 */                          \
+    double p = 1.0 / 6227020800.0;                   /* 1/13! */                 \
+    p = 1.0 / 479001600.0 + r * p;                   /* 1/12! */                 \
+    p = 1.0 / 39916800.0 + r * p;                                                \
+    p = 1.0 / 3628800.0 + r * p;                                                 \
+    p = 1.0 / 362880.0 + r * p;                                                  \
+    p = 1.0 / 40320.0 + r * p;                                                   \
+    p = 1.0 / 5040.0 + r * p;                                                    \
+    p = 1.0 / 720.0 + r * p;                                                     \
+    p = 1.0 / 120.0 + r * p;                                                     \
+    p = 1.0 / 24.0 + r * p;                                                      \
+    p = 1.0 / 6.0 + r * p;                                                       \
+    p = 0.5 + r * p;                                                             \
+    p = 1.0 + r * p;                                                             \
+    p = 1.0 + r * p;                                                             \
+    /* 2^k = 2^k1 2^k2 with k1 = round(k / 2) */                                 \
+    double k1 = (k * 0.5 + EXP_SH) - EXP_SH;                                     \
+    /* (at x = EXP_MIN: p 2^-1075 with p < 1 rounds to 0) */                    \
+    return p * exp_pow2(k1) * exp_pow2(k - k1);
+
+static inline __attribute__((always_inline)) double exp_nonpositive(double x)
+{
+    EXP_NONPOSITIVE_BODY
+}
+
+/* y_j = e^{x_j - m}: plain loop (SSE2 on any x86-64), no fused multiply-add */
+static void exp_rows_plain(double *y, const double *x, size_t n, double m)
+{
+    #pragma omp simd
+    for (size_t j = 0; j < n; j++)
+        y[j] = exp_nonpositive(x[j] - m);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The same with AVX2 or AVX-512 vectors and fused multiply-adds (the
+ * contraction a * b + c -> fma is allowed here only): about 6% off the whole
+ * head at T = 20,000 on one thread (42.6 -> 45 GFLOP/s), same 2-ulp accuracy.
+ * Results then differ in the last bits between CPUs with and without FMA,
+ * as BLAS results do; on one machine they are always the same. */
+#define EXP_ROWS_FMA(name, arch)                                                 \
+    __attribute__((target(arch), optimize("fp-contract=fast")))                  \
+    static inline __attribute__((always_inline))                               \
+    double name##_one(double x) { EXP_NONPOSITIVE_BODY }        \
+    __attribute__((target(arch), optimize("fp-contract=fast")))                  \
+    static void name(double *y, const double *x, size_t n, double m)             \
+    {                                                                            \
+        _Pragma("omp simd")                                                      \
+        for (size_t j = 0; j < n; j++) y[j] = name##_one(x[j] - m);              \
+    }
+EXP_ROWS_FMA(exp_rows_avx512, "arch=x86-64-v4")
+EXP_ROWS_FMA(exp_rows_avx2, "arch=x86-64-v3")
+#endif
+
+typedef void exp_rows_fn(double *, const double *, size_t, double);
+
+static exp_rows_fn *exp_rows;          /* chosen once; a race writes the same value */
+
+/* The widest variant this CPU runs. */
+static exp_rows_fn *exp_rows_pick(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("x86-64-v4")) return exp_rows_avx512;
+    if (__builtin_cpu_supports("x86-64-v3")) return exp_rows_avx2;
+#endif
+    return exp_rows_plain;
+}
+
+static void exp_shifted_rows(double *y, const double *x, size_t n, double m)
+{
+    exp_rows_fn *f = exp_rows;
+    if (f == NULL) exp_rows = f = exp_rows_pick();
+    f(y, x, n, m);
+}
+
+int tiled_exp_variant(const char *name)
+{
+    if (name == NULL) { exp_rows = exp_rows_pick(); return ATT_OK; }
+    if (strcmp(name, "plain") == 0) { exp_rows = exp_rows_plain; return ATT_OK; }
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (strcmp(name, "avx2") == 0 && __builtin_cpu_supports("x86-64-v3")) {
+        exp_rows = exp_rows_avx2;
+        return ATT_OK;
+    }
+    if (strcmp(name, "avx512") == 0 && __builtin_cpu_supports("x86-64-v4")) {
+        exp_rows = exp_rows_avx512;
+        return ATT_OK;
+    }
+#endif
+    return att_fail(ATT_EUSAGE, "exponential variant \"%s\" is not available on this CPU", name);
+}
+
+/* sum_j y_j as eight interleaved partial sums added in order: the same bits
+ * for any vector width. */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+static double sum_fixed_order(const double *y, size_t n)
+{
+    double acc[8] = { 0 };
+    size_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        #pragma omp simd
+        for (size_t u = 0; u < 8; u++) acc[u] += y[j + u];
+    }
+    for (size_t u = 0; j < n; j++, u++) acc[u] += y[j];
+    double s = 0.0;
+    for (size_t u = 0; u < 8; u++) s += acc[u];
+    return s;
+}
+
+double tiled_exp_shifted(double *y, const double *x, size_t n, double m)
+{
+    exp_shifted_rows(y, x, n, m);
+    return sum_fixed_order(y, n);
+}
+
+/* max_j x_j over a row; *bad = 1 if some x_j is NaN or +inf. */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+static double row_max(const double *x, size_t n, int *bad)
+{
+    double m = -INFINITY;
+    int nonfinite = 0;
+    #pragma omp simd reduction(max:m) reduction(|:nonfinite)
+    for (size_t j = 0; j < n; j++) {
+        m = x[j] > m ? x[j] : m;
+        nonfinite |= !(x[j] < INFINITY);
+    }
+    *bad = nonfinite;
+    return m;
+}
+
+/* ---- tolerances ---------------------------------------------------------- */
+
+double tiled_tolerance(size_t T_k, size_t n, double qk, double vmax)
+{
+    return 8.0 * DBL_EPSILON * (2.0 * (double)n * qk + 2.0 * (double)T_k) * vmax;
+}
+
+/* max_i ||row i of A||_2 */
+static double max_row_norm(const gsl_matrix *A)
+{
+    double best = 0.0;
+    for (size_t i = 0; i < A->size1; i++) {
+        gsl_vector_const_view r = gsl_matrix_const_row(A, i);
+        double nr = gsl_blas_dnrm2(&r.vector);
+        if (nr > best || isnan(nr)) best = nr;
+    }
+    return best;
+}
+
+double tiled_qk_bound(const gsl_matrix *Q, const gsl_matrix *K, double scale)
+{
+    return fabs(scale) * max_row_norm(Q) * max_row_norm(K);
+}
+
+/* ---- one query tile ------------------------------------------------------- */
+
+/* A thread's workspace. */
+typedef struct {
+    gsl_matrix *S;     /* (B_q, B_k) scores, then weights     */
+    gsl_matrix *Qt;    /* (B_q, d_k) projected queries         */
+    gsl_matrix *Ot;    /* (B_q, d_v) unnormalised output       */
+    double *m, *l;     /* (B_q) running max and sum            */
+} tiled_work;
+
+static void tiled_work_free(tiled_work *w)
+{
+    mat_free(w->S); mat_free(w->Qt); mat_free(w->Ot);
+    free(w->m); free(w->l);
+    *w = (tiled_work){ 0 };
+}
+
+static int tiled_work_alloc(tiled_work *w, tiled_tiles tl, size_t d_k, size_t d_v)
+{
+    *w = (tiled_work){ 0 };
+    w->S = mat_new(tl.bq, tl.bk);
+    w->Qt = mat_new(tl.bq, d_k);
+    w->Ot = mat_new(tl.bq, d_v);
+    w->m = malloc(tl.bq * sizeof *w->m);
+    w->l = malloc(tl.bq * sizeof *w->l);
+    if (!w->S || !w->Qt || !w->Ot || !w->m || !w->l) {
+        tiled_work_free(w);
+        return att_fail(ATT_ERUNTIME, "tiled head: out of memory for a thread's tiles");
+    }
+    return ATT_OK;
+}
+
+/* Where a tile's queries come from: rows of Q, or Xq W_Q + 1 b_Q^T. */
+typedef struct {
+    const gsl_matrix *Q;                  /* (T_q, d_k) or NULL     */
+    const gsl_matrix *Xq, *W_Q;           /* (T_q, d), (d, d_k)     */
+    const gsl_vector *b_Q;                /* (d_k) or NULL          */
+    const gsl_matrix *K, *V;              /* (T_k, d_k), (T_k, d_v) */
+    double scale;
+    tiled_tiles tl;
+} tiled_job;
+
+/* O rows [i0, i0 + n_q) of the head: the online softmax over every key tile. */
+static int tiled_query_tile(gsl_matrix *O, const tiled_job *job, tiled_work *w,
+                            size_t i0, size_t n_q)
+{
+    size_t T_k = job->K->size1, d_k = job->K->size2, d_v = job->V->size2;
+    gsl_matrix_view Ot = gsl_matrix_submatrix(w->Ot, 0, 0, n_q, d_v);
+    int rc;
+
+    // Q_t = rows of Q, or Q_t = Xq_t W_Q + 1 b_Q^T
+    const gsl_matrix *Qsrc = job->Q;
+    size_t q0 = i0;
+    if (Qsrc == NULL) {
+        gsl_matrix_const_view Xt = gsl_matrix_const_submatrix(job->Xq, i0, 0, n_q, job->Xq->size2);
+        gsl_matrix_view Qw = gsl_matrix_submatrix(w->Qt, 0, 0, n_q, d_k);
+        if ((rc = head_project(&Qw.matrix, &Xt.matrix, job->W_Q, job->b_Q))) return rc;
+        Qsrc = w->Qt;
+        q0 = 0;
+    }
+    gsl_matrix_const_view qv = gsl_matrix_const_submatrix(Qsrc, q0, 0, n_q, d_k);
+    const gsl_matrix *Qt = &qv.matrix;
+
+    // m = -inf, l = 0, O_t = 0
+    for (size_t i = 0; i < n_q; i++) { w->m[i] = -INFINITY; w->l[i] = 0.0; }
+    gsl_matrix_set_zero(&Ot.matrix);
+
+    for (size_t j0 = 0; j0 < T_k; j0 += job->tl.bk) {
+        size_t n_k = T_k - j0 < job->tl.bk ? T_k - j0 : job->tl.bk;
+        gsl_matrix_const_view Kt = gsl_matrix_const_submatrix(job->K, j0, 0, n_k, d_k);
+        gsl_matrix_const_view Vt = gsl_matrix_const_submatrix(job->V, j0, 0, n_k, d_v);
+        gsl_matrix_view St = gsl_matrix_submatrix(w->S, 0, 0, n_q, n_k);
+
+        // pass 1: S_t = scale Q_t K_t^T                       (dgemm)
+        if ((rc = mat_gemm(&St.matrix, job->scale, Qt, 0, &Kt.matrix, 1, 0.0))) return rc;
+
+        // pass 2, per row: m' = max(m, max_j s_j);  p_j = e^{s_j - m'};
+        //         l = l e^{m - m'} + sum_j p_j;  o = o e^{m - m'}
+        for (size_t i = 0; i < n_q; i++) {
+            double *s = St.matrix.data + i * St.matrix.tda;
+            int bad;
+            double cm = row_max(s, n_k, &bad);
+            if (bad)
+                return att_fail(ATT_EUSAGE, "tiled head: NaN or +inf score in row %zu "
+                                "(keys %zu..%zu); the tiled head needs finite scores",
+                                i0 + i, j0, j0 + n_k - 1);
+            double m_new = cm > w->m[i] ? cm : w->m[i];
+            if (m_new == -INFINITY) {            /* every key so far masked */
+                memset(s, 0, n_k * sizeof *s);
+                continue;
+            }
+            double f = exp(w->m[i] - m_new);     /* e^{-inf} = 0 the first time */
+            double sum = tiled_exp_shifted(s, s, n_k, m_new);
+            w->l[i] = w->l[i] * f + sum;
+            w->m[i] = m_new;
+            if (f != 1.0) {
+                gsl_vector_view orow = gsl_matrix_row(&Ot.matrix, i);
+                gsl_vector_scale(&orow.vector, f);
+            }
+        }
+
+        // pass 3: O_t += P_t V_t                               (dgemm)
+        if ((rc = mat_gemm(&Ot.matrix, 1.0, &St.matrix, 0, &Vt.matrix, 0, 1.0))) return rc;
+    }
+
+    // o_i = O_t,i / l_i
+    for (size_t i = 0; i < n_q; i++) {
+        if (w->m[i] == -INFINITY)
+            return att_fail(ATT_EUSAGE, "tiled head: row %zu fully masked: all %zu scores are -inf",
+                            i0 + i, T_k);
+        double l = w->l[i];
+        for (size_t c = 0; c < d_v; c++)
+            gsl_matrix_set(O, i0 + i, c, gsl_matrix_get(&Ot.matrix, i, c) / l);
+    }
+    return ATT_OK;
+}
+
+/* ---- the parallel driver ------------------------------------------------- */
+
+/* BLAS single-threaded for the rest of the process (mc.h does the same):
+ * our threads call dgemm on their own tiles, and OpenBLAS's own thread pool,
+ * woken by every change of its thread count, spins on the same two cores.
+ * Switching it to 1 and back around each call made a T = 500 head take 8 to
+ * 16 ms instead of 1 ms (scheduler time slices); leaving it at 1 does not. */
+static void blas_threads_single(void)
+{
+    // (not when it is 1 already: in a forked child that call would restart
+    // OpenBLAS's thread pool, whose threads then spin for a while)
+    if (omp_in_parallel() || (openblas_get_num_threads && openblas_get_num_threads() == 1))
+        return;
+    mc_blas_single_thread();
+}
+
+/* Record the first error in block order: called inside a critical section. */
+static void first_error(size_t t, int rc, const char *msg, size_t *err_t, int *err_code,
+                        char *errmsg, size_t len)
+{
+    if (t < *err_t) {
+        *err_t = t;
+        *err_code = rc;
+        snprintf(errmsg, len, "%s", msg);
+    }
+}
+
+/* O (T_q, d_v): every query tile, in parallel; the first error in tile order
+ * is returned (with its message), whatever thread met it. */
+static int tiled_run(gsl_matrix *O, const tiled_job *job)
+{
+    size_t T_q = O->size1, bq = job->tl.bq;
+    size_t ntiles = (T_q + bq - 1) / bq;
+    size_t err_tile = ntiles;
+    int err_code = ATT_OK;
+    char errmsg[1024] = "";
+
+    blas_threads_single();
+
+    // Threads only when there is work for them: waking and parking a team
+    // costs more than a small head (and the spinning threads steal a core).
+    double flops = 2.0 * (double)T_q * (double)job->K->size1
+                   * (double)(job->K->size2 + job->V->size2);
+    int parallel = ntiles > 1 && flops > TILED_PARALLEL_FLOPS;
+
+    #pragma omp parallel if (parallel)
+    {
+        tiled_work w;
+        int ok = tiled_work_alloc(&w, job->tl, job->K->size2, job->V->size2);
+        char mine[1024] = "";
+        if (ok != ATT_OK) snprintf(mine, sizeof mine, "%s", att_last_error());
+
+        #pragma omp for schedule(dynamic, 1)
+        for (size_t t = 0; t < ntiles; t++) {
+            size_t i0 = t * bq, n_q = T_q - i0 < bq ? T_q - i0 : bq;
+            int rc = ok;
+            if (rc == ATT_OK) rc = tiled_query_tile(O, job, &w, i0, n_q);
+            if (rc != ATT_OK) {
+                #pragma omp critical(tiled_error)
+                first_error(t, rc, ok ? mine : att_last_error(), &err_tile, &err_code,
+                            errmsg, sizeof errmsg);
+            }
+        }
+        tiled_work_free(&w);
+    }
+
+    if (err_tile < ntiles) return att_fail(err_code, "%s", errmsg);
+    return ATT_OK;
+}
+
+static int tiled_check_tiles(tiled_tiles tl)
+{
+    if (tl.bq == 0 || tl.bk == 0 || mat_bytes(tl.bq, tl.bk) == 0)
+        return att_fail(ATT_EUSAGE, "tiled head: tile sizes %zu x %zu must be >= 1 and fit in memory",
+                        tl.bq, tl.bk);
+    return ATT_OK;
+}
+
+/* O (T_q, d_v) = softmax(scale Q (T_q, d_k) K (T_k, d_k)^T) V (T_k, d_v) */
+int tiled_attend(gsl_matrix *O, const gsl_matrix *Q, const gsl_matrix *K,
+                 const gsl_matrix *V, double scale, tiled_tiles tiles)
+{
+    int rc = tiled_check_tiles(tiles);
+    if (rc) return rc;
+    if (Q->size2 != K->size2)
+        return att_fail(ATT_EUSAGE, "tiled head: Q (%zu x %zu) and K (%zu x %zu) must have the same width d_k",
+                        Q->size1, Q->size2, K->size1, K->size2);
+    if (K->size1 != V->size1)
+        return att_fail(ATT_EUSAGE, "tiled head: K (%zu x %zu) and V (%zu x %zu) must have one row per key",
+                        K->size1, K->size2, V->size1, V->size2);
+    if (O->size1 != Q->size1 || O->size2 != V->size2)
+        return att_fail(ATT_EUSAGE, "tiled head: O (%zu x %zu) must be (T_q x d_v) = (%zu x %zu)",
+                        O->size1, O->size2, Q->size1, V->size2);
+    if (!isfinite(scale))
+        return att_fail(ATT_EUSAGE, "tiled head: the score scale %g must be finite", scale);
+    tiled_job job = { Q, NULL, NULL, NULL, K, V, scale, tiles };
+    return tiled_run(O, &job);
+}
+
+size_t tiled_forward_bytes(size_t T_q, size_t T_k, size_t d, size_t d_k,
+                           size_t d_v, tiled_tiles tl, int threads)
+{
+    (void)T_q; (void)d;
+    size_t kv = mat_bytes(T_k, d_k + d_v);
+    size_t per = mat_bytes(tl.bq, tl.bk + d_k + d_v + 2);
+    if (kv == 0 || per == 0 || threads < 1 || per > (SIZE_MAX - kv) / (size_t)threads) return 0;
+    return kv + (size_t)threads * per;
+}
+
+/* O (T_q, d_v) of the head p on Xq (T_q, d), Xkv (T_k, d), tiled. */
+int tiled_forward(gsl_matrix *O, const head_params *p, const gsl_matrix *Xq,
+                  const gsl_matrix *Xkv, tiled_tiles tiles)
+{
+    int rc = tiled_check_tiles(tiles);
+    if (rc) return rc;
+    if (p == NULL || p->W_Q == NULL || p->W_K == NULL || p->W_V == NULL)
+        return att_fail(ATT_EUSAGE, "tiled head: the weights W_Q, W_K, W_V must be set");
+    if (p->rope)
+        return att_fail(ATT_EUSAGE, "tiled head: RoPE is not supported (use head_forward)");
+    const gsl_matrix *WQ = p->W_Q, *WK = p->W_K, *WV = p->W_V;
+    if (!mat_same_shape(WQ, WK) || WV->size1 != WQ->size1)
+        return att_fail(ATT_EUSAGE, "tiled head: W_Q (%zu x %zu), W_K (%zu x %zu), W_V (%zu x %zu) "
+                        "must be (d x d_k), (d x d_k), (d x d_v)", WQ->size1, WQ->size2,
+                        WK->size1, WK->size2, WV->size1, WV->size2);
+    if (Xq->size2 != WQ->size1 || Xkv->size2 != WQ->size1)
+        return att_fail(ATT_EUSAGE, "tiled head: X_q (%zu x %zu) and X_kv (%zu x %zu) must have "
+                        "d = %zu columns like W_Q (%zu x %zu)", Xq->size1, Xq->size2,
+                        Xkv->size1, Xkv->size2, WQ->size1, WQ->size1, WQ->size2);
+    if (O->size1 != Xq->size1 || O->size2 != WV->size2)
+        return att_fail(ATT_EUSAGE, "tiled head: O (%zu x %zu) must be (T_q x d_v) = (%zu x %zu)",
+                        O->size1, O->size2, Xq->size1, WV->size2);
+    if ((p->b_Q && p->b_Q->size != WQ->size2) || (p->b_K && p->b_K->size != WK->size2)
+        || (p->b_V && p->b_V->size != WV->size2))
+        return att_fail(ATT_EUSAGE, "tiled head: a bias has the wrong length (b_Q, b_K: d_k = %zu, "
+                        "b_V: d_v = %zu)", WQ->size2, WV->size2);
+    if (!isfinite(p->scale))
+        return att_fail(ATT_EUSAGE, "tiled head: the score scale %g must be finite", p->scale);
+
+    size_t T_k = Xkv->size1, d = Xkv->size2, d_k = WQ->size2, d_v = WV->size2;
+    gsl_matrix *K = mat_new(T_k, d_k), *V = mat_new(T_k, d_v);
+    if (!K || !V) { mat_free(K); mat_free(V); return ATT_ERUNTIME; }
+    blas_threads_single();
+
+    // K = Xkv W_K + 1 b_K^T ;  V = Xkv W_V + 1 b_V^T, in blocks of rows on our
+    // threads (fixed blocks: the same bits for any thread count)
+    size_t nblk = (T_k + TILED_PROJ_ROWS - 1) / TILED_PROJ_ROWS, err_blk = nblk;
+    int err_code = ATT_OK;
+    char errmsg[1024] = "";
+    double flops = 2.0 * (double)T_k * (double)d * (double)(d_k + d_v);
+    #pragma omp parallel for schedule(dynamic, 1) if (nblk > 1 && flops > TILED_PARALLEL_FLOPS)
+    for (size_t b = 0; b < nblk; b++) {
+        size_t r0 = b * TILED_PROJ_ROWS, nr = T_k - r0 < TILED_PROJ_ROWS ? T_k - r0 : TILED_PROJ_ROWS;
+        gsl_matrix_const_view Xb = gsl_matrix_const_submatrix(Xkv, r0, 0, nr, d);
+        gsl_matrix_view Kb = gsl_matrix_submatrix(K, r0, 0, nr, d_k);
+        gsl_matrix_view Vb = gsl_matrix_submatrix(V, r0, 0, nr, d_v);
+        int brc = head_project(&Kb.matrix, &Xb.matrix, WK, p->b_K);
+        if (!brc) brc = head_project(&Vb.matrix, &Xb.matrix, WV, p->b_V);
+        if (brc) {
+            #pragma omp critical(tiled_error)
+            first_error(b, brc, att_last_error(), &err_blk, &err_code, errmsg, sizeof errmsg);
+        }
+    }
+    if (err_blk < nblk) {
+        rc = att_fail(err_code, "%s", errmsg);
+    } else {
+        // O = softmax(scale Q K^T) V, Q one tile at a time
+        tiled_job job = { NULL, Xq, WQ, p->b_Q, K, V, p->scale, tiles };
+        rc = tiled_run(O, &job);
+    }
+    mat_free(K);
+    mat_free(V);
+    return rc;
+}

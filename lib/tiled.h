@@ -1,0 +1,95 @@
+/* tiled.h - one attention head that never holds the T_q x T_k matrix.
+ *
+ * Shapes (tokens are rows, as in head.h):
+ *   Xq (T_q, d)  Xkv (T_k, d)  W_Q, W_K (d, d_k)  W_V (d, d_v)
+ *   Q (T_q, d_k)  K (T_k, d_k)  V (T_k, d_v)  O (T_q, d_v)
+ *   a query tile: B_q rows of Q;  a key tile: B_k rows of K and V;
+ *   the only score block ever stored is S_t (B_q, B_k), one per thread.
+ *
+ * Online softmax (Milakov & Gimelshein 2018; the loop of FlashAttention).
+ * For query row i, visit the key tiles one after another, keeping a running
+ * max m, a running sum l and an unnormalised output o (d_v):
+ *   s_j  = scale q_i . k_j                 for the keys j of the tile
+ *   m'   = max(m, max_j s_j)
+ *   l    = l e^{m - m'} + sum_j e^{s_j - m'}
+ *   o    = o e^{m - m'} + sum_j e^{s_j - m'} v_j
+ *   m    = m'
+ * and after the last tile  o_i = o / l. This is exactly softmax(s_i) V: every
+ * term carries the factor e^{-m_final} in the end, whatever tile it came
+ * from. Memory: K, V (T_k (d_k + d_v)) plus per-thread tiles; time O(T_q T_k).
+ * Both products of a tile (S_t = scale Q_t K_t^T and O_t += P_t V_t) are BLAS
+ * dgemm calls.
+ *
+ * Parallel over query tiles (OpenMP), BLAS single-threaded inside. Tiles are
+ * fixed by (B_q, B_k), not by the thread count, and each tile is done by one
+ * thread in a fixed order, so every output row is bit-identical for any
+ * OMP_NUM_THREADS. Like mc_run, a call (outside a parallel region) makes
+ * OpenBLAS single-threaded for the rest of the process (mc_blas_single_thread):
+ * its own thread pool would compete with ours for the same cores.
+ *
+ * Scores must be finite or -inf (a masked key): a NaN or +inf score gives
+ * ATT_EUSAGE naming the row, and so does a row whose scores are all -inf.
+ * (The plain head, head_forward, is the reference; it also handles +inf.)
+ */
+#ifndef ATT_TILED_H
+#define ATT_TILED_H
+
+#include <stddef.h>
+#include <gsl/gsl_matrix.h>
+#include "head.h"
+
+/* Tile sizes: B_q query rows by B_k keys (both >= 1). */
+typedef struct {
+    size_t bq, bk;
+} tiled_tiles;
+
+/* The tile sizes chosen by profiling on this project's machine. */
+tiled_tiles tiled_tiles_default(void);
+
+/* O (T_q, d_v) = softmax(scale Q K^T) V, tiled. Q (T_q, d_k), K (T_k, d_k),
+ * V (T_k, d_v). Shapes are checked (ATT_EUSAGE naming both matrices). */
+int tiled_attend(gsl_matrix *O, const gsl_matrix *Q, const gsl_matrix *K,
+                 const gsl_matrix *V, double scale, tiled_tiles tiles);
+
+/* The head of head.h (projections with optional biases, scale), tiled:
+ *   K = Xkv W_K + 1 b_K^T,  V = Xkv W_V + 1 b_V^T   (held: T_k (d_k + d_v))
+ *   Q_t = Xq_t W_Q + 1 b_Q^T                         (one query tile at a time)
+ *   O = softmax(scale Q K^T) V                        (online, tile by tile)
+ * O is (T_q, d_v). RoPE is not supported here (ATT_EUSAGE). */
+int tiled_forward(gsl_matrix *O, const head_params *p, const gsl_matrix *Xq,
+                  const gsl_matrix *Xkv, tiled_tiles tiles);
+
+/* Bytes tiled_forward allocates for these sizes with `threads` threads:
+ * K and V, plus each thread's tiles. 0 on size_t overflow. */
+size_t tiled_forward_bytes(size_t T_q, size_t T_k, size_t d, size_t d_k,
+                           size_t d_v, tiled_tiles tiles, int threads);
+
+/* Tolerance for |O_tiled - O_plain| (elementwise) when both compute one head.
+ * A score is an inner product of length n (n = d_k when Q and K are given;
+ * n = d + d_k when they are projected from X too), so it carries an absolute
+ * error up to about n eps qk, which moves a softmax weight by that much
+ * relatively (in either version, so twice); the weights' sum and the
+ * weighted sum over T_k keys add T_k eps relatively. With
+ * qk >= max |s_ij| a bound on the scores (e.g. tiled_qk_bound) and
+ * vmax >= max |v_jc|:
+ *   tol = c eps (2 n qk + 2 T_k) vmax,   c = 8. */
+double tiled_tolerance(size_t T_k, size_t n, double qk, double vmax);
+
+/* qk = |scale| max_i |q_i| max_j |k_j| for Q (T_q, d_k), K (T_k, d_k). */
+double tiled_qk_bound(const gsl_matrix *Q, const gsl_matrix *K, double scale);
+
+/* y_j = e^{x_j - m} for j < n, and returns sum_j y_j (in a fixed order:
+ * eight interleaved partial sums, then those in order). x_j - m must be
+ * <= 0 or the result is not the exponential (the head always has m >= x_j).
+ * Within 2 ulp of exp() for x_j - m in [-745, 0]; exactly 0 below -745.2
+ * and for -inf; NaN in, NaN out. Exposed for the tests. y may alias x.
+ * The widest vector variant the CPU runs is used: AVX-512 or AVX2 with
+ * fused multiply-adds, else a plain loop (the last bits may differ between
+ * these, as BLAS results differ between CPUs; one machine always uses one). */
+double tiled_exp_shifted(double *y, const double *x, size_t n, double m);
+
+/* For the tests: force the variant "plain", "avx2" or "avx512" (ATT_EUSAGE
+ * if this CPU lacks it), or NULL for the automatic choice. Not thread-safe. */
+int tiled_exp_variant(const char *name);
+
+#endif

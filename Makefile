@@ -2,12 +2,12 @@
 # ("queries, keys and values"). `make help` lists the targets.
 
 # The claims, in the catalogue's order (shared/claims.md).
-IDS := worked_example shapes naive_self_attention concentration \
-       random_projections score_asymmetry bilinear_low_rank qk_invariance \
-       key_bias query_bias value_bias previous_token_head fused_qkv \
-       any_length two_queries_four_keys
+IDS := concentration naive_self_attention random_projections score_asymmetry \
+       bilinear_low_rank qk_invariance key_bias query_bias value_bias \
+       worked_example shapes previous_token_head fused_qkv any_length \
+       two_queries_four_keys
 # Only the experiments whose source exists are built (the suite grows by issue).
-EXPERIMENTS := $(filter $(IDS),$(basename $(notdir $(wildcard experiments/*.c))))
+EXPERIMENTS := $(filter $(basename $(notdir $(wildcard experiments/*.c))),$(IDS))
 
 OUT     ?= results
 # Build products; a developer may use private ones: make BUILD=build-x BIN=bin-x

@@ -183,22 +183,6 @@ done:
     return rc;
 }
 
-static int write_csv(const opts *o, const double *rows, size_t draws)
-{
-    afile af;
-    int rc = afile_open(&af, o->out_dir, ID ".csv");
-    if (rc) return rc;
-    fprintf(af.f, "draw");
-    for (int k = 0; k < NCSV; k++) fprintf(af.f, ",%s", COLS[k]);
-    fputc('\n', af.f);
-    for (size_t i = 0; i < draws; i++) {
-        fprintf(af.f, "%zu", i);
-        for (int k = 0; k < NCSV; k++) { fputc(',', af.f); csv_num(af.f, rows[i * NV + k]); }
-        fputc('\n', af.f);
-    }
-    return afile_commit(&af);
-}
-
 static int run(const opts *o)
 {
     int rc = opts_check_memory(o, mat_bytes(o->draws, NV), "the per-draw table");
@@ -210,7 +194,7 @@ static int run(const opts *o)
                       &cx, ID, o->quiet };
     verdict_list vl;
     verdicts_init(&vl);
-    if ((rc = mc_run(&cfg, acc)) || (rc = write_csv(o, cx.rows, o->draws))
+    if ((rc = mc_run(&cfg, acc)) || (rc = csv_write_table(o->out_dir, ID ".csv", "draw", COLS, NCSV, cx.rows, o->draws, NV))
         || (rc = output_meta(o, NULL)))
         goto done;
 

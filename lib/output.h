@@ -35,6 +35,12 @@ void csv_num(FILE *f, double x);
 /* Write a CSV field, quoted if it holds a comma, quote or newline. */
 void csv_str(FILE *f, const char *s);
 
+/* Write dir/name atomically: a header "index_col,cols[0],...", then for each
+ * of nrows rows its index and ncols numbers rows[i * stride + k] (csv_num). */
+int csv_write_table(const char *dir, const char *name, const char *index_col,
+                    const char *const *cols, size_t ncols, const double *rows,
+                    size_t nrows, size_t stride);
+
 /* Provenance sidecar dir/<id>.meta: command line, seed, draws, RNG, GSL and
  * BLAS versions, compiler, git commit. `extra` (may be NULL) is appended. */
 int output_meta(const opts *o, const char *extra);

@@ -85,4 +85,15 @@ static inline void prop_announce(const char *suite)
            prop_seed(), prop_env_ulong("ATT_TEST_CASES", PROP_DEFAULT_CASES));
 }
 
+/* Run a suite; its exit status: 0 when every test passed, 1 otherwise
+ * (check prints its summary line, "100%: Checks: N, Failures: 0, ..."). */
+static inline int prop_run_suite(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
+
 #endif

@@ -564,9 +564,5 @@ int main(void)
     tcase_add_test(prop, prop_query_bias_rows_identical);
     tcase_add_test(prop, prop_value_bias_folds);
     suite_add_tcase(s, prop);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return prop_run_suite(s);
 }

@@ -370,9 +370,5 @@ int main(void)
     tcase_add_test(tc, test_projected_about_one_over_T);
     tcase_add_test(tc, test_concentration_laws);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return prop_run_suite(s);
 }

@@ -493,9 +493,5 @@ int main(void)
     tcase_set_timeout(td, 120);
     tcase_add_test(td, test_determinism_threads);
     suite_add_tcase(s, td);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return prop_run_suite(s);
 }

@@ -169,9 +169,5 @@ int main(void)
     tcase_set_timeout(prop, 120);
     tcase_add_test(prop, test_prop_shapes_match_head);
     suite_add_tcase(s, prop);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return prop_run_suite(s);
 }

@@ -257,9 +257,5 @@ int main(void)
     tcase_add_test(prop, test_prop_log_softmax);
     tcase_add_test(prop, test_prop_online_softmax);
     suite_add_tcase(s, prop);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return prop_run_suite(s);
 }

@@ -185,9 +185,5 @@ int main(void)
     tcase_add_test(tc, test_mc_errors);
     tcase_add_test(tc, test_stream_seeds_distinct);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return prop_run_suite(s);
 }

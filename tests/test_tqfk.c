@@ -340,9 +340,5 @@ static Suite *tqfk_suite(void)
 int main(void)
 {
     prop_announce("tqfk");
-    SRunner *sr = srunner_create(tqfk_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return prop_run_suite(tqfk_suite());
 }

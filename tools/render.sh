@@ -16,6 +16,9 @@ render() { # terminal-spec extension
     tmp="$dir/.$name.$2.tmp.$$"
     if gnuplot -e "datadir='$out'; set terminal $1; set output '$tmp'" -e "load '$style'" "$script" 2>"$tmp.err"; then
         if grep -v '^$' "$tmp.err" | grep -qiv 'warning: empty\|^ *$'; then cat "$tmp.err" >&2; fi
+        # reproducible PDFs: cairo stamps the time of the run; a fixed date of
+        # the same length keeps the file's byte offsets valid
+        [ "$2" = pdf ] && LC_ALL=C sed -i 's/(D:[0-9]\{14\}Z)/(D:19700101000000Z)/' "$tmp"
         mv "$tmp" "$dir/$name.$2"; rm -f "$tmp.err"
     else
         cat "$tmp.err" >&2; rm -f "$tmp" "$tmp.err"; echo "render: $script failed ($2)" >&2; exit 1

@@ -89,17 +89,6 @@ static const double MIN_SAMPLE = 0.002;    /* seconds per timed sample */
 
 /* ---- helpers ---------------------------------------------------------------- */
 
-static double max_abs_diff(const gsl_matrix *A, const gsl_matrix *B)
-{
-    double m = 0.0;
-    for (size_t i = 0; i < A->size1; i++)
-        for (size_t j = 0; j < A->size2; j++) {
-            double e = fabs(gsl_matrix_get(A, i, j) - gsl_matrix_get(B, i, j));
-            if (e > m || isnan(e)) m = e;
-        }
-    return m;
-}
-
 /* max_i ||row i||_2 (cols = 0) or max_j ||column j||_2 (cols = 1) */
 static double max_norm(const gsl_matrix *A, int cols)
 {
@@ -153,7 +142,7 @@ static int agree_case(const opts *o, size_t ci, aresult *r)
     if ((rc = fused_project(Q, K, V, QKV, X, W))) goto done;
     if ((rc = head_project(Qs, X, W_Q, NULL)) || (rc = head_project(Ks, X, W_K, NULL))
         || (rc = head_project(Vs, X, W_V, NULL))) goto done;
-    r->err[CHECK_SEPARATE] = fmax(max_abs_diff(Q, Qs), fmax(max_abs_diff(K, Ks), max_abs_diff(V, Vs)));
+    r->err[CHECK_SEPARATE] = fmax(mat_max_abs_diff(Q, Qs), fmax(mat_max_abs_diff(K, Ks), mat_max_abs_diff(V, Vs)));
     r->tol[CHECK_SEPARATE] = tol_proj;
 
     // per head: 3 H products X W_Q^h (d, d_k), ... into the column blocks
@@ -168,7 +157,7 @@ static int agree_case(const opts *o, size_t ci, aresult *r)
             gsl_matrix_view Yh = gsl_matrix_submatrix(Y, 0, 0, N, w[k]);
             rc = head_project(&Yh.matrix, X, &Wh.matrix, NULL);
             if (!rc) r->err[CHECK_PER_HEAD] = fmax(r->err[CHECK_PER_HEAD],
-                                                  max_abs_diff(&Yh.matrix, &Fh.matrix));
+                                                  mat_max_abs_diff(&Yh.matrix, &Fh.matrix));
         }
     }
     r->tol[CHECK_PER_HEAD] = tol_proj;
@@ -176,7 +165,7 @@ static int agree_case(const opts *o, size_t ci, aresult *r)
 
     // (out, in): QKV = X Wt^T
     if ((rc = fused_project_out_in(Q2, K2, V2, QKV, X, Wt))) goto done;
-    r->err[CHECK_OUT_IN] = fmax(max_abs_diff(Q2, Q), fmax(max_abs_diff(K2, K), max_abs_diff(V2, V)));
+    r->err[CHECK_OUT_IN] = fmax(mat_max_abs_diff(Q2, Q), fmax(mat_max_abs_diff(K2, K), mat_max_abs_diff(V2, V)));
     r->tol[CHECK_OUT_IN] = tol_proj;
 
     // batched vs one by one, for every head h (its column blocks of the weights)
@@ -196,7 +185,7 @@ static int agree_case(const opts *o, size_t ci, aresult *r)
             double tol = tiled_tolerance(c->T, d + c->d_k, tiled_qk_bound(st.Q, st.K, 1.0),
                                          mat_max_abs(st.V))
                          + mat_tol(8, d, max_norm(&Xb.matrix, 0) * max_norm(&WVh.matrix, 1));
-            double err = max_abs_diff(&Ob.matrix, st.O);
+            double err = mat_max_abs_diff(&Ob.matrix, st.O);
             // keep the case's worst error relative to its own tolerance
             if (isnan(r->tol[CHECK_BATCHED]) || isnan(err)
                 || err * r->tol[CHECK_BATCHED] > r->err[CHECK_BATCHED] * tol) {

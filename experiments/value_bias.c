@@ -96,24 +96,6 @@ static void *scratch_alloc(void *c)
     return w;
 }
 
-/* max_ij |A_ij - B_ij| */
-static double max_abs_diff(const gsl_matrix *A, const gsl_matrix *B)
-{
-    double e = 0.0;
-    for (size_t i = 0; i < A->size1; i++)
-        for (size_t j = 0; j < A->size2; j++)
-            e = fmax(e, fabs(gsl_matrix_get(A, i, j) - gsl_matrix_get(B, i, j)));
-    return e;
-}
-
-/* max_l |b_l| */
-static double vec_max_abs(const gsl_vector *b)
-{
-    double m = 0.0;
-    for (size_t l = 0; l < b->size; l++) m = fmax(m, fabs(gsl_vector_get(b, l)));
-    return m;
-}
-
 /* max_j sum_l |W_lj|: the largest column 1-norm of W (d_v, d) */
 static double max_col_abs_sum(const gsl_matrix *W)
 {
@@ -142,7 +124,7 @@ static int fold_error(double *err, const gsl_matrix *A, const gsl_matrix *V1,
     if (!rc) rc = head_weighted_sum(O0, A, V0);
     if (!rc) rc = head_project(Yu, O1, W_O, b_O);
     if (!rc) rc = head_project(Yf, O0, W_O, b_fold);
-    if (!rc) *err = max_abs_diff(Yu, Yf);
+    if (!rc) *err = mat_max_abs_diff(Yu, Yf);
     mat_free(O1); mat_free(O0); mat_free(Yu); mat_free(Yf);
     return rc;
 }
@@ -197,7 +179,7 @@ static int draw(void *c, void *s, gsl_rng *rng, size_t di, double *out)
         gsl_vector_add(&row.vector, &b_V.vector);
     }
     double scale_O = mat_max_abs(s0.V) + vec_max_abs(&b_V.vector);
-    double pass = max_abs_diff(s1.O, E) / scale_O, pass_tol = mat_tol(8, T_k, 1.0);
+    double pass = mat_max_abs_diff(s1.O, E) / scale_O, pass_tol = mat_tol(8, T_k, 1.0);
 
     // folding: b_O' = b_O + W_O^T b_V; Y_u vs Y_f with the softmax weights
     if ((rc = circuit_fold_value_bias(&b_fold.vector, &b_O.vector, &b_V.vector, &W_O.matrix)))

@@ -151,16 +151,6 @@ static double max_err_at(const gsl_matrix *M, const size_t (*ij)[2], size_t n, d
     return e;
 }
 
-/* max_ij |A_ij - B_ij|, A and B of one shape */
-static double max_abs_diff(const gsl_matrix *A, const gsl_matrix *B)
-{
-    double e = 0.0;
-    for (size_t i = 0; i < A->size1; i++)
-        for (size_t j = 0; j < A->size2; j++)
-            e = fmax(e, fabs(gsl_matrix_get(A, i, j) - gsl_matrix_get(B, i, j)));
-    return e;
-}
-
 static int run(const opts *o, double c)
 {
     gsl_matrix *X = mat_new(WORKED_T, WORKED_D), *W_Q = mat_new(WORKED_D, WORKED_DK);
@@ -219,7 +209,7 @@ static int run(const opts *o, double c)
                         fabs(gsl_matrix_get(st.O, WORKED_SAT, 1) - oth));
     double e_cat = fmax(fabs(gsl_matrix_get(st.O, WORKED_CAT, 0) - oth),
                         fabs(gsl_matrix_get(st.O, WORKED_CAT, 1) - w));
-    double e_A = max_abs_diff(st.A, A_cf), e_O = max_abs_diff(st.O, O_cf);
+    double e_A = mat_max_abs_diff(st.A, A_cf), e_O = mat_max_abs_diff(st.O, O_cf);
     double m_win = gsl_matrix_get(st.A, WORKED_SAT, WORKED_CAT);
     double m_los = gsl_matrix_get(st.A, WORKED_SAT, WORKED_THE);
     double m_sat = gsl_matrix_get(st.O, WORKED_SAT, 0), m_cat = gsl_matrix_get(st.O, WORKED_CAT, 1);

@@ -114,6 +114,28 @@ double mat_max_abs(const gsl_matrix *A)
     return m;
 }
 
+double mat_max_abs_diff(const gsl_matrix *A, const gsl_matrix *B)
+{
+    if (!mat_same_shape(A, B)) return NAN;
+    double m = 0.0;
+    for (size_t i = 0; i < A->size1; i++)
+        for (size_t j = 0; j < A->size2; j++) {
+            double e = fabs(gsl_matrix_get(A, i, j) - gsl_matrix_get(B, i, j));
+            if (e > m || isnan(e)) m = e;
+        }
+    return m;
+}
+
+double vec_max_abs(const gsl_vector *v)
+{
+    double m = 0.0;
+    for (size_t i = 0; i < v->size; i++) {
+        double a = fabs(gsl_vector_get(v, i));
+        if (a > m || isnan(a)) m = a;
+    }
+    return m;
+}
+
 int mat_same_shape(const gsl_matrix *A, const gsl_matrix *B)
 {
     return A->size1 == B->size1 && A->size2 == B->size2;

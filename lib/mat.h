@@ -41,6 +41,11 @@ int mat_gemm(gsl_matrix *C, double alpha, const gsl_matrix *A, int tA,
 double mat_frob(const gsl_matrix *A);
 double mat_max_abs(const gsl_matrix *A);
 
+/* max_ij |A_ij - B_ij| and max_l |v_l|; a NaN anywhere gives NaN (so an
+ * error cannot hide), and so do matrices of different shapes. */
+double mat_max_abs_diff(const gsl_matrix *A, const gsl_matrix *B);
+double vec_max_abs(const gsl_vector *v);
+
 /* ||A - B||_F (shapes must match; returns NAN otherwise). */
 double mat_diff_frob(const gsl_matrix *A, const gsl_matrix *B);
 

@@ -27,23 +27,6 @@
 
 #define EPS DBL_EPSILON
 
-/* max_ij |A_ij - B_ij| (same shapes) */
-static double max_abs_diff(const gsl_matrix *A, const gsl_matrix *B)
-{
-    double e = 0.0;
-    for (size_t i = 0; i < A->size1; i++)
-        for (size_t j = 0; j < A->size2; j++)
-            e = fmax(e, fabs(gsl_matrix_get(A, i, j) - gsl_matrix_get(B, i, j)));
-    return e;
-}
-
-static double vec_max_abs(const gsl_vector *v)
-{
-    double m = 0.0;
-    for (size_t i = 0; i < v->size; i++) m = fmax(m, fabs(gsl_vector_get(v, i)));
-    return m;
-}
-
 static gsl_matrix *rand_mat(gsl_rng *rng, size_t r, size_t c, double sigma)
 {
     gsl_matrix *M = mat_new(r, c);
@@ -97,8 +80,8 @@ START_TEST(test_worked_by_hand)
     /* and the library's closed form agrees */
     gsl_matrix *Acf = mat_new(3, 3), *Ocf = mat_new(3, 2);
     ck_assert_int_eq(circuit_worked_closed(Acf, Ocf, 3.0), ATT_OK);
-    ck_assert(max_abs_diff(st.A, Acf) <= 4 * EPS);
-    ck_assert(max_abs_diff(st.O, Ocf) <= 4 * EPS);
+    ck_assert(mat_max_abs_diff(st.A, Acf) <= 4 * EPS);
+    ck_assert(mat_max_abs_diff(st.O, Ocf) <= 4 * EPS);
     mat_free(Acf); mat_free(Ocf);
     head_state_free(&st);
 }
@@ -155,7 +138,7 @@ START_TEST(prop_worked_closed_form_any_factor)
         head_state st;
         worked_run(&st, c);
         PROP_ASSERT(circuit_worked_closed(Acf, Ocf, c) == ATT_OK, "%s", att_last_error());
-        double eA = max_abs_diff(st.A, Acf), eO = max_abs_diff(st.O, Ocf);
+        double eA = mat_max_abs_diff(st.A, Acf), eO = mat_max_abs_diff(st.O, Ocf);
         PROP_ASSERT(eA <= 8 * EPS && eO <= 8 * EPS, "c = %.17g: |A - cf| %g, |O - cf| %g", c, eA, eO);
         head_state_free(&st);
     }
@@ -493,7 +476,7 @@ START_TEST(prop_value_bias_folds)
             colsum = fmax(colsum, s);
         }
         double scale_Y = scale_O * colsum + vec_max_abs(h.bO);
-        double ef = max_abs_diff(Yu, Yf), tf = mat_tol(8, h.T_k + h.d_v, scale_Y);
+        double ef = mat_max_abs_diff(Yu, Yf), tf = mat_tol(8, h.T_k + h.d_v, scale_Y);
         PROP_ASSERT(ef <= tf, "folding error %g > tol %g", ef, tf);
         // control: sigmoid weights; Y_u - Y_f = (rowsum_i - 1) (b_V W_O)_j
         gsl_vector_memcpy(bw, bF);

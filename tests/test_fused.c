@@ -38,15 +38,6 @@ static double abs_prod_max(const gsl_matrix *X, const gsl_matrix *W, int tW)
     return m;
 }
 
-static double max_abs_diff(const gsl_matrix *A, const gsl_matrix *B)
-{
-    double m = 0.0;
-    for (size_t i = 0; i < A->size1; i++)
-        for (size_t j = 0; j < A->size2; j++)
-            m = fmax(m, fabs(gsl_matrix_get(A, i, j) - gsl_matrix_get(B, i, j)));
-    return m;
-}
-
 /* ---- unit tests ------------------------------------------------------------ */
 
 START_TEST(test_pack_by_hand)
@@ -113,16 +104,16 @@ START_TEST(test_prop_fused_equals_separate)
         mat_gemm(Ks, 1.0, X, 0, WK, 0, 0.0);
         mat_gemm(Vs, 1.0, X, 0, WV, 0, 0.0);
         double tol = mat_tol(2, d, abs_prod_max(X, W, 0));
-        PROP_ASSERT(max_abs_diff(Q, Qs) <= tol, "Q: %g > %g", max_abs_diff(Q, Qs), tol);
-        PROP_ASSERT(max_abs_diff(K, Ks) <= tol, "K: %g > %g", max_abs_diff(K, Ks), tol);
-        PROP_ASSERT(max_abs_diff(V, Vs) <= tol, "V: %g > %g", max_abs_diff(V, Vs), tol);
+        PROP_ASSERT(mat_max_abs_diff(Q, Qs) <= tol, "Q: %g > %g", mat_max_abs_diff(Q, Qs), tol);
+        PROP_ASSERT(mat_max_abs_diff(K, Ks) <= tol, "K: %g > %g", mat_max_abs_diff(K, Ks), tol);
+        PROP_ASSERT(mat_max_abs_diff(V, Vs) <= tol, "V: %g > %g", mat_max_abs_diff(V, Vs), tol);
 
         // the framework layout: the weight stored (out, in) = W_QKV^T
         gsl_matrix_transpose_memcpy(Wt, W);
         PROP_ASSERT(fused_project_out_in(Q2, K2, V2, QKV, X, Wt) == ATT_OK, "%s", att_last_error());
-        PROP_ASSERT(max_abs_diff(Q2, Q) <= tol, "(out,in) Q: %g > %g", max_abs_diff(Q2, Q), tol);
-        PROP_ASSERT(max_abs_diff(K2, K) <= tol, "(out,in) K: %g > %g", max_abs_diff(K2, K), tol);
-        PROP_ASSERT(max_abs_diff(V2, V) <= tol, "(out,in) V: %g > %g", max_abs_diff(V2, V), tol);
+        PROP_ASSERT(mat_max_abs_diff(Q2, Q) <= tol, "(out,in) Q: %g > %g", mat_max_abs_diff(Q2, Q), tol);
+        PROP_ASSERT(mat_max_abs_diff(K2, K) <= tol, "(out,in) K: %g > %g", mat_max_abs_diff(K2, K), tol);
+        PROP_ASSERT(mat_max_abs_diff(V2, V) <= tol, "(out,in) V: %g > %g", mat_max_abs_diff(V2, V), tol);
 
         mat_free(X); mat_free(WQ); mat_free(WK); mat_free(WV); mat_free(W); mat_free(Wt);
         mat_free(QKV); mat_free(Q); mat_free(K); mat_free(V); mat_free(Q2); mat_free(K2);
@@ -169,7 +160,7 @@ START_TEST(test_prop_batched_equals_one_by_one)
             double sc = fabs(p.scale) * (double)d_k
                       * fmax(mat_max_abs(st.Q), mat_max_abs(st.K)) * P;
             double tol = mat_tol(8, d + d_k + T, (1.0 + sc) * (P + mat_max_abs(st.V)));
-            double err = max_abs_diff(&Ob.matrix, st.O);
+            double err = mat_max_abs_diff(&Ob.matrix, st.O);
             worst = fmax(worst, err / tol);
             PROP_ASSERT(err <= tol, "sequence %zu of %zu: max |O_batched - O_alone| = %g > %g",
                         b, B, err, tol);

@@ -33,18 +33,6 @@ static gsl_matrix *rand_mat(gsl_rng *rng, size_t r, size_t c, double sigma)
     return A;
 }
 
-/* max_ij |A_ij - B_ij| */
-static double max_abs_diff(const gsl_matrix *A, const gsl_matrix *B)
-{
-    double m = 0.0;
-    for (size_t i = 0; i < A->size1; i++)
-        for (size_t j = 0; j < A->size2; j++) {
-            double e = fabs(gsl_matrix_get(A, i, j) - gsl_matrix_get(B, i, j));
-            if (e > m || isnan(e)) m = e;
-        }
-    return m;
-}
-
 /* max_i ||row i||_2 */
 static double max_row_norm(const gsl_matrix *A)
 {
@@ -91,7 +79,7 @@ static double compare_attend(const gsl_matrix *Q, const gsl_matrix *K, const gsl
     int rp = plain_attend(Op, Q, K, V, scale);
     PROP_ASSERT(rp == ATT_OK, "plain: %s", att_last_error());
     double tol = tiled_tolerance(K->size1, K->size2, tiled_qk_bound(Q, K, scale), mat_max_abs(V));
-    double err = max_abs_diff(Ot, Op);
+    double err = mat_max_abs_diff(Ot, Op);
     PROP_ASSERT(err <= tol, "T_q %zu T_k %zu d_k %zu d_v %zu tiles %zu x %zu: |O_tiled - O_plain| "
                 "= %.3g > tol %.3g", Q->size1, K->size1, K->size2, V->size2, tl.bq, tl.bk, err, tol);
     mat_free(Ot); mat_free(Op);
@@ -301,7 +289,7 @@ START_TEST(test_prop_tiled_forward)
         double tol = tiled_tolerance(T_k, d + d_k, tiled_qk_bound(st.Q, st.K, p.scale),
                                      mat_max_abs(st.V))
                      + mat_tol(8, d, max_row_norm(Xkv) * max_col_norm(W_V));
-        double err = max_abs_diff(O, st.O);
+        double err = mat_max_abs_diff(O, st.O);
         PROP_ASSERT(err <= tol, "T_q %zu T_k %zu d %zu d_k %zu d_v %zu: err %.3g > tol %.3g",
                     T_q, T_k, d, d_k, d_v, err, tol);
         head_state_free(&st);
@@ -358,7 +346,7 @@ START_TEST(test_prop_thread_count_invariance)
         PROP_ASSERT(tiled_attend(O2, Q, K, V, 1.0, tl) == ATT_OK, "%s", att_last_error());
         omp_set_num_threads(saved);
         PROP_ASSERT(memcmp(O1->data, O2->data, T_q * d_k * sizeof(double)) == 0,
-                    "outputs differ between 1 and 2 threads (max diff %.3g)", max_abs_diff(O1, O2));
+                    "outputs differ between 1 and 2 threads (max diff %.3g)", mat_max_abs_diff(O1, O2));
         mat_free(Q); mat_free(K); mat_free(V); mat_free(O1); mat_free(O2);
     }
     gsl_rng_free(rng);
@@ -400,7 +388,7 @@ START_TEST(test_tiled_nonfinite_and_shapes)
     ck_assert_int_eq(tiled_attend(O, Q, K, V, 1.0, small), ATT_OK);
     ck_assert_int_eq(plain_attend(Op, Q, K, V, 1.0), ATT_OK);
     ck_assert_double_eq(gsl_matrix_get(O, 2, 0), 4.0);         /* only key 4 is left */
-    ck_assert_double_le(max_abs_diff(O, Op), mat_tol(8, 5, 4.0));
+    ck_assert_double_le(mat_max_abs_diff(O, Op), mat_tol(8, 5, 4.0));
     /* a row with every key masked is an error */
     gsl_matrix_set(K, 4, 0, -1e200);
     expect_error(tiled_attend(O, Q, K, V, 1.0, small), ATT_EUSAGE, "fully masked");
@@ -476,8 +464,8 @@ START_TEST(test_prop_fused_equals_separate)
         PROP_ASSERT(fused_project_out_in(Q2, K2, V2, QKV, c.X, c.Wt) == ATT_OK, "%s", att_last_error());
         /* |fl(x.w) - x.w| <= d eps |x| |w|; two computations, twice that */
         double tol = mat_tol(2, c.d, max_row_norm(c.X) * max_col_norm(c.W));
-        double e1 = fmax(max_abs_diff(Q, Qs), fmax(max_abs_diff(K, Ks), max_abs_diff(V, Vs)));
-        double e2 = fmax(max_abs_diff(Q2, Q), fmax(max_abs_diff(K2, K), max_abs_diff(V2, V)));
+        double e1 = fmax(mat_max_abs_diff(Q, Qs), fmax(mat_max_abs_diff(K, Ks), mat_max_abs_diff(V, Vs)));
+        double e2 = fmax(mat_max_abs_diff(Q2, Q), fmax(mat_max_abs_diff(K2, K), mat_max_abs_diff(V2, V)));
         PROP_ASSERT(e1 <= tol, "N %zu d %zu: fused vs separate %.3g > %.3g", N, c.d, e1, tol);
         PROP_ASSERT(e2 <= tol, "N %zu d %zu: (out, in) vs W_QKV %.3g > %.3g", N, c.d, e2, tol);
         mat_free(Q); mat_free(K); mat_free(V); mat_free(Q2); mat_free(K2); mat_free(V2);
@@ -512,7 +500,7 @@ START_TEST(test_prop_batched_equals_one_by_one)
             double tol = tiled_tolerance(T, c.d + c.d_k, tiled_qk_bound(st.Q, st.K, p.scale),
                                          mat_max_abs(st.V))
                          + mat_tol(8, c.d, max_row_norm(&Xb.matrix) * max_col_norm(c.W_V));
-            double err = max_abs_diff(&Ob.matrix, st.O);
+            double err = mat_max_abs_diff(&Ob.matrix, st.O);
             PROP_ASSERT(err <= tol, "B %zu T %zu d %zu, sequence %zu: err %.3g > tol %.3g",
                         B, T, c.d, b, err, tol);
         }

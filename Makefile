@@ -16,8 +16,14 @@ BIN     ?= bin
 CC      ?= cc
 OPT     ?= -O2
 SAN     ?=
-CFLAGS  := -std=c11 $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-           -D_GNU_SOURCE -fopenmp -Ilib $(SAN)
+# The project's flags are not replaceable from the command line:
+# `make CFLAGS+=-O3` or `make EXTRA_CFLAGS=...` add to them.
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
+# lib/ in layers: math (the section's mathematics), run (the machinery that
+# runs experiments), claims (helpers for one claim or the explorer).
+INCLUDES := -Ilib/math -Ilib/run -Ilib/claims
+override CFLAGS := -std=c11 $(OPT) -g $(WARN) -D_GNU_SOURCE -fopenmp $(INCLUDES) \
+           -MMD -MP $(SAN) $(CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS := -fopenmp $(SAN)
 
 # Libraries through pkg-config. GSL's BLAS calls go to OpenBLAS when it is
@@ -29,7 +35,9 @@ CHECK_LIBS  := $(shell pkg-config --libs check 2>/dev/null)
 CURSES_LIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
 LIBS        := $(GSL_LIBS) $(BLAS_LIBS) -lm
 
-LIB_SRC  := $(wildcard lib/*.c)
+# The terminal front end of the explorer needs ncurses; only its program links it.
+TUI_SRC  := lib/claims/explorer_tui.c
+LIB_SRC  := $(filter-out $(TUI_SRC),$(wildcard lib/*/*.c))
 LIB_OBJ  := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRC))
 LIB_A    := $(BUILD)/libattn.a
 TOOLS    := $(basename $(notdir $(wildcard tools/*.c)))
@@ -48,16 +56,17 @@ help: ## list the targets
 deps: ## install (as root) or name the missing Debian packages
 	@sh tools/deps.sh
 
-$(BUILD)/lib/%.o: lib/%.c $(wildcard lib/*.h) | $(BUILD)/lib
+$(BUILD)/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(GSL_CFLAGS) -c $< -o $@
 
 $(LIB_A): $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(BIN)/%: experiments/%.c $(LIB_A) $(wildcard lib/*.h) | $(BIN)
-	$(CC) $(CFLAGS) $(GSL_CFLAGS) $< -o $@ $(LDFLAGS) $(LIB_A) $(LIBS) $(if $(filter two_queries_four_keys,$*),$(CURSES_LIBS))
+$(BIN)/%: experiments/%.c $(LIB_A) | $(BIN)
+	$(CC) $(CFLAGS) -MF $(BUILD)/$*.d $(GSL_CFLAGS) $< $(if $(filter two_queries_four_keys,$*),$(TUI_SRC)) -o $@ $(LDFLAGS) $(LIB_A) $(LIBS) $(if $(filter two_queries_four_keys,$*),$(CURSES_LIBS))
 
-$(BUILD)/tools/%: tools/%.c $(LIB_A) $(wildcard lib/*.h) | $(BUILD)/tools
+$(BUILD)/tools/%: tools/%.c $(LIB_A) | $(BUILD)/tools
 	$(CC) $(CFLAGS) $(GSL_CFLAGS) $< -o $@ $(LDFLAGS) $(LIB_A) $(LIBS)
 
 # bin/attention is a user tool, built from tools/attention.c.
@@ -67,7 +76,7 @@ ifneq ($(wildcard tools/attention.c),)
 all: $(BIN)/attention
 endif
 
-$(BUILD)/tests/%: tests/%.c tests/prop.h $(LIB_A) $(wildcard lib/*.h) | $(BUILD)/tests
+$(BUILD)/tests/%: tests/%.c $(LIB_A) | $(BUILD)/tests
 	$(CC) $(CFLAGS) $(GSL_CFLAGS) $(shell pkg-config --cflags check 2>/dev/null) $< -o $@ $(LDFLAGS) $(LIB_A) $(CHECK_LIBS) $(LIBS)
 
 tests: $(addprefix $(BUILD)/tests/,$(TESTS))
@@ -139,3 +148,6 @@ clean: ## remove build products (results/ is kept: it is committed)
 
 $(BIN) $(BUILD)/lib $(BUILD)/tools $(BUILD)/tests $(OUT)/figures:
 	mkdir -p $@
+
+# header dependencies written by -MMD -MP
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -26,7 +26,7 @@ mkdir -p "$BUILD/bench" "$OUT"
 GSL_LIBS=$(pkg-config --libs gsl | sed 's/-lgslcblas//')
 BLAS_LIBS=$(pkg-config --exists openblas && pkg-config --libs openblas || echo -lgslcblas)
 ${CC:-cc} -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -D_GNU_SOURCE \
-    -fopenmp -Ilib $(pkg-config --cflags gsl) bench/bench.c -o "$BUILD/bench/bench" \
+    -fopenmp -Ilib/math -Ilib/run -Ilib/claims $(pkg-config --cflags gsl) bench/bench.c -o "$BUILD/bench/bench" \
     -fopenmp "$BUILD/libattn.a" $GSL_LIBS $BLAS_LIBS -lm
 B="$BUILD/bench/bench"
 

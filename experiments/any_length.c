@@ -425,7 +425,7 @@ static int report(const opts *o, const point *pts, size_t n, size_t base, size_t
         st = verdict_timing(&vl, "anyLengthTimeSlope", q, stime, 1,
                             "reported as measured (about 2: quadratic)");
     }
-    if (!st) st = verdicts_write(&vl, o);
+    if (!st) st = legacy_verdicts_write(&vl, o);
     if (!st) st = verdicts_status(&vl);
     verdicts_free(&vl);
     return st;

@@ -345,14 +345,14 @@ int main(int argc, char **argv)
                  "is not d_k (smallest kept sigma_{d_k}/sigma_1 %.2g, largest neglected "
                  "sigma_{d_k+1}/sigma_1 %.2g)", kq, zq);
         st = verdict_exact(&vl, "lowRankQKRankMiss", q, 0.0, mq, 0.0, mq == 0.0, "= 0 (rank exactly d_k)");
-        if (!st) vl.v[vl.n - 1].draws = total;
+        if (!st) vl.v[vl.n - 1].m.draws = total;
     }
     if (!st) {
         snprintf(q, sizeof q, "largest ||Q K^T - X W_QK X^T||_F / ||Q K^T||_F (d = %zu, T = %zu, "
                  "d_k = %zu .. %zu)", d, T, dks[0], dks[n - 1]);
         st = verdict_exact(&vl, "lowRankScoreErr", q, 0.0, e_qk, t_qk, e_qk <= t_qk,
                            "<= 16 (2d + d_k) eps rho (smallest over draws)");
-        if (!st) vl.v[vl.n - 1].draws = total;
+        if (!st) vl.v[vl.n - 1].m.draws = total;
     }
     if (!st) {
         double e = fmax(e_i, e_u);
@@ -360,13 +360,13 @@ int main(int argc, char **argv)
                  "X X^T, for X I X^T (%.2g) and for W_Q = W_K = U orthogonal, d_k = d (%.2g)", e_i, e_u);
         st = verdict_exact(&vl, "lowRankIdentityErr", q, 0.0, e, t_u, e <= t_u,
                            "<= 16 (2d) eps rho (smallest over draws)");
-        if (!st) vl.v[vl.n - 1].draws = total;
+        if (!st) vl.v[vl.n - 1].m.draws = total;
     }
     if (!st) {
         snprintf(q, sizeof q, "draws where the number of singular values of W_OV = W_V W_O above "
                  "1e-10 sigma_max is not d_v (smallest kept %.2g, largest neglected %.2g)", kv, zv);
         st = verdict_exact(&vl, "lowRankOVRankMiss", q, 0.0, mv, 0.0, mv == 0.0, "= 0 (rank exactly d_v)");
-        if (!st) vl.v[vl.n - 1].draws = total;
+        if (!st) vl.v[vl.n - 1].m.draws = total;
     }
     if (!st) {
         size_t h = headline;
@@ -381,9 +381,9 @@ int main(int argc, char **argv)
                  "through the OV circuit)");
         st = verdict_exact(&vl, "lowRankOVHeadErr", q, 0.0, e_ov, t_ov, e_ov <= t_ov,
                            "<= 16 (T + d + d_v) eps rho (smallest over draws)");
-        if (!st) vl.v[vl.n - 1].draws = total;
+        if (!st) vl.v[vl.n - 1].m.draws = total;
     }
-    if (!st) st = verdicts_write(&vl, &o);
+    if (!st) st = legacy_verdicts_write(&vl, &o);
     if (!st) st = verdicts_status(&vl);
     verdicts_free(&vl);
     free(acc); free(spec); free(count); free(count_full);

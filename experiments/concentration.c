@@ -295,7 +295,7 @@ int main(int argc, char **argv)
         st = conc_verdicts_point(&vl, &pts[0]);
     }
     if (!st) st = output_meta(&o, meta);
-    if (!st) st = verdicts_write(&vl, &o);
+    if (!st) st = legacy_verdicts_write(&vl, &o);
     if (!st) st = verdicts_status(&vl);
     verdicts_free(&vl);
     return opts_exit(&o, st);

@@ -413,7 +413,7 @@ static int report(const opts *o, const aresult *res, const trow *rows, size_t nr
                                 "reported as measured (CPU; the section's claim is about GPUs)");
         }
     }
-    if (!st) st = verdicts_write(&vl, o);
+    if (!st) st = legacy_verdicts_write(&vl, o);
     if (!st) st = verdicts_status(&vl);
     verdicts_free(&vl);
     return st;

@@ -277,19 +277,19 @@ static int kb_verdicts(const opts *o, const kb_config *c, stat_acc acc[2][NSTAT]
              "d_k = %zu, d_v = %zu; mean %.3g)", c->T, c->d, c->d_k, c->d_v, a0[S_RATIO].mean);
     st = verdict_exact(&vl, "keyBiasGradRatioMax", q, 0.0, a0[S_RATIO].max, 1e-12,
                        ratios_ok && a0[S_RATIO].max <= 1e-12, "<= 1e-12");
-    if (!st) vl.v[vl.n - 1].draws = n;
+    if (!st) vl.v[vl.n - 1].m.draws = n;
     if (!st) {
         snprintf(q, sizeof q, "largest relative change of the output O when b_K is removed, no RoPE");
         snprintf(rule, sizeof rule, "<= the smallest per-draw rounding tolerance");
         st = verdict_exact(&vl, "keyBiasOutChangeMax", q, 0.0, a0[S_OUT].max, a0[S_TOL].min,
                            a0[S_OUT].max <= a0[S_TOL].min, rule);
-        if (!st) vl.v[vl.n - 1].draws = n;
+        if (!st) vl.v[vl.n - 1].m.draws = n;
     }
     if (!st) {
         snprintf(q, sizeof q, "smallest ||dL/db_K|| / ||dL/db_Q|| with RoPE (base 10000)");
         st = verdict_exact(&vl, "keyBiasGradRatioRopeMin", q, NAN, a1[S_RATIO].min, 1e-3,
                            ratios_ok && a1[S_RATIO].min >= 1e-3, ">= 1e-3");
-        if (!st) vl.v[vl.n - 1].draws = n;
+        if (!st) vl.v[vl.n - 1].m.draws = n;
     }
     if (!st) {
         stat_ci95(&a1[S_RATIO], &lo, &hi);
@@ -312,9 +312,9 @@ static int kb_verdicts(const opts *o, const kb_config *c, stat_acc acc[2][NSTAT]
                  "(h = %g), over b_Q b_K b_V W_Q W_K W_V, with and without RoPE (worst: %s)",
                  FD_STEP, param_names[wk]);
         st = verdict_exact(&vl, "keyBiasFDErrMax", q, 0.0, worst, 1e-6, worst <= 1e-6, "<= 1e-6");
-        if (!st) vl.v[vl.n - 1].draws = 2 * n;
+        if (!st) vl.v[vl.n - 1].m.draws = 2 * n;
     }
-    if (!st) st = verdicts_write(&vl, o);
+    if (!st) st = legacy_verdicts_write(&vl, o);
     if (!st) st = verdicts_status(&vl);
     verdicts_free(&vl);
     return st;

@@ -257,8 +257,10 @@ static int run(const opts *o, double fixed)
             gsl_matrix *W[3] = { NULL, NULL, NULL };
             stat_acc acc[NSTATS];
             if (!(rc = build_head(&cx, W, V, T, c))) {
-                mc_config cfg = { o->rng_name, o->seed, iv * NT + it, o->draws, NSTATS,
-                                  draw, scratch_alloc, scratch_free, &cx, ID, o->quiet };
+                mc_config cfg = { .rng_name = o->rng_name, .seed = o->seed, .stream = iv * NT + it,
+                                  .draws = o->draws, .nstats = NSTATS, .draw = draw,
+                                  .alloc = scratch_alloc, .free = scratch_free, .ctx = &cx,
+                                  .label = ID, .quiet = o->quiet };
                 rc = mc_run(&cfg, acc);
             }
             free_head(W);
@@ -290,21 +292,21 @@ static int run(const opts *o, double fixed)
              "%zu sequences (n_vocab 2..500, T 2..64)", nseq);
     rc = verdict_exact(&vl, "prevTokenMinWeight", q, NAN, minw, NAN, minw >= THRESHOLD, ">= 0.99");
     if (!rc) {
-        vl.v[vl.n - 1].draws = nseq;
+        vl.v[vl.n - 1].m.draws = nseq;
         rc = verdict_exact(&vl, "prevTokenArgmax",
                            "fraction of sequences in which argmax(o_t) = token(t-1) for every t >= 1",
                            1.0, frac, NAN, frac == 1.0, "= 1: every sequence");
     }
     if (!rc) {
-        vl.v[vl.n - 1].draws = nseq;
+        vl.v[vl.n - 1].m.draws = nseq;
         rc = verdict_exact(&vl, "prevTokenFirstUniform",
                            "position 0 (no previous token): max |a(0,j) - 1/T| and |o(0) - counts/T|",
                            0.0, e0, tol0, all[ST_POS0OK].min == 1.0,
                            "<= 8 T eps per sequence: uniform weights, token histogram out");
     }
     if (!rc) {
-        vl.v[vl.n - 1].draws = nseq;
-        rc = verdicts_write(&vl, o);
+        vl.v[vl.n - 1].m.draws = nseq;
+        rc = legacy_verdicts_write(&vl, o);
     }
     if (!rc) rc = verdicts_status(&vl);
     verdicts_free(&vl);

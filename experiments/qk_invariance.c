@@ -277,13 +277,13 @@ int main(int argc, char **argv)
         snprintf(q, sizeof q, "largest relative change of %s, in units of cond(R) eps, over %zu draws "
                  "and cond(R) = %g .. %g", what[k], total, conds[0], conds[n - 1]);
         st = verdict_exact(&vl, macro[k], q, 0.0, worst[k], C, worst[k] <= C, rule);
-        if (!st) vl.v[vl.n - 1].draws = total;
+        if (!st) vl.v[vl.n - 1].m.draws = total;
     }
     if (!st && nonorth > 0) {
         snprintf(q, sizeof q, "smallest relative change of the queries Q over %zu draws with "
                  "non-orthogonal R (cond(R) >= %g)", nonorth, n > 1 ? conds[1] : conds[0]);
         st = verdict_exact(&vl, "qkInvQueryChangeMin", q, NAN, qmin, 0.1, qmin >= 0.1, ">= 0.1");
-        if (!st) vl.v[vl.n - 1].draws = nonorth;
+        if (!st) vl.v[vl.n - 1].m.draws = nonorth;
     }
     if (!st && conds[0] == 1.0) {
         double lo, hi;
@@ -294,7 +294,7 @@ int main(int argc, char **argv)
                         lo >= 0.1, "CI low >= 0.1");
     }
     free(acc);
-    if (!st) st = verdicts_write(&vl, &o);
+    if (!st) st = legacy_verdicts_write(&vl, &o);
     if (!st) st = verdicts_status(&vl);
     verdicts_free(&vl);
     return opts_exit(&o, st);

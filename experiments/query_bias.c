@@ -190,8 +190,9 @@ static int run(const opts *o)
     ctx_t cx = { malloc(mat_bytes(o->draws, NV)) };
     if (cx.rows == NULL) return att_fail(ATT_ERUNTIME, "out of memory for %zu draws", o->draws);
     stat_acc acc[NV];
-    mc_config cfg = { o->rng_name, o->seed, 0, o->draws, NV, draw, scratch_alloc, scratch_free,
-                      &cx, ID, o->quiet };
+    mc_config cfg = { .rng_name = o->rng_name, .seed = o->seed, .draws = o->draws, .nstats = NV,
+                      .draw = draw, .alloc = scratch_alloc, .free = scratch_free, .ctx = &cx,
+                      .label = ID, .quiet = o->quiet };
     verdict_list vl;
     verdicts_init(&vl);
     if ((rc = mc_run(&cfg, acc)) || (rc = csv_write_table(o->out_dir, ID ".csv", "draw", COLS, NCSV, cx.rows, o->draws, NV))
@@ -207,25 +208,25 @@ static int run(const opts *o)
     if ((rc = verdict_exact(&vl, "queryBiasRowSpread", q, 0.0, acc[V_SPREAD].max, tol_spread,
                             acc[V_SPREAD_OK].min == 1.0, "<= 4 d_k eps for every head: rows identical")))
         goto done;
-    vl.v[vl.n - 1].draws = n;
+    vl.v[vl.n - 1].m.draws = n;
     if ((rc = verdict_exact(&vl, "queryBiasShift",
                             "max |S(b_Q) - S(0) - 1 (K b_Q)^T|, relative to the rounding scale",
                             0.0, acc[V_SHIFT].max, tol_spread, acc[V_SHIFT_OK].min == 1.0,
                             "<= 4 d_k eps for every head: the added score is b_Q . k_j")))
         goto done;
-    vl.v[vl.n - 1].draws = n;
+    vl.v[vl.n - 1].m.draws = n;
     if ((rc = verdict_exact(&vl, "queryBiasZeroQuery",
                             "W_Q = 0: max |a_ij - softmax(K b_Q)_j| over every row",
                             0.0, acc[V_ZERO].max, acc[V_ZERO_TOL].max, acc[V_ZERO_OK].min == 1.0,
                             "<= 8 d_k eps |K||b_Q| + 4 T_k eps for every head")))
         goto done;
-    vl.v[vl.n - 1].draws = n;
+    vl.v[vl.n - 1].m.draws = n;
     if ((rc = verdict_mc(&vl, "queryBiasEffect",
                          "relative change of A caused by b_Q, ||A(b_Q) - A(0)|| / ||A(0)||",
                          NAN, acc[V_CHANGE].mean, lo, hi, n, lo >= 1e-3,
                          "CI above 1e-3: b_Q moves the weights (b_K would not)")))
         goto done;
-    if ((rc = verdicts_write(&vl, o))) goto done;
+    if ((rc = legacy_verdicts_write(&vl, o))) goto done;
     rc = verdicts_status(&vl);
 done:
     verdicts_free(&vl);

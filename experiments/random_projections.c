@@ -407,7 +407,7 @@ int main(int argc, char **argv)
                  "weight. Exactly 1/T for T = 2 (sign symmetry W_Q -> -W_Q) and for the "
                  "fresh-token control; the excess shrinks like 1/d.");
     if (!st) st = output_meta(&o, meta);
-    if (!st) st = verdicts_write(&vl, &o);
+    if (!st) st = legacy_verdicts_write(&vl, &o);
     if (!st) st = verdicts_status(&vl);
     verdicts_free(&vl);
     return opts_exit(&o, st);

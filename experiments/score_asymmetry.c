@@ -235,9 +235,9 @@ int main(int argc, char **argv)
                  acc[S_ZERO + k].mean * (double)a->n);
         st = verdict_exact(&vl, macro[k], q, 0.0, a->max, tol, a->max <= tol,
                            "<= 16 n eps rho (smallest over draws)");
-        if (!st) vl.v[vl.n - 1].draws = a->n;
+        if (!st) vl.v[vl.n - 1].m.draws = a->n;
     }
-    if (!st) st = verdicts_write(&vl, &o);
+    if (!st) st = legacy_verdicts_write(&vl, &o);
     if (!st) st = verdicts_status(&vl);
     verdicts_free(&vl);
     return opts_exit(&o, st);

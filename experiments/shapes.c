@@ -306,7 +306,7 @@ static int run(const opts *o)
     if ((rc = verdict_exact(&vl, "shapesGPTTwoLayer", "projection weights of 12 GPT-2 heads",
                             1769472, (double)layer, 0, layer == 1769472, "= 1,769,472 exactly")))
         goto done;
-    if ((rc = verdicts_write(&vl, o))) goto done;
+    if ((rc = legacy_verdicts_write(&vl, o))) goto done;
     rc = verdicts_status(&vl);
 
 done:

@@ -88,7 +88,7 @@ static int run_figure(const opts *o, const tqfk_config *c)
                            "max |o_i - sum_j a_ij v_j| (o = A V by BLAS, sum by a loop)",
                            0.0, ck.average_err, tol_avg, ck.average_err <= tol_avg,
                            "<= 16 eps max|v|");
-    if (!st) st = verdicts_write(&vl, o);
+    if (!st) st = legacy_verdicts_write(&vl, o);
     if (!st) st = verdicts_status(&vl);
     verdicts_free(&vl);
     return st;

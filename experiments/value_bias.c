@@ -229,8 +229,9 @@ static int run(const opts *o)
     ctx_t cx = { malloc(mat_bytes(o->draws, NV)) };
     if (cx.rows == NULL) return att_fail(ATT_ERUNTIME, "out of memory for %zu draws", o->draws);
     stat_acc acc[NV];
-    mc_config cfg = { o->rng_name, o->seed, 0, o->draws, NV, draw, scratch_alloc, scratch_free,
-                      &cx, ID, o->quiet };
+    mc_config cfg = { .rng_name = o->rng_name, .seed = o->seed, .draws = o->draws, .nstats = NV,
+                      .draw = draw, .alloc = scratch_alloc, .free = scratch_free, .ctx = &cx,
+                      .label = ID, .quiet = o->quiet };
     verdict_list vl;
     verdicts_init(&vl);
     if ((rc = mc_run(&cfg, acc)) || (rc = csv_write_table(o->out_dir, ID ".csv", "draw", COLS, NCSV, cx.rows, o->draws, NV))
@@ -244,24 +245,24 @@ static int run(const opts *o)
                             acc[V_PASS_TOL].max, acc[V_PASS_OK].min == 1.0,
                             "<= 8 T_k eps for every head")))
         goto done;
-    vl.v[vl.n - 1].draws = n;
+    vl.v[vl.n - 1].m.draws = n;
     if ((rc = verdict_exact(&vl, "valueBiasFoldError",
                             "folded vs unfolded final output, b_O' = b_O + b_V W_O (relative max error)",
                             0.0, acc[V_FOLD].max, acc[V_FOLD_TOL].max, acc[V_FOLD_OK].min == 1.0,
                             "<= 8 (T_k + d_v) eps for every head")))
         goto done;
-    vl.v[vl.n - 1].draws = n;
+    vl.v[vl.n - 1].m.draws = n;
     if ((rc = verdict_exact(&vl, "valueBiasControlError",
                             "negative control, sigmoid weights: smallest folding error relative to |b_V W_O| over the heads",
                             NAN, acc[V_CTRL].min, CONTROL_MIN, acc[V_CTRL].min >= CONTROL_MIN,
                             ">= 1e-3 in every head: folding fails when rows do not sum to 1")))
         goto done;
-    vl.v[vl.n - 1].draws = n;
+    vl.v[vl.n - 1].m.draws = n;
     if (opts_verbose(o))
         printf("control (sigmoid weights): folding error / max|b_V W_O|: min %.3g, mean %.3g, max %.3g; "
                "largest |row sum - 1| %.3g\n", acc[V_CTRL].min, acc[V_CTRL].mean, acc[V_CTRL].max,
                acc[V_CTRL_DEFECT].max);
-    if ((rc = verdicts_write(&vl, o))) goto done;
+    if ((rc = legacy_verdicts_write(&vl, o))) goto done;
     rc = verdicts_status(&vl);
 done:
     verdicts_free(&vl);

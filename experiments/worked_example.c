@@ -242,7 +242,7 @@ static int run(const opts *o, double c)
                                "max |weight - closed form| over factors c = 0, 0.1, ..., 10",
                                0.0, sweep_err, TOL, sweep_err <= TOL, "<= 1e-12")))
         goto done;
-    if ((rc = verdicts_write(&vl, o))) goto done;
+    if ((rc = legacy_verdicts_write(&vl, o))) goto done;
     rc = verdicts_status(&vl);
 
 done:

@@ -2,8 +2,8 @@
 # fuzz/run.sh - build the libFuzzer targets with clang and run each for a
 # fixed time budget (make fuzz).
 #
-#   fuzz_csvmat   the matrix CSV reader (lib/csvmat.c)
-#   fuzz_opts     the option parser (lib/opts.c), argv = NUL-separated pieces
+#   fuzz_csvmat   the matrix CSV reader (lib/run/csvmat.c)
+#   fuzz_opts     the option parser (lib/run/opts.c), argv = NUL-separated pieces
 # The invariants each input must satisfy are in fuzz/targets.h.
 #
 # Environment:
@@ -31,14 +31,14 @@ command -v "$CLANG" >/dev/null 2>&1 || { echo "fuzz/run.sh: $CLANG not found (ap
 
 GSL_CFLAGS=$(pkg-config --cflags gsl 2>/dev/null)
 GSL_LIBS=$(pkg-config --libs gsl 2>/dev/null || echo "-lgsl -lgslcblas -lm")
-CFLAGS="-std=c11 -g -O1 -D_GNU_SOURCE -Ilib -Wall -Wextra -Werror \
+CFLAGS="-std=c11 -g -O1 -D_GNU_SOURCE -Ilib/math -Ilib/run -Ilib/claims -Wall -Wextra -Werror \
  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
 # the library sources each target needs
 sources() {
     case "$1" in
-    csvmat) echo "lib/csvmat.c lib/mat.c lib/status.c" ;;
-    opts) echo "lib/opts.c lib/rng.c lib/status.c" ;;
+    csvmat) echo "lib/run/csvmat.c lib/math/mat.c lib/math/status.c" ;;
+    opts) echo "lib/run/opts.c lib/run/rng.c lib/math/status.c" ;;
     *) echo "fuzz/run.sh: unknown target '$1'" >&2; return 1 ;;
     esac
 }

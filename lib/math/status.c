@@ -6,6 +6,7 @@
 #include <gsl/gsl_errno.h>
 
 static _Thread_local char last_error[1024];
+static _Thread_local int last_code;
 
 int att_fail(int code, const char *fmt, ...)
 {
@@ -13,8 +14,11 @@ int att_fail(int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(last_error, sizeof last_error, fmt, ap);
     va_end(ap);
+    last_code = code;
     return code;
 }
+
+int att_last_code(void) { return last_code; }
 
 const char *att_last_error(void) { return last_error; }
 

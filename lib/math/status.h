@@ -18,6 +18,9 @@ enum {
 /* Record "fmt ..." as the last error (thread-local) and return code. */
 int att_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The code given with the last recorded message (ATT_OK when none). */
+int att_last_code(void);
+
 /* The last recorded message ("" when none). */
 const char *att_last_error(void);
 

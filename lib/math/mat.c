@@ -1,6 +1,8 @@
 /* mat.c - checked allocation, Gaussian fill, products, norms, tolerances. */
 #include "mat.h"
+#include "mem.h"
 #include "status.h"
+#include <stdio.h>
 
 #include <float.h>
 #include <math.h>
@@ -33,9 +35,14 @@ gsl_matrix *mat_new(size_t rows, size_t cols)
         att_fail(ATT_EUSAGE, "matrix of size %zu x %zu overflows size_t", rows, cols);
         return NULL;
     }
+    char what[64];
+    snprintf(what, sizeof what, "a %zu x %zu matrix", rows, cols);
+    if (mem_reserve(mat_bytes(rows, cols), what)) return NULL;
     gsl_matrix *A = gsl_matrix_calloc(rows, cols);
-    if (A == NULL)
+    if (A == NULL) {
+        mem_release(mat_bytes(rows, cols));
         att_fail(ATT_ERUNTIME, "out of memory allocating a %zu x %zu matrix", rows, cols);
+    }
     return A;
 }
 
@@ -45,8 +52,14 @@ gsl_vector *vec_new(size_t n)
         att_fail(ATT_EUSAGE, "vector of length %zu is not allowed", n);
         return NULL;
     }
+    char what[64];
+    snprintf(what, sizeof what, "a vector of %zu", n);
+    if (mem_reserve(mat_bytes(n, 1), what)) return NULL;
     gsl_vector *v = gsl_vector_calloc(n);
-    if (v == NULL) att_fail(ATT_ERUNTIME, "out of memory allocating a vector of %zu", n);
+    if (v == NULL) {
+        mem_release(mat_bytes(n, 1));
+        att_fail(ATT_ERUNTIME, "out of memory allocating a vector of %zu", n);
+    }
     return v;
 }
 
@@ -57,8 +70,18 @@ gsl_matrix *mat_dup(const gsl_matrix *A)
     return B;
 }
 
-void mat_free(gsl_matrix *A) { if (A) gsl_matrix_free(A); }
-void vec_free(gsl_vector *v) { if (v) gsl_vector_free(v); }
+void mat_free(gsl_matrix *A)
+{
+    if (A == NULL) return;
+    mem_release(mat_bytes(A->size1, A->tda));
+    gsl_matrix_free(A);
+}
+void vec_free(gsl_vector *v)
+{
+    if (v == NULL) return;
+    mem_release(mat_bytes(v->size, v->stride));
+    gsl_vector_free(v);
+}
 
 void mat_randn(gsl_matrix *A, gsl_rng *rng, double sigma)
 {

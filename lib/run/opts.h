@@ -3,8 +3,10 @@
  *
  * Common options (an experiment accepts the ones its `common` mask names;
  * any other option is an error):
- *   --out DIR       where CSVs go (default results); created if missing,
- *                   must be a writable directory
+ *   --out DIR       where CSVs go (default OPTS_DEFAULT_OUT, "out", which git
+ *                   ignores: a run by hand never replaces the committed
+ *                   results/, which only make reproduce writes); created
+ *                   if missing, must be a writable directory
  *   --seed N        unsigned integer seed
  *   --draws N       Monte Carlo draws (>= 1)
  *   --rng NAME      GSL generator (default mt19937)
@@ -21,6 +23,8 @@
 #define ATT_OPTS_H
 
 #include <stddef.h>
+
+#define OPTS_DEFAULT_OUT "out"
 
 enum {
     OPT_SEED = 1u << 0, OPT_DRAWS = 1u << 1, OPT_RNG = 1u << 2,
@@ -60,7 +64,7 @@ typedef struct {
 
 typedef struct {
     const char *id;
-    const char *out_dir;       /* --out (default "results")            */
+    const char *out_dir;       /* --out (default OPTS_DEFAULT_OUT)     */
     unsigned long seed;
     size_t draws;
     const char *rng_name;

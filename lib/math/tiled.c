@@ -17,7 +17,7 @@
 #include "tiled.h"
 #include "head.h"
 #include "mat.h"
-#include "mc.h"
+#include "blas.h"
 #include "status.h"
 
 #include <float.h>
@@ -30,7 +30,6 @@
 #include <omp.h>
 
 /* OpenBLAS, when linked, exports this; with GSL's reference CBLAS it is absent. */
-extern int openblas_get_num_threads(void) __attribute__((weak));
 
 
 /* Chosen by timing on the 2-core AMD EPYC this project runs on (one thread,
@@ -368,11 +367,7 @@ static int tiled_query_tile(gsl_matrix *O, const tiled_job *job, tiled_work *w,
  * 16 ms instead of 1 ms (scheduler time slices); leaving it at 1 does not. */
 static void blas_threads_single(void)
 {
-    // (not when it is 1 already: in a forked child that call would restart
-    // OpenBLAS's thread pool, whose threads then spin for a while)
-    if (omp_in_parallel() || (openblas_get_num_threads && openblas_get_num_threads() == 1))
-        return;
-    mc_blas_single_thread();
+    blas_single_thread();
 }
 
 /* Record the first error in block order: called inside a critical section. */

@@ -27,6 +27,9 @@ enum { MC_BLOCK = 256 };
  * an error status (the run stops and reports it). */
 typedef int (*mc_draw_fn)(void *ctx, void *scratch, gsl_rng *rng,
                           size_t draw, double *out);
+/* The same for a grid of points: `point` is the grid point (0 .. points-1). */
+typedef int (*mc_point_draw_fn)(void *ctx, void *scratch, gsl_rng *rng,
+                                size_t point, size_t draw, double *out);
 typedef void *(*mc_alloc_fn)(void *ctx);   /* NULL on failure */
 typedef void (*mc_free_fn)(void *scratch);
 
@@ -36,20 +39,41 @@ typedef struct {
     uint64_t stream;        /* configuration index within a sweep      */
     size_t draws;
     size_t nstats;          /* values per draw                          */
-    mc_draw_fn draw;
-    mc_alloc_fn alloc;      /* may be NULL (scratch = NULL)             */
+    mc_draw_fn draw;        /* one point: this, or draw_at              */
+    mc_alloc_fn alloc;      /* may be NULL (scratch = NULL); one scratch
+                               per thread serves every point: size it for
+                               the largest                              */
     mc_free_fn free;        /* may be NULL                              */
     void *ctx;              /* read-only during the run (except per-draw slots) */
     const char *label;      /* for progress messages                    */
     int quiet;              /* no progress on stderr                    */
+
+    /* A grid of points (a sweep): every point p has its own draws and its
+     * own stream, and its blocks join one pool of work, so a sweep of many
+     * small points keeps every core busy. */
+    size_t points;          /* 0 or 1: a single point (draw is used)     */
+    mc_point_draw_fn draw_at;                       /* for points >= 1     */
+    size_t (*point_draws)(const void *ctx, size_t p);  /* NULL: draws     */
+    uint64_t (*point_stream)(const void *ctx, size_t p); /* NULL: stream+p */
+
+    /* Optional: every draw's out[] kept, point after point:
+     * values[(first_p + i) * nstats + k], first_p = draws of points < p.
+     * The engine writes it, so ctx stays read-only (what a distributed run
+     * needs). */
+    double *values;
 } mc_config;
 
-/* Run cfg.draws draws; acc[0 .. nstats-1] receive the merged statistics.
- * Returns ATT_OK, or the first error (in block order) a draw returned. */
+/* Run every point's draws; acc[p * nstats + k] receive point p's merged
+ * statistics (acc[0 .. nstats-1] for a single point). Returns ATT_OK, or the
+ * first error (in point and block order) a draw or an allocation returned,
+ * with its status (ATT_EUSAGE when a scratch exceeds --max-memory). */
 int mc_run(const mc_config *cfg, stat_acc *acc);
 
 /* Make BLAS single-threaded (OpenBLAS) for the rest of the process. */
 void mc_blas_single_thread(void);
+
+/* Total draws over the points of cfg (what `values` must hold / nstats). */
+size_t mc_total_draws(const mc_config *cfg);
 
 /* Bytes a run allocates: one scratch of scratch_bytes per OpenMP thread
  * (omp_get_max_threads()) plus the per-block statistics,

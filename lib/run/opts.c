@@ -164,7 +164,8 @@ static void print_help(const opts_info *info)
     if (info->common & OPT_NO_OUT_DEFAULT)
         printf("  --out DIR          write the CSV files into DIR (no default)\n");
     else
-        printf("  --out DIR          write CSVs and verdicts into DIR (default results)\n");
+        printf("  --out DIR          write CSVs and verdicts into DIR (default %s/, which git\n"
+               "                     ignores; only make reproduce writes results/)\n", OPTS_DEFAULT_OUT);
     for (size_t i = 0; i < NCOMMON; i++)
         if (info->common & COMMON[i].mask) {
             char left[64];
@@ -183,8 +184,9 @@ static void print_help(const opts_info *info)
     printf("  --max-memory B     refuse runs needing more than B bytes (K/M/G suffix; default 4G)\n");
     printf("  --quiet            print nothing but errors\n");
     printf("  --help             this text\n\n");
-    printf("exit status: 0 every verdict PASS, 1 some verdict FAIL, 2 bad usage or input,\n"
-           "3 runtime error (I/O, memory)\n");
+    printf("exit status: 0 no verdict FAIL (INCONCLUSIVE rows, which more draws would decide,\n"
+           "are named on stderr), 1 some verdict FAIL, 2 bad usage or input, 3 runtime error\n"
+           "(I/O, memory)\n");
 }
 
 /* --out: create if missing, then it must be a writable directory. */
@@ -209,7 +211,7 @@ int opts_parse(opts *o, const opts_info *info, int argc, char **argv)
 {
     memset(o, 0, sizeof *o);
     o->id = info->id;
-    o->out_dir = (info->common & OPT_NO_OUT_DEFAULT) ? NULL : "results";
+    o->out_dir = (info->common & OPT_NO_OUT_DEFAULT) ? NULL : OPTS_DEFAULT_OUT;
     o->seed = info->seed;
     o->draws = info->draws;
     o->rng_name = "mt19937";

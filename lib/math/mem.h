@@ -1,0 +1,40 @@
+/* mem.h - allocation against a budget.
+ *
+ * Every matrix and vector of the library (mat_new, vec_new) and every large
+ * buffer of an experiment (mem_alloc) is counted here: the live bytes are a
+ * process-wide atomic counter, and an allocation that would take them past
+ * the budget is refused with ATT_EUSAGE, naming the budget and what was
+ * asked. So an experiment's memory check is its real allocation, made before
+ * anything is written, and not a formula kept by hand beside the code.
+ *
+ *   live' = live + bytes;  refused when budget > 0 and live' > budget
+ */
+#ifndef ATT_MEM_H
+#define ATT_MEM_H
+
+#include <stddef.h>
+
+/* The budget in bytes (0: none), and the option that set it, for messages
+ * ("--max-memory"). */
+void mem_set_budget(size_t bytes, const char *option);
+size_t mem_budget(void);
+
+/* Bytes live now, and the most that were live at once since the start (or
+ * since mem_reset_peak). */
+size_t mem_live(void);
+size_t mem_peak(void);
+void mem_reset_peak(void);
+
+/* Count `bytes` against the budget before allocating them yourself
+ * (ATT_OK, or ATT_EUSAGE with the message recorded; `what` names the
+ * buffer), and give them back. */
+int mem_reserve(size_t bytes, const char *what);
+void mem_release(size_t bytes);
+
+/* calloc(n, size) counted against the budget; NULL with the error recorded
+ * (ATT_EUSAGE over budget or on overflow, ATT_ERUNTIME when the system
+ * refuses). Free with mem_free(p, n, size), the same n and size. */
+void *mem_calloc(size_t n, size_t size, const char *what);
+void mem_free(void *p, size_t n, size_t size);
+
+#endif

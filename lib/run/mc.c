@@ -1,0 +1,183 @@
+/* mc.c - blocks of draws, a generator per block, OpenMP over blocks,
+ * statistics merged in block order (so results do not depend on threads). */
+#include "mc.h"
+#include "blas.h"
+#include "rng.h"
+#include "status.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <omp.h>
+
+
+void mc_blas_single_thread(void)
+{
+    blas_single_thread();
+}
+
+/* threads * scratch + ceil(draws / MC_BLOCK) * nstats * sizeof(stat_acc) */
+size_t mc_run_bytes(size_t scratch_bytes, size_t draws, size_t nstats)
+{
+    size_t threads = (size_t)omp_get_max_threads();
+    size_t nblocks = draws / MC_BLOCK + (draws % MC_BLOCK != 0);
+    if (scratch_bytes == 0 || scratch_bytes > SIZE_MAX / threads) return 0;
+    size_t scratch = threads * scratch_bytes;
+    if (nstats != 0 && nblocks > SIZE_MAX / nstats / sizeof(stat_acc)) return 0;
+    size_t table = nblocks * nstats * sizeof(stat_acc);
+    return table > SIZE_MAX - scratch ? 0 : scratch + table;
+}
+
+static void progress(const mc_config *cfg, size_t done, size_t total, double t0, int *shown)
+{
+    double t = omp_get_wtime() - t0;
+    if (t < 2.0 && !*shown) return;
+    *shown = 1;
+    fprintf(stderr, "\r%s: %zu/%zu draws (%.0f%%), %.1f s   ", cfg->label ? cfg->label : "mc",
+            done, total, 100.0 * (double)done / (double)total, t);
+}
+
+static size_t npoints(const mc_config *cfg) { return cfg->points ? cfg->points : 1; }
+
+static size_t draws_of(const mc_config *cfg, size_t p)
+{
+    return cfg->point_draws ? cfg->point_draws(cfg->ctx, p) : cfg->draws;
+}
+
+static uint64_t stream_of(const mc_config *cfg, size_t p)
+{
+    return cfg->point_stream ? cfg->point_stream(cfg->ctx, p) : cfg->stream + p;
+}
+
+size_t mc_total_draws(const mc_config *cfg)
+{
+    size_t n = 0;
+    for (size_t p = 0; p < npoints(cfg); p++) n += draws_of(cfg, p);
+    return n;
+}
+
+/* The unit of work is one block of one point: (point, block), listed point
+ * after point, block after block. first_draw is the point's first draw in
+ * the `values` layout. */
+typedef struct {
+    size_t point, block, first_draw;
+} mc_unit;
+
+/* Run units u = 0 .. nunits-1 (the caller's share of them) into part[u * ns]
+ * and status[u]; progress counts draws. */
+static void run_units(const mc_config *cfg, const gsl_rng_type *type, const mc_unit *units,
+                      size_t nunits, stat_acc *part, int *status, char *errmsg, size_t errlen,
+                      size_t *err_unit, size_t total)
+{
+    size_t ns = cfg->nstats, done = 0;
+    int show = !cfg->quiet && isatty(STDERR_FILENO), shown = 0;
+    double t0 = omp_get_wtime();
+
+    #pragma omp parallel
+    {
+        gsl_rng *rng = gsl_rng_alloc(type);
+        void *scratch = cfg->alloc ? cfg->alloc(cfg->ctx) : NULL;
+        double *out = malloc(ns * sizeof *out);
+        int ok = ATT_OK;
+        char why[512] = "";
+        if (cfg->alloc && scratch == NULL) {
+            ok = att_last_code() ? att_last_code() : ATT_ERUNTIME;
+            snprintf(why, sizeof why, "%s", att_last_error()[0] ? att_last_error()
+                                                               : "out of memory for Monte Carlo scratch");
+        } else if (rng == NULL || out == NULL) {
+            ok = ATT_ERUNTIME;
+            snprintf(why, sizeof why, "out of memory for Monte Carlo scratch");
+        }
+
+        #pragma omp for schedule(dynamic, 1)
+        for (size_t u = 0; u < nunits; u++) {
+            const mc_unit *un = &units[u];
+            stat_acc *mine = part + u * ns;
+            for (size_t k = 0; k < ns; k++) stat_init(&mine[k]);
+            size_t n = draws_of(cfg, un->point);
+            size_t first = un->block * MC_BLOCK, last = first + MC_BLOCK < n ? first + MC_BLOCK : n;
+            if (ok != ATT_OK) {
+                status[u] = att_fail(ok, "%s", why);
+            } else {
+                gsl_rng_set(rng, rng_stream_seed(cfg->seed, stream_of(cfg, un->point), un->block));
+                for (size_t i = first; i < last && status[u] == ATT_OK; i++) {
+                    status[u] = cfg->draw_at ? cfg->draw_at(cfg->ctx, scratch, rng, un->point, i, out)
+                                             : cfg->draw(cfg->ctx, scratch, rng, i, out);
+                    for (size_t k = 0; k < ns && status[u] == ATT_OK; k++) stat_push(&mine[k], out[k]);
+                    if (cfg->values && status[u] == ATT_OK)
+                        memcpy(cfg->values + (un->first_draw + i) * ns, out, ns * sizeof *out);
+                }
+            }
+            if (status[u] != ATT_OK) {
+                #pragma omp critical(mc_error)
+                if (u < *err_unit) {
+                    *err_unit = u;
+                    snprintf(errmsg, errlen, "%s", att_last_error());
+                }
+            }
+            if (show) {
+                #pragma omp critical(mc_progress)
+                {
+                    done += last - first;
+                    progress(cfg, done, total, t0, &shown);
+                }
+            }
+        }
+        free(out);
+        if (scratch && cfg->free) cfg->free(scratch);
+        if (rng) gsl_rng_free(rng);
+    }
+    if (shown) fputc('\n', stderr);
+}
+
+int mc_run(const mc_config *cfg, stat_acc *acc)
+{
+    size_t P = npoints(cfg), ns = cfg->nstats;
+    if (ns == 0 || (cfg->points ? cfg->draw_at == NULL : cfg->draw == NULL))
+        return att_fail(ATT_EUSAGE, "Monte Carlo run without a draw function or statistics");
+    const gsl_rng_type *T = rng_type_find(cfg->rng_name);
+    if (T == NULL) return ATT_EUSAGE;
+    mc_blas_single_thread();
+
+    /* plan: ceil(draws_p / MC_BLOCK) blocks per point, written so that it
+     * cannot wrap around */
+    size_t nunits = 0, total = 0;
+    for (size_t p = 0; p < P; p++) {
+        size_t n = draws_of(cfg, p);
+        if (n == 0) return att_fail(ATT_EUSAGE, "Monte Carlo run needs draws >= 1 (got 0)");
+        nunits += n / MC_BLOCK + (n % MC_BLOCK != 0);
+        total += n;
+    }
+    mc_unit *units = calloc(nunits, sizeof *units);
+    stat_acc *part = calloc(nunits, ns * sizeof *part);     /* calloc checks the product */
+    int *status = calloc(nunits, sizeof *status);
+    if (units == NULL || part == NULL || status == NULL) {
+        free(units); free(part); free(status);
+        return att_fail(ATT_ERUNTIME, "out of memory for %zu Monte Carlo blocks", nunits);
+    }
+    for (size_t p = 0, u = 0, first = 0; p < P; p++) {
+        size_t n = draws_of(cfg, p);
+        for (size_t b = 0; b * MC_BLOCK < n; b++) units[u++] = (mc_unit){p, b, first};
+        first += n;
+    }
+
+    char errmsg[1024] = "";
+    size_t err_unit = nunits;
+    run_units(cfg, T, units, nunits, part, status, errmsg, sizeof errmsg, &err_unit, total);
+
+    int st = ATT_OK;
+    if (err_unit < nunits) {
+        st = att_fail(status[err_unit], "%s", errmsg);
+    } else {
+        /* merge each point's blocks in block order: the same for any thread count */
+        for (size_t k = 0; k < P * ns; k++) stat_init(&acc[k]);
+        for (size_t u = 0; u < nunits; u++)
+            for (size_t k = 0; k < ns; k++) stat_merge(&acc[units[u].point * ns + k], &part[u * ns + k]);
+    }
+    free(units);
+    free(part);
+    free(status);
+    return st;
+}

@@ -1,0 +1,247 @@
+/* verdict.c - verdict rows as data: rules, outcomes, the verdicts CSV. */
+#include "verdict.h"
+#include "afile.h"
+#include "status.h"
+#include "table.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kind_names[KIND_N] = {"claim", "identity", "control", "reported"};
+static const char *const outcome_names[OUT_N] = {"PASS", "FAIL", "INCONCLUSIVE", "REPORTED"};
+static const char *const rule_names[RULE_N] = {"none", "at_most", "at_least", "between",
+                                               "ci_within", "ci_above", "ci_below", "precision"};
+
+const char *const verdict_csv_header =
+    "id,kind,quantity,expected,measured,ci_low,ci_high,tolerance,draws,seed,"
+    "verdict,rule,bound_lo,bound_hi,rule_text,macro";
+
+const char *verdict_kind_name(verdict_kind k) { return k < KIND_N ? kind_names[k] : "?"; }
+const char *verdict_outcome_name(verdict_outcome o) { return o < OUT_N ? outcome_names[o] : "?"; }
+const char *rule_cmp_name(rule_cmp c) { return c < RULE_N ? rule_names[c] : "?"; }
+
+static int find(const char *const *names, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], s) == 0) return i;
+    return -1;
+}
+int verdict_kind_parse(const char *s) { return find(kind_names, KIND_N, s); }
+int verdict_outcome_parse(const char *s) { return find(outcome_names, OUT_N, s); }
+int rule_cmp_parse(const char *s) { return find(rule_names, RULE_N, s); }
+
+/* ---- rules ----------------------------------------------------------- */
+
+verdict_rule rule_none(void) { return (verdict_rule){RULE_NONE, NAN, NAN}; }
+verdict_rule rule_at_most(double b) { return (verdict_rule){RULE_AT_MOST, NAN, b}; }
+verdict_rule rule_at_least(double a) { return (verdict_rule){RULE_AT_LEAST, a, NAN}; }
+verdict_rule rule_between(double a, double b) { return (verdict_rule){RULE_BETWEEN, a, b}; }
+verdict_rule rule_ci_within(double a, double b) { return (verdict_rule){RULE_CI_WITHIN, a, b}; }
+verdict_rule rule_ci_above(double a) { return (verdict_rule){RULE_CI_ABOVE, a, NAN}; }
+verdict_rule rule_ci_below(double b) { return (verdict_rule){RULE_CI_BELOW, NAN, b}; }
+verdict_rule rule_precision(double half_width) { return (verdict_rule){RULE_PRECISION, NAN, half_width}; }
+
+static int is_ci_rule(rule_cmp c)
+{
+    return c == RULE_CI_WITHIN || c == RULE_CI_ABOVE || c == RULE_CI_BELOW || c == RULE_PRECISION;
+}
+
+measure measure_exact(double value, size_t cases) { return (measure){value, NAN, NAN, cases}; }
+
+measure measure_ci(double mean, double ci_low, double ci_high, size_t draws)
+{
+    return (measure){mean, ci_low, ci_high, draws};
+}
+
+measure measure_stat(const stat_acc *a)
+{
+    measure m = {a->mean, NAN, NAN, a->n};
+    stat_ci95(a, &m.ci_low, &m.ci_high);
+    return m;
+}
+
+verdict_outcome verdict_decide(verdict_rule r, measure m)
+{
+    double v = m.value, cl = m.ci_low, ch = m.ci_high;
+    int nan_ci = isnan(v) || isnan(cl) || isnan(ch);
+    switch (r.cmp) {
+    case RULE_NONE:
+        return OUT_REPORTED;
+    case RULE_AT_MOST:
+        return v <= r.hi ? OUT_PASS : OUT_FAIL;          /* NaN compares false */
+    case RULE_AT_LEAST:
+        return v >= r.lo ? OUT_PASS : OUT_FAIL;
+    case RULE_BETWEEN:
+        return (v >= r.lo && v <= r.hi) ? OUT_PASS : OUT_FAIL;
+    case RULE_CI_WITHIN:
+        if (nan_ci) return OUT_FAIL;
+        if (cl >= r.lo && ch <= r.hi) return OUT_PASS;
+        if (ch < r.lo || cl > r.hi) return OUT_FAIL;
+        return OUT_INCONCLUSIVE;
+    case RULE_CI_ABOVE:
+        if (nan_ci) return OUT_FAIL;
+        if (cl >= r.lo) return OUT_PASS;
+        return ch < r.lo ? OUT_FAIL : OUT_INCONCLUSIVE;
+    case RULE_CI_BELOW:
+        if (nan_ci) return OUT_FAIL;
+        if (ch <= r.hi) return OUT_PASS;
+        return cl > r.hi ? OUT_FAIL : OUT_INCONCLUSIVE;
+    case RULE_PRECISION:
+        return (!nan_ci && (ch - cl) / 2.0 <= r.hi) ? OUT_PASS : OUT_INCONCLUSIVE;
+    case RULE_N:
+        break;
+    }
+    return OUT_FAIL;
+}
+
+char *verdict_rule_text(verdict_rule r, char *buf, size_t n)
+{
+    switch (r.cmp) {
+    case RULE_NONE:      snprintf(buf, n, "reported, no rule"); break;
+    case RULE_AT_MOST:   snprintf(buf, n, "<= %.6g", r.hi); break;
+    case RULE_AT_LEAST:  snprintf(buf, n, ">= %.6g", r.lo); break;
+    case RULE_BETWEEN:   snprintf(buf, n, "in [%.6g, %.6g]", r.lo, r.hi); break;
+    case RULE_CI_WITHIN: snprintf(buf, n, "95%% CI inside [%.6g, %.6g]", r.lo, r.hi); break;
+    case RULE_CI_ABOVE:  snprintf(buf, n, "95%% CI above %.6g", r.lo); break;
+    case RULE_CI_BELOW:  snprintf(buf, n, "95%% CI below %.6g", r.hi); break;
+    case RULE_PRECISION: snprintf(buf, n, "95%% CI half-width <= %.6g", r.hi); break;
+    default:             snprintf(buf, n, "?"); break;
+    }
+    return buf;
+}
+
+double verdict_draws_to_decide(verdict_rule r, measure m)
+{
+    double hw = (m.ci_high - m.ci_low) / 2.0, v = m.value, dist;
+    if (!(hw > 0.0)) return 0.0;
+    switch (r.cmp) {
+    case RULE_CI_WITHIN: dist = fmin(fabs(v - r.lo), fabs(v - r.hi)); break;
+    case RULE_CI_ABOVE:  dist = fabs(v - r.lo); break;
+    case RULE_CI_BELOW:  dist = fabs(v - r.hi); break;
+    case RULE_PRECISION: dist = r.hi; break;
+    default: return 0.0;
+    }
+    if (!(dist > 0.0)) return 0.0;
+    // half-width ~ 1/sqrt(n): n' = n (hw / dist)^2 brings it down to dist
+    return ceil((double)m.draws * (hw / dist) * (hw / dist));
+}
+
+/* ---- the list -------------------------------------------------------- */
+
+void verdicts_init(verdict_list *vl) { memset(vl, 0, sizeof *vl); }
+
+void verdicts_free(verdict_list *vl)
+{
+    for (size_t i = 0; i < vl->n; i++) {
+        free(vl->v[i].quantity);
+        free(vl->v[i].macro);
+    }
+    free(vl->v);
+    memset(vl, 0, sizeof *vl);
+}
+
+int verdict_add(verdict_list *vl, verdict_kind kind, const char *macro, double expected,
+                measure m, verdict_rule r, const char *quantity_fmt, ...)
+{
+    if (macro == NULL) macro = "";
+    for (const char *p = macro; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+            return att_fail(ATT_ERUNTIME, "macro name '%s' must be letters only", macro);
+    if ((kind == KIND_REPORTED) != (r.cmp == RULE_NONE))
+        return att_fail(ATT_ERUNTIME, "verdict %s: kind %s with rule %s (a reported row has no "
+                        "rule, every other kind has one)", macro, verdict_kind_name(kind),
+                        rule_cmp_name(r.cmp));
+    if (is_ci_rule(r.cmp) && (isnan(m.ci_low) || isnan(m.ci_high)) && !isnan(m.value))
+        return att_fail(ATT_ERUNTIME, "verdict %s: rule %s needs a confidence interval", macro,
+                        rule_cmp_name(r.cmp));
+    if (vl->n == vl->cap) {
+        size_t cap = vl->cap ? 2 * vl->cap : 16;
+        verdict *nv = realloc(vl->v, cap * sizeof *nv);
+        if (nv == NULL) return att_fail(ATT_ERUNTIME, "out of memory");
+        vl->v = nv;
+        vl->cap = cap;
+    }
+    char q[1024];
+    va_list ap;
+    va_start(ap, quantity_fmt);
+    vsnprintf(q, sizeof q, quantity_fmt, ap);
+    va_end(ap);
+    verdict *d = &vl->v[vl->n];
+    *d = (verdict){kind, strdup(q), strdup(macro), r, expected, m, verdict_decide(r, m)};
+    if (!d->quantity || !d->macro) {
+        free(d->quantity);
+        free(d->macro);
+        return att_fail(ATT_ERUNTIME, "out of memory");
+    }
+    vl->n++;
+    return ATT_OK;
+}
+
+size_t verdicts_count(const verdict_list *vl, verdict_outcome o)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < vl->n; i++) n += vl->v[i].outcome == o;
+    return n;
+}
+
+int verdicts_status(const verdict_list *vl)
+{
+    return verdicts_count(vl, OUT_FAIL) ? ATT_FAIL : ATT_OK;
+}
+
+static void print_row(const verdict *v)
+{
+    char rt[128];
+    printf("%-12s %-8s %-52s %.6g", verdict_outcome_name(v->outcome), verdict_kind_name(v->kind),
+           v->quantity, v->m.value);
+    if (!isnan(v->m.ci_low)) printf("  95%% CI [%.6g, %.6g], %zu draws", v->m.ci_low, v->m.ci_high, v->m.draws);
+    printf("  [%s]\n", verdict_rule_text(v->rule, rt, sizeof rt));
+}
+
+int verdicts_write(const verdict_list *vl, const char *dir, const char *id,
+                   unsigned long seed, int quiet)
+{
+    char name[256], rt[128];
+    snprintf(name, sizeof name, "%s.verdicts.csv", id);
+    afile af;
+    int st = afile_open(&af, dir, name);
+    if (st) return st;
+    FILE *f = af.f;
+    fprintf(f, "%s\n", verdict_csv_header);
+    for (size_t i = 0; i < vl->n; i++) {
+        const verdict *v = &vl->v[i];
+        csv_str(f, id);                             fputc(',', f);
+        fputs(verdict_kind_name(v->kind), f);       fputc(',', f);
+        csv_str(f, v->quantity);                    fputc(',', f);
+        csv_num(f, v->expected);                    fputc(',', f);
+        csv_num(f, v->m.value);                     fputc(',', f);
+        csv_num(f, v->m.ci_low);                    fputc(',', f);
+        csv_num(f, v->m.ci_high);                   fputc(',', f);
+        csv_num(f, v->rule.cmp == RULE_AT_MOST ? v->rule.hi : NAN); fputc(',', f);
+        fprintf(f, "%zu,%lu,%s,%s,", v->m.draws, seed, verdict_outcome_name(v->outcome),
+                rule_cmp_name(v->rule.cmp));
+        csv_num(f, v->rule.lo);                     fputc(',', f);
+        csv_num(f, v->rule.hi);                     fputc(',', f);
+        csv_str(f, verdict_rule_text(v->rule, rt, sizeof rt)); fputc(',', f);
+        csv_str(f, v->macro);                       fputc('\n', f);
+        if (!quiet) print_row(v);
+    }
+    if ((st = afile_commit(&af))) return st;
+    for (size_t i = 0; i < vl->n && !quiet; i++) {
+        const verdict *v = &vl->v[i];
+        if (v->outcome != OUT_INCONCLUSIVE) continue;
+        double n = verdict_draws_to_decide(v->rule, v->m);
+        if (n > 0.0)
+            fprintf(stderr, "%s: INCONCLUSIVE: %s: the CI cannot decide '%s' with %zu draws; "
+                    "about %.2g draws would (--draws)\n", id, v->quantity,
+                    verdict_rule_text(v->rule, rt, sizeof rt), v->m.draws, n);
+        else
+            fprintf(stderr, "%s: INCONCLUSIVE: %s: the value sits on a bound of '%s'; no "
+                    "number of draws decides it\n", id, v->quantity,
+                    verdict_rule_text(v->rule, rt, sizeof rt));
+    }
+    return ATT_OK;
+}

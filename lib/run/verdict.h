@@ -1,0 +1,132 @@
+/* verdict.h - a verdict row is data: what kind of check it is, its rule as a
+ * comparison with bounds, the numbers, and the outcome that follows from them.
+ *
+ * Kinds:
+ *   claim      a statement of the section that could come out false
+ *   identity   exact up to rounding (a tolerance that scales with eps)
+ *   control    a negative or positive control (the check can tell)
+ *   reported   a measurement with no rule (a time, a count, a value the
+ *              section leaves open): its outcome is always REPORTED
+ *
+ * Rules (one function, verdict_decide, turns a rule and the numbers into the
+ * outcome; verdict_rule_text writes the same rule in words):
+ *   at_most b      measured <= b                          PASS / FAIL
+ *   at_least a     measured >= a                          PASS / FAIL
+ *   between a b    a <= measured <= b                     PASS / FAIL
+ *   ci_within a b  95% CI inside [a, b]: PASS; CI outside (disjoint): FAIL;
+ *                  CI across a bound: INCONCLUSIVE (more draws decide it)
+ *   ci_above a     ci_low >= a: PASS; ci_high < a: FAIL; else INCONCLUSIVE
+ *   ci_below b     ci_high <= b: PASS; ci_low > b: FAIL; else INCONCLUSIVE
+ *   precision b    CI half-width <= b: PASS; else INCONCLUSIVE (a wish about
+ *                  the draws, never a statement about attention: never FAIL)
+ *   none           REPORTED (only for kind reported)
+ * A NaN measurement fails every rule but precision (an error cannot hide).
+ *
+ * Exit status of an experiment: 1 when some row FAILs, else 0; INCONCLUSIVE
+ * rows exit 0 and are named on stderr with the draws that would decide them.
+ *
+ * The row written to <id>.verdicts.csv (and gathered into claims.csv):
+ *   id,kind,quantity,expected,measured,ci_low,ci_high,tolerance,draws,seed,
+ *   verdict,rule,bound_lo,bound_hi,rule_text,macro
+ * `tolerance` repeats bound_hi for an at_most rule (the tolerance of an
+ * identity). The report re-derives `verdict` and `rule_text` from the other
+ * columns and refuses a row that disagrees.
+ */
+#ifndef ATT_VERDICT_H
+#define ATT_VERDICT_H
+
+#include <stddef.h>
+#include "stats.h"
+
+typedef enum { KIND_CLAIM, KIND_IDENTITY, KIND_CONTROL, KIND_REPORTED, KIND_N } verdict_kind;
+
+typedef enum {
+    RULE_NONE, RULE_AT_MOST, RULE_AT_LEAST, RULE_BETWEEN,
+    RULE_CI_WITHIN, RULE_CI_ABOVE, RULE_CI_BELOW, RULE_PRECISION, RULE_N
+} rule_cmp;
+
+typedef enum { OUT_PASS, OUT_FAIL, OUT_INCONCLUSIVE, OUT_REPORTED, OUT_N } verdict_outcome;
+
+typedef struct {
+    rule_cmp cmp;
+    double lo, hi;      /* the bounds the comparison uses (NaN where unused) */
+} verdict_rule;
+
+verdict_rule rule_none(void);
+verdict_rule rule_at_most(double b);
+verdict_rule rule_at_least(double a);
+verdict_rule rule_between(double a, double b);
+verdict_rule rule_ci_within(double a, double b);
+verdict_rule rule_ci_above(double a);
+verdict_rule rule_ci_below(double b);
+verdict_rule rule_precision(double half_width);
+
+/* What was measured: a value, with a 95% CI and a draw count for Monte Carlo
+ * numbers (NaN CI and the number of cases checked for exact ones). */
+typedef struct {
+    double value, ci_low, ci_high;
+    size_t draws;
+} measure;
+
+measure measure_exact(double value, size_t cases);
+measure measure_ci(double mean, double ci_low, double ci_high, size_t draws);
+measure measure_stat(const stat_acc *a);          /* mean and its 95% CI */
+
+typedef struct {
+    verdict_kind kind;
+    char *quantity, *macro;
+    verdict_rule rule;
+    double expected;    /* the section's value, NaN when it states none */
+    measure m;
+    verdict_outcome outcome;
+} verdict;
+
+typedef struct {
+    verdict *v;
+    size_t n, cap;
+} verdict_list;
+
+void verdicts_init(verdict_list *vl);
+void verdicts_free(verdict_list *vl);
+
+/* Add a row; its outcome is decided here from m and r. `macro` is the LaTeX
+ * macro name (letters only) that cites `measured`, or "" for none. The
+ * quantity is printf-formatted. ATT_ERUNTIME on a bad macro name, a kind
+ * that does not fit the rule (reported needs rule none and the others a
+ * rule), or no memory. */
+int verdict_add(verdict_list *vl, verdict_kind kind, const char *macro, double expected,
+                measure m, verdict_rule r, const char *quantity_fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+
+/* The outcome a rule gives to these numbers: the one function per rule. */
+verdict_outcome verdict_decide(verdict_rule r, measure m);
+/* The rule in words, e.g. "95% CI inside [0.95, 1.05]"; returns buf. */
+char *verdict_rule_text(verdict_rule r, char *buf, size_t n);
+/* For an INCONCLUSIVE Monte Carlo row: roughly how many draws would decide
+ * it (the CI shrinks as 1/sqrt(draws)); 0 when no number of draws would
+ * (the value sits on a bound). */
+double verdict_draws_to_decide(verdict_rule r, measure m);
+
+const char *verdict_kind_name(verdict_kind k);
+const char *verdict_outcome_name(verdict_outcome o);
+const char *rule_cmp_name(rule_cmp c);
+/* Name -> value; -1 when unknown. */
+int verdict_kind_parse(const char *s);
+int verdict_outcome_parse(const char *s);
+int rule_cmp_parse(const char *s);
+
+/* The header of a verdicts CSV (no newline). */
+extern const char *const verdict_csv_header;
+
+/* Write dir/<id>.verdicts.csv and, unless quiet, print the rows on stdout
+ * and the INCONCLUSIVE ones, with the draws that would decide them, on
+ * stderr. */
+int verdicts_write(const verdict_list *vl, const char *dir, const char *id,
+                   unsigned long seed, int quiet);
+
+/* ATT_FAIL when some row FAILs, ATT_OK otherwise (INCONCLUSIVE is not a
+ * failure of the claim: exit 0). */
+int verdicts_status(const verdict_list *vl);
+size_t verdicts_count(const verdict_list *vl, verdict_outcome o);
+
+#endif

@@ -162,30 +162,124 @@ START_TEST(test_atomic_file)
 }
 END_TEST
 
+/* Every rule, its outcomes at the edges: (rule, value, ci) -> outcome. */
+START_TEST(test_verdict_decide_table)
+{
+    const struct { verdict_rule r; double v, lo, hi; verdict_outcome want; } cases[] = {
+        {rule_at_most(1e-12), 1e-13, NAN, NAN, OUT_PASS},
+        {rule_at_most(1e-12), 1e-12, NAN, NAN, OUT_PASS},
+        {rule_at_most(1e-12), 2e-12, NAN, NAN, OUT_FAIL},
+        {rule_at_most(1e-12), NAN, NAN, NAN, OUT_FAIL},          /* NaN cannot hide */
+        {rule_at_least(1e-3), 0.5, NAN, NAN, OUT_PASS},
+        {rule_at_least(1e-3), 1e-4, NAN, NAN, OUT_FAIL},
+        {rule_between(0, 1), 0.5, NAN, NAN, OUT_PASS},
+        {rule_between(0, 1), 1.5, NAN, NAN, OUT_FAIL},
+        {rule_ci_within(0.95, 1.05), 1.0, 0.99, 1.01, OUT_PASS},
+        {rule_ci_within(0.95, 1.05), 1.0, 0.90, 1.10, OUT_INCONCLUSIVE},  /* too few draws */
+        {rule_ci_within(0.95, 1.05), 1.04, 1.02, 1.06, OUT_INCONCLUSIVE}, /* across a bound */
+        {rule_ci_within(0.95, 1.05), 1.2, 1.1, 1.3, OUT_FAIL},            /* CI outside */
+        {rule_ci_within(0.95, 1.05), 0.8, 0.7, 0.9, OUT_FAIL},
+        {rule_ci_within(0.95, 1.05), NAN, NAN, NAN, OUT_FAIL},
+        {rule_ci_above(0.5), 1.3, 1.2, 1.4, OUT_PASS},
+        {rule_ci_above(0.5), 0.5, 0.4, 0.6, OUT_INCONCLUSIVE},
+        {rule_ci_above(0.5), 0.3, 0.2, 0.4, OUT_FAIL},
+        {rule_ci_below(0.5), 0.3, 0.2, 0.4, OUT_PASS},
+        {rule_ci_below(0.5), 0.5, 0.4, 0.6, OUT_INCONCLUSIVE},
+        {rule_ci_below(0.5), 0.7, 0.6, 0.8, OUT_FAIL},
+        {rule_precision(0.01), 1.0, 0.995, 1.005, OUT_PASS},
+        {rule_precision(0.01), 1.0, 0.9, 1.1, OUT_INCONCLUSIVE},          /* never FAIL */
+        {rule_precision(0.01), NAN, NAN, NAN, OUT_INCONCLUSIVE},
+        {rule_none(), 3.0, NAN, NAN, OUT_REPORTED},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        measure m = measure_ci(cases[i].v, cases[i].lo, cases[i].hi, 100);
+        verdict_outcome got = verdict_decide(cases[i].r, m);
+        ck_assert_msg(got == cases[i].want, "case %zu: rule %s, value %g [%g, %g]: got %s, want %s",
+                      i, rule_cmp_name(cases[i].r.cmp), cases[i].v, cases[i].lo, cases[i].hi,
+                      verdict_outcome_name(got), verdict_outcome_name(cases[i].want));
+    }
+}
+END_TEST
+
+START_TEST(test_verdict_draws_to_decide)
+{
+    /* half-width 0.1 at 100 draws, 0.02 from the bound: (0.1/0.02)^2 100 = 2500 */
+    measure m = measure_ci(1.03, 0.93, 1.13, 100);
+    double n = verdict_draws_to_decide(rule_ci_within(0.95, 1.05), m);
+    ck_assert_double_eq_tol(n, 2500.0, 1.0);
+    /* a precision wish: half-width 0.1 wanted 0.01: 100 x 100 */
+    n = verdict_draws_to_decide(rule_precision(0.01), m);
+    ck_assert_double_eq_tol(n, 10000.0, 1.0);
+    /* on the bound: no number of draws decides it */
+    m = measure_ci(1.05, 1.0, 1.1, 100);
+    ck_assert_double_eq(verdict_draws_to_decide(rule_ci_within(0.95, 1.05), m), 0.0);
+}
+END_TEST
+
 START_TEST(test_verdict_rows)
 {
     char dir[] = "/tmp/att-test-verdict-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    opts o = {.id = "demo", .out_dir = dir, .seed = 3, .quiet = 1};
     verdict_list vl;
     verdicts_init(&vl);
-    ck_assert_int_eq(verdict_exact(&vl, "demoExact", "a, quoted \"thing\"", NAN, 1e-17, 1e-15, 1,
-                                   "<= tol"), ATT_OK);
-    ck_assert_int_eq(verdict_mc(&vl, "demoMc", "mean", 0.5, 0.49, 0.48, 0.50, 1000, 1, "in CI"),
-                     ATT_OK);
-    ck_assert_int_eq(verdict_exact(&vl, "bad_name1", "x", 0, 0, 0, 1, ""), ATT_ERUNTIME);
+    ck_assert_int_eq(verdict_add(&vl, KIND_IDENTITY, "demoExact", NAN, measure_exact(1e-17, 4),
+                                 rule_at_most(1e-15), "a, quoted \"%s\"", "thing"), ATT_OK);
+    ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoMc", 0.5, measure_ci(0.49, 0.48, 0.50, 1000),
+                                 rule_ci_within(0.4, 0.6), "mean"), ATT_OK);
+    /* a bad macro name, a reported row with a rule, a claim without one, a CI
+     * rule without a CI: refused */
+    ck_assert_int_eq(verdict_add(&vl, KIND_IDENTITY, "bad_name1", 0, measure_exact(0, 1),
+                                 rule_at_most(1), "x"), ATT_ERUNTIME);
+    ck_assert_int_eq(verdict_add(&vl, KIND_REPORTED, "demoT", NAN, measure_exact(1, 1),
+                                 rule_at_most(1), "t"), ATT_ERUNTIME);
+    ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoT", NAN, measure_exact(1, 1), rule_none(),
+                                 "t"), ATT_ERUNTIME);
+    ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoT", NAN, measure_exact(1, 1),
+                                 rule_ci_above(0), "t"), ATT_ERUNTIME);
+    ck_assert_int_eq(vl.n, 2);
     ck_assert_int_eq(verdicts_status(&vl), ATT_OK);
-    ck_assert_int_eq(verdicts_write(&vl, &o), ATT_OK);
+    ck_assert_int_eq(verdicts_write(&vl, dir, "demo", 3, 1), ATT_OK);
     char path[512];
     snprintf(path, sizeof path, "%s/demo.verdicts.csv", dir);
     const char *want =
-        "id,quantity,expected,measured,ci_low,ci_high,tolerance,draws,seed,verdict,kind,macro,rule\n"
-        "demo,\"a, quoted \"\"thing\"\"\",,1.0000000000000001e-17,,,1.0000000000000001e-15,0,3,PASS,exact,demoExact,<= tol\n"
-        "demo,mean,0.5,0.48999999999999999,0.47999999999999998,0.5,,1000,3,PASS,mc,demoMc,in CI\n";
+        "id,kind,quantity,expected,measured,ci_low,ci_high,tolerance,draws,seed,verdict,rule,"
+        "bound_lo,bound_hi,rule_text,macro\n"
+        "demo,identity,\"a, quoted \"\"thing\"\"\",,1.0000000000000001e-17,,,1.0000000000000001e-15,"
+        "4,3,PASS,at_most,,1.0000000000000001e-15,<= 1e-15,demoExact\n"
+        "demo,claim,mean,0.5,0.48999999999999999,0.47999999999999998,0.5,,1000,3,PASS,ci_within,"
+        "0.40000000000000002,0.59999999999999998,\"95% CI inside [0.4, 0.6]\",demoMc\n";
     ck_assert_str_eq(slurp(path), want);
-    ck_assert_int_eq(verdict_timing(&vl, "demoTime", "t", 1.0, 0, "reported"), ATT_OK);
+    /* an INCONCLUSIVE row is not a FAIL (exit 0); a FAIL is */
+    ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoI", NAN, measure_ci(1.0, 0.9, 1.1, 10),
+                                 rule_ci_within(0.95, 1.05), "few draws"), ATT_OK);
+    ck_assert_int_eq(vl.v[2].outcome, OUT_INCONCLUSIVE);
+    ck_assert_int_eq(verdicts_status(&vl), ATT_OK);
+    ck_assert_int_eq(verdict_add(&vl, KIND_REPORTED, "demoTime", NAN, measure_exact(1.0, 5),
+                                 rule_none(), "t"), ATT_OK);
+    ck_assert_int_eq(vl.v[3].outcome, OUT_REPORTED);
+    ck_assert_int_eq(verdicts_status(&vl), ATT_OK);
+    ck_assert_int_eq(verdict_add(&vl, KIND_CONTROL, "demoC", NAN, measure_exact(1e-5, 5),
+                                 rule_at_least(1e-3), "control"), ATT_OK);
     ck_assert_int_eq(verdicts_status(&vl), ATT_FAIL);
     verdicts_free(&vl);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
+/* One column list writes the header and every row. */
+START_TEST(test_table_columns)
+{
+    typedef struct { size_t T; double mean; int ok; const char *name; } row_t;
+    static const table_col cols[] = {COL(row_t, T), COL_AS(row_t, mean, "self_weight"),
+                                     COL(row_t, ok), COL(row_t, name)};
+    const row_t rows[] = {{2, 0.5, 1, "a,b"}, {4, NAN, 0, "c"}};
+    char dir[] = "/tmp/att-test-table-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(TABLE_WRITE(dir, "t.csv", cols, rows, 2), ATT_OK);
+    char path[512];
+    snprintf(path, sizeof path, "%s/t.csv", dir);
+    ck_assert_str_eq(slurp(path), "T,self_weight,ok,name\n2,0.5,1,\"a,b\"\n4,,0,c\n");
     unlink(path);
     rmdir(dir);
 }
@@ -200,7 +294,10 @@ int main(void)
     tcase_add_test(tc, test_parse_double_table);
     tcase_add_test(tc, test_opts_parse);
     tcase_add_test(tc, test_atomic_file);
+    tcase_add_test(tc, test_verdict_decide_table);
+    tcase_add_test(tc, test_verdict_draws_to_decide);
     tcase_add_test(tc, test_verdict_rows);
+    tcase_add_test(tc, test_table_columns);
     suite_add_tcase(s, tc);
     return prop_run_suite(s);
 }

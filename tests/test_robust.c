@@ -145,7 +145,7 @@ START_TEST(test_opts_no_out_default)
     ck_assert_int_eq(opts_parse(&o, &info, 1, none), ATT_OK);
     ck_assert_ptr_null(o.out_dir);
     struct stat sb;
-    ck_assert_int_ne(stat("results", &sb), 0);            /* nothing created */
+    ck_assert_int_ne(stat(OPTS_DEFAULT_OUT, &sb), 0);     /* nothing created */
 
     char *given[] = {"t", "--out", "sub", NULL};
     ck_assert_int_eq(opts_parse(&o, &info, 3, given), ATT_OK);
@@ -153,7 +153,7 @@ START_TEST(test_opts_no_out_default)
     ck_assert_int_eq(stat("sub", &sb), 0);                /* created as usual */
 
     ck_assert_int_eq(opts_parse(&o, &plain, 1, none), ATT_OK);
-    ck_assert_str_eq(o.out_dir, "results");               /* the usual default */
+    ck_assert_str_eq(o.out_dir, OPTS_DEFAULT_OUT);        /* the git-ignored default, never results */
 
     /* --out naming a file, or a path under a file: usage errors */
     FILE *f = fopen("afile", "w");

@@ -43,6 +43,7 @@ LIB_A    := $(BUILD)/libattn.a
 TOOLS    := $(basename $(notdir $(wildcard tools/*.c)))
 TESTS    := $(basename $(notdir $(wildcard tests/test_*.c)))
 PLOTS    := $(basename $(notdir $(wildcard plots/*.gp)))
+CHECK_PLOTS := $(basename $(notdir $(wildcard plots/checks/*.gp)))
 
 .PHONY: all check reproduce figures report verify bench sanitize valgrind fuzz \
         deps clean help tests
@@ -95,14 +96,20 @@ $(OUT)/%.verdicts.csv: $(BIN)/% | $(OUT)/figures
 
 # Figures: plots/<ID>[_part].gp renders into $(OUT)/figures/<name>.{pdf,svg,png}
 # and depends on its script and on the run of experiment <ID>.
+# Lecture figures come from plots/*.gp, check-oriented plots (tolerances,
+# rule lines, rounding errors) from plots/checks/*.gp into figures/checks/.
 $(OUT)/figures/%.pdf $(OUT)/figures/%.svg $(OUT)/figures/%.png: plots/%.gp plots/style.gnuplot tools/render.sh
+	@sh tools/render.sh $< $(OUT) $*
+$(OUT)/figures/checks/%.pdf $(OUT)/figures/checks/%.svg $(OUT)/figures/checks/%.png: plots/checks/%.gp plots/style.gnuplot tools/render.sh
 	@sh tools/render.sh $< $(OUT) $*
 define plot_deps
 $(foreach p,$(filter $(1) $(1)_%,$(PLOTS)),$(OUT)/figures/$(p).pdf $(OUT)/figures/$(p).svg $(OUT)/figures/$(p).png): $(OUT)/$(1).verdicts.csv
+$(foreach p,$(filter $(1) $(1)_%,$(CHECK_PLOTS)),$(OUT)/figures/checks/$(p).pdf $(OUT)/figures/checks/$(p).svg $(OUT)/figures/checks/$(p).png): $(OUT)/$(1).verdicts.csv
 endef
 $(foreach id,$(IDS),$(eval $(call plot_deps,$(id))))
 
-FIGURES := $(foreach p,$(PLOTS),$(OUT)/figures/$(p).png $(OUT)/figures/$(p).svg $(OUT)/figures/$(p).pdf)
+FIGURES := $(foreach p,$(PLOTS),$(OUT)/figures/$(p).png $(OUT)/figures/$(p).svg $(OUT)/figures/$(p).pdf) \
+           $(foreach p,$(CHECK_PLOTS),$(OUT)/figures/checks/$(p).png $(OUT)/figures/checks/$(p).svg $(OUT)/figures/checks/$(p).pdf)
 VERDICTS := $(foreach id,$(EXPERIMENTS),$(OUT)/$(id).verdicts.csv)
 
 # The robustness table: each headline number under 5 seeds and 2 generators.
@@ -117,6 +124,16 @@ $(OUT)/claims.csv: $(VERDICTS) $(ROBUST) $(BUILD)/tools/report
 reproduce: deps ## install what is missing, run every experiment, render every figure, write the claims report
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory figures-report
+
+# Re-render the figures of a run made by hand (default out/, where programs
+# write unless --out says otherwise): every plot of every experiment whose
+# verdicts are in that folder, from its data; nothing is rerun.
+FIG_OUT := $(if $(filter command line,$(origin OUT)),$(OUT),out)
+figures: ## re-render the figures of your own runs: make figures [OUT=DIR] (default out/)
+	@found=0; for id in $(IDS); do [ -f "$(FIG_OUT)/$$id.verdicts.csv" ] || continue; \
+	  for p in plots/$$id.gp plots/$${id}_*.gp plots/checks/$$id.gp plots/checks/$${id}_*.gp; do \
+	    [ -f "$$p" ] || continue; found=1; sh tools/render.sh "$$p" "$(FIG_OUT)" "$$(basename $$p .gp)" || exit 1; \
+	  done; done; [ $$found = 1 ] || { echo "figures: no run found in $(FIG_OUT)/ (run bin/<ID> first)" >&2; exit 2; }
 
 .PHONY: figures-report
 figures-report: $(VERDICTS) $(FIGURES) $(OUT)/claims.csv

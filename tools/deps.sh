@@ -23,6 +23,8 @@ have_pc openblas  || missing="$missing libopenblas-dev"
 have_pc ncursesw  || missing="$missing libncurses-dev"
 command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
 command -v gnuplot >/dev/null 2>&1    || missing="$missing gnuplot-nox"
+command -v pdftoppm >/dev/null 2>&1   || missing="$missing poppler-utils"
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing="$missing fonts-dejavu-core"
 command -v cc >/dev/null 2>&1         || missing="$missing gcc"
 command -v make >/dev/null 2>&1       || missing="$missing make"
 [ -z "$missing" ] && exit 0

@@ -33,6 +33,7 @@
  * gives a run of about a second (then no T = 100,000 verdict).
  */
 #include "head.h"
+#include "tol.h"
 #include "mat.h"
 #include "mc.h"
 #include "opts.h"
@@ -271,9 +272,9 @@ static int agreement(const opts *o, const head_params *p, point *pt)
             wmax = fmax(wmax, gsl_blas_dnrm2(&col.vector));
         }
         pt->err = err;
-        pt->tol = tiled_tolerance(T, D + DK, tiled_qk_bound(st.Q, st.K, p->scale),
+        pt->tol = tol_attention_output(T, D + DK, tol_score_bound(st.Q, st.K, p->scale),
                                   mat_max_abs(st.V))
-                  + mat_tol(8, D, xmax * wmax);
+                  + tol_eps(8, D, xmax * wmax);
     }
     head_state_free(&st);
     mat_free(X);

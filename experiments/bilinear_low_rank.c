@@ -37,6 +37,7 @@
  * point (d_v defaults to d_k).
  */
 #include "head.h"
+#include "tol.h"
 #include "mat.h"
 #include "mc.h"
 #include "opts.h"
@@ -166,8 +167,8 @@ static int lr_draw(void *ctx, void *scratch, gsl_rng *rng, size_t draw, double *
         lr_abs(&k.matrix, s->W_K);
         if ((rc = mat_gemm(&tq.matrix, 1.0, s->aX, 0, &q.matrix, 0, 0.0))) return rc;
         if ((rc = mat_gemm(&tk.matrix, 1.0, s->aX, 0, &k.matrix, 0, 0.0))) return rc;
-        out[T_QK] = mat_tol(16.0, 2 * c->d + c->d_k,
-                            qkov_rounding_scale(&tq.matrix, &tk.matrix) / mat_frob(s->st.S));
+        out[T_QK] = tol_eps(16.0, 2 * c->d + c->d_k,
+                            tol_product_scale_frob(&tq.matrix, &tk.matrix) / mat_frob(s->st.S));
     }
 
     // W_QK = I: the bilinear form with I, and a factorization U U^T = I
@@ -181,7 +182,7 @@ static int lr_draw(void *ctx, void *scratch, gsl_rng *rng, size_t draw, double *
     // tol = 16 (2d) eps || |X| |U| |U|^T |X|^T ||_F / ||X X^T||_F
     lr_abs(s->aW1, s->U);
     if ((rc = mat_gemm(s->tT, 1.0, s->aX, 0, s->aW1, 0, 0.0))) return rc;
-    out[T_U] = mat_tol(16.0, 2 * c->d, qkov_rounding_scale(s->tT, s->tT) / mat_frob(s->S0));
+    out[T_U] = tol_eps(16.0, 2 * c->d, tol_product_scale_frob(s->tT, s->tT) / mat_frob(s->S0));
 
     // spectra of W_QK (rank <= d_k) and W_OV = W_V W_O (rank <= d_v)
     if ((rc = qkov_ov(s->WOV, s->W_V, s->W_O))) return rc;
@@ -204,7 +205,7 @@ static int lr_draw(void *ctx, void *scratch, gsl_rng *rng, size_t draw, double *
         if ((rc = mat_gemm(s->aOV, 1.0, &v.matrix, 0, &o.matrix, 0, 0.0))) return rc;
         if ((rc = mat_gemm(s->tT, 1.0, s->st.A, 0, s->aX, 0, 0.0))) return rc;
         if ((rc = mat_gemm(s->tD, 1.0, s->tT, 0, s->aOV, 0, 0.0))) return rc;
-        out[T_OV] = mat_tol(16.0, c->T + c->d + c->d_v, mat_frob(s->tD) / mat_frob(s->P1));
+        out[T_OV] = tol_eps(16.0, c->T + c->d + c->d_v, mat_frob(s->tD) / mat_frob(s->P1));
     }
     return ATT_OK;
 }

@@ -30,6 +30,7 @@
  *   fused_qkv.meta, fused_qkv.verdicts.csv
  */
 #include "fused.h"
+#include "tol.h"
 #include "head.h"
 #include "mat.h"
 #include "opts.h"
@@ -136,7 +137,7 @@ static int agree_case(const opts *o, size_t ci, aresult *r)
     gsl_matrix_transpose_memcpy(Wt, W);
 
     // |fl(x.w) - x.w| <= d eps |x| |w| for each of two computations
-    double tol_proj = mat_tol(2, d, max_norm(X, 0) * max_norm(W, 1));
+    double tol_proj = tol_eps(2, d, max_norm(X, 0) * max_norm(W, 1));
 
     // fused: [Q | K | V] = X W_QKV;  separate: X W_Q, X W_K, X W_V
     if ((rc = fused_project(Q, K, V, QKV, X, W))) goto done;
@@ -182,9 +183,9 @@ static int agree_case(const opts *o, size_t ci, aresult *r)
             gsl_matrix_const_view Ob = gsl_matrix_const_submatrix(O, b * c->T, 0, c->T, c->d_v);
             if ((rc = head_forward(&st, &p, &Xb.matrix, &Xb.matrix))) break;
             // scores through inner products of length d (projection) + d_k
-            double tol = tiled_tolerance(c->T, d + c->d_k, tiled_qk_bound(st.Q, st.K, 1.0),
+            double tol = tol_attention_output(c->T, d + c->d_k, tol_score_bound(st.Q, st.K, 1.0),
                                          mat_max_abs(st.V))
-                         + mat_tol(8, d, max_norm(&Xb.matrix, 0) * max_norm(&WVh.matrix, 1));
+                         + tol_eps(8, d, max_norm(&Xb.matrix, 0) * max_norm(&WVh.matrix, 1));
             double err = mat_max_abs_diff(&Ob.matrix, st.O);
             // keep the case's worst error relative to its own tolerance
             if (isnan(r->tol[CHECK_BATCHED]) || isnan(err)

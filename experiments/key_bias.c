@@ -37,6 +37,7 @@
  * Options: --seed --draws (per mode) --rng --T (>= 2) --d --dk (even) --dv.
  */
 #include "circuits.h"
+#include "tol.h"
 #include "head.h"
 #include "mat.h"
 #include "mc.h"
@@ -192,7 +193,7 @@ static int kb_draw(void *ctx, void *scratch, gsl_rng *rng, size_t draw, double *
 
     out[S_OUT] = mat_rel_diff(s->st.O, s->st0.O);
     // tol = 16 (d_k + T) eps (1 + P) sqrt(T) max_j ||v_j|| / ||O||_F   (header comment)
-    double P = fmax(circuit_product_scale(s->st.Q, s->st.K), circuit_product_scale(s->st0.Q, s->st0.K));
+    double P = fmax(tol_product_scale(s->st.Q, s->st.K), tol_product_scale(s->st0.Q, s->st0.K));
     double vmax = 0.0;
     for (size_t j = 0; j < c->T; j++) {
         gsl_vector_const_view v = gsl_matrix_const_row(s->st.V, j);

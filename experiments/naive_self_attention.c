@@ -68,6 +68,7 @@
  * Options: --seed --draws --rng --T --d.
  */
 #include "mat.h"
+#include "tol.h"
 #include "mc.h"
 #include "opts.h"
 #include "output.h"
@@ -257,7 +258,7 @@ static int nsa_stable_check(const opts *o, nsa_stable *c)
 {
     c->T = 256;
     c->d = 768;
-    c->tol = mat_tol(16.0, c->T, 1.0);
+    c->tol = tol_eps(16.0, c->T, 1.0);
     gsl_rng *rng = rng_new(o->rng_name, rng_stream_seed(o->seed, 0xE768, 0));
     if (rng == NULL) return ATT_EUSAGE;
     gsl_matrix *X = mat_new(c->T, c->d), *S = mat_new(c->T, c->T), *A = mat_new(c->T, c->T);

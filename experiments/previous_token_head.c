@@ -37,6 +37,7 @@
  *   previous_token_head.meta, previous_token_head.verdicts.csv
  */
 #include "circuits.h"
+#include "tol.h"
 #include "head.h"
 #include "mat.h"
 #include "mc.h"
@@ -140,7 +141,7 @@ static int one_sequence(const ctx_t *cx, scratch_t *w, gsl_rng *rng, double *out
     out[ST_POS0A] = e_a;
     out[ST_POS0O] = e_o;
     // a sum of T terms of size <= 1: tolerance 8 T eps
-    out[ST_POS0OK] = e_a <= mat_tol(8, T, 1.0) && e_o <= mat_tol(8, T, 1.0);
+    out[ST_POS0OK] = e_a <= tol_eps(8, T, 1.0) && e_o <= tol_eps(8, T, 1.0);
     return ATT_OK;
 }
 
@@ -286,7 +287,7 @@ static int run(const opts *o, double fixed)
 
     size_t nseq = all[ST_MINW].n;
     double minw = all[ST_MINW].min, frac = all[ST_ALLOK].mean;
-    double e0 = fmax(all[ST_POS0A].max, all[ST_POS0O].max), tol0 = mat_tol(8, T_max, 1.0);
+    double e0 = fmax(all[ST_POS0A].max, all[ST_POS0O].max), tol0 = tol_eps(8, T_max, 1.0);
     char q[200];
     snprintf(q, sizeof q, "smallest weight on the previous position a(t, t-1), t >= 1, over "
              "%zu sequences (n_vocab 2..500, T 2..64)", nseq);

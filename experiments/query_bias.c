@@ -28,6 +28,7 @@
  *   query_bias.meta, query_bias.verdicts.csv
  */
 #include "circuits.h"
+#include "tol.h"
 #include "head.h"
 #include "mat.h"
 #include "mc.h"
@@ -140,10 +141,10 @@ static int draw(void *c, void *s, gsl_rng *rng, size_t di, double *out)
         goto done;
 
     // D = S(b_Q) - S(0), in place of S(b_Q); exactly D = 1 (K b_Q)^T
-    double r0 = circuit_product_scale(s0.Q, s0.K), rb = circuit_product_scale(sb.Q, sb.K);
+    double r0 = tol_product_scale(s0.Q, s0.K), rb = tol_product_scale(sb.Q, sb.K);
     gsl_matrix_sub(sb.S, s0.S);
     double spread = circuit_row_spread(sb.S);
-    double rel_spread = spread / fmax(rb + r0, DBL_MIN), tol_spread = mat_tol(4, d_k, 1.0);
+    double rel_spread = spread / fmax(rb + r0, DBL_MIN), tol_spread = tol_eps(4, d_k, 1.0);
 
     // kb = K b_Q by dgemv;  rows of D against kb^T
     gsl_blas_dgemv(CblasNoTrans, 1.0, s0.K, &b.vector, 0.0, &kb.vector);
@@ -166,7 +167,7 @@ static int draw(void *c, void *s, gsl_rng *rng, size_t di, double *out)
     for (size_t i = 0; i < T_q; i++)
         for (size_t j = 0; j < T_k; j++)
             zero = fmax(zero, fabs(gsl_matrix_get(sz.A, i, j) - gsl_vector_get(&astar.vector, j)));
-    double tol_zero = mat_tol(8, d_k, rkb) + mat_tol(4, T_k, 1.0);
+    double tol_zero = tol_eps(8, d_k, rkb) + tol_eps(4, T_k, 1.0);
 
     // the effect: ||A(b_Q) - A(0)||_F / ||A(0)||_F
     double change = mat_rel_diff(sb.A, s0.A);
@@ -200,7 +201,7 @@ static int run(const opts *o)
         goto done;
 
     size_t n = o->draws;
-    double tol_spread = mat_tol(4, MAX_DK, 1.0), lo, hi;
+    double tol_spread = tol_eps(4, MAX_DK, 1.0), lo, hi;
     stat_ci95(&acc[V_CHANGE], &lo, &hi);
     char q[200];
     snprintf(q, sizeof q, "row spread of S(b_Q) - S(0), relative to the rounding scale, max over "

@@ -32,6 +32,7 @@
  * Options: --seed --draws --rng --T (>= 2) --d --dk.
  */
 #include "head.h"
+#include "tol.h"
 #include "mat.h"
 #include "mc.h"
 #include "opts.h"
@@ -98,7 +99,7 @@ static double sa_asymmetry(const gsl_matrix *S, gsl_matrix *D)
 /* tol = 16 n eps || |Q| |K|^T ||_F / ||S||_F */
 static double sa_tol(size_t n, const gsl_matrix *Q, const gsl_matrix *K, const gsl_matrix *S)
 {
-    return mat_tol(16.0, n, qkov_rounding_scale(Q, K) / mat_frob(S));
+    return tol_eps(16.0, n, tol_product_scale_frob(Q, K) / mat_frob(S));
 }
 
 static int sa_draw(void *ctx, void *scratch, gsl_rng *rng, size_t draw, double *out)

@@ -24,6 +24,7 @@
  * state (letters in lib/explorer.h).
  */
 #include "explorer.h"
+#include "tol.h"
 #include "explorer_tui.h"
 #include "opts.h"
 #include "output.h"
@@ -77,7 +78,7 @@ static int run_figure(const opts *o, const tqfk_config *c)
     if ((st = write_csvs(o, c, &r)) || (st = output_meta(o, NULL))) return st;
 
     tqfk_check_result(&ck, c, &r);
-    double tol_sum = tqfk_row_sum_tol(), tol_avg = tqfk_average_tol(ck.value_scale);
+    double tol_sum = tol_eps(4.0, TQFK_NK, 1.0), tol_avg = tol_eps(4.0, TQFK_NK, ck.value_scale);
     verdict_list vl;
     verdicts_init(&vl);
     st = verdict_exact(&vl, "tqfkRowSumErr", "max over queries of |sum_j a_ij - 1|",

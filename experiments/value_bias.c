@@ -34,6 +34,7 @@
  *   value_bias.meta, value_bias.verdicts.csv
  */
 #include "circuits.h"
+#include "tol.h"
 #include "head.h"
 #include "mat.h"
 #include "mc.h"
@@ -179,7 +180,7 @@ static int draw(void *c, void *s, gsl_rng *rng, size_t di, double *out)
         gsl_vector_add(&row.vector, &b_V.vector);
     }
     double scale_O = mat_max_abs(s0.V) + vec_max_abs(&b_V.vector);
-    double pass = mat_max_abs_diff(s1.O, E) / scale_O, pass_tol = mat_tol(8, T_k, 1.0);
+    double pass = mat_max_abs_diff(s1.O, E) / scale_O, pass_tol = tol_eps(8, T_k, 1.0);
 
     // folding: b_O' = b_O + W_O^T b_V; Y_u vs Y_f with the softmax weights
     if ((rc = circuit_fold_value_bias(&b_fold.vector, &b_O.vector, &b_V.vector, &W_O.matrix)))
@@ -189,7 +190,7 @@ static int draw(void *c, void *s, gsl_rng *rng, size_t di, double *out)
     double fold_abs, ctrl_abs;
     if ((rc = fold_error(&fold_abs, s0.A, s1.V, s0.V, &W_O.matrix, &b_O.vector, &b_fold.vector)))
         goto done;
-    double fold = fold_abs / (scale_O * colsum + bO), fold_tol = mat_tol(8, T_k + d_v, 1.0);
+    double fold = fold_abs / (scale_O * colsum + bO), fold_tol = tol_eps(8, T_k + d_v, 1.0);
 
     // negative control: A = sigmoid(S), rows summing to anything in (0, T_k)
     if ((rc = circuit_sigmoid_weights(Ac, s0.S))

@@ -18,6 +18,7 @@
 #include <gsl/gsl_randist.h>
 
 #include "circuits.h"
+#include "tol.h"
 #include "head.h"
 #include "mat.h"
 #include "prop.h"
@@ -266,7 +267,7 @@ START_TEST(prop_prev_token_head)
         head_state st;
         PROP_ASSERT(head_state_alloc(&st, T, T, d, T, V) == ATT_OK, "alloc");
         PROP_ASSERT(head_forward(&st, &p, X, X) == ATT_OK, "%s", att_last_error());
-        double tol = mat_tol(8, T, 1.0);
+        double tol = tol_eps(8, T, 1.0);
         for (size_t t = 1; t < T; t++) {
             double a = gsl_matrix_get(st.A, t, t - 1);
             PROP_ASSERT(a >= 0.99 && fabs(a - 0.999) <= tol, "V %zu T %zu t %zu: a(t,t-1) = %.17g", V, T, t, a);
@@ -352,7 +353,7 @@ START_TEST(test_helpers_by_hand)
     gsl_matrix_set(a, 0, 0, 1); gsl_matrix_set(a, 0, 1, -2);
     gsl_matrix_set(b, 0, 0, 3); gsl_matrix_set(b, 0, 1, 1);
     gsl_matrix_set(b, 1, 0, -1); gsl_matrix_set(b, 1, 1, 1);
-    ck_assert_double_eq(circuit_product_scale(a, b), 5.0);
+    ck_assert_double_eq(tol_product_scale(a, b), 5.0);
     mat_free(S); mat_free(A); mat_free(a); mat_free(b);
 }
 END_TEST
@@ -407,9 +408,9 @@ START_TEST(prop_query_bias_rows_identical)
         head_state s0, sb, sz;
         forward(&s0, &h, &p0);
         forward(&sb, &h, &pb);
-        double scale = circuit_product_scale(s0.Q, s0.K) + circuit_product_scale(sb.Q, sb.K);
+        double scale = tol_product_scale(s0.Q, s0.K) + tol_product_scale(sb.Q, sb.K);
         gsl_matrix_sub(sb.S, s0.S);
-        double spread = circuit_row_spread(sb.S), tol = mat_tol(4, h.d_k, scale);
+        double spread = circuit_row_spread(sb.S), tol = tol_eps(4, h.d_k, scale);
         PROP_ASSERT(spread <= tol, "row spread %g > tol %g", spread, tol);
 
         gsl_matrix *Z = mat_new(h.d, h.d_k);         /* W_Q = 0 */
@@ -427,7 +428,7 @@ START_TEST(prop_query_bias_rows_identical)
             rkb = fmax(rkb, r);
         }
         PROP_ASSERT(softmax_vec(kb, kb, h.T_k) == ATT_OK, "softmax");
-        double tz = mat_tol(8, h.d_k, rkb) + mat_tol(4, h.T_k, 1.0);
+        double tz = tol_eps(8, h.d_k, rkb) + tol_eps(4, h.T_k, 1.0);
         for (size_t i = 0; i < h.T_q; i++)
             for (size_t j = 0; j < h.T_k; j++)
                 PROP_ASSERT(fabs(gsl_matrix_get(sz.A, i, j) - kb[j]) <= tz,
@@ -460,7 +461,7 @@ START_TEST(prop_value_bias_folds)
         for (size_t i = 0; i < h.T_q; i++)
             for (size_t j = 0; j < h.d_v; j++) {
                 double e = fabs(gsl_matrix_get(s1.O, i, j) - gsl_matrix_get(s0.O, i, j) - gsl_vector_get(h.bV, j));
-                PROP_ASSERT(e <= mat_tol(8, h.T_k, scale_O), "pass-through (%zu,%zu): %g", i, j, e);
+                PROP_ASSERT(e <= tol_eps(8, h.T_k, scale_O), "pass-through (%zu,%zu): %g", i, j, e);
             }
         // folding
         gsl_vector *bF = vec_new(h.d), *bw = vec_new(h.d);
@@ -476,7 +477,7 @@ START_TEST(prop_value_bias_folds)
             colsum = fmax(colsum, s);
         }
         double scale_Y = scale_O * colsum + vec_max_abs(h.bO);
-        double ef = mat_max_abs_diff(Yu, Yf), tf = mat_tol(8, h.T_k + h.d_v, scale_Y);
+        double ef = mat_max_abs_diff(Yu, Yf), tf = tol_eps(8, h.T_k + h.d_v, scale_Y);
         PROP_ASSERT(ef <= tf, "folding error %g > tol %g", ef, tf);
         // control: sigmoid weights; Y_u - Y_f = (rowsum_i - 1) (b_V W_O)_j
         gsl_vector_memcpy(bw, bF);
@@ -490,7 +491,7 @@ START_TEST(prop_value_bias_folds)
             for (size_t j = 0; j < h.d; j++) {
                 double got = gsl_matrix_get(Yu, i, j) - gsl_matrix_get(Yf, i, j);
                 double want = (rs - 1.0) * gsl_vector_get(bw, j);
-                double t = mat_tol(8, h.T_k + h.d_v, scale_Y * (double)h.T_k);
+                double t = tol_eps(8, h.T_k + h.d_v, scale_Y * (double)h.T_k);
                 PROP_ASSERT(fabs(got - want) <= t, "control (%zu,%zu): %.17g vs (rowsum-1) b_V W_O %.17g",
                             i, j, got, want);
             }

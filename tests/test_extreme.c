@@ -12,6 +12,7 @@
  *   "the" (0,0,0), "cat" (3c,0,0), "sat" (0,3c,0).
  */
 #include "prop.h"
+#include "tol.h"
 #include "head.h"
 #include "mat.h"
 #include "softmax.h"
@@ -189,7 +190,7 @@ START_TEST(test_prop_any_scale)
                     PROP_ASSERT(a >= 0.0 && a <= 1.0, "a(%zu,%zu) = %g at scale %g", i, j, a, p.scale);
                     sum += a;
                 }
-                PROP_ASSERT(fabs(sum - 1.0) <= mat_tol(4, T, 1.0), "row %zu sums to %.17g", i, sum);
+                PROP_ASSERT(fabs(sum - 1.0) <= tol_eps(4, T, 1.0), "row %zu sums to %.17g", i, sum);
                 for (size_t c = 0; c < dv; c++) {
                     double lo = INFINITY, hi = -INFINITY, o = gsl_matrix_get(st.O, i, c);
                     for (size_t j = 0; j < T; j++) {
@@ -197,7 +198,7 @@ START_TEST(test_prop_any_scale)
                         lo = fmin(lo, v);
                         hi = fmax(hi, v);
                     }
-                    double tol = mat_tol(4, T, fmax(fabs(lo), fabs(hi)));
+                    double tol = tol_eps(4, T, fmax(fabs(lo), fabs(hi)));
                     PROP_ASSERT(o >= lo - tol && o <= hi + tol, "O(%zu,%zu) = %g outside [%g, %g]",
                                 i, c, o, lo, hi);
                 }

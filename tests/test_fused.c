@@ -5,6 +5,7 @@
  *         batched: X (B*T, d) -> O (B*T, d_v)
  */
 #include "prop.h"
+#include "tol.h"
 #include "fused.h"
 #include "head.h"
 #include "mat.h"
@@ -103,7 +104,7 @@ START_TEST(test_prop_fused_equals_separate)
         mat_gemm(Qs, 1.0, X, 0, WQ, 0, 0.0);
         mat_gemm(Ks, 1.0, X, 0, WK, 0, 0.0);
         mat_gemm(Vs, 1.0, X, 0, WV, 0, 0.0);
-        double tol = mat_tol(2, d, abs_prod_max(X, W, 0));
+        double tol = tol_eps(2, d, abs_prod_max(X, W, 0));
         PROP_ASSERT(mat_max_abs_diff(Q, Qs) <= tol, "Q: %g > %g", mat_max_abs_diff(Q, Qs), tol);
         PROP_ASSERT(mat_max_abs_diff(K, Ks) <= tol, "K: %g > %g", mat_max_abs_diff(K, Ks), tol);
         PROP_ASSERT(mat_max_abs_diff(V, Vs) <= tol, "V: %g > %g", mat_max_abs_diff(V, Vs), tol);
@@ -159,7 +160,7 @@ START_TEST(test_prop_batched_equals_one_by_one)
              * that times |Q|, |K|; the output by the scores' change times |V| */
             double sc = fabs(p.scale) * (double)d_k
                       * fmax(mat_max_abs(st.Q), mat_max_abs(st.K)) * P;
-            double tol = mat_tol(8, d + d_k + T, (1.0 + sc) * (P + mat_max_abs(st.V)));
+            double tol = tol_eps(8, d + d_k + T, (1.0 + sc) * (P + mat_max_abs(st.V)));
             double err = mat_max_abs_diff(&Ob.matrix, st.O);
             worst = fmax(worst, err / tol);
             PROP_ASSERT(err <= tol, "sequence %zu of %zu: max |O_batched - O_alone| = %g > %g",

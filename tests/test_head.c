@@ -7,6 +7,7 @@
  * Random cases: X ~ N(0, 1), weights ~ N(0, 1/d), biases ~ N(0, 1/4).
  */
 #include "prop.h"
+#include "tol.h"
 #include "head.h"
 #include "mat.h"
 #include "rope.h"
@@ -240,11 +241,11 @@ START_TEST(test_prop_rope)
         PROP_ASSERT(rope_apply(Y, X, base) == ATT_OK, "%s", att_last_error());
         PROP_ASSERT(rope_backward(Z, Y, base) == ATT_OK, "%s", att_last_error());
         double mx = mat_max_abs(X);
-        PROP_ASSERT(mat_diff_frob(Z, X) <= mat_tol(16, T * d_k, mx), "round trip %g", mat_diff_frob(Z, X));
+        PROP_ASSERT(mat_diff_frob(Z, X) <= tol_eps(16, T * d_k, mx), "round trip %g", mat_diff_frob(Z, X));
         for (size_t t = 0; t < T; t++) {
             gsl_vector_view x = gsl_matrix_row(X, t), y = gsl_matrix_row(Y, t);
             double nx = gsl_blas_dnrm2(&x.vector), ny = gsl_blas_dnrm2(&y.vector);
-            PROP_ASSERT(fabs(nx - ny) <= mat_tol(16, d_k, nx), "row %zu norm %g -> %g", t, nx, ny);
+            PROP_ASSERT(fabs(nx - ny) <= tol_eps(16, d_k, nx), "row %zu norm %g -> %g", t, nx, ny);
         }
         /* the same vectors q, k at positions (i, j) and (i + s, j + s) give the
          * same score: (R_i q).(R_j k) depends on j - i only */
@@ -263,7 +264,7 @@ START_TEST(test_prop_rope)
             gsl_vector_view qi1 = gsl_matrix_row(Mq, i + 1), kj1 = gsl_matrix_row(Mk, j + 1);
             gsl_blas_ddot(&qi.vector, &kj.vector, &s0);
             gsl_blas_ddot(&qi1.vector, &kj1.vector, &s1);
-            double tol = mat_tol(64, d_k, mat_max_abs(P) * mat_max_abs(P) * (double)(T * d_k));
+            double tol = tol_eps(64, d_k, mat_max_abs(P) * mat_max_abs(P) * (double)(T * d_k));
             PROP_ASSERT(fabs(s0 - s1) <= tol, "scores %.17g vs %.17g", s0, s1);
             mat_free(P); mat_free(Mq); mat_free(Mk);
         }
@@ -303,7 +304,7 @@ START_TEST(test_prop_permute_keys_values)
         head_state s0, s1;
         hcase_forward(&s0, &c, &c.p, c.Xkv);
         hcase_forward(&s1, &c, &c.p, Xp);
-        double tol = mat_tol(16, c.d + c.d_k + c.T_k,
+        double tol = tol_eps(16, c.d + c.d_k + c.T_k,
                              (1.0 + score_scale(&s0, c.p.scale)) * mat_max_abs(s0.V));
         /* the weights move with their keys: A'_ij = A_{i, pi(j)} */
         double aerr = 0.0;
@@ -311,7 +312,7 @@ START_TEST(test_prop_permute_keys_values)
             for (size_t j = 0; j < c.T_k; j++)
                 aerr = fmax(aerr, fabs(gsl_matrix_get(s1.A, i, j) -
                                        gsl_matrix_get(s0.A, i, gsl_permutation_get(pi, j))));
-        PROP_ASSERT(aerr <= mat_tol(16, c.d + c.d_k + c.T_k, 1.0 + score_scale(&s0, c.p.scale)),
+        PROP_ASSERT(aerr <= tol_eps(16, c.d + c.d_k + c.T_k, 1.0 + score_scale(&s0, c.p.scale)),
                     "A not permuted with the keys: %.3g", aerr);
         double err = 0.0;
         for (size_t i = 0; i < c.T_q; i++)
@@ -356,7 +357,7 @@ START_TEST(test_prop_key_bias_no_effect)
         hcase_forward(&s1, &c, &c.p, c.Xkv);
         /* S1 - S0 = scale (Q b_K) 1^T: a constant per row, which softmax ignores */
         double sc = fmax(score_scale(&s0, c.p.scale), score_scale(&s1, c.p.scale));
-        double tol = mat_tol(16, c.d + c.d_k + c.T_k, (1.0 + sc) * mat_max_abs(s0.V));
+        double tol = tol_eps(16, c.d + c.d_k + c.T_k, (1.0 + sc) * mat_max_abs(s0.V));
         double err = mat_diff_frob(s1.O, s0.O) / sqrt((double)(c.T_q * c.d_v));
         PROP_ASSERT(err <= tol, "rms |O(b_K) - O(0)| = %g > tol %g", err, tol);
         /* the shift really is there: rows of S moved (else the test is vacuous) */
@@ -381,7 +382,7 @@ START_TEST(test_prop_query_bias_rows)
         hcase_forward(&s1, &c, &c.p, c.Xkv);
         /* (S1 - S0)_ij = scale b_Q . k_j, the same in every row i */
         double sc = fmax(score_scale(&s0, c.p.scale), score_scale(&s1, c.p.scale));
-        double tol = mat_tol(16, c.d + c.d_k, sc);
+        double tol = tol_eps(16, c.d + c.d_k, sc);
         for (size_t i = 1; i < c.T_q; i++)
             for (size_t j = 0; j < c.T_k; j++) {
                 double r0 = gsl_matrix_get(s1.S, 0, j) - gsl_matrix_get(s0.S, 0, j);
@@ -399,7 +400,7 @@ START_TEST(test_prop_query_bias_rows)
         pz.W_Q = Z;
         head_state sz;
         hcase_forward(&sz, &c, &pz, c.Xkv);
-        double tz = mat_tol(16, c.d_k + c.T_k, 1.0 + score_scale(&sz, c.p.scale));
+        double tz = tol_eps(16, c.d_k + c.T_k, 1.0 + score_scale(&sz, c.p.scale));
         for (size_t i = 1; i < c.T_q; i++)
             for (size_t j = 0; j < c.T_k; j++)
                 PROP_ASSERT(fabs(gsl_matrix_get(sz.A, i, j) - gsl_matrix_get(sz.A, 0, j)) <= tz,
@@ -425,7 +426,7 @@ START_TEST(test_prop_value_bias_adds)
         hcase_forward(&s0, &c, &p0, c.Xkv);
         hcase_forward(&s1, &c, &c.p, c.Xkv);
         /* O1 = A (V + 1 b_V^T) = O0 + (A 1) b_V^T = O0 + 1 b_V^T */
-        double tol = mat_tol(16, c.d + c.T_k, mat_max_abs(s0.V) + mat_max_abs(s1.V));
+        double tol = tol_eps(16, c.d + c.T_k, mat_max_abs(s0.V) + mat_max_abs(s1.V));
         for (size_t i = 0; i < c.T_q; i++)
             for (size_t j = 0; j < c.d_v; j++) {
                 double diff = gsl_matrix_get(s1.O, i, j) - gsl_matrix_get(s0.O, i, j);
@@ -624,7 +625,7 @@ START_TEST(test_prop_key_bias_gradient)
              * |dS| <= 2 |dA| <= 2 d_v |G| |V|, summed over T_q T_k terms */
             double bound = fabs(scale) * 2.0 * (double)d_v * mat_max_abs(G) * mat_max_abs(st.V)
                          * mat_max_abs(st.Q) * (double)d_k;
-            double tol = mat_tol(4, c.T_q * c.T_k, bound);
+            double tol = tol_eps(4, c.T_q * c.T_k, bound);
             double nK = gsl_blas_dnrm2(g.db_K), nQ = gsl_blas_dnrm2(g.db_Q);
             if (!rope) {
                 worst_off = fmax(worst_off, nK / tol);

@@ -11,6 +11,7 @@
  *   E[s_ii^2] = d_k c^4 (1 + 2/d),  E[s_ij^2] = d_k c^4   (i != j)
  */
 #include "prop.h"
+#include "tol.h"
 #include "mat.h"
 #include "mc.h"
 #include "selfweight.h"
@@ -95,7 +96,7 @@ START_TEST(test_row_matches_softmax)
         PROP_ASSERT(selfweight_row(&r, s, n, i) == ATT_OK, "selfweight_row failed");
         double others = 0.0;
         for (size_t j = 0; j < n; j++) if (j != i) others += a[j];
-        double tol = mat_tol(8.0, n, 1.0);
+        double tol = tol_eps(8.0, n, 1.0);
         PROP_ASSERT(fabs(r.self - a[i]) <= tol, "n %zu: a_ii %.17g vs softmax %.17g", n, r.self, a[i]);
         /* the leak keeps relative precision even when it is tiny */
         PROP_ASSERT(fabs(r.leak - others) <= tol * (others + 1e-300) + DBL_MIN,
@@ -128,10 +129,10 @@ START_TEST(test_stable_at_d768)
             sum += a[j];
             overflow += isinf(exp(s[j])) != 0;
         }
-        ck_assert_msg(fabs(sum - 1.0) <= mat_tol(4.0, T, 1.0), "row %zu sums to %.17g", i, sum);
+        ck_assert_msg(fabs(sum - 1.0) <= tol_eps(4.0, T, 1.0), "row %zu sums to %.17g", i, sum);
         selfweight_row_t r;
         ck_assert_int_eq(selfweight_row(&r, s, T, i), ATT_OK);
-        ck_assert_msg(fabs(r.self - a[i]) <= mat_tol(8.0, T, 1.0), "row %zu: %.17g vs %.17g",
+        ck_assert_msg(fabs(r.self - a[i]) <= tol_eps(8.0, T, 1.0), "row %zu: %.17g vs %.17g",
                       i, r.self, a[i]);
         ck_assert(r.argmax_self);
         ck_assert(r.leak < 1e-100);          /* 1 - a_ii is astronomically small ... */

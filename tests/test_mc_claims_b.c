@@ -11,6 +11,7 @@
  * temporary folders and compares their CSVs byte for byte.
  */
 #include "prop.h"
+#include "tol.h"
 #include "circuits.h"
 #include "head.h"
 #include "mat.h"
@@ -66,7 +67,7 @@ START_TEST(test_randmat_orthogonal)
         PROP_ASSERT(randmat_orthogonal(Q, rng) == ATT_OK, "%s", att_last_error());
         gsl_matrix_set_identity(I);
         mat_gemm(P, 1.0, Q, 1, Q, 0, 0.0);
-        double e = mat_diff_frob(P, I), tol = mat_tol(16, n, sqrt((double)n));
+        double e = mat_diff_frob(P, I), tol = tol_eps(16, n, sqrt((double)n));
         PROP_ASSERT(e <= tol, "n %zu: ||Q^T Q - I|| = %g > %g", n, e, tol);
         mat_free(Q); mat_free(I); mat_free(P);
     }
@@ -87,7 +88,7 @@ START_TEST(test_randmat_cond)
         double got = gsl_vector_get(s, 0) / gsl_vector_get(s, n - 1);
         /* the SVD of R is accurate to ~ n eps ||R|| absolutely, i.e. relative
          * n eps cond(R) on the smallest singular value */
-        double tol = mat_tol(64, n, cond);
+        double tol = tol_eps(64, n, cond);
         PROP_ASSERT(fabs(got / cond - 1.0) <= tol, "n %zu: cond %g measured %g", n, cond, got);
         mat_free(R); vec_free(s);
     }
@@ -124,7 +125,7 @@ START_TEST(test_symmetric_wqk_symmetric_scores)
         head_params p = head_params_make(WQ, WQ, WV);
         PROP_ASSERT(head_forward(&st, &p, X, X) == ATT_OK, "%s", att_last_error());
         double a = asymmetry(st.S);
-        double tol = mat_tol(16, d + dk, qkov_rounding_scale(st.Q, st.K) / mat_frob(st.S));
+        double tol = tol_eps(16, d + dk, tol_product_scale_frob(st.Q, st.K) / mat_frob(st.S));
         PROP_ASSERT(a <= tol, "tied T %zu d %zu dk %zu: asymmetry %g > %g", T, d, dk, a, tol);
 
         /* symmetric on purpose: the chain is X W_Q M (length d + dk), then q.k (dk);
@@ -138,7 +139,7 @@ START_TEST(test_symmetric_wqk_symmetric_scores)
             for (size_t j = 0; j < dk; j++) gsl_matrix_set(aM, i, j, fabs(gsl_matrix_get(aM, i, j)));
         mat_gemm(KK, 1.0, aQ, 0, aM, 0, 0.0);    /* |Q| |M| >= |K| */
         a = asymmetry(st.S);
-        tol = mat_tol(16, d + 2 * dk, qkov_rounding_scale(aQ, KK) / mat_frob(st.S));
+        tol = tol_eps(16, d + 2 * dk, tol_product_scale_frob(aQ, KK) / mat_frob(st.S));
         PROP_ASSERT(a <= tol, "symmetric T %zu d %zu dk %zu: asymmetry %g > %g", T, d, dk, a, tol);
         mat_free(aQ); mat_free(aM); mat_free(KK);
 
@@ -219,7 +220,7 @@ START_TEST(test_bilinear_scores_equal_head)
         PROP_ASSERT(qkov_bilinear_scores(S, X, WQK, X) == ATT_OK, "%s", att_last_error());
         /* ||fl - exact||_F <= 3 gamma_n ||X||^2 ||W_Q|| ||W_K|| for each, n = 2d + dk */
         double scale = mat_frob(X) * mat_frob(X) * mat_frob(WQ) * mat_frob(WK);
-        double e = mat_diff_frob(S, st.S), tol = mat_tol(8, 2 * d + dk, scale);
+        double e = mat_diff_frob(S, st.S), tol = tol_eps(8, 2 * d + dk, scale);
         PROP_ASSERT(e <= tol, "T %zu d %zu dk %zu: |QK^T - XW_QKX^T| = %g > %g", T, d, dk, e, tol);
         gsl_matrix_set_identity(I);
         qkov_bilinear_scores(S, X, I, X);
@@ -274,7 +275,7 @@ START_TEST(test_qk_invariance)
             vmax = fmax(vmax, gsl_blas_dnrm2(&v.vector));
         }
         double eO = mat_diff_frob(s2.O, s1.O);
-        double tO = sqrt((double)T) * (2.0 * tS + mat_tol(16, T, 1.0)) * vmax;
+        double tO = sqrt((double)T) * (2.0 * tS + tol_eps(16, T, 1.0)) * vmax;
         PROP_ASSERT(eO <= tO, "cond %g: ||O' - O|| = %g > %g", cond, eO, tO);
         head_state_free(&s1); head_state_free(&s2);
         mat_free(X); mat_free(WQ); mat_free(WK); mat_free(WV); mat_free(R);
@@ -347,7 +348,7 @@ START_TEST(test_key_bias)
             if (!rope) {
                 /* same output: the score rows differ by rounding of (dk + 1)
                  * eps P, P = max_ij sum_l |q_il||k_jl| (see experiments/key_bias.c) */
-                double P = fmax(circuit_product_scale(s1.Q, s1.K), circuit_product_scale(s0.Q, s0.K));
+                double P = fmax(tol_product_scale(s1.Q, s1.K), tol_product_scale(s0.Q, s0.K));
                 double vmax = 0.0;
                 for (size_t j = 0; j < T; j++) {
                     gsl_vector_const_view v = gsl_matrix_const_row(s1.V, j);

@@ -5,6 +5,7 @@
  * (prop.h) check identities over random rows of varying length and scale.
  */
 #include "prop.h"
+#include "tol.h"
 #include "mat.h"
 #include "softmax.h"
 #include "status.h"
@@ -151,7 +152,7 @@ START_TEST(test_prop_rows_sum_to_one)
                     PROP_ASSERT(a == 0.0, "masked key %zu has weight %g", j, a);
                 sum += a;
             }
-            PROP_ASSERT(fabs(sum - 1.0) <= mat_tol(4, T_k, 1.0), "row %zu sums to %.17g", i, sum);
+            PROP_ASSERT(fabs(sum - 1.0) <= tol_eps(4, T_k, 1.0), "row %zu sums to %.17g", i, sum);
         }
         mat_free(S); mat_free(A);
     }
@@ -172,7 +173,7 @@ START_TEST(test_prop_shift_invariance)
         PROP_ASSERT(softmax_vec(b, t, n) == ATT_OK, "%s", att_last_error());
         /* exponents s_j - m and (s_j + c) - (m + c) differ by rounding of size
          * eps (|s| + |c|); normalising adds n eps */
-        double tol = mat_tol(8, n, 1.0 + fabs(c) + big);
+        double tol = tol_eps(8, n, 1.0 + fabs(c) + big);
         for (size_t j = 0; j < n; j++)
             PROP_ASSERT(fabs(a[j] - b[j]) <= tol, "j %zu: %.17g vs %.17g (c = %g, tol %g)",
                         j, a[j], b[j], c, tol);
@@ -193,7 +194,7 @@ START_TEST(test_prop_log_softmax)
         for (size_t j = 0; j < n; j++) {
             if (!(a[j] > 1e-250)) continue;          /* log of a tiny or zero weight */
             double want = s[j] - lse;
-            PROP_ASSERT(fabs(log(a[j]) - want) <= mat_tol(8, n, 1.0 + big + fabs(want)),
+            PROP_ASSERT(fabs(log(a[j]) - want) <= tol_eps(8, n, 1.0 + big + fabs(want)),
                         "j %zu: log a = %.17g, s - lse = %.17g", j, log(a[j]), want);
         }
     }
@@ -230,9 +231,9 @@ START_TEST(test_prop_online_softmax)
             j0 += len;
         }
         o /= st.l;
-        PROP_ASSERT(fabs(o - o_ref) <= mat_tol(16, n, vmax), "o %.17g vs %.17g", o, o_ref);
+        PROP_ASSERT(fabs(o - o_ref) <= tol_eps(16, n, vmax), "o %.17g vs %.17g", o, o_ref);
         double lse = logsumexp(s, n);
-        PROP_ASSERT(fabs(st.m + log(st.l) - lse) <= mat_tol(8, n, 1.0 + big),
+        PROP_ASSERT(fabs(st.m + log(st.l) - lse) <= tol_eps(8, n, 1.0 + big),
                     "m + log l = %.17g, logsumexp %.17g", st.m + log(st.l), lse);
     }
     gsl_rng_free(rng);

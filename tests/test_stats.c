@@ -170,6 +170,24 @@ START_TEST(test_stream_seeds_distinct)
 }
 END_TEST
 
+/* Wilson intervals: published values (Newcombe 1998, table I: 81/263 ->
+ * [0.2553, 0.3662]; 0/10 -> [0, 0.2775]) and never zero width. */
+START_TEST(test_wilson)
+{
+    double lo, hi;
+    stat_ci95_wilson(81, 263, &lo, &hi);
+    ck_assert_double_eq_tol(lo, 0.2553, 1e-4);
+    ck_assert_double_eq_tol(hi, 0.3662, 1e-4);
+    stat_ci95_wilson(0, 10, &lo, &hi);
+    ck_assert_double_eq(lo, 0.0);
+    ck_assert_double_eq_tol(hi, 0.2775, 1e-4);
+    stat_ci95_wilson(10, 10, &lo, &hi);
+    ck_assert_double_eq_tol(lo, 0.7225, 1e-4);
+    ck_assert_double_eq(hi, 1.0);
+    ck_assert(hi - lo > 0.0);
+}
+END_TEST
+
 int main(void)
 {
     att_init();
@@ -180,6 +198,7 @@ int main(void)
     tcase_add_test(tc, test_welford_by_hand);
     tcase_add_test(tc, test_merge_equals_sequential);
     tcase_add_test(tc, test_fit_line);
+    tcase_add_test(tc, test_wilson);
     tcase_add_test(tc, test_mc_deterministic_across_threads);
     tcase_add_test(tc, test_mc_ci_coverage);
     tcase_add_test(tc, test_mc_errors);

@@ -11,6 +11,7 @@
  * numbers of size `scale` may be off by a few n eps scale.
  */
 #include "prop.h"
+#include "tol.h"
 #include "fused.h"
 #include "head.h"
 #include "mat.h"
@@ -78,7 +79,7 @@ static double compare_attend(const gsl_matrix *Q, const gsl_matrix *K, const gsl
     PROP_ASSERT(rt == ATT_OK, "tiled: %s", att_last_error());
     int rp = plain_attend(Op, Q, K, V, scale);
     PROP_ASSERT(rp == ATT_OK, "plain: %s", att_last_error());
-    double tol = tiled_tolerance(K->size1, K->size2, tiled_qk_bound(Q, K, scale), mat_max_abs(V));
+    double tol = tol_attention_output(K->size1, K->size2, tol_score_bound(Q, K, scale), mat_max_abs(V));
     double err = mat_max_abs_diff(Ot, Op);
     PROP_ASSERT(err <= tol, "T_q %zu T_k %zu d_k %zu d_v %zu tiles %zu x %zu: |O_tiled - O_plain| "
                 "= %.3g > tol %.3g", Q->size1, K->size1, K->size2, V->size2, tl.bq, tl.bk, err, tol);
@@ -148,7 +149,7 @@ START_TEST(test_prop_exp_accuracy)
             PROP_ASSERT(fabs(y[j] - e) <= tol, "%s: x - m = %.17g: %.17g vs libm %.17g",
                         variant, x[j] - m, y[j], e);
         }
-        PROP_ASSERT(fabs(s - sref) <= mat_tol(4, n, sref), "%s: sum %.17g vs %.17g", variant,
+        PROP_ASSERT(fabs(s - sref) <= tol_eps(4, n, sref), "%s: sum %.17g vs %.17g", variant,
                     s, sref);
     }
     /* the special values too */
@@ -228,8 +229,8 @@ START_TEST(test_prop_tiled_attend_adversarial)
         gsl_matrix *O = mat_new(T_q, d_v), *S = mat_new(T_q, T_k);
         ck_assert_int_eq(tiled_attend(O, Q, K, V, 1.0, tl), ATT_OK);
         ck_assert_int_eq(head_scores(S, Q, K, 1.0), ATT_OK);
-        double vtol = mat_tol(8, T_k, mat_max_abs(V));
-        double err_s = 2.0 * (double)d_k * DBL_EPSILON * tiled_qk_bound(Q, K, 1.0);
+        double vtol = tol_eps(8, T_k, mat_max_abs(V));
+        double err_s = 2.0 * (double)d_k * DBL_EPSILON * tol_score_bound(Q, K, 1.0);
         for (size_t i = 0; i < T_q; i++) {
             size_t j1 = 0;
             double top2 = -INFINITY;
@@ -286,9 +287,9 @@ START_TEST(test_prop_tiled_forward)
         tiled_tiles tl = rand_tiles(rng);
         PROP_ASSERT(tiled_forward(O, &p, Xq, Xkv, tl) == ATT_OK, "%s", att_last_error());
         /* scores come from inner products of length d (projections), then d_k */
-        double tol = tiled_tolerance(T_k, d + d_k, tiled_qk_bound(st.Q, st.K, p.scale),
+        double tol = tol_attention_output(T_k, d + d_k, tol_score_bound(st.Q, st.K, p.scale),
                                      mat_max_abs(st.V))
-                     + mat_tol(8, d, max_row_norm(Xkv) * max_col_norm(W_V));
+                     + tol_eps(8, d, max_row_norm(Xkv) * max_col_norm(W_V));
         double err = mat_max_abs_diff(O, st.O);
         PROP_ASSERT(err <= tol, "T_q %zu T_k %zu d %zu d_k %zu d_v %zu: err %.3g > tol %.3g",
                     T_q, T_k, d, d_k, d_v, err, tol);
@@ -388,7 +389,7 @@ START_TEST(test_tiled_nonfinite_and_shapes)
     ck_assert_int_eq(tiled_attend(O, Q, K, V, 1.0, small), ATT_OK);
     ck_assert_int_eq(plain_attend(Op, Q, K, V, 1.0), ATT_OK);
     ck_assert_double_eq(gsl_matrix_get(O, 2, 0), 4.0);         /* only key 4 is left */
-    ck_assert_double_le(mat_max_abs_diff(O, Op), mat_tol(8, 5, 4.0));
+    ck_assert_double_le(mat_max_abs_diff(O, Op), tol_eps(8, 5, 4.0));
     /* a row with every key masked is an error */
     gsl_matrix_set(K, 4, 0, -1e200);
     expect_error(tiled_attend(O, Q, K, V, 1.0, small), ATT_EUSAGE, "fully masked");
@@ -463,7 +464,7 @@ START_TEST(test_prop_fused_equals_separate)
         PROP_ASSERT(fused_project(Q, K, V, QKV, c.X, c.W) == ATT_OK, "%s", att_last_error());
         PROP_ASSERT(fused_project_out_in(Q2, K2, V2, QKV, c.X, c.Wt) == ATT_OK, "%s", att_last_error());
         /* |fl(x.w) - x.w| <= d eps |x| |w|; two computations, twice that */
-        double tol = mat_tol(2, c.d, max_row_norm(c.X) * max_col_norm(c.W));
+        double tol = tol_eps(2, c.d, max_row_norm(c.X) * max_col_norm(c.W));
         double e1 = fmax(mat_max_abs_diff(Q, Qs), fmax(mat_max_abs_diff(K, Ks), mat_max_abs_diff(V, Vs)));
         double e2 = fmax(mat_max_abs_diff(Q2, Q), fmax(mat_max_abs_diff(K2, K), mat_max_abs_diff(V2, V)));
         PROP_ASSERT(e1 <= tol, "N %zu d %zu: fused vs separate %.3g > %.3g", N, c.d, e1, tol);
@@ -497,9 +498,9 @@ START_TEST(test_prop_batched_equals_one_by_one)
             gsl_matrix_const_view Xb = gsl_matrix_const_submatrix(c.X, b * T, 0, T, c.d);
             gsl_matrix_const_view Ob = gsl_matrix_const_submatrix(O, b * T, 0, T, c.d_v);
             PROP_ASSERT(head_forward(&st, &p, &Xb.matrix, &Xb.matrix) == ATT_OK, "%s", att_last_error());
-            double tol = tiled_tolerance(T, c.d + c.d_k, tiled_qk_bound(st.Q, st.K, p.scale),
+            double tol = tol_attention_output(T, c.d + c.d_k, tol_score_bound(st.Q, st.K, p.scale),
                                          mat_max_abs(st.V))
-                         + mat_tol(8, c.d, max_row_norm(&Xb.matrix) * max_col_norm(c.W_V));
+                         + tol_eps(8, c.d, max_row_norm(&Xb.matrix) * max_col_norm(c.W_V));
             double err = mat_max_abs_diff(&Ob.matrix, st.O);
             PROP_ASSERT(err <= tol, "B %zu T %zu d %zu, sequence %zu: err %.3g > tol %.3g",
                         B, T, c.d, b, err, tol);

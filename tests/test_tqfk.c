@@ -14,6 +14,7 @@
 #include <gsl/gsl_randist.h>
 
 #include "explorer.h"
+#include "tol.h"
 #include "prop.h"
 #include "status.h"
 #include "tqfk.h"
@@ -115,9 +116,9 @@ START_TEST(prop_rows_sum_to_one_and_outputs_average)
         random_config(&c, rng);
         PROP_ASSERT(tqfk_compute(&r, &c) == ATT_OK, "%s", att_last_error());
         tqfk_check_result(&ck, &c, &r);
-        PROP_ASSERT(ck.row_sum_err <= tqfk_row_sum_tol(), "row sum error %g", ck.row_sum_err);
-        PROP_ASSERT(ck.average_err <= tqfk_average_tol(ck.value_scale),
-                    "average error %g, tol %g", ck.average_err, tqfk_average_tol(ck.value_scale));
+        PROP_ASSERT(ck.row_sum_err <= tol_eps(4.0, TQFK_NK, 1.0), "row sum error %g", ck.row_sum_err);
+        PROP_ASSERT(ck.average_err <= tol_eps(4.0, TQFK_NK, ck.value_scale),
+                    "average error %g, tol %g", ck.average_err, tol_eps(4.0, TQFK_NK, ck.value_scale));
         for (int i = 0; i < 2; i++)
             for (int d = 0; d < 2; d++) {
                 /* a weighted average lies between the smallest and largest value */
@@ -127,7 +128,7 @@ START_TEST(prop_rows_sum_to_one_and_outputs_average)
                     lo = fmin(lo, c.v[j][d]);
                     hi = fmax(hi, c.v[j][d]);
                 }
-                double t = tqfk_average_tol(ck.value_scale);
+                double t = tol_eps(4.0, TQFK_NK, ck.value_scale);
                 PROP_ASSERT(r.O[i][d] >= lo - t && r.O[i][d] <= hi + t,
                             "output %g outside [%g, %g]", r.O[i][d], lo, hi);
             }

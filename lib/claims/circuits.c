@@ -195,16 +195,3 @@ double circuit_row_spread(const gsl_matrix *D)
 }
 
 /* max_ij sum_l |A_il| |B_jl|; NAN when the widths differ */
-double circuit_product_scale(const gsl_matrix *A, const gsl_matrix *B)
-{
-    if (A->size2 != B->size2) return NAN;
-    double m = 0.0;
-    for (size_t i = 0; i < A->size1; i++)
-        for (size_t j = 0; j < B->size1; j++) {
-            double s = 0.0;
-            for (size_t l = 0; l < A->size2; l++)
-                s += fabs(gsl_matrix_get(A, i, l)) * fabs(gsl_matrix_get(B, j, l));
-            if (s > m) m = s;
-        }
-    return m;
-}

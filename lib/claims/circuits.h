@@ -94,9 +94,5 @@ int circuit_sigmoid_weights(gsl_matrix *A, const gsl_matrix *S);
  * every row equals the first. */
 double circuit_row_spread(const gsl_matrix *D);
 
-/* The rounding scale of the product P = A B^T, A (m, n), B (p, n):
- *   max_ij sum_l |A_il| |B_jl|,
- * so that |fl(P)_ij - P_ij| <= n eps (this scale) (Higham 3.5). */
-double circuit_product_scale(const gsl_matrix *A, const gsl_matrix *B);
 
 #endif

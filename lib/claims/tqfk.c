@@ -116,9 +116,7 @@ void tqfk_check_result(tqfk_check *ck, const tqfk_config *c, const tqfk_result *
 }
 
 /* Each check is a sum of 4 terms of size <= 1 (weights) or <= max|v|. */
-double tqfk_row_sum_tol(void) { return mat_tol(4.0, TQFK_NK, 1.0); }
 
-double tqfk_average_tol(double value_scale) { return mat_tol(4.0, TQFK_NK, value_scale); }
 
 /* The shortest of %.15g, %.16g, %.17g that reads back as x. */
 static void print_num(FILE *f, double x)

@@ -65,9 +65,6 @@ typedef struct {
 
 void tqfk_check_result(tqfk_check *ck, const tqfk_config *c, const tqfk_result *r);
 
-/* Tolerances for the two checks: mat_tol over the 4 terms of each sum. */
-double tqfk_row_sum_tol(void);
-double tqfk_average_tol(double value_scale);
 
 /* Print the configuration as the command line that reproduces it
  * ("--q1 x,y ... --scale s"), with %.17g numbers. */

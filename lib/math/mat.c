@@ -182,8 +182,3 @@ double mat_rel_diff(const gsl_matrix *A, const gsl_matrix *B)
     return mat_diff_frob(A, B) / (nb > DBL_MIN ? nb : DBL_MIN);
 }
 
-/* tol = c * n * eps * scale */
-double mat_tol(double c, size_t n, double scale)
-{
-    return c * (double)(n ? n : 1) * DBL_EPSILON * scale;
-}

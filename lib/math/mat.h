@@ -52,9 +52,6 @@ double mat_diff_frob(const gsl_matrix *A, const gsl_matrix *B);
 /* ||A - B||_F / max(||B||_F, tiny): relative difference. */
 double mat_rel_diff(const gsl_matrix *A, const gsl_matrix *B);
 
-/* Size-scaled tolerance for an exact identity computed through inner products
- * of length n on numbers of size `scale`:   tol = c * n * DBL_EPSILON * scale. */
-double mat_tol(double c, size_t n, double scale);
 
 /* A == B elementwise, bitwise-equal shapes. */
 int mat_same_shape(const gsl_matrix *A, const gsl_matrix *B);

@@ -118,19 +118,3 @@ done:
 }
 
 /* || |A| |B|^T ||_F, A (m, n), B (p, n) */
-double qkov_rounding_scale(const gsl_matrix *A, const gsl_matrix *B)
-{
-    if (A->size2 != B->size2) return NAN;
-    gsl_matrix *aA = mat_dup(A), *aB = mat_dup(B), *P = mat_new(A->size1, B->size1);
-    double r = NAN;
-    if (aA && aB && P) {
-        // |A|, |B| elementwise, then P = |A| |B|^T
-        for (size_t i = 0; i < aA->size1; i++)
-            for (size_t j = 0; j < aA->size2; j++) gsl_matrix_set(aA, i, j, fabs(gsl_matrix_get(aA, i, j)));
-        for (size_t i = 0; i < aB->size1; i++)
-            for (size_t j = 0; j < aB->size2; j++) gsl_matrix_set(aB, i, j, fabs(gsl_matrix_get(aB, i, j)));
-        if (mat_gemm(P, 1.0, aA, 0, aB, 1, 0.0) == ATT_OK) r = mat_frob(P);
-    }
-    mat_free(aA); mat_free(aB); mat_free(P);
-    return r;
-}

@@ -44,10 +44,5 @@ size_t qkov_numerical_rank(const gsl_vector *s, double rel_tol);
 int qkov_reparam(gsl_matrix *WQ2, gsl_matrix *WK2, const gsl_matrix *W_Q,
                        const gsl_matrix *W_K, const gsl_matrix *R);
 
-/* || |A| |B|^T ||_F for A (m, n), B (p, n): the scale of the rounding error
- * of the product A B^T, since |fl(A B^T) - A B^T| <= gamma_n |A| |B|^T
- * elementwise, gamma_n = n eps / (1 - n eps) (Higham, Accuracy and Stability
- * of Numerical Algorithms, 2nd ed., 3.5). NAN if the widths differ. */
-double qkov_rounding_scale(const gsl_matrix *A, const gsl_matrix *B);
 
 #endif

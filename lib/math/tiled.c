@@ -219,27 +219,6 @@ static double row_max(const double *x, size_t n, int *bad)
 
 /* ---- tolerances ---------------------------------------------------------- */
 
-double tiled_tolerance(size_t T_k, size_t n, double qk, double vmax)
-{
-    return 8.0 * DBL_EPSILON * (2.0 * (double)n * qk + 2.0 * (double)T_k) * vmax;
-}
-
-/* max_i ||row i of A||_2 */
-static double max_row_norm(const gsl_matrix *A)
-{
-    double best = 0.0;
-    for (size_t i = 0; i < A->size1; i++) {
-        gsl_vector_const_view r = gsl_matrix_const_row(A, i);
-        double nr = gsl_blas_dnrm2(&r.vector);
-        if (nr > best || isnan(nr)) best = nr;
-    }
-    return best;
-}
-
-double tiled_qk_bound(const gsl_matrix *Q, const gsl_matrix *K, double scale)
-{
-    return fabs(scale) * max_row_norm(Q) * max_row_norm(K);
-}
 
 /* ---- one query tile ------------------------------------------------------- */
 

@@ -64,19 +64,6 @@ int tiled_forward(gsl_matrix *O, const head_params *p, const gsl_matrix *Xq,
 size_t tiled_forward_bytes(size_t T_q, size_t T_k, size_t d, size_t d_k,
                            size_t d_v, tiled_tiles tiles, int threads);
 
-/* Tolerance for |O_tiled - O_plain| (elementwise) when both compute one head.
- * A score is an inner product of length n (n = d_k when Q and K are given;
- * n = d + d_k when they are projected from X too), so it carries an absolute
- * error up to about n eps qk, which moves a softmax weight by that much
- * relatively (in either version, so twice); the weights' sum and the
- * weighted sum over T_k keys add T_k eps relatively. With
- * qk >= max |s_ij| a bound on the scores (e.g. tiled_qk_bound) and
- * vmax >= max |v_jc|:
- *   tol = c eps (2 n qk + 2 T_k) vmax,   c = 8. */
-double tiled_tolerance(size_t T_k, size_t n, double qk, double vmax);
-
-/* qk = |scale| max_i |q_i| max_j |k_j| for Q (T_q, d_k), K (T_k, d_k). */
-double tiled_qk_bound(const gsl_matrix *Q, const gsl_matrix *K, double scale);
 
 /* y_j = e^{x_j - m} for j < n, and returns sum_j y_j (in a fixed order:
  * eight interleaved partial sums, then those in order). x_j - m must be

@@ -75,3 +75,15 @@ double stat_fit_line(const double *x, const double *y, size_t n, double *a, doub
     }
     return b;
 }
+
+/* Wilson (1927): (p + z^2/2n -+ z sqrt(p (1 - p)/n + z^2/4n^2)) / (1 + z^2/n) */
+void stat_ci95_wilson(double k, double n, double *lo, double *hi)
+{
+    const double z = 1.959963984540054;
+    if (!(n > 0.0)) { *lo = 0.0; *hi = 1.0; return; }
+    double p = k / n, z2 = z * z, den = 1.0 + z2 / n;
+    double centre = (p + z2 / (2.0 * n)) / den;
+    double half = z * sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / den;
+    *lo = k <= 0.0 ? 0.0 : fmax(0.0, centre - half);    /* exact ends, not 1 - 1e-16 */
+    *hi = k >= n ? 1.0 : fmin(1.0, centre + half);
+}

@@ -32,6 +32,12 @@ double stat_se(const stat_acc *s);     /* sd / sqrt(n)                 */
  * every draw count used here is >= 100). */
 void stat_ci95(const stat_acc *s, double *lo, double *hi);
 
+/* 95% Wilson score interval of a proportion: k successes in n trials,
+ *   (p + z^2/2n -+ z sqrt(p (1 - p)/n + z^2/4n^2)) / (1 + z^2/n),  p = k/n.
+ * Unlike mean -+ z se it never has zero width for 0 < n (k = 0 or k = n
+ * gives [0, z^2/(n + z^2)] or [n/(n + z^2), 1]). n = 0: [0, 1]. */
+void stat_ci95_wilson(double k, double n, double *lo, double *hi);
+
 /* Least-squares line y = a + b x; returns slope b, its standard error in *se_b
  * (may be NULL) and intercept in *a (may be NULL). n >= 3. */
 double stat_fit_line(const double *x, const double *y, size_t n,

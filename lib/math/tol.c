@@ -1,0 +1,71 @@
+/* tol.c - tolerances at the scale of rounding (see tol.h). */
+#include "tol.h"
+#include "mat.h"
+#include "status.h"
+
+#include <float.h>
+#include <math.h>
+#include <gsl/gsl_blas.h>
+
+/* tol = c n eps scale */
+double tol_eps(double c, size_t n, double scale)
+{
+    return c * (double)(n ? n : 1) * DBL_EPSILON * scale;
+}
+
+/* max_ij sum_l |a_il| |b_jl| */
+double tol_product_scale(const gsl_matrix *A, const gsl_matrix *B)
+{
+    if (A->size2 != B->size2) return NAN;
+    double m = 0.0;
+    for (size_t i = 0; i < A->size1; i++)
+        for (size_t j = 0; j < B->size1; j++) {
+            double s = 0.0;
+            for (size_t l = 0; l < A->size2; l++)
+                s += fabs(gsl_matrix_get(A, i, l)) * fabs(gsl_matrix_get(B, j, l));
+            if (s > m) m = s;
+        }
+    return m;
+}
+
+/* || |A| |B|^T ||_F */
+double tol_product_scale_frob(const gsl_matrix *A, const gsl_matrix *B)
+{
+    if (A->size2 != B->size2) return NAN;
+    gsl_matrix *aA = mat_dup(A), *aB = mat_dup(B), *P = mat_new(A->size1, B->size1);
+    double r = NAN;
+    if (aA && aB && P) {
+        // |A|, |B| elementwise, then P = |A| |B|^T
+        for (size_t i = 0; i < aA->size1; i++)
+            for (size_t j = 0; j < aA->size2; j++) gsl_matrix_set(aA, i, j, fabs(gsl_matrix_get(aA, i, j)));
+        for (size_t i = 0; i < aB->size1; i++)
+            for (size_t j = 0; j < aB->size2; j++) gsl_matrix_set(aB, i, j, fabs(gsl_matrix_get(aB, i, j)));
+        if (mat_gemm(P, 1.0, aA, 0, aB, 1, 0.0) == ATT_OK) r = mat_frob(P);
+    }
+    mat_free(aA); mat_free(aB); mat_free(P);
+    return r;
+}
+
+/* max_i ||row i of A||_2 (NaN propagates) */
+static double max_row_norm(const gsl_matrix *A)
+{
+    double best = 0.0;
+    for (size_t i = 0; i < A->size1; i++) {
+        gsl_vector_const_view r = gsl_matrix_const_row(A, i);
+        double nr = gsl_blas_dnrm2(&r.vector);
+        if (nr > best || isnan(nr)) best = nr;
+    }
+    return best;
+}
+
+/* |scale| max_i ||q_i|| max_j ||k_j|| */
+double tol_score_bound(const gsl_matrix *Q, const gsl_matrix *K, double scale)
+{
+    return fabs(scale) * max_row_norm(Q) * max_row_norm(K);
+}
+
+/* 8 eps (2 n qk + 2 T_k) vmax */
+double tol_attention_output(size_t T_k, size_t n, double qk, double vmax)
+{
+    return 8.0 * DBL_EPSILON * (2.0 * (double)n * qk + 2.0 * (double)T_k) * vmax;
+}

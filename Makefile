@@ -84,7 +84,7 @@ tests: $(addprefix $(BUILD)/tests/,$(TESTS))
 
 check: deps ## install what is missing, build, run every unit and property test
 	@$(MAKE) --no-print-directory tests all
-	@ATT_BIN_DIR=$(BIN) sh tools/run_tests.sh $(addprefix $(BUILD)/tests/,$(TESTS)) $(wildcard tests/test_*.sh)
+	@ATT_BIN_DIR=$(BIN) BUILD=$(BUILD) sh tools/run_tests.sh $(addprefix $(BUILD)/tests/,$(TESTS)) $(wildcard tests/test_*.sh)
 
 # ---- reproduce: every experiment, every figure, the claims report ---------
 

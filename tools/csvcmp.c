@@ -83,7 +83,7 @@ int main(int argc, char **argv)
             const char *col = c < nh ? hdr[c] : "?";
             if (timing && strcmp(col, "id") && strcmp(col, "kind") && strcmp(col, "macro")) continue;
             if (is_number(fa_[c], &x) && is_number(fb_[c], &y)) {
-                if (isnan(x) && isnan(y)) continue;
+                if (x == y || (isnan(x) && isnan(y))) continue;
                 if (fabs(x - y) <= rel * fmax(fabs(x), fabs(y)) + abs_) continue;
                 printf("%s line %d, column %s: %s -> %s\n", pa, na_line, col, fa_[c], fb_[c]);
                 moved++;

@@ -168,10 +168,11 @@ bench: ## benchmarks: Monte Carlo vs NumPy and the RNG limit, any_length vs DGEM
 	@$(MAKE) --no-print-directory all
 	@sh bench/run.sh
 
-sanitize: ## tests and a quick reproduce under AddressSanitizer + UndefinedBehaviorSanitizer (in build-san/, bin-san/)
+# (make check includes tests/test_experiments.sh: every experiment once, with
+# few draws, so this runs every program under the sanitizers too)
+sanitize: ## tests and every experiment (few draws) under AddressSanitizer + UndefinedBehaviorSanitizer (in build-san/, bin-san/)
 	@$(MAKE) --no-print-directory check BUILD=build-san BIN=bin-san OPT=-O1 \
 	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-	@BIN=bin-san sh tools/quick_reproduce.sh
 
 valgrind: ## the tests under valgrind, without fork: no leaks, no invalid reads
 	@sh tools/deps.sh valgrind

@@ -5,6 +5,7 @@
 #   deps.sh valgrind   ... and valgrind (make valgrind)
 #   deps.sh fuzz       ... and clang with its sanitizer runtimes (make fuzz)
 #   deps.sh bench      ... and NumPy (make bench)
+#   deps.sh tex        ... and TeX Live with beamer (make handout, make slides)
 #   deps.sh mpi        ... and Open MPI: mpicc, mpirun (make mpi)
 set -u
 PKGS="libgsl-dev gnuplot-nox check pkg-config libopenblas-dev libncurses-dev"
@@ -17,6 +18,8 @@ for extra in "$@"; do
     mpi) { command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; } ||
               missing="$missing openmpi-bin libopenmpi-dev" ;;
     bench) /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || missing="$missing python3-numpy" ;;
+    tex) { command -v pdflatex >/dev/null 2>&1 && kpsewhich beamer.cls >/dev/null 2>&1 && kpsewhich lmodern.sty >/dev/null 2>&1; } ||
+              missing="$missing texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern" ;;
     esac
 done
 have_pc() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1" 2>/dev/null; }

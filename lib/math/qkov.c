@@ -117,4 +117,36 @@ done:
     return rc;
 }
 
-/* || |A| |B|^T ||_F, A (m, n), B (p, n) */
+
+
+/* C (m, n) = |A| (m, p) |B| (p, n) */
+int qkov_abs_product(gsl_matrix *C, const gsl_matrix *A, const gsl_matrix *B)
+{
+    gsl_matrix *aA = mat_dup(A), *aB = mat_dup(B);
+    int rc = aA && aB ? ATT_OK : ATT_ERUNTIME;
+    gsl_matrix *m[2] = {aA, aB};
+    for (int k = 0; k < 2 && !rc; k++)
+        for (size_t i = 0; i < m[k]->size1; i++)
+            for (size_t j = 0; j < m[k]->size2; j++)
+                gsl_matrix_set(m[k], i, j, fabs(gsl_matrix_get(m[k], i, j)));
+    // C = |A| |B|
+    if (!rc) rc = mat_gemm(C, 1.0, aA, 0, aB, 0, 0.0);
+    mat_free(aA); mat_free(aB);
+    return rc;
+}
+
+/* sigma_i / sigma_1 of W (d, d), and the gap at rank r */
+int qkov_rank_profile(const gsl_matrix *W, size_t r, double rel_tol, gsl_vector *sv,
+                      double *spec, double *mismatch, double *kept, double *next)
+{
+    if (r < 1 || r > sv->size)
+        return att_fail(ATT_EUSAGE, "rank profile: rank %zu outside 1 .. %zu", r, sv->size);
+    int rc = qkov_singular_values(sv, W);
+    if (rc) return rc;
+    double s1 = gsl_vector_get(sv, 0);
+    *mismatch = qkov_numerical_rank(sv, rel_tol) != r;
+    *kept = gsl_vector_get(sv, r - 1) / s1;
+    *next = r < sv->size ? gsl_vector_get(sv, r) / s1 : 0.0;
+    for (size_t i = 0; i < sv->size; i++) spec[i] = gsl_vector_get(sv, i) / s1;
+    return ATT_OK;
+}

@@ -34,6 +34,19 @@ int qkov_singular_values(gsl_vector *s, const gsl_matrix *A);
  * 0 for a zero matrix. */
 size_t qkov_numerical_rank(const gsl_vector *s, double rel_tol);
 
+/* C (m, n) = |A| (m, p) |B| (p, n), with elementwise absolute values: the
+ * scale of the rounding error of the product A B (Higham 3.5,
+ * |fl(A B) - A B| <= gamma_p |A| |B|). Copies of |A|, |B| are counted
+ * allocations. */
+int qkov_abs_product(gsl_matrix *C, const gsl_matrix *A, const gsl_matrix *B);
+
+/* The spectrum of W (d, d) against a rank r (1 <= r <= d): fills
+ * spec[i] = sigma_{i+1} / sigma_1 (i < d), *kept = sigma_r / sigma_1,
+ * *next = sigma_{r+1} / sigma_1 (0 when r = d), and returns in *mismatch
+ * whether the numerical rank at rel_tol differs from r. sv (d) is work. */
+int qkov_rank_profile(const gsl_matrix *W, size_t r, double rel_tol, gsl_vector *sv,
+                      double *spec, double *mismatch, double *kept, double *next);
+
 /* The reparametrization that leaves W_QK unchanged, for R (d_k, d_k)
  * invertible:
  *   WQ2 (d, d_k) = W_Q R

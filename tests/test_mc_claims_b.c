@@ -436,6 +436,8 @@ START_TEST(test_determinism_threads)
          {"bilinear_low_rank.csv", "bilinear_low_rank_spectra.csv", NULL}},
         {"qk_invariance", "--draws 600 --cond 1e4 --T 8 --d 16 --dk 4 --dv 4",
          {"qk_invariance.csv", NULL, NULL}},
+        {"ov_invariance", "--draws 300 --T 8 --d 16 --dk 4 --dv 4",
+         {"ov_invariance.csv", "ov_invariance_heads.csv", NULL}},
         {"key_bias", "--draws 600 --T 4 --d 6 --dk 2 --dv 2",
          {"key_bias.csv", "key_bias_draws.csv", NULL}},
     };

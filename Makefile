@@ -107,6 +107,8 @@ $(foreach p,$(filter $(1) $(1)_%,$(PLOTS)),$(OUT)/figures/$(p).pdf $(OUT)/figure
 $(foreach p,$(filter $(1) $(1)_%,$(CHECK_PLOTS)),$(OUT)/figures/checks/$(p).pdf $(OUT)/figures/checks/$(p).svg $(OUT)/figures/checks/$(p).png): $(OUT)/$(1).verdicts.csv
 endef
 $(foreach id,$(IDS),$(eval $(call plot_deps,$(id))))
+# asymmetric_sentence is drawn from score_asymmetry's run
+$(OUT)/figures/asymmetric_sentence.pdf $(OUT)/figures/asymmetric_sentence.svg $(OUT)/figures/asymmetric_sentence.png: $(OUT)/score_asymmetry.verdicts.csv
 
 FIGURES := $(foreach p,$(PLOTS),$(OUT)/figures/$(p).png $(OUT)/figures/$(p).svg $(OUT)/figures/$(p).pdf) \
            $(foreach p,$(CHECK_PLOTS),$(OUT)/figures/checks/$(p).png $(OUT)/figures/checks/$(p).svg $(OUT)/figures/checks/$(p).pdf)

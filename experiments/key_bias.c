@@ -15,16 +15,13 @@
  *   - ||O(b_K) - O(0)||_F / ||O(0)||_F, the change when b_K is removed;
  *   - every backprop gradient (b_Q, b_K, b_V, W_Q, W_K, W_V) against central
  *     finite differences, h = 1e-5 (bias_fd_error, lib/claims/bias.h).
- * Rounding bounds, per draw, without RoPE:
- *   output change: the two runs differ by the rounding of the bias add and
- *     of q_i . k_j, <= (d_k + 1) eps P, P = max_ij sum_l |q_il| |k_jl|
- *     (Higham 3.5), and of softmax and sum, ~ T eps; a score error D moves a
- *     weight row by <= 2 D in l1, so
- *       tol = 16 (d_k + T) eps (1 + P) sqrt(T) max_j ||v_j|| / ||O||_F;
- *   gradient: dL/db_K = sum_i q_i sum_j dS_ij and sum_j dS_ij = 0 up to
- *     rounding, |sum_j dS_ij| <~ T eps max_j |dA_ij| <= T eps ||g_i|| max_j ||v_j||,
- *       ||dL/db_K|| <= 8 T eps sum_i ||q_i|| ||g_i|| max_j ||v_j||.
- * The identity rows compare the largest value with the smallest bound.
+ * Rounding bounds per draw, without RoPE (the identity rows):
+ *   output: the runs differ by the rounding of q_i . k_j, <= (d_k + 1) eps P,
+ *     P = max_ij sum_l |q_il| |k_jl| (Higham 3.5), and of softmax and sum,
+ *     ~ T eps; a score error D moves a weight row by <= 2 D in l1, so
+ *     tol = 16 (d_k + T) eps (1 + P) sqrt(T) max_j ||v_j|| / ||O||_F;
+ *   gradient: dL/db_K = sum_i q_i sum_j dS_ij, sum_j dS_ij = 0 up to rounding,
+ *     ||dL/db_K|| <= 8 T eps sum_i ||q_i|| ||g_i|| max_j ||v_j||.
  *
  * Writes into --out:
  *   key_bias.csv        one row per mode (rope 0/1): draws, mean/CI/max of the
@@ -39,11 +36,11 @@
 #include "experiment.h"
 #include "head.h"
 #include "mat.h"
+#include "mem.h"
 #include "rng.h"
 #include "status.h"
 #include "table.h"
 #include "tol.h"
-#include "mem.h"
 
 #include <float.h>
 #include <math.h>
@@ -60,9 +57,8 @@ enum { S_OUT, S_TOL, S_RATIO, S_FD, S_FD0, S_NQ = S_FD0 + NPARAM, S_NK, S_RATIO_
 typedef struct { size_t T, d, d_k, d_v; } ctx;     /* read-only during the draws */
 
 typedef struct {
-    gsl_matrix *X, *W[3], *G;          /* X (T, d); W_Q, W_K (d, d_k), W_V (d, d_v); G (T, d_v) */
-    gsl_vector *b[3];                  /* b_Q, b_K (d_k), b_V (d_v) */
-    head_state st, st0, stf;           /* with b_K, without, finite differences */
+    bias_head h;                       /* the random head, with b_K and without (bias.h) */
+    head_state stf;                    /* the finite differences' forward passes */
     head_grads g;
 } scratch;
 
@@ -70,9 +66,8 @@ static void scratch_free(void *p)
 {
     scratch *s = p;
     if (s == NULL) return;
-    mat_free(s->X); mat_free(s->G);
-    for (int k = 0; k < 3; k++) { mat_free(s->W[k]); vec_free(s->b[k]); }
-    head_state_free(&s->st); head_state_free(&s->st0); head_state_free(&s->stf);
+    bias_head_free(&s->h);
+    head_state_free(&s->stf);
     head_grads_free(&s->g);
     free(s);
 }
@@ -82,40 +77,13 @@ static void *scratch_alloc(void *vc)
     const ctx *c = vc;
     scratch *s = calloc(1, sizeof *s);
     if (s == NULL) return NULL;
-    s->X = mat_new(c->T, c->d); s->G = mat_new(c->T, c->d_v);
-    s->W[0] = mat_new(c->d, c->d_k); s->W[1] = mat_new(c->d, c->d_k); s->W[2] = mat_new(c->d, c->d_v);
-    s->b[0] = vec_new(c->d_k); s->b[1] = vec_new(c->d_k); s->b[2] = vec_new(c->d_v);
-    int ok = s->X && s->G && s->W[0] && s->W[1] && s->W[2] && s->b[0] && s->b[1] && s->b[2]
-             && !head_state_alloc(&s->st, c->T, c->T, c->d, c->d_k, c->d_v)
-             && !head_state_alloc(&s->st0, c->T, c->T, c->d, c->d_k, c->d_v)
-             && !head_state_alloc(&s->stf, c->T, c->T, c->d, c->d_k, c->d_v)
-             && !head_grads_alloc(&s->g, c->T, c->T, c->d, c->d_k, c->d_v);
-    if (!ok) { scratch_free(s); return NULL; }
+    if (bias_head_alloc(&s->h, c->T, c->d, c->d_k, c->d_v)
+        || head_state_alloc(&s->stf, c->T, c->T, c->d, c->d_k, c->d_v)
+        || head_grads_alloc(&s->g, c->T, c->T, c->d, c->d_k, c->d_v)) {
+        scratch_free(s);
+        return NULL;
+    }
     return s;
-}
-
-/* One random head with all three biases (b_K left out when with_bk = 0). */
-static head_params head_of(const scratch *s, int rope, int with_bk)
-{
-    head_params p = head_params_make(s->W[0], s->W[1], s->W[2]);
-    p.b_Q = s->b[0];
-    p.b_K = with_bk ? s->b[1] : NULL;
-    p.b_V = s->b[2];
-    p.rope = rope;
-    return p;
-}
-
-/* Fill the scratch with a random head, run it with and without b_K. */
-static int forward_pair(scratch *s, gsl_rng *rng, const ctx *c, int rope)
-{
-    double sw = 1.0 / sqrt((double)c->d);
-    mat_randn(s->X, rng, 1.0);
-    for (int k = 0; k < 3; k++) mat_randn(s->W[k], rng, sw);
-    for (int k = 0; k < 3; k++) vec_randn(s->b[k], rng, 1.0);
-    mat_randn(s->G, rng, 1.0);
-    head_params p = head_of(s, rope, 1), p0 = head_of(s, rope, 0);
-    int rc = head_forward(&s->st, &p, s->X, s->X);
-    return rc ? rc : head_forward(&s->st0, &p0, s->X, s->X);
 }
 
 /* max_j ||v_j||, V (T, d_v) */
@@ -134,18 +102,19 @@ static int draw_at(void *vc, void *vs, gsl_rng *rng, size_t rope, size_t draw, d
     const ctx *c = vc;
     scratch *s = vs;
     (void)draw;
-    int rc = forward_pair(s, rng, c, (int)rope);
-    head_params p = head_of(s, (int)rope, 1);
+    bias_head *h = &s->h;
+    int rc = bias_head_draw(h, rng, (int)rope);
+    head_params p = bias_head_params(h, (int)rope, 1);
     // backprop of L = sum(G .* O)
-    if (!rc) rc = head_backward(&s->g, &s->st, &p, s->X, s->X, s->G);
+    if (!rc) rc = head_backward(&s->g, &h->with, &p, h->X, h->X, h->G);
     if (rc) return rc;
 
-    out[S_OUT] = mat_rel_diff(s->st.O, s->st0.O);
+    out[S_OUT] = mat_rel_diff(h->with.O, h->without.O);
     // tol = 16 (d_k + T) eps (1 + P) sqrt(T) max_j ||v_j|| / ||O||_F   (header comment)
-    double P = fmax(tol_product_scale(s->st.Q, s->st.K), tol_product_scale(s->st0.Q, s->st0.K));
-    double vmax = max_row_norm(s->st.V);
+    double P = fmax(tol_product_scale(h->with.Q, h->with.K), tol_product_scale(h->without.Q, h->without.K));
+    double vmax = max_row_norm(h->with.V);
     out[S_TOL] = 16.0 * (double)(c->d_k + c->T) * DBL_EPSILON * (1.0 + P) * sqrt((double)c->T)
-                 * vmax / mat_frob(s->st0.O);
+                 * vmax / mat_frob(h->without.O);
     double nq = gsl_blas_dnrm2(s->g.db_Q), nk = gsl_blas_dnrm2(s->g.db_K);
     out[S_RATIO] = nk / nq;
     out[S_NQ] = nq;
@@ -153,22 +122,22 @@ static int draw_at(void *vc, void *vs, gsl_rng *rng, size_t rope, size_t draw, d
     // ||dL/db_K|| in units of its bound 8 T eps sum_i ||q_i|| ||g_i|| max_j ||v_j||
     double qg = 0.0;
     for (size_t i = 0; i < c->T; i++) {
-        gsl_vector_const_view q = gsl_matrix_const_row(s->st.Q, i), g = gsl_matrix_const_row(s->G, i);
+        gsl_vector_const_view q = gsl_matrix_const_row(h->with.Q, i), g = gsl_matrix_const_row(h->G, i);
         qg += gsl_blas_dnrm2(&q.vector) * gsl_blas_dnrm2(&g.vector);
     }
     out[S_RATIO_REL] = nk / tol_eps(8, c->T, qg * vmax);
 
     // finite differences, every parameter of every group (vectors as 1 x n views)
-    gsl_matrix_view bq = gsl_matrix_view_vector(s->b[0], 1, c->d_k), bk = gsl_matrix_view_vector(s->b[1], 1, c->d_k);
-    gsl_matrix_view bv = gsl_matrix_view_vector(s->b[2], 1, c->d_v);
+    gsl_matrix_view bq = gsl_matrix_view_vector(h->b_Q, 1, c->d_k), bk = gsl_matrix_view_vector(h->b_K, 1, c->d_k);
+    gsl_matrix_view bv = gsl_matrix_view_vector(h->b_V, 1, c->d_v);
     gsl_matrix_view gq = gsl_matrix_view_vector(s->g.db_Q, 1, c->d_k), gk = gsl_matrix_view_vector(s->g.db_K, 1, c->d_k);
     gsl_matrix_view gv = gsl_matrix_view_vector(s->g.db_V, 1, c->d_v);
-    gsl_matrix *param[NPARAM] = {&bq.matrix, &bk.matrix, &bv.matrix, s->W[0], s->W[1], s->W[2]};
+    gsl_matrix *param[NPARAM] = {&bq.matrix, &bk.matrix, &bv.matrix, h->W_Q, h->W_K, h->W_V};
     const gsl_matrix *grad[NPARAM] = {&gq.matrix, &gk.matrix, &gv.matrix, s->g.dW_Q, s->g.dW_K, s->g.dW_V};
     out[S_FD] = 0.0;
     for (int k = 0; k < NPARAM; k++) {
         double floor = (k == P_BK && !rope) ? nq : 0.0;
-        if ((rc = bias_fd_error(&out[S_FD0 + k], &s->stf, &p, s->X, s->X, s->G, param[k], grad[k],
+        if ((rc = bias_fd_error(&out[S_FD0 + k], &s->stf, &p, h->X, h->X, h->G, param[k], grad[k],
                                 FD_STEP, floor)))
             return rc;
         out[S_FD] = fmax(out[S_FD], out[S_FD0 + k]);
@@ -204,21 +173,23 @@ static const table_col shift_cols[] = {
  * scores and weights with and without b_K; the shift q_0 . b_K into *shift. */
 static int shift_example(const experiment *e, const ctx *c, double *shift)
 {
-    scratch *s = scratch_alloc((void *)c);
+    bias_head h;
     gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 2, 0));
     shift_row *rows = mem_calloc(c->T, sizeof *rows, "key_bias shift rows");
-    int rc = (s && rng && rows) ? forward_pair(s, rng, c, 0) : ATT_ERUNTIME;
+    int rc = bias_head_alloc(&h, c->T, c->d, c->d_k, c->d_v);
+    if (!rc) rc = (rng && rows) ? bias_head_draw(&h, rng, 0) : ATT_ERUNTIME;
+    // s_0j with and without b_K differ by q_0 . b_K for every key j
     for (size_t j = 0; j < c->T && !rc; j++)
-        rows[j] = (shift_row){j, gsl_matrix_get(s->st0.S, 0, j), gsl_matrix_get(s->st.S, 0, j),
-                              gsl_matrix_get(s->st0.A, 0, j), gsl_matrix_get(s->st.A, 0, j)};
+        rows[j] = (shift_row){j, gsl_matrix_get(h.without.S, 0, j), gsl_matrix_get(h.with.S, 0, j),
+                              gsl_matrix_get(h.without.A, 0, j), gsl_matrix_get(h.with.A, 0, j)};
     if (!rc) {
-        gsl_vector_const_view q = gsl_matrix_const_row(s->st.Q, 0);
-        gsl_blas_ddot(&q.vector, s->b[1], shift);
+        gsl_vector_const_view q = gsl_matrix_const_row(h.with.Q, 0);
+        gsl_blas_ddot(&q.vector, h.b_K, shift);
         rc = TABLE_WRITE(e->o.out_dir, "key_bias_shift.csv", shift_cols, rows, c->T);
     }
     if (rows) mem_free(rows, c->T, sizeof *rows);
     if (rng) gsl_rng_free(rng);
-    scratch_free(s);
+    bias_head_free(&h);
     return rc;
 }
 
@@ -232,12 +203,8 @@ static int run(experiment *e)
                          "whatever the scores, and every score gradient is zero)", c.T);
     // point 0: no RoPE (stream 0), point 1: RoPE after the bias (stream 1)
     mc_config cfg = exp_mc(e, "key_bias");
-    cfg.points = 2;
-    cfg.nstats = NSTAT;
-    cfg.draw_at = draw_at;
-    cfg.alloc = scratch_alloc;
-    cfg.free = scratch_free;
-    cfg.ctx = &c;
+    cfg.points = 2, cfg.nstats = NSTAT, cfg.draw_at = draw_at, cfg.ctx = &c;
+    cfg.alloc = scratch_alloc, cfg.free = scratch_free;
     size_t n = o->draws;
     stat_acc acc[2 * NSTAT];
     cfg.values = mem_calloc(2 * n * NSTAT, sizeof(double), "key_bias per-draw values");

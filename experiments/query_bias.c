@@ -144,13 +144,8 @@ static int draw(void *c, void *vs, gsl_rng *rng, size_t di, double *out)
 
     // kb = K b_Q by dgemv, its rounding scale max_j sum_l |k_jl| |b_l|; rows of D against kb^T
     gsl_blas_dgemv(CblasNoTrans, 1.0, h.s0.K, &b.vector, 0.0, &kb.vector);
-    double rkb = 0.0, shift = 0.0, zero = 0.0;
-    for (size_t j = 0; j < T_k; j++) {
-        double sum = 0.0;
-        for (size_t l = 0; l < d_k; l++)
-            sum += fabs(gsl_matrix_get(h.s0.K, j, l)) * fabs(gsl_vector_get(&b.vector, l));
-        rkb = fmax(rkb, sum);
-    }
+    gsl_matrix_const_view b_row = gsl_matrix_const_view_vector(&b.vector, 1, d_k);
+    double rkb = tol_product_scale(&b_row.matrix, h.s0.K), shift = 0.0, zero = 0.0;
     for (size_t i = 0; i < T_q; i++)
         for (size_t j = 0; j < T_k; j++)
             shift = fmax(shift, fabs(gsl_matrix_get(h.sb.S, i, j) - gsl_vector_get(&kb.vector, j)));

@@ -55,7 +55,7 @@ static const double CONTROL_MIN = 1e-3;   /* the catalogue's "large" */
 enum { V_TQ, V_TK, V_D, V_DK, V_DV, V_SELF, V_SIGMA, V_PASS, V_PASS_TOL, V_FOLD, V_FOLD_TOL,
        V_FOLD_BW, V_CTRL, V_CTRL_DEFECT, NV };
 
-typedef struct {
+typedef struct {                  /* one random head at the largest sizes, used through views */
     gsl_matrix *Xq, *Xkv, *W_Q, *W_K, *W_V, *W_O;
     gsl_vector *b_V, *b_O, *b_fold;
 } scratch;
@@ -96,28 +96,6 @@ static double max_col_abs_sum(const gsl_matrix *W)
         m = fmax(m, s);
     }
     return m;
-}
-
-/* The two final outputs of one weighting A (T_q, T_k), V1 = V0 + 1 b_V^T (T_k, d_v):
- *   Y_u = (A V1) W_O + 1 b_O^T       (head with b_V, unfolded)
- *   Y_f = (A V0) W_O + 1 b_fold^T    (head without b_V, folded bias)
- * max |Y_u - Y_f| into *err; A V1 and A V0 into O1, O0 (T_q, d_v) if not NULL. */
-static int fold_error(double *err, gsl_matrix *O1, gsl_matrix *O0, const gsl_matrix *A, const gsl_matrix *V1,
-                      const gsl_matrix *V0, const gsl_matrix *W_O, const gsl_vector *b_O, const gsl_vector *b_fold)
-{
-    size_t T_q = A->size1, d_v = V1->size2, d = W_O->size2;
-    gsl_matrix *P1 = mat_new(T_q, d_v), *P0 = mat_new(T_q, d_v);
-    gsl_matrix *Yu = mat_new(T_q, d), *Yf = mat_new(T_q, d);
-    int rc = (!P1 || !P0 || !Yu || !Yf) ? ATT_ERUNTIME : ATT_OK;
-    if (!rc) rc = head_weighted_sum(P1, A, V1);
-    if (!rc) rc = head_weighted_sum(P0, A, V0);
-    if (!rc) rc = head_project(Yu, P1, W_O, b_O);
-    if (!rc) rc = head_project(Yf, P0, W_O, b_fold);
-    if (!rc) *err = mat_max_abs_diff(Yu, Yf);
-    if (!rc && O1) gsl_matrix_memcpy(O1, P1);
-    if (!rc && O0) gsl_matrix_memcpy(O0, P0);
-    mat_free(P1); mat_free(P0); mat_free(Yu); mat_free(Yf);
-    return rc;
 }
 
 /* The measurement on one head of sizes (T_q, T_k, d, d_k, d_v), drawn into the
@@ -168,7 +146,7 @@ static int measure_head(double *v, scratch *s, gsl_rng *rng, size_t T_q, size_t 
     // folding: b_O' = b_O + W_O^T b_V; Y_u vs Y_f with the softmax weights
     double fold_abs, ctrl_abs;
     if ((rc = bias_fold_value(&b_fold.vector, &b_O.vector, &b_V.vector, &W_O.matrix))
-        || (rc = fold_error(&fold_abs, out ? out[1] : NULL, out ? out[0] : NULL, s0.A, s1.V, s0.V, &W_O.matrix,
+        || (rc = bias_fold_error(&fold_abs, out ? out[1] : NULL, out ? out[0] : NULL, s0.A, s1.V, s0.V, &W_O.matrix,
                             &b_O.vector, &b_fold.vector)))
         goto done;
     v[V_FOLD] = fold_abs / (scale_O * max_col_abs_sum(&W_O.matrix) + vec_max_abs(&b_O.vector));
@@ -176,7 +154,7 @@ static int measure_head(double *v, scratch *s, gsl_rng *rng, size_t T_q, size_t 
 
     // negative control: A = sigmoid(S), rows summing to anything in (0, T_k)
     if ((rc = bias_sigmoid_weights(Ac, s0.S))
-        || (rc = fold_error(&ctrl_abs, out ? out[3] : NULL, out ? out[2] : NULL, Ac, s1.V, s0.V, &W_O.matrix,
+        || (rc = bias_fold_error(&ctrl_abs, out ? out[3] : NULL, out ? out[2] : NULL, Ac, s1.V, s0.V, &W_O.matrix,
                             &b_O.vector, &b_fold.vector)))
         goto done;
     // errors relative to the folded term b_V W_O (the control's is its row-sum defect)

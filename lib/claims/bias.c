@@ -95,3 +95,70 @@ int bias_fd_error(double *err, head_state *work, const head_params *p, const gsl
     *err = den > 0.0 ? sqrt(diff2) / den : sqrt(diff2);
     return ATT_OK;
 }
+
+/* Y_u = (A V1) W_O + 1 b_O^T,  Y_f = (A V0) W_O + 1 b_fold^T,  err = max |Y_u - Y_f| */
+int bias_fold_error(double *err, gsl_matrix *O1, gsl_matrix *O0, const gsl_matrix *A,
+                    const gsl_matrix *V1, const gsl_matrix *V0, const gsl_matrix *W_O,
+                    const gsl_vector *b_O, const gsl_vector *b_fold)
+{
+    size_t T_q = A->size1, d_v = V1->size2, d = W_O->size2;
+    gsl_matrix *P1 = mat_new(T_q, d_v), *P0 = mat_new(T_q, d_v);
+    gsl_matrix *Yu = mat_new(T_q, d), *Yf = mat_new(T_q, d);
+    int rc = (!P1 || !P0 || !Yu || !Yf) ? att_last_code() : ATT_OK;
+    if (!rc) rc = head_weighted_sum(P1, A, V1);
+    if (!rc) rc = head_weighted_sum(P0, A, V0);
+    if (!rc) rc = head_project(Yu, P1, W_O, b_O);
+    if (!rc) rc = head_project(Yf, P0, W_O, b_fold);
+    if (!rc) *err = mat_max_abs_diff(Yu, Yf);
+    if (!rc && O1) gsl_matrix_memcpy(O1, P1);
+    if (!rc && O0) gsl_matrix_memcpy(O0, P0);
+    mat_free(P1); mat_free(P0); mat_free(Yu); mat_free(Yf);
+    return rc;
+}
+
+int bias_head_alloc(bias_head *h, size_t T, size_t d, size_t d_k, size_t d_v)
+{
+    *h = (bias_head){0};
+    h->X = mat_new(T, d); h->G = mat_new(T, d_v);
+    h->W_Q = mat_new(d, d_k); h->W_K = mat_new(d, d_k); h->W_V = mat_new(d, d_v);
+    h->b_Q = vec_new(d_k); h->b_K = vec_new(d_k); h->b_V = vec_new(d_v);
+    if (!h->X || !h->G || !h->W_Q || !h->W_K || !h->W_V || !h->b_Q || !h->b_K || !h->b_V) {
+        int rc = att_last_code();
+        bias_head_free(h);
+        return rc ? rc : ATT_ERUNTIME;
+    }
+    int rc = head_state_alloc(&h->with, T, T, d, d_k, d_v);
+    if (!rc) rc = head_state_alloc(&h->without, T, T, d, d_k, d_v);
+    if (rc) bias_head_free(h);
+    return rc;
+}
+
+void bias_head_free(bias_head *h)
+{
+    mat_free(h->X); mat_free(h->G); mat_free(h->W_Q); mat_free(h->W_K); mat_free(h->W_V);
+    vec_free(h->b_Q); vec_free(h->b_K); vec_free(h->b_V);
+    head_state_free(&h->with); head_state_free(&h->without);
+    *h = (bias_head){0};
+}
+
+head_params bias_head_params(const bias_head *h, int rope, int with_bk)
+{
+    head_params p = head_params_make(h->W_Q, h->W_K, h->W_V);
+    p.b_Q = h->b_Q;
+    p.b_K = with_bk ? h->b_K : NULL;
+    p.b_V = h->b_V;
+    p.rope = rope;
+    return p;
+}
+
+int bias_head_draw(bias_head *h, gsl_rng *rng, int rope)
+{
+    double sw = 1.0 / sqrt((double)h->X->size2);
+    mat_randn(h->X, rng, 1.0);
+    mat_randn(h->W_Q, rng, sw); mat_randn(h->W_K, rng, sw); mat_randn(h->W_V, rng, sw);
+    vec_randn(h->b_Q, rng, 1.0); vec_randn(h->b_K, rng, 1.0); vec_randn(h->b_V, rng, 1.0);
+    mat_randn(h->G, rng, 1.0);
+    head_params p = bias_head_params(h, rope, 1), p0 = bias_head_params(h, rope, 0);
+    int rc = head_forward(&h->with, &p, h->X, h->X);
+    return rc ? rc : head_forward(&h->without, &p0, h->X, h->X);
+}

@@ -17,13 +17,15 @@
  *   - max_ij |D_ij - (K b_Q)_j| relative to the same scale plus that of K b_Q;
  *   - W_Q = 0: max_ij |a_ij - softmax(K b_Q)_j| against
  *     8 d_k eps r(K b_Q) + 4 T_k eps, head by head;
+ *   - the preference b_Q creates: the total-variation distance of the shared
+ *     row softmax(K b_Q) from uniform, 1/2 sum_j |a*_j - 1/T_k| (mean, 95% CI);
  *   - the effect: ||A(b_Q) - A(0)||_F / ||A(0)||_F (mean and 95% CI).
  * And one example head (T = 6, d = 16, d_k = 8, sigma = 1) for the figure.
  *
  * Writes into --out:
  *   query_bias.csv          one row per head: draw,T_q,T_k,d,d_k,self,b_sigma,
  *                           rel_row_spread,tol_row_spread,rel_shift_err,
- *                           zero_wq_err,zero_wq_tol,rel_change_A
+ *                           zero_wq_err,zero_wq_tol,rel_change_A,pref_tv
  *   query_bias_example.csv  i,j,query,key,score_shift (D = S(b_Q) - S(0)),
  *                           weight_zero_query (A with W_Q = 0)
  *   query_bias.meta, query_bias.verdicts.csv
@@ -50,7 +52,7 @@ static const char *const example_tokens[EX_T] = {"a", "cat", "sat", "on", "the",
 
 /* per-draw values, in the order of query_bias.csv */
 enum { V_TQ, V_TK, V_D, V_DK, V_SELF, V_SIGMA, V_SPREAD, V_SPREAD_TOL, V_SHIFT, V_ZERO,
-       V_ZERO_TOL, V_CHANGE, NV };
+       V_ZERO_TOL, V_CHANGE, V_PREF, NV };
 
 /* One random head: every matrix at its maximum size, used through views. */
 typedef struct {
@@ -107,6 +109,14 @@ static int three_run(three_heads *h, const gsl_matrix *Xq, const gsl_matrix *Xkv
     return rc;
 }
 
+/* 1/2 sum_j |p_j - 1/n|: how far p (n) is from the uniform distribution */
+static double preference(const gsl_vector *p)
+{
+    double tv = 0.0;
+    for (size_t j = 0; j < p->size; j++) tv += fabs(gsl_vector_get(p, j) - 1.0 / (double)p->size);
+    return 0.5 * tv;
+}
+
 static int draw(void *c, void *vs, gsl_rng *rng, size_t di, double *out)
 {
     scratch *s = vs;
@@ -160,7 +170,9 @@ static int draw(void *c, void *vs, gsl_rng *rng, size_t di, double *out)
                           rel_spread, tol_eps(4, d_k, 1.0), shift / fmax(rb + r0 + rkb, DBL_MIN), zero,
                           tol_eps(8, d_k, rkb) + tol_eps(4, T_k, 1.0),
                           // the effect: ||A(b_Q) - A(0)||_F / ||A(0)||_F
-                          mat_rel_diff(h.sb.A, h.s0.A)};
+                          mat_rel_diff(h.sb.A, h.s0.A),
+                          // the preference: TV(softmax(K b_Q), uniform) = 1/2 sum_j |a*_j - 1/T_k|
+                          preference(&astar.vector)};
     for (int k = 0; k < NV; k++) out[k] = v[k];
 done:
     three_free(&h);
@@ -170,7 +182,7 @@ done:
 typedef struct {
     size_t draw, T_q, T_k, d, d_k;
     int self;
-    double b_sigma, rel_row_spread, tol_row_spread, rel_shift_err, zero_wq_err, zero_wq_tol, rel_change_A;
+    double b_sigma, rel_row_spread, tol_row_spread, rel_shift_err, zero_wq_err, zero_wq_tol, rel_change_A, pref_tv;
 } head_row;
 typedef struct { size_t i, j; const char *query, *key; double score_shift, weight_zero_query; } example_row;
 
@@ -178,14 +190,14 @@ static const table_col head_cols[] = {
     COL(head_row, draw), COL(head_row, T_q), COL(head_row, T_k), COL(head_row, d), COL(head_row, d_k),
     COL(head_row, self), COL(head_row, b_sigma), COL(head_row, rel_row_spread), COL(head_row, tol_row_spread),
     COL(head_row, rel_shift_err), COL(head_row, zero_wq_err), COL(head_row, zero_wq_tol),
-    COL(head_row, rel_change_A)};
+    COL(head_row, rel_change_A), COL(head_row, pref_tv)};
 static const table_col example_cols[] = {
     COL(example_row, i), COL(example_row, j), COL(example_row, query), COL(example_row, key),
     COL(example_row, score_shift), COL(example_row, weight_zero_query)};
 
 /* The figure's head (its own stream): T = 6 self-attention, d = 16, d_k = 8,
  * W_Q sharpness 1, b_Q ~ N(0, 1). */
-static int example(const experiment *e)
+static int example(experiment *e)
 {
     gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 1, 0));
     gsl_matrix *X = mat_new(EX_T, EX_D), *W_Q = mat_new(EX_D, EX_DK), *W_K = mat_new(EX_D, EX_DK);
@@ -208,6 +220,11 @@ static int example(const experiment *e)
             rows[i * EX_T + j] = (example_row){i, j, example_tokens[i], example_tokens[j],
                 gsl_matrix_get(h.sb.S, i, j) - gsl_matrix_get(h.s0.S, i, j), gsl_matrix_get(h.sz.A, i, j)};
     if (!rc) rc = TABLE_WRITE(e->o.out_dir, "query_bias_example.csv", example_cols, rows, EX_T * EX_T);
+    if (!rc) {
+        gsl_vector_view a0 = gsl_matrix_row(h.sz.A, 0);
+        exp_meta(e, "example_pref_tv: %.17g\nexample_top_weight: %.17g", preference(&a0.vector),
+                 gsl_vector_max(&a0.vector));
+    }
     three_free(&h);
     mat_free(X); mat_free(W_Q); mat_free(W_K); mat_free(W_V); mat_free(Z); vec_free(b);
     if (rng) gsl_rng_free(rng);
@@ -233,7 +250,7 @@ static int run(experiment *e)
         const double *v = cfg.values + i * NV;
         rows[i] = (head_row){i, (size_t)v[V_TQ], (size_t)v[V_TK], (size_t)v[V_D], (size_t)v[V_DK], (int)v[V_SELF],
                              v[V_SIGMA], v[V_SPREAD], v[V_SPREAD_TOL], v[V_SHIFT], v[V_ZERO], v[V_ZERO_TOL],
-                             v[V_CHANGE]};
+                             v[V_CHANGE], v[V_PREF]};
         spread = fmax(spread, v[V_SPREAD] / v[V_SPREAD_TOL]);
         shift = fmax(shift, v[V_SHIFT] / v[V_SPREAD_TOL]);
         zero = fmax(zero, v[V_ZERO] / v[V_ZERO_TOL]);
@@ -246,7 +263,11 @@ static int run(experiment *e)
     exp_meta(e, "heads: %zu\nmax_T: %d\nmax_d: %d\nmax_d_k: %d\nexample_T: %d\nexample_d: %d\nexample_d_k: %d",
              n, MAX_T, MAX_D, MAX_DK, EX_T, EX_D, EX_DK);
 
-    if ((rc = verdict_add(&e->v, KIND_CLAIM, "queryBiasEffect", NAN, measure_stat(&acc[V_CHANGE]),
+    if ((rc = verdict_add(&e->v, KIND_CLAIM, "queryBiasPreference", NAN, measure_stat(&acc[V_PREF]),
+                          rule_ci_above(0.01), "W_Q = 0: total-variation distance of the rows' shared "
+                          "distribution softmax(K b_Q) from uniform (b_Q prefers some keys), over %zu heads "
+                          "with sigma(b_Q) log-uniform in [0.01, 100]", n))
+        || (rc = verdict_add(&e->v, KIND_CLAIM, "queryBiasEffect", NAN, measure_stat(&acc[V_CHANGE]),
                           rule_ci_above(1e-3), "relative change of A caused by b_Q, ||A(b_Q) - A(0)|| / ||A(0)|| "
                           "(b_K would cause none), over %zu random heads", n))
         || (rc = verdict_add(&e->v, KIND_IDENTITY, "queryBiasRowSpread", 0.0, measure_exact(spread, n),

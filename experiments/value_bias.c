@@ -53,7 +53,7 @@ static const double CONTROL_MIN = 1e-3;   /* the catalogue's "large" */
 
 /* per-draw values, in the order of value_bias.csv */
 enum { V_TQ, V_TK, V_D, V_DK, V_DV, V_SELF, V_SIGMA, V_PASS, V_PASS_TOL, V_FOLD, V_FOLD_TOL,
-       V_FOLD_BW, V_CTRL, V_CTRL_DEFECT, NV };
+       V_FOLD_BW, V_CTRL, V_CTRL_DEFECT, V_CTRL_PRED, NV };
 
 typedef struct {                  /* one random head at the largest sizes, used through views */
     gsl_matrix *Xq, *Xkv, *W_Q, *W_K, *W_V, *W_O;
@@ -149,7 +149,8 @@ static int measure_head(double *v, scratch *s, gsl_rng *rng, size_t T_q, size_t 
         || (rc = bias_fold_error(&fold_abs, out ? out[1] : NULL, out ? out[0] : NULL, s0.A, s1.V, s0.V, &W_O.matrix,
                             &b_O.vector, &b_fold.vector)))
         goto done;
-    v[V_FOLD] = fold_abs / (scale_O * max_col_abs_sum(&W_O.matrix) + vec_max_abs(&b_O.vector));
+    double scale_Y = scale_O * max_col_abs_sum(&W_O.matrix) + vec_max_abs(&b_O.vector);
+    v[V_FOLD] = fold_abs / scale_Y;
     v[V_FOLD_TOL] = tol_eps(8, T_k + d_v, 1.0);
 
     // negative control: A = sigmoid(S), rows summing to anything in (0, T_k)
@@ -165,6 +166,9 @@ static int measure_head(double *v, scratch *s, gsl_rng *rng, size_t T_q, size_t 
     v[V_FOLD_BW] = fold_abs / bw;
     v[V_CTRL] = ctrl_abs / bw;
     v[V_CTRL_DEFECT] = bias_row_sum_defect(Ac);
+    // the prediction: control error / max|b_V W_O| = max_i |sum_j a_ij - 1|, up to
+    // rounding of outputs as large as T_k scale_Y, in units of that rounding
+    v[V_CTRL_PRED] = fabs(v[V_CTRL] - v[V_CTRL_DEFECT]) / tol_eps(8, T_k + d_v, (double)T_k * (scale_Y / bw + 1.0));
 done:
     mat_free(E); mat_free(Ac);
     head_state_free(&s0); head_state_free(&s1);
@@ -244,7 +248,7 @@ static int run(experiment *e)
     stat_acc acc[NV];
     int rc = mc_run(&cfg, acc);
     // the identities head by head: the error in units of its own tolerance
-    double pass = 0.0, fold = 0.0;
+    double pass = 0.0, fold = 0.0, pred = 0.0;
     for (size_t i = 0; i < n && !rc; i++) {
         const double *v = cfg.values + i * NV;
         rows[i] = (head_row){i, (size_t)v[V_TQ], (size_t)v[V_TK], (size_t)v[V_D], (size_t)v[V_DK], (size_t)v[V_DV],
@@ -252,6 +256,7 @@ static int run(experiment *e)
                              v[V_FOLD_BW], v[V_CTRL], v[V_CTRL_DEFECT]};
         pass = fmax(pass, v[V_PASS] / v[V_PASS_TOL]);
         fold = fmax(fold, v[V_FOLD] / v[V_FOLD_TOL]);
+        pred = fmax(pred, v[V_CTRL_PRED]);
     }
     if (!rc) rc = TABLE_WRITE(e->o.out_dir, "value_bias.csv", head_cols, rows, n);
     mem_free(rows, n, sizeof *rows);
@@ -273,7 +278,13 @@ static int run(experiment *e)
         || (rc = verdict_add(&e->v, KIND_CONTROL, "valueBiasControlError", NAN,
                              measure_exact(acc[V_CTRL].min, n), rule_at_least(CONTROL_MIN),
                              "negative control, sigmoid weights (rows do not sum to 1): smallest folding "
-                             "error relative to max|b_V W_O| over the heads")))
+                             "error relative to max|b_V W_O| over the heads"))
+        || (rc = verdict_add(&e->v, KIND_REPORTED, "valueBiasControlMean", NAN, measure_stat(&acc[V_CTRL]),
+                             rule_none(), "negative control: mean folding error relative to max|b_V W_O|"))
+        || (rc = verdict_add(&e->v, KIND_IDENTITY, "valueBiasControlExplained", 0.0, measure_exact(pred, n),
+                             rule_at_most(1.0), "prediction: the control's relative error equals its largest "
+                             "row-sum defect max_i |sum_j a_ij - 1|; largest difference in units of its "
+                             "rounding tolerance 8 (T_k + d_v) eps T_k (scale_Y / |b_V W_O| + 1)")))
         return rc;
     return ATT_OK;
 }

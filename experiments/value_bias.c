@@ -28,8 +28,9 @@
  *   value_bias.csv          one row per head: draw,T_q,T_k,d,d_k,d_v,self,b_sigma,
  *                           pass_err,pass_tol,fold_err,fold_tol,fold_err_vs_bias,
  *                           control_err_vs_bias,control_max_row_sum_defect
- *   value_bias_example.csv  i,token,o_x,o_y,ob_x,ob_y,sig_x,sig_y,sigb_x,sigb_y,row_sum:
- *                           outputs without and with b_V, softmax and sigmoid weights
+ *   value_bias_example.csv  i,token,o_x,o_y,ob_x,ob_y,sig_x,sig_y,sigb_x,sigb_y,
+ *                           softmax_shift,row_sum: outputs without and with b_V
+ *                           (softmax, sigmoid) and their shift along b_V in units of b_V
  *   value_bias.meta, value_bias.verdicts.csv
  */
 #include "bias.h"
@@ -194,7 +195,7 @@ typedef struct {
     double b_sigma, pass_err, pass_tol, fold_err, fold_tol, fold_err_vs_bias, control_err_vs_bias,
         control_max_row_sum_defect;
 } head_row;
-typedef struct { size_t i; const char *token; double o_x, o_y, ob_x, ob_y, sig_x, sig_y, sigb_x, sigb_y, row_sum; } example_row;
+typedef struct { size_t i; const char *token; double o_x, o_y, ob_x, ob_y, sig_x, sig_y, sigb_x, sigb_y, softmax_shift, row_sum; } example_row;
 
 static const table_col head_cols[] = {
     COL(head_row, draw), COL(head_row, T_q), COL(head_row, T_k), COL(head_row, d), COL(head_row, d_k),
@@ -204,7 +205,8 @@ static const table_col head_cols[] = {
 static const table_col example_cols[] = {
     COL(example_row, i), COL(example_row, token), COL(example_row, o_x), COL(example_row, o_y),
     COL(example_row, ob_x), COL(example_row, ob_y), COL(example_row, sig_x), COL(example_row, sig_y),
-    COL(example_row, sigb_x), COL(example_row, sigb_y), COL(example_row, row_sum)};
+    COL(example_row, sigb_x), COL(example_row, sigb_y), COL(example_row, softmax_shift),
+    COL(example_row, row_sum)};
 
 /* The figure's head (its own stream): T = 5 self-attention, d = 8, d_k = 4,
  * d_v = 2 (outputs are points in a plane), b_V ~ N(0, 1). */
@@ -218,14 +220,17 @@ static int example(const experiment *e)
     if (!rc) rc = measure_head(v, s, rng, EX_T, EX_T, EX_D, EX_DK, EX_DV, 1, 1.0, 1.0, O);
     example_row rows[EX_T];
     for (size_t i = 0; i < EX_T && !rc; i++) {
-        // sigmoid rows sum to r_i: the shift is r_i b_V, so row_sum = shift / b_V
-        double bx = gsl_vector_get(s->b_V, 0), by = gsl_vector_get(s->b_V, 1);
+        // output i moves by (sum_j a_ij) b_V: the shift along b_V, (delta . b_V) / |b_V|^2,
+        // is 1 for softmax rows and the row sum r_i for sigmoid rows
+        double bx = gsl_vector_get(s->b_V, 0), by = gsl_vector_get(s->b_V, 1), bb = bx * bx + by * by;
         double dx = gsl_matrix_get(O[3], i, 0) - gsl_matrix_get(O[2], i, 0);
         double dy = gsl_matrix_get(O[3], i, 1) - gsl_matrix_get(O[2], i, 1);
+        double sx = gsl_matrix_get(O[1], i, 0) - gsl_matrix_get(O[0], i, 0);
+        double sy = gsl_matrix_get(O[1], i, 1) - gsl_matrix_get(O[0], i, 1);
         rows[i] = (example_row){i, example_tokens[i], gsl_matrix_get(O[0], i, 0), gsl_matrix_get(O[0], i, 1),
                                 gsl_matrix_get(O[1], i, 0), gsl_matrix_get(O[1], i, 1), gsl_matrix_get(O[2], i, 0),
                                 gsl_matrix_get(O[2], i, 1), gsl_matrix_get(O[3], i, 0), gsl_matrix_get(O[3], i, 1),
-                                (dx * bx + dy * by) / (bx * bx + by * by)};
+                                (sx * bx + sy * by) / bb, (dx * bx + dy * by) / bb};
     }
     if (!rc) rc = TABLE_WRITE(e->o.out_dir, "value_bias_example.csv", example_cols, rows, EX_T);
     for (int k = 0; k < 4; k++) mat_free(O[k]);

@@ -14,7 +14,7 @@ set multiplot layout 1,2 title sprintf("Adding b_K shifts a row of scores by one
 set style fill solid 1.0 border -1
 set boxwidth 0.38
 set xrange [-0.6:T - 0.4]
-set xtics 1 scale 0
+set xtics (T > 12 ? (T > 40 ? 10 : 4) : 1) scale 0
 set xlabel "key j" offset 0,0.4
 unset key
 set label 1 "light bars: without b_K      dark bars: with b_K" at screen 0.5, screen 0.05 center

@@ -28,9 +28,8 @@
  *   value_bias.csv          one row per head: draw,T_q,T_k,d,d_k,d_v,self,b_sigma,
  *                           pass_err,pass_tol,fold_err,fold_tol,fold_err_vs_bias,
  *                           control_err_vs_bias,control_max_row_sum_defect
- *   value_bias_example.csv  i,token,o_x,o_y,ob_x,ob_y,sig_x,sig_y,sigb_x,sigb_y,
- *                           softmax_shift,row_sum: outputs without and with b_V
- *                           (softmax, sigmoid) and their shift along b_V in units of b_V
+ *   value_bias_example.csv  i,token,softmax_shift,row_sum: how far each output
+ *                           moves along b_V, in units of b_V (softmax, sigmoid)
  *   value_bias.meta, value_bias.verdicts.csv
  */
 #include "bias.h"
@@ -195,7 +194,7 @@ typedef struct {
     double b_sigma, pass_err, pass_tol, fold_err, fold_tol, fold_err_vs_bias, control_err_vs_bias,
         control_max_row_sum_defect;
 } head_row;
-typedef struct { size_t i; const char *token; double o_x, o_y, ob_x, ob_y, sig_x, sig_y, sigb_x, sigb_y, softmax_shift, row_sum; } example_row;
+typedef struct { size_t i; const char *token; double softmax_shift, row_sum; } example_row;
 
 static const table_col head_cols[] = {
     COL(head_row, draw), COL(head_row, T_q), COL(head_row, T_k), COL(head_row, d), COL(head_row, d_k),
@@ -203,10 +202,7 @@ static const table_col head_cols[] = {
     COL(head_row, pass_tol), COL(head_row, fold_err), COL(head_row, fold_tol), COL(head_row, fold_err_vs_bias),
     COL(head_row, control_err_vs_bias), COL(head_row, control_max_row_sum_defect)};
 static const table_col example_cols[] = {
-    COL(example_row, i), COL(example_row, token), COL(example_row, o_x), COL(example_row, o_y),
-    COL(example_row, ob_x), COL(example_row, ob_y), COL(example_row, sig_x), COL(example_row, sig_y),
-    COL(example_row, sigb_x), COL(example_row, sigb_y), COL(example_row, softmax_shift),
-    COL(example_row, row_sum)};
+    COL(example_row, i), COL(example_row, token), COL(example_row, softmax_shift), COL(example_row, row_sum)};
 
 /* The figure's head (its own stream): T = 5 self-attention, d = 8, d_k = 4,
  * d_v = 2 (outputs are points in a plane), b_V ~ N(0, 1). */
@@ -227,10 +223,7 @@ static int example(const experiment *e)
         double dy = gsl_matrix_get(O[3], i, 1) - gsl_matrix_get(O[2], i, 1);
         double sx = gsl_matrix_get(O[1], i, 0) - gsl_matrix_get(O[0], i, 0);
         double sy = gsl_matrix_get(O[1], i, 1) - gsl_matrix_get(O[0], i, 1);
-        rows[i] = (example_row){i, example_tokens[i], gsl_matrix_get(O[0], i, 0), gsl_matrix_get(O[0], i, 1),
-                                gsl_matrix_get(O[1], i, 0), gsl_matrix_get(O[1], i, 1), gsl_matrix_get(O[2], i, 0),
-                                gsl_matrix_get(O[2], i, 1), gsl_matrix_get(O[3], i, 0), gsl_matrix_get(O[3], i, 1),
-                                (sx * bx + sy * by) / bb, (dx * bx + dy * by) / bb};
+        rows[i] = (example_row){i, example_tokens[i], (sx * bx + sy * by) / bb, (dx * bx + dy * by) / bb};
     }
     if (!rc) rc = TABLE_WRITE(e->o.out_dir, "value_bias_example.csv", example_cols, rows, EX_T);
     for (int k = 0; k < 4; k++) mat_free(O[k]);
@@ -269,10 +262,6 @@ static int run(experiment *e)
     if (!rc) rc = example(e);
     if (rc) return rc;
     exp_meta(e, "heads: %zu\nexample_T: %d\nexample_d_v: %d", n, EX_T, EX_DV);
-    if (opts_verbose(&e->o))
-        printf("control (sigmoid weights): folding error / max|b_V W_O|: min %.3g, mean %.3g, max %.3g; "
-               "largest |row sum - 1| %.3g\n", acc[V_CTRL].min, acc[V_CTRL].mean, acc[V_CTRL].max,
-               acc[V_CTRL_DEFECT].max);
 
     if ((rc = verdict_add(&e->v, KIND_IDENTITY, "valueBiasPassThrough", 0.0, measure_exact(pass, n),
                           rule_at_most(1.0), "max |O(b_V) - O(0) - 1 b_V^T| / (max|V| + max|b_V|) in units "

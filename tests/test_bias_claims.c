@@ -239,8 +239,7 @@ START_TEST(test_tables_parse)
     check_csv(dir, "query_bias_example.csv", "i,j,query,key,score_shift,weight_zero_query", 36, "query,key");
     check_csv(dir, "value_bias.csv", "draw,T_q,T_k,d,d_k,d_v,self,b_sigma,pass_err,pass_tol,fold_err,fold_tol,"
               "fold_err_vs_bias,control_err_vs_bias,control_max_row_sum_defect", 30, "");
-    check_csv(dir, "value_bias_example.csv", "i,token,o_x,o_y,ob_x,ob_y,sig_x,sig_y,sigb_x,sigb_y,softmax_shift,"
-              "row_sum", 5, "token");
+    check_csv(dir, "value_bias_example.csv", "i,token,softmax_shift,row_sum", 5, "token");
     check_csv(dir, "worked_example_circuits.csv", "matrix,row,col,row_label,col_label,value", 40,
               "matrix,row_label,col_label");
     check_csv(dir, "worked_example_A.csv", "i,j,query,key,score,weight,closed_form", 9, "query,key");

@@ -263,12 +263,12 @@ static int run(experiment *e)
     if (rc) return rc;
     exp_meta(e, "heads: %zu\nexample_T: %d\nexample_d_v: %d", n, EX_T, EX_DV);
 
-    if ((rc = verdict_add(&e->v, KIND_IDENTITY, "valueBiasPassThrough", 0.0, measure_exact(pass, n),
-                          rule_at_most(1.0), "max |O(b_V) - O(0) - 1 b_V^T| / (max|V| + max|b_V|) in units "
-                          "of 8 T_k eps; largest over %zu random heads", n))
-        || (rc = verdict_add(&e->v, KIND_IDENTITY, "valueBiasFoldError", 0.0, measure_exact(fold, n),
+    if ((rc = verdict_add(&e->v, KIND_IDENTITY, "valueBiasFoldError", 0.0, measure_exact(fold, n),
                              rule_at_most(1.0), "folded vs unfolded final output, b_O' = b_O + b_V W_O "
                              "(relative max error in units of 8 (T_k + d_v) eps); largest over the heads"))
+        || (rc = verdict_add(&e->v, KIND_IDENTITY, "valueBiasPassThrough", 0.0, measure_exact(pass, n),
+                          rule_at_most(1.0), "max |O(b_V) - O(0) - 1 b_V^T| / (max|V| + max|b_V|) in units "
+                          "of 8 T_k eps; largest over %zu random heads", n))
         || (rc = verdict_add(&e->v, KIND_CONTROL, "valueBiasControlError", NAN,
                              measure_exact(acc[V_CTRL].min, n), rule_at_least(CONTROL_MIN),
                              "negative control, sigmoid weights (rows do not sum to 1): smallest folding "

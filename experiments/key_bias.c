@@ -14,7 +14,8 @@
  *   - ||dL/db_K|| / ||dL/db_Q|| from the backward pass (lib/math/head.h);
  *   - ||O(b_K) - O(0)||_F / ||O(0)||_F, the change when b_K is removed;
  *   - every backprop gradient (b_Q, b_K, b_V, W_Q, W_K, W_V) against central
- *     finite differences, h = 1e-5 (bias_fd_error, lib/claims/bias.h).
+ *     finite differences, h = 1e-5 (bias_fd_error, lib/claims/bias.h), relative
+ *     to the larger of the group's gradient and the draw's largest gradient.
  * Rounding bounds per draw, without RoPE (the identity rows):
  *   output: the runs differ by the rounding of q_i . k_j, <= (d_k + 1) eps P,
  *     P = max_ij sum_l |q_il| |k_jl| (Higham 3.5), and of softmax and sum,
@@ -134,9 +135,13 @@ static int draw_at(void *vc, void *vs, gsl_rng *rng, size_t rope, size_t draw, d
     gsl_matrix_view gv = gsl_matrix_view_vector(s->g.db_V, 1, c->d_v);
     gsl_matrix *param[NPARAM] = {&bq.matrix, &bk.matrix, &bv.matrix, h->W_Q, h->W_K, h->W_V};
     const gsl_matrix *grad[NPARAM] = {&gq.matrix, &gk.matrix, &gv.matrix, s->g.dW_Q, s->g.dW_K, s->g.dW_V};
+    // errors relative to the group's gradient, or to the draw's largest group gradient
+    // where a group's own is far smaller (zero: b_K without RoPE; tiny: a saturated
+    // softmax at T = 2), where O(eps / h) noise would swamp a relative comparison
+    double floor = 0.0;
+    for (int k = 0; k < NPARAM; k++) floor = fmax(floor, mat_frob(grad[k]));
     out[S_FD] = 0.0;
     for (int k = 0; k < NPARAM; k++) {
-        double floor = (k == P_BK && !rope) ? nq : 0.0;
         if ((rc = bias_fd_error(&out[S_FD0 + k], &s->stf, &p, h->X, h->X, h->G, param[k], grad[k],
                                 FD_STEP, floor)))
             return rc;
@@ -197,6 +202,7 @@ static int run(experiment *e)
 {
     const opts *o = &e->o;
     ctx c = {o->T ? o->T : 8, o->d ? o->d : 16, o->dk ? o->dk : 8, o->dv ? o->dv : 8};
+    if (o->draws < 2) return exp_usage("--draws %zu: a 95%% CI needs at least 2 draws", o->draws);
     if (c.d_k % 2 != 0) return exp_usage("--dk %zu: RoPE rotates pairs, d_k must be even", c.d_k);
     if (c.T < 2)
         return exp_usage("--T %zu: the claim needs T >= 2 keys (with one key its weight is 1 "

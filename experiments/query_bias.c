@@ -234,6 +234,7 @@ static int example(experiment *e)
 static int run(experiment *e)
 {
     size_t n = e->o.draws;
+    if (n < 2) return exp_usage("--draws %zu: a 95%% CI needs at least 2 draws", n);
     mc_config cfg = exp_mc(e, "query_bias");
     cfg.nstats = NV;
     cfg.draw = draw;

@@ -92,20 +92,37 @@ typedef struct { head_state s0, sb, sz; } three_heads;
 
 static void three_free(three_heads *h) { head_state_free(&h->s0); head_state_free(&h->sb); head_state_free(&h->sz); }
 
-static int three_run(three_heads *h, const gsl_matrix *Xq, const gsl_matrix *Xkv, const gsl_matrix *W_Q,
-                     const gsl_matrix *W_K, const gsl_matrix *W_V, const gsl_matrix *Z, const gsl_vector *b)
+/* A random head of sizes (T_q, T_k, d, d_k) in the scratch's views, run three
+ * times into h: Xq (T_q, d), Xkv (T_k, d, = Xq when self), W_Q ~ N(0, sharp^2/d),
+ * W_K, W_V ~ N(0, 1/d) (d, d_k), b_Q ~ N(0, sigma^2) (d_k), drawn in this order. */
+static int run_heads(three_heads *h, scratch *s, gsl_rng *rng, size_t T_q, size_t T_k, size_t d, size_t d_k,
+                     int self, double sharp, double sigma)
 {
-    size_t T_q = Xq->size1, T_k = Xkv->size1, d = Xq->size2, d_k = W_Q->size2;
+    gsl_matrix_view Xq = gsl_matrix_submatrix(s->Xq, 0, 0, T_q, d);
+    gsl_matrix_view Xkv = gsl_matrix_submatrix(self ? s->Xq : s->Xkv, 0, 0, T_k, d);
+    gsl_matrix_view W_Q = gsl_matrix_submatrix(s->W_Q, 0, 0, d, d_k);
+    gsl_matrix_view W_K = gsl_matrix_submatrix(s->W_K, 0, 0, d, d_k);
+    gsl_matrix_view W_V = gsl_matrix_submatrix(s->W_V, 0, 0, d, d_k);
+    gsl_matrix_view Z = gsl_matrix_submatrix(s->Z, 0, 0, d, d_k);
+    gsl_vector_view b = gsl_vector_subvector(s->b, 0, d_k);
+    mat_randn(&Xq.matrix, rng, 1.0);
+    if (!self) mat_randn(&Xkv.matrix, rng, 1.0);
+    mat_randn(&W_Q.matrix, rng, sharp / sqrt((double)d));
+    mat_randn(&W_K.matrix, rng, 1.0 / sqrt((double)d));
+    mat_randn(&W_V.matrix, rng, 1.0 / sqrt((double)d));
+    vec_randn(&b.vector, rng, sigma);
+    gsl_matrix_set_zero(&Z.matrix);
     *h = (three_heads){{0}, {0}, {0}};
     int rc = head_state_alloc(&h->s0, T_q, T_k, d, d_k, d_k);
     if (!rc) rc = head_state_alloc(&h->sb, T_q, T_k, d, d_k, d_k);
     if (!rc) rc = head_state_alloc(&h->sz, T_q, T_k, d, d_k, d_k);
-    head_params p0 = head_params_make(W_Q, W_K, W_V), pb = p0, pz = head_params_make(Z, W_K, W_V);
-    pb.b_Q = b;
-    pz.b_Q = b;
-    if (!rc) rc = head_forward(&h->s0, &p0, Xq, Xkv);
-    if (!rc) rc = head_forward(&h->sb, &pb, Xq, Xkv);
-    if (!rc) rc = head_forward(&h->sz, &pz, Xq, Xkv);
+    head_params p0 = head_params_make(&W_Q.matrix, &W_K.matrix, &W_V.matrix), pb = p0;
+    head_params pz = head_params_make(&Z.matrix, &W_K.matrix, &W_V.matrix);
+    pb.b_Q = &b.vector;
+    pz.b_Q = &b.vector;
+    if (!rc) rc = head_forward(&h->s0, &p0, &Xq.matrix, &Xkv.matrix);
+    if (!rc) rc = head_forward(&h->sb, &pb, &Xq.matrix, &Xkv.matrix);
+    if (!rc) rc = head_forward(&h->sz, &pz, &Xq.matrix, &Xkv.matrix);
     return rc;
 }
 
@@ -121,30 +138,17 @@ static int draw(void *c, void *vs, gsl_rng *rng, size_t di, double *out)
 {
     scratch *s = vs;
     (void)c; (void)di;
-    // sizes, and views of the scratch at these sizes
+    // sizes, then the head at these sizes
     int self = gsl_rng_uniform(rng) < 0.5;
     size_t T_q = rng_uniform_size(rng, 1, MAX_T), T_k = self ? T_q : rng_uniform_size(rng, 2, MAX_T);
     if (self && T_q < 2) T_q = T_k = 2;
     size_t d = rng_uniform_size(rng, 1, MAX_D), d_k = rng_uniform_size(rng, 1, MAX_DK);
     double sharp = rng_log_uniform(rng, -1, 1), sigma = rng_log_uniform(rng, -2, 2);
-    gsl_matrix_view Xq = gsl_matrix_submatrix(s->Xq, 0, 0, T_q, d);
-    gsl_matrix_view Xkv = gsl_matrix_submatrix(self ? s->Xq : s->Xkv, 0, 0, T_k, d);
-    gsl_matrix_view W_Q = gsl_matrix_submatrix(s->W_Q, 0, 0, d, d_k);
-    gsl_matrix_view W_K = gsl_matrix_submatrix(s->W_K, 0, 0, d, d_k);
-    gsl_matrix_view W_V = gsl_matrix_submatrix(s->W_V, 0, 0, d, d_k);
-    gsl_matrix_view Z = gsl_matrix_submatrix(s->Z, 0, 0, d, d_k);
     gsl_vector_view b = gsl_vector_subvector(s->b, 0, d_k);
     gsl_vector_view kb = gsl_vector_subvector(s->kb, 0, T_k);
     gsl_vector_view astar = gsl_vector_subvector(s->astar, 0, T_k);
-    mat_randn(&Xq.matrix, rng, 1.0);
-    if (!self) mat_randn(&Xkv.matrix, rng, 1.0);
-    mat_randn(&W_Q.matrix, rng, sharp / sqrt((double)d));
-    mat_randn(&W_K.matrix, rng, 1.0 / sqrt((double)d));
-    mat_randn(&W_V.matrix, rng, 1.0 / sqrt((double)d));
-    vec_randn(&b.vector, rng, sigma);
-    gsl_matrix_set_zero(&Z.matrix);
     three_heads h;
-    int rc = three_run(&h, &Xq.matrix, &Xkv.matrix, &W_Q.matrix, &W_K.matrix, &W_V.matrix, &Z.matrix, &b.vector);
+    int rc = run_heads(&h, s, rng, T_q, T_k, d, d_k, self, sharp, sigma);
     if (rc) goto done;
 
     // D = S(b_Q) - S(0), in place of S(b_Q); exactly D = 1 (K b_Q)^T
@@ -200,20 +204,9 @@ static const table_col example_cols[] = {
 static int example(experiment *e)
 {
     gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 1, 0));
-    gsl_matrix *X = mat_new(EX_T, EX_D), *W_Q = mat_new(EX_D, EX_DK), *W_K = mat_new(EX_D, EX_DK);
-    gsl_matrix *W_V = mat_new(EX_D, EX_DK), *Z = mat_new(EX_D, EX_DK);
-    gsl_vector *b = vec_new(EX_DK);
+    scratch *s = scratch_alloc(NULL);
     three_heads h = {{0}, {0}, {0}};
-    int rc = (rng && X && W_Q && W_K && W_V && Z && b) ? ATT_OK : ATT_ERUNTIME;
-    if (!rc) {
-        mat_randn(X, rng, 1.0);
-        mat_randn(W_Q, rng, 1.0 / sqrt((double)EX_D));
-        mat_randn(W_K, rng, 1.0 / sqrt((double)EX_D));
-        mat_randn(W_V, rng, 1.0 / sqrt((double)EX_D));
-        vec_randn(b, rng, 1.0);
-        gsl_matrix_set_zero(Z);
-        rc = three_run(&h, X, X, W_Q, W_K, W_V, Z, b);
-    }
+    int rc = (rng && s) ? run_heads(&h, s, rng, EX_T, EX_T, EX_D, EX_DK, 1, 1.0, 1.0) : att_last_code();
     example_row rows[EX_T * EX_T];
     for (size_t i = 0; i < EX_T && !rc; i++)
         for (size_t j = 0; j < EX_T; j++)
@@ -226,7 +219,7 @@ static int example(experiment *e)
                  gsl_vector_max(&a0.vector));
     }
     three_free(&h);
-    mat_free(X); mat_free(W_Q); mat_free(W_K); mat_free(W_V); mat_free(Z); vec_free(b);
+    scratch_free(s);
     if (rng) gsl_rng_free(rng);
     return rc;
 }
@@ -236,15 +229,11 @@ static int run(experiment *e)
     size_t n = e->o.draws;
     if (n < 2) return exp_usage("--draws %zu: a 95%% CI needs at least 2 draws", n);
     mc_config cfg = exp_mc(e, "query_bias");
-    cfg.nstats = NV;
-    cfg.draw = draw;
-    cfg.alloc = scratch_alloc;
-    cfg.free = scratch_free;
+    cfg.nstats = NV, cfg.draw = draw, cfg.alloc = scratch_alloc, cfg.free = scratch_free;
     cfg.values = mem_calloc(n * NV, sizeof(double), "query_bias per-draw values");
-    head_row *rows = mem_calloc(n, sizeof *rows, "query_bias rows");
-    if (cfg.values == NULL || rows == NULL) return att_last_code();
+    head_row *rows = cfg.values ? mem_calloc(n, sizeof *rows, "query_bias rows") : NULL;
     stat_acc acc[NV];
-    int rc = mc_run(&cfg, acc);
+    int rc = rows ? mc_run(&cfg, acc) : att_last_code();
     // each identity head by head: its error in units of its own tolerance
     double spread = 0.0, shift = 0.0, zero = 0.0;
     for (size_t i = 0; i < n && !rc; i++) {

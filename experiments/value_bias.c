@@ -236,15 +236,11 @@ static int run(experiment *e)
 {
     size_t n = e->o.draws;
     mc_config cfg = exp_mc(e, "value_bias");
-    cfg.nstats = NV;
-    cfg.draw = draw;
-    cfg.alloc = scratch_alloc;
-    cfg.free = scratch_free;
+    cfg.nstats = NV, cfg.draw = draw, cfg.alloc = scratch_alloc, cfg.free = scratch_free;
     cfg.values = mem_calloc(n * NV, sizeof(double), "value_bias per-draw values");
-    head_row *rows = mem_calloc(n, sizeof *rows, "value_bias rows");
-    if (cfg.values == NULL || rows == NULL) return att_last_code();
+    head_row *rows = cfg.values ? mem_calloc(n, sizeof *rows, "value_bias rows") : NULL;
     stat_acc acc[NV];
-    int rc = mc_run(&cfg, acc);
+    int rc = rows ? mc_run(&cfg, acc) : att_last_code();
     // the identities head by head: the error in units of its own tolerance
     double pass = 0.0, fold = 0.0, pred = 0.0;
     for (size_t i = 0; i < n && !rc; i++) {

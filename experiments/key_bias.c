@@ -98,6 +98,9 @@ static double max_row_norm(const gsl_matrix *V)
     return m;
 }
 
+/* One draw at grid point `rope` (0: no RoPE, 1: RoPE after the bias): the head
+ * X (T, d), W_Q, W_K (d, d_k), W_V (d, d_v), b_Q, b_K (d_k), b_V (d_v), G (T, d_v)
+ * with and without b_K, its gradients and their finite-difference check. */
 static int draw_at(void *vc, void *vs, gsl_rng *rng, size_t rope, size_t draw, double *out)
 {
     const ctx *c = vc;
@@ -235,9 +238,9 @@ static int run(experiment *e)
         }
     }
     double shift = NAN;
+    if (!rc) rc = shift_example(e, &c, &shift);
     if (!rc) rc = TABLE_WRITE(o->out_dir, "key_bias.csv", mode_cols, m, 2);
     if (!rc) rc = TABLE_WRITE(o->out_dir, "key_bias_draws.csv", draw_cols, dr, 2 * n);
-    if (!rc) rc = shift_example(e, &c, &shift);
     if (dr) mem_free(dr, 2 * n, sizeof *dr);
     mem_free(cfg.values, 2 * n * NSTAT, sizeof(double));
     if (rc) return rc;

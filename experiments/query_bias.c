@@ -134,6 +134,8 @@ static double preference(const gsl_vector *p)
     return 0.5 * tv;
 }
 
+/* One random head (sizes drawn first, then run_heads): S, A (T_q, T_k),
+ * K b_Q and a* = softmax(K b_Q) (T_k); out[] in the order of query_bias.csv. */
 static int draw(void *c, void *vs, gsl_rng *rng, size_t di, double *out)
 {
     scratch *s = vs;
@@ -245,10 +247,10 @@ static int run(experiment *e)
         shift = fmax(shift, v[V_SHIFT] / v[V_SPREAD_TOL]);
         zero = fmax(zero, v[V_ZERO] / v[V_ZERO_TOL]);
     }
+    if (!rc) rc = example(e);      /* its allocations before anything is written */
     if (!rc) rc = TABLE_WRITE(e->o.out_dir, "query_bias.csv", head_cols, rows, n);
     mem_free(rows, n, sizeof *rows);
     mem_free(cfg.values, n * NV, sizeof(double));
-    if (!rc) rc = example(e);
     if (rc) return rc;
     exp_meta(e, "heads: %zu\nmax_T: %d\nmax_d: %d\nmax_d_k: %d\nexample_T: %d\nexample_d: %d\nexample_d_k: %d",
              n, MAX_T, MAX_D, MAX_DK, EX_T, EX_D, EX_DK);

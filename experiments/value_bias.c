@@ -175,6 +175,7 @@ done:
     return rc;
 }
 
+/* One random head: its sizes, then measure_head; out[] in the order of value_bias.csv. */
 static int draw(void *c, void *vs, gsl_rng *rng, size_t di, double *out)
 {
     (void)c; (void)di;
@@ -252,10 +253,10 @@ static int run(experiment *e)
         fold = fmax(fold, v[V_FOLD] / v[V_FOLD_TOL]);
         pred = fmax(pred, v[V_CTRL_PRED]);
     }
+    if (!rc) rc = example(e);      /* its allocations before anything is written */
     if (!rc) rc = TABLE_WRITE(e->o.out_dir, "value_bias.csv", head_cols, rows, n);
     mem_free(rows, n, sizeof *rows);
     mem_free(cfg.values, n * NV, sizeof(double));
-    if (!rc) rc = example(e);
     if (rc) return rc;
     exp_meta(e, "heads: %zu\nexample_T: %d\nexample_d_v: %d", n, EX_T, EX_DV);
 

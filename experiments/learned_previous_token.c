@@ -20,6 +20,9 @@
  * 95% CIs: over seeds, t-interval (t_{0.975, seeds-1}); for accuracy the
  * union of that and the Wilson interval of all pooled held-out predictions,
  * so that seeds that all score 1.000 still get an interval of nonzero width.
+ * Options: --seeds N (heads per width and kind), --draws N (held-out
+ * sequences per head), --steps S, --vocab N, --T N, --dk W (one width),
+ * --map-dk W, --seed, --rng, --out, --quiet.
  *
  * Writes into --out:
  *   learned_previous_token.csv       one row per (d_k, tied, steps): accuracy and
@@ -39,7 +42,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <gsl/gsl_cdf.h>
 
 static const size_t WIDTHS[] = { 1, 2, 3, 4, 6, 8, 12, 16 };
 enum { NW_ALL = sizeof WIDTHS / sizeof WIDTHS[0], NCP = 5 };
@@ -50,6 +52,7 @@ typedef struct {
     size_t widths[NW_ALL], nw, cp[NCP], nstats;
     prev_config base;
     unsigned long seed;
+    const char *rng_name;
 } ctx;
 
 typedef struct { gsl_rng *train, *eval; } scratch;
@@ -116,19 +119,6 @@ static int draw_at(void *c, void *sp, gsl_rng *rng, size_t point, size_t draw, d
     return rc;
 }
 
-/* mean of x[k * stride], k < n, and its 95% t-interval over the n seeds */
-static double seed_ci(const double *x, size_t n, size_t stride, double *lo, double *hi)
-{
-    double mean = 0.0, ss = 0.0;
-    for (size_t k = 0; k < n; k++) mean += x[k * stride];
-    mean /= (double)n;
-    for (size_t k = 0; k < n; k++) ss += (x[k * stride] - mean) * (x[k * stride] - mean);
-    // mean -+ t_{0.975, n-1} sd / sqrt(n)
-    double h = n > 1 ? gsl_cdf_tdist_Pinv(0.975, (double)(n - 1)) * sqrt(ss / (double)(n - 1) / (double)n) : NAN;
-    *lo = mean - h; *hi = mean + h;
-    return mean;
-}
-
 static int point_of(const ctx *cx, size_t dk, int tied)
 {
     for (size_t i = 0; i < cx->nw; i++)
@@ -143,7 +133,7 @@ static int run(experiment *e)
     if (n_vocab < 2) return exp_usage("--vocab %zu: needs >= 2 tokens", n_vocab);
     if (seeds < 2) return exp_usage("--seeds %zu: a t-interval over seeds needs >= 2", seeds);
     if (steps < 16) return exp_usage("--steps %zu: needs >= 16 (checkpoints at S/16 .. S)", steps);
-    ctx cx = { .seed = e->o.seed, .base = prev_config_default(n_vocab, T, 1, 0) };
+    ctx cx = { .seed = e->o.seed, .rng_name = e->o.rng_name, .base = prev_config_default(n_vocab, T, 1, 0) };
     cx.base.steps = steps;
     cx.base.heldout = H;
     for (size_t i = 0; i < NW_ALL; i++)
@@ -173,8 +163,8 @@ static int run(experiment *e)
             width_row *w = &wr[p * NCP + i];
             *w = (width_row){ .dk = cx.widths[p / 2], .tied = (int)(p % 2), .steps = cx.cp[i],
                               .seeds = seeds, .predictions = npred };
-            w->accuracy = seed_ci(v + V_CP + 2 * i, seeds, cx.nstats, &w->acc_lo, &w->acc_hi);
-            w->weight_prev = seed_ci(v + V_CP + 2 * i + 1, seeds, cx.nstats, &w->weight_lo, &w->weight_hi);
+            w->accuracy = prev_seed_ci(v + V_CP + 2 * i, seeds, cx.nstats, &w->acc_lo, &w->acc_hi);
+            w->weight_prev = prev_seed_ci(v + V_CP + 2 * i + 1, seeds, cx.nstats, &w->weight_lo, &w->weight_hi);
             // accuracy: the union with Wilson over seeds x predictions pooled
             double n = (double)(seeds * npred), lo, hi;
             stat_ci95_wilson(round(w->accuracy * n), n, &lo, &hi);
@@ -204,15 +194,9 @@ static int run(experiment *e)
     if (!rc) rc = TABLE_WRITE(e->o.out_dir, "learned_previous_token.csv", wcols, wr, nrows);
     if (!rc) rc = TABLE_WRITE(e->o.out_dir, "learned_previous_token_runs.csv", rcols, rr, P * seeds);
     if (!rc) rc = TABLE_WRITE(e->o.out_dir, "learned_previous_token_A.csv", mcols, mr, T * T);
-    exp_meta(e, "n_vocab: %zu", n_vocab);
-    exp_meta(e, "T: %zu", T);
-    exp_meta(e, "d: %zu", n_vocab + T);
-    exp_meta(e, "steps: %zu", steps);
-    exp_meta(e, "batch: %zu", cx.base.batch);
-    exp_meta(e, "lr: %g", cx.base.adam.lr);
-    exp_meta(e, "seeds: %zu", seeds);
-    exp_meta(e, "heldout: %zu", H);
-    exp_meta(e, "map_dk: %zu", map_w);
+    exp_meta(e, "n_vocab: %zu\nT: %zu\nd: %zu\nsteps: %zu\nbatch: %zu\nlr: %g\nseeds: %zu\n"
+             "heldout: %zu\nmap_dk: %zu", n_vocab, T, n_vocab + T, steps, cx.base.batch,
+             cx.base.adam.lr, seeds, H, map_w);
 
     // verdicts at the full budget S (the last checkpoint of every point)
 #define ROW(p) (&wr[(size_t)(p) * NCP + NCP - 1])
@@ -231,6 +215,10 @@ static int run(experiment *e)
         if (!rc) rc = verdict_add(&e->v, KIND_REPORTED, "lptTiedWeight", NAN, WGT(ROW(ps + 1)), rule_none(),
                                   "tied at d_k = %d: mean attention weight on t-1", W_SMALL);
     }
+    if (!rc && ps < 0)     // a run without d_k = 2 (--dk W): what it measured, without a rule
+        for (int t = 0; t <= 1 && !rc; t++)
+            rc = verdict_add(&e->v, KIND_REPORTED, "", NAN, ACC(ROW(t)), rule_none(),
+                             "%s at d_k = %zu: held-out accuracy", t ? "tied" : "separate", cx.widths[0]);
     if (!rc && pw >= 0)
         rc = verdict_add(&e->v, KIND_CLAIM, "lptTiedSide", NAN, ACC(ROW(pw)), rule_ci_above(0.95),
                          "prediction: tied at d_k = %d (a 2-D position code beside a 2-D token code) learns it",

@@ -18,13 +18,17 @@ set xlabel "head width d_k = d_v"
 set ylabel "held-out accuracy"
 set logscale x 2
 set xrange [wmin / 1.15:wmax * 1.15]
+if (wmin == wmax) { set xtics (sprintf("%d", wmin) wmin) }
 set yrange [0:1.16]
 set ytics 0, 0.2, 1
+# direct labels at width 2 (or the smallest width run), placed from the data
+val(t, w) = system(sprintf("awk -F, -v S=%d -v t=%d -v w=%d 'NR > 1 && $3 == S && $2 == t && $1 == w {print $6}' '%s'", S, t, w, f))
+lw = (val(0, 2) ne "") ? 2 : wmin
+set label 1 "separate W_K, W_V" at lw, real(val(0, lw)) left offset -0.5, 0.8 tc rgb col_v front
+set label 2 "tied W_V = W_K" at lw, real(val(1, lw)) left offset 1.0, -0.2 tc rgb col_k front
+set label 3 "chance 1/n_{vocab}" at wmax, 1.0 / V right offset 0, 0.7 tc rgb '#555555' front
 plot rows(0) using 1:7:8 with filledcurves fc rgb col_v notitle, \
      rows(1) using 1:7:8 with filledcurves fc rgb col_k notitle, \
      rows(0) using 1:6 with linespoints ls 1 lc rgb col_v notitle, \
      rows(1) using 1:6 with linespoints ls 3 lc rgb col_k notitle, \
-     1.0 / V with lines ls 9 notitle, \
-     rows(0) using (($1 == 2) ? $1 : 1/0):6:("separate W_K, W_V") with labels left offset -0.5, 0.8 tc rgb col_v, \
-     rows(1) using (($1 == 2) ? $1 : 1/0):6:("tied W_V = W_K") with labels left offset 1.0, -0.2 tc rgb col_k, \
-     rows(0) using (($1 == wmax) ? $1 : 1/0):(1.0 / V):("chance 1/n_{vocab}") with labels right offset 0, 0.7 tc rgb '#555555'
+     1.0 / V with lines ls 9 notitle

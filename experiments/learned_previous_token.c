@@ -46,7 +46,7 @@
 static const size_t WIDTHS[] = { 1, 2, 3, 4, 6, 8, 12, 16 };
 enum { NW_ALL = sizeof WIDTHS / sizeof WIDTHS[0], NCP = 5 };
 enum { W_SMALL = 2, W_SIDE = 4 };   /* the widths the verdicts name (see below) */
-static size_t n_vocab = 8, seeds = 10, steps = 1600, map_dk = W_SMALL;
+static size_t n_vocab = 8, seeds = 10, steps = 1600, batch = 8, map_dk = W_SMALL;
 
 typedef struct {
     size_t widths[NW_ALL], nw, cp[NCP], nstats;
@@ -135,6 +135,7 @@ static int run(experiment *e)
     if (steps < 16) return exp_usage("--steps %zu: needs >= 16 (checkpoints at S/16 .. S)", steps);
     ctx cx = { .seed = e->o.seed, .rng_name = e->o.rng_name, .base = prev_config_default(n_vocab, T, 1, 0) };
     cx.base.steps = steps;
+    cx.base.batch = batch;
     cx.base.heldout = H;
     for (size_t i = 0; i < NW_ALL; i++)
         if (!e->o.dk || WIDTHS[i] == e->o.dk) cx.widths[cx.nw++] = WIDTHS[i];
@@ -256,6 +257,7 @@ int main(int argc, char **argv)
     static const opt_spec extra[] = {
         { "seeds", OPT_SIZE, &seeds, "N", "trained heads per (width, tied) (default 10; >= 2)" },
         { "steps", OPT_SIZE, &steps, "S", "Adam steps per head (default 1600; checkpoints S/16 .. S)" },
+        { "batch", OPT_SIZE, &batch, "B", "sequences per Adam step (default 8)" },
         { "vocab", OPT_SIZE, &n_vocab, "N", "vocabulary size (default 8)" },
         { "map-dk", OPT_SIZE, &map_dk, "W", "width of the attention-map figure (default 2)" },
         { NULL, 0, NULL, NULL, NULL }

@@ -32,7 +32,7 @@ void adam_step(double *theta, const double *g, double *m, double *v, size_t n,
 prev_config prev_config_default(size_t n_vocab, size_t T, size_t dk, int tied)
 {
     return (prev_config){ .n_vocab = n_vocab, .T = T, .dk = dk, .tied = tied,
-                          .steps = 600, .batch = 16,
+                          .steps = 1600, .batch = 8,
                           .adam = { .lr = 0.05, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8 },
                           .init = 1.0, .heldout = 200 };
 }

@@ -5,7 +5,7 @@
 IDS := concentration naive_self_attention random_projections score_asymmetry \
        bilinear_low_rank qk_invariance key_bias query_bias value_bias \
        worked_example shapes previous_token_head fused_qkv any_length \
-       two_queries_four_keys
+       two_queries_four_keys long_sequences
 # Only the experiments whose source exists are built (the suite grows by issue).
 EXPERIMENTS := $(filter $(basename $(notdir $(wildcard experiments/*.c))),$(IDS))
 

@@ -16,7 +16,7 @@
  * for four (d, d_k, c): (64, 16, 1), (64, 16, 1/sqrt 2), (64, 4, 1),
  * (256, 16, 1/sqrt 2); W entries N(0, c^2 / d), no 1/sqrt(d_k). One row per draw by
  * the exact shortcut (O(T) normals, streaming log-sum-exp, no T x T matrix);
- * from ln T >= d_k c^4 / 4 on, x_i is importance-sampled (the tilted
+ * from ln T >= d_k c^4 / 2 on, x_i is importance-sampled (the tilted
  * estimator, unbiased, far smaller variance at long T). Per draw, paired:
  * the row's estimate, the law's P(T) for the same (W, x_i), and 1/|det|.
  *
@@ -168,11 +168,12 @@ static int run(experiment *e)
     c.ncf = one ? 1 : NCONFIG;
     for (size_t i = 0; i < c.ncf; i++) c.cf[i] = CONFIGS[i];
     if (one) c.cf[0] = (config){o->d ? o->d : 64, o->dk ? o->dk : 16, opt_scale != -1.0 ? opt_scale : 1.0};
-    /* the grid: T = 2, then 4^k up to Tmax (or --T alone); tilted from ln T >= d_k c^4 / 4 */
+    /* the grid: T = 2, then 4^k up to Tmax (or --T alone); tilted from ln T >= d_k c^4 / 2
+     * (E[sigma_i^2] / 2: below it the tilted weights can have infinite variance) */
     for (size_t i = 0; i < c.ncf; i++)
         for (size_t T = o->T ? o->T : 2; T <= (o->T ? o->T : opt_tmax) && c.n < MAXPOINTS; T = T == 2 ? 4 : 4 * T) {
             double sig2 = (double)c.cf[i].d_k * pow(c.cf[i].c, 4);
-            c.p[c.n++] = (point){T, i, log((double)T) >= sig2 / 4 ? LONGSEQ_TILTED : LONGSEQ_PLAIN};
+            c.p[c.n++] = (point){T, i, log((double)T) >= sig2 / 2 ? LONGSEQ_TILTED : LONGSEQ_PLAIN};
         }
     stat_acc *acc = mem_calloc(c.n * NSTAT, sizeof *acc, "statistics");
     longseq_row *rows = mem_calloc(c.n, sizeof *rows, "table rows");

@@ -132,7 +132,7 @@ START_TEST(test_law_known_answers)
     trace_frob(&w, &tr, &fro);
     stat_acc s, s2, ex;
     stat_init(&s); stat_init(&s2); stat_init(&ex);
-    for (int it = 0; it < 400000; it++) {
+    for (int it = 0; it < 200000; it++) {
         vec_randn(w.x, rng, 1.0);
         ck_assert_int_eq(longseq_query_of(&w, &r), ATT_OK);
         stat_push(&s, r.s);
@@ -200,7 +200,7 @@ START_TEST(test_shortcut_matches_direct)
     const size_t Ts[] = {2, 4, 16, 64, 256};
     static double s_other[256];
     for (size_t t = 0; t < sizeof Ts / sizeof Ts[0]; t++) {
-        size_t T = Ts[t], n = T <= 16 ? 40000 : 20000;
+        size_t T = Ts[t], n = T <= 16 ? 30000 : 10000;
         gsl_rng *rng = rng_new("mt19937", 500 + T);
         longseq_work w;
         ck_assert_int_eq(longseq_work_alloc(&w, 8, 4), ATT_OK);

@@ -172,6 +172,12 @@ static int run(experiment *e)
             double sig2 = (double)c.cf[i].d_k * pow(c.cf[i].c, 4);
             c.p[c.n++] = (point){T, i, log((double)T) >= sig2 / 2 ? LONGSEQ_TILTED : LONGSEQ_PLAIN};
         }
+    /* the work is T - 1 normals per draw: refuse what would take weeks (1e14 normals) */
+    double work = 0.0;
+    for (size_t p = 0; p < c.n; p++) work += (double)c.p[p].T * (double)o->draws;
+    if (work > 1e14)
+        return exp_usage("run too large: %.3g normal draws (about %.0f CPU-hours at 15 ns each); "
+                         "lower --draws, --T or --Tmax", work, work * 15e-9 / 3600.0);
     stat_acc *acc = mem_calloc(c.n * NSTAT, sizeof *acc, "statistics");
     longseq_row *rows = mem_calloc(c.n, sizeof *rows, "table rows");
     int st = acc && rows ? ATT_OK : ATT_EUSAGE;

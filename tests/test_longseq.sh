@@ -26,7 +26,7 @@ p=$(sed -n 2p "$T/p/long_sequences.csv" | cut -d, -f2-)
 [ -n "$a" ] && [ "$a" = "$p" ] || fail "point run differs from its sweep row: '$p' vs '$a'"
 # bad input: exit 2, nothing written
 mkdir -p "$T/bad"
-for args in "--scale 0" "--scale 11" "--T 1" "--Tmax 1"; do
+for args in "--scale 0" "--scale 11" "--T 1" "--Tmax 1" "--T 99999999999"; do
     "$b" $args --out "$T/bad" --quiet >/dev/null 2>&1; rc=$?
     [ $rc -eq 2 ] || fail "$args: exit $rc, expected 2"
 done

@@ -5,6 +5,9 @@
 #   deps.sh valgrind   ... and valgrind (make valgrind)
 #   deps.sh fuzz       ... and clang with its sanitizer runtimes (make fuzz)
 #   deps.sh bench      ... and NumPy (make bench)
+#   deps.sh browser    ... and Chromium (the browser explorer's test and its
+#                      screenshot; without it both say "skipped") and the
+#                      locales data (the decimal-comma locale test)
 set -u
 PKGS="libgsl-dev gnuplot-nox check pkg-config libopenblas-dev libncurses-dev"
 missing=""
@@ -14,6 +17,10 @@ for extra in "$@"; do
     fuzz) { command -v clang >/dev/null 2>&1 && ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; } ||
               missing="$missing clang libclang-rt-14-dev" ;;
     bench) /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || missing="$missing python3-numpy" ;;
+    browser) { command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; } ||
+              missing="$missing chromium"
+             command -v python3 >/dev/null 2>&1 || missing="$missing python3"
+             [ -f /usr/share/i18n/locales/de_DE ] || missing="$missing locales" ;;
     esac
 done
 have_pc() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1" 2>/dev/null; }

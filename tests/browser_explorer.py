@@ -105,7 +105,9 @@ def c_weights(binary, argv, tmp):
 
 
 def mismatches(page, c):
-    """The entries where the page and C differ by more than TOL."""
+    """The entries where the page and C differ by more than TOL (the cell
+    texts, rounded to 3 decimals, by more than half their last digit); Odrawn
+    is where the output circles are drawn, read from their transform."""
     S, A, O = c
     bad = []
     for i in range(2):
@@ -113,6 +115,9 @@ def mismatches(page, c):
             for what, pv, cv in (("A", page["A"][i][j], A[i][j]), ("S", page["S"][i][j], S[i][j])):
                 if not abs(pv - cv) <= TOL * max(1.0, abs(cv) if what == "S" else 1.0):
                     bad.append("%s[%d][%d] page %.17g C %.17g" % (what, i + 1, j + 1, pv, cv))
+            # the number written in the cell, to its 3 decimals
+            if not abs(float(page["Atext"][i][j]) - A[i][j]) <= 5e-4 + 1e-9:
+                bad.append("cell A[%d][%d] shows %s, C %.17g" % (i + 1, j + 1, page["Atext"][i][j], A[i][j]))
         for d in range(2):
             for what in ("O", "Odrawn"):
                 if not abs(page[what][i][d] - O[i][d]) <= TOL:
@@ -198,9 +203,11 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
 
     ndrag = counts["drag"]
-    print("browser test: %d set, %d dragged (%d landed on target, %d of %d pointerdowns hit their handle), "
-          "%d key sequences; every weight, score and output within %g of the C program"
-          % (counts["set"], ndrag, landed, hits, 10 * ndrag, counts["keys"], TOL) if not fails else "")
+    if not fails:
+        print("browser test: %d set, %d dragged (%d of them at phone width; %d landed on target, %d of %d "
+              "pointerdowns hit their handle), %d key sequences; every weight, score and output within %g "
+              "of the C program, every cell's text within its last digit"
+              % (counts["set"], ndrag, len(phone_cases), landed, hits, 10 * ndrag, counts["keys"], TOL))
     # a drag may miss its target only where two handles overlap
     if landed < 0.8 * ndrag:
         fails.append("only %d of %d drags landed on their targets" % (landed, ndrag))

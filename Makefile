@@ -84,7 +84,7 @@ tests: $(addprefix $(BUILD)/tests/,$(TESTS))
 
 check: deps ## install what is missing, build, run every unit and property test
 	@$(MAKE) --no-print-directory tests all
-	@ATT_BIN_DIR=$(BIN) sh tools/run_tests.sh $(addprefix $(BUILD)/tests/,$(TESTS)) $(wildcard tests/test_*.sh)
+	@ATT_BIN_DIR=$(BIN) BUILD=$(BUILD) sh tools/run_tests.sh $(addprefix $(BUILD)/tests/,$(TESTS)) $(wildcard tests/test_*.sh)
 
 # ---- reproduce: every experiment, every figure, the claims report ---------
 
@@ -121,9 +121,16 @@ $(OUT)/claims.csv: $(VERDICTS) $(ROBUST) $(BUILD)/tools/report
 	@$(BUILD)/tools/report --out $(OUT) $(EXPERIMENTS)
 	@sh tools/readme_sync.sh $(OUT)
 
-reproduce: deps ## install what is missing, run every experiment, render every figure, write the claims report
+# make reproduce reruns every experiment, whatever the timestamps say (a
+# results/ edited by hand, or written by a run by hand with --out results, is
+# replaced), then renders the figures, writes the report and, where TeX is
+# installed, the handout and the slides.
+reproduce: deps ## install what is missing, rerun every experiment, render every figure, write the report, handout and slides
 	@$(MAKE) --no-print-directory all
+	@rm -f $(VERDICTS) $(OUT)/claims.csv
 	@$(MAKE) --no-print-directory figures-report
+	@if command -v pdflatex >/dev/null 2>&1; then $(MAKE) --no-print-directory docs; \
+	 else echo "reproduce: pdflatex not found: handout and slides not rebuilt (make handout installs TeX)"; fi
 
 # Re-render the figures of a run made by hand (default out/, where programs
 # write unless --out says otherwise): every plot of every experiment whose
@@ -147,6 +154,21 @@ $(OUT)/figures/explorer.png: $(OUT)/explorer.html web/screenshot.sh | $(OUT)/fig
 .PHONY: figures-report
 figures-report: $(VERDICTS) $(FIGURES) $(OUT)/claims.csv $(EXPLORER)
 
+# ---- handout and slides (pdflatex, Debian's TeX Live) ----------------------
+DOC_DEPS := doc/pages.tex doc/common.tex tools/latex.sh $(OUT)/claims.csv $(FIGURES)
+$(OUT)/handout.pdf: doc/handout.tex $(DOC_DEPS)
+	@sh tools/latex.sh doc/handout.tex $(OUT)
+$(OUT)/slides.pdf: doc/slides.tex $(DOC_DEPS)
+	@sh tools/latex.sh doc/slides.tex $(OUT)
+.PHONY: docs handout slides
+docs: $(OUT)/handout.pdf $(OUT)/slides.pdf
+handout: ## build results/handout.pdf (one page per claim; installs TeX as root, or names it)
+	@sh tools/deps.sh tex
+	@$(MAKE) --no-print-directory $(OUT)/handout.pdf
+slides: ## build results/slides.pdf (beamer 16:9, one slide per claim)
+	@sh tools/deps.sh tex
+	@$(MAKE) --no-print-directory $(OUT)/slides.pdf
+
 verify: all ## rerun everything into a temporary folder and compare it with the committed results/
 	@sh tools/verify.sh
 
@@ -155,10 +177,11 @@ bench: ## benchmarks: Monte Carlo vs NumPy and the RNG limit, any_length vs DGEM
 	@$(MAKE) --no-print-directory all
 	@sh bench/run.sh
 
-sanitize: ## tests and a quick reproduce under AddressSanitizer + UndefinedBehaviorSanitizer (in build-san/, bin-san/)
+# (make check includes tests/test_experiments.sh: every experiment once, with
+# few draws, so this runs every program under the sanitizers too)
+sanitize: ## tests and every experiment (few draws) under AddressSanitizer + UndefinedBehaviorSanitizer (in build-san/, bin-san/)
 	@$(MAKE) --no-print-directory check BUILD=build-san BIN=bin-san OPT=-O1 \
 	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-	@BIN=bin-san sh tools/quick_reproduce.sh
 
 valgrind: ## the tests under valgrind, without fork: no leaks, no invalid reads
 	@sh tools/deps.sh valgrind

@@ -8,6 +8,7 @@
 #   deps.sh browser    ... and Chromium (the browser explorer's test and its
 #                      screenshot; without it both say "skipped") and the
 #                      locales data (the decimal-comma locale test)
+#   deps.sh tex        ... and TeX Live with beamer (make handout, make slides)
 set -u
 PKGS="libgsl-dev gnuplot-nox check pkg-config libopenblas-dev libncurses-dev"
 missing=""
@@ -21,6 +22,8 @@ for extra in "$@"; do
               missing="$missing chromium"
              command -v python3 >/dev/null 2>&1 || missing="$missing python3"
              [ -f /usr/share/i18n/locales/de_DE ] || missing="$missing locales" ;;
+    tex) { command -v pdflatex >/dev/null 2>&1 && kpsewhich beamer.cls >/dev/null 2>&1 && kpsewhich lmodern.sty >/dev/null 2>&1; } ||
+              missing="$missing texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern" ;;
     esac
 done
 have_pc() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1" 2>/dev/null; }

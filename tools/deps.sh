@@ -7,7 +7,8 @@
 #   deps.sh bench      ... and NumPy (make bench)
 #   deps.sh browser    ... and Chromium (the browser explorer's test and its
 #                      screenshot; without it both say "skipped") and the
-#                      locales data (the decimal-comma locale test)
+#                      locales data and tmux (the decimal-comma locale test
+#                      and the terminal explorer's test in a real terminal)
 #   deps.sh tex        ... and TeX Live with beamer (make handout, make slides)
 set -u
 PKGS="libgsl-dev gnuplot-nox check pkg-config libopenblas-dev libncurses-dev"
@@ -21,7 +22,8 @@ for extra in "$@"; do
     browser) { command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; } ||
               missing="$missing chromium"
              command -v python3 >/dev/null 2>&1 || missing="$missing python3"
-             [ -f /usr/share/i18n/locales/de_DE ] || missing="$missing locales" ;;
+             [ -f /usr/share/i18n/locales/de_DE ] || missing="$missing locales"
+             command -v tmux >/dev/null 2>&1 || missing="$missing tmux" ;;
     tex) { command -v pdflatex >/dev/null 2>&1 && kpsewhich beamer.cls >/dev/null 2>&1 && kpsewhich lmodern.sty >/dev/null 2>&1; } ||
               missing="$missing texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern" ;;
     esac

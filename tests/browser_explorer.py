@@ -18,7 +18,8 @@ Cases (every one starts from the page's reset state):
         (t T h j k l + - ] [, arrows for h j k l every other time); the final
         state must equal `bin/two_queries_four_keys <start> --keys <keys>`.
 Also: the page's default state is the C program's default, reset returns to
-it, and a phone-width page (390 px) passes touch drags.
+it, a phone-width page (390 px) passes touch drags, and a page opened with
+#q1=x,y&...&scale=s (a link from slides) shows that state and C's weights.
 
 Only the standard library. Exit 0 all agree, 1 a mismatch, 2 usage, 3 the
 browser failed. Replay: ATT_TEST_SEED=<seed printed> sh tests/test_browser.sh
@@ -86,6 +87,29 @@ def run_browser(chromium, url, size, timeout=120):
         sys.stderr.write("browser: the page's test failed: %s\n" % out["error"])
         sys.exit(3)
     return out
+
+
+def run_browser_dom(chromium, url, size="1280,900", timeout=120):
+    prof = tempfile.mkdtemp(prefix="att-chromium-")
+    try:
+        p = subprocess.run([chromium] + FLAGS + ["--user-data-dir=" + prof, "--window-size=" + size,
+                                                  "--virtual-time-budget=5000", "--dump-dom", url],
+                           capture_output=True, text=True, timeout=timeout)
+    finally:
+        shutil.rmtree(prof, ignore_errors=True)
+    return p.stdout
+
+
+def page_from_url_state(dom):
+    """The options line and the weights a page opened with #q1=...&scale=...
+    shows (its DOM as --dump-dom gives it)."""
+    m = re.search(r'<code id="options"[^>]*>(.*?)</code>', dom, re.S)
+    opts = html.unescape(re.sub(r"<[^>]+>", "", m.group(1))) if m else ""
+    A = [[None] * 4 for _ in range(2)]
+    # the cells as rendered (the script's own source holds the same tag text)
+    for m in re.finditer(r'<td class="w" data-i="(\d)" data-j="(\d)" data-weight="([^"]*)"', dom):
+        A[int(m.group(1))][int(m.group(2))] = float(m.group(3))
+    return opts, A
 
 
 def c_weights(binary, argv, tmp):
@@ -194,6 +218,19 @@ def main():
                     bad.append("set: the options line does not read back as the state: %s" % r["options"])
             counts[r["mode"]] += 1
             fails += ["%s: %s" % (where, b) for b in bad]
+        # a start state from the URL (#q1=x,y&...&scale=s), as a link from slides gives it
+        ucfg = cfg_random(rng, 0.05)
+        frag = "&".join("%s=%r,%r" % (nm, p[0], p[1]) for nm, p in
+                        zip(NAMES, ucfg["q"] + ucfg["k"] + ucfg["v"])) + "&scale=%r" % ucfg["scale"]
+        uopts, uA = page_from_url_state(run_browser_dom(a.chromium, "file://" + os.path.abspath(a.html) + "#" + frag))
+        uvecs, uscale, uargv = parse_options(uopts)
+        want = {nm: tuple(p) for nm, p in zip(NAMES, ucfg["q"] + ucfg["k"] + ucfg["v"])}
+        if (uvecs, uscale) != (want, ucfg["scale"]):
+            fails.append("URL state #%s: the page shows %s" % (frag, uopts))
+        else:
+            _, cA, _ = c_weights(a.bin, uargv, tmp)
+            if any(not abs(uA[i][j] - cA[i][j]) <= TOL for i in range(2) for j in range(4)):
+                fails.append("URL state #%s: weights %s, C %s" % (frag, uA, cA))
         # control: the comparison notices a weight off by 1e-5
         probe = json.loads(json.dumps(out["cases"][0]))
         probe["A"][1][2] += 1e-5
@@ -206,7 +243,7 @@ def main():
     if not fails:
         print("browser test: %d set, %d dragged (%d of them at phone width; %d landed on target, %d of %d "
               "pointerdowns hit their handle), %d key sequences; every weight, score and output within %g "
-              "of the C program, every cell's text within its last digit"
+              "of the C program, every cell's text within its last digit; a start state from the URL agrees too"
               % (counts["set"], ndrag, len(phone_cases), landed, hits, 10 * ndrag, counts["keys"], TOL))
     # a drag may miss its target only where two handles overlap
     if landed < 0.8 * ndrag:

@@ -144,8 +144,17 @@ figures: ## re-render the figures of your own runs: make figures [OUT=DIR] (defa
 	    [ -f "$$p" ] || continue; found=1; sh tools/render.sh "$$p" "$(FIG_OUT)" "$$(basename $$p .gp)" || exit 1; \
 	  done; done; [ $$found = 1 ] || { echo "figures: no run found in $(FIG_OUT)/ (run bin/<ID> first)" >&2; exit 2; }
 
+# The browser explorer: one self-contained page (web/explorer.html, script and
+# styles inside it), and a screenshot of its default state taken by headless
+# Chromium (skipped, with a message, when Chromium is missing).
+EXPLORER := $(if $(wildcard web/explorer.html),$(OUT)/explorer.html $(OUT)/figures/explorer.png)
+$(OUT)/explorer.html: web/explorer.html | $(OUT)/figures
+	cp $< $@
+$(OUT)/figures/explorer.png: $(OUT)/explorer.html web/screenshot.sh | $(OUT)/figures
+	@sh web/screenshot.sh $< $@ 1280,800
+
 .PHONY: figures-report
-figures-report: $(VERDICTS) $(FIGURES) $(OUT)/claims.csv
+figures-report: $(VERDICTS) $(FIGURES) $(OUT)/claims.csv $(EXPLORER)
 
 # ---- handout and slides (pdflatex, Debian's TeX Live) ----------------------
 DOC_DEPS := doc/pages.tex doc/common.tex tools/latex.sh $(OUT)/claims.csv $(FIGURES)

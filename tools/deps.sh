@@ -5,6 +5,7 @@
 #   deps.sh valgrind   ... and valgrind (make valgrind)
 #   deps.sh fuzz       ... and clang with its sanitizer runtimes (make fuzz)
 #   deps.sh bench      ... and NumPy (make bench)
+#   deps.sh torch      ... and PyTorch (tests/test_torch.sh; it skips without)
 set -u
 PKGS="libgsl-dev gnuplot-nox check pkg-config libopenblas-dev libncurses-dev"
 missing=""
@@ -14,6 +15,7 @@ for extra in "$@"; do
     fuzz) { command -v clang >/dev/null 2>&1 && ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; } ||
               missing="$missing clang libclang-rt-14-dev" ;;
     bench) /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || missing="$missing python3-numpy" ;;
+    torch) /usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || missing="$missing python3-torch" ;;
     esac
 done
 have_pc() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1" 2>/dev/null; }

@@ -10,6 +10,7 @@
 #                      locales data and tmux (the decimal-comma locale test
 #                      and the terminal explorer's test in a real terminal)
 #   deps.sh tex        ... and TeX Live with beamer (make handout, make slides)
+#   deps.sh torch      ... and PyTorch (tests/test_torch.sh; it skips without)
 set -u
 PKGS="libgsl-dev gnuplot-nox check pkg-config libopenblas-dev libncurses-dev"
 missing=""
@@ -26,6 +27,7 @@ for extra in "$@"; do
              command -v tmux >/dev/null 2>&1 || missing="$missing tmux" ;;
     tex) { command -v pdflatex >/dev/null 2>&1 && kpsewhich beamer.cls >/dev/null 2>&1 && kpsewhich lmodern.sty >/dev/null 2>&1; } ||
               missing="$missing texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern" ;;
+    torch) /usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || missing="$missing python3-torch" ;;
     esac
 done
 have_pc() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1" 2>/dev/null; }

@@ -196,51 +196,24 @@ END_TEST
 
 /* ---- the Monte Carlo draws of the experiments, through the engine -------- */
 
-typedef struct {
-    size_t T, d, d_k;
-    double sigma_w;
-    int control;
-} draw_ctx;
+/* the experiments' draw itself (lib/claims/selfweight.h), through the engine */
+typedef selfweight_config draw_ctx;
 
-enum { S_SELF, S_ARGMAX, S_CTRL, S_DSQ, S_OSQ, NSTAT };
+enum { S_SELF = SW_SELF, S_ARGMAX = SW_ARGMAX, S_CTRL = SW_CONTROL, S_DSQ = SW_DIAG_SQ,
+       S_OSQ = SW_OFF_SQ, S_LEAK = SW_LEAK, NSTAT = SW_NSTAT };
 
-static void *draw_alloc(void *ctx)
-{
-    const draw_ctx *c = ctx;
-    selfweight_work *w = malloc(sizeof *w);
-    if (w && selfweight_work_alloc(w, c->T, c->d, c->d_k, c->control) != ATT_OK) {
-        free(w);
-        return NULL;
-    }
-    return w;
-}
-
-static void draw_free(void *p)
-{
-    selfweight_work_free(p);
-    free(p);
-}
+static void *draw_alloc(void *ctx) { return selfweight_scratch_new(ctx); }
 
 static int draw_one(void *ctx, void *scratch, gsl_rng *rng, size_t i, double *out)
 {
     (void)i;
-    const draw_ctx *c = ctx;
-    selfweight_work *w = scratch;
-    selfweight_stats r;
-    selfweight_draw_inputs(w, rng, c->sigma_w);
-    int st = c->d_k ? selfweight_projected(w, &r) : selfweight_raw(w, &r);
-    out[S_SELF] = r.self_weight;
-    out[S_ARGMAX] = r.argmax_self;
-    out[S_CTRL] = c->control ? r.control : 0.0;
-    out[S_DSQ] = r.diag_sq;
-    out[S_OSQ] = r.off_sq;
-    return st;
+    return selfweight_draw(ctx, scratch, rng, out);
 }
 
 static void run(stat_acc acc[NSTAT], draw_ctx *c, size_t draws, unsigned long seed, int threads)
 {
     mc_config cfg = {.rng_name = "mt19937", .seed = seed, .stream = 1, .draws = draws,
-                     .nstats = NSTAT, .draw = draw_one, .alloc = draw_alloc, .free = draw_free,
+                     .nstats = NSTAT, .draw = draw_one, .alloc = draw_alloc, .free = selfweight_scratch_delete,
                      .ctx = c, .quiet = 1};
     omp_set_num_threads(threads);
     ck_assert_int_eq(mc_run(&cfg, acc), ATT_OK);

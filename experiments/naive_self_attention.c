@@ -32,10 +32,8 @@
  * naive_self_attention.meta, naive_self_attention.verdicts.csv.
  */
 #include "experiment.h"
-#include "mat.h"
 #include "rng.h"
 #include "selfweight.h"
-#include "softmax.h"
 #include "status.h"
 #include "table.h"
 #include "tol.h"
@@ -169,56 +167,6 @@ static point_row row_of(const ctx *c, size_t i, const stat_acc *a)
     return r;
 }
 
-/* d* against x = log2(T - 1), weighted least squares (w = 1/se^2); returns the
- * slope, *se its standard error widened by sqrt(chi^2/dof) when > 1 */
-static double contour_slope(const contour_row *c, size_t n, double *se)
-{
-    double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, chi2 = 0;
-    for (size_t i = 0; i < n; i++) {
-        double w = 1.0 / (c[i].d_star_se * c[i].d_star_se), x = log2((double)c[i].T - 1.0);
-        sw += w; sx += w * x; sy += w * c[i].d_star; sxx += w * x * x; sxy += w * x * c[i].d_star;
-    }
-    double D = sw * sxx - sx * sx, b = (sw * sxy - sx * sy) / D, a = (sy - b * sx) / sw;
-    for (size_t i = 0; i < n; i++) {
-        double res = (c[i].d_star - a - b * log2((double)c[i].T - 1.0)) / c[i].d_star_se;
-        chi2 += res * res;
-    }
-    *se = sqrt(sw / D) * fmax(1.0, sqrt(chi2 / (double)(n - 2)));
-    return b;
-}
-
-/* One draw at d = 768, T = 256 (its own stream): A = softmax_rows(X X^T) (T, T);
- * the largest |sum_j a_ij - 1| and |a_ii - closed form|, inf if some a_ij is
- * not finite; *smax the largest score, *nover the plain-exp overflows. */
-static int stable_check(const experiment *e, double *err, double *smax, size_t *nover)
-{
-    enum { T = 256, D = 768 };
-    gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 0xE768, 0));
-    gsl_matrix *X = mat_new(T, D), *S = mat_new(T, T), *A = mat_new(T, T);
-    int st = rng && X && S && A ? ATT_OK : (rng ? att_last_code() : ATT_EUSAGE);
-    if (!st) mat_randn(X, rng, 1.0);
-    if (!st) st = mat_gemm(S, 1.0, X, 0, X, 1, 0.0);
-    if (!st) st = softmax_rows(A, S);
-    *err = 0.0;
-    *nover = 0;
-    if (!st) *smax = mat_max_abs(S);
-    for (size_t i = 0; i < T && !st; i++) {
-        const double *s = S->data + i * S->tda, *a = A->data + i * A->tda;
-        double sum = 0.0;
-        for (size_t j = 0; j < T; j++) {
-            if (!isfinite(a[j])) *err = INFINITY;
-            sum += a[j];
-            *nover += isinf(exp(s[j])) != 0;
-        }
-        selfweight_row_t r;
-        st = selfweight_row(&r, s, T, i);
-        *err = fmax(*err, fmax(fabs(sum - 1.0), fabs(a[i] - r.self)));
-    }
-    if (rng) gsl_rng_free(rng);
-    mat_free(X); mat_free(S); mat_free(A);
-    return st;
-}
-
 static int run(experiment *e)
 {
     static ctx c;
@@ -270,7 +218,11 @@ static int run(experiment *e)
 
     double err, smax = 0.0;
     size_t nover;
-    if ((st = stable_check(e, &err, &smax, &nover))) return st;
+    gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 0xE768, 0));
+    if (rng == NULL) return ATT_EUSAGE;
+    st = selfweight_stable_check(rng, 256, 768, &err, &smax, &nover);
+    gsl_rng_free(rng);
+    if (st) return st;
 
     size_t ht = 0;   /* the headline T: 12 when run, else the first */
     for (size_t t = 0; t < c.nT; t++) if (c.Tl[t] == HEADLINE_T) ht = t;
@@ -307,7 +259,10 @@ static int run(experiment *e)
                     "(E[1 - a_ii] = 2^(-d/2 - 1))", t2->d_star_t2_law);
     }
     for (size_t l = 0; l < NLEVEL && ncont >= 3; l++) {
-        double s_se, s = contour_slope(cont[l], ncont, &s_se), z = 1.959963984540054;
+        double x[NT_GRID], y[NT_GRID], sy[NT_GRID], s_se, z = 1.959963984540054;
+        for (size_t t = 0; t < ncont; t++)
+            x[t] = log2((double)cont[l][t].T - 1.0), y[t] = cont[l][t].d_star, sy[t] = cont[l][t].d_star_se;
+        double s = selfweight_weighted_slope(x, y, sy, ncont, &s_se);
         exp_meta(e, "contour slope %.3f: %.3f +- %.3f per doubling of T - 1", LEVELS[l], s, z * s_se);
         verdict_add(&e->v, KIND_CLAIM, l ? "naiveContourSlopeHigh" : "naiveContourSlope", 2.0,
                     measure_ci(s, s - z * s_se, s + z * s_se, cont[l][ncont - 1].draws_min),

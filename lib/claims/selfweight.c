@@ -2,6 +2,7 @@
  * one raw or projected head (shapes and formulas in selfweight.h). */
 #include "selfweight.h"
 #include "mat.h"
+#include "softmax.h"
 #include "status.h"
 
 #include <math.h>
@@ -354,4 +355,49 @@ int selfweight_contour_crossing(const double *d, const double *leak, const doubl
     }
     return att_fail(ATT_ERUNTIME, "the mean self-weight never crosses %.4g on the %zu widths "
                     "given", level, n);
+}
+
+double selfweight_weighted_slope(const double *x, const double *y, const double *se, size_t n,
+                                 double *slope_se)
+{
+    double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, chi2 = 0;
+    for (size_t i = 0; i < n; i++) {
+        double w = 1.0 / (se[i] * se[i]);
+        sw += w; sx += w * x[i]; sy += w * y[i]; sxx += w * x[i] * x[i]; sxy += w * x[i] * y[i];
+    }
+    double D = sw * sxx - sx * sx, b = (sw * sxy - sx * sy) / D, a = (sy - b * sx) / sw;
+    for (size_t i = 0; i < n; i++) {
+        double r = (y[i] - a - b * x[i]) / se[i];
+        chi2 += r * r;
+    }
+    *slope_se = sqrt(sw / D) * fmax(1.0, sqrt(chi2 / (double)(n - 2)));
+    return b;
+}
+
+/* X (T, d) ~ N(0, 1); S = X X^T (T, T); A = softmax_rows(S) (T, T) */
+int selfweight_stable_check(gsl_rng *rng, size_t T, size_t d, double *err, double *smax,
+                            size_t *nover)
+{
+    gsl_matrix *X = mat_new(T, d), *S = mat_new(T, T), *A = mat_new(T, T);
+    int st = X && S && A ? ATT_OK : att_last_code();
+    if (!st) mat_randn(X, rng, 1.0);
+    if (!st) st = mat_gemm(S, 1.0, X, 0, X, 1, 0.0);
+    if (!st) st = softmax_rows(A, S);
+    *err = 0.0;
+    *nover = 0;
+    *smax = st ? NAN : mat_max_abs(S);
+    for (size_t i = 0; i < T && !st; i++) {
+        const double *s = S->data + i * S->tda, *a = A->data + i * A->tda;
+        double sum = 0.0;
+        for (size_t j = 0; j < T; j++) {
+            if (!isfinite(a[j])) *err = INFINITY;
+            sum += a[j];
+            *nover += isinf(exp(s[j])) != 0;
+        }
+        selfweight_row_t r;
+        st = selfweight_row(&r, s, T, i);
+        *err = fmax(*err, fmax(fabs(sum - 1.0), fabs(a[i] - r.self)));
+    }
+    mat_free(X); mat_free(S); mat_free(A);
+    return st;
 }

@@ -194,4 +194,19 @@ typedef struct {
 int selfweight_contour_crossing(const double *d, const double *leak, const double *leak_se,
                                 size_t n, double level, selfweight_crossing *out);
 
+/* The slope b of y = a + b x by weighted least squares (weights 1/se_i^2),
+ * and in *slope_se its standard error sqrt(sum w / D), widened by
+ * sqrt(chi^2 / (n - 2)) when the points scatter more than their errors say
+ * (D = sum w sum w x^2 - (sum w x)^2). n >= 3, every se_i > 0. */
+double selfweight_weighted_slope(const double *x, const double *y, const double *se, size_t n,
+                                 double *slope_se);
+
+/* One raw head at size (T, d) with X ~ N(0, 1) from rng: A = softmax_rows(X X^T)
+ * by lib/math/softmax (subtract the row max) against the closed form of
+ * selfweight_row. *err = the largest |sum_j a_ij - 1| and |a_ii - closed
+ * form| (inf when some a_ij is not finite), *smax = the largest score,
+ * *nover = how many scores overflow a plain exp. */
+int selfweight_stable_check(gsl_rng *rng, size_t T, size_t d, double *err, double *smax,
+                            size_t *nover);
+
 #endif

@@ -234,7 +234,7 @@ static int run(experiment *e)
     exp_meta(e, "max_rse: %g", MAX_RSE);
     if (ncont) {
         const contour_row *h = &cont[0][ht];
-        exp_meta(e, "d_star: %.2f", h->d_star);
+        exp_meta(e, "d_star: %.2f\nd_star_lo: %.2f\nd_star_hi: %.2f", h->d_star, h->d_star_lo, h->d_star_hi);
         verdict_add(&e->v, KIND_REPORTED, "naiveWidth", NAN, measure_ci(h->d_star, h->d_star_lo,
                     h->d_star_hi, h->draws_min), rule_none(), "width d* at which the mean "
                     "self-weight crosses 0.995 at T = %zu (between d = %zu and %zu)", h->T,
@@ -263,7 +263,7 @@ static int run(experiment *e)
         for (size_t t = 0; t < ncont; t++)
             x[t] = log2((double)cont[l][t].T - 1.0), y[t] = cont[l][t].d_star, sy[t] = cont[l][t].d_star_se;
         double s = selfweight_weighted_slope(x, y, sy, ncont, &s_se);
-        exp_meta(e, "contour slope %.3f: %.3f +- %.3f per doubling of T - 1", LEVELS[l], s, z * s_se);
+        if (l == 0) exp_meta(e, "slope: %.3f\nslope_ci: %.3f", s, z * s_se);
         verdict_add(&e->v, KIND_CLAIM, l ? "naiveContourSlopeHigh" : "naiveContourSlope", 2.0,
                     measure_ci(s, s - z * s_se, s + z * s_se, cont[l][ncont - 1].draws_min),
                     rule_ci_within(1.8, 2.2), "rise of the %.3f contour d*(T) per doubling of T - 1 "

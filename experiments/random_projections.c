@@ -78,9 +78,13 @@ typedef struct {
     const char *panel;
     size_t i, j;
     double a;
+    const char *query, *key;
 } heat_row;
 static const table_col heat_cols[] = {COL(heat_row, panel), COL(heat_row, i), COL(heat_row, j),
-                                      COL(heat_row, a)};
+                                      COL(heat_row, a), COL(heat_row, query), COL(heat_row, key)};
+/* the section's opening sentence in GPT-2's 12 tokens: names for random vectors */
+static const char *const TOKENS[] = {"The", "animal", "didn", "'t", "cross", "the", "street",
+                                     "because", "it", "was", "too", "tired"};
 
 /* FNV-1a over (T, d, d_k, bits of c, control): the point's stream */
 static uint64_t stream_of(size_t T, size_t d, size_t d_k, double c, int control)
@@ -153,20 +157,19 @@ static point_row row_of(const ctx *x, size_t p, const stat_acc *a)
     return r;
 }
 
-/* One draw (its own stream), T = 12, d = 64, d_k = 16, c = 1: A = softmax(X X^T)
- * and A = softmax((X W_Q)(X W_K)^T) for the same X (T, d). */
-static int heatmap(const experiment *e)
+/* One draw (its own stream), T = 12 tokens (TOKENS), width d, d_k, c = 1: A (T, T)
+ * = softmax(X X^T) and softmax((X W_Q)(X W_K)^T) for the same X (T, d). */
+static int heatmap(const experiment *e, size_t d, size_t dk)
 {
     enum { T = HEAT_T };
     static heat_row rows[2 * T * T];
     selfweight_work w;
-    gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed,
-                                                          stream_of(T, MAIN_D, MAIN_DK, 1.0, 0), 0xA11));
+    gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, stream_of(T, d, dk, 1.0, 0), 0xA11));
     if (rng == NULL) return ATT_EUSAGE;
     gsl_matrix *A = mat_new(T, T);
-    int st = A ? selfweight_work_alloc(&w, T, MAIN_D, MAIN_DK, 0) : att_last_code();
+    int st = A ? selfweight_work_alloc(&w, T, d, dk, 0) : att_last_code();
     if (st) { gsl_rng_free(rng); mat_free(A); return st; }
-    selfweight_draw_inputs(&w, rng, 1.0 / sqrt((double)MAIN_D));
+    selfweight_draw_inputs(&w, rng, 1.0 / sqrt((double)d));
     for (int panel = 0; panel < 2 && !st; panel++) {
         if (panel == 0) {                 /* raw: S = X X^T */
             st = mat_gemm(w.S, 1.0, w.X, 0, w.X, 1, 0.0);
@@ -178,7 +181,8 @@ static int heatmap(const experiment *e)
         if (!st) st = softmax_rows(A, w.S);
         for (size_t i = 0; i < T * T && !st; i++)
             rows[panel * T * T + i] = (heat_row){panel ? "projected" : "raw", i / T + 1, i % T + 1,
-                                                 gsl_matrix_get(A, i / T, i % T)};
+                                                 gsl_matrix_get(A, i / T, i % T), TOKENS[i / T],
+                                                 TOKENS[i % T]};
     }
     if (!st) st = TABLE_WRITE(e->o.out_dir, "random_projections_A.csv", heat_cols, rows, 2 * T * T);
     selfweight_work_free(&w);
@@ -238,8 +242,8 @@ static int run(experiment *e)
         if ((st = TABLE_WRITE(o->out_dir, "random_projections_scale.csv", point_cols,
                               rows + nmain + WIDTH_ND, SCALE_ND * SCALE_NC)))
             return st;
-        if ((st = heatmap(e))) return st;
     }
+    if ((st = heatmap(e, d, dk))) return st;
 
     /* main sweep: T E[a_ii] within [0.95, 1.05] at every T; the macro on the
      * T farthest from 1 */
@@ -250,6 +254,7 @@ static int run(experiment *e)
     }
     exp_meta(e, "main sweep: d = %zu, d_k = %zu, W ~ N(0, %g^2/d), draws %zu per T", d, dk, scale,
              o->draws);
+    exp_meta(e, "d: %zu\nd_k: %zu\nscale: %g\nheatmap_T: %d", d, dk, scale, HEAT_T);
     for (size_t p = 0; p < nmain; p++) {
         const point_row *r = &rows[p];
         verdict_add(&e->v, KIND_CLAIM, p == worst ? "rpTMeanWorst" : "", 1.0,

@@ -46,10 +46,20 @@ PLOTS    := $(basename $(notdir $(wildcard plots/*.gp)))
 CHECK_PLOTS := $(basename $(notdir $(wildcard plots/checks/*.gp)))
 
 .PHONY: all check reproduce figures report verify bench sanitize valgrind fuzz \
-        deps clean help tests
+        deps clean help tests mpi experiments
 .DELETE_ON_ERROR:
 
 all: $(addprefix $(BIN)/,$(EXPERIMENTS)) $(addprefix $(BUILD)/tools/,$(TOOLS)) ## build the library, one bin/<ID> per claim, and the tools
+
+experiments: $(addprefix $(BIN)/,$(EXPERIMENTS))
+
+# The MPI programs: the same sources through mpicc with -DATT_MPI (lib/run/par.h),
+# library objects in build-mpi/, programs in bin-mpi/ (run: mpirun -np N bin-mpi/<ID>).
+# The plain build above never sees mpi.h or libmpi.
+mpi: ## build every experiment for MPI into bin-mpi/ (mpirun -np N bin-mpi/<ID> ...)
+	@sh tools/deps.sh mpi
+	@$(MAKE) --no-print-directory experiments BUILD=build-mpi BIN=bin-mpi CC=mpicc \
+	    EXTRA_CFLAGS="$(EXTRA_CFLAGS) -DATT_MPI"
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
@@ -195,7 +205,7 @@ fuzz: ## libFuzzer targets (clang) for the CSV reader and the option parser
 	@sh fuzz/run.sh
 
 clean: ## remove build products (results/ is kept: it is committed)
-	rm -rf $(BUILD) $(BIN) build-san bin-san
+	rm -rf $(BUILD) $(BIN) build-san bin-san build-mpi bin-mpi
 
 $(BIN) $(BUILD)/lib $(BUILD)/tools $(BUILD)/tests $(OUT)/figures:
 	mkdir -p $@

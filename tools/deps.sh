@@ -11,6 +11,7 @@
 #                      and the terminal explorer's test in a real terminal)
 #   deps.sh tex        ... and TeX Live with beamer (make handout, make slides)
 #   deps.sh torch      ... and PyTorch (tests/test_torch.sh; it skips without)
+#   deps.sh mpi        ... and Open MPI: mpicc, mpirun (make mpi)
 set -u
 PKGS="libgsl-dev gnuplot-nox check pkg-config libopenblas-dev libncurses-dev"
 missing=""
@@ -19,6 +20,8 @@ for extra in "$@"; do
     valgrind) command -v valgrind >/dev/null 2>&1 || missing="$missing valgrind" ;;
     fuzz) { command -v clang >/dev/null 2>&1 && ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; } ||
               missing="$missing clang libclang-rt-14-dev" ;;
+    mpi) { command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; } ||
+              missing="$missing openmpi-bin libopenmpi-dev" ;;
     bench) /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || missing="$missing python3-numpy" ;;
     browser) { command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; } ||
               missing="$missing chromium"

@@ -5,7 +5,7 @@
 IDS := concentration naive_self_attention random_projections score_asymmetry \
        bilinear_low_rank qk_invariance key_bias query_bias value_bias \
        worked_example shapes previous_token_head fused_qkv any_length \
-       two_queries_four_keys
+       two_queries_four_keys ov_invariance learned_previous_token long_sequences
 # Only the experiments whose source exists are built (the suite grows by issue).
 EXPERIMENTS := $(filter $(basename $(notdir $(wildcard experiments/*.c))),$(IDS))
 
@@ -117,6 +117,8 @@ $(foreach p,$(filter $(1) $(1)_%,$(PLOTS)),$(OUT)/figures/$(p).pdf $(OUT)/figure
 $(foreach p,$(filter $(1) $(1)_%,$(CHECK_PLOTS)),$(OUT)/figures/checks/$(p).pdf $(OUT)/figures/checks/$(p).svg $(OUT)/figures/checks/$(p).png): $(OUT)/$(1).verdicts.csv
 endef
 $(foreach id,$(IDS),$(eval $(call plot_deps,$(id))))
+# asymmetric_sentence is drawn from score_asymmetry's run
+$(OUT)/figures/asymmetric_sentence.pdf $(OUT)/figures/asymmetric_sentence.svg $(OUT)/figures/asymmetric_sentence.png: $(OUT)/score_asymmetry.verdicts.csv
 
 FIGURES := $(foreach p,$(PLOTS),$(OUT)/figures/$(p).png $(OUT)/figures/$(p).svg $(OUT)/figures/$(p).pdf) \
            $(foreach p,$(CHECK_PLOTS),$(OUT)/figures/checks/$(p).png $(OUT)/figures/checks/$(p).svg $(OUT)/figures/checks/$(p).pdf)
@@ -152,8 +154,17 @@ figures: ## re-render the figures of your own runs: make figures [OUT=DIR] (defa
 	    [ -f "$$p" ] || continue; found=1; sh tools/render.sh "$$p" "$(FIG_OUT)" "$$(basename $$p .gp)" || exit 1; \
 	  done; done; [ $$found = 1 ] || { echo "figures: no run found in $(FIG_OUT)/ (run bin/<ID> first)" >&2; exit 2; }
 
+# The browser explorer: one self-contained page (web/explorer.html, script and
+# styles inside it), and a screenshot of its default state taken by headless
+# Chromium (skipped, with a message, when Chromium is missing).
+EXPLORER := $(if $(wildcard web/explorer.html),$(OUT)/explorer.html $(OUT)/figures/explorer.png)
+$(OUT)/explorer.html: web/explorer.html | $(OUT)/figures
+	cp $< $@
+$(OUT)/figures/explorer.png: $(OUT)/explorer.html web/screenshot.sh | $(OUT)/figures
+	@sh web/screenshot.sh $< $@ 1280,800
+
 .PHONY: figures-report
-figures-report: $(VERDICTS) $(FIGURES) $(OUT)/claims.csv
+figures-report: $(VERDICTS) $(FIGURES) $(OUT)/claims.csv $(EXPLORER)
 
 # ---- handout and slides (pdflatex, Debian's TeX Live) ----------------------
 DOC_DEPS := doc/pages.tex doc/common.tex tools/latex.sh $(OUT)/claims.csv $(FIGURES)

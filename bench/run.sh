@@ -27,9 +27,17 @@ T_LONG=100000; DRAWS=200000
 mkdir -p "$BUILD/bench" "$OUT"
 GSL_LIBS=$(pkg-config --libs gsl | sed 's/-lgslcblas//')
 BLAS_LIBS=$(pkg-config --exists openblas && pkg-config --libs openblas || echo -lgslcblas)
-${CC:-cc} -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -D_GNU_SOURCE \
-    -fopenmp -Ilib/math -Ilib/run -Ilib/claims $(pkg-config --cflags gsl) bench/bench.c -o "$BUILD/bench/bench" \
-    -fopenmp "$BUILD/libattn.a" $GSL_LIBS $BLAS_LIBS -lm
+# SLEEF (Debian libsleef-dev), when installed, for `bench expcmp`: its
+# exponential against lib/math/vexp.c's inside the tiled head
+SLEEF_SRC=; SLEEF_FLAGS=; SLEEF_LIBS=
+if pkg-config --exists sleef 2>/dev/null; then
+    ${CC:-cc} -std=c11 -O2 -g -Wall -Wextra -Werror -mavx512f -mavx2 -mfma -Ilib/math \
+        -c bench/vexp_sleef.c -o "$BUILD/bench/vexp_sleef.o"
+    SLEEF_SRC="$BUILD/bench/vexp_sleef.o"; SLEEF_FLAGS=-DATT_HAVE_SLEEF; SLEEF_LIBS=$(pkg-config --libs sleef)
+fi
+${CC:-cc} -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -D_GNU_SOURCE $SLEEF_FLAGS \
+    -fopenmp -Ilib/math -Ilib/run -Ilib/claims $(pkg-config --cflags gsl) bench/bench.c $SLEEF_SRC -o "$BUILD/bench/bench" \
+    -fopenmp "$BUILD/libattn.a" $GSL_LIBS $BLAS_LIBS $SLEEF_LIBS -lm
 B="$BUILD/bench/bench"
 
 tmp=$(mktemp -d /tmp/attention-bench.XXXXXX)

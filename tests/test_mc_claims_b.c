@@ -17,6 +17,7 @@
 #include "mat.h"
 #include "qkov.h"
 #include "randmat.h"
+#include "sentence.h"
 #include "status.h"
 
 #include <float.h>
@@ -171,6 +172,31 @@ START_TEST(test_independent_scores_asymmetric)
     head_state_free(&st);
     ck_assert_msg(sum / (double)n > 0.9, "mean asymmetry %g, expected ~1.3", sum / (double)n);
     gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_sentence_one_way)
+{
+    /* the opening sentence: raw scores symmetric in every cell; the hand-made
+     * head has s(it, animal) = 6 and s(animal, it) = 0 exactly (small integers
+     * and halves: exact in floating point), and rows of A sum to 1 */
+    sentence_row rows[SENTENCE_T * SENTENCE_T];
+    sentence_result r;
+    ck_assert_int_eq(sentence_attention(rows, &r), ATT_OK);
+    for (size_t i = 0; i < SENTENCE_T; i++) {
+        double sum = 0.0;
+        for (size_t j = 0; j < SENTENCE_T; j++) {
+            ck_assert(rows[i * SENTENCE_T + j].raw_score == rows[j * SENTENCE_T + i].raw_score);
+            sum += rows[i * SENTENCE_T + j].weight;
+        }
+        ck_assert_double_eq_tol(sum, 1.0, 4.0 * SENTENCE_T * EPS);
+    }
+    ck_assert_str_eq(rows[SENTENCE_IT * SENTENCE_T + SENTENCE_ANIMAL].query, "it");
+    ck_assert_str_eq(rows[SENTENCE_IT * SENTENCE_T + SENTENCE_ANIMAL].key, "animal");
+    ck_assert(r.raw_it_animal == r.raw_animal_it && r.raw_it_animal > 0.0);
+    ck_assert(r.s_it_animal == 6.0 && r.s_animal_it == 0.0);
+    ck_assert_msg(r.a_it_animal > 0.9 && r.a_animal_it < 0.01, "a(it, animal) %g, a(animal, it) %g",
+                  r.a_it_animal, r.a_animal_it);
 }
 END_TEST
 
@@ -486,6 +512,7 @@ int main(void)
     tcase_add_test(tc, test_randmat_cond);
     tcase_add_test(tc, test_symmetric_wqk_symmetric_scores);
     tcase_add_test(tc, test_independent_scores_asymmetric);
+    tcase_add_test(tc, test_sentence_one_way);
     tcase_add_test(tc, test_rank_wqk_is_dk);
     tcase_add_test(tc, test_bilinear_scores_equal_head);
     tcase_add_test(tc, test_qk_invariance);

@@ -47,15 +47,6 @@ static double log_uniform(gsl_rng *rng, double lo, double hi)
     return exp(log(lo) + gsl_rng_uniform(rng) * (log(hi) - log(lo)));
 }
 
-/* ||S - S^T||_F / ||S||_F */
-static double asymmetry(const gsl_matrix *S)
-{
-    gsl_matrix *D = mat_new(S->size2, S->size1);
-    gsl_matrix_transpose_memcpy(D, S);
-    double a = mat_diff_frob(S, D) / mat_frob(S);
-    mat_free(D);
-    return a;
-}
 
 /* ---- randmat ------------------------------------------------------------ */
 
@@ -125,7 +116,7 @@ START_TEST(test_symmetric_wqk_symmetric_scores)
          * up to the summation order of s_ij and s_ji: within 16 (d + dk) eps rho */
         head_params p = head_params_make(WQ, WQ, WV);
         PROP_ASSERT(head_forward(&st, &p, X, X) == ATT_OK, "%s", att_last_error());
-        double a = asymmetry(st.S);
+        double a = qkov_asymmetry(st.S);
         double tol = tol_eps(16, d + dk, tol_product_scale_frob(st.Q, st.K) / mat_frob(st.S));
         PROP_ASSERT(a <= tol, "tied T %zu d %zu dk %zu: asymmetry %g > %g", T, d, dk, a, tol);
 
@@ -139,7 +130,7 @@ START_TEST(test_symmetric_wqk_symmetric_scores)
         for (size_t i = 0; i < dk; i++)
             for (size_t j = 0; j < dk; j++) gsl_matrix_set(aM, i, j, fabs(gsl_matrix_get(aM, i, j)));
         mat_gemm(KK, 1.0, aQ, 0, aM, 0, 0.0);    /* |Q| |M| >= |K| */
-        a = asymmetry(st.S);
+        a = qkov_asymmetry(st.S);
         tol = tol_eps(16, d + 2 * dk, tol_product_scale_frob(aQ, KK) / mat_frob(st.S));
         PROP_ASSERT(a <= tol, "symmetric T %zu d %zu dk %zu: asymmetry %g > %g", T, d, dk, a, tol);
         mat_free(aQ); mat_free(aM); mat_free(KK);
@@ -166,7 +157,7 @@ START_TEST(test_independent_scores_asymmetric)
         gsl_matrix *WV = randn(rng, d, 1, 1.0);
         head_params p = head_params_make(WQ, WK, WV);
         ck_assert_int_eq(head_forward(&st, &p, X, X), ATT_OK);
-        sum += asymmetry(st.S);
+        sum += qkov_asymmetry(st.S);
         mat_free(X); mat_free(WQ); mat_free(WK); mat_free(WV);
     }
     head_state_free(&st);

@@ -252,6 +252,39 @@ START_TEST(test_bilinear_scores_equal_head)
 }
 END_TEST
 
+START_TEST(test_rank_profile_and_abs_product)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    PROP_FOR(k, rng, "rank profile of W_Q W_K^T: rank d_k, gap at d_k; |A||B| entrywise") {
+        size_t d = prop_size(rng, 2, 24), dk = prop_size(rng, 1, d);
+        gsl_matrix *WQ = randn(rng, d, dk, 1.0), *WK = randn(rng, d, dk, 1.0), *W = mat_new(d, d);
+        gsl_vector *sv = vec_new(d);
+        double *spec = calloc(d, sizeof *spec), mis, kept, next;
+        qkov_qk(W, WQ, WK);
+        PROP_ASSERT(qkov_rank_profile(W, dk, 1e-10, sv, spec, &mis, &kept, &next) == ATT_OK, "%s",
+                    att_last_error());
+        /* the neglected singular values are rounding: <= 16 d eps sigma_1 */
+        PROP_ASSERT(mis == 0.0 && kept > 1e-10 && next <= 16.0 * (double)d * EPS,
+                    "d %zu dk %zu: mismatch %g kept %g next %g", d, dk, mis, kept, next);
+        PROP_ASSERT(spec[0] == 1.0, "sigma_1 / sigma_1 = %g", spec[0]);
+        ck_assert_int_eq(qkov_rank_profile(W, d + 1, 1e-10, sv, spec, &mis, &kept, &next), ATT_EUSAGE);
+        /* C = |W_Q| |W_K|^T... as |A| |B| with B = W_K^T: every entry the sum of |a||b| */
+        gsl_matrix *WKt = mat_new(dk, d), *C = mat_new(d, d);
+        gsl_matrix_transpose_memcpy(WKt, WK);
+        PROP_ASSERT(qkov_abs_product(C, WQ, WKt) == ATT_OK, "%s", att_last_error());
+        size_t i = gsl_rng_uniform_int(rng, d), j = gsl_rng_uniform_int(rng, d);
+        double sum = 0.0;
+        for (size_t l = 0; l < dk; l++) sum += fabs(gsl_matrix_get(WQ, i, l)) * fabs(gsl_matrix_get(WK, j, l));
+        PROP_ASSERT(fabs(gsl_matrix_get(C, i, j) - sum) <= 4.0 * (double)dk * EPS * sum,
+                    "C_%zu%zu = %g, sum |a||b| = %g", i, j, gsl_matrix_get(C, i, j), sum);
+        PROP_ASSERT(gsl_matrix_get(C, i, j) >= fabs(gsl_matrix_get(W, i, j)) * (1.0 - 4.0 * (double)dk * EPS),
+                    "|W_QK| exceeds |W_Q||W_K|^T");
+        mat_free(WQ); mat_free(WK); mat_free(W); mat_free(WKt); mat_free(C); vec_free(sv); free(spec);
+    }
+    gsl_rng_free(rng);
+}
+END_TEST
+
 /* ---- qk_invariance ------------------------------------------------------ */
 
 START_TEST(test_qk_invariance)
@@ -506,6 +539,7 @@ int main(void)
     tcase_add_test(tc, test_sentence_one_way);
     tcase_add_test(tc, test_rank_wqk_is_dk);
     tcase_add_test(tc, test_bilinear_scores_equal_head);
+    tcase_add_test(tc, test_rank_profile_and_abs_product);
     tcase_add_test(tc, test_qk_invariance);
     tcase_add_test(tc, test_qk_invariance_queries_change);
     tcase_add_test(tc, test_key_bias);

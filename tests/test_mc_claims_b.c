@@ -1,6 +1,8 @@
-/* test_mc_claims_b.c - the identities behind score_asymmetry,
- * bilinear_low_rank, qk_invariance and key_bias, as property tests over
- * random sizes, and the thread-count determinism of their binaries.
+/* test_mc_claims_b.c - the identities behind score_asymmetry (and its
+ * sentence), bilinear_low_rank and qk_invariance, as property tests over
+ * random sizes, and the thread-count determinism of their binaries (with
+ * key_bias's and ov_invariance's; key_bias's identities are in
+ * test_bias_claims.c, ov_invariance's in test_ov_invariance.c).
  *
  * Every tolerance is a rounding bound that scales with the sizes and with
  * the data of the case (Higham, ASNA 2nd ed., 3.5: |fl(AB) - AB| <= gamma_n

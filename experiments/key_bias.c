@@ -169,7 +169,7 @@ static int shift_example(const experiment *e, const ctx *c, double *shift)
     gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 2, 0));
     shift_row *rows = mem_calloc(c->T, sizeof *rows, "key_bias shift rows");
     int rc = bias_head_alloc(&h, c->T, c->d, c->d_k, c->d_v);
-    if (!rc) rc = (rng && rows) ? bias_head_draw(&h, rng, 0) : ATT_ERUNTIME;
+    if (!rc) rc = (rng && rows) ? bias_head_draw(&h, rng, 0) : att_last_code();
     // s_0j with and without b_K differ by q_0 . b_K for every key j
     for (size_t j = 0; j < c->T && !rc; j++)
         rows[j] = (shift_row){j, gsl_matrix_get(h.without.S, 0, j), gsl_matrix_get(h.with.S, 0, j),

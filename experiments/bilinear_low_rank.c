@@ -214,7 +214,7 @@ static int run(experiment *e)
     double *values = mem_calloc(nv, sizeof *values, "per-draw values");
     double *spec = mem_calloc(ns, sizeof *spec, "spectra table");
     cfg.values = values;
-    int st = acc && values && spec ? mc_run(&cfg, acc) : att_last_code();
+    int st = acc && values && spec ? mc_run(&cfg, acc) : att_alloc_status();
 
     point_row rows[NGRID];
     for (size_t p = 0; p < c.n && !st; p++) {

@@ -169,7 +169,7 @@ static int shift_example(const experiment *e, const ctx *c, double *shift)
     gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 2, 0));
     shift_row *rows = mem_calloc(c->T, sizeof *rows, "key_bias shift rows");
     int rc = bias_head_alloc(&h, c->T, c->d, c->d_k, c->d_v);
-    if (!rc) rc = (rng && rows) ? bias_head_draw(&h, rng, 0) : att_last_code();
+    if (!rc) rc = (rng && rows) ? bias_head_draw(&h, rng, 0) : att_alloc_status();
     // s_0j with and without b_K differ by q_0 . b_K for every key j
     for (size_t j = 0; j < c->T && !rc; j++)
         rows[j] = (shift_row){j, gsl_matrix_get(h.without.S, 0, j), gsl_matrix_get(h.with.S, 0, j),
@@ -201,12 +201,12 @@ static int run(experiment *e)
     size_t n = o->draws;
     stat_acc acc[2 * NSTAT];
     cfg.values = mem_calloc(2 * n * NSTAT, sizeof(double), "key_bias per-draw values");
-    if (cfg.values == NULL) return att_last_code();
+    if (cfg.values == NULL) return att_alloc_status();
     int rc = mc_run(&cfg, acc);
 
     mode_row m[2];
     draw_row *dr = rc ? NULL : mem_calloc(2 * n, sizeof *dr, "key_bias per-draw rows");
-    if (!rc && dr == NULL) rc = att_last_code();
+    if (!rc && dr == NULL) rc = att_alloc_status();
     for (int r = 0; r < 2 && !rc; r++) {
         const stat_acc *a = acc + r * NSTAT;
         m[r] = (mode_row){.rope = r, .draws = a[S_OUT].n, .out_mean = a[S_OUT].mean, .out_max = a[S_OUT].max,

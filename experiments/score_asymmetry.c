@@ -161,7 +161,7 @@ static int run(experiment *e)
     draw_row *draws = mem_calloc(n, sizeof *draws, "per-draw table");
     if (values == NULL || draws == NULL) {
         mem_free(values, n * NSTAT, sizeof *values); mem_free(draws, n, sizeof *draws);
-        return att_last_code() ? att_last_code() : ATT_ERUNTIME;
+        return att_alloc_status();
     }
     stat_acc acc[NSTAT];
     mc_config cfg = exp_mc(e, NULL);

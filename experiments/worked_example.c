@@ -118,7 +118,7 @@ static int run(experiment *e)
     int rc = ATT_OK;
     if (!X || !W_Q || !W_K || !W_V || !W_O || !W_QK || !W_OV || !A_cf || !O_cf
         || (rc = head_state_alloc(&st, WORKED_T, WORKED_T, WORKED_D, WORKED_DK, WORKED_DV))) {
-        rc = rc ? rc : att_last_code();
+        rc = rc ? rc : att_alloc_status();
         goto done;
     }
 

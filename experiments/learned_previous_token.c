@@ -12,8 +12,9 @@
  * under the same budget: the same steps, learning rate, initial W_Q, W_K, W_O,
  * training batches and held-out sequences.
  *
- * Measured, for n_vocab = 8, T = 8 (d = 16) and widths d_k = d_v in
- * {1, 2, 3, 4, 6, 8, 12, 16}, separate and tied, --seeds trained heads each:
+ * Measured, for n_vocab = 8, T = 8 (d = 16), batches of 8 sequences, lr 0.05,
+ * widths d_k = d_v in {1, 2, 3, 4, 6, 8, 12, 16}, separate and tied, --seeds
+ * trained heads each:
  * held-out accuracy (argmax of the output = token_{t-1}, t >= 1, on --draws
  * fresh random sequences) and the mean weight a_{t,t-1}, at the checkpoints
  * S/16, S/8, S/4, S/2, S of S = --steps Adam steps; the mean attention map.

@@ -172,7 +172,7 @@ static int same_weights_two_T(gsl_rng *rng, size_t *failed)
     size_t d = 32, d_k = 8, d_v = 8;
     gsl_matrix *W_Q = mat_new(d, d_k), *W_K = mat_new(d, d_k), *W_V = mat_new(d, d_v);
     gsl_matrix *X5 = mat_new(5, d), *X64 = mat_new(64, d), *O5 = mat_new(5, d_v), *O64 = mat_new(64, d_v);
-    int rc = (W_Q && W_K && W_V && X5 && X64 && O5 && O64) ? ATT_OK : ATT_ERUNTIME;
+    int rc = (W_Q && W_K && W_V && X5 && X64 && O5 && O64) ? ATT_OK : att_alloc_status();
     if (!rc) {
         mat_randn(W_Q, rng, 0.2); mat_randn(W_K, rng, 0.2); mat_randn(W_V, rng, 0.2);
         mat_randn(X5, rng, 1.0); mat_randn(X64, rng, 1.0);
@@ -187,7 +187,7 @@ static int same_weights_two_T(gsl_rng *rng, size_t *failed)
 static int run(experiment *e)
 {
     gsl_rng *rng = rng_new("mt19937", e->o.seed);
-    int rc = rng ? ATT_OK : ATT_ERUNTIME;
+    int rc = rng ? ATT_OK : att_alloc_status();
     for (size_t i = 0; i < NCONFIG && !rc; i++) rc = check_config(&CONFIGS[i], rng);
     size_t differ = 0, nT = 0, failed = 2;
     if (!rc) rc = weights_change_with_T(&differ, &nT);

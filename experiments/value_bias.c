@@ -126,7 +126,7 @@ static int measure_head(double *v, scratch *s, gsl_rng *rng, size_t T_q, size_t 
     gsl_matrix *E = mat_new(T_q, d_v), *Ac = mat_new(T_q, T_k);
     head_params p0 = head_params_make(&W_Q.matrix, &W_K.matrix, &W_V.matrix), p1 = p0;
     p1.b_V = &b_V.vector;
-    int rc = (E && Ac) ? ATT_OK : ATT_ERUNTIME;
+    int rc = (E && Ac) ? ATT_OK : att_alloc_status();
     if (!rc) rc = head_state_alloc(&s0, T_q, T_k, d, d_k, d_v);
     if (!rc) rc = head_state_alloc(&s1, T_q, T_k, d, d_k, d_v);
     if (!rc) rc = head_forward(&s0, &p0, &Xq.matrix, &Xkv.matrix);
@@ -213,7 +213,7 @@ static int example(const experiment *e)
     scratch *s = scratch_alloc(NULL);
     gsl_matrix *O[4] = {mat_new(EX_T, EX_DV), mat_new(EX_T, EX_DV), mat_new(EX_T, EX_DV), mat_new(EX_T, EX_DV)};
     double v[NV];
-    int rc = (rng && s && O[0] && O[1] && O[2] && O[3]) ? ATT_OK : ATT_ERUNTIME;
+    int rc = (rng && s && O[0] && O[1] && O[2] && O[3]) ? ATT_OK : att_alloc_status();
     if (!rc) rc = measure_head(v, s, rng, EX_T, EX_T, EX_D, EX_DK, EX_DV, 1, 1.0, 1.0, O);
     example_row rows[EX_T];
     for (size_t i = 0; i < EX_T && !rc; i++) {
@@ -241,7 +241,7 @@ static int run(experiment *e)
     cfg.values = mem_calloc(n * NV, sizeof(double), "value_bias per-draw values");
     head_row *rows = cfg.values ? mem_calloc(n, sizeof *rows, "value_bias rows") : NULL;
     stat_acc acc[NV];
-    int rc = rows ? mc_run(&cfg, acc) : att_last_code();
+    int rc = rows ? mc_run(&cfg, acc) : att_alloc_status();
     // the identities head by head: the error in units of its own tolerance
     double pass = 0.0, fold = 0.0, pred = 0.0;
     for (size_t i = 0; i < n && !rc; i++) {

@@ -124,7 +124,7 @@ done:
 int qkov_abs_product(gsl_matrix *C, const gsl_matrix *A, const gsl_matrix *B)
 {
     gsl_matrix *aA = mat_dup(A), *aB = mat_dup(B);
-    int rc = aA && aB ? ATT_OK : ATT_ERUNTIME;
+    int rc = aA && aB ? ATT_OK : att_alloc_status();
     gsl_matrix *m[2] = {aA, aB};
     for (int k = 0; k < 2 && !rc; k++)
         for (size_t i = 0; i < m[k]->size1; i++)
@@ -202,7 +202,7 @@ int qkov_factor(gsl_matrix *Wa, gsl_matrix *Wb, const gsl_matrix *W)
                         Wa->size1, Wa->size2, Wb->size1, Wb->size2);
     gsl_matrix *U = mat_dup(W), *V = mat_new(d, d);
     gsl_vector *s = vec_new(d), *work = vec_new(d);
-    int rc = U && V && s && work ? ATT_OK : ATT_ERUNTIME;
+    int rc = U && V && s && work ? ATT_OK : att_alloc_status();
     // W = U diag(s) V^T, s descending
     if (!rc && gsl_linalg_SV_decomp(U, V, s, work))
         rc = att_fail(ATT_ERUNTIME, "factor: SVD of a %zu x %zu matrix did not converge", d, d);
@@ -243,7 +243,7 @@ int qkov_rebuild(qkov_head *h2, const qkov_head *h1)
                         "present or all absent");
     gsl_matrix *WQK = mat_new(d, d), *WOV = mat_new(d, d), *WOt = mat_new(d, dv);
     gsl_vector *u = vec_new(d);
-    int rc = WQK && WOV && WOt && u ? ATT_OK : ATT_ERUNTIME;
+    int rc = WQK && WOV && WOt && u ? ATT_OK : att_alloc_status();
     // W_QK = W_Q W_K^T, W_OV = W_V W_O; factors W_Q2 W_K2^T = W_QK, W_V2 (W_O2^T)^T = W_OV
     if (!rc) rc = qkov_qk(WQK, h1->W_Q, h1->W_K);
     if (!rc) rc = qkov_ov(WOV, h1->W_V, h1->W_O);
@@ -267,4 +267,16 @@ int qkov_rebuild(qkov_head *h2, const qkov_head *h1)
     }
     mat_free(WQK); mat_free(WOV); mat_free(WOt); vec_free(u);
     return rc;
+}
+
+/* ||S - S^T||_F / ||S||_F */
+double qkov_asymmetry(const gsl_matrix *S)
+{
+    if (S->size1 != S->size2) return NAN;
+    gsl_matrix *D = mat_new(S->size1, S->size2);
+    if (D == NULL) return NAN;
+    gsl_matrix_transpose_memcpy(D, S);
+    double a = mat_diff_frob(S, D) / mat_frob(S);
+    mat_free(D);
+    return a;
 }

@@ -29,7 +29,9 @@ REF=${ATT_BIN_DIR:-bin}
 case "$REF" in /*) ;; *) REF="$PWD/$REF" ;; esac
 MPIBIN="$PWD/bin-mpi"
 echo "test_mpi: make mpi"
-make -s --no-print-directory mpi >/tmp/test_mpi.build.$$ 2>&1 || {
+# a fresh make: not the caller's variables (make sanitize's SAN, BUILD, BIN
+# reach us through MAKEFLAGS; the MPI build is never sanitized)
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory mpi >/tmp/test_mpi.build.$$ 2>&1 || {
     cat /tmp/test_mpi.build.$$; rm -f /tmp/test_mpi.build.$$; echo "test_mpi: make mpi failed"; exit 1; }
 rm -f /tmp/test_mpi.build.$$
 [ -d "$REF" ] || { echo "test_mpi: no plain binaries in $REF (run make first)"; exit 1; }

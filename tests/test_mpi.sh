@@ -11,8 +11,10 @@
 #   3. failures end the whole run with one message and no output at all:
 #      a bad option (exit 2), an allocation refused by --max-memory (exit 2),
 #      a draw error on rank 1 (exit 3), rank 1 killed by SIGKILL (non-zero);
-#      the last two use the test-only variables ATT_MPI_TEST_FAIL_RANK and
-#      ATT_MPI_TEST_KILL_RANK (par.h), which exist only in the MPI build;
+#      rank 1 failing before the Monte Carlo while the others go on into it
+#      (exit 3 through MPI_Abort); the last three use the test-only variables
+#      ATT_MPI_TEST_FAIL_RANK, ATT_MPI_TEST_KILL_RANK and
+#      ATT_MPI_TEST_DIVERGE_RANK (par.h), which exist only in the MPI build;
 #   4. a lint: a draw function that stores per-draw data into its ctx
 #      (`c->x[draw] = ...`) loses the draws of the other ranks under MPI (rank
 #      0 only sees its own); such experiments are named, and their byte-
@@ -44,8 +46,8 @@ bad() { fail=$((fail + 1)); echo "  FAIL $*"; }
 # mpirun as root in CI containers, more ranks than cores, no core binding
 # (ranks x threads may exceed the cores); the test-only variables pass through.
 MPIRUN="mpirun --allow-run-as-root --oversubscribe --bind-to none -x OMP_NUM_THREADS"
-for v in ATT_MPI_TEST_FAIL_RANK ATT_MPI_TEST_KILL_RANK; do MPIRUN="$MPIRUN -x $v"; done
-export ATT_MPI_TEST_FAIL_RANK= ATT_MPI_TEST_KILL_RANK=
+for v in ATT_MPI_TEST_FAIL_RANK ATT_MPI_TEST_KILL_RANK ATT_MPI_TEST_DIVERGE_RANK; do MPIRUN="$MPIRUN -x $v"; done
+export ATT_MPI_TEST_FAIL_RANK= ATT_MPI_TEST_KILL_RANK= ATT_MPI_TEST_DIVERGE_RANK=
 run_mpi() { # np, then the program and its arguments; stdout/stderr into $TMP/o, $TMP/e
     np=$1; shift
     timeout 120 $MPIRUN -np "$np" "$@" </dev/null >"$TMP/o" 2>"$TMP/e"   # mpirun reads stdin
@@ -128,7 +130,7 @@ failure() { # label, expected exit (or "nonzero"), env assignment or "-", option
     [ "$envv" = - ] || eval "export $envv"
     OMP_NUM_THREADS=1 run_mpi 3 "$MPIBIN/$ID" "$@" --out "$out"
     st=$?
-    export ATT_MPI_TEST_FAIL_RANK= ATT_MPI_TEST_KILL_RANK=
+    export ATT_MPI_TEST_FAIL_RANK= ATT_MPI_TEST_KILL_RANK= ATT_MPI_TEST_DIVERGE_RANK=
     case "$want" in
     nonzero) [ $st -ne 0 ] || { bad "$what: exit 0"; return; } ;;
     *) [ $st -eq "$want" ] || { bad "$what: exit $st, expected $want"; sed 's/^/    /' "$TMP/e" | head -5; return; } ;;
@@ -143,6 +145,7 @@ failure "a bad option" 2 - --no-such-option
 failure "an allocation refused by --max-memory" 2 - $ARGS --max-memory 1K
 failure "a draw error on rank 1" 3 ATT_MPI_TEST_FAIL_RANK=1 $ARGS
 failure "rank 1 killed (SIGKILL)" nonzero ATT_MPI_TEST_KILL_RANK=1 $ARGS
+failure "rank 1 fails where the others go on (MPI_Abort)" 3 ATT_MPI_TEST_DIVERGE_RANK=1 $ARGS
 
 echo "test_mpi: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -51,7 +51,12 @@ int experiment_main(const experiment_def *def, int argc, char **argv)
     if (st == ATT_OK) st = opts_parse(&e.o, &info, argc, argv);
     if (st == ATT_OK) {
         mem_set_budget(e.o.max_memory, "--max-memory");
-        st = def->run(&e);
+        /* test-only (par.h): one rank fails before its first Monte Carlo run */
+        if (par_test_env("ATT_MPI_TEST_DIVERGE_RANK") == par_rank())
+            st = att_fail(ATT_ERUNTIME, "a failure before the Monte Carlo (test-only: "
+                          "ATT_MPI_TEST_DIVERGE_RANK)");
+        else
+            st = def->run(&e);
     }
     st = par_agree(st, PAR_SITE_RUN);    /* no verdict row is printed if any rank failed */
     if (st == ATT_OK && par_size() > 1) exp_meta(&e, "mpi_ranks: %d", par_size());

@@ -15,7 +15,11 @@
  *   ATT_MPI_TEST_KILL_RANK=r   rank r raises SIGKILL on itself in its first
  *                              Monte Carlo run, after its draws;
  *   ATT_MPI_TEST_FAIL_RANK=r   rank r's first Monte Carlo unit returns a
- *                              runtime error (a draw error on one rank).
+ *                              runtime error (a draw error on one rank);
+ *   ATT_MPI_TEST_DIVERGE_RANK=r  rank r fails in experiment_main before it
+ *                              runs the experiment, while the others go on
+ *                              into the Monte Carlo (ranks at different
+ *                              collective calls: par_agree's abort path).
  */
 #ifndef ATT_PAR_H
 #define ATT_PAR_H

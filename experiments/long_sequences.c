@@ -225,13 +225,15 @@ static int run(experiment *e)
         double tx = crossing(rows, a, b, offsetof(longseq_row, T_self));
         double tlo = crossing(rows, a, b, offsetof(longseq_row, T_self_hi));
         double thi = crossing(rows, a, b, offsetof(longseq_row, T_self_lo));
+        double tlaw = crossing(rows, a, b, offsetof(longseq_row, law));   /* P <= T E[a_ii]: an upper bound */
         if (b - a > 1) {
-            exp_meta(e, "config%zu_cross: %.6g\nconfig%zu_cross_lo: %.6g\nconfig%zu_cross_hi: %.6g", i, tx,
-                     i, tlo, i, thi);
+            exp_meta(e, "config%zu_cross: %.6g\nconfig%zu_cross_lo: %.6g\nconfig%zu_cross_hi: %.6g\n"
+                     "config%zu_law_cross: %.6g", i, tx, i, tlo, i, thi, i, tlaw);
             st = verdict_add(&e->v, KIND_REPORTED, mac(m, "lsCrossT", cf, one), NAN,
                              measure_ci(tx, tlo, thi, o->draws), rule_none(),
                              "T beyond which T E[a_ii] stays above 1.05 (last crossing, ln-T interpolation; "
-                             "CI from the 95%% band, NaN: beyond the grid; d = %zu, d_k = %zu, c = %.4g)", cf->d, cf->d_k, cf->c);
+                             "CI from the 95%% band, NaN: beyond the grid; the law's P(T) crosses at %.4g; d = %zu, "
+                             "d_k = %zu, c = %.4g)", tlaw, cf->d, cf->d_k, cf->c);
         }
         if (!st)
             st = verdict_add(&e->v, KIND_REPORTED, one ? "" : i == 0 ? "lsTSelfMax" : "", NAN,

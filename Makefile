@@ -149,19 +149,7 @@ reproduce: deps ## install what is missing, rerun every experiment, render every
 # verdicts are in that folder, from its data; nothing is rerun.
 FIG_OUT := $(if $(filter command line,$(origin OUT)),$(OUT),out)
 figures: ## re-render the figures of your own runs: make figures [OUT=DIR] (default out/)
-	@found=0; for id in $(IDS); do [ -f "$(FIG_OUT)/$$id.verdicts.csv" ] || continue; \
-	  for p in plots/$$id.gp plots/$${id}_*.gp plots/checks/$$id.gp plots/checks/$${id}_*.gp; do \
-	    [ -f "$$p" ] || continue; found=1; sh tools/render.sh "$$p" "$(FIG_OUT)" "$$(basename $$p .gp)" || exit 1; \
-	  done; done; [ $$found = 1 ] || { echo "figures: no run found in $(FIG_OUT)/ (run bin/<ID> first)" >&2; exit 2; }
-
-# The browser explorer: one self-contained page (web/explorer.html, script and
-# styles inside it), and a screenshot of its default state taken by headless
-# Chromium (skipped, with a message, when Chromium is missing).
-EXPLORER := $(if $(wildcard web/explorer.html),$(OUT)/explorer.html $(OUT)/figures/explorer.png)
-$(OUT)/explorer.html: web/explorer.html | $(OUT)/figures
-	cp $< $@
-$(OUT)/figures/explorer.png: $(OUT)/explorer.html web/screenshot.sh | $(OUT)/figures
-	@sh web/screenshot.sh $< $@ 1280,800
+	@sh tools/figures.sh "$(FIG_OUT)" $(IDS)
 
 .PHONY: figures-report
 figures-report: $(VERDICTS) $(FIGURES) $(OUT)/claims.csv $(EXPLORER)

@@ -55,7 +55,7 @@ typedef struct {
     uint64_t stream[NGRID];
 } ctx;
 
-/* a grid point's matrices, by name, and their shapes (n = d_k or d_v) */
+/* a grid point's matrices, by name */
 enum { X, W_Q, W_K, W_V, W_O, WQK, WOV, U, I, S0, S1, AX, P1, P2, aOV, tQ, tK, tT, tD, NMAT };
 typedef struct {
     gsl_matrix *m[NMAT];
@@ -63,18 +63,6 @@ typedef struct {
     head_state st, stU;
 } point_scratch;
 typedef struct { size_t n; point_scratch *p[NGRID]; } scratch;
-
-/* rows and columns of matrix k: T, d, d_k (1), d_v (2) */
-static void shape_of(int k, size_t T, size_t d, size_t dk, size_t dv, size_t *r, size_t *c)
-{
-    static const char shape[NMAT][3] = {
-        [X] = "Td", [W_Q] = "dk", [W_K] = "dk", [W_V] = "dv", [W_O] = "vd", [WQK] = "dd",
-        [WOV] = "dd", [U] = "dd", [I] = "dd", [S0] = "TT", [S1] = "TT", [AX] = "Td", [P1] = "Td",
-        [P2] = "Td", [aOV] = "dd", [tQ] = "Tk", [tK] = "Tk", [tT] = "Td", [tD] = "Td"};
-    size_t *out[2] = {r, c};
-    for (int a = 0; a < 2; a++)
-        *out[a] = shape[k][a] == 'T' ? T : shape[k][a] == 'd' ? d : shape[k][a] == 'k' ? dk : dv;
-}
 
 static void scratch_free(void *p)
 {
@@ -92,24 +80,26 @@ static void scratch_free(void *p)
     free(all);
 }
 
-/* one scratch per grid point, its matrices shaped by shape_of */
+/* one scratch per grid point: X, AX, P1, P2, tT, tD (T, d); W_Q, W_K (d, d_k);
+ * W_V (d, d_v); W_O (d_v, d); the d x d circuits; S0, S1 (T, T); tQ, tK (T, d_k) */
 static void *scratch_alloc(void *cp)
 {
     const ctx *c = cp;
+    size_t T = c->T, d = c->d;
     scratch *all = calloc(1, sizeof *all);
-    if (all == NULL) return NULL;
-    for (size_t p = 0; p < c->n; p++) {
+    for (size_t p = 0; all && p < c->n; p++) {
+        size_t dk = c->d_k[p], dv = c->d_v[p];
+        const size_t shape[NMAT][2] = {
+            [X] = {T, d}, [W_Q] = {d, dk}, [W_K] = {d, dk}, [W_V] = {d, dv}, [W_O] = {dv, d},
+            [WQK] = {d, d}, [WOV] = {d, d}, [U] = {d, d}, [I] = {d, d}, [S0] = {T, T},
+            [S1] = {T, T}, [AX] = {T, d}, [P1] = {T, d}, [P2] = {T, d}, [aOV] = {d, d},
+            [tQ] = {T, dk}, [tK] = {T, dk}, [tT] = {T, d}, [tD] = {T, d}};
         point_scratch *s = all->p[p] = calloc(1, sizeof *s);
         all->n = p + 1;
         int ok = s != NULL;
-        for (int k = 0; k < NMAT && ok; k++) {
-            size_t r, n;
-            shape_of(k, c->T, c->d, c->d_k[p], c->d_v[p], &r, &n);
-            ok = (s->m[k] = mat_new(r, n)) != NULL;
-        }
-        if (!ok || !(s->sv = vec_new(c->d))
-            || head_state_alloc(&s->st, c->T, c->T, c->d, c->d_k[p], c->d_v[p])
-            || head_state_alloc(&s->stU, c->T, c->T, c->d, c->d, c->d_v[p])) {
+        for (int k = 0; k < NMAT && ok; k++) ok = (s->m[k] = mat_new(shape[k][0], shape[k][1])) != NULL;
+        if (!ok || !(s->sv = vec_new(d)) || head_state_alloc(&s->st, T, T, d, dk, dv)
+            || head_state_alloc(&s->stU, T, T, d, d, dv)) {
             scratch_free(all);
             return NULL;
         }
@@ -224,7 +214,7 @@ static int run(experiment *e)
     double *values = mem_calloc(nv, sizeof *values, "per-draw values");
     double *spec = mem_calloc(ns, sizeof *spec, "spectra table");
     cfg.values = values;
-    int st = acc && values && spec ? mc_run(&cfg, acc) : att_last_code();
+    int st = acc && values && spec ? mc_run(&cfg, acc) : att_alloc_status();
 
     point_row rows[NGRID];
     for (size_t p = 0; p < c.n && !st; p++) {

@@ -50,8 +50,7 @@
 
 #define FD_STEP 1e-5
 
-enum { P_BQ, P_BK, P_BV, P_WQ, P_WK, P_WV, NPARAM };
-static const char *const param_names[NPARAM] = {"b_Q", "b_K", "b_V", "W_Q", "W_K", "W_V"};
+enum { NPARAM = BIAS_NPARAM };   /* b_Q, b_K, b_V, W_Q, W_K, W_V */
 /* per-draw values */
 enum { S_OUT, S_TOL, S_RATIO, S_FD, S_FD0, S_NQ = S_FD0 + NPARAM, S_NK, S_RATIO_REL, NSTAT };
 
@@ -131,25 +130,10 @@ static int draw_at(void *vc, void *vs, gsl_rng *rng, size_t rope, size_t draw, d
     }
     out[S_RATIO_REL] = nk / tol_eps(8, c->T, qg * vmax);
 
-    // finite differences, every parameter of every group (vectors as 1 x n views)
-    gsl_matrix_view bq = gsl_matrix_view_vector(h->b_Q, 1, c->d_k), bk = gsl_matrix_view_vector(h->b_K, 1, c->d_k);
-    gsl_matrix_view bv = gsl_matrix_view_vector(h->b_V, 1, c->d_v);
-    gsl_matrix_view gq = gsl_matrix_view_vector(s->g.db_Q, 1, c->d_k), gk = gsl_matrix_view_vector(s->g.db_K, 1, c->d_k);
-    gsl_matrix_view gv = gsl_matrix_view_vector(s->g.db_V, 1, c->d_v);
-    gsl_matrix *param[NPARAM] = {&bq.matrix, &bk.matrix, &bv.matrix, h->W_Q, h->W_K, h->W_V};
-    const gsl_matrix *grad[NPARAM] = {&gq.matrix, &gk.matrix, &gv.matrix, s->g.dW_Q, s->g.dW_K, s->g.dW_V};
-    // errors relative to the group's gradient, or to the draw's largest group gradient
-    // where a group's own is far smaller (zero: b_K without RoPE; tiny: a saturated
-    // softmax at T = 2), where O(eps / h) noise would swamp a relative comparison
-    double floor = 0.0;
-    for (int k = 0; k < NPARAM; k++) floor = fmax(floor, mat_frob(grad[k]));
+    // every gradient against central differences (bias_head_fd_errors, bias.h)
+    if ((rc = bias_head_fd_errors(&out[S_FD0], &s->stf, h, &s->g, (int)rope, FD_STEP))) return rc;
     out[S_FD] = 0.0;
-    for (int k = 0; k < NPARAM; k++) {
-        if ((rc = bias_fd_error(&out[S_FD0 + k], &s->stf, &p, h->X, h->X, h->G, param[k], grad[k],
-                                FD_STEP, floor)))
-            return rc;
-        out[S_FD] = fmax(out[S_FD], out[S_FD0 + k]);
-    }
+    for (int k = 0; k < NPARAM; k++) out[S_FD] = fmax(out[S_FD], out[S_FD0 + k]);
     return ATT_OK;
 }
 
@@ -185,7 +169,7 @@ static int shift_example(const experiment *e, const ctx *c, double *shift)
     gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 2, 0));
     shift_row *rows = mem_calloc(c->T, sizeof *rows, "key_bias shift rows");
     int rc = bias_head_alloc(&h, c->T, c->d, c->d_k, c->d_v);
-    if (!rc) rc = (rng && rows) ? bias_head_draw(&h, rng, 0) : ATT_ERUNTIME;
+    if (!rc) rc = (rng && rows) ? bias_head_draw(&h, rng, 0) : att_alloc_status();
     // s_0j with and without b_K differ by q_0 . b_K for every key j
     for (size_t j = 0; j < c->T && !rc; j++)
         rows[j] = (shift_row){j, gsl_matrix_get(h.without.S, 0, j), gsl_matrix_get(h.with.S, 0, j),
@@ -217,12 +201,12 @@ static int run(experiment *e)
     size_t n = o->draws;
     stat_acc acc[2 * NSTAT];
     cfg.values = mem_calloc(2 * n * NSTAT, sizeof(double), "key_bias per-draw values");
-    if (cfg.values == NULL) return att_last_code();
+    if (cfg.values == NULL) return att_alloc_status();
     int rc = mc_run(&cfg, acc);
 
     mode_row m[2];
     draw_row *dr = rc ? NULL : mem_calloc(2 * n, sizeof *dr, "key_bias per-draw rows");
-    if (!rc && dr == NULL) rc = att_last_code();
+    if (!rc && dr == NULL) rc = att_alloc_status();
     for (int r = 0; r < 2 && !rc; r++) {
         const stat_acc *a = acc + r * NSTAT;
         m[r] = (mode_row){.rope = r, .draws = a[S_OUT].n, .out_mean = a[S_OUT].mean, .out_max = a[S_OUT].max,
@@ -272,9 +256,9 @@ static int run(experiment *e)
                              measure_exact(a1[S_RATIO].min, n), rule_none(),
                              "smallest ||dL/db_K|| / ||dL/db_Q|| with RoPE over the draws"))
         || (rc = verdict_add(&e->v, KIND_IDENTITY, "keyBiasFDErrMax", 0.0, measure_exact(worst, 2 * n),
-                             rule_at_most(1e-6), "worst relative disagreement of backprop and central "
-                             "differences (h = %g: error O(h^2) + O(eps/h)), over b_Q b_K b_V W_Q W_K W_V, "
-                             "with and without RoPE (worst: %s)", FD_STEP, param_names[wk])))
+                             rule_at_most(1e-6), "worst disagreement of backprop and central differences "
+                             "(h = %g: error O(h^2) + O(eps/h)), relative to the draw's gradient, over b_Q b_K "
+                             "b_V W_Q W_K W_V, with and without RoPE (worst: %s)", FD_STEP, bias_param_names[wk])))
         return rc;
     return ATT_OK;
 }

@@ -12,8 +12,9 @@
  * under the same budget: the same steps, learning rate, initial W_Q, W_K, W_O,
  * training batches and held-out sequences.
  *
- * Measured, for n_vocab = 8, T = 8 (d = 16) and widths d_k = d_v in
- * {1, 2, 3, 4, 6, 8, 12, 16}, separate and tied, --seeds trained heads each:
+ * Measured, for n_vocab = 8, T = 8 (d = 16), batches of 8 sequences, lr 0.05,
+ * widths d_k = d_v in {1, 2, 3, 4, 6, 8, 12, 16}, separate and tied, --seeds
+ * trained heads each:
  * held-out accuracy (argmax of the output = token_{t-1}, t >= 1, on --draws
  * fresh random sequences) and the mean weight a_{t,t-1}, at the checkpoints
  * S/16, S/8, S/4, S/2, S of S = --steps Adam steps; the mean attention map.
@@ -27,7 +28,9 @@
  * Writes into --out:
  *   learned_previous_token.csv       one row per (d_k, tied, steps): accuracy and
  *                                    weight on t-1 with CIs, seeds, predictions
- *   learned_previous_token_runs.csv  one row per trained head (final checkpoint)
+ *   learned_previous_token_runs.csv  one row per trained head at S: accuracy, weight
+ *                                    on t-1, train loss (mean over steps S/2+1 .. S),
+ *                                    held-out loss, distinct tokens output
  *   learned_previous_token_A.csv     the mean attention map (seed 0, --map-dk),
  *                                    separate and tied: query t, key j
  *   learned_previous_token.meta, learned_previous_token.verdicts.csv
@@ -41,6 +44,7 @@
 #include "table.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 static const size_t WIDTHS[] = { 1, 2, 3, 4, 6, 8, 12, 16 };
@@ -67,21 +71,23 @@ typedef struct { size_t dk; int tied; size_t seed; double accuracy, weight_prev,
                  heldout_loss; size_t distinct; } run_row;
 typedef struct { size_t query, key; double separate, tied; } map_row;
 
-static void *scratch_alloc(void *c)
-{
-    (void)c;
-    scratch *s = calloc(1, sizeof *s);
-    if (s && (s->train = gsl_rng_alloc(gsl_rng_mt19937)) && (s->eval = gsl_rng_alloc(gsl_rng_mt19937)))
-        return s;
-    if (s) { if (s->train) gsl_rng_free(s->train); free(s); }
-    return NULL;
-}
-
 static void scratch_free(void *p)
 {
     scratch *s = p;
     if (s == NULL) return;
-    gsl_rng_free(s->train); gsl_rng_free(s->eval); free(s);
+    if (s->train) gsl_rng_free(s->train);
+    if (s->eval) gsl_rng_free(s->eval);
+    free(s);
+}
+
+/* the two generators of a head, of the --rng type (seeded per head in draw_at) */
+static void *scratch_alloc(void *c)
+{
+    const ctx *cx = c;
+    scratch *s = calloc(1, sizeof *s);
+    if (s && (s->train = rng_new(cx->rng_name, 1)) && (s->eval = rng_new(cx->rng_name, 1))) return s;
+    scratch_free(s);
+    return NULL;
 }
 
 /* One trained head: point = (width index, tied), draw = its seed index. The
@@ -129,7 +135,8 @@ static int point_of(const ctx *cx, size_t dk, int tied)
 static int run(experiment *e)
 {
     size_t T = e->o.T ? e->o.T : 8, H = e->o.draws;
-    if (T < 2) return exp_usage("--T %zu: a previous token needs T >= 2", T);
+    if (T < 2 || T > 4096)
+        return exp_usage("--T %zu: needs 2 <= T <= 4096 (a previous token; a T x T map per head)", T);
     if (n_vocab < 2) return exp_usage("--vocab %zu: needs >= 2 tokens", n_vocab);
     if (seeds < 2) return exp_usage("--seeds %zu: a t-interval over seeds needs >= 2", seeds);
     if (steps < 16) return exp_usage("--steps %zu: needs >= 16 (checkpoints at S/16 .. S)", steps);
@@ -143,6 +150,7 @@ static int run(experiment *e)
     for (size_t i = 0; i < NCP; i++) cx.cp[i] = steps >> (NCP - 1 - i);
     cx.nstats = V_MAP + T * T;
     size_t P = 2 * cx.nw, nv = P * seeds * cx.nstats;
+    if (seeds > SIZE_MAX / P / cx.nstats) return exp_usage("--seeds %zu: too many to keep", seeds);
     double *values = mem_calloc(nv, sizeof *values, "per-run values");
     if (values == NULL) return ATT_EUSAGE;
 
@@ -263,7 +271,8 @@ int main(int argc, char **argv)
         { NULL, 0, NULL, NULL, NULL }
     };
     static const experiment_def def = { "learned_previous_token",
-        "a previous-token head learned by Adam: separate keys and values vs tied (W_V = W_K)",
+        "a previous-token head learned by Adam: separate vs tied keys and values (W_V = W_K); "
+        "--draws N = held-out sequences per trained head",
         OPT_MC | OPT_T | OPT_DK, 20261201UL, 200, extra, run };
     return experiment_main(&def, argc, argv);
 }

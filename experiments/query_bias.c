@@ -208,7 +208,7 @@ static int example(experiment *e)
     gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 1, 0));
     scratch *s = scratch_alloc(NULL);
     three_heads h = {{0}, {0}, {0}};
-    int rc = (rng && s) ? run_heads(&h, s, rng, EX_T, EX_T, EX_D, EX_DK, 1, 1.0, 1.0) : att_last_code();
+    int rc = (rng && s) ? run_heads(&h, s, rng, EX_T, EX_T, EX_D, EX_DK, 1, 1.0, 1.0) : att_alloc_status();
     example_row rows[EX_T * EX_T];
     for (size_t i = 0; i < EX_T && !rc; i++)
         for (size_t j = 0; j < EX_T; j++)
@@ -235,7 +235,7 @@ static int run(experiment *e)
     cfg.values = mem_calloc(n * NV, sizeof(double), "query_bias per-draw values");
     head_row *rows = cfg.values ? mem_calloc(n, sizeof *rows, "query_bias rows") : NULL;
     stat_acc acc[NV];
-    int rc = rows ? mc_run(&cfg, acc) : att_last_code();
+    int rc = rows ? mc_run(&cfg, acc) : att_alloc_status();
     // each identity head by head: its error in units of its own tolerance
     double spread = 0.0, shift = 0.0, zero = 0.0;
     for (size_t i = 0; i < n && !rc; i++) {

@@ -167,7 +167,7 @@ static int heatmap(const experiment *e, size_t d, size_t dk)
     gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, stream_of(T, d, dk, 1.0, 0), 0xA11));
     if (rng == NULL) return ATT_EUSAGE;
     gsl_matrix *A = mat_new(T, T);
-    int st = A ? selfweight_work_alloc(&w, T, d, dk, 0) : att_last_code();
+    int st = A ? selfweight_work_alloc(&w, T, d, dk, 0) : att_alloc_status();
     if (st) { gsl_rng_free(rng); mat_free(A); return st; }
     selfweight_draw_inputs(&w, rng, 1.0 / sqrt((double)d));
     for (int panel = 0; panel < 2 && !st; panel++) {

@@ -29,6 +29,7 @@
 #include "head.h"
 #include "mat.h"
 #include "mem.h"
+#include "qkov.h"
 #include "sentence.h"
 #include "status.h"
 #include "table.h"
@@ -45,7 +46,7 @@ enum { S_ASYM = 0, S_TOL = NCASE, S_ZERO = 2 * NCASE, NSTAT = 3 * NCASE };
 typedef struct { size_t T, d, d_k; } ctx;
 
 typedef struct {
-    gsl_matrix *X, *W_Q, *W_K, *W_V, *B, *M, *S, *D;
+    gsl_matrix *X, *W_Q, *W_K, *W_V, *B, *M, *S;
     head_state st;
 } scratch;
 
@@ -53,13 +54,13 @@ static void scratch_free(void *p)
 {
     scratch *s = p;
     if (s == NULL) return;
-    gsl_matrix *m[] = {s->X, s->W_Q, s->W_K, s->W_V, s->B, s->M, s->S, s->D};
+    gsl_matrix *m[] = {s->X, s->W_Q, s->W_K, s->W_V, s->B, s->M, s->S};
     for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) mat_free(m[k]);
     head_state_free(&s->st);
     free(s);
 }
 
-/* X (T, d), W_Q, W_K (d, d_k), W_V (d, 1), B, M (d_k, d_k), S, D (T, T) */
+/* X (T, d), W_Q, W_K (d, d_k), W_V (d, 1), B, M (d_k, d_k), S (T, T) */
 static void *scratch_alloc(void *cp)
 {
     const ctx *c = cp;
@@ -68,20 +69,13 @@ static void *scratch_alloc(void *cp)
     s->X = mat_new(c->T, c->d);
     s->W_Q = mat_new(c->d, c->d_k); s->W_K = mat_new(c->d, c->d_k); s->W_V = mat_new(c->d, 1);
     s->B = mat_new(c->d_k, c->d_k); s->M = mat_new(c->d_k, c->d_k);
-    s->S = mat_new(c->T, c->T); s->D = mat_new(c->T, c->T);
-    if (!s->X || !s->W_Q || !s->W_K || !s->W_V || !s->B || !s->M || !s->S || !s->D
+    s->S = mat_new(c->T, c->T);
+    if (!s->X || !s->W_Q || !s->W_K || !s->W_V || !s->B || !s->M || !s->S
         || head_state_alloc(&s->st, c->T, c->T, c->d, c->d_k, 1) != ATT_OK) {
         scratch_free(s);
         return NULL;
     }
     return s;
-}
-
-/* a(S) = ||S - S^T||_F / ||S||_F, S (T, T); D (T, T) workspace */
-static double asymmetry(const gsl_matrix *S, gsl_matrix *D)
-{
-    gsl_matrix_transpose_memcpy(D, S);
-    return mat_diff_frob(S, D) / mat_frob(S);
 }
 
 /* tol = 16 n eps || |Q| |K|^T ||_F / ||S||_F, Q (T, n'), K (T, n'), S (T, T) */
@@ -100,16 +94,17 @@ static int draw(void *cp, void *sp, gsl_rng *rng, size_t i, double *out)
     mat_randn(s->X, rng, 1.0);
     mat_randn(s->W_V, rng, sw);
 
+    // a(S) = ||S - S^T||_F / ||S||_F of each case (qkov_asymmetry)
     // raw: S = X X^T
     if ((rc = head_scores(s->S, s->X, s->X, 1.0))) return rc;
-    out[S_ASYM + C_RAW] = asymmetry(s->S, s->D);
+    out[S_ASYM + C_RAW] = qkov_asymmetry(s->S);
     out[S_TOL + C_RAW] = rounding_tol(c->d, s->X, s->X, s->S);
 
     // tied: W_Q = W_K = W, S = (X W)(X W)^T
     mat_randn(s->W_Q, rng, sw);
     head_params p = head_params_make(s->W_Q, s->W_Q, s->W_V);
     if ((rc = head_forward(&s->st, &p, s->X, s->X))) return rc;
-    out[S_ASYM + C_TIED] = asymmetry(s->st.S, s->D);
+    out[S_ASYM + C_TIED] = qkov_asymmetry(s->st.S);
     out[S_TOL + C_TIED] = rounding_tol(c->d + c->d_k, s->st.Q, s->st.K, s->st.S);
 
     // symmetric on purpose: M = (B + B^T)/sqrt(2), W_K = W_Q M, so W_QK = W_Q M W_Q^T
@@ -120,14 +115,14 @@ static int draw(void *cp, void *sp, gsl_rng *rng, size_t i, double *out)
     if ((rc = mat_gemm(s->W_K, 1.0, s->W_Q, 0, s->M, 0, 0.0))) return rc;
     p = head_params_make(s->W_Q, s->W_K, s->W_V);
     if ((rc = head_forward(&s->st, &p, s->X, s->X))) return rc;
-    out[S_ASYM + C_SYM] = asymmetry(s->st.S, s->D);
+    out[S_ASYM + C_SYM] = qkov_asymmetry(s->st.S);
     out[S_TOL + C_SYM] = rounding_tol(c->d + 2 * c->d_k, s->st.Q, s->st.K, s->st.S);
 
     // independent: fresh W_Q and W_K
     mat_randn(s->W_Q, rng, sw);
     mat_randn(s->W_K, rng, sw);
     if ((rc = head_forward(&s->st, &p, s->X, s->X))) return rc;
-    out[S_ASYM + C_IND] = asymmetry(s->st.S, s->D);
+    out[S_ASYM + C_IND] = qkov_asymmetry(s->st.S);
     out[S_TOL + C_IND] = rounding_tol(c->d + c->d_k, s->st.Q, s->st.K, s->st.S);
 
     for (int k = 0; k < NCASE; k++) out[S_ZERO + k] = out[S_ASYM + k] == 0.0;
@@ -166,7 +161,7 @@ static int run(experiment *e)
     draw_row *draws = mem_calloc(n, sizeof *draws, "per-draw table");
     if (values == NULL || draws == NULL) {
         mem_free(values, n * NSTAT, sizeof *values); mem_free(draws, n, sizeof *draws);
-        return att_last_code() ? att_last_code() : ATT_ERUNTIME;
+        return att_alloc_status();
     }
     stat_acc acc[NSTAT];
     mc_config cfg = exp_mc(e, NULL);

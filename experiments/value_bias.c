@@ -241,7 +241,7 @@ static int run(experiment *e)
     cfg.values = mem_calloc(n * NV, sizeof(double), "value_bias per-draw values");
     head_row *rows = cfg.values ? mem_calloc(n, sizeof *rows, "value_bias rows") : NULL;
     stat_acc acc[NV];
-    int rc = rows ? mc_run(&cfg, acc) : att_last_code();
+    int rc = rows ? mc_run(&cfg, acc) : att_alloc_status();
     // the identities head by head: the error in units of its own tolerance
     double pass = 0.0, fold = 0.0, pred = 0.0;
     for (size_t i = 0; i < n && !rc; i++) {

@@ -13,6 +13,10 @@ stats s skip 1 every ::0::0 using 12 nooutput
 max0 = STATS_max
 stats s skip 1 every ::1::1 using 8 nooutput
 mean1 = STATS_max
+stats s skip 1 every ::1::1 using 9 nooutput
+lo1 = STATS_max
+stats s skip 1 every ::1::1 using 10 nooutput
+hi1 = STATS_max
 stats f skip 1 using 5 nooutput
 top = STATS_max
 set title "The key bias changes nothing: its gradient is zero\n(unless RoPE comes after it)"
@@ -25,6 +29,6 @@ unset key
 # deterministic jitter from the draw index (golden-ratio sequence)
 jit(i) = 0.28 * ((i * 0.6180339887) - floor(i * 0.6180339887) - 0.5)
 set label sprintf("all at 0: at most %.1e (rounding)", max0) at 0.04 * top, 0.45 left
-set label sprintf("mean %.2f", mean1) at mean1, 1.5 center
+set label sprintf("mean %.2f (95%% CI %.2f to %.2f)", mean1, lo1, hi1) at mean1, 1.5 left
 plot f skip 1 using 5:($1 + jit($2)) with points ls 2 pt 6 ps 0.5, \
      s skip 1 every ::1::1 using 8:(1):9:10 with xerrorbars ls 1 pt 7 ps 1.2 lw 2

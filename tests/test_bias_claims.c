@@ -111,6 +111,11 @@ START_TEST(prop_fd_check_agrees_and_catches)
             // central differences: O(h^2) + O(eps / h) relative, far below 1e-6
             PROP_ASSERT(err <= 1e-6, "group %d rope %d: FD error %g", m, rope, err);
         }
+        // the experiment's form: every group, relative to the draw's largest gradient
+        double errs[BIAS_NPARAM];
+        PROP_ASSERT(bias_head_fd_errors(errs, &work, &h, &g, rope, 1e-5) == ATT_OK, "fd errors");
+        for (int m = 0; m < BIAS_NPARAM; m++)
+            PROP_ASSERT(errs[m] <= 1e-6, "%s rope %d: FD error %g", bias_param_names[m], rope, errs[m]);
         // a gradient with one entry doubled must be refused
         gsl_matrix *bad = mat_new(d, dk);
         gsl_matrix_memcpy(bad, g.dW_Q);

@@ -24,6 +24,7 @@
 #include "head.h"
 #include "mat.h"
 #include "prop.h"
+#include "qkov.h"
 #include "shapes.h"
 #include "softmax.h"
 #include "status.h"
@@ -116,6 +117,32 @@ START_TEST(test_worked_weights_extremes)
     worked_weights(0.0, &w, &o);
     ck_assert_double_eq_tol(w, 1.0 / 3, EPS);
     ck_assert_double_eq_tol(o, 1.0 / 3, EPS);
+}
+END_TEST
+
+START_TEST(test_worked_circuits_by_hand)
+{
+    /* W_QK = W_Q W_K^T has c at (noun, det) and (verb, noun), zeros elsewhere:
+     * a noun looks for a determiner, a verb for a noun. With the chosen W_O
+     * (is-animal -> animal, is-det -> det), W_OV = W_V W_O copies the det and
+     * animal features onto themselves: ones at (det, det) and (animal, animal). */
+    const double c = 2.5;
+    gsl_matrix *X = mat_new(3, 4), *WQ = mat_new(4, 2), *WK = mat_new(4, 2), *WV = mat_new(4, 2);
+    gsl_matrix *WO = mat_new(2, 4), *QK = mat_new(4, 4), *OV = mat_new(4, 4);
+    ck_assert_int_eq(worked_build(X, WQ, WK, WV, c), ATT_OK);
+    ck_assert_int_eq(worked_output_map(WO), ATT_OK);
+    ck_assert_int_eq(qkov_qk(QK, WQ, WK), ATT_OK);
+    ck_assert_int_eq(qkov_ov(OV, WV, WO), ATT_OK);
+    for (size_t i = 0; i < 4; i++)
+        for (size_t j = 0; j < 4; j++) {
+            double qk = (i == WORKED_NOUN && j == WORKED_DET) || (i == WORKED_VERB && j == WORKED_NOUN) ? c : 0.0;
+            double ov = (i == j && (i == WORKED_DET || i == WORKED_ANIMAL)) ? 1.0 : 0.0;
+            ck_assert_double_eq(gsl_matrix_get(QK, i, j), qk);
+            ck_assert_double_eq(gsl_matrix_get(OV, i, j), ov);
+        }
+    gsl_matrix *bad = mat_new(4, 2);
+    ck_assert_int_eq(worked_output_map(bad), ATT_EUSAGE);
+    mat_free(X); mat_free(WQ); mat_free(WK); mat_free(WV); mat_free(WO); mat_free(QK); mat_free(OV); mat_free(bad);
 }
 END_TEST
 
@@ -533,6 +560,7 @@ int main(void)
     tcase_add_test(unit, test_worked_factor_zero_is_uniform);
     tcase_add_test(unit, test_worked_weights_extremes);
     tcase_add_test(unit, test_worked_bad_input);
+    tcase_add_test(unit, test_worked_circuits_by_hand);
     tcase_add_test(unit, test_gpt2_counts);
     tcase_add_test(unit, test_prev_token_factor);
     tcase_add_test(unit, test_prev_token_small_by_hand);

@@ -11,6 +11,8 @@ ok() { pass=$((pass + 1)); }
 bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 out=$(mktemp -d /tmp/attn-experiments.XXXXXX)
 trap 'rm -rf "$out"' EXIT INT TERM
+# one draw of learned_previous_token is a trained head: a quick run trains fewer and shorter
+export QUICK_ARGS_learned_previous_token="${QUICK_ARGS_learned_previous_token:---seeds 3 --steps 160}"
 QUICK_OUT=$out QUICK_DRAWS=${QUICK_DRAWS:-64} BIN=$BIN sh tools/quick_reproduce.sh > "$out/log" 2>&1 || true
 for b in "$BIN"/*; do
     id=$(basename "$b")

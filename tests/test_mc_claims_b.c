@@ -1,6 +1,8 @@
-/* test_mc_claims_b.c - the identities behind score_asymmetry,
- * bilinear_low_rank, qk_invariance and key_bias, as property tests over
- * random sizes, and the thread-count determinism of their binaries.
+/* test_mc_claims_b.c - the identities behind score_asymmetry (and its
+ * sentence), bilinear_low_rank and qk_invariance, as property tests over
+ * random sizes, and the thread-count determinism of their binaries (with
+ * key_bias's and ov_invariance's; key_bias's identities are in
+ * test_bias_claims.c, ov_invariance's in test_ov_invariance.c).
  *
  * Every tolerance is a rounding bound that scales with the sizes and with
  * the data of the case (Higham, ASNA 2nd ed., 3.5: |fl(AB) - AB| <= gamma_n
@@ -17,6 +19,7 @@
 #include "mat.h"
 #include "qkov.h"
 #include "randmat.h"
+#include "sentence.h"
 #include "status.h"
 
 #include <float.h>
@@ -46,15 +49,6 @@ static double log_uniform(gsl_rng *rng, double lo, double hi)
     return exp(log(lo) + gsl_rng_uniform(rng) * (log(hi) - log(lo)));
 }
 
-/* ||S - S^T||_F / ||S||_F */
-static double asymmetry(const gsl_matrix *S)
-{
-    gsl_matrix *D = mat_new(S->size2, S->size1);
-    gsl_matrix_transpose_memcpy(D, S);
-    double a = mat_diff_frob(S, D) / mat_frob(S);
-    mat_free(D);
-    return a;
-}
 
 /* ---- randmat ------------------------------------------------------------ */
 
@@ -124,7 +118,7 @@ START_TEST(test_symmetric_wqk_symmetric_scores)
          * up to the summation order of s_ij and s_ji: within 16 (d + dk) eps rho */
         head_params p = head_params_make(WQ, WQ, WV);
         PROP_ASSERT(head_forward(&st, &p, X, X) == ATT_OK, "%s", att_last_error());
-        double a = asymmetry(st.S);
+        double a = qkov_asymmetry(st.S);
         double tol = tol_eps(16, d + dk, tol_product_scale_frob(st.Q, st.K) / mat_frob(st.S));
         PROP_ASSERT(a <= tol, "tied T %zu d %zu dk %zu: asymmetry %g > %g", T, d, dk, a, tol);
 
@@ -138,7 +132,7 @@ START_TEST(test_symmetric_wqk_symmetric_scores)
         for (size_t i = 0; i < dk; i++)
             for (size_t j = 0; j < dk; j++) gsl_matrix_set(aM, i, j, fabs(gsl_matrix_get(aM, i, j)));
         mat_gemm(KK, 1.0, aQ, 0, aM, 0, 0.0);    /* |Q| |M| >= |K| */
-        a = asymmetry(st.S);
+        a = qkov_asymmetry(st.S);
         tol = tol_eps(16, d + 2 * dk, tol_product_scale_frob(aQ, KK) / mat_frob(st.S));
         PROP_ASSERT(a <= tol, "symmetric T %zu d %zu dk %zu: asymmetry %g > %g", T, d, dk, a, tol);
         mat_free(aQ); mat_free(aM); mat_free(KK);
@@ -165,12 +159,37 @@ START_TEST(test_independent_scores_asymmetric)
         gsl_matrix *WV = randn(rng, d, 1, 1.0);
         head_params p = head_params_make(WQ, WK, WV);
         ck_assert_int_eq(head_forward(&st, &p, X, X), ATT_OK);
-        sum += asymmetry(st.S);
+        sum += qkov_asymmetry(st.S);
         mat_free(X); mat_free(WQ); mat_free(WK); mat_free(WV);
     }
     head_state_free(&st);
     ck_assert_msg(sum / (double)n > 0.9, "mean asymmetry %g, expected ~1.3", sum / (double)n);
     gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_sentence_one_way)
+{
+    /* the opening sentence: raw scores symmetric in every cell; the hand-made
+     * head has s(it, animal) = 6 and s(animal, it) = 0 exactly (small integers
+     * and halves: exact in floating point), and rows of A sum to 1 */
+    sentence_row rows[SENTENCE_T * SENTENCE_T];
+    sentence_result r;
+    ck_assert_int_eq(sentence_attention(rows, &r), ATT_OK);
+    for (size_t i = 0; i < SENTENCE_T; i++) {
+        double sum = 0.0;
+        for (size_t j = 0; j < SENTENCE_T; j++) {
+            ck_assert(rows[i * SENTENCE_T + j].raw_score == rows[j * SENTENCE_T + i].raw_score);
+            sum += rows[i * SENTENCE_T + j].weight;
+        }
+        ck_assert_double_eq_tol(sum, 1.0, 4.0 * SENTENCE_T * EPS);
+    }
+    ck_assert_str_eq(rows[SENTENCE_IT * SENTENCE_T + SENTENCE_ANIMAL].query, "it");
+    ck_assert_str_eq(rows[SENTENCE_IT * SENTENCE_T + SENTENCE_ANIMAL].key, "animal");
+    ck_assert(r.raw_it_animal == r.raw_animal_it && r.raw_it_animal > 0.0);
+    ck_assert(r.s_it_animal == 6.0 && r.s_animal_it == 0.0);
+    ck_assert_msg(r.a_it_animal > 0.9 && r.a_animal_it < 0.01, "a(it, animal) %g, a(animal, it) %g",
+                  r.a_it_animal, r.a_animal_it);
 }
 END_TEST
 
@@ -230,6 +249,39 @@ START_TEST(test_bilinear_scores_equal_head)
         head_state_free(&st);
         mat_free(X); mat_free(WQ); mat_free(WK); mat_free(WV); mat_free(WQK); mat_free(S);
         mat_free(I); mat_free(S0);
+    }
+    gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_rank_profile_and_abs_product)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    PROP_FOR(k, rng, "rank profile of W_Q W_K^T: rank d_k, gap at d_k; |A||B| entrywise") {
+        size_t d = prop_size(rng, 2, 24), dk = prop_size(rng, 1, d);
+        gsl_matrix *WQ = randn(rng, d, dk, 1.0), *WK = randn(rng, d, dk, 1.0), *W = mat_new(d, d);
+        gsl_vector *sv = vec_new(d);
+        double *spec = calloc(d, sizeof *spec), mis, kept, next;
+        qkov_qk(W, WQ, WK);
+        PROP_ASSERT(qkov_rank_profile(W, dk, 1e-10, sv, spec, &mis, &kept, &next) == ATT_OK, "%s",
+                    att_last_error());
+        /* the neglected singular values are rounding: <= 16 d eps sigma_1 */
+        PROP_ASSERT(mis == 0.0 && kept > 1e-10 && next <= 16.0 * (double)d * EPS,
+                    "d %zu dk %zu: mismatch %g kept %g next %g", d, dk, mis, kept, next);
+        PROP_ASSERT(spec[0] == 1.0, "sigma_1 / sigma_1 = %g", spec[0]);
+        ck_assert_int_eq(qkov_rank_profile(W, d + 1, 1e-10, sv, spec, &mis, &kept, &next), ATT_EUSAGE);
+        /* C = |W_Q| |W_K|^T... as |A| |B| with B = W_K^T: every entry the sum of |a||b| */
+        gsl_matrix *WKt = mat_new(dk, d), *C = mat_new(d, d);
+        gsl_matrix_transpose_memcpy(WKt, WK);
+        PROP_ASSERT(qkov_abs_product(C, WQ, WKt) == ATT_OK, "%s", att_last_error());
+        size_t i = gsl_rng_uniform_int(rng, d), j = gsl_rng_uniform_int(rng, d);
+        double sum = 0.0;
+        for (size_t l = 0; l < dk; l++) sum += fabs(gsl_matrix_get(WQ, i, l)) * fabs(gsl_matrix_get(WK, j, l));
+        PROP_ASSERT(fabs(gsl_matrix_get(C, i, j) - sum) <= 4.0 * (double)dk * EPS * sum,
+                    "C_%zu%zu = %g, sum |a||b| = %g", i, j, gsl_matrix_get(C, i, j), sum);
+        PROP_ASSERT(gsl_matrix_get(C, i, j) >= fabs(gsl_matrix_get(W, i, j)) * (1.0 - 4.0 * (double)dk * EPS),
+                    "|W_QK| exceeds |W_Q||W_K|^T");
+        mat_free(WQ); mat_free(WK); mat_free(W); mat_free(WKt); mat_free(C); vec_free(sv); free(spec);
     }
     gsl_rng_free(rng);
 }
@@ -410,8 +462,10 @@ int main(void)
     tcase_add_test(tc, test_randmat_cond);
     tcase_add_test(tc, test_symmetric_wqk_symmetric_scores);
     tcase_add_test(tc, test_independent_scores_asymmetric);
+    tcase_add_test(tc, test_sentence_one_way);
     tcase_add_test(tc, test_rank_wqk_is_dk);
     tcase_add_test(tc, test_bilinear_scores_equal_head);
+    tcase_add_test(tc, test_rank_profile_and_abs_product);
     tcase_add_test(tc, test_qk_invariance);
     tcase_add_test(tc, test_qk_invariance_queries_change);
     suite_add_tcase(s, tc);

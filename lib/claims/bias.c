@@ -162,3 +162,26 @@ int bias_head_draw(bias_head *h, gsl_rng *rng, int rope)
     int rc = head_forward(&h->with, &p, h->X, h->X);
     return rc ? rc : head_forward(&h->without, &p0, h->X, h->X);
 }
+
+const char *const bias_param_names[BIAS_NPARAM] = {"b_Q", "b_K", "b_V", "W_Q", "W_K", "W_V"};
+
+int bias_head_fd_errors(double err[BIAS_NPARAM], head_state *work, bias_head *h,
+                        const head_grads *g, int rope, double step)
+{
+    size_t d_k = h->b_Q->size, d_v = h->b_V->size;
+    // vectors as 1 x n views, so every group is a matrix
+    gsl_matrix_view bq = gsl_matrix_view_vector(h->b_Q, 1, d_k), bk = gsl_matrix_view_vector(h->b_K, 1, d_k);
+    gsl_matrix_view bv = gsl_matrix_view_vector(h->b_V, 1, d_v);
+    gsl_matrix_view gq = gsl_matrix_view_vector(g->db_Q, 1, d_k), gk = gsl_matrix_view_vector(g->db_K, 1, d_k);
+    gsl_matrix_view gv = gsl_matrix_view_vector(g->db_V, 1, d_v);
+    gsl_matrix *param[BIAS_NPARAM] = {&bq.matrix, &bk.matrix, &bv.matrix, h->W_Q, h->W_K, h->W_V};
+    const gsl_matrix *grad[BIAS_NPARAM] = {&gq.matrix, &gk.matrix, &gv.matrix, g->dW_Q, g->dW_K, g->dW_V};
+    double floor = 0.0;
+    for (int k = 0; k < BIAS_NPARAM; k++) floor = fmax(floor, mat_frob(grad[k]));
+    head_params p = bias_head_params(h, rope, 1);
+    for (int k = 0; k < BIAS_NPARAM; k++) {
+        int rc = bias_fd_error(&err[k], work, &p, h->X, h->X, h->G, param[k], grad[k], step, floor);
+        if (rc) return rc;
+    }
+    return ATT_OK;
+}

@@ -67,6 +67,20 @@ int bias_head_draw(bias_head *h, gsl_rng *rng, int rope);
 /* The parameters of the head (b_K left out when with_bk = 0). */
 head_params bias_head_params(const bias_head *h, int rope, int with_bk);
 
+/* The six parameter groups of the head, in this order. */
+enum { BIAS_NPARAM = 6 };
+extern const char *const bias_param_names[BIAS_NPARAM];   /* b_Q b_K b_V W_Q W_K W_V */
+
+/* Every gradient of g (from head_backward on h->with, b_K in, RoPE as given)
+ * against central differences with step `step` (bias_fd_error), into
+ * err[0 .. 5] in the order of bias_param_names. Each error is relative to the
+ * larger of the group's gradient and the draw's largest group gradient: a
+ * group whose own gradient is zero (b_K without RoPE) or tiny (a saturated
+ * two-key softmax) is measured against the scale of the whole gradient, where
+ * the O(eps / h) noise of the differences would swamp a relative comparison. */
+int bias_head_fd_errors(double err[BIAS_NPARAM], head_state *work, bias_head *h,
+                        const head_grads *g, int rope, double step);
+
 /* L = sum_ij G_ij O_ij, the loss of the key-bias experiment; G, O (T_q, d_v). */
 double bias_loss(const gsl_matrix *G, const gsl_matrix *O);
 

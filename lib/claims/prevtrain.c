@@ -4,7 +4,7 @@
  * W_O (d_k, n_vocab);  S, A (T, T);  O (T, d_k);  Z, P (T, n_vocab).
  */
 #include "prevtrain.h"
-#include "circuits.h"
+#include "prevtoken.h"
 #include "mat.h"
 #include "softmax.h"
 #include "status.h"

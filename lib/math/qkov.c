@@ -268,3 +268,15 @@ int qkov_rebuild(qkov_head *h2, const qkov_head *h1)
     mat_free(WQK); mat_free(WOV); mat_free(WOt); vec_free(u);
     return rc;
 }
+
+/* ||S - S^T||_F / ||S||_F */
+double qkov_asymmetry(const gsl_matrix *S)
+{
+    if (S->size1 != S->size2) return NAN;
+    gsl_matrix *D = mat_new(S->size1, S->size2);
+    if (D == NULL) return NAN;
+    gsl_matrix_transpose_memcpy(D, S);
+    double a = mat_diff_frob(S, D) / mat_frob(S);
+    mat_free(D);
+    return a;
+}

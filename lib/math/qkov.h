@@ -35,6 +35,10 @@ int qkov_singular_values(gsl_vector *s, const gsl_matrix *A);
  * 0 for a zero matrix. */
 size_t qkov_numerical_rank(const gsl_vector *s, double rel_tol);
 
+/* The relative asymmetry of a square S (T, T): ||S - S^T||_F / ||S||_F
+ * (0 for symmetric scores; NaN on no memory or a non-square S). */
+double qkov_asymmetry(const gsl_matrix *S);
+
 /* C (m, n) = |A| (m, p) |B| (p, n), with elementwise absolute values: the
  * scale of the rounding error of the product A B (Higham 3.5,
  * |fl(A B) - A B| <= gamma_p |A| |B|). Copies of |A|, |B| are counted

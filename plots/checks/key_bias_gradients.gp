@@ -12,7 +12,7 @@ set format x "10^{%L}"
 set format y "10^{%L}"
 set yrange [1e-18:1e3]
 set ytics 1e-18, 1e3
-set key bottom right box opaque
+set key at graph 0.98, graph 0.66 right top box opaque
 floor = 1e-20
 clamp(y) = y > floor ? y : floor
 plot x with lines ls 9 dt 1 title "equal norms", \

@@ -4,10 +4,10 @@
 # themselves change by O(1), and for non-orthogonal R so does their Gram
 # matrix Q Q^T (lengths and angles between queries).
 # Data: qk_invariance.csv (one row per cond(R); columns in experiments/qk_invariance.c).
-# size: 9,5.2
+# size: 6.5,5.5
 f = datadir.'/qk_invariance.csv'
-set title "Only the product W_{QK} = W_Q W_K^T matters"
-set xlabel "condition number cond(R) = σ_{max}/σ_{min}   (cond(R) = 1: R orthogonal)"
+set title "Rounding under W_Q R, W_K R^{-T}, against C cond(R) ε"
+set xlabel "cond(R)   (1: R orthogonal)"
 set ylabel "relative change  ||new - old||_F / ||old||_F"
 set logscale xy
 set format x "10^{%L}"
@@ -15,7 +15,8 @@ set format y "10^{%L}"
 set xrange [0.5:3e8]
 set yrange [1e-17:1e9]
 set ytics 1e-16, 1e4
-set key outside right top reverse Left box opaque spacing 1.15
+set key outside below center maxrows 5 box opaque spacing 1.0 font ",9"
+set xtics 1, 100
 eps = 2.220446049250313e-16
 # C = 4 (d + 2 d_k), the verdict's allowance, from the last column
 stats f skip 1 using 36 nooutput

@@ -29,7 +29,7 @@
 typedef struct { size_t d, d_k; double c; const char *macro; } config;   /* macro: name suffix */
 static const config CONFIGS[] = {{64, 16, 1.0, ""}, {64, 16, 0.70710678118654752, "Soft"},
                                  {64, 4, 1.0, "Narrow"}, {256, 16, 0.70710678118654752, "Wide"}};
-enum { NCONFIG = sizeof CONFIGS / sizeof CONFIGS[0], MAXPOINTS = 64 };
+enum { NCONFIG = sizeof CONFIGS / sizeof CONFIGS[0], MAXPOINTS = 96 };   /* 4 configs x (T = 2 and 4^1 .. 4^20) */
 enum { S_EST, S_ANN, S_GAP, S_LIM, NSTAT };   /* per-draw values */
 static const double WITHIN = 1.05;            /* "about 1/T": within 5% */
 

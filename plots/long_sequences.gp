@@ -20,9 +20,14 @@ cfg(k) = sprintf("d = %d, d_k = %d, c² = %.2g", meta(sprintf('config%d_d', k)),
     meta(sprintf('config%d_dk', k)), meta(sprintf('config%d_scale', k))**2)
 short(k) = sprintf("%d, %d, %.2g", meta(sprintf('config%d_d', k)), \
     meta(sprintf('config%d_dk', k)), meta(sprintf('config%d_scale', k))**2)
-str_cross = (X1 == X1) ? sprintf("within 5%% until T ≈ %.0f", X1) : sprintf("within 5%% up to T = %.0f", TM)
-set title sprintf("“About 1/T” fails slowly: T × self-weight climbs to a plateau L\n%s for %s", \
-    str_cross, cfg(k0))
+num(key) = (metas(key) eq '' || metas(key) eq 'nan' || metas(key) eq '-nan') ? NaN : real(metas(key))
+sig2(x) = (x == x) ? floor(x / 10**(floor(log10(x)) - 1) + 0.5) * 10**(floor(log10(x)) - 1) : x
+XL = num(sprintf('config%d_cross_lo', k0))
+XH = num(sprintf('config%d_cross_hi', k0))
+str_hi = (XH == XH) ? sprintf("%.0f", sig2(XH)) : sprintf("beyond %.0f", TM)
+str_cross = (X1 == X1) ? sprintf("past 5%% from T ≈ %.0f [%.0f, %s]", sig2(X1), sig2(XL), str_hi) : sprintf("within 5%% up to T = %.0f", TM)
+set title sprintf("“About 1/T” fails slowly: T × self-weight climbs to a plateau L\n%s (d, d_k, c² = %s)", \
+    str_cross, short(k0))
 set xlabel sprintf("sequence length T  (%d draws per point)", N)
 set ylabel "T × mean self-weight"
 set logscale x 10

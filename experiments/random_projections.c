@@ -74,7 +74,7 @@ typedef struct {
     size_t i, j;
     double a;
     const char *query, *key;
-} heat_row;
+} heat_row;   /* one cell of A (T, T) for the heatmap figure */
 static const table_col heat_cols[] = {COL(heat_row, panel), COL(heat_row, i), COL(heat_row, j),
                                       COL(heat_row, a), COL(heat_row, query), COL(heat_row, key)};
 /* the section's opening sentence in GPT-2's 12 tokens: names for random vectors */
@@ -98,6 +98,9 @@ static size_t set_point(ctx *x, size_t p, size_t T, size_t d, size_t d_k, double
     x->c[p] = c;
     x->draws[p] = draws;
     x->stream[p] = stream_of(T, d, d_k, c, control);
+    selfweight_config *m = &x->max;   /* the scratch is first allocated at the largest sizes */
+    m->T = T > m->T ? T : m->T, m->d = d > m->d ? d : m->d, m->d_k = d_k > m->d_k ? d_k : m->d_k;
+    m->control |= control;
     return p + 1;
 }
 
@@ -192,25 +195,11 @@ static int run(experiment *e)
         n = set_point(&x, n, SIDE_T, WIDTH_D[k], SIDE_DK, 1.0, 1, side);
     for (size_t k = 0; k < SCALE_ND * SCALE_NC && !restricted; k++)
         n = set_point(&x, n, SIDE_T, SCALE_D[k / SCALE_NC], SIDE_DK, sqrt(SCALE_C2[k % SCALE_NC]), 1, side);
-    /* the scratch is first allocated at the largest sizes (the budget check) */
-    for (size_t p = 0; p < n; p++) {
-        selfweight_config *m = &x.max, *q = &x.pt[p];
-        m->T = q->T > m->T ? q->T : m->T;
-        m->d = q->d > m->d ? q->d : m->d;
-        m->d_k = q->d_k > m->d_k ? q->d_k : m->d_k;
-        m->control |= q->control;
-    }
-
     static stat_acc acc[NPOINT * SW_NSTAT];
     mc_config cfg = exp_mc(e, "random_projections");
-    cfg.nstats = SW_NSTAT;
-    cfg.points = n;
-    cfg.draw_at = draw;
-    cfg.point_draws = point_draws;
-    cfg.point_stream = point_stream;
-    cfg.alloc = scratch_alloc;
-    cfg.free = selfweight_scratch_delete;
-    cfg.ctx = &x;
+    cfg.nstats = SW_NSTAT, cfg.points = n, cfg.ctx = &x;
+    cfg.draw_at = draw, cfg.point_draws = point_draws, cfg.point_stream = point_stream;
+    cfg.alloc = scratch_alloc, cfg.free = selfweight_scratch_delete;
     int st = mc_run(&cfg, acc);
     if (st) return st;
     static point_row rows[NPOINT];

@@ -11,6 +11,14 @@
  *                              (lib/selfweight.h) through mc_run: draws/s
  *   bench dgemm [--n N]        a large OpenBLAS DGEMM (n x n x n), all its
  *                              threads, best of 3: GFLOP/s
+ *   bench expcmp [--T N] [--reps R]
+ *                              the tiled head at T (default 100,000) with
+ *                              lib/math/vexp.c's exponential and with SLEEF's,
+ *                              interleaved in one run (R runs each, default 3):
+ *                              min/median/max seconds, the speed ratio, the
+ *                              outputs' difference, and both exponentials'
+ *                              largest error in ulps against libm's exp()
+ *                              (needs SLEEF: built with -DATT_HAVE_SLEEF)
  *   bench tiled [--T N]        the tiled head (lib/tiled.h) of any_length at
  *                              d = d_k = d_v = 64: seconds, GFLOP/s, and the
  *                              process's peak resident memory (VmHWM)
@@ -27,8 +35,12 @@
 #include "stats.h"
 #include "status.h"
 #include "tiled.h"
+#include "timing.h"
+#include "vexp.h"
 
+#include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +201,92 @@ static int cmd_tiled(size_t T)
     return 0;
 }
 
+#ifdef ATT_HAVE_SLEEF
+void vexp_sleef_rows_avx512(double *y, const double *x, size_t n, double m);
+void vexp_sleef_rows_avx2(double *y, const double *x, size_t n, double m);
+
+/* ulps between a and b (both finite, same sign): their distance as integers */
+static double ulps(double a, double b)
+{
+    int64_t ia, ib;
+    memcpy(&ia, &a, sizeof ia);
+    memcpy(&ib, &b, sizeof ib);
+    return fabs((double)(ia - ib));
+}
+
+/* The largest error in ulps against libm of the installed row function, on
+ * n values x - m uniform in [-745, 0] and in [-1, 0]. */
+static double max_ulps(size_t n)
+{
+    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), worst = 0.0;
+    gsl_rng *r = rng_new("mt19937", 7);
+    for (size_t i = 0; i < n; i++) x[i] = -(i % 2 ? 745.0 : 1.0) * gsl_rng_uniform(r);
+    vexp_shifted(y, x, n, 0.0);
+    for (size_t i = 0; i < n; i++)
+        if (exp(x[i]) >= DBL_MIN) worst = fmax(worst, ulps(y[i], exp(x[i])));
+    gsl_rng_free(r);
+    free(x);
+    free(y);
+    return worst;
+}
+
+typedef struct { const head_params *p; gsl_matrix *X, *O; } head_job;
+static int head_job_once(void *a)
+{
+    head_job *j = a;
+    return tiled_forward(j->O, j->p, j->X, j->X, tiled_tiles_default());
+}
+
+static int cmd_expcmp(size_t T, size_t reps)
+{
+    enum { D = 64 };
+    __builtin_cpu_init();
+    vexp_rows_fn *sleef = __builtin_cpu_supports("avx512f") ? vexp_sleef_rows_avx512
+                        : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
+                        ? vexp_sleef_rows_avx2 : NULL;
+    if (sleef == NULL) { fprintf(stderr, "bench expcmp: no AVX2 on this CPU\n"); return 3; }
+    gsl_matrix *X = mat_new(T, D), *O[2] = {mat_new(T, D), mat_new(T, D)};
+    gsl_matrix *W_Q = mat_new(D, D), *W_K = mat_new(D, D), *W_V = mat_new(D, D);
+    if (!X || !O[0] || !O[1] || !W_Q || !W_K || !W_V) { att_print_error("bench expcmp"); return 3; }
+    gsl_rng *r = rng_new("mt19937", 4);
+    mat_randn(X, r, 1.0);
+    mat_randn(W_Q, r, 0.125);
+    mat_randn(W_K, r, 0.125);
+    mat_randn(W_V, r, 0.125);
+    gsl_rng_free(r);
+    head_params p = head_params_make(W_Q, W_K, W_V);
+    double flops = 2.0 * (double)T * (double)T * (2 * D) + 2.0 * (double)T * D * (3 * D);
+    timing t[2][64];
+    if (reps > 64) reps = 64;
+    // interleaved: own, SLEEF, own, SLEEF, ... (one sample of one run each)
+    for (size_t k = 0; k < reps; k++)
+        for (int v = 0; v < 2; v++) {
+            vexp_set_rows(v ? sleef : NULL);
+            head_job j = {&p, X, O[v]};
+            if (timing_measure(head_job_once, &j, 1, 0.0, &t[v][k])) { att_print_error("bench expcmp"); return 3; }
+        }
+    const char *name[2] = {"own", "sleef"};
+    double med[2];
+    for (int v = 0; v < 2; v++) {
+        double s[64];
+        for (size_t k = 0; k < reps; k++) s[k] = t[v][k].median;
+        for (size_t a = 1; a < reps; a++)
+            for (size_t b = a; b > 0 && s[b - 1] > s[b]; b--) { double x = s[b]; s[b] = s[b - 1]; s[b - 1] = x; }
+        med[v] = reps % 2 ? s[reps / 2] : 0.5 * (s[reps / 2 - 1] + s[reps / 2]);
+        vexp_set_rows(v ? sleef : NULL);
+        printf("exp_%s_seconds_min %.6g\nexp_%s_seconds_median %.6g\nexp_%s_seconds_max %.6g\n"
+               "exp_%s_gflops_median %.6g\nexp_%s_max_ulps %.0f\n", name[v], s[0], name[v], med[v],
+               name[v], s[reps - 1], name[v], flops / med[v] / 1e9, name[v], max_ulps(1000000));
+    }
+    vexp_set_rows(NULL);
+    printf("exp_T %zu\nexp_reps %zu\nexp_threads %d\n", T, reps, omp_get_max_threads());
+    printf("exp_sleef_speed_over_own %.4f\n", med[0] / med[1]);
+    printf("exp_outputs_max_abs_diff %.3g\n", mat_max_abs_diff(O[0], O[1]));
+    mat_free(X); mat_free(O[0]); mat_free(O[1]); mat_free(W_Q); mat_free(W_K); mat_free(W_V);
+    return 0;
+}
+#endif
+
 int main(int argc, char **argv)
 {
     att_init();
@@ -200,7 +298,11 @@ int main(int argc, char **argv)
                       arg_size(argc, argv, "--dk", 16), arg_size(argc, argv, "--draws", 200000));
     if (strcmp(cmd, "dgemm") == 0) return cmd_dgemm(arg_size(argc, argv, "--n", 4096));
     if (strcmp(cmd, "tiled") == 0) return cmd_tiled(arg_size(argc, argv, "--T", 100000));
+#ifdef ATT_HAVE_SLEEF
+    if (strcmp(cmd, "expcmp") == 0)
+        return cmd_expcmp(arg_size(argc, argv, "--T", 100000), arg_size(argc, argv, "--reps", 3));
+#endif
     fprintf(stderr, "usage: bench info | rng [--n N] | mc [--T --d --dk --draws] | "
-            "dgemm [--n N] | tiled [--T N]\n");
+            "dgemm [--n N] | tiled [--T N] | expcmp [--T N] [--reps R]\n");
     return 2;
 }

@@ -10,6 +10,8 @@
 #   3. the tiled head of any_length at T = 100,000 vs a large OpenBLAS DGEMM:
 #      GFLOP/s (target >= half), time (target < 60 s), peak RSS (< 256 MiB)
 #   4. wall time of `make reproduce` into a temporary folder
+#   5. the Monte Carlo of row 1 under MPI (bin-mpi/, make mpi): draws/s on 1 and
+#      2 ranks of one thread each (skipped without mpirun)
 #
 # Environment: BUILD, BIN (build products, as for make), OUT (default
 # results), BENCH_QUICK=1 (T = 20,000 and 50,000 draws instead, no make
@@ -25,9 +27,17 @@ T_LONG=100000; DRAWS=200000
 mkdir -p "$BUILD/bench" "$OUT"
 GSL_LIBS=$(pkg-config --libs gsl | sed 's/-lgslcblas//')
 BLAS_LIBS=$(pkg-config --exists openblas && pkg-config --libs openblas || echo -lgslcblas)
-${CC:-cc} -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -D_GNU_SOURCE \
-    -fopenmp -Ilib/math -Ilib/run -Ilib/claims $(pkg-config --cflags gsl) bench/bench.c -o "$BUILD/bench/bench" \
-    -fopenmp "$BUILD/libattn.a" $GSL_LIBS $BLAS_LIBS -lm
+# SLEEF (Debian libsleef-dev), when installed, for `bench expcmp`: its
+# exponential against lib/math/vexp.c's inside the tiled head
+SLEEF_SRC=; SLEEF_FLAGS=; SLEEF_LIBS=
+if pkg-config --exists sleef 2>/dev/null; then
+    ${CC:-cc} -std=c11 -O2 -g -Wall -Wextra -Werror -mavx512f -mavx2 -mfma -Ilib/math \
+        -c bench/vexp_sleef.c -o "$BUILD/bench/vexp_sleef.o"
+    SLEEF_SRC="$BUILD/bench/vexp_sleef.o"; SLEEF_FLAGS=-DATT_HAVE_SLEEF; SLEEF_LIBS=$(pkg-config --libs sleef)
+fi
+${CC:-cc} -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -D_GNU_SOURCE $SLEEF_FLAGS \
+    -fopenmp -Ilib/math -Ilib/run -Ilib/claims $(pkg-config --cflags gsl) bench/bench.c $SLEEF_SRC -o "$BUILD/bench/bench" \
+    -fopenmp "$BUILD/libattn.a" $GSL_LIBS $BLAS_LIBS $SLEEF_LIBS -lm
 B="$BUILD/bench/bench"
 
 tmp=$(mktemp -d /tmp/attention-bench.XXXXXX)
@@ -74,6 +84,25 @@ rng_all=$(value rng_rate_all "$tmp/rng")
 rng_1=$(value rng_rate_1thread "$tmp/rng")
 vpd=$((8 * 64 + 2 * 64 * 16))
 rng_limit=$(calc "%.6g" "$rng_all / $vpd")
+
+# ---- 5: the same Monte Carlo under MPI, 1 and 2 ranks -------------------------
+mpi_row=""
+if command -v mpirun >/dev/null 2>&1 && command -v mpicc >/dev/null 2>&1 &&
+        make -s --no-print-directory mpi >/dev/null 2>&1; then
+    mpi_rate_1=0; mpi_rate_2=0
+    for np in 1 2; do
+        echo "bench: Monte Carlo under MPI, $np rank(s) x 1 thread" >&2
+        t0=$(now)
+        if OMP_NUM_THREADS=1 mpirun --allow-run-as-root --oversubscribe --bind-to none -x OMP_NUM_THREADS \
+            -np $np bin-mpi/random_projections --T 8 --d 64 --dk 16 --draws "$DRAWS" --quiet \
+            --out "$tmp/mpi$np" </dev/null; then
+            t1=$(now)
+            eval "mpi_rate_$np=\$(calc '%.6g' '$DRAWS / ($t1 - $t0)')"
+        fi
+    done
+    cmp -s "$tmp/mpi1/random_projections.csv" "$tmp/mpi2/random_projections.csv" && mpi_same=yes || mpi_same=NO
+    mpi_row="| same Monte Carlo under MPI (bin-mpi, 1 thread per rank; CSVs of 1 and 2 ranks identical: $mpi_same): 2 ranks (draws/s) | $(calc "%.0f" "$mpi_rate_2") | 1 rank $(calc "%.0f" "$mpi_rate_1") | $(calc "%.2f" "$mpi_rate_2 / ($mpi_rate_1 + 1e-300)") x | about 2x on 2 idle cores | |"
+fi
 
 # ---- 3: tiled head vs DGEMM ---------------------------------------------------
 echo "bench: OpenBLAS DGEMM 4096" >&2
@@ -130,6 +159,7 @@ echo "| any_length tiled head, T = $T_LONG, d = d_k = d_v = 64 (GFLOP/s) | $(cal
 echo "| same: time (s) | $(calc "%.1f" "$ts") | | | < 60 s | $(yes_no "$ts < 60") |"
 echo "| same: peak resident memory (MiB) | $rss_mib | | | < 256 MiB | $(yes_no "$rss_mib < 256") |"
 echo "| wall time of \`make reproduce\` | $rep_s | $rep_note | | about a minute | |"
+[ -n "$mpi_row" ] && echo "$mpi_row"
 echo
 echo "Monte Carlo source: $mc_what."
 echo "GFLOP counts: DGEMM 2 n^3; the head 2 T^2 (d_k + d_v) + 2 T d (2 d_k + d_v)."

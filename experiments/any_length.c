@@ -1,552 +1,286 @@
-/* any_length - one set of weights serves a sequence of any length.
+/* any_length - the same weights serve 5 tokens or 100,000.
  *
- * Claim (any_length): the three matrices W_Q, W_K, W_V of a head do not
- * depend on the sequence length, so the very same weights handle 5 tokens or
- * 100,000. The plain head holds the T x T score matrix (memory ~ T^2: S
- * alone is 80 GB at T = 100,000); a tiled head with an online softmax
- * (lib/tiled.h) never does, so its memory grows like T while its time grows
- * like T^2.
- *
- * Measured, with ONE fixed set of weights (d = d_k = d_v = 64, double,
- * W ~ N(0, 1/d)) and X ~ N(0, 1) drawn per T (stream T of --seed):
- *   - for T = 5 .. 100,000: time and peak resident memory of the tiled head
- *     (each T in its own child process, so ru_maxrss is that T's peak; fast
- *     runs repeated for 0.05 s and the median kept), and
- *     the same for the plain head where it fits (T <= --max-plain-T, 4096);
- *   - for T <= --max-plain-T: max |O_tiled - O_plain| against the tolerance
- *     of tiled.h (inner products of length d + d_k, sums over T keys);
- *   - the log-log slopes of memory (above a T = 1 baseline) and of time
- *     against T over T >= 5000.
- * Verdicts: tiled == plain within tolerance for every T <= 4096; the largest
- * T (100,000) completes; memory slope in [0.9, 1.1] (linear). Times are
- * reported as measured (a timing verdict row each).
- *
- * Writes into --out:
- *   any_length.csv          T, flops, model bytes (tiled, plain), the error
- *                           and its tolerance, the mean of O (deterministic)
- *   any_length_timing.csv   T, threads, seconds, GFLOP/s and peak RSS of both
- *                           heads (machine-dependent; not compared by verify)
- *   any_length.meta, any_length.verdicts.csv
- *
- * Cost: T = 100,000 is 2.6e12 flops, about 30 s on the project's 2-core
- * machine (T = 50,000 a quarter of that); the rest is small. --max-T 5000
- * gives a run of about a second (then no T = 100,000 verdict).
+ * Claim (any_length): W_Q, W_K, W_V do not depend on the sequence length,
+ * so one set of weights handles 5 tokens or 100,000. The plain head holds
+ * the T x T scores (S alone is 80 GB at T = 100,000); a tiled head with an
+ * online softmax (lib/math/tiled.h) never does: its memory grows like T,
+ * its time like T^2.
+ * Measured, with ONE set of weights (d = d_k = d_v = 64, W ~ N(0, 1/d)) and
+ * X ~ N(0, 1) per T (stream T of --seed), T = 5 .. 100,000:
+ *   - every T runs through the tiled head; where the plain head fits
+ *     (T <= --max-plain-T, 4096) through it too, and max |O_tiled - O_plain|
+ *     is checked against the tolerance of tol.h (inner products of length
+ *     d + d_k, sums over T keys);
+ *   - the bytes each run allocates (counted by lib/math/mem.h, which also
+ *     refuses a run over --max-memory before it starts), and the log-log
+ *     slope of that memory against T: tiled about 1 (the claim), plain
+ *     about 2 (the control);
+ *   - times: both heads under the SAME threading (one thread each, in a child
+ *     process per (head, T), which also gives the peak resident memory), min,
+ *     median and max of --reps runs, for T <= --timing-max-T.
+ * Writes into --out: any_length.csv (T, flops, error, tolerance, mean of O),
+ * any_length_timing.csv (seconds with spread, GFLOP/s, counted and resident
+ * bytes: machine- and thread-dependent), any_length.meta, any_length.verdicts.csv
  */
+#include "experiment.h"
 #include "head.h"
-#include "tol.h"
 #include "mat.h"
-#include "mc.h"
-#include "opts.h"
-#include "output.h"
+#include "mem.h"
 #include "rng.h"
-#include "stats.h"
 #include "status.h"
+#include "table.h"
 #include "tiled.h"
+#include "timing.h"
+#include "tol.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <gsl/gsl_blas.h>
 #include <omp.h>
 
-#define ID "any_length"
-
 enum { D = 64, DK = 64, DV = 64 };
-
-/* The default lengths: the claim's 5, 50, ..., 100,000 and points between. */
-static const size_t T_LIST[] = { 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 4096, 5000,
-                                 10000, 20000, 50000, 100000 };
+static const size_t T_LIST[] = {5, 10, 20, 50, 100, 200, 500, 1000, 2000, 4096, 5000,
+                                10000, 20000, 50000, 100000};
 enum { NT_MAX = sizeof T_LIST / sizeof T_LIST[0] + 1 };
+static const size_t FIT_MIN_T = 5000;       /* slopes of memory and time use T >= this */
 
-/* Fits (memory and time slopes) use T >= this. */
-static const size_t FIT_MIN_T = 5000;
-/* Small heads are run repeatedly for at least this long (s); the median run
- * is reported. */
-static const double MIN_TIMED = 0.05;
+static size_t max_T = 100000, max_plain_T = 4096, timing_max_T = 20000, reps = 5;
 
-/* What a child process reports back through its pipe. */
+typedef struct { size_t T; double flops, max_abs_err, tolerance, output_mean; } length_row;
+static const table_col COLS[] = {COL(length_row, T), COL(length_row, flops), COL(length_row, max_abs_err),
+                                 COL(length_row, tolerance), COL(length_row, output_mean)};
+
+/* times (seconds per run, min/median/max) and bytes of both heads at one T */
 typedef struct {
-    int status;            /* ATT_OK or the error            */
-    double seconds;        /* per run                         */
-    double reps;           /* runs timed                      */
-    double out_mean;       /* mean of O (a checksum)          */
-    char err[256];
-} child_msg;
+    size_t T, threads, reps;
+    timing tiled, plain;
+    double tiled_gflops, plain_gflops, tiled_counted_bytes, plain_counted_bytes;
+    double tiled_rss_above_baseline_bytes, plain_rss_above_baseline_bytes;
+} timing_row;
+#define TCOL(f, name) COL_AS(timing_row, f, name)
+static const table_col TIME_COLS[] = {
+    COL(timing_row, T), COL(timing_row, threads), COL(timing_row, reps),
+    TCOL(tiled.min, "tiled_min_seconds"), TCOL(tiled.median, "tiled_median_seconds"),
+    TCOL(tiled.max, "tiled_max_seconds"), COL(timing_row, tiled_gflops),
+    TCOL(plain.min, "plain_min_seconds"), TCOL(plain.median, "plain_median_seconds"),
+    TCOL(plain.max, "plain_max_seconds"), COL(timing_row, plain_gflops),
+    COL(timing_row, tiled_counted_bytes), COL(timing_row, plain_counted_bytes),
+    COL(timing_row, tiled_rss_above_baseline_bytes), COL(timing_row, plain_rss_above_baseline_bytes)};
 
+/* One head on one input: X (T, d) -> O (T, d_v); st is the plain head's state. */
 typedef struct {
-    size_t T;
-    double flops;
-    child_msg tiled, plain;
-    size_t tiled_rss, plain_rss;        /* bytes, ru_maxrss of the child */
-    int has_plain;
-    double err, tol;                    /* NAN where no plain reference  */
-} point;
-
-typedef struct {
-    const opts *o;
     const head_params *p;
-    size_t T;
-    int plain;             /* 1: the plain head; 0: the tiled head */
-    int blas_threads;      /* OpenBLAS threads for the plain head  */
-} job;
+    int plain;
+    gsl_matrix *X, *O;
+    head_state st;
+} head_run;
 
-/* OpenBLAS, when linked, exports these; with GSL's reference CBLAS they are absent. */
-extern int openblas_get_num_threads(void) __attribute__((weak));
-extern void openblas_set_num_threads(int) __attribute__((weak));
-
-/* 2 T^2 (d_k + d_v) for S and A V, 2 T d (2 d_k + d_v) for the projections. */
-static double head_flops(size_t T)
+static int head_once(void *arg)
 {
-    double t = (double)T;
-    return 2.0 * t * t * (DK + DV) + 2.0 * t * D * (2.0 * DK + DV);
+    head_run *r = arg;
+    if (!r->plain) return tiled_forward(r->O, r->p, r->X, r->X, tiled_tiles_default());
+    int rc = head_forward(&r->st, r->p, r->X, r->X);
+    if (!rc) gsl_matrix_memcpy(r->O, r->st.O);
+    return rc;
 }
 
-/* X (T, d) of length T: the same for every run with this seed. */
-static gsl_matrix *input_make(const opts *o, size_t T)
+/* Allocate X (T, d) ~ N(0, 1) on stream (1, T) of the seed, O (T, d_v), and
+ * for the plain head its state (S and A are T x T). */
+static int head_run_alloc(head_run *r, const experiment *e, const head_params *p, int plain, size_t T)
 {
-    gsl_matrix *X = mat_new(T, D);
-    gsl_rng *rng = rng_new("mt19937", rng_stream_seed(o->seed, 1, T));
-    if (X && rng) mat_randn(X, rng, 1.0);
+    *r = (head_run){.p = p, .plain = plain, .X = mat_new(T, D), .O = mat_new(T, DV)};
+    gsl_rng *rng = rng_new("mt19937", rng_stream_seed(e->o.seed, 1, T));
+    int rc = r->X && r->O && rng ? ATT_OK : ATT_ERUNTIME;
+    if (!rc) mat_randn(r->X, rng, 1.0);
     if (rng) gsl_rng_free(rng);
-    if (!rng) { mat_free(X); return NULL; }
-    return X;
+    return rc || !plain ? rc : head_state_alloc(&r->st, T, T, D, DK, DV);
 }
 
-/* One run of the head the job names: O (T, d_v) from X (T, d). */
-static int job_once(const job *jb, gsl_matrix *O, const gsl_matrix *X, head_state *st)
+static void head_run_free(head_run *r)
 {
-    if (!jb->plain) return tiled_forward(O, jb->p, X, X, tiled_tiles_default());
-    int rc = head_forward(st, jb->p, X, X);
-    if (!rc) gsl_matrix_memcpy(O, st->O);
+    head_state_free(&r->st);
+    mat_free(r->X);
+    mat_free(r->O);
+}
+
+/* One run of a head at T; *bytes = the most it had allocated at once. */
+static int counted_run(const experiment *e, const head_params *p, int plain, size_t T, head_run *r, double *bytes)
+{
+    mem_reset_peak();
+    size_t before = mem_live();
+    int rc = head_run_alloc(r, e, p, plain, T);
+    if (!rc) rc = head_once(r);
+    *bytes = (double)(mem_peak() - before);
     return rc;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+/* A timing child: head `plain` at T on one thread (the plain and the tiled
+ * head alike), --reps runs. */
+typedef struct { const experiment *e; const head_params *p; int plain; size_t T; } timed_head;
 
-/* In the child: build X, run (repeatedly when fast), report. */
-static child_msg job_run(const job *jb)
+static int time_head(void *ctx, timing *t)
 {
-    child_msg m = { ATT_OK, NAN, 0, NAN, "" };
-    size_t T = jb->T;
-    gsl_matrix *X = input_make(jb->o, T), *O = mat_new(T, DV);
-    head_state st = { 0 };
-    int rc = (X && O) ? ATT_OK : ATT_ERUNTIME;
-    // the plain head uses OpenBLAS's threads (the tiled head uses ours)
-    if (jb->plain && jb->blas_threads > 1 && openblas_set_num_threads)
-        openblas_set_num_threads(jb->blas_threads);
-    if (!rc && jb->plain) rc = head_state_alloc(&st, T, T, D, DK, DV);
-    if (!rc) {
-        // one run, then repeat fast ones until MIN_TIMED seconds have passed
-        double t0 = omp_get_wtime();
-        rc = job_once(jb, O, X, &st);
-        double t1 = omp_get_wtime() - t0;
-        m.seconds = t1;
-        m.reps = 1;
-        if (!rc && t1 < MIN_TIMED) {
-            // the median of the repeated runs: a run that the machine
-            // interrupted (another process, a sleeping core) does not count
-            size_t reps = (size_t)fmin(ceil(MIN_TIMED / fmax(t1, 1e-7)), 100000.0);
-            double *ts = malloc(reps * sizeof *ts);
-            if (!ts) rc = att_fail(ATT_ERUNTIME, "out of memory for %zu timings", reps);
-            for (size_t r = 0; r < reps && !rc; r++) {
-                t0 = omp_get_wtime();
-                rc = job_once(jb, O, X, &st);
-                ts[r] = omp_get_wtime() - t0;
-            }
-            if (!rc) {
-                qsort(ts, reps, sizeof *ts, cmp_double);
-                m.seconds = reps % 2 ? ts[reps / 2] : 0.5 * (ts[reps / 2 - 1] + ts[reps / 2]);
-                m.reps = (double)reps;
-            }
-            free(ts);
-        }
-    }
-    if (!rc) {
-        double s = 0.0;
-        for (size_t i = 0; i < T; i++)
-            for (size_t c = 0; c < DV; c++) s += gsl_matrix_get(O, i, c);
-        m.out_mean = s / ((double)T * DV);
-    }
-    m.status = rc;
-    if (rc) snprintf(m.err, sizeof m.err, "%s", att_last_error());
-    head_state_free(&st);
-    mat_free(X);
-    mat_free(O);
-    return m;
-}
-
-/* Run the job in a child process; *rss = the child's peak resident bytes.
- * The parent holds nothing large at this point, so the peak is the job's
- * own (plus the small baseline every process has). */
-static int job_in_child(const job *jb, child_msg *m, size_t *rss)
-{
-    int fd[2];
-    if (pipe(fd) != 0) return att_fail(ATT_ERUNTIME, "pipe: %s", strerror(errno));
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fd[0]); close(fd[1]);
-        return att_fail(ATT_ERUNTIME, "fork: %s", strerror(errno));
-    }
-    if (pid == 0) {                                  /* the child */
-        close(fd[0]);
-        child_msg r = job_run(jb);
-        ssize_t w = write(fd[1], &r, sizeof r);
-        _exit(w == (ssize_t)sizeof r ? 0 : 1);
-    }
-    close(fd[1]);
-    size_t got = 0;
-    while (got < sizeof *m) {
-        ssize_t n = read(fd[0], (char *)m + got, sizeof *m - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        got += (size_t)n;
-    }
-    close(fd[0]);
-    int wst;
-    struct rusage ru;
-    while (wait4(pid, &wst, 0, &ru) < 0)
-        if (errno != EINTR) return att_fail(ATT_ERUNTIME, "wait4: %s", strerror(errno));
-    if (got != sizeof *m || !WIFEXITED(wst) || WEXITSTATUS(wst) != 0)
-        return att_fail(ATT_ERUNTIME, "the %s head at T = %zu died (%s %d)",
-                        jb->plain ? "plain" : "tiled", jb->T,
-                        WIFSIGNALED(wst) ? "signal" : "exit status",
-                        WIFSIGNALED(wst) ? WTERMSIG(wst) : WEXITSTATUS(wst));
-    *rss = (size_t)ru.ru_maxrss * 1024u;             /* Linux: KiB */
-    if (m->status != ATT_OK)
-        return att_fail(m->status, "the %s head at T = %zu: %s", jb->plain ? "plain" : "tiled",
-                        jb->T, m->err);
-    return ATT_OK;
-}
-
-/* Bytes the tiled run holds: X, O (T, d), (T, d_v) plus K, V and the tiles. */
-static size_t tiled_model_bytes(size_t T, int threads)
-{
-    size_t head = tiled_forward_bytes(T, T, D, DK, DV, tiled_tiles_default(), threads);
-    size_t xo = mat_bytes(T, D + DV);
-    return head && xo ? head + xo : 0;
-}
-
-/* The plain run: X, O and the head's state (Qb, Kb, Q, K, V, O, and S, A). */
-static size_t plain_model_bytes(size_t T)
-{
-    size_t tt = mat_bytes(T, T), lin = mat_bytes(T, D + DV + 5 * DK + 2 * DV);
-    if (tt == 0 || lin == 0 || tt > (SIZE_MAX - lin) / 2) return 0;
-    return 2 * tt + lin;
-}
-
-/* In the parent, after every child: tiled vs plain on the same X. */
-static int agreement(const opts *o, const head_params *p, point *pt)
-{
-    size_t T = pt->T;
-    gsl_matrix *X = input_make(o, T), *O = mat_new(T, DV);
-    head_state st = { 0 };
-    int rc = (X && O) ? head_state_alloc(&st, T, T, D, DK, DV) : ATT_ERUNTIME;
-    if (!rc) rc = head_forward(&st, p, X, X);
-    if (!rc) rc = tiled_forward(O, p, X, X, tiled_tiles_default());
-    if (!rc) {
-        double err = 0.0;
-        for (size_t i = 0; i < T; i++)
-            for (size_t c = 0; c < DV; c++) {
-                double e = fabs(gsl_matrix_get(O, i, c) - gsl_matrix_get(st.O, i, c));
-                if (e > err || isnan(e)) err = e;
-            }
-        // score errors from inner products of length d (projection) + d_k;
-        // the values' own projection error, d eps |x| |w_V|
-        double xmax = 0.0, wmax = 0.0;
-        for (size_t i = 0; i < T; i++) {
-            gsl_vector_const_view r = gsl_matrix_const_row(X, i);
-            xmax = fmax(xmax, gsl_blas_dnrm2(&r.vector));
-        }
-        for (size_t c = 0; c < DV; c++) {
-            gsl_vector_const_view col = gsl_matrix_const_column(p->W_V, c);
-            wmax = fmax(wmax, gsl_blas_dnrm2(&col.vector));
-        }
-        pt->err = err;
-        pt->tol = tol_attention_output(T, D + DK, tol_score_bound(st.Q, st.K, p->scale),
-                                  mat_max_abs(st.V))
-                  + tol_eps(8, D, xmax * wmax);
-    }
-    head_state_free(&st);
-    mat_free(X);
-    mat_free(O);
+    const timed_head *h = ctx;
+    omp_set_num_threads(1);
+    head_run r;
+    int rc = head_run_alloc(&r, h->e, h->p, h->plain, h->T);
+    if (!rc) rc = timing_measure(head_once, &r, reps, 0.05, t);
+    head_run_free(&r);
     return rc;
 }
 
-/* ---- output ------------------------------------------------------------- */
-
-static int write_data(const opts *o, const point *pts, size_t n)
+/* Least-squares slope of log y against log T over T >= t_min, y > 0 (NaN below 3 points). */
+static double loglog_slope(const size_t *T, const double *y, size_t n, size_t t_min)
 {
-    afile af;
-    int st = afile_open(&af, o->out_dir, ID ".csv");
-    if (st) return st;
-    fprintf(af.f, "T,flops,tiled_data_bytes,plain_model_bytes,max_abs_err,tolerance,output_mean\n");
-    for (size_t i = 0; i < n; i++) {
-        const point *q = &pts[i];
-        // X, K, V, O: what the tiled run holds besides its per-thread tiles
-        double row[] = { (double)q->T, q->flops, (double)mat_bytes(q->T, D + DK + DV + DV),
-                         (double)plain_model_bytes(q->T), q->err, q->tol, q->tiled.out_mean };
-        for (size_t k = 0; k < sizeof row / sizeof row[0]; k++) {
-            if (k) fputc(',', af.f);
-            csv_num(af.f, row[k]);
-        }
-        fputc('\n', af.f);
-    }
-    return afile_commit(&af);
-}
-
-static int write_timing(const opts *o, const point *pts, size_t n, int threads,
-                        const size_t base[2])
-{
-    afile af;
-    int st = afile_open(&af, o->out_dir, ID "_timing.csv");
-    if (st) return st;
-    fprintf(af.f, "# machine-dependent: wall-clock seconds and peak resident memory (ru_maxrss "
-            "of one child process per run); baseline = a T = 1 run of the same head\n");
-    fprintf(af.f, "T,threads,tiled_seconds,tiled_reps,tiled_gflops,tiled_peak_rss_bytes,"
-            "tiled_rss_above_baseline_bytes,plain_seconds,plain_reps,plain_gflops,"
-            "plain_peak_rss_bytes,plain_rss_above_baseline_bytes,tiled_baseline_rss_bytes,"
-            "plain_baseline_rss_bytes\n");
-    for (size_t i = 0; i < n; i++) {
-        const point *q = &pts[i];
-        double na = NAN;
-        double row[] = {
-            (double)q->T, threads, q->tiled.seconds, q->tiled.reps,
-            q->flops / q->tiled.seconds / 1e9, (double)q->tiled_rss,
-            (double)q->tiled_rss - (double)base[0],
-            q->has_plain ? q->plain.seconds : na, q->has_plain ? q->plain.reps : na,
-            q->has_plain ? q->flops / q->plain.seconds / 1e9 : na,
-            q->has_plain ? (double)q->plain_rss : na,
-            q->has_plain ? (double)q->plain_rss - (double)base[1] : na, (double)base[0],
-            (double)base[1] };
-        for (size_t k = 0; k < sizeof row / sizeof row[0]; k++) {
-            if (k) fputc(',', af.f);
-            csv_num(af.f, row[k]);
-        }
-        fputc('\n', af.f);
-    }
-    return afile_commit(&af);
-}
-
-/* Least-squares slope of log y against log T over the points with T >= FIT_MIN_T
- * (y > 0). NAN when fewer than 3 such points. */
-static double loglog_slope(const point *pts, size_t n, int memory, size_t base)
-{
-    double x[NT_MAX], y[NT_MAX];
+    double lx[NT_MAX], ly[NT_MAX];
     size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (pts[i].T < FIT_MIN_T) continue;
-        double v = memory ? (double)pts[i].tiled_rss - (double)base : pts[i].tiled.seconds;
-        if (!(v > 0)) continue;
-        x[m] = log((double)pts[i].T);
-        y[m] = log(v);
-        m++;
-    }
-    return m >= 3 ? stat_fit_line(x, y, m, NULL, NULL) : NAN;
+    for (size_t i = 0; i < n; i++)
+        if (T[i] >= t_min && y[i] > 0) { lx[m] = log((double)T[i]); ly[m++] = log(y[i]); }
+    return m >= 3 ? stat_fit_line(lx, ly, m, NULL, NULL) : NAN;
 }
 
-static int report(const opts *o, const point *pts, size_t n, size_t base, size_t max_plain_T)
+static int run(experiment *e)
 {
-    verdict_list vl;
-    verdicts_init(&vl);
-    char q[256], rule[160];
-    int st = ATT_OK;
-
-    // tiled == plain where the plain head fits. Shown: the largest error over
-    // those T against the smallest tolerance (a stricter rule than T by T,
-    // and both numbers are reproducible); then the count that pass T by T.
-    double err = 0.0, tol = INFINITY;
-    size_t nplain = 0, failed = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!pts[i].has_plain) continue;
-        nplain++;
-        if (pts[i].err > err || isnan(pts[i].err)) err = pts[i].err;
-        tol = fmin(tol, pts[i].tol);
-        if (!(pts[i].err <= pts[i].tol)) failed++;
-    }
-    if (nplain > 0) {
-        snprintf(q, sizeof q, "max |O_tiled - O_plain| over %zu lengths T <= %zu", nplain,
-                 max_plain_T);
-        st = verdict_exact(&vl, "anyLengthTiledErr", q, 0.0, err, tol, err <= tol,
-                           "<= the smallest tolerance over T, each 8 eps (2 (d + d_k) |q||k| "
-                           "+ 2 T) max|v| + 8 d eps |x||w_V|");
-        snprintf(q, sizeof q, "lengths T <= %zu where the tiled head agrees with the plain one "
-                 "within that T's tolerance", max_plain_T);
-        if (!st)
-            st = verdict_exact(&vl, "anyLengthAgreeCount", q, (double)nplain,
-                               (double)(nplain - failed), 0.0, failed == 0, "all of them");
-    }
-
-    // the longest sequence completes
-    size_t Tmax = pts[n - 1].T;
-    if (!st && Tmax >= 100000) {
-        snprintf(q, sizeof q, "longest sequence the same weights ran on (tiled head; T x T "
-                 "scores would need %.0f GB)", 8.0 * (double)Tmax * (double)Tmax / 1e9);
-        st = verdict_exact(&vl, "anyLengthLongestT", q, 100000.0, (double)Tmax, 0.0,
-                           Tmax >= 100000, ">= 100000, completed");
-        snprintf(q, sizeof q, "time of the tiled head at T = %zu (s)", Tmax);
-        if (!st)
-            st = verdict_timing(&vl, "anyLengthLongestSeconds", q, pts[n - 1].tiled.seconds, 1,
-                                "reported as measured");
-        snprintf(q, sizeof q, "peak resident memory at T = %zu (MiB)", Tmax);
-        if (!st)
-            st = verdict_timing(&vl, "anyLengthLongestMiB", q,
-                                (double)pts[n - 1].tiled_rss / 1048576.0, 1,
-                                "reported as measured");
-        snprintf(q, sizeof q, "tiled head GFLOP/s at T = %zu", Tmax);
-        if (!st)
-            st = verdict_timing(&vl, "anyLengthLongestGflops", q,
-                                pts[n - 1].flops / pts[n - 1].tiled.seconds / 1e9, 1,
-                                "reported as measured");
-    }
-
-    // memory linear, time quadratic (log-log slopes over T >= FIT_MIN_T)
-    double sm = loglog_slope(pts, n, 1, base), stime = loglog_slope(pts, n, 0, base);
-    if (!st && !isnan(sm)) {
-        snprintf(q, sizeof q, "log-log slope of the tiled head's peak memory (above a T = 1 run) vs T, T >= %zu",
-                 FIT_MIN_T);
-        snprintf(rule, sizeof rule, "in [0.9, 1.1] (linear in T)");
-        st = verdict_timing(&vl, "anyLengthMemSlope", q, sm, sm >= 0.9 && sm <= 1.1, rule);
-        double bpt = ((double)pts[n - 1].tiled_rss - (double)base) / (double)Tmax;
-        snprintf(q, sizeof q, "bytes per token at T = %zu (X, K, V, O hold %d)", Tmax,
-                 8 * (D + DK + DV + DV));
-        if (!st) st = verdict_timing(&vl, "anyLengthBytesPerToken", q, bpt, 1, "reported as measured");
-    }
-    if (!st && !isnan(stime)) {
-        snprintf(q, sizeof q, "log-log slope of time vs T, T >= %zu", FIT_MIN_T);
-        st = verdict_timing(&vl, "anyLengthTimeSlope", q, stime, 1,
-                            "reported as measured (about 2: quadratic)");
-    }
-    if (!st) st = legacy_verdicts_write(&vl, o);
-    if (!st) st = verdicts_status(&vl);
-    verdicts_free(&vl);
-    return st;
-}
-
-/* ---- main ----------------------------------------------------------------- */
-
-static int run(const opts *o, size_t max_T, size_t max_plain_T)
-{
-    // the T list: --T alone, or the default list up to --max-T
-    point pts[NT_MAX];
-    size_t n = 0;
-    if (o->T) {
-        pts[n++] = (point){ .T = o->T };
-    } else {
-        for (size_t i = 0; i < sizeof T_LIST / sizeof T_LIST[0]; i++)
-            if (T_LIST[i] <= max_T) pts[n++] = (point){ .T = T_LIST[i] };
-        if (n == 0 || pts[n - 1].T != max_T) pts[n++] = (point){ .T = max_T };
-    }
-    int threads = omp_get_max_threads();
-    for (size_t i = 0; i < n; i++) {
-        point *q = &pts[i];
-        q->flops = head_flops(q->T);
-        q->err = q->tol = NAN;
-        q->has_plain = q->T <= max_plain_T;
-        int st = opts_check_memory(o, tiled_model_bytes(q->T, threads), "the tiled head");
-        if (!st && q->has_plain) st = opts_check_memory(o, plain_model_bytes(q->T), "the plain head");
-        if (st) return st;
-    }
-
-    // one fixed set of weights for every T
-    gsl_matrix *W_Q = mat_new(D, DK), *W_K = mat_new(D, DK), *W_V = mat_new(D, DV);
-    gsl_rng *rng = rng_new("mt19937", rng_stream_seed(o->seed, 0, 0));
-    int st = (W_Q && W_K && W_V && rng) ? ATT_OK : ATT_ERUNTIME;
-    if (!st) {
-        double sw = 1.0 / sqrt((double)D);
-        mat_randn(W_Q, rng, sw);
-        mat_randn(W_K, rng, sw);
-        mat_randn(W_V, rng, sw);
-    }
-    head_params p = head_params_make(W_Q, W_K, W_V);
-    int verbose = opts_verbose(o), progress = verbose && isatty(STDERR_FILENO);
-
-    // BLAS single-threaded here, before any child is forked: a child that
-    // changed the count itself would restart OpenBLAS's thread pool, whose
-    // threads spin for about 0.1 s on the cores the tiled head is timed on
-    int blas_threads = openblas_get_num_threads ? openblas_get_num_threads() : 1;
-    mc_blas_single_thread();
-
-    // the baselines: a T = 1 run of each head (libraries, threads, BLAS buffers)
-    size_t base[2] = { 0, 0 };
-    child_msg m;
-    job jb = { o, &p, 1, 0, blas_threads };
-    if (!st) st = job_in_child(&jb, &m, &base[0]);
-    jb.plain = 1;
-    if (!st) st = job_in_child(&jb, &m, &base[1]);
-
-    // every T in its own child: tiled, then plain where it fits
-    for (size_t i = 0; i < n && !st; i++) {
-        point *q = &pts[i];
-        if (progress) fprintf(stderr, "\r" ID ": T = %zu ...          ", q->T);
-        jb = (job){ o, &p, q->T, 0, blas_threads };
-        st = job_in_child(&jb, &q->tiled, &q->tiled_rss);
-        if (!st && q->has_plain) {
-            jb.plain = 1;
-            st = job_in_child(&jb, &q->plain, &q->plain_rss);
-        }
-    }
-    if (progress) fprintf(stderr, "\r%40s\r", "");
-
-    // agreement where the plain head fits (in this process, after the children)
-    for (size_t i = 0; i < n && !st; i++)
-        if (pts[i].has_plain) st = agreement(o, &p, &pts[i]);
-
-    if (!st && verbose) {
-        printf("%8s %12s %9s %10s %12s %10s %11s %11s\n", "T", "tiled s", "GFLOP/s", "peak MiB",
-               "plain s", "plain MiB", "max err", "tolerance");
-        for (size_t i = 0; i < n; i++) {
-            const point *q = &pts[i];
-            printf("%8zu %12.4g %9.2f %10.1f", q->T, q->tiled.seconds,
-                   q->flops / q->tiled.seconds / 1e9, (double)q->tiled_rss / 1048576.0);
-            if (q->has_plain)
-                printf(" %12.4g %10.1f %11.3g %11.3g\n", q->plain.seconds,
-                       (double)q->plain_rss / 1048576.0, q->err, q->tol);
-            else
-                printf(" %12s %10s %11s %11s\n", "-", "-", "-", "-");
-        }
-        printf("baseline (T = 1) peak: tiled %.1f MiB, plain %.1f MiB; %d threads; tiles %zu x %zu\n",
-               (double)base[0] / 1048576.0, (double)base[1] / 1048576.0, threads,
-               tiled_tiles_default().bq, tiled_tiles_default().bk);
-    }
-    if (!st) st = write_data(o, pts, n);
-    if (!st) st = write_timing(o, pts, n, threads, base);
-    if (!st) {
-        char extra[256];
-        snprintf(extra, sizeof extra, "d = d_k = d_v = %d; tiles %zu x %zu; threads %d; "
-                 "plain head up to T = %zu", D, tiled_tiles_default().bq,
-                 tiled_tiles_default().bk, threads, max_plain_T);
-        st = output_meta(o, extra);
-    }
-    if (!st) st = report(o, pts, n, base[0], max_plain_T);
-    mat_free(W_Q); mat_free(W_K); mat_free(W_V);
+    if (reps < 5) return exp_usage("--reps %zu: at least 5 runs per time", reps);
+    size_t Ts[NT_MAX], n = 0;
+    for (size_t i = 0; i < NT_MAX - 1 && !e->o.T; i++) if (T_LIST[i] <= max_T) Ts[n++] = T_LIST[i];
+    if (e->o.T || Ts[n - 1] != max_T) Ts[n++] = e->o.T ? e->o.T : max_T;
+    // one fixed set of weights for every T: W_Q, W_K, W_V (d, 64) ~ N(0, 1/d)
+    gsl_matrix *W[3] = {mat_new(D, DK), mat_new(D, DK), mat_new(D, DV)};
+    gsl_rng *rng = rng_new("mt19937", rng_stream_seed(e->o.seed, 0, 0));
+    int rc = W[0] && W[1] && W[2] && rng ? ATT_OK : ATT_ERUNTIME;
+    for (int k = 0; k < 3 && !rc; k++) mat_randn(W[k], rng, 1.0 / sqrt((double)D));
     if (rng) gsl_rng_free(rng);
-    return st;
+    head_params p = head_params_make(W[0], W[1], W[2]);
+
+    // the plain head's buffers at its largest T, then every T from the largest:
+    // a budget too small is refused (exit 2) before any long run
+    size_t largest_plain = 0;
+    for (size_t k = 0; k < n; k++) if (Ts[k] <= max_plain_T) largest_plain = Ts[k];
+    if (!rc && largest_plain) {
+        head_run probe;
+        rc = head_run_alloc(&probe, e, &p, 1, largest_plain);
+        head_run_free(&probe);
+    }
+    length_row rows[NT_MAX];
+    timing_row tr[NT_MAX];
+    double tiled_bytes[NT_MAX], plain_bytes[NT_MAX];
+    size_t nplain = 0, failed = 0;
+    for (size_t k = n; k-- > 0 && !rc;) {
+        size_t T = Ts[k];
+        head_run pr = {0}, tr_run = {0};
+        rows[k] = (length_row){T, 2.0 * T * T * (DK + DV) + 2.0 * T * D * (2.0 * DK + DV), NAN, NAN, NAN};
+        plain_bytes[k] = NAN;
+        if (T <= max_plain_T) rc = counted_run(e, &p, 1, T, &pr, &plain_bytes[k]);
+        if (!rc) rc = counted_run(e, &p, 0, T, &tr_run, &tiled_bytes[k]);
+        if (!rc) {
+            // the mean of O (a checksum of the tiled run)
+            double s = 0.0;
+            for (size_t i = 0; i < T; i++)
+                for (size_t c = 0; c < DV; c++) s += gsl_matrix_get(tr_run.O, i, c);
+            rows[k].output_mean = s / ((double)T * DV);
+        }
+        if (!rc && T <= max_plain_T) {
+            // tol: scores through inner products of length d + d_k, the values' projection d eps |x| |w_V|
+            double xmax = 0.0, wmax = 0.0;
+            for (size_t i = 0; i < T; i++) {
+                gsl_vector_const_view r = gsl_matrix_const_row(pr.X, i);
+                xmax = fmax(xmax, gsl_blas_dnrm2(&r.vector));
+            }
+            for (size_t c = 0; c < DV; c++) {
+                gsl_vector_const_view col = gsl_matrix_const_column(W[2], c);
+                wmax = fmax(wmax, gsl_blas_dnrm2(&col.vector));
+            }
+            rows[k].max_abs_err = mat_max_abs_diff(tr_run.O, pr.O);
+            rows[k].tolerance = tol_attention_output(T, D + DK, tol_score_bound(pr.st.Q, pr.st.K, p.scale),
+                                                     mat_max_abs(pr.st.V)) + tol_eps(8, D, xmax * wmax);
+            nplain++;
+            failed += !(rows[k].max_abs_err <= rows[k].tolerance);
+        }
+        head_run_free(&pr);
+        head_run_free(&tr_run);
+    }
+
+    // times, one thread for both heads, each (head, T) in its own process
+    mc_blas_single_thread();
+    timing m;
+    double base[2] = {0, 0}, rss;
+    for (int h = 0; h < 2 && !rc; h++) rc = timing_in_child(time_head, &(timed_head){e, &p, h, 1}, &m, &base[h]);
+    for (size_t k = 0; k < n && !rc; k++) {
+        size_t T = Ts[k];
+        timing none = {NAN, NAN, NAN, 0, 0};
+        tr[k] = (timing_row){T, 1, reps, none, none, NAN, NAN, tiled_bytes[k], plain_bytes[k], NAN, NAN};
+        if (T > timing_max_T) continue;
+        if (opts_verbose(&e->o) && isatty(STDERR_FILENO)) fprintf(stderr, "\rany_length: timing T = %zu   ", T);
+        if ((rc = timing_in_child(time_head, &(timed_head){e, &p, 0, T}, &tr[k].tiled, &rss))) break;
+        tr[k].tiled_gflops = rows[k].flops / tr[k].tiled.median / 1e9;
+        tr[k].tiled_rss_above_baseline_bytes = rss - base[0];
+        if (T > max_plain_T || (rc = timing_in_child(time_head, &(timed_head){e, &p, 1, T}, &tr[k].plain, &rss))) continue;
+        tr[k].plain_gflops = rows[k].flops / tr[k].plain.median / 1e9;
+        tr[k].plain_rss_above_baseline_bytes = rss - base[1];
+    }
+    if (opts_verbose(&e->o) && isatty(STDERR_FILENO)) fprintf(stderr, "\r%40s\r", "");
+    for (int k = 0; k < 3; k++) mat_free(W[k]);
+    if (!rc) rc = TABLE_WRITE(e->o.out_dir, "any_length.csv", COLS, rows, n);
+    if (!rc) rc = TABLE_WRITE(e->o.out_dir, "any_length_timing.csv", TIME_COLS, tr, n);
+    if (rc) return rc;
+    char machine[512];
+    exp_meta(e, "%s\nd: %d\nd_k: %d\nd_v: %d\ntiles: %zu x %zu\nmax_T: %zu\nmax_plain_T: %zu\n"
+             "timing_max_T: %zu\nreps: %zu\ntiming_threads: 1 (both heads)\nthreads: %d",
+             timing_machine(machine, sizeof machine), D, DK, DV, tiled_tiles_default().bq,
+             tiled_tiles_default().bk, max_T, max_plain_T, timing_max_T, reps, omp_get_max_threads());
+
+    // tiled == plain where the plain head fits: the largest error against the smallest tolerance
+    double err = 0.0, tol = INFINITY, med[NT_MAX];
+    for (size_t k = 0; k < n; k++) {
+        if (isnan(rows[k].tolerance)) continue;
+        if (rows[k].max_abs_err > err || isnan(rows[k].max_abs_err)) err = rows[k].max_abs_err;
+        tol = fmin(tol, rows[k].tolerance);
+    }
+    for (size_t k = 0; k < n; k++) med[k] = tr[k].tiled.median;
+    if (nplain) {
+        verdict_add(&e->v, KIND_IDENTITY, "anyLengthTiledErr", 0.0, measure_exact(err, nplain), rule_at_most(tol),
+                    "max |O_tiled - O_plain| over %zu lengths T <= %zu (tolerance: the smallest over T, each "
+                    "8 eps (2 (d + d_k) |q||k| + 2 T) max|v| + 8 d eps |x||w_V|)", nplain, max_plain_T);
+        verdict_add(&e->v, KIND_IDENTITY, "anyLengthAgreeCount", (double)nplain,
+                    measure_exact((double)(nplain - failed), nplain), rule_at_least((double)nplain),
+                    "lengths T <= %zu where the tiled head agrees with the plain one within that T's tolerance",
+                    max_plain_T);
+    }
+    size_t Tmax = Ts[n - 1];
+    if (Tmax >= 100000)
+        verdict_add(&e->v, KIND_CLAIM, "anyLengthLongestT", 100000.0, measure_exact((double)Tmax, 1),
+                    rule_at_least(100000), "longest sequence the same weights ran on (tiled head; its T x T "
+                    "scores would need %.0f GB)", 8.0 * (double)Tmax * (double)Tmax / 1e9);
+    double sm = loglog_slope(Ts, tiled_bytes, n, FIT_MIN_T), sp = loglog_slope(Ts, plain_bytes, n, 500);
+    double st = loglog_slope(Ts, med, n, FIT_MIN_T);
+    if (!isnan(sm))
+        verdict_add(&e->v, KIND_CLAIM, "anyLengthMemSlope", 1.0, measure_exact(sm, n), rule_between(0.9, 1.1),
+                    "log-log slope of the bytes the tiled head allocates vs T, T >= %zu (linear: 1)", FIT_MIN_T);
+    if (!isnan(sp))
+        verdict_add(&e->v, KIND_CONTROL, "anyLengthPlainMemSlope", 2.0, measure_exact(sp, n), rule_at_least(1.5),
+                    "log-log slope of the bytes the plain head allocates vs T, 500 <= T <= %zu (T x T terms: toward 2)", max_plain_T);
+    verdict_add(&e->v, KIND_REPORTED, "anyLengthLongestMiB", NAN, measure_exact(tiled_bytes[n - 1] / 1048576.0, 1),
+                rule_none(), "MiB the tiled head allocates at T = %zu (%d threads' tiles)", Tmax, omp_get_max_threads());
+    verdict_add(&e->v, KIND_REPORTED, "anyLengthBytesPerToken", NAN, measure_exact(tiled_bytes[n - 1] / (double)Tmax, 1),
+                rule_none(), "bytes per token at T = %zu (X, K, V, O hold %d)", Tmax, 8 * (D + DK + DV + DV));
+    if (!isnan(st))
+        verdict_add(&e->v, KIND_REPORTED, "anyLengthTimeSlope", NAN, measure_exact(st, reps), rule_none(),
+                    "log-log slope of the tiled head's median time vs T, %zu <= T <= %zu, one thread (about 2)",
+                    FIT_MIN_T, timing_max_T);
+    return ATT_OK;
 }
 
 int main(int argc, char **argv)
 {
-    att_init();
-    size_t max_T = 100000, max_plain_T = 4096;
-    const opt_spec extra[] = {
+    static const opt_spec extra[] = {
         {"max-T", OPT_SIZE, &max_T, "N", "largest T of the default list (default 100000)"},
-        {"max-plain-T", OPT_SIZE, &max_plain_T, "N",
-         "run and compare the plain head (T x T scores) up to this T (default 4096)"},
-        {NULL, 0, NULL, NULL, NULL}
-    };
-    const opts_info info = { ID, "one head, fixed weights, T = 5 .. 100,000: tiled vs plain, "
-                             "time and memory", OPT_SEED | OPT_T, 20261129UL, 0, extra };
-    opts o;
-    int st = opts_parse(&o, &info, argc, argv);
-    if (st) return opts_exit(&o, st);
-    return opts_exit(&o, run(&o, max_T, max_plain_T));
+        {"max-plain-T", OPT_SIZE, &max_plain_T, "N", "run and compare the plain head up to this T (default 4096)"},
+        {"timing-max-T", OPT_SIZE, &timing_max_T, "N", "time both heads up to this T (default 20000)"},
+        {"reps", OPT_SIZE, &reps, "N", "timed runs per (head, T), >= 5 (default 5): min, median, max"},
+        {NULL, 0, NULL, NULL, NULL}};
+    static const experiment_def def = {"any_length", "one head, fixed weights, T = 5 .. 100,000: tiled vs "
+                                       "plain, memory and time", OPT_SEED | OPT_T, 20261129UL, 0, extra, run};
+    return experiment_main(&def, argc, argv);
 }

@@ -1,23 +1,32 @@
-# any_length: time of one head vs sequence length T, log-log.
-# The tiled head (online softmax, never the T x T matrix) against the plain one
-# (which holds it), with slope-2 (T^2) and slope-1 (T) guides through the
-# tiled head's longest run. Data: any_length_timing.csv (machine-dependent).
-# size: 6.5,4.5
+# any_length_time.gp - time of one forward pass against T, log-log, both
+# heads on ONE thread each (the same threading; each (head, T) in its own
+# process): median of --reps runs with min-max bars. Both grow like T^2 for
+# large T (the slope-2 guide through the tiled head's longest timed run); the
+# tiled head never holds the T x T matrix, so it goes on where the plain one
+# stops. Data: any_length_timing.csv (machine-dependent), any_length.meta.
+# size: 6.5,4.2
+meta_id = 'any_length'
 f = datadir.'/any_length_timing.csv'
-# the longest tiled run anchors the guides
-Tmax = 0; tmax = 0
-set table $dummy
-plot f using (($1 > Tmax) ? (Tmax = $1, tmax = $3) : 0, 0):(0) with points
-unset table
+stats f using ($5 == $5 ? $1 : NaN) nooutput
+Tt = STATS_max
+stats f using ($1 == Tt ? $5 : NaN) nooutput
+tt = STATS_max
+stats f using ($9 == $9 ? $1 : NaN) nooutput
+Tp = STATS_max
+stats f using ($1 == Tp ? $9 : NaN) nooutput
+tp = STATS_max
+set title sprintf("Time grows like T² in both heads\n{/*0.85 one forward pass (d = %d), one thread each: median, min–max of %d runs}", \
+    int(meta('d')), int(meta('reps')))
 set logscale xy
 set format x '10^{%L}'
 set format y '10^{%L}'
-set xrange [3:2e5]
+set xrange [3:Tt * 6]
 set xlabel 'sequence length T (tokens)'
-set ylabel 'time of one forward pass (s)'
-set title "One head, d = d_k = d_v = 64, one fixed set of weights\n{/*0.8 wall clock on this CPU; the plain head stops where its T x T matrices stop fitting}"
-set key top left
-plot tmax * (x / Tmax)**2 with lines ls 9 title 'slope 2 (T^2)', \
-     tmax * (x / Tmax) with lines ls 9 dt 3 lc rgb '#999999' title 'slope 1 (T)', \
-     f using 1:8 with linespoints ls 3 title 'plain head (holds S, A: T x T)', \
-     f using 1:3 with linespoints ls 1 title 'tiled head (online softmax)'
+set ylabel 'time (s)'
+set key off
+set label 1 'tiled head' at Tt * 1.3, tt left tc ls 1
+set label 2 "plain head" at Tp * 1.4, tp / 2.5 left tc ls 3
+set label 3 'slope 2 (T²)' at Tt / 3, tt / 9 * 4 right tc rgb '#555555'
+plot sample [x=Tt / 30:Tt] tt * (x / Tt)**2 with lines ls 9, \
+     f using 1:9:8:10 with yerrorbars ls 3, f using 1:9 with lines ls 3, \
+     f using 1:5:4:6 with yerrorbars ls 1, f using 1:5 with lines ls 1

@@ -317,83 +317,7 @@ START_TEST(test_qk_invariance_queries_change)
 }
 END_TEST
 
-/* ---- key_bias ----------------------------------------------------------- */
-
-START_TEST(test_key_bias)
-{
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    PROP_FOR(k, rng, "b_K: same output and zero gradient; with RoPE a real gradient") {
-        size_t T = prop_size(rng, 3, 12), d = prop_size(rng, 1, 16), dk = 2 * prop_size(rng, 1, 4);
-        size_t dv = prop_size(rng, 1, 6);
-        double sw = 1.0 / sqrt((double)d);
-        gsl_matrix *X = randn(rng, T, d, 1.0), *WQ = randn(rng, d, dk, sw), *WK = randn(rng, d, dk, sw);
-        gsl_matrix *WV = randn(rng, d, dv, sw), *G = randn(rng, T, dv, 1.0);
-        gsl_vector *bQ = vec_new(dk), *bK = vec_new(dk), *bV = vec_new(dv);
-        vec_randn(bQ, rng, 1.0); vec_randn(bK, rng, 1.0); vec_randn(bV, rng, 1.0);
-        head_state s1, s0;
-        head_grads g;
-        ck_assert_int_eq(head_state_alloc(&s1, T, T, d, dk, dv), ATT_OK);
-        ck_assert_int_eq(head_state_alloc(&s0, T, T, d, dk, dv), ATT_OK);
-        ck_assert_int_eq(head_grads_alloc(&g, T, T, d, dk, dv), ATT_OK);
-
-        for (int rope = 0; rope <= 1; rope++) {
-            head_params p = head_params_make(WQ, WK, WV), p0;
-            p.b_Q = bQ; p.b_K = bK; p.b_V = bV; p.rope = rope;
-            p0 = p;
-            p0.b_K = NULL;
-            PROP_ASSERT(head_forward(&s1, &p, X, X) == ATT_OK, "%s", att_last_error());
-            PROP_ASSERT(head_forward(&s0, &p0, X, X) == ATT_OK, "%s", att_last_error());
-            PROP_ASSERT(head_backward(&g, &s1, &p, X, X, G) == ATT_OK, "%s", att_last_error());
-            double nq = gsl_blas_dnrm2(g.db_Q), nk = gsl_blas_dnrm2(g.db_K);
-            if (!rope) {
-                /* same output: the score rows differ by rounding of (dk + 1)
-                 * eps P, P = max_ij sum_l |q_il||k_jl| (see experiments/key_bias.c) */
-                double P = fmax(tol_product_scale(s1.Q, s1.K), tol_product_scale(s0.Q, s0.K));
-                double vmax = 0.0;
-                for (size_t j = 0; j < T; j++) {
-                    gsl_vector_const_view v = gsl_matrix_const_row(s1.V, j);
-                    vmax = fmax(vmax, gsl_blas_dnrm2(&v.vector));
-                }
-                double e = mat_diff_frob(s1.O, s0.O);
-                double tol = 16.0 * (double)(dk + T) * EPS * (1.0 + P) * sqrt((double)T) * vmax;
-                PROP_ASSERT(e <= tol, "T %zu d %zu dk %zu: output moved by %g > %g", T, d, dk, e, tol);
-                /* zero gradient: sum_j dS_ij = 0 exactly, so db_K = sum_i q_i
-                 * sum_j dS_ij is rounding: <= 16 T^2 eps max|q| max|dS| ... in
-                 * relative form, well below 1e-10 of ||db_Q|| */
-                PROP_ASSERT(nk <= 1e-10 * nq, "T %zu: ||db_K|| = %g vs ||db_Q|| = %g", T, nk, nq);
-            } else {
-                /* with RoPE the bias is rotated per position: not removable */
-                PROP_ASSERT(nk > 1e-8 * nq, "RoPE T %zu dk %zu: ||db_K|| = %g vs ||db_Q|| = %g",
-                            T, dk, nk, nq);
-                double e = mat_rel_diff(s1.O, s0.O);
-                PROP_ASSERT(e > 1e-8, "RoPE: removing b_K changed the output by only %g", e);
-            }
-            /* db_K against central differences, h = 1e-5: error O(h^2) + O(eps/h) */
-            double diff2 = 0.0, fd2 = 0.0;
-            for (size_t i = 0; i < dk; i++) {
-                double t0 = gsl_vector_get(bK, i), L[2];
-                for (int sgn = 0; sgn < 2; sgn++) {
-                    gsl_vector_set(bK, i, t0 + (sgn ? -1e-5 : 1e-5));
-                    PROP_ASSERT(head_forward(&s0, &p, X, X) == ATT_OK, "%s", att_last_error());
-                    L[sgn] = 0.0;
-                    for (size_t a = 0; a < T; a++)
-                        for (size_t b = 0; b < dv; b++) L[sgn] += gsl_matrix_get(G, a, b) * gsl_matrix_get(s0.O, a, b);
-                }
-                gsl_vector_set(bK, i, t0);
-                double fd = (L[0] - L[1]) / 2e-5, bp = gsl_vector_get(g.db_K, i);
-                diff2 += (fd - bp) * (fd - bp);
-                fd2 += fd * fd;
-            }
-            double rel = sqrt(diff2) / fmax(fmax(sqrt(fd2), nk), nq);
-            PROP_ASSERT(rel <= 1e-6, "rope %d: db_K backprop vs FD %g", rope, rel);
-        }
-        head_state_free(&s1); head_state_free(&s0); head_grads_free(&g);
-        mat_free(X); mat_free(WQ); mat_free(WK); mat_free(WV); mat_free(G);
-        vec_free(bQ); vec_free(bK); vec_free(bV);
-    }
-    gsl_rng_free(rng);
-}
-END_TEST
+/* key_bias: tests/test_bias_claims.c */
 
 /* ---- determinism of the binaries across thread counts -------------------- */
 
@@ -436,6 +360,8 @@ START_TEST(test_determinism_threads)
          {"bilinear_low_rank.csv", "bilinear_low_rank_spectra.csv", NULL}},
         {"qk_invariance", "--draws 600 --cond 1e4 --T 8 --d 16 --dk 4 --dv 4",
          {"qk_invariance.csv", NULL, NULL}},
+        {"ov_invariance", "--draws 300 --T 8 --d 16 --dk 4 --dv 4",
+         {"ov_invariance.csv", "ov_invariance_heads.csv", NULL}},
         {"key_bias", "--draws 600 --T 4 --d 6 --dk 2 --dv 2",
          {"key_bias.csv", "key_bias_draws.csv", NULL}},
     };
@@ -488,7 +414,6 @@ int main(void)
     tcase_add_test(tc, test_bilinear_scores_equal_head);
     tcase_add_test(tc, test_qk_invariance);
     tcase_add_test(tc, test_qk_invariance_queries_change);
-    tcase_add_test(tc, test_key_bias);
     suite_add_tcase(s, tc);
     TCase *td = tcase_create("determinism");
     tcase_set_timeout(td, 120);

@@ -10,7 +10,7 @@
  * (n_q <= B_q, n_k <= B_k: the last tiles may be short.)
  *
  * The only elementwise work outside BLAS is e^{s - m}, done by a vectorised
- * exponential (tiled_exp_shifted) because T_q T_k of them are needed: at
+ * exponential (vexp.h) because T_q T_k of them are needed: at
  * T = 100,000 that is 1e10 calls, which libm's scalar exp() would take longer
  * to do than the two products take for the whole head.
  */
@@ -19,6 +19,8 @@
 #include "mat.h"
 #include "blas.h"
 #include "status.h"
+#include "softmax.h"
+#include "vexp.h"
 
 #include <float.h>
 #include <math.h>
@@ -49,159 +51,6 @@ tiled_tiles tiled_tiles_default(void)
     return t;
 }
 
-/* ---- the exponential --------------------------------------------------- */
-
-/* e^x for x <= 0 (Tang's method, Cody-Waite reduction):
- *   k = round(x / ln 2),  r = x - k ln 2 in [-ln2/2, ln2/2]   (ln 2 = hi + lo,
- *   hi with trailing zero bits so k hi is exact),
- *   e^r = sum_{n=0}^{13} r^n / n!   (Taylor: remainder |r|^14 / 14! < 5e-18),
- *   e^x = e^r 2^k1 2^k2,  k1 + k2 = k, both >= -538 so each 2^kj is a normal
- *   double and the one rounding into the subnormal range is the last product.
- * round() and 2^kj use the 1.5 2^52 shifter: t = y + SH rounds y to an
- * integer; the low bits of t (as an integer) then hold that integer, and
- * bits(kj + 1023 + SH) << 52 is the exponent field of 2^kj.
- * Where the CPU has fused multiply-adds they are used (each step is then at
- * least as accurate: k hi - x, for one, becomes exact before its rounding). */
-static const double EXP_SH = 0x1.8p52;
-static const double EXP_LOG2E = 1.4426950408889634074;
-static const double EXP_LN2HI = 6.93147180369123816490e-01;   /* 0x3fe62e42fee00000 */
-static const double EXP_LN2LO = 1.90821492927058770002e-10;   /* ln 2 - hi          */
-static const double EXP_MIN = -745.2;      /* e^x < 2^-1075 here: rounds to 0 */
-
-static inline __attribute__((always_inline)) double exp_pow2(double k)
-{
-    double e = k + (EXP_SH + 1023.0);
-    uint64_t b;
-    memcpy(&b, &e, sizeof b);
-    b <<= 52;
-    memcpy(&e, &b, sizeof e);
-    return e;
-}
-
-/* The body of e^x, x <= 0, as a macro so that it compiles once with plain
- * multiply-adds and once, for CPUs that have them, with fused ones. */
-#define EXP_NONPOSITIVE_BODY                                                     \
-    /* below EXP_MIN (and -inf) the result rounds to 0: clamp, then it is 0 */  \
-    x = x < EXP_MIN ? EXP_MIN : x;                   /* NaN stays NaN */         \
-    /* k = round(x log2 e);  r = x - k ln 2 (two steps, the first exact) */      \
-    double k = (x * EXP_LOG2E + EXP_SH) - EXP_SH;                                \
-    double r = (x - k * EXP_LN2HI) - k * EXP_LN2LO;                              \
-    /* e^r, Horner on the Taylor series to degree 13 */                          \
-    double p = 1.0 / 6227020800.0;                   /* 1/13! */                 \
-    p = 1.0 / 479001600.0 + r * p;                   /* 1/12! */                 \
-    p = 1.0 / 39916800.0 + r * p;                                                \
-    p = 1.0 / 3628800.0 + r * p;                                                 \
-    p = 1.0 / 362880.0 + r * p;                                                  \
-    p = 1.0 / 40320.0 + r * p;                                                   \
-    p = 1.0 / 5040.0 + r * p;                                                    \
-    p = 1.0 / 720.0 + r * p;                                                     \
-    p = 1.0 / 120.0 + r * p;                                                     \
-    p = 1.0 / 24.0 + r * p;                                                      \
-    p = 1.0 / 6.0 + r * p;                                                       \
-    p = 0.5 + r * p;                                                             \
-    p = 1.0 + r * p;                                                             \
-    p = 1.0 + r * p;                                                             \
-    /* 2^k = 2^k1 2^k2 with k1 = round(k / 2) */                                 \
-    double k1 = (k * 0.5 + EXP_SH) - EXP_SH;                                     \
-    /* (at x = EXP_MIN: p 2^-1075 with p < 1 rounds to 0) */                    \
-    return p * exp_pow2(k1) * exp_pow2(k - k1);
-
-static inline __attribute__((always_inline)) double exp_nonpositive(double x)
-{
-    EXP_NONPOSITIVE_BODY
-}
-
-/* y_j = e^{x_j - m}: plain loop (SSE2 on any x86-64), no fused multiply-add */
-static void exp_rows_plain(double *y, const double *x, size_t n, double m)
-{
-    #pragma omp simd
-    for (size_t j = 0; j < n; j++)
-        y[j] = exp_nonpositive(x[j] - m);
-}
-
-#if defined(__x86_64__) && defined(__GNUC__)
-/* The same with AVX2 or AVX-512 vectors and fused multiply-adds (the
- * contraction a * b + c -> fma is allowed here only): about 6% off the whole
- * head at T = 20,000 on one thread (42.6 -> 45 GFLOP/s), same 2-ulp accuracy.
- * Results then differ in the last bits between CPUs with and without FMA,
- * as BLAS results do; on one machine they are always the same. */
-#define EXP_ROWS_FMA(name, arch)                                                 \
-    __attribute__((target(arch), optimize("fp-contract=fast")))                  \
-    static inline __attribute__((always_inline))                               \
-    double name##_one(double x) { EXP_NONPOSITIVE_BODY }        \
-    __attribute__((target(arch), optimize("fp-contract=fast")))                  \
-    static void name(double *y, const double *x, size_t n, double m)             \
-    {                                                                            \
-        _Pragma("omp simd")                                                      \
-        for (size_t j = 0; j < n; j++) y[j] = name##_one(x[j] - m);              \
-    }
-EXP_ROWS_FMA(exp_rows_avx512, "arch=x86-64-v4")
-EXP_ROWS_FMA(exp_rows_avx2, "arch=x86-64-v3")
-#endif
-
-typedef void exp_rows_fn(double *, const double *, size_t, double);
-
-static exp_rows_fn *exp_rows;          /* chosen once; a race writes the same value */
-
-/* The widest variant this CPU runs. */
-static exp_rows_fn *exp_rows_pick(void)
-{
-#if defined(__x86_64__) && defined(__GNUC__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("x86-64-v4")) return exp_rows_avx512;
-    if (__builtin_cpu_supports("x86-64-v3")) return exp_rows_avx2;
-#endif
-    return exp_rows_plain;
-}
-
-static void exp_shifted_rows(double *y, const double *x, size_t n, double m)
-{
-    exp_rows_fn *f = exp_rows;
-    if (f == NULL) exp_rows = f = exp_rows_pick();
-    f(y, x, n, m);
-}
-
-int tiled_exp_variant(const char *name)
-{
-    if (name == NULL) { exp_rows = exp_rows_pick(); return ATT_OK; }
-    if (strcmp(name, "plain") == 0) { exp_rows = exp_rows_plain; return ATT_OK; }
-#if defined(__x86_64__) && defined(__GNUC__)
-    __builtin_cpu_init();
-    if (strcmp(name, "avx2") == 0 && __builtin_cpu_supports("x86-64-v3")) {
-        exp_rows = exp_rows_avx2;
-        return ATT_OK;
-    }
-    if (strcmp(name, "avx512") == 0 && __builtin_cpu_supports("x86-64-v4")) {
-        exp_rows = exp_rows_avx512;
-        return ATT_OK;
-    }
-#endif
-    return att_fail(ATT_EUSAGE, "exponential variant \"%s\" is not available on this CPU", name);
-}
-
-/* sum_j y_j as eight interleaved partial sums added in order: the same bits
- * for any vector width. */
-__attribute__((target_clones("avx512f", "avx2", "default")))
-static double sum_fixed_order(const double *y, size_t n)
-{
-    double acc[8] = { 0 };
-    size_t j = 0;
-    for (; j + 8 <= n; j += 8) {
-        #pragma omp simd
-        for (size_t u = 0; u < 8; u++) acc[u] += y[j + u];
-    }
-    for (size_t u = 0; j < n; j++, u++) acc[u] += y[j];
-    double s = 0.0;
-    for (size_t u = 0; u < 8; u++) s += acc[u];
-    return s;
-}
-
-double tiled_exp_shifted(double *y, const double *x, size_t n, double m)
-{
-    exp_shifted_rows(y, x, n, m);
-    return sum_fixed_order(y, n);
-}
-
 /* max_j x_j over a row; *bad = 1 if some x_j is NaN or +inf. */
 __attribute__((target_clones("avx512f", "avx2", "default")))
 static double row_max(const double *x, size_t n, int *bad)
@@ -227,13 +76,13 @@ typedef struct {
     gsl_matrix *S;     /* (B_q, B_k) scores, then weights     */
     gsl_matrix *Qt;    /* (B_q, d_k) projected queries         */
     gsl_matrix *Ot;    /* (B_q, d_v) unnormalised output       */
-    double *m, *l;     /* (B_q) running max and sum            */
+    online_softmax *run;   /* (B_q) each row's running max and sum (softmax.h) */
 } tiled_work;
 
 static void tiled_work_free(tiled_work *w)
 {
     mat_free(w->S); mat_free(w->Qt); mat_free(w->Ot);
-    free(w->m); free(w->l);
+    free(w->run);
     *w = (tiled_work){ 0 };
 }
 
@@ -243,9 +92,8 @@ static int tiled_work_alloc(tiled_work *w, tiled_tiles tl, size_t d_k, size_t d_
     w->S = mat_new(tl.bq, tl.bk);
     w->Qt = mat_new(tl.bq, d_k);
     w->Ot = mat_new(tl.bq, d_v);
-    w->m = malloc(tl.bq * sizeof *w->m);
-    w->l = malloc(tl.bq * sizeof *w->l);
-    if (!w->S || !w->Qt || !w->Ot || !w->m || !w->l) {
+    w->run = malloc(tl.bq * sizeof *w->run);
+    if (!w->S || !w->Qt || !w->Ot || !w->run) {
         tiled_work_free(w);
         return att_fail(ATT_ERUNTIME, "tiled head: out of memory for a thread's tiles");
     }
@@ -283,8 +131,8 @@ static int tiled_query_tile(gsl_matrix *O, const tiled_job *job, tiled_work *w,
     gsl_matrix_const_view qv = gsl_matrix_const_submatrix(Qsrc, q0, 0, n_q, d_k);
     const gsl_matrix *Qt = &qv.matrix;
 
-    // m = -inf, l = 0, O_t = 0
-    for (size_t i = 0; i < n_q; i++) { w->m[i] = -INFINITY; w->l[i] = 0.0; }
+    // per row m = -inf, l = 0 (softmax.h's online state); O_t = 0
+    for (size_t i = 0; i < n_q; i++) online_softmax_init(&w->run[i]);
     gsl_matrix_set_zero(&Ot.matrix);
 
     for (size_t j0 = 0; j0 < T_k; j0 += job->tl.bk) {
@@ -296,8 +144,8 @@ static int tiled_query_tile(gsl_matrix *O, const tiled_job *job, tiled_work *w,
         // pass 1: S_t = scale Q_t K_t^T                       (dgemm)
         if ((rc = mat_gemm(&St.matrix, job->scale, Qt, 0, &Kt.matrix, 1, 0.0))) return rc;
 
-        // pass 2, per row: m' = max(m, max_j s_j);  p_j = e^{s_j - m'};
-        //         l = l e^{m - m'} + sum_j p_j;  o = o e^{m - m'}
+        // pass 2, per row (the online softmax update of softmax.h):
+        //   m' = max(m, max_j s_j);  l = l e^{m - m'} + sum_j e^{s_j - m'};  o = o e^{m - m'}
         for (size_t i = 0; i < n_q; i++) {
             double *s = St.matrix.data + i * St.matrix.tda;
             int bad;
@@ -306,15 +154,13 @@ static int tiled_query_tile(gsl_matrix *O, const tiled_job *job, tiled_work *w,
                 return att_fail(ATT_EUSAGE, "tiled head: NaN or +inf score in row %zu "
                                 "(keys %zu..%zu); the tiled head needs finite scores",
                                 i0 + i, j0, j0 + n_k - 1);
-            double m_new = cm > w->m[i] ? cm : w->m[i];
-            if (m_new == -INFINITY) {            /* every key so far masked */
+            online_softmax *r = &w->run[i];
+            double f = online_softmax_rescale(r, cm);   /* m' and l e^{m - m'} */
+            if (r->m == -INFINITY) {                     /* every key so far masked */
                 memset(s, 0, n_k * sizeof *s);
                 continue;
             }
-            double f = exp(w->m[i] - m_new);     /* e^{-inf} = 0 the first time */
-            double sum = tiled_exp_shifted(s, s, n_k, m_new);
-            w->l[i] = w->l[i] * f + sum;
-            w->m[i] = m_new;
+            r->l += vexp_shifted(s, s, n_k, r->m);      /* p_j = e^{s_j - m'} in place */
             if (f != 1.0) {
                 gsl_vector_view orow = gsl_matrix_row(&Ot.matrix, i);
                 gsl_vector_scale(&orow.vector, f);
@@ -327,10 +173,10 @@ static int tiled_query_tile(gsl_matrix *O, const tiled_job *job, tiled_work *w,
 
     // o_i = O_t,i / l_i
     for (size_t i = 0; i < n_q; i++) {
-        if (w->m[i] == -INFINITY)
+        if (w->run[i].m == -INFINITY)
             return att_fail(ATT_EUSAGE, "tiled head: row %zu fully masked: all %zu scores are -inf",
                             i0 + i, T_k);
-        double l = w->l[i];
+        double l = w->run[i].l;
         for (size_t c = 0; c < d_v; c++)
             gsl_matrix_set(O, i0 + i, c, gsl_matrix_get(&Ot.matrix, i, c) / l);
     }
@@ -432,16 +278,6 @@ int tiled_attend(gsl_matrix *O, const gsl_matrix *Q, const gsl_matrix *K,
     return tiled_run(O, &job);
 }
 
-size_t tiled_forward_bytes(size_t T_q, size_t T_k, size_t d, size_t d_k,
-                           size_t d_v, tiled_tiles tl, int threads)
-{
-    (void)T_q; (void)d;
-    size_t kv = mat_bytes(T_k, d_k + d_v);
-    size_t per = mat_bytes(tl.bq, tl.bk + d_k + d_v + 2);
-    if (kv == 0 || per == 0 || threads < 1 || per > (SIZE_MAX - kv) / (size_t)threads) return 0;
-    return kv + (size_t)threads * per;
-}
-
 /* O (T_q, d_v) of the head p on Xq (T_q, d), Xkv (T_k, d), tiled. */
 int tiled_forward(gsl_matrix *O, const head_params *p, const gsl_matrix *Xq,
                   const gsl_matrix *Xkv, tiled_tiles tiles)
@@ -452,6 +288,8 @@ int tiled_forward(gsl_matrix *O, const head_params *p, const gsl_matrix *Xq,
         return att_fail(ATT_EUSAGE, "tiled head: the weights W_Q, W_K, W_V must be set");
     if (p->rope)
         return att_fail(ATT_EUSAGE, "tiled head: RoPE is not supported (use head_forward)");
+    if (p->causal)
+        return att_fail(ATT_EUSAGE, "tiled head: the causal mask is not supported (use head_forward)");
     const gsl_matrix *WQ = p->W_Q, *WK = p->W_K, *WV = p->W_V;
     if (!mat_same_shape(WQ, WK) || WV->size1 != WQ->size1)
         return att_fail(ATT_EUSAGE, "tiled head: W_Q (%zu x %zu), W_K (%zu x %zu), W_V (%zu x %zu) "

@@ -59,24 +59,4 @@ int tiled_attend(gsl_matrix *O, const gsl_matrix *Q, const gsl_matrix *K,
 int tiled_forward(gsl_matrix *O, const head_params *p, const gsl_matrix *Xq,
                   const gsl_matrix *Xkv, tiled_tiles tiles);
 
-/* Bytes tiled_forward allocates for these sizes with `threads` threads:
- * K and V, plus each thread's tiles. 0 on size_t overflow. */
-size_t tiled_forward_bytes(size_t T_q, size_t T_k, size_t d, size_t d_k,
-                           size_t d_v, tiled_tiles tiles, int threads);
-
-
-/* y_j = e^{x_j - m} for j < n, and returns sum_j y_j (in a fixed order:
- * eight interleaved partial sums, then those in order). x_j - m must be
- * <= 0 or the result is not the exponential (the head always has m >= x_j).
- * Within 2 ulp of exp() for x_j - m in [-745, 0]; exactly 0 below -745.2
- * and for -inf; NaN in, NaN out. Exposed for the tests. y may alias x.
- * The widest vector variant the CPU runs is used: AVX-512 or AVX2 with
- * fused multiply-adds, else a plain loop (the last bits may differ between
- * these, as BLAS results differ between CPUs; one machine always uses one). */
-double tiled_exp_shifted(double *y, const double *x, size_t n, double m);
-
-/* For the tests: force the variant "plain", "avx2" or "avx512" (ATT_EUSAGE
- * if this CPU lacks it), or NULL for the automatic choice. Not thread-safe. */
-int tiled_exp_variant(const char *name);
-
 #endif

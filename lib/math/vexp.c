@@ -1,0 +1,171 @@
+/* vexp.c - e^{x_j - m} over a row of scores, vectorised, and its sum in a
+ * fixed order (see vexp.h).
+ *
+ * Kept rather than SLEEF (Debian libsleef-dev, 1-ulp Sleef_expd8_u10): the
+ * whole tiled head at T = 100,000 ran at the speeds measured side by side by
+ * `bench/bench tiled --exp own|sleef` (numbers in tools/notes/any_length.md
+ * and notes/h4-heads.md); see there for the decision.
+ */
+#include "vexp.h"
+#include "status.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ---- the exponential --------------------------------------------------- */
+
+/* e^x for x <= 0 (Tang's method, Cody-Waite reduction):
+ *   k = round(x / ln 2),  r = x - k ln 2 in [-ln2/2, ln2/2]   (ln 2 = hi + lo,
+ *   hi with trailing zero bits so k hi is exact),
+ *   e^r = sum_{n=0}^{13} r^n / n!   (Taylor: remainder |r|^14 / 14! < 5e-18),
+ *   e^x = e^r 2^k1 2^k2,  k1 + k2 = k, both >= -538 so each 2^kj is a normal
+ *   double and the one rounding into the subnormal range is the last product.
+ * round() and 2^kj use the 1.5 2^52 shifter: t = y + SH rounds y to an
+ * integer; the low bits of t (as an integer) then hold that integer, and
+ * bits(kj + 1023 + SH) << 52 is the exponent field of 2^kj.
+ * Where the CPU has fused multiply-adds they are used (each step is then at
+ * least as accurate: k hi - x, for one, becomes exact before its rounding). */
+static const double EXP_SH = 0x1.8p52;
+static const double EXP_LOG2E = 1.4426950408889634074;
+static const double EXP_LN2HI = 6.93147180369123816490e-01;   /* 0x3fe62e42fee00000 */
+static const double EXP_LN2LO = 1.90821492927058770002e-10;   /* ln 2 - hi          */
+static const double EXP_MIN = -745.2;      /* e^x < 2^-1075 here: rounds to 0 */
+
+static inline __attribute__((always_inline)) double exp_pow2(double k)
+{
+    double e = k + (EXP_SH + 1023.0);
+    uint64_t b;
+    memcpy(&b, &e, sizeof b);
+    b <<= 52;
+    memcpy(&e, &b, sizeof e);
+    return e;
+}
+
+/* The body of e^x, x <= 0, as a macro so that it compiles once with plain
+ * multiply-adds and once, for CPUs that have them, with fused ones. */
+#define EXP_NONPOSITIVE_BODY                                                     \
+    /* below EXP_MIN (and -inf) the result rounds to 0: clamp, then it is 0 */  \
+    x = x < EXP_MIN ? EXP_MIN : x;                   /* NaN stays NaN */         \
+    /* k = round(x log2 e);  r = x - k ln 2 (two steps, the first exact) */      \
+    double k = (x * EXP_LOG2E + EXP_SH) - EXP_SH;                                \
+    double r = (x - k * EXP_LN2HI) - k * EXP_LN2LO;                              \
+    /* e^r, Horner on the Taylor series to degree 13 */                          \
+    double p = 1.0 / 6227020800.0;                   /* 1/13! */                 \
+    p = 1.0 / 479001600.0 + r * p;                   /* 1/12! */                 \
+    p = 1.0 / 39916800.0 + r * p;                                                \
+    p = 1.0 / 3628800.0 + r * p;                                                 \
+    p = 1.0 / 362880.0 + r * p;                                                  \
+    p = 1.0 / 40320.0 + r * p;                                                   \
+    p = 1.0 / 5040.0 + r * p;                                                    \
+    p = 1.0 / 720.0 + r * p;                                                     \
+    p = 1.0 / 120.0 + r * p;                                                     \
+    p = 1.0 / 24.0 + r * p;                                                      \
+    p = 1.0 / 6.0 + r * p;                                                       \
+    p = 0.5 + r * p;                                                             \
+    p = 1.0 + r * p;                                                             \
+    p = 1.0 + r * p;                                                             \
+    /* 2^k = 2^k1 2^k2 with k1 = round(k / 2) */                                 \
+    double k1 = (k * 0.5 + EXP_SH) - EXP_SH;                                     \
+    /* (at x = EXP_MIN: p 2^-1075 with p < 1 rounds to 0) */                    \
+    return p * exp_pow2(k1) * exp_pow2(k - k1);
+
+static inline __attribute__((always_inline)) double exp_nonpositive(double x)
+{
+    EXP_NONPOSITIVE_BODY
+}
+
+/* y_j = e^{x_j - m}: plain loop (SSE2 on any x86-64), no fused multiply-add */
+static void exp_rows_plain(double *y, const double *x, size_t n, double m)
+{
+    #pragma omp simd
+    for (size_t j = 0; j < n; j++)
+        y[j] = exp_nonpositive(x[j] - m);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The same with AVX2 or AVX-512 vectors and fused multiply-adds (the
+ * contraction a * b + c -> fma is allowed here only): about 6% off the whole
+ * head at T = 20,000 on one thread (42.6 -> 45 GFLOP/s), same 2-ulp accuracy.
+ * Results then differ in the last bits between CPUs with and without FMA,
+ * as BLAS results do; on one machine they are always the same. */
+#define EXP_ROWS_FMA(name, arch)                                                 \
+    __attribute__((target(arch), optimize("fp-contract=fast")))                  \
+    static inline __attribute__((always_inline))                               \
+    double name##_one(double x) { EXP_NONPOSITIVE_BODY }        \
+    __attribute__((target(arch), optimize("fp-contract=fast")))                  \
+    static void name(double *y, const double *x, size_t n, double m)             \
+    {                                                                            \
+        _Pragma("omp simd")                                                      \
+        for (size_t j = 0; j < n; j++) y[j] = name##_one(x[j] - m);              \
+    }
+EXP_ROWS_FMA(exp_rows_avx512, "arch=x86-64-v4")
+EXP_ROWS_FMA(exp_rows_avx2, "arch=x86-64-v3")
+#endif
+
+static vexp_rows_fn *exp_rows;          /* chosen once; a race writes the same value */
+
+/* The widest variant this CPU runs. */
+static vexp_rows_fn *exp_rows_pick(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("x86-64-v4")) return exp_rows_avx512;
+    if (__builtin_cpu_supports("x86-64-v3")) return exp_rows_avx2;
+#endif
+    return exp_rows_plain;
+}
+
+static void exp_shifted_rows(double *y, const double *x, size_t n, double m)
+{
+    vexp_rows_fn *f = exp_rows;
+    if (f == NULL) exp_rows = f = exp_rows_pick();
+    f(y, x, n, m);
+}
+
+int vexp_variant(const char *name)
+{
+    if (name == NULL) { exp_rows = exp_rows_pick(); return ATT_OK; }
+    if (strcmp(name, "plain") == 0) { exp_rows = exp_rows_plain; return ATT_OK; }
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (strcmp(name, "avx2") == 0 && __builtin_cpu_supports("x86-64-v3")) {
+        exp_rows = exp_rows_avx2;
+        return ATT_OK;
+    }
+    if (strcmp(name, "avx512") == 0 && __builtin_cpu_supports("x86-64-v4")) {
+        exp_rows = exp_rows_avx512;
+        return ATT_OK;
+    }
+#endif
+    return att_fail(ATT_EUSAGE, "exponential variant \"%s\" is not available on this CPU", name);
+}
+
+/* sum_j y_j as eight interleaved partial sums added in order: the same bits
+ * for any vector width. */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+static double sum_fixed_order(const double *y, size_t n)
+{
+    double acc[8] = { 0 };
+    size_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        #pragma omp simd
+        for (size_t u = 0; u < 8; u++) acc[u] += y[j + u];
+    }
+    for (size_t u = 0; j < n; j++, u++) acc[u] += y[j];
+    double s = 0.0;
+    for (size_t u = 0; u < 8; u++) s += acc[u];
+    return s;
+}
+
+double vexp_shifted(double *y, const double *x, size_t n, double m)
+{
+    exp_shifted_rows(y, x, n, m);
+    return sum_fixed_order(y, n);
+}
+
+void vexp_set_rows(vexp_rows_fn *f)
+{
+    exp_rows = f ? f : exp_rows_pick();
+}
+

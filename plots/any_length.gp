@@ -1,0 +1,40 @@
+# any_length.gp - one set of weights (d = d_k = d_v = 64) runs at every T from
+# 5 to 100,000: the bytes each run allocates (counted by lib/math/mem.h),
+# log-log. The tiled head (online softmax) grows like T; the plain head holds
+# S and A (T x T) and grows like T^2: dashed, what S and A alone would need
+# beyond the largest T it ran at (2 x 8 T^2 bytes).
+# Data: any_length_timing.csv (counted bytes: they include each thread's
+# tiles, so they depend on the thread count), any_length.meta.
+# size: 6.5,4.2
+meta_id = 'any_length'
+f = datadir.'/any_length_timing.csv'
+MiB = 1048576.0
+# 100000 -> "100,000"
+thousands(n) = n >= 1000 ? sprintf("%d,%03d", int(n) / 1000, int(n) % 1000) : sprintf("%d", int(n))
+stats f using 1 nooutput
+Tmax = STATS_max
+Tmin = STATS_min
+stats f using ($13 == $13 ? $1 : NaN) nooutput
+Pmax = STATS_max
+stats f using ($1 == Tmax ? $12 : NaN) nooutput
+tmem = STATS_max
+stats f using ($1 == Pmax ? $13 : NaN) nooutput
+pmem = STATS_max
+sub = sprintf("{/*0.85 memory one head allocates (d = %d, double): tiled ∝ T, plain ∝ T²}", int(meta('d')))
+if (Tmax > Tmin) { set title sprintf("The same weights serve %s tokens or %s\n%s", thousands(Tmin), thousands(Tmax), sub) } \
+else { set title sprintf("The same weights serve any length (this run: T = %s)\n%s", thousands(Tmax), sub) }
+set logscale xy
+set format x '10^{%L}'
+set format y '10^{%L}'
+set xrange [Tmin / 1.5:Tmax * 8]
+set yrange [0.01:*]
+set xlabel 'sequence length T (tokens)'
+set ylabel 'memory allocated (MiB)'
+set key off
+# direct labels at the ends of the lines
+set label 1 'tiled head' at Tmax * 1.2, tmem / MiB left tc ls 1
+set label 2 'plain head' at Pmax * 1.3, pmem / MiB / 1.5 left tc ls 3
+if (Tmax > Pmax) set label 3 sprintf("S and A alone at\nT = %s: %.0f GB", thousands(Tmax), 16.0 * Tmax * Tmax / 1e9) at Tmax / 1.5, 16.0 * Tmax * Tmax / MiB right tc rgb '#8b1a1a'
+plot sample [x=Pmax:(Tmax > Pmax ? Tmax : Pmax * 1.001)] (Tmax > Pmax ? 16.0 * x * x / MiB : NaN) with lines ls 5 dt 2 lw 1.5, \
+     f using 1:($13 > 0 ? $13 / MiB : NaN) with linespoints ls 3, \
+     f using 1:($12 / MiB) with linespoints ls 1

@@ -1,0 +1,19 @@
+# fused_qkv_agreement.gp (check) - every agreement check of fused_qkv
+# (fused vs separate, vs per-head, (out, in) storage, batched vs one by one)
+# for every case, as max |difference| / its tolerance (fused_qkv.csv).
+# size: 6.5,5
+f = datadir.'/fused_qkv.csv'
+abbr(c) = c eq 'fused_vs_separate' ? 'vs 3 products' : c eq 'fused_vs_per_head' ? 'vs per head' : c eq 'out_in_vs_fused' ? '(out, in)' : 'batched'
+set title "Fused, per-head, (out, in) and batched agree to rounding\n{/*0.85 max |difference| / tolerance for every case (below 1: within it)}"
+set logscale y
+set format y '10^{%L}'
+set yrange [1e-6:1e4]
+set ytics (1e-6, 1e-4, 1e-2, 1)
+set ylabel 'max |difference| / tolerance'
+set xtics rotate by 50 right font ',8.5' noenhanced
+set bmargin 10
+set xrange [-0.7:19.7]
+set rmargin 2
+set key top right
+plot 1 with lines ls 9 title 'tolerance', \
+     f skip 1 using 0:($10 > 0 ? ($9 > 0 ? $9 / $10 : 1e-6) : NaN):xticlabels(sprintf('%s: %s', strcol(1), abbr(strcol(8)))) with points ls 1 title 'measured (0 drawn at the axis)'

@@ -53,14 +53,12 @@ typedef struct {
     int shown;           /* leak_rse <= 10%: the figures plot this point */
     double leak_law, leak_exact_t2;
     double argmax_self, argmax_self_lo, argmax_self_hi, max_score_mean;
-    double cell_d_lo, cell_d_hi, cell_T_lo, cell_T_hi;
 } point_row;
 #define C(f) COL(point_row, f)
 static const table_col point_cols[] = {
     C(T), C(d), C(draws), C(self_weight), C(self_weight_lo), C(self_weight_hi), C(leak), C(leak_lo),
     C(leak_hi), C(leak_se), C(leak_rse), C(shown), C(leak_law), C(leak_exact_t2), C(argmax_self),
-    C(argmax_self_lo), C(argmax_self_hi), C(max_score_mean), C(cell_d_lo), C(cell_d_hi),
-    C(cell_T_lo), C(cell_T_hi)};
+    C(argmax_self_lo), C(argmax_self_hi), C(max_score_mean)};
 #undef C
 
 typedef struct {
@@ -114,16 +112,6 @@ static int draw(void *cv, void *scratch, gsl_rng *rng, size_t p, size_t i, doubl
     return selfweight_draw(&sc, scratch, rng, out);
 }
 
-/* geometric midpoints between neighbours: the cell edges of the map */
-static void edges(const size_t *v, size_t n, size_t k, double *lo, double *hi)
-{
-    double x = (double)v[k];
-    double left = k > 0 ? (double)v[k - 1] : (n > 1 ? x * x / (double)v[1] : x / M_SQRT2);
-    double right = k + 1 < n ? (double)v[k + 1] : (n > 1 ? x * x / (double)v[n - 2] : x * M_SQRT2);
-    *lo = sqrt(x * left);
-    *hi = sqrt(x * right);
-}
-
 static point_row row_of(const ctx *c, size_t i, const stat_acc *a)
 {
     point_row r = {.T = T_of(c, i), .d = d_of(c, i), .draws = a[SW_SELF].n};
@@ -145,8 +133,6 @@ static point_row row_of(const ctx *c, size_t i, const stat_acc *a)
     r.argmax_self = a[SW_ARGMAX].mean;     /* a fraction of n T rows: Wilson */
     stat_ci95_wilson(round(r.argmax_self * n * T), n * T, &r.argmax_self_lo, &r.argmax_self_hi);
     r.max_score_mean = a[SW_MAX_SCORE].mean;
-    edges(c->dl, c->nd, i % c->nd, &r.cell_d_lo, &r.cell_d_hi);
-    edges(c->Tl, c->nT, i / c->nd, &r.cell_T_lo, &r.cell_T_hi);
     return r;
 }
 

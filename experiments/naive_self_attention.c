@@ -1,35 +1,26 @@
 /* naive_self_attention - with Q = K = V = X every token mostly attends to itself.
  *
- * Claim (naive_self_attention): when each token is its own query, key and
- * value, its best match is itself and it keeps about 99.5% of its weight,
- * because s_ii = ||x_i||^2 ~ d while s_ij = x_i.x_j ~ sqrt(d) (concentration).
- * The section gives no (d, T): we cite the width d*(T) where the mean
- * self-weight crosses 0.995, and test the law of that contour. For large d,
- *   E[1 - a_ii] ~ c (T - 1) 2^(-d/2),   c = 1/2 exactly at T = 2
- * (lib/claims/selfweight.h), so d*(T) = 2 log2(T - 1) + const: the contour
- * rises by 2 in d per doubling of T - 1 (a prediction the data can refute).
- * Measured: X (T, d) ~ N(0, 1), S = X X^T, over
- *   T = 2, 4, 8, 12, 16, 32, 64, 128, 256
- *   d = 2, 3, 4, 6, every d from 8 to 40, 48, 64, 96, 128, ..., 512, 768
- * one Monte Carlo grid (each point its own stream (T << 32) | d); --draws N is
- * a budget of token rows per point: max(128, ceil(N / T)) matrices X (4 N rows
- * at T = 12), 128 beyond d = 64. Per point: mean a_ii, the leak 1 - a_ii (its
- * CI from the leak in units of the law, which does not underflow), the
- * fraction of rows whose best match is itself (Wilson CI over the rows), and
- * the relative standard error of the leak: the larger of the sample's and the
- * law's, sqrt(4 2^(d/2) / (sqrt(pi d) (T - 1)) / (draws T)) (from the T = 2
- * second moment, E[(1 - a_ii)^2] ~ 2^(-d/2) / sqrt(pi d)): the mean leak is
- * carried by rare draws, and a sample misses them long before its own se says
- * so. Figures show the leak only where that error is <= 10%.
- * Contour: d*(T) interpolated linearly in log(leak) between the two integer
- * widths around the crossing, CI from the two neighbours' standard errors
- * (selfweight_contour_crossing), each the relative error above times the
- * leak (so few draws widen the CI and the verdicts say INCONCLUSIVE). Slope: weighted least squares of d* against
- * log2(T - 1), CI widened by sqrt(chi^2 / dof) when the points scatter more
- * than their errors.
- * Writes into --out: naive_self_attention.csv (one row per (T, d)),
- * naive_self_attention_contour.csv (d* per level and T, with the T = 2 law),
- * naive_self_attention.meta, naive_self_attention.verdicts.csv.
+ * Claim (naive_self_attention): a token that is its own query, key and value
+ * finds itself the best match and keeps about 99.5% of its weight, since
+ * s_ii = ||x_i||^2 ~ d while s_ij = x_i.x_j ~ sqrt(d) (concentration). The
+ * section gives no (d, T): we cite the width d*(T) where the mean self-weight
+ * crosses 0.995 and test the law of that contour: for large d
+ *   E[1 - a_ii] ~ c (T - 1) 2^(-d/2),   c = 1/2 exactly at T = 2,
+ * so d*(T) rises by 2 per doubling of T - 1 (a prediction the data can refute).
+ * Measured: X (T, d) ~ N(0, 1), S = X X^T, T = 2, 4, 8, 12, 16, 32, 64, 128,
+ * 256, d = 2, 3, 4, 6, 8..40, 48, 64, 96, ..., 768: one Monte Carlo grid, each
+ * point its own stream (T << 32) | d, max(128, ceil(N / T)) draws for a
+ * budget of N = --draws rows (4 N at T = 12), 128 beyond d = 64. Per point:
+ * mean a_ii; the leak 1 - a_ii with its se from the leak in units of the law
+ * (no underflow); its relative error, the larger of the sample's and the
+ * law's sqrt(4 2^(d/2) / (sqrt(pi d)(T - 1)) / (draws T)) (from the T = 2
+ * second moment ~ 2^(-d/2) / sqrt(pi d): the mean is carried by rare draws a
+ * sample misses); argmax-is-self with a Wilson CI over the rows.
+ * Contour: d* interpolated in log(leak) between the integer widths around the
+ * crossing, CI from the neighbours' errors (selfweight_contour_crossing).
+ * Slope: weighted least squares of d* on log2(T - 1).
+ * Writes into --out: naive_self_attention.csv (per (T, d)), _contour.csv and
+ * _contour_999.csv (d* per T), .meta, .verdicts.csv.
  */
 #include "experiment.h"
 #include "rng.h"
@@ -43,7 +34,10 @@
 #include <stdio.h>
 
 static const size_t T_GRID[] = {2, 4, 8, 12, 16, 32, 64, 128, 256};
-enum { NT_GRID = sizeof T_GRID / sizeof T_GRID[0], ND_MAX = 64, HEADLINE_T = 12,
+static const size_t D_GRID[] = {2, 3, 4, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+    22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 48, 64, 96, 128,
+    192, 256, 384, 512, 768};
+enum { NT_GRID = sizeof T_GRID / sizeof T_GRID[0], ND_MAX = sizeof D_GRID / sizeof D_GRID[0], HEADLINE_T = 12,
        MIN_DRAWS = 128, FULL_DRAWS_MAX_D = 64, HEADLINE_BOOST = 4 };
 static const double LEVELS[] = {0.995, 0.999}, MAX_RSE = 0.1;
 enum { NLEVEL = sizeof LEVELS / sizeof LEVELS[0] };
@@ -59,14 +53,12 @@ typedef struct {
     int shown;           /* leak_rse <= 10%: the figures plot this point */
     double leak_law, leak_exact_t2;
     double argmax_self, argmax_self_lo, argmax_self_hi, max_score_mean;
-    double cell_d_lo, cell_d_hi, cell_T_lo, cell_T_hi;
 } point_row;
 #define C(f) COL(point_row, f)
 static const table_col point_cols[] = {
     C(T), C(d), C(draws), C(self_weight), C(self_weight_lo), C(self_weight_hi), C(leak), C(leak_lo),
     C(leak_hi), C(leak_se), C(leak_rse), C(shown), C(leak_law), C(leak_exact_t2), C(argmax_self),
-    C(argmax_self_lo), C(argmax_self_hi), C(max_score_mean), C(cell_d_lo), C(cell_d_hi),
-    C(cell_T_lo), C(cell_T_hi)};
+    C(argmax_self_lo), C(argmax_self_hi), C(max_score_mean)};
 #undef C
 
 typedef struct {
@@ -80,17 +72,6 @@ static const table_col contour_cols[] = {C(T), C(level), C(d_star), C(d_star_lo)
                                          C(d_star_se), C(d_below), C(d_above), C(draws_min),
                                          C(d_star_t2_law)};
 #undef C
-
-/* d = 2, 3, 4, 6, 8..40, 48, 64, 96, 128, 192, 256, 384, 512, 768 */
-static size_t d_grid(size_t *d)
-{
-    static const size_t lo[] = {2, 3, 4, 6}, hi[] = {48, 64, 96, 128, 192, 256, 384, 512, 768};
-    size_t n = 0;
-    for (size_t i = 0; i < sizeof lo / sizeof lo[0]; i++) d[n++] = lo[i];
-    for (size_t v = 8; v <= 40; v++) d[n++] = v;
-    for (size_t i = 0; i < sizeof hi / sizeof hi[0]; i++) d[n++] = hi[i];
-    return n;
-}
 
 /* grid point p runs the costly points (large T, d) first: i = nT nd - 1 - p */
 static size_t index_of(const ctx *c, size_t p) { return c->nT * c->nd - 1 - p; }
@@ -131,16 +112,6 @@ static int draw(void *cv, void *scratch, gsl_rng *rng, size_t p, size_t i, doubl
     return selfweight_draw(&sc, scratch, rng, out);
 }
 
-/* geometric midpoints between neighbours: the cell edges of the map */
-static void edges(const size_t *v, size_t n, size_t k, double *lo, double *hi)
-{
-    double x = (double)v[k];
-    double left = k > 0 ? (double)v[k - 1] : (n > 1 ? x * x / (double)v[1] : x / M_SQRT2);
-    double right = k + 1 < n ? (double)v[k + 1] : (n > 1 ? x * x / (double)v[n - 2] : x * M_SQRT2);
-    *lo = sqrt(x * left);
-    *hi = sqrt(x * right);
-}
-
 static point_row row_of(const ctx *c, size_t i, const stat_acc *a)
 {
     point_row r = {.T = T_of(c, i), .d = d_of(c, i), .draws = a[SW_SELF].n};
@@ -162,8 +133,6 @@ static point_row row_of(const ctx *c, size_t i, const stat_acc *a)
     r.argmax_self = a[SW_ARGMAX].mean;     /* a fraction of n T rows: Wilson */
     stat_ci95_wilson(round(r.argmax_self * n * T), n * T, &r.argmax_self_lo, &r.argmax_self_hi);
     r.max_score_mean = a[SW_MAX_SCORE].mean;
-    edges(c->dl, c->nd, i % c->nd, &r.cell_d_lo, &r.cell_d_hi);
-    edges(c->Tl, c->nT, i / c->nd, &r.cell_T_lo, &r.cell_T_hi);
     return r;
 }
 
@@ -174,21 +143,16 @@ static int run(experiment *e)
     static stat_acc acc[NT_GRID * ND_MAX * SW_NSTAT];
     if (e->o.T) c.Tl[c.nT++] = e->o.T;
     else for (size_t t = 0; t < NT_GRID; t++) c.Tl[c.nT++] = T_GRID[t];
-    if (e->o.d) { c.dl[0] = e->o.d; c.nd = 1; }
-    else c.nd = d_grid(c.dl);
+    if (e->o.d) c.dl[c.nd++] = e->o.d;
+    else for (size_t k = 0; k < ND_MAX; k++) c.dl[c.nd++] = D_GRID[k];
     if (e->o.T == 1) return exp_usage("--T 1: a token alone keeps all its weight; give T >= 2");
     c.rows = e->o.draws;
     size_t N = c.nT * c.nd;
 
     mc_config cfg = exp_mc(e, "naive_self_attention");
-    cfg.nstats = SW_NSTAT;
-    cfg.points = N;
-    cfg.draw_at = draw;
-    cfg.point_draws = point_draws;
-    cfg.point_stream = point_stream;
-    cfg.alloc = scratch_alloc;
-    cfg.free = selfweight_scratch_delete;
-    cfg.ctx = &c;
+    cfg.nstats = SW_NSTAT, cfg.points = N, cfg.ctx = &c;
+    cfg.draw_at = draw, cfg.point_draws = point_draws, cfg.point_stream = point_stream;
+    cfg.alloc = scratch_alloc, cfg.free = selfweight_scratch_delete;
     int st = mc_run(&cfg, acc);
     if (st) return st;
     for (size_t p = 0; p < N; p++) pts[index_of(&c, p)] = row_of(&c, index_of(&c, p), acc + p * SW_NSTAT);

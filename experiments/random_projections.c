@@ -1,32 +1,27 @@
 /* random_projections - with two random projections a token keeps about 1/T for itself.
  *
  * Claim (random_projections): with Q = X W_Q, K = X W_K for independent random
- * W_Q, W_K, the mean self-weight E[a_ii] is about 1/T, as for any other token
- * (T E[a_ii] within [0.95, 1.05] at every T). About, or exactly?
- * Measured: X (T, d) ~ N(0, 1), W_Q, W_K (d, d_k) ~ N(0, c^2/d), S = Q K^T
- * (no 1/sqrt(d_k): scores have sd c^2 sqrt(d_k)); per draw, averaged over the
- * T rows (lib/claims/selfweight.h): a_ii, argmax-is-self, s_ii^2, s_ij^2 and,
- * with the control, a'_ii (own key replaced by a fresh token's key: exactly
- * 1/T by symmetry). One Monte Carlo grid, each point its own stream (a hash
- * of T, d, d_k, c, control):
- *   main    d = 64, d_k = 16, c = 1, T = 2, 3, 4, 8, ..., 256; --draws each
- *   width   T = 16, d_k = 4, c = 1, d = 4 .. 256; --draws / 2, with control
- *   scale   T = 16, d_k = 4, d = 16, 64, c^2 = 1/4 .. 8; --draws / 2, control
- *   heatmap one draw, T = 12, d = 64, d_k = 16: A raw and A projected, same X
- * --T --d --dk --scale --control run the main sweep only, with those values.
- * The excess over 1/T: the self-score s_ii = x_i^T W_Q W_K^T x_i is a
- * quadratic form in one token, E[s_ii^2] = (1 + 2/d) E[s_ij^2] (exact). For
- * a soft softmax (second order in the scores) this predicts
- *   T E[a_ii] - 1 = (1 - 1/T)(1 - 2/T) d_k c^4 / d,
- * checked at score sd 0.5 (rpSoftExcess); at sd >= 1 it overpredicts.
+ * W_Q, W_K, the mean self-weight is about 1/T (T E[a_ii] within [0.95, 1.05]
+ * at every T), as for any other token. About, or exactly? The own score
+ * s_ii = x_i^T W_Q W_K^T x_i uses one token twice: E[s_ii^2] = (1 + 2/d)
+ * E[s_ij^2], which for a soft softmax (second order) predicts
+ *   T E[a_ii] - 1 = (1 - 1/T)(1 - 2/T) d_k c^4 / d      (checked at score sd 0.5).
+ * Measured: X (T, d) ~ N(0, 1), W_Q, W_K (d, d_k) ~ N(0, c^2/d), S = Q K^T (no
+ * 1/sqrt(d_k): score sd c^2 sqrt(d_k)); per draw, over the T rows, a_ii,
+ * argmax-is-self, s_ii^2, s_ij^2 and the control a'_ii (own key replaced by a
+ * fresh token's: exactly 1/T). One Monte Carlo grid, each point its own stream:
+ *   main   d = 64, d_k = 16, c = 1, T = 2, 3, 4, 8, ..., 256; --draws each
+ *   width  T = 16, d_k = 4, c = 1, d = 4 .. 256, with control; --draws / 2
+ *   scale  T = 16, d_k = 4, d = 16, 64, c^2 = 1/4 .. 8, with control; --draws / 2
+ * and one heatmap draw (T = 12 tokens, the run's d, d_k). --T --d --dk --scale
+ * --control run the main sweep only.
  * Writes into --out: random_projections.csv (main), _width.csv, _scale.csv,
- * _A.csv (panel,i,j,a), .meta, .verdicts.csv.
+ * _A.csv (panel,i,j,a,query,key), .meta, .verdicts.csv.
  */
 #include "experiment.h"
 #include "mat.h"
 #include "rng.h"
 #include "selfweight.h"
-#include "softmax.h"
 #include "status.h"
 #include "table.h"
 
@@ -79,7 +74,7 @@ typedef struct {
     size_t i, j;
     double a;
     const char *query, *key;
-} heat_row;
+} heat_row;   /* one cell of A (T, T) for the heatmap figure */
 static const table_col heat_cols[] = {COL(heat_row, panel), COL(heat_row, i), COL(heat_row, j),
                                       COL(heat_row, a), COL(heat_row, query), COL(heat_row, key)};
 /* the section's opening sentence in GPT-2's 12 tokens: names for random vectors */
@@ -103,6 +98,9 @@ static size_t set_point(ctx *x, size_t p, size_t T, size_t d, size_t d_k, double
     x->c[p] = c;
     x->draws[p] = draws;
     x->stream[p] = stream_of(T, d, d_k, c, control);
+    selfweight_config *m = &x->max;   /* the scratch is first allocated at the largest sizes */
+    m->T = T > m->T ? T : m->T, m->d = d > m->d ? d : m->d, m->d_k = d_k > m->d_k ? d_k : m->d_k;
+    m->control |= control;
     return p + 1;
 }
 
@@ -157,37 +155,23 @@ static point_row row_of(const ctx *x, size_t p, const stat_acc *a)
     return r;
 }
 
-/* One draw (its own stream), T = 12 tokens (TOKENS), width d, d_k, c = 1: A (T, T)
- * = softmax(X X^T) and softmax((X W_Q)(X W_K)^T) for the same X (T, d). */
+/* One draw (its own stream), T = 12 tokens (TOKENS), width d, d_k, c = 1:
+ * A (T, T) raw and projected for the same X (selfweight_heatmaps). */
 static int heatmap(const experiment *e, size_t d, size_t dk)
 {
     enum { T = HEAT_T };
     static heat_row rows[2 * T * T];
-    selfweight_work w;
     gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, stream_of(T, d, dk, 1.0, 0), 0xA11));
-    if (rng == NULL) return ATT_EUSAGE;
-    gsl_matrix *A = mat_new(T, T);
-    int st = A ? selfweight_work_alloc(&w, T, d, dk, 0) : att_alloc_status();
-    if (st) { gsl_rng_free(rng); mat_free(A); return st; }
-    selfweight_draw_inputs(&w, rng, 1.0 / sqrt((double)d));
-    for (int panel = 0; panel < 2 && !st; panel++) {
-        if (panel == 0) {                 /* raw: S = X X^T */
-            st = mat_gemm(w.S, 1.0, w.X, 0, w.X, 1, 0.0);
-        } else {                          /* projected: S = (X W_Q)(X W_K)^T */
-            st = mat_gemm(w.Q, 1.0, w.X, 0, w.W_Q, 0, 0.0);
-            if (!st) st = mat_gemm(w.K, 1.0, w.X, 0, w.W_K, 0, 0.0);
-            if (!st) st = mat_gemm(w.S, 1.0, w.Q, 0, w.K, 1, 0.0);
-        }
-        if (!st) st = softmax_rows(A, w.S);
-        for (size_t i = 0; i < T * T && !st; i++)
-            rows[panel * T * T + i] = (heat_row){panel ? "projected" : "raw", i / T + 1, i % T + 1,
-                                                 gsl_matrix_get(A, i / T, i % T), TOKENS[i / T],
-                                                 TOKENS[i % T]};
-    }
+    gsl_matrix *A[2] = {mat_new(T, T), mat_new(T, T)};
+    int st = rng && A[0] && A[1] ? selfweight_heatmaps(rng, d, dk, A[0], A[1]) : ATT_EUSAGE;
+    for (size_t i = 0; i < 2 * T * T && !st; i++)
+        rows[i] = (heat_row){i < T * T ? "raw" : "projected", i % (T * T) / T + 1, i % T + 1,
+                             gsl_matrix_get(A[i / (T * T)], i % (T * T) / T, i % T), TOKENS[i % (T * T) / T],
+                             TOKENS[i % T]};
     if (!st) st = TABLE_WRITE(e->o.out_dir, "random_projections_A.csv", heat_cols, rows, 2 * T * T);
-    selfweight_work_free(&w);
-    mat_free(A);
-    gsl_rng_free(rng);
+    mat_free(A[0]);
+    mat_free(A[1]);
+    if (rng) gsl_rng_free(rng);
     return st;
 }
 
@@ -211,25 +195,11 @@ static int run(experiment *e)
         n = set_point(&x, n, SIDE_T, WIDTH_D[k], SIDE_DK, 1.0, 1, side);
     for (size_t k = 0; k < SCALE_ND * SCALE_NC && !restricted; k++)
         n = set_point(&x, n, SIDE_T, SCALE_D[k / SCALE_NC], SIDE_DK, sqrt(SCALE_C2[k % SCALE_NC]), 1, side);
-    /* the scratch is first allocated at the largest sizes (the budget check) */
-    for (size_t p = 0; p < n; p++) {
-        selfweight_config *m = &x.max, *q = &x.pt[p];
-        m->T = q->T > m->T ? q->T : m->T;
-        m->d = q->d > m->d ? q->d : m->d;
-        m->d_k = q->d_k > m->d_k ? q->d_k : m->d_k;
-        m->control |= q->control;
-    }
-
     static stat_acc acc[NPOINT * SW_NSTAT];
     mc_config cfg = exp_mc(e, "random_projections");
-    cfg.nstats = SW_NSTAT;
-    cfg.points = n;
-    cfg.draw_at = draw;
-    cfg.point_draws = point_draws;
-    cfg.point_stream = point_stream;
-    cfg.alloc = scratch_alloc;
-    cfg.free = selfweight_scratch_delete;
-    cfg.ctx = &x;
+    cfg.nstats = SW_NSTAT, cfg.points = n, cfg.ctx = &x;
+    cfg.draw_at = draw, cfg.point_draws = point_draws, cfg.point_stream = point_stream;
+    cfg.alloc = scratch_alloc, cfg.free = selfweight_scratch_delete;
     int st = mc_run(&cfg, acc);
     if (st) return st;
     static point_row rows[NPOINT];

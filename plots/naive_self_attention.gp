@@ -25,12 +25,6 @@ sel(T, v) = ($1 == T ? v : 1/0)
 dlab = D_min < 8 && D_max >= 8 ? 8 : D_min   # where the curves are labelled
 shown(T, v) = ($1 == T && $12 == 1 ? v : 1/0)
 
-# each curve labelled at the first width where it reaches 0.6
-do for [k=1:nT] {
-    stats f skip 1 using ($1 == real(word(TS, k)) && $4 >= 0.6 ? $2 : 1/0) name "L" nooutput
-    stats f skip 1 using ($1 == real(word(TS, k)) && $2 == L_min ? $4 : 1/0) name "V" nooutput
-    set label 10 + k sprintf("T = %s", word(TS, k)) at L_min, V_min - 0.08 left offset 0.6,0 font ',9' tc ls k
-}
 set multiplot layout 1, 2 title "Raw vectors attend to themselves" font ',12'
 set lmargin 8.5; set rmargin 5.5
 set xtics 10 offset 0,0.3
@@ -42,18 +36,20 @@ set ylabel "mean a_{ii}"
 set xrange [dlo:dhi]
 set yrange [0:1.05]
 set ytics 0, 0.25, 1
+set key at graph 0.98, 0.66 right samplen 1.5 spacing 1.0 font ',9' reverse Left opaque nobox
 set arrow 1 from dlo, 0.995 to dhi, 0.995 nohead ls 9
 set label 1 "99.5%" at dhi, 0.995 left offset 0.3,0 font ',9'
 if (has_dstar) {
     set object 1 rect from meta('d_star_lo'), 0 to meta('d_star_hi'), 1.05 fs solid 0.35 noborder fc rgb '#1f4e9c' behind
     set arrow 2 from meta('d_star'), 0 to meta('d_star'), 0.995 nohead lc rgb '#1f4e9c' lw 1 dt 3
-    set label 2 sprintf("99.5%% at\nd* = %.1f\n(T = %d)", meta('d_star'), HT) at meta('d_star') + 1.5, 0.22 left font ',9'
+    set label 2 sprintf("99.5%% at\nd* = %.1f\n(T = %d)", meta('d_star'), HT) at meta('d_star') + 1.5, 0.2 left font ',9'
 }
 plot for [k=1:nT] f skip 1 using (sel(real(word(TS, k)), $2)):5:6 with filledcurves ls k notitle, \
-     for [k=1:nT] f skip 1 using (sel(real(word(TS, k)), $2)):4 with linespoints ls k ps 0.5 notitle
+     for [k=1:nT] f skip 1 using (sel(real(word(TS, k)), $2)):4 with linespoints ls k ps 0.5 \
+         title sprintf("T = %s", word(TS, k))
 unset object 1
 unset label 1; unset label 2; unset arrow 1; unset arrow 2
-do for [k=1:nT] { unset label 10 + k }
+unset key
 # ---- right: the weight on the other tokens ------------------------------------
 set title "weight left for the other tokens"
 set ylabel "mean 1 - a_{ii}"

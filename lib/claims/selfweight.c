@@ -401,3 +401,20 @@ int selfweight_stable_check(gsl_rng *rng, size_t T, size_t d, double *err, doubl
     mat_free(X); mat_free(S); mat_free(A);
     return st;
 }
+
+/* X (T, d); S = X X^T or (X W_Q)(X W_K)^T (T, T); A = softmax_rows(S) */
+int selfweight_heatmaps(gsl_rng *rng, size_t d, size_t d_k, gsl_matrix *A_raw, gsl_matrix *A_proj)
+{
+    selfweight_work w;
+    int st = selfweight_work_alloc(&w, A_raw->size1, d, d_k, 0);
+    if (st) return st;
+    selfweight_draw_inputs(&w, rng, 1.0 / sqrt((double)d));
+    st = mat_gemm(w.S, 1.0, w.X, 0, w.X, 1, 0.0);
+    if (!st) st = softmax_rows(A_raw, w.S);
+    if (!st) st = mat_gemm(w.Q, 1.0, w.X, 0, w.W_Q, 0, 0.0);
+    if (!st) st = mat_gemm(w.K, 1.0, w.X, 0, w.W_K, 0, 0.0);
+    if (!st) st = mat_gemm(w.S, 1.0, w.Q, 0, w.K, 1, 0.0);
+    if (!st) st = softmax_rows(A_proj, w.S);
+    selfweight_work_free(&w);
+    return st;
+}

@@ -209,4 +209,9 @@ double selfweight_weighted_slope(const double *x, const double *y, const double 
 int selfweight_stable_check(gsl_rng *rng, size_t T, size_t d, double *err, double *smax,
                             size_t *nover);
 
+/* One draw for a picture: X (T, d) ~ N(0, 1), then W_Q, W_K (d, d_k) ~
+ * N(0, 1/d), from rng (selfweight_draw_inputs' order); A_raw = softmax_rows(X X^T)
+ * and A_proj = softmax_rows((X W_Q)(X W_K)^T), both (T, T), T = A_raw's rows. */
+int selfweight_heatmaps(gsl_rng *rng, size_t d, size_t d_k, gsl_matrix *A_raw, gsl_matrix *A_proj);
+
 #endif

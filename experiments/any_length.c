@@ -24,6 +24,7 @@
  */
 #include "experiment.h"
 #include "head.h"
+#include "headtol.h"
 #include "mat.h"
 #include "mem.h"
 #include "rng.h"
@@ -36,7 +37,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <unistd.h>
-#include <gsl/gsl_blas.h>
 #include <omp.h>
 
 enum { D = 64, DK = 64, DV = 64 };
@@ -183,19 +183,8 @@ static int run(experiment *e)
             rows[k].output_mean = s / ((double)T * DV);
         }
         if (!rc && T <= max_plain_T) {
-            // tol: scores through inner products of length d + d_k, the values' projection d eps |x| |w_V|
-            double xmax = 0.0, wmax = 0.0;
-            for (size_t i = 0; i < T; i++) {
-                gsl_vector_const_view r = gsl_matrix_const_row(pr.X, i);
-                xmax = fmax(xmax, gsl_blas_dnrm2(&r.vector));
-            }
-            for (size_t c = 0; c < DV; c++) {
-                gsl_vector_const_view col = gsl_matrix_const_column(W[2], c);
-                wmax = fmax(wmax, gsl_blas_dnrm2(&col.vector));
-            }
             rows[k].max_abs_err = mat_max_abs_diff(tr_run.O, pr.O);
-            rows[k].tolerance = tol_attention_output(T, D + DK, tol_score_bound(pr.st.Q, pr.st.K, p.scale),
-                                                     mat_max_abs(pr.st.V)) + tol_eps(8, D, xmax * wmax);
+            rows[k].tolerance = head_output_tolerance(&pr.st, pr.X, W[2], p.scale);   /* headtol.h */
             nplain++;
             failed += !(rows[k].max_abs_err <= rows[k].tolerance);
         }

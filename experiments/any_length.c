@@ -24,6 +24,7 @@
  */
 #include "experiment.h"
 #include "head.h"
+#include "headtol.h"
 #include "mat.h"
 #include "mem.h"
 #include "rng.h"
@@ -36,7 +37,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <unistd.h>
-#include <gsl/gsl_blas.h>
 #include <omp.h>
 
 enum { D = 64, DK = 64, DV = 64 };
@@ -91,10 +91,11 @@ static int head_run_alloc(head_run *r, const experiment *e, const head_params *p
 {
     *r = (head_run){.p = p, .plain = plain, .X = mat_new(T, D), .O = mat_new(T, DV)};
     gsl_rng *rng = rng_new("mt19937", rng_stream_seed(e->o.seed, 1, T));
-    int rc = r->X && r->O && rng ? ATT_OK : att_alloc_status();
+    int rc = r->X && r->O && rng ? ATT_OK : att_last_code();
     if (!rc) mat_randn(r->X, rng, 1.0);
     if (rng) gsl_rng_free(rng);
-    return rc || !plain ? rc : head_state_alloc(&r->st, T, T, D, DK, DV);
+    // the state: a refusal by --max-memory is recorded as ATT_EUSAGE (att_last_code)
+    return rc || !plain ? rc : head_state_alloc(&r->st, T, T, D, DK, DV) ? att_last_code() : ATT_OK;
 }
 
 static void head_run_free(head_run *r)
@@ -149,7 +150,7 @@ static int run(experiment *e)
     // one fixed set of weights for every T: W_Q, W_K, W_V (d, 64) ~ N(0, 1/d)
     gsl_matrix *W[3] = {mat_new(D, DK), mat_new(D, DK), mat_new(D, DV)};
     gsl_rng *rng = rng_new("mt19937", rng_stream_seed(e->o.seed, 0, 0));
-    int rc = W[0] && W[1] && W[2] && rng ? ATT_OK : att_alloc_status();
+    int rc = W[0] && W[1] && W[2] && rng ? ATT_OK : att_last_code();
     for (int k = 0; k < 3 && !rc; k++) mat_randn(W[k], rng, 1.0 / sqrt((double)D));
     if (rng) gsl_rng_free(rng);
     head_params p = head_params_make(W[0], W[1], W[2]);
@@ -182,19 +183,8 @@ static int run(experiment *e)
             rows[k].output_mean = s / ((double)T * DV);
         }
         if (!rc && T <= max_plain_T) {
-            // tol: scores through inner products of length d + d_k, the values' projection d eps |x| |w_V|
-            double xmax = 0.0, wmax = 0.0;
-            for (size_t i = 0; i < T; i++) {
-                gsl_vector_const_view r = gsl_matrix_const_row(pr.X, i);
-                xmax = fmax(xmax, gsl_blas_dnrm2(&r.vector));
-            }
-            for (size_t c = 0; c < DV; c++) {
-                gsl_vector_const_view col = gsl_matrix_const_column(W[2], c);
-                wmax = fmax(wmax, gsl_blas_dnrm2(&col.vector));
-            }
             rows[k].max_abs_err = mat_max_abs_diff(tr_run.O, pr.O);
-            rows[k].tolerance = tol_attention_output(T, D + DK, tol_score_bound(pr.st.Q, pr.st.K, p.scale),
-                                                     mat_max_abs(pr.st.V)) + tol_eps(8, D, xmax * wmax);
+            rows[k].tolerance = head_output_tolerance(&pr.st, pr.X, W[2], p.scale);   /* headtol.h */
             nplain++;
             failed += !(rows[k].max_abs_err <= rows[k].tolerance);
         }

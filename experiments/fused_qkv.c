@@ -21,6 +21,7 @@
 #include "experiment.h"
 #include "fused.h"
 #include "head.h"
+#include "headtol.h"
 #include "mat.h"
 #include "rng.h"
 #include "status.h"
@@ -30,7 +31,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <gsl/gsl_blas.h>
 
 typedef struct {
     const char *name;
@@ -57,17 +57,6 @@ static const table_col COLS[] = {
     COL(check_row, d_k), COL(check_row, d_v), COL(check_row, heads), COL(check_row, check),
     COL(check_row, max_abs_err), COL(check_row, tolerance)};
 
-/* max_i ||row i||_2 (cols = 0) or max_j ||column j||_2 (cols = 1) */
-static double max_norm(const gsl_matrix *A, int cols)
-{
-    double m = 0.0;
-    for (size_t k = 0; k < (cols ? A->size2 : A->size1); k++) {
-        gsl_vector_const_view v = cols ? gsl_matrix_const_column(A, k) : gsl_matrix_const_row(A, k);
-        m = fmax(m, gsl_blas_dnrm2(&v.vector));
-    }
-    return m;
-}
-
 /* Case c: X (B T, d), W_Q, W_K (d, H d_k), W_V (d, H d_v) ~ N(0, 1/d);
  * W = [W_Q | W_K | W_V] (d, n), Wt = W^T (n, d); err/tol per check. */
 static int check_case(const experiment *e, size_t ci, double err[NCHECKS], double tol[NCHECKS])
@@ -83,9 +72,9 @@ static int check_case(const experiment *e, size_t ci, double err[NCHECKS], doubl
     gsl_matrix *O = mat_new(N, c->d_v), *Y = mat_new(N, c->d_k > c->d_v ? c->d_k : c->d_v);
     const gsl_matrix *Wsrc[3] = {W_Q, W_K, W_V};
     head_state st = {0};
-    int rc = rng && X && W_Q && W_K && W_V && W && Wt && QKV && O && Y ? ATT_OK : att_alloc_status();
-    for (int k = 0; k < 3; k++) rc = rc ? rc : (F[k] && S[k] && R[k] ? ATT_OK : att_alloc_status());
-    if (!rc) rc = head_state_alloc(&st, c->T, c->T, d, c->d_k, c->d_v);
+    int rc = rng && X && W_Q && W_K && W_V && W && Wt && QKV && O && Y ? ATT_OK : att_last_code();
+    for (int k = 0; k < 3; k++) rc = rc ? rc : (F[k] && S[k] && R[k] ? ATT_OK : att_last_code());
+    if (!rc && head_state_alloc(&st, c->T, c->T, d, c->d_k, c->d_v)) rc = att_last_code();
     if (rc) goto done;
     mat_randn(X, rng, 1.0);
     mat_randn(W_Q, rng, 1.0 / sqrt((double)d));
@@ -94,7 +83,7 @@ static int check_case(const experiment *e, size_t ci, double err[NCHECKS], doubl
     if ((rc = fused_pack(W, W_Q, W_K, W_V))) goto done;
     gsl_matrix_transpose_memcpy(Wt, W);
     // |fl(x.w) - x.w| <= d eps |x| |w| for each of two computations
-    double tol_proj = tol_eps(2, d, max_norm(X, 0) * max_norm(W, 1));
+    double tol_proj = tol_eps(2, d, mat_max_row_norm(X) * mat_max_col_norm(W));
     for (int k = 0; k < NCHECKS; k++) { err[k] = 0.0; tol[k] = tol_proj; }
 
     // [Q | K | V] = X W_QKV, split;  X W_Q, X W_K, X W_V;  X Wt^T, split
@@ -128,9 +117,7 @@ static int check_case(const experiment *e, size_t ci, double err[NCHECKS], doubl
             gsl_matrix_const_view Xb = gsl_matrix_const_submatrix(X, b * c->T, 0, c->T, d);
             gsl_matrix_const_view Ob = gsl_matrix_const_submatrix(O, b * c->T, 0, c->T, c->d_v);
             if ((rc = head_forward(&st, &p, &Xb.matrix, &Xb.matrix))) break;
-            // scores from inner products of length d + d_k; the values' projection
-            double t = tol_attention_output(c->T, d + c->d_k, tol_score_bound(st.Q, st.K, 1.0), mat_max_abs(st.V))
-                       + tol_eps(8, d, max_norm(&Xb.matrix, 0) * max_norm(&WVh.matrix, 1));
+            double t = head_output_tolerance(&st, &Xb.matrix, &WVh.matrix, 1.0);   /* headtol.h */
             double x = mat_max_abs_diff(&Ob.matrix, st.O);
             if (isnan(tol[CHECK_BATCHED]) || isnan(x) || x * tol[CHECK_BATCHED] > err[CHECK_BATCHED] * t) {
                 err[CHECK_BATCHED] = x;
@@ -202,11 +189,11 @@ static int time_point(const experiment *e, size_t T, size_t H, size_t reps, time
 {
     bench b = {.heads = H, .X = mat_new(T, TD), .Wf = mat_new(TD, 3 * H * TDK), .QKV = mat_new(T, 3 * H * TDK)};
     gsl_rng *rng = rng_new("mt19937", rng_stream_seed(e->o.seed, 1, T * 100 + H));
-    int rc = b.X && b.Wf && b.QKV && rng ? ATT_OK : att_alloc_status();
+    int rc = b.X && b.Wf && b.QKV && rng ? ATT_OK : att_last_code();
     for (int k = 0; k < 3; k++) {
         b.W[k] = mat_new(TD, H * TDK);
         b.Y[k] = mat_new(T, H * TDK);
-        rc = rc ? rc : (b.W[k] && b.Y[k] ? ATT_OK : att_alloc_status());
+        rc = rc ? rc : (b.W[k] && b.Y[k] ? ATT_OK : att_last_code());
     }
     if (!rc) {
         mat_randn(b.X, rng, 1.0);

@@ -8,9 +8,11 @@
 #include "tol.h"
 #include "fused.h"
 #include "head.h"
+#include "headtol.h"
 #include "mat.h"
 #include "status.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include <gsl/gsl_randist.h>
@@ -82,6 +84,19 @@ START_TEST(test_pack_by_hand)
 END_TEST
 
 /* ---- properties ------------------------------------------------------------ */
+
+/* headtol.h's norms by hand: A = [3 4; 0 1] has row norms 5, 1 and
+ * column norms 3, sqrt(17); and so do gsl's dnrm2 on them. */
+START_TEST(test_max_norms_by_hand)
+{
+    gsl_matrix *A = mat_new(2, 2);
+    gsl_matrix_set(A, 0, 0, 3); gsl_matrix_set(A, 0, 1, 4);
+    gsl_matrix_set(A, 1, 0, 0); gsl_matrix_set(A, 1, 1, 1);
+    ck_assert_double_eq_tol(mat_max_row_norm(A), 5.0, 4 * DBL_EPSILON * 5.0);
+    ck_assert_double_eq_tol(mat_max_col_norm(A), sqrt(17.0), 4 * DBL_EPSILON * 5.0);
+    mat_free(A);
+}
+END_TEST
 
 START_TEST(test_prop_fused_equals_separate)
 {
@@ -182,6 +197,7 @@ int main(void)
     Suite *s = suite_create("fused");
     TCase *unit = tcase_create("unit");
     tcase_add_test(unit, test_pack_by_hand);
+    tcase_add_test(unit, test_max_norms_by_hand);
     suite_add_tcase(s, unit);
     TCase *prop = tcase_create("properties");
     tcase_set_timeout(prop, 120);

@@ -94,8 +94,10 @@ static int tiled_work_alloc(tiled_work *w, tiled_tiles tl, size_t d_k, size_t d_
     w->Ot = mat_new(tl.bq, d_v);
     w->run = malloc(tl.bq * sizeof *w->run);
     if (!w->S || !w->Qt || !w->Ot || !w->run) {
-        tiled_work_free(w);
-        return att_fail(ATT_ERUNTIME, "tiled head: out of memory for a thread's tiles");
+        int mats = w->S && w->Qt && w->Ot;      /* else mat_new recorded why (a refusal */
+        tiled_work_free(w);                     /* by the budget is ATT_EUSAGE)         */
+        return mats ? att_fail(ATT_ERUNTIME, "tiled head: out of memory for a thread's tiles")
+                    : att_last_code();
     }
     return ATT_OK;
 }
@@ -311,7 +313,7 @@ int tiled_forward(gsl_matrix *O, const head_params *p, const gsl_matrix *Xq,
 
     size_t T_k = Xkv->size1, d = Xkv->size2, d_k = WQ->size2, d_v = WV->size2;
     gsl_matrix *K = mat_new(T_k, d_k), *V = mat_new(T_k, d_v);
-    if (!K || !V) { mat_free(K); mat_free(V); return ATT_ERUNTIME; }
+    if (!K || !V) { mat_free(K); mat_free(V); return att_last_code(); }   /* mat_new said why */
     blas_threads_single();
 
     // K = Xkv W_K + 1 b_K^T ;  V = Xkv W_V + 1 b_V^T, in blocks of rows on our

@@ -140,9 +140,11 @@ $(OUT)/claims.csv: $(VERDICTS) $(ROBUST) $(BUILD)/tools/report
 reproduce: deps ## install what is missing, rerun every experiment, render every figure, write the report, handout and slides
 	@$(MAKE) --no-print-directory all
 	@rm -f $(VERDICTS) $(OUT)/claims.csv
+	@mkdir -p $(OUT) && touch $(OUT)/.reproduce-start
 	@$(MAKE) --no-print-directory figures-report
 	@if command -v pdflatex >/dev/null 2>&1; then $(MAKE) --no-print-directory docs; \
 	 else echo "reproduce: pdflatex not found: handout and slides not rebuilt (make handout installs TeX)"; fi
+	@sh tools/prune_results.sh $(OUT)
 
 # Re-render the figures of a run made by hand (default out/, where programs
 # write unless --out says otherwise): every plot of every experiment whose
@@ -150,6 +152,15 @@ reproduce: deps ## install what is missing, rerun every experiment, render every
 FIG_OUT := $(if $(filter command line,$(origin OUT)),$(OUT),out)
 figures: ## re-render the figures of your own runs: make figures [OUT=DIR] (default out/)
 	@sh tools/figures.sh "$(FIG_OUT)" $(IDS)
+
+# The browser explorer: one self-contained page (web/explorer.html, script and
+# styles inside it), and a screenshot of its default state taken by headless
+# Chromium (skipped, with a message, when Chromium is missing).
+EXPLORER := $(if $(wildcard web/explorer.html),$(OUT)/explorer.html $(OUT)/figures/explorer.png)
+$(OUT)/explorer.html: web/explorer.html | $(OUT)/figures
+	cp $< $@
+$(OUT)/figures/explorer.png: $(OUT)/explorer.html web/screenshot.sh | $(OUT)/figures
+	@sh web/screenshot.sh $< $@ 1280,800
 
 .PHONY: figures-report
 figures-report: $(VERDICTS) $(FIGURES) $(OUT)/claims.csv $(EXPLORER)

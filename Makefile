@@ -5,7 +5,7 @@
 IDS := concentration naive_self_attention random_projections score_asymmetry \
        bilinear_low_rank qk_invariance key_bias query_bias value_bias \
        worked_example shapes previous_token_head fused_qkv any_length \
-       two_queries_four_keys
+       two_queries_four_keys ov_invariance learned_previous_token long_sequences
 # Only the experiments whose source exists are built (the suite grows by issue).
 EXPERIMENTS := $(filter $(basename $(notdir $(wildcard experiments/*.c))),$(IDS))
 
@@ -46,10 +46,20 @@ PLOTS    := $(basename $(notdir $(wildcard plots/*.gp)))
 CHECK_PLOTS := $(basename $(notdir $(wildcard plots/checks/*.gp)))
 
 .PHONY: all check reproduce figures report verify bench sanitize valgrind fuzz \
-        deps clean help tests
+        deps clean help tests mpi experiments
 .DELETE_ON_ERROR:
 
 all: $(addprefix $(BIN)/,$(EXPERIMENTS)) $(addprefix $(BUILD)/tools/,$(TOOLS)) ## build the library, one bin/<ID> per claim, and the tools
+
+experiments: $(addprefix $(BIN)/,$(EXPERIMENTS))
+
+# The MPI programs: the same sources through mpicc with -DATT_MPI (lib/run/par.h),
+# library objects in build-mpi/, programs in bin-mpi/ (run: mpirun -np N bin-mpi/<ID>).
+# The plain build above never sees mpi.h or libmpi.
+mpi: ## build every experiment for MPI into bin-mpi/ (mpirun -np N bin-mpi/<ID> ...)
+	@sh tools/deps.sh mpi
+	@$(MAKE) --no-print-directory experiments BUILD=build-mpi BIN=bin-mpi CC=mpicc \
+	    EXTRA_CFLAGS="$(EXTRA_CFLAGS) -DATT_MPI"
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
@@ -84,7 +94,7 @@ tests: $(addprefix $(BUILD)/tests/,$(TESTS))
 
 check: deps ## install what is missing, build, run every unit and property test
 	@$(MAKE) --no-print-directory tests all
-	@ATT_BIN_DIR=$(BIN) sh tools/run_tests.sh $(addprefix $(BUILD)/tests/,$(TESTS)) $(wildcard tests/test_*.sh)
+	@ATT_BIN_DIR=$(BIN) BUILD=$(BUILD) sh tools/run_tests.sh $(addprefix $(BUILD)/tests/,$(TESTS)) $(wildcard tests/test_*.sh)
 
 # ---- reproduce: every experiment, every figure, the claims report ---------
 
@@ -107,6 +117,8 @@ $(foreach p,$(filter $(1) $(1)_%,$(PLOTS)),$(OUT)/figures/$(p).pdf $(OUT)/figure
 $(foreach p,$(filter $(1) $(1)_%,$(CHECK_PLOTS)),$(OUT)/figures/checks/$(p).pdf $(OUT)/figures/checks/$(p).svg $(OUT)/figures/checks/$(p).png): $(OUT)/$(1).verdicts.csv
 endef
 $(foreach id,$(IDS),$(eval $(call plot_deps,$(id))))
+# asymmetric_sentence is drawn from score_asymmetry's run
+$(OUT)/figures/asymmetric_sentence.pdf $(OUT)/figures/asymmetric_sentence.svg $(OUT)/figures/asymmetric_sentence.png: $(OUT)/score_asymmetry.verdicts.csv
 
 FIGURES := $(foreach p,$(PLOTS),$(OUT)/figures/$(p).png $(OUT)/figures/$(p).svg $(OUT)/figures/$(p).pdf) \
            $(foreach p,$(CHECK_PLOTS),$(OUT)/figures/checks/$(p).png $(OUT)/figures/checks/$(p).svg $(OUT)/figures/checks/$(p).pdf)
@@ -121,22 +133,41 @@ $(OUT)/claims.csv: $(VERDICTS) $(ROBUST) $(BUILD)/tools/report
 	@$(BUILD)/tools/report --out $(OUT) $(EXPERIMENTS)
 	@sh tools/readme_sync.sh $(OUT)
 
-reproduce: deps ## install what is missing, run every experiment, render every figure, write the claims report
+# make reproduce reruns every experiment, whatever the timestamps say (a
+# results/ edited by hand, or written by a run by hand with --out results, is
+# replaced), then renders the figures, writes the report and, where TeX is
+# installed, the handout and the slides.
+reproduce: deps ## install what is missing, rerun every experiment, render every figure, write the report, handout and slides
 	@$(MAKE) --no-print-directory all
+	@rm -f $(VERDICTS) $(OUT)/claims.csv
 	@$(MAKE) --no-print-directory figures-report
+	@if command -v pdflatex >/dev/null 2>&1; then $(MAKE) --no-print-directory docs; \
+	 else echo "reproduce: pdflatex not found: handout and slides not rebuilt (make handout installs TeX)"; fi
 
 # Re-render the figures of a run made by hand (default out/, where programs
 # write unless --out says otherwise): every plot of every experiment whose
 # verdicts are in that folder, from its data; nothing is rerun.
 FIG_OUT := $(if $(filter command line,$(origin OUT)),$(OUT),out)
 figures: ## re-render the figures of your own runs: make figures [OUT=DIR] (default out/)
-	@found=0; for id in $(IDS); do [ -f "$(FIG_OUT)/$$id.verdicts.csv" ] || continue; \
-	  for p in plots/$$id.gp plots/$${id}_*.gp plots/checks/$$id.gp plots/checks/$${id}_*.gp; do \
-	    [ -f "$$p" ] || continue; found=1; sh tools/render.sh "$$p" "$(FIG_OUT)" "$$(basename $$p .gp)" || exit 1; \
-	  done; done; [ $$found = 1 ] || { echo "figures: no run found in $(FIG_OUT)/ (run bin/<ID> first)" >&2; exit 2; }
+	@sh tools/figures.sh "$(FIG_OUT)" $(IDS)
 
 .PHONY: figures-report
-figures-report: $(VERDICTS) $(FIGURES) $(OUT)/claims.csv
+figures-report: $(VERDICTS) $(FIGURES) $(OUT)/claims.csv $(EXPLORER)
+
+# ---- handout and slides (pdflatex, Debian's TeX Live) ----------------------
+DOC_DEPS := doc/pages.tex doc/common.tex tools/latex.sh $(OUT)/claims.csv $(FIGURES)
+$(OUT)/handout.pdf: doc/handout.tex $(DOC_DEPS)
+	@sh tools/latex.sh doc/handout.tex $(OUT)
+$(OUT)/slides.pdf: doc/slides.tex $(DOC_DEPS)
+	@sh tools/latex.sh doc/slides.tex $(OUT)
+.PHONY: docs handout slides
+docs: $(OUT)/handout.pdf $(OUT)/slides.pdf
+handout: ## build results/handout.pdf (one page per claim; installs TeX as root, or names it)
+	@sh tools/deps.sh tex
+	@$(MAKE) --no-print-directory $(OUT)/handout.pdf
+slides: ## build results/slides.pdf (beamer 16:9, one slide per claim)
+	@sh tools/deps.sh tex
+	@$(MAKE) --no-print-directory $(OUT)/slides.pdf
 
 verify: all ## rerun everything into a temporary folder and compare it with the committed results/
 	@sh tools/verify.sh
@@ -146,10 +177,11 @@ bench: ## benchmarks: Monte Carlo vs NumPy and the RNG limit, any_length vs DGEM
 	@$(MAKE) --no-print-directory all
 	@sh bench/run.sh
 
-sanitize: ## tests and a quick reproduce under AddressSanitizer + UndefinedBehaviorSanitizer (in build-san/, bin-san/)
+# (make check includes tests/test_experiments.sh: every experiment once, with
+# few draws, so this runs every program under the sanitizers too)
+sanitize: ## tests and every experiment (few draws) under AddressSanitizer + UndefinedBehaviorSanitizer (in build-san/, bin-san/)
 	@$(MAKE) --no-print-directory check BUILD=build-san BIN=bin-san OPT=-O1 \
 	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-	@BIN=bin-san sh tools/quick_reproduce.sh
 
 valgrind: ## the tests under valgrind, without fork: no leaks, no invalid reads
 	@sh tools/deps.sh valgrind
@@ -161,7 +193,7 @@ fuzz: ## libFuzzer targets (clang) for the CSV reader and the option parser
 	@sh fuzz/run.sh
 
 clean: ## remove build products (results/ is kept: it is committed)
-	rm -rf $(BUILD) $(BIN) build-san bin-san
+	rm -rf $(BUILD) $(BIN) build-san bin-san build-mpi bin-mpi
 
 $(BIN) $(BUILD)/lib $(BUILD)/tools $(BUILD)/tests $(OUT)/figures:
 	mkdir -p $@

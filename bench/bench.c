@@ -108,44 +108,23 @@ static int cmd_rng(size_t n)
 
 /* ---- the Monte Carlo of random_projections (main sweep, one point) -------- */
 
-typedef struct { size_t T, d, d_k; } mc_ctx;
+/* the shared draw (lib/claims/selfweight.h): X ~ N(0,1) (T, d); W_Q, W_K ~ N(0, 1/d)
+ * (d, d_k); S = (X W_Q)(X W_K)^T; row stats */
+static void *mc_alloc(void *ctx) { return selfweight_scratch_new(ctx); }
 
-static void *mc_alloc(void *ctx)
-{
-    const mc_ctx *c = ctx;
-    selfweight_work *w = malloc(sizeof *w);
-    if (w && selfweight_work_alloc(w, c->T, c->d, c->d_k, 0) != ATT_OK) { free(w); return NULL; }
-    return w;
-}
-
-static void mc_free(void *p)
-{
-    selfweight_work_free(p);
-    free(p);
-}
-
-/* X ~ N(0,1) (T, d); W_Q, W_K ~ N(0, 1/d) (d, d_k); S = (X W_Q)(X W_K)^T; row stats */
 static int mc_draw(void *ctx, void *scratch, gsl_rng *rng, size_t draw, double *out)
 {
     (void)draw;
-    const mc_ctx *c = ctx;
-    selfweight_work *w = scratch;
-    selfweight_stats r;
-    selfweight_draw_inputs(w, rng, 1.0 / sqrt((double)c->d));
-    int st = selfweight_projected(w, &r);
-    out[0] = r.self_weight;
-    out[1] = r.argmax_self;
-    out[2] = r.diag_sq;
-    out[3] = r.off_sq;
-    return st;
+    return selfweight_draw(ctx, scratch, rng, out);
 }
 
 static int cmd_mc(size_t T, size_t d, size_t d_k, size_t draws)
 {
-    mc_ctx c = { T, d, d_k };
-    stat_acc acc[4];
-    mc_config cfg = { .rng_name = "mt19937", .seed = 1, .stream = 0, .draws = draws, .nstats = 4,
-                      .draw = mc_draw, .alloc = mc_alloc, .free = mc_free, .ctx = &c,
+    selfweight_config c = { T, d, d_k, 1.0 / sqrt((double)d), 0 };
+    stat_acc acc[SW_NSTAT];
+    mc_config cfg = { .rng_name = "mt19937", .seed = 1, .stream = 0, .draws = draws,
+                      .nstats = SW_NSTAT, .draw = mc_draw, .alloc = mc_alloc,
+                      .free = selfweight_scratch_delete, .ctx = &c,
                       .label = "bench mc", .quiet = 1 };
     double t0 = omp_get_wtime();
     int st = mc_run(&cfg, acc);
@@ -154,7 +133,7 @@ static int cmd_mc(size_t T, size_t d, size_t d_k, size_t draws)
     printf("mc_seconds %.6g\n", t);
     printf("mc_draws_per_s %.6g\n", (double)draws / t);
     printf("mc_variates_per_draw %zu\n", T * d + 2 * d * d_k);
-    printf("mc_T_self %.6g\n", (double)T * acc[0].mean);
+    printf("mc_T_self %.6g\n", (double)T * acc[SW_SELF].mean);
     printf("mc_threads %d\n", omp_get_max_threads());
     return 0;
 }

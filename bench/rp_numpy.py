@@ -1,6 +1,6 @@
 """rp_numpy.py - random_projections' Monte Carlo, vectorised with NumPy: what a
 user would write instead of the C engine. The same per-draw computation as
-lib/selfweight.h (main sweep, no control):
+lib/claims/selfweight.h (main sweep, no control):
 
     X (T, d) ~ N(0, 1);  W_Q, W_K (d, d_k) ~ N(0, 1/d)
     S = (X W_Q)(X W_K)^T          (T, T), no 1/sqrt(d_k)

@@ -10,6 +10,8 @@
 #   3. the tiled head of any_length at T = 100,000 vs a large OpenBLAS DGEMM:
 #      GFLOP/s (target >= half), time (target < 60 s), peak RSS (< 256 MiB)
 #   4. wall time of `make reproduce` into a temporary folder
+#   5. the Monte Carlo of row 1 under MPI (bin-mpi/, make mpi): draws/s on 1 and
+#      2 ranks of one thread each (skipped without mpirun)
 #
 # Environment: BUILD, BIN (build products, as for make), OUT (default
 # results), BENCH_QUICK=1 (T = 20,000 and 50,000 draws instead, no make
@@ -83,6 +85,25 @@ rng_1=$(value rng_rate_1thread "$tmp/rng")
 vpd=$((8 * 64 + 2 * 64 * 16))
 rng_limit=$(calc "%.6g" "$rng_all / $vpd")
 
+# ---- 5: the same Monte Carlo under MPI, 1 and 2 ranks -------------------------
+mpi_row=""
+if command -v mpirun >/dev/null 2>&1 && command -v mpicc >/dev/null 2>&1 &&
+        make -s --no-print-directory mpi >/dev/null 2>&1; then
+    mpi_rate_1=0; mpi_rate_2=0
+    for np in 1 2; do
+        echo "bench: Monte Carlo under MPI, $np rank(s) x 1 thread" >&2
+        t0=$(now)
+        if OMP_NUM_THREADS=1 mpirun --allow-run-as-root --oversubscribe --bind-to none -x OMP_NUM_THREADS \
+            -np $np bin-mpi/random_projections --T 8 --d 64 --dk 16 --draws "$DRAWS" --quiet \
+            --out "$tmp/mpi$np" </dev/null; then
+            t1=$(now)
+            eval "mpi_rate_$np=\$(calc '%.6g' '$DRAWS / ($t1 - $t0)')"
+        fi
+    done
+    cmp -s "$tmp/mpi1/random_projections.csv" "$tmp/mpi2/random_projections.csv" && mpi_same=yes || mpi_same=NO
+    mpi_row="| same Monte Carlo under MPI (bin-mpi, 1 thread per rank; CSVs of 1 and 2 ranks identical: $mpi_same): 2 ranks (draws/s) | $(calc "%.0f" "$mpi_rate_2") | 1 rank $(calc "%.0f" "$mpi_rate_1") | $(calc "%.2f" "$mpi_rate_2 / ($mpi_rate_1 + 1e-300)") x | about 2x on 2 idle cores | |"
+fi
+
 # ---- 3: tiled head vs DGEMM ---------------------------------------------------
 echo "bench: OpenBLAS DGEMM 4096" >&2
 "$B" dgemm --n 4096 > "$tmp/dgemm"
@@ -146,6 +167,7 @@ if [ -n "$SLEEF_SRC" ]; then
     echo "| tiled head, T = $T_LONG, median of 3 (s): lib/math/vexp.c exp vs SLEEF's (interleaved) | $(calc "%.2f" "$(value exp_own_seconds_median "$tmp/expcmp")") (max $(value exp_own_max_ulps "$tmp/expcmp") ulp) | SLEEF $(calc "%.2f" "$(value exp_sleef_seconds_median "$tmp/expcmp")") (max $(value exp_sleef_max_ulps "$tmp/expcmp") ulp) | SLEEF speed / own $(value exp_sleef_speed_over_own "$tmp/expcmp") | >= 0.95 to switch | |"
 fi
 echo "| wall time of \`make reproduce\` | $rep_s | $rep_note | | about a minute | |"
+[ -n "$mpi_row" ] && echo "$mpi_row"
 echo
 echo "Monte Carlo source: $mc_what."
 echo "GFLOP counts: DGEMM 2 n^3; the head 2 T^2 (d_k + d_v) + 2 T d (2 d_k + d_v)."

@@ -91,11 +91,11 @@ static int head_run_alloc(head_run *r, const experiment *e, const head_params *p
 {
     *r = (head_run){.p = p, .plain = plain, .X = mat_new(T, D), .O = mat_new(T, DV)};
     gsl_rng *rng = rng_new("mt19937", rng_stream_seed(e->o.seed, 1, T));
-    int rc = r->X && r->O && rng ? ATT_OK : att_last_code();
+    int rc = r->X && r->O && rng ? ATT_OK : att_alloc_status();
     if (!rc) mat_randn(r->X, rng, 1.0);
     if (rng) gsl_rng_free(rng);
     // the state: a refusal by --max-memory is recorded as ATT_EUSAGE (att_last_code)
-    return rc || !plain ? rc : head_state_alloc(&r->st, T, T, D, DK, DV) ? att_last_code() : ATT_OK;
+    return rc || !plain ? rc : head_state_alloc(&r->st, T, T, D, DK, DV) ? att_alloc_status() : ATT_OK;
 }
 
 static void head_run_free(head_run *r)
@@ -150,7 +150,7 @@ static int run(experiment *e)
     // one fixed set of weights for every T: W_Q, W_K, W_V (d, 64) ~ N(0, 1/d)
     gsl_matrix *W[3] = {mat_new(D, DK), mat_new(D, DK), mat_new(D, DV)};
     gsl_rng *rng = rng_new("mt19937", rng_stream_seed(e->o.seed, 0, 0));
-    int rc = W[0] && W[1] && W[2] && rng ? ATT_OK : att_last_code();
+    int rc = W[0] && W[1] && W[2] && rng ? ATT_OK : att_alloc_status();
     for (int k = 0; k < 3 && !rc; k++) mat_randn(W[k], rng, 1.0 / sqrt((double)D));
     if (rng) gsl_rng_free(rng);
     head_params p = head_params_make(W[0], W[1], W[2]);
@@ -256,7 +256,7 @@ static int run(experiment *e)
     verdict_add(&e->v, KIND_REPORTED, "anyLengthBytesPerToken", NAN, measure_exact(tiled_bytes[n - 1] / (double)Tmax, 1),
                 rule_none(), "bytes per token at T = %zu (X, K, V, O hold %d)", Tmax, 8 * (D + DK + DV + DV));
     if (!isnan(st))
-        verdict_add(&e->v, KIND_REPORTED, "anyLengthTimeSlope", NAN, measure_exact(st, reps), rule_none(),
+        verdict_add(&e->v, KIND_REPORTED, "anyLengthTimeSlope", NAN, measure_time(st, NAN, NAN, reps), rule_none(),
                     "log-log slope of the tiled head's median time vs T, %zu <= T <= %zu, one thread (about 2)",
                     FIT_MIN_T, timing_max_T);
     return ATT_OK;

@@ -72,9 +72,9 @@ static int check_case(const experiment *e, size_t ci, double err[NCHECKS], doubl
     gsl_matrix *O = mat_new(N, c->d_v), *Y = mat_new(N, c->d_k > c->d_v ? c->d_k : c->d_v);
     const gsl_matrix *Wsrc[3] = {W_Q, W_K, W_V};
     head_state st = {0};
-    int rc = rng && X && W_Q && W_K && W_V && W && Wt && QKV && O && Y ? ATT_OK : att_last_code();
-    for (int k = 0; k < 3; k++) rc = rc ? rc : (F[k] && S[k] && R[k] ? ATT_OK : att_last_code());
-    if (!rc && head_state_alloc(&st, c->T, c->T, d, c->d_k, c->d_v)) rc = att_last_code();
+    int rc = rng && X && W_Q && W_K && W_V && W && Wt && QKV && O && Y ? ATT_OK : att_alloc_status();
+    for (int k = 0; k < 3; k++) rc = rc ? rc : (F[k] && S[k] && R[k] ? ATT_OK : att_alloc_status());
+    if (!rc && head_state_alloc(&st, c->T, c->T, d, c->d_k, c->d_v)) rc = att_alloc_status();
     if (rc) goto done;
     mat_randn(X, rng, 1.0);
     mat_randn(W_Q, rng, 1.0 / sqrt((double)d));
@@ -189,11 +189,11 @@ static int time_point(const experiment *e, size_t T, size_t H, size_t reps, time
 {
     bench b = {.heads = H, .X = mat_new(T, TD), .Wf = mat_new(TD, 3 * H * TDK), .QKV = mat_new(T, 3 * H * TDK)};
     gsl_rng *rng = rng_new("mt19937", rng_stream_seed(e->o.seed, 1, T * 100 + H));
-    int rc = b.X && b.Wf && b.QKV && rng ? ATT_OK : att_last_code();
+    int rc = b.X && b.Wf && b.QKV && rng ? ATT_OK : att_alloc_status();
     for (int k = 0; k < 3; k++) {
         b.W[k] = mat_new(TD, H * TDK);
         b.Y[k] = mat_new(T, H * TDK);
-        rc = rc ? rc : (b.W[k] && b.Y[k] ? ATT_OK : att_last_code());
+        rc = rc ? rc : (b.W[k] && b.Y[k] ? ATT_OK : att_alloc_status());
     }
     if (!rc) {
         mat_randn(b.X, rng, 1.0);
@@ -273,7 +273,7 @@ static int run(experiment *e)
         int cited = sr[s].T == 1024;
         const char *m = !cited ? "" : sr[s].heads == 1 ? "fusedQKVSpeedupOneHead"
                       : sr[s].versus[0] == 's' ? "fusedQKVSpeedupTwelveHeads" : "fusedQKVSpeedupPerHead";
-        rc = verdict_add(&e->v, KIND_REPORTED, m, NAN, measure_exact(sr[s].speedup_median, reps), rule_none(),
+        rc = verdict_add(&e->v, KIND_REPORTED, m, NAN, measure_time(sr[s].speedup_median, sr[s].speedup_low, sr[s].speedup_high, reps), rule_none(),
                          "CPU time of %s products / one fused product, T = %zu, %zu head%s: median of %zu "
                          "(range %.3f to %.3f)", sr[s].versus, sr[s].T, sr[s].heads,
                          sr[s].heads > 1 ? "s" : "", reps, sr[s].speedup_low, sr[s].speedup_high);

@@ -164,7 +164,7 @@ static int head_build(ctx *cx, size_t p, size_t V, size_t T, double c)
     cx->T[p] = T;
     gsl_matrix **W = cx->W[p];
     W[0] = mat_new(V + T, T); W[1] = mat_new(V + T, T); W[2] = mat_new(V + T, V);
-    if (!W[0] || !W[1] || !W[2]) return att_last_code();
+    if (!W[0] || !W[1] || !W[2]) return att_alloc_status();
     cx->p[p] = head_params_make(W[0], W[1], W[2]);
     return circuit_prev_token_build(W[0], W[1], W[2], V, T, c);
 }
@@ -215,7 +215,7 @@ static int run(experiment *e)
     cfg.ctx = &cx;
     if (!rc) rc = mc_run(&cfg, acc);
     scratch *w = rc ? NULL : scratch_alloc(&cx);
-    if (!rc && !w) rc = att_last_code();
+    if (!rc && !w) rc = att_alloc_status();
 
     point_row rows[NP];
     stat_acc all[NSTATS];

@@ -112,7 +112,7 @@ static int check_config(const config *c, gsl_rng *rng)
     gsl_matrix *W_Q = mat_new(c->d, c->d_k), *W_K = mat_new(c->d, c->d_k);
     gsl_matrix *W_V = mat_new(c->d, c->d_v), *Ob = mat_new(c->B * c->T_q, c->d_v);
     head_state st = {0};
-    if (!Xq || !Xkv || !W_Q || !W_K || !W_V || !Ob) { rc = att_last_code(); goto done; }
+    if (!Xq || !Xkv || !W_Q || !W_K || !W_V || !Ob) { rc = att_alloc_status(); goto done; }
     mat_randn(Xq, rng, 1.0);
     if (!c->self) mat_randn(Xkv, rng, 1.0);
     double sw = 1.0 / sqrt((double)c->d);
@@ -121,7 +121,7 @@ static int check_config(const config *c, gsl_rng *rng)
     mat_randn(W_V, rng, sw);
     head_params p = head_params_make(W_Q, W_K, W_V);
     // (a refusal by --max-memory is recorded as ATT_EUSAGE: att_last_code)
-    if (head_state_alloc(&st, c->T_q, c->T_k, c->d, c->d_k, c->d_v)) { rc = att_last_code(); goto done; }
+    if (head_state_alloc(&st, c->T_q, c->T_k, c->d, c->d_k, c->d_v)) { rc = att_alloc_status(); goto done; }
     size_t nseq = 0;
     for (size_t b = 0; b < c->B && !rc; b++, nseq++) {
         gsl_matrix_const_view xq = gsl_matrix_const_submatrix(Xq, b * c->T_q, 0, c->T_q, c->d);
@@ -173,7 +173,7 @@ static int same_weights_two_T(gsl_rng *rng, size_t *failed)
     size_t d = 32, d_k = 8, d_v = 8;
     gsl_matrix *W_Q = mat_new(d, d_k), *W_K = mat_new(d, d_k), *W_V = mat_new(d, d_v);
     gsl_matrix *X5 = mat_new(5, d), *X64 = mat_new(64, d), *O5 = mat_new(5, d_v), *O64 = mat_new(64, d_v);
-    int rc = (W_Q && W_K && W_V && X5 && X64 && O5 && O64) ? ATT_OK : att_last_code();
+    int rc = (W_Q && W_K && W_V && X5 && X64 && O5 && O64) ? ATT_OK : att_alloc_status();
     if (!rc) {
         mat_randn(W_Q, rng, 0.2); mat_randn(W_K, rng, 0.2); mat_randn(W_V, rng, 0.2);
         mat_randn(X5, rng, 1.0); mat_randn(X64, rng, 1.0);
@@ -188,7 +188,7 @@ static int same_weights_two_T(gsl_rng *rng, size_t *failed)
 static int run(experiment *e)
 {
     gsl_rng *rng = rng_new("mt19937", e->o.seed);
-    int rc = rng ? ATT_OK : att_last_code();
+    int rc = rng ? ATT_OK : att_alloc_status();
     for (size_t i = 0; i < NCONFIG && !rc; i++) rc = check_config(&CONFIGS[i], rng);
     size_t differ = 0, nT = 0, failed = 2;
     if (!rc) rc = weights_change_with_T(&differ, &nT);

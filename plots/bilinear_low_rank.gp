@@ -1,35 +1,27 @@
-# bilinear_low_rank.gp - singular values of W_QK = W_Q W_K^T and of
-# W_OV = W_V W_O (one draw per width), relative to the largest. Exactly
-# d_k (d_v) of them are of order 1; the rest sit at rounding level, ~1e-16,
-# far below the 1e-10 cut used to count the rank.
+# bilinear_low_rank.gp - lecture figure: the singular values of
+# W_QK = W_Q W_K^T (one random head per width d_k), relative to the largest:
+# exactly d_k of them are nonzero, then the rest are 0 (rounding, ~1e-16, is
+# invisible on this linear axis: plots/checks/bilinear_low_rank_spectra.gp
+# shows it on a log axis). Each curve is labelled where it drops.
 # Data: bilinear_low_rank_spectra.csv (i, then sigma_i/sigma_1 of W_QK, one
-# column "d_k=N" per width, then of W_OV, "d_v=N").
-# size: 11,5
+# column "d_k=N" per width, then of W_OV), bilinear_low_rank.csv (d, d_k, ...).
+# size: 6.5,4
 f = datadir.'/bilinear_low_rank_spectra.csv'
-stats f skip 1 nooutput
-n = (STATS_columns - 1) / 2
-stats datadir.'/bilinear_low_rank.csv' skip 1 using 1 nooutput
-D = int(STATS_max)
-zero = 1e-24
-clamp(y) = y > 0 ? y : zero
-set logscale y
-set format y "10^{%L}"
-set yrange [3e-25:10]
-set ytics 1e-20, 1e4
-set ytics add ("exactly 0" 1e-24)
-set xrange [0:D + 1]
-set xtics 0, D / 8, D
-set key at graph 0.99, graph 0.97 right top box opaque spacing 1.0 samplen 2
-set multiplot layout 1, 2 title sprintf("Spectra of the two circuits of one head (d = %d): rank = width of the bottleneck", D)
-set title "QK circuit  W_{QK} = W_Q W_K^T"
-set xlabel "index i"
-set ylabel "{/Symbol s}_i / {/Symbol s}_1"
-set arrow 1 from 0, 1e-10 to D + 1, 1e-10 nohead ls 9
-set label 1 "rank cut 10^{-10}" at 0.62 * D, 6e-10 left
-plot for [k=1:n] f using 1:(clamp(column(1 + k))) with linespoints ls k ps 0.6 \
-     title columnheader(1 + k)
-set title "OV circuit  W_{OV} = W_V W_O"
-set ylabel ""
-plot for [k=1:n] f using 1:(clamp(column(1 + n + k))) with linespoints ls k ps 0.6 \
-     title columnheader(1 + n + k)
-unset multiplot
+g = datadir.'/bilinear_low_rank.csv'
+dks = system(sprintf("awk -F, 'NR > 1 {printf \"%%s \", $2}' '%s'", g))
+n = words(dks)
+D = real(system(sprintf("awk -F, 'NR == 2 {print $1}' '%s'", g)))
+set title "W_{QK} = W_Q W_K^T has rank d_k"
+set label 1 sprintf("d = %g; one random head per d_k", D) at graph 0.98, graph 0.95 right font ',9'
+set xlabel "index i of the singular value"
+set ylabel "σ_i / σ_1"
+set logscale x 2
+set xrange [0.8 : D * 1.25]
+set yrange [-0.03 : 1.08]
+set xtics 1, 2
+set mxtics 1
+set ytics 0, 0.25, 1
+last(k) = word(dks, k) + 0
+plot for [k = 1:n] f skip 1 using 1:(column(1 + k)) with lines ls k notitle, \
+     for [k = 1:n] f skip 1 using ($1 == last(k) ? $1 : 1/0):(column(1 + k)):(sprintf("d_k = %d", last(k))) \
+       with labels left offset 0.5, 0.6 font ',9' tc ls k notitle

@@ -1,48 +1,39 @@
-# concentration.gp - the self-score ||x||^2 grows like d, the score with
-# another vector x.y only like sqrt(d): on log-log axes, slopes 1 and 1/2.
-# Points: Monte Carlo means with 95% CI bars (mostly smaller than the
-# symbols); lines: the exact laws d, sqrt(2d) and sqrt(d); the legend gives
-# each fitted slope with its 95% CI.
-# Data: concentration.csv (one row per d), concentration_fit.csv (slopes).
-# size: 7,5.2
+# concentration.gp - the score of a vector with itself, ||x||^2, grows like d;
+# the score with another vector, x.y, only like sqrt(d) (x, y with N(0, 1)
+# entries). Log-log axes: Monte Carlo means with 95% CI bars (smaller than
+# the symbols) on the exact laws d and sqrt(d) (dashed), each labelled at its
+# end; the fitted slopes with their CIs from concentration_fit.csv when the
+# run is a sweep.
+# Data: concentration.csv (d, draws, norm2_mean.., dot_rms..), concentration_fit.csv.
+# size: 6.5,3.6
 f = datadir.'/concentration.csv'
 g = datadir.'/concentration_fit.csv'
-
-# the fitted slopes and their se, rows 1..3 of the fit file: norm2_mean, norm2_spread, dot_rms
-stats g skip 1 every ::0::0 using 3 name "b1" nooutput
-stats g skip 1 every ::1::1 using 3 name "b2" nooutput
-stats g skip 1 every ::2::2 using 3 name "b3" nooutput
-stats g skip 1 every ::0::0 using 4 name "s1" nooutput
-stats g skip 1 every ::1::1 using 4 name "s2" nooutput
-stats g skip 1 every ::2::2 using 4 name "s3" nooutput
 z = 1.959963984540054
-
-set title "Score of a vector with itself vs with another vector (entries N(0, 1))"
+havefit = system(sprintf("test -f '%s' && echo 1 || echo 0", g)) eq "1"
+stats f skip 1 using 1 name "D" nooutput
+dlo = D_min / 1.5; dhi = D_max * 1.5
+if (havefit) {
+    stats g skip 1 every ::0::0 using 3 name "b1" nooutput
+    stats g skip 1 every ::0::0 using 4 name "s1" nooutput
+    stats g skip 1 every ::2::2 using 3 name "b3" nooutput
+    stats g skip 1 every ::2::2 using 4 name "s3" nooutput
+    set label 1 sprintf("‖x‖^2: self\nslope %.3f\n± %.3f", b1_mean, z * s1_mean) at dhi, dhi / 1.5 left offset 0.5,0 font ',9'
+    set label 2 sprintf("x·y: other (rms)\nslope %.3f\n± %.3f", b3_mean, z * s3_mean) at dhi, sqrt(dhi / 1.5) left offset 0.5,0 font ',9'
+} else {
+    set label 1 "‖x‖^2: self" at dhi, dhi / 1.5 left offset 0.5,0 font ',9'
+    set label 2 "x·y: other (rms)" at dhi, sqrt(dhi / 1.5) left offset 0.5,0 font ',9'
+}
+set title "Squared norms grow like d, dot products like √d"
 set xlabel "width d"
 set ylabel "size of the score"
 set logscale xy 2
-set format x "%g"
-set format y "%g"
-set xrange [1.6:4400]
-set yrange [0.8:6000]
-set xtics ("2" 2, "8" 8, "32" 32, "128" 128, "512" 512, "2048" 2048)
-set ytics ("1" 1, "4" 4, "16" 16, "64" 64, "256" 256, "1024" 1024, "4096" 4096)
-set key top left box opaque spacing 1.25 samplen 2.5 width -4
-
-# the exact laws, labelled at the right end
-set label 11 "d" at 4900, 4096 left
-set label 12 "√(2d)" at 4900, 90.5 left
-set label 13 "√d" at 4900, 64 left
-set rmargin 8
-# GPT-2's width: the self-score is ~27 standard deviations above the others
-set arrow 20 from 768, 0.8 to 768, 6000 nohead ls 9 dt 3 lw 1.5
-set label 21 "d = 768: ‖x‖^2 ≈ 768,\nx·y ≈ ±28" at 700, 2.0 right
-plot x with lines ls 9 dt 2 lw 1.5 notitle, \
-     sqrt(2 * x) with lines ls 9 dt 2 lw 1.5 notitle, \
-     sqrt(x) with lines ls 9 dt 2 lw 1.5 title "exact law", \
-     f skip 1 using 1:3:4:5 with yerrorbars ls 1 pt 7 ps 1.5 \
-       title sprintf("mean ‖x‖^2:  slope %.3f ± %.3f", b1_mean, z * s1_mean), \
-     f skip 1 using 1:6:7:8 with yerrorbars ls 3 pt 9 ps 1.6 \
-       title sprintf("spread of ‖x‖^2:  slope %.3f ± %.3f", b2_mean, z * s2_mean), \
-     f skip 1 using 1:9:10:11 with yerrorbars ls 2 pt 5 ps 1.3 \
-       title sprintf("spread of x·y (rms):  slope %.3f ± %.3f", b3_mean, z * s3_mean)
+set format x "%g"; set format y "%g"
+set xrange [dlo:dhi]
+set yrange [dlo > 1 ? sqrt(dlo) / 2 : 0.5:dhi * 2]
+set rmargin 14
+z = 1.959963984540054
+set label 3 "dashed: the exact laws d and √d" at graph 0.03, 0.92 left font ',8'
+plot x with lines ls 9 lw 1.5 notitle, \
+     sqrt(x) with lines ls 9 lw 1.5 notitle, \
+     f skip 1 using 1:3:4:5 with yerrorbars ls 1 pt 7 ps 0.6 notitle, \
+     f skip 1 using 1:9:10:11 with yerrorbars ls 2 pt 5 ps 0.6 notitle

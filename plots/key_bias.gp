@@ -1,26 +1,34 @@
-# key_bias.gp - per draw, the gradient of the loss with respect to the key
-# bias against the one for the query bias. Without RoPE ||dL/db_K|| sits at
-# rounding level (about 1e-15 of ||dL/db_Q||): the key bias gets no gradient.
-# With RoPE after the bias the two are of the same order.
-# Data: key_bias_draws.csv (rope, draw, norm_dbq, norm_dbk, ratio, fd_err, out_change).
-# size: 7,5.2
+# key_bias.gp - the key bias's gradient relative to the query bias's,
+# ||∂L/∂b_K|| / ||∂L/∂b_Q||, one point per random head: without RoPE every
+# point is at zero (rounding, at most 1e-13); with RoPE after the bias the
+# ratio spreads around its mean (marked with its 95% CI).
+# Data: key_bias_draws.csv (rope, draw, norm_dbq, norm_dbk, ratio, fd_err,
+# out_change), key_bias.csv (rope, draws, ..., ratio_mean col 8, lo 9, hi 10,
+# ratio_max col 12); sizes from key_bias.meta.
+# size: 6.5,3.6
+meta_id = 'key_bias'
 f = datadir.'/key_bias_draws.csv'
-set title "Gradient of the key bias vs the query bias, one point per draw"
-set xlabel "||{/Symbol \266}L/{/Symbol \266}b_Q||_2"
-set ylabel "||{/Symbol \266}L/{/Symbol \266}b_K||_2"
-set logscale xy
-set format x "10^{%L}"
-set format y "10^{%L}"
-set xrange [0.1:100]
-set yrange [1e-18:1e3]
-set ytics 1e-18, 1e3
-set key at graph 0.98, graph 0.60 right top box opaque spacing 1.1
-floor = 1e-20
-clamp(y) = y > floor ? y : floor
-set label "rule: ratio <= 10^{-12}\n(zero gradient)" at 60, 3e-13 right
-set label "rule: ratio >= 10^{-3}" at 60, 5e-3 right
-plot x with lines ls 9 dt 1 lw 2 title "||{/Symbol \266}L/{/Symbol \266}b_K|| = ||{/Symbol \266}L/{/Symbol \266}b_Q||", \
-     1e-3 * x with lines ls 9 dt 2 lw 2 notitle, \
-     1e-12 * x with lines ls 9 dt 3 lw 2 notitle, \
-     f skip 1 using ($1 == 1 ? $3 : 1/0):(clamp($4)) with points ls 3 pt 9 ps 0.8 title "with RoPE (after the bias)", \
-     f skip 1 using ($1 == 0 ? $3 : 1/0):(clamp($4)) with points ls 2 pt 6 ps 0.8 title "without RoPE"
+s = datadir.'/key_bias.csv'
+stats s skip 1 every ::0::0 using 12 nooutput
+max0 = STATS_max
+stats s skip 1 every ::1::1 using 8 nooutput
+mean1 = STATS_max
+stats s skip 1 every ::1::1 using 9 nooutput
+lo1 = STATS_max
+stats s skip 1 every ::1::1 using 10 nooutput
+hi1 = STATS_max
+stats f skip 1 using 5 nooutput
+top = STATS_max
+set title "The key bias changes nothing: its gradient is zero\n(unless RoPE comes after it)"
+set xlabel sprintf("||∂L/∂b_K|| / ||∂L/∂b_Q|| per random head (T = %g, d = %g)", meta('T'), meta('d'))
+set xrange [-0.05:top * 1.05]
+set yrange [-0.7:1.7]
+set ytics ("without RoPE" 0, "RoPE after b_K" 1) scale 0
+set grid noytics
+unset key
+# deterministic jitter from the draw index (golden-ratio sequence)
+jit(i) = 0.28 * ((i * 0.6180339887) - floor(i * 0.6180339887) - 0.5)
+set label sprintf("all at 0: at most %.1e (rounding)", max0) at 0.04 * top, 0.45 left
+set label sprintf("mean %.2f (95%% CI %.2f to %.2f)", mean1, lo1, hi1) at mean1, 1.5 left
+plot f skip 1 using 5:($1 + jit($2)) with points ls 2 pt 6 ps 0.5, \
+     s skip 1 every ::1::1 using 8:(1):9:10 with xerrorbars ls 1 pt 7 ps 1.2 lw 2

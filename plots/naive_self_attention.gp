@@ -1,69 +1,73 @@
-# naive_self_attention.gp - raw self-attention (Q = K = V = X): the mean
-# weight a token keeps for itself, against the width d, for several sequence
-# lengths T. Left: the self-weight itself. Right: the weight that goes to the
-# other tokens, 1 - a_ii, on a log scale, where the section's 99.5% is the
-# line 0.005; shaded bands are 95% CIs. The marked point is the headline
-# configuration (chosen by the program: T = 12, the section's example
-# sentence, and the d closest to 99.5%).
-# Data: naive_self_attention.csv (T, d, draws, self_weight, lo, hi, leak, lo, hi, ...),
-#       naive_self_attention_headline.csv (T, d, draws, self_weight, ...).
-# size: 12,5
+# naive_self_attention.gp - raw self-attention (Q = K = V = X, X with N(0, 1)
+# entries, S = X X^T): the mean weight a token keeps for itself rises with
+# the width d. Left: the self-weight for a short, the headline and a long
+# sequence, with 95% CI bands and the 99.5% level; the headline's d* (where
+# it crosses 0.995) with its CI. Right: the weight left for the other tokens,
+# 1 - a_ii, on a log scale: Monte Carlo only where its relative standard
+# error is <= max_rse (column `shown`: beyond, the mean is carried by rare
+# draws a sample misses), the exact T = 2 curve 2^(-d/2-1) and the large-d
+# law (T - 1) 2^(-d/2) for the longest T.
+# Data: naive_self_attention.csv, naive_self_attention.meta (T, d_star...).
+# size: 6.5,3.6
 f = datadir.'/naive_self_attention.csv'
-h = datadir.'/naive_self_attention_headline.csv'
-stats h skip 1 using 1 name "HT" nooutput
-stats h skip 1 using 2 name "HD" nooutput
-stats h skip 1 using 4 name "HW" nooutput
-# 1 - a_ii at d = 768 for the headline T (how many nines the raw head reaches)
-stats f skip 1 using ($1 == HT_mean && $2 == 768 ? $7 : 1/0) name "L768" nooutput
-
-TS = "2 12 64 256"
+meta_id = 'naive_self_attention'
+HT = meta('T')
+has_dstar = strlen(metas('d_star')) > 0
+all = system(sprintf("cut -d, -f1 '%s' | tail -n +2 | sort -un | tr '\n' ' '", f))
+nall = words(all)
+TS = nall <= 3 ? all : sprintf("%s %d %s", word(all, 1), HT, word(all, nall))
 nT = words(TS)
+Tmax = real(word(TS, nT))
+stats f skip 1 using 2 name "D" nooutput
+dlo = D_min; dhi = D_max > 64 ? (D_min < 40 ? 48 : D_max * 1.3) : D_max * 1.1
+if (dhi <= dlo) { dhi = dlo * 1.5; dlo = dlo / 1.5 }
 sel(T, v) = ($1 == T ? v : 1/0)
-pos(y) = y > 0 ? y : 1/0
+dlab = D_min < 8 && D_max >= 8 ? 8 : D_min   # where the curves are labelled
+shown(T, v) = ($1 == T && $12 == 1 ? v : 1/0)
 
-set multiplot layout 1, 2 title "Raw self-attention: how much weight a token keeps for itself (X with N(0, 1) entries, S = X X^T)"
-
-# ---- left: the self-weight ------------------------------------------------
-set title "mean self-weight a_{ii}"
+set multiplot layout 1, 2 title "Raw vectors attend to themselves" font ',12'
+set lmargin 8.5; set rmargin 5.5
+set xtics 10 offset 0,0.3
+set mxtics 2
+# ---- left: the self-weight --------------------------------------------------
+set title "weight a token keeps for itself"
 set xlabel "width d"
-set ylabel "a_{ii}"
-set logscale x 2
-set xrange [1.95:66]
-set xtics ("2" 2, "4" 4, "8" 8, "16" 16, "32" 32, "64" 64)
-set yrange [0:1.02]
-set ytics 0, 0.1, 1
-set key bottom right box opaque spacing 1.1 samplen 2.5 title "sequence length"
-set arrow 1 from 2, 0.995 to 64, 0.995 nohead ls 9 dt 2 lw 2
-set label 1 "99.5%" at 2.2, 0.965 left
-set label 2 sprintf("headline:\nd = %d, T = %d", HD_mean, HT_mean) at 26, 0.86 left
-set arrow 3 from 26, 0.87 to HD_mean * 1.04, HW_mean - 0.01 ls 9 dt 1 lw 1.5
-plot for [k=1:nT] f skip 1 using (sel(int(word(TS, k)), $2)):4 with linespoints ls k ps 1.0 \
-       title sprintf("T = %s", word(TS, k)), \
-     h skip 1 using 2:4 with points pt 6 ps 3 lc rgb '#000000' lw 2 notitle
-unset label 2
-unset arrow 3
-
-# ---- right: the weight on the other tokens --------------------------------
-set title "weight on the other tokens, 1 - a_{ii}"
-set ylabel "1 - a_{ii}"
+set ylabel "mean a_{ii}"
+set xrange [dlo:dhi]
+set yrange [0:1.05]
+set ytics 0, 0.25, 1
+set key at graph 0.98, 0.66 right samplen 1.5 spacing 1.0 font ',9' reverse Left opaque nobox
+set arrow 1 from dlo, 0.995 to dhi, 0.995 nohead ls 9
+set label 1 "99.5%" at dhi, 0.995 left offset 0.3,0 font ',9'
+if (has_dstar) {
+    set object 1 rect from meta('d_star_lo'), 0 to meta('d_star_hi'), 1.05 fs solid 0.35 noborder fc rgb '#1f4e9c' behind
+    set arrow 2 from meta('d_star'), 0 to meta('d_star'), 0.995 nohead lc rgb '#1f4e9c' lw 1 dt 3
+    set label 2 sprintf("99.5%% at\nd* = %.1f\n(T = %d)", meta('d_star'), HT) at meta('d_star') + 1.5, 0.2 left font ',9'
+}
+plot for [k=1:nT] f skip 1 using (sel(real(word(TS, k)), $2)):5:6 with filledcurves ls k notitle, \
+     for [k=1:nT] f skip 1 using (sel(real(word(TS, k)), $2)):4 with linespoints ls k ps 0.5 \
+         title sprintf("T = %s", word(TS, k))
+unset object 1
+unset label 1; unset label 2; unset arrow 1; unset arrow 2
+unset key
+# ---- right: the weight on the other tokens ------------------------------------
+set title "weight left for the other tokens"
+set ylabel "mean 1 - a_{ii}"
 set logscale y
 set format y "10^{%L}"
-set xrange [2:48]
-set xtics ("2" 2, "4" 4, "8" 8, "16" 16, "32" 32)
-set yrange [1e-6:1]
-set ytics 1e-6, 10, 1
-set key bottom left box opaque spacing 1.1 samplen 2.5 title "sequence length"
-unset arrow 1
-set arrow 1 from 2, 0.005 to 48, 0.005 nohead ls 9 dt 2 lw 2
-set arrow 2 from 2, 0.001 to 48, 0.001 nohead ls 9 dt 3 lw 1.5
-set label 1 "0.005 (99.5%)" at 2.2, 0.0072 left
-set label 3 "0.001 (99.9%)" at 2.2, 0.00066 left
-set label 4 sprintf("d = 768, T = %d:\n1 - a_{ii} ≈ 10^{%d}", HT_mean, floor(log10(L768_mean))) \
-    at 46, 0.08 right
-set style fill transparent solid 0.25 noborder
-plot for [k=1:nT] f skip 1 using (sel(int(word(TS, k)), $2)):(pos($8)):9 \
-       with filledcurves ls k notitle, \
-     for [k=1:nT] f skip 1 using (sel(int(word(TS, k)), $2)):7 with linespoints ls k ps 1.0 \
-       title sprintf("T = %s", word(TS, k)), \
-     h skip 1 using 2:(1 - $4) with points pt 6 ps 3 lc rgb '#000000' lw 2 notitle
+set yrange [1e-8:1]
+set ytics 1e-8, 100, 1
+set arrow 1 from dlo, 0.005 to dhi, 0.005 nohead ls 9
+set label 1 "0.5%" at dhi, 0.005 left offset 0.3,0 font ',9'
+set samples 200
+ex(d) = 2**(-d / 2.0 - 1)
+law(d) = (Tmax - 1) * 2**(-d / 2.0)
+xe = dlo + 0.62 * (dhi - dlo); xl = dlo + 0.45 * (dhi - dlo)
+set label 4 "exact, T = 2" at xe, ex(xe) left offset 0.5,-0.9 font ',9'
+set label 5 sprintf("law, T = %d", Tmax) at xl, law(xl) left offset 0.8,0.4 font ',9'
+set label 6 "Monte Carlo shown where\nits error is ≤ 10%" at graph 0.04, 0.14 left font ',8'
+plot ex(x) with lines lc rgb '#000000' lw 1.2 dt 1 notitle, \
+     law(x) with lines ls 9 lw 1.5 dt 2 notitle, \
+     for [k=1:nT] f skip 1 using (shown(real(word(TS, k)), $2)):($8 > 0 ? $8 : $7 / 10):9 with filledcurves ls k notitle, \
+     for [k=1:nT] f skip 1 using (shown(real(word(TS, k)), $2)):7 with linespoints ls k ps 0.5 notitle
 unset multiplot

@@ -1,35 +1,41 @@
-# qk_invariance.gp - W_Q -> W_Q R, W_K -> W_K R^{-T}: what changes and what does not.
-# The products W_QK, S and O change only by rounding, growing like cond(R) eps
-# (mean over draws with its 95% CI band, and the worst draw); the queries Q
-# themselves change by O(1), and for non-orthogonal R so does their Gram
-# matrix Q Q^T (lengths and angles between queries).
-# Data: qk_invariance.csv (one row per cond(R); columns in experiments/qk_invariance.c).
-# size: 9,5.2
+# qk_invariance.gp - lecture figure: W_Q -> W_Q R, W_K -> W_K R^{-T} moves the
+# queries by O(1) (more as R gets less orthogonal) while the scores change
+# only by rounding. Mean over the draws with its 95% CI band, against cond(R)
+# (cond 1: an orthogonal R).
+# Data: qk_invariance.csv (cond, orthogonal, draws, then mean, lo, hi, extreme
+# of wqk (4-7), s (8-11), o (12-15), q (16-19), gram (20-23), ...).
+# size: 6.5,4
 f = datadir.'/qk_invariance.csv'
-set title "Only the product W_{QK} = W_Q W_K^T matters"
-set xlabel "condition number cond(R) = {/Symbol s}_{max}/{/Symbol s}_{min}   (cond(R) = 1: R orthogonal)"
-set ylabel "relative change  ||new - old||_F / ||old||_F"
+meta_id = 'qk_invariance'
+stats f skip 1 using 1 nooutput
+cmin = STATS_min; cmax = STATS_max
+stats f skip 1 using 16 nooutput
+qlast = STATS_max
+stats f skip 1 using 8 nooutput
+slast = STATS_max > 1e-17 ? STATS_max : 1e-17
+clamp(y) = y > 1e-17 ? y : 1e-17
+stats f skip 1 using 3 nooutput
+draws = STATS_min
+set title "Only W_{QK} matters: queries move, scores do not"
+set xlabel "condition number of R   (1 = R orthogonal)"
+set ylabel "relative change  ‖new − old‖ / ‖old‖" offset 1,-0.8 font ",9"
 set logscale xy
 set format x "10^{%L}"
 set format y "10^{%L}"
-set xrange [0.5:3e8]
-set yrange [1e-17:1e9]
+set xrange [cmin / 3.0 : cmax * 3.0]
+set xtics 1, 100
+set mxtics 10
+set mytics 4
+set yrange [1e-17 : 1e5]
 set ytics 1e-16, 1e4
-set key outside right top reverse Left box opaque spacing 1.15
-eps = 2.220446049250313e-16
-# C = 4 (d + 2 d_k), the verdict's allowance, from the last column
-stats f skip 1 using 36 nooutput
-C = STATS_max
-plot C * eps * x with lines ls 9 dt 3 lw 2 title sprintf("C cond(R) {/Symbol e}, C = %g (allowed)", C), \
-     eps * x with lines ls 9 dt 1 lw 2 title "cond(R) {/Symbol e}", \
-     f skip 1 using 1:17:18 with filledcurves lc rgb '#d8d8d8' notitle, \
-     f skip 1 using 1:16 with linespoints ls 1 title "Q, mean", \
-     f skip 1 using 1:21:22 with filledcurves lc rgb '#d8d8d8' notitle, \
-     f skip 1 using 1:20 with linespoints ls 5 title "Q Q^T, mean", \
-     f skip 1 using 1:9:10 with filledcurves lc rgb '#c6d4ea' notitle, \
-     f skip 1 using 1:8 with linespoints ls 2 title "S, mean and 95% CI", \
-     f skip 1 using 1:11 with points ls 2 pt 4 ps 0.9 title "S, worst draw", \
-     f skip 1 using 1:13:14 with filledcurves lc rgb '#ecc9cc' notitle, \
-     f skip 1 using 1:12 with linespoints ls 3 title "O, mean and 95% CI", \
-     f skip 1 using 1:15 with points ls 3 pt 8 ps 0.9 title "O, worst draw", \
-     f skip 1 using 1:4 with linespoints ls 4 title "W_{QK}, mean"
+set rmargin 14
+set lmargin 10
+set label 1 sprintf("d = %g, d_k = %g, T = %g; %d heads per point", meta('d'), meta('d_k'), meta('T'), draws) \
+    at graph 0.02, graph 0.62 left font ',9'
+set label 2 "queries Q" at graph 1.03, first qlast left tc rgb col_q
+set label 3 "scores S" at graph 1.03, first slast left
+set label 4 "(rounding only)" at graph 1.03, first slast / 40.0 left font ',9'
+plot f skip 1 using 1:17:18 with filledcurves lc rgb col_q notitle, \
+     f skip 1 using 1:16 with linespoints ls 2 lc rgb col_q notitle, \
+     f skip 1 using 1:(clamp($9)):(clamp($10)) with filledcurves lc rgb '#000000' notitle, \
+     f skip 1 using 1:(clamp($8)) with linespoints ls 1 notitle

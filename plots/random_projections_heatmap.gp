@@ -1,32 +1,42 @@
-# random_projections_heatmap.gp - one draw, the same 12 tokens (d = 64, X
-# with N(0, 1) entries): the attention matrix A = softmax(S) with raw scores
-# S = X X^T (every token looks at itself: the bright diagonal) next to the
-# one with random projections S = (X W_Q)(X W_K)^T, d_k = 16, W ~ N(0, 1/d)
-# (the diagonal is nothing special any more). Row i = query token i; each
-# row sums to 1.
-# Data: random_projections_A.csv (panel, i, j, a).
-# size: 11,5.2
+# random_projections_heatmap.gp - one sentence, two heads: the same random
+# token vectors (X with N(0, 1) entries, named by the section's opening
+# sentence in GPT-2's 12 tokens), attended to with raw scores S = X X^T (left:
+# every token looks at itself, the bright diagonal) and with two random
+# projections S = (X W_Q)(X W_K)^T (right: the diagonal is nothing special).
+# Each panel states its mean diagonal weight; 1/T is the uniform weight.
+# Data: random_projections_A.csv (panel, i, j, a, query, key),
+#       random_projections.meta (d, d_k, heatmap_T).
+# size: 6.5,4.6
 f = datadir.'/random_projections_A.csv'
-set multiplot layout 1, 2 title "One draw of 12 tokens (d = 64): attention weights a_{ij}, raw vs projected"
+meta_id = 'random_projections'
+T = meta('heatmap_T')
+stats f skip 1 using ((strcol(1) eq 'raw' && $2 == $3) ? $4 : 1/0) name "RAW" nooutput
+stats f skip 1 using ((strcol(1) eq 'projected' && $2 == $3) ? $4 : 1/0) name "PRJ" nooutput
+cell(p) = (strcol(1) eq p) ? $3 : 1/0
+# the token names on the ticks, from the first query row of the raw panel
+tics = system(sprintf("awk -F, 'NR > 1 && $2 == 1 && $1 == \"raw\" {printf \"%%s\\\"%%s\\\" %%d\", (n++ ? \", \" : \"\"), $6, $3}' '%s'", f))
+eval sprintf("set xtics (%s); set ytics (%s)", tics, tics)
+
+set multiplot layout 1, 2 margins 0.19, 0.9, 0.29, 0.76 spacing 0.13, 0 \
+    title sprintf("The raw head attends to itself, the projected one does not\n{/*0.8 one draw of random token vectors, d = %d, d_k = %d}", meta('d'), meta('d_k'))
 set size ratio -1
-set xrange [0.5:12.5]
-set yrange [12.5:0.5]
-set xtics 1, 1, 12 scale 0
-set ytics 1, 1, 12 scale 0
+set xrange [0.5:T + 0.5]
+set yrange [T + 0.5:0.5]
+set xtics rotate by 90 right scale 0 font ',8' offset 0,0.3
+set ytics scale 0 font ',8'
 set grid noxtics noytics
-set xlabel "key token j"
-set ylabel "query token i"
+set xlabel "keys" offset 0,1.2
 set cbrange [0:1]
-set cbtics 0, 0.25, 1
-unset cblabel
 set style fill solid 1.0 noborder
-set tics nomirror
-unset key
-set title "raw: S = X X^T"
-plot f skip 1 using ((strcol(1) eq 'raw') ? $3 : 1/0):2:($3 - 0.5):($3 + 0.5):($2 - 0.5):($2 + 0.5):4 \
+unset colorbox
+set title sprintf("raw: Q = K = X\nmean diagonal %.2f", RAW_mean) font ',9'
+set ylabel "queries" offset -0.5,0
+plot f skip 1 using (cell('raw')):2:($3 - 0.5):($3 + 0.5):($2 - 0.5):($2 + 0.5):4 \
      with boxxyerror fc palette
-set title "projected: S = (X W_Q)(X W_K)^T, d_k = 16  (○: own position)"
-plot f skip 1 using ((strcol(1) eq 'projected') ? $3 : 1/0):2:($3 - 0.5):($3 + 0.5):($2 - 0.5):($2 + 0.5):4 \
-     with boxxyerror fc palette, \
-     f skip 1 using ((strcol(1) eq 'projected' && $2 == $3) ? $3 : 1/0):2 with points pt 6 ps 2.2 lc rgb '#b2182b' lw 2
+set title sprintf("projected: Q = XW_Q, K = XW_K\nmean diagonal %.2f (1/T = %.2f)", PRJ_mean, 1.0 / T) font ',9'
+unset ylabel
+set colorbox user origin 0.92, 0.3 size 0.015, 0.4
+set cbtics ('0' 0, '1' 1) font ',8'
+plot f skip 1 using (cell('projected')):2:($3 - 0.5):($3 + 0.5):($2 - 0.5):($2 + 0.5):4 \
+     with boxxyerror fc palette
 unset multiplot

@@ -1,39 +1,38 @@
-# score_asymmetry.gp - the relative asymmetry ||S - S^T||_F / ||S||_F of every
-# draw, for four ways of making the scores (one strip each, points spread
-# sideways so they can be seen). Raw scores and tied projections are exactly
-# symmetric (drawn on the "exactly 0" line); a symmetric W_QK built on purpose
-# is symmetric up to rounding (~1e-16, far below its tolerance, the short bar);
-# independent W_Q, W_K give O(1) asymmetry (the mean's 95% CI is the bar
-# through the strip; the dashed line is the rule's 0.5).
+# score_asymmetry.gp - lecture figure: how asymmetric are the scores,
+# ||S - S^T||_F / ||S||_F, for four ways of making them. Raw dot products and
+# tied projections are exactly symmetric; a symmetric W_QK (with W_Q != W_K)
+# is symmetric up to rounding; independent W_Q, W_K give O(1) asymmetry. One
+# point per draw (the first 400, spread sideways), the mean of each case with
+# its 95% CI, and the prediction sqrt(2 (T-1)(1-1/d) / (T+2/d)) for the last.
 # Data: score_asymmetry_draws.csv (draw, raw, tied, symmetric, independent),
-#       score_asymmetry.csv (per case: mean, CI, tol_min, exact_zeros).
-# size: 7,5
+#       score_asymmetry.csv (case, index, draws, mean, ci_lo, ci_hi, min, max, ...).
+# size: 6.5,4
 f = datadir.'/score_asymmetry_draws.csv'
 g = datadir.'/score_asymmetry.csv'
-set title "Asymmetry of the scores, one point per draw"
-set ylabel "||S - S^T||_F / ||S||_F"
-set logscale y
-set format y "10^{%L}"
-set yrange [1e-20:1e3]
-set ytics 1e-16, 1e4
-set ytics add ("exactly 0" 1e-19)
-set xrange [0.4:4.6]
-set xtics ("raw\nX X^T" 1, "tied\nW_Q = W_K" 2, "symmetric\nW_{QK} = W_Q M W_Q^T" 3, "independent\nW_Q, W_K" 4)
-set xtics nomirror scale 0 offset 0, -0.3
+meta_id = 'score_asymmetry'
+T = meta('T'); d = meta('d')
+pred = sqrt(2.0 * (T - 1) * (1 - 1.0 / d) / (T + 2.0 / d))
+stats g skip 1 using 8 nooutput
+ymax = STATS_max
+stats g skip 1 using 3 nooutput
+n = int(STATS_min)
+set title "Learned scores need not be symmetric"
+set ylabel "asymmetry  ‖S − S^T‖ / ‖S‖"
+set yrange [-0.05 : (ymax > 1.6 ? ymax : 1.6) * 1.12]
+set xrange [0.4 : 5.2]
+set xtics ("raw\nx_i · x_j" 1, "tied\nW_Q = W_K" 2, "symmetric\nW_{QK}" 3, "independent\nW_Q, W_K" 4)
+set xtics nomirror scale 0 offset 0, -0.3 font ",9"
+set grid noxtics
 set bmargin 4.5
-set key at graph 0.98, graph 0.62 right top box opaque spacing 1.1
-zero = 1e-19
-clamp(y) = y > 0 ? y : zero
-# deterministic sideways spread from the draw index (golden-ratio sequence)
-jit(i) = 0.56 * ((i * 0.6180339887498949) - floor(i * 0.6180339887498949) - 0.5)
-set arrow from 0.4, 0.5 to 4.6, 0.5 nohead ls 9 dt 2
-set label "rule for independent: mean > 0.5" at 4.55, 0.09 right
-plot f skip 1 using (1 + jit($1)):(clamp($2)) with points ls 1 pt 7 ps 0.35 notitle, \
-     f skip 1 using (2 + jit($1)):(clamp($3)) with points ls 2 pt 5 ps 0.35 notitle, \
-     f skip 1 using (3 + jit($1)):(clamp($4)) with points ls 4 pt 13 ps 0.35 notitle, \
-     f skip 1 using (4 + jit($1)):(clamp($5)) with points ls 3 pt 9 ps 0.35 notitle, \
-     g skip 1 using ($2 <= 3 ? $2 : 1/0):9:(0.34):(0) with vectors nohead lc rgb "#555555" lw 5 title "tolerance 16 n {/Symbol e} {/Symbol r} (smallest over draws)", \
-     g skip 1 using ($2 <= 3 ? $2 - 0.34 : 1/0):9:(0.68):(0) with vectors nohead lc rgb "#555555" lw 5 notitle, \
-     g skip 1 using ($2 == 4 ? $2 : 1/0):4:5:6 with yerrorbars ls 1 pt 7 ps 1.2 lw 3 title "mean and 95% CI", \
-     g skip 1 using ($2 <= 2 && $10 == $3 ? $2 : 1/0):(2e-17):(sprintf("all %d draws\nexactly 0", $3)) with labels notitle, \
-     g skip 1 using ($2 == 3 ? $2 : 1/0):(1e-17):(sprintf("max %.1e", $8)) with labels notitle
+set label 1 sprintf("T = %g tokens, d = %g, d_k = %g; %d draws", T, d, meta('d_k'), n) at graph 0.02, graph 0.95 left font ',9'
+jit(i) = 0.5 * ((i * 0.6180339887498949) - floor(i * 0.6180339887498949) - 0.5)
+set arrow 1 from 3.7, pred to 4.35, pred nohead ls 9 lw 1.5 front
+set label 2 sprintf("prediction\n%.3f", pred) at 4.4, pred left font ',9'
+plot f every ::0::399 using (1 + jit($1)):2 with points ls 1 pt 7 ps 0.3 notitle, \
+     f every ::0::399 using (2 + jit($1)):3 with points ls 2 pt 7 ps 0.3 notitle, \
+     f every ::0::399 using (3 + jit($1)):4 with points ls 4 pt 7 ps 0.3 notitle, \
+     f every ::0::399 using (4 + jit($1)):5 with points ls 3 pt 7 ps 0.3 notitle, \
+     g skip 1 using ($2 == 4 ? $2 : 1/0):4:5:6 with yerrorbars ls 1 pt 7 ps 0.8 lw 2 notitle, \
+     g skip 1 using ($2 == 4 ? $2 : 1/0):($4 - 0.42):(sprintf("mean %.3f", $4)) with labels font ',9' notitle, \
+     g skip 1 using ($2 <= 2 ? $2 : 1/0):(0.12):($10 == $3 ? "exactly 0" : sprintf("≤ %.0e", $8)) with labels font ',9' notitle, \
+     g skip 1 using ($2 == 3 ? $2 : 1/0):(0.12):(sprintf("≤ %.0e", $8)) with labels font ',9' notitle

@@ -1,32 +1,26 @@
-# value_bias.gp - folding the value bias into the output bias, b_O' = b_O + b_V W_O:
-# the error of the folded output on random softmax heads (rows of A sum to 1)
-# against the negative control (elementwise-sigmoid weights, rows do not sum
-# to 1), both relative to the size of the folded term max|b_V W_O|.
-# Histograms of log10(error) over the same random heads.
-# Data: value_bias.csv (column 13 = fold_err_vs_bias, 14 = control_err_vs_bias).
-# size: 6.5,4.2
-f = datadir.'/value_bias.csv'
-stats f using 13 nooutput
-N = STATS_records
-w = 0.25                                   # bin width in decades
-bin(x) = w * floor(log10(x) / w) + w / 2
-set title sprintf("Folding b_V into b_O on %d random heads: softmax weights vs sigmoid control", N)
-set xlabel "folding error  max|Y_{unfolded} - Y_{folded}| / max|b_V W_O|"
-set ylabel "heads per 1/4 decade"
-set logscale x
-set format x "10^{%T}"
-set xrange [1e-17:1e3]
-set yrange [0:*]
-set xtics 100
-set mxtics 10
-set key at graph 0.5, graph 0.85 center box opaque samplen 2
-set boxwidth 1.0 relative
-eps = 2.220446049250313e-16
-set arrow from eps, graph 0 to eps, graph 1 nohead ls 9
-set label "machine {/Symbol e}" at eps, graph 0.95 left offset 0.4, 0
-set arrow from 1e-3, graph 0 to 1e-3, graph 1 nohead lw 2 dt 1 lc rgb '#b2182b'
-set label "control must be\n≥ 10^{-3} (PASS rule)" at 1e-3, graph 0.45 right offset -0.5, 0
-plot f using (10**bin($13)):(1.0) smooth frequency with boxes lw 1 dt 1 lc rgb '#1f4e9c' \
-        fs solid 0.55 border lc rgb '#1f4e9c' title "softmax (rows sum to 1)", \
-     f using (10**bin($14)):(1.0) smooth frequency with boxes lw 1 dt 1 lc rgb '#b2182b' \
-        fs pattern 4 border lc rgb '#b2182b' title "sigmoid control"
+# value_bias.gp - b_V just shifts every output. One random head of the
+# value_bias run (five tokens): how far each output moves along b_V when b_V
+# is added, in units of b_V. With softmax weights (rows sum to 1) every output
+# moves by exactly b_V, so b_V folds into the output bias; with elementwise-
+# sigmoid weights (the control) output i moves by (sum_j a_ij) b_V.
+# Data: value_bias_example.csv (i, token, softmax_shift, row_sum).
+# size: 6.5,3.6
+f = datadir.'/value_bias_example.csv'
+stats f skip 1 using 4 nooutput
+top = STATS_max > 1 ? STATS_max : 1
+set title "b_V just shifts every output, because each row of A sums to 1"
+set ylabel "shift of o_i along b_V (units of b_V)"
+set xlabel "token i"
+set yrange [0:top * 1.5]
+set label "dark: softmax weights (rows sum to 1)\nlight: sigmoid weights, the control (rows do not)" at graph 0.02, graph 0.93 left
+set xrange [-0.6:4.6]
+set style fill solid 1.0 border -1
+set boxwidth 0.36
+set grid ytics
+unset key
+set xtics scale 0
+set arrow from -0.6, 1 to 4.6, 1 nohead ls 9
+plot f skip 1 using ($1 - 0.19):3:xtic(2) with boxes lc rgb '#2e7d32', \
+     '' skip 1 using ($1 + 0.19):4 with boxes lc rgb '#c7e9c0', \
+     '' skip 1 using ($1 - 0.19):3:(sprintf('%.3f', $3)) with labels offset 0,0.7 font ',8', \
+     '' skip 1 using ($1 + 0.19):4:(sprintf('%.2f', $4)) with labels offset 0,0.7 font ',8'

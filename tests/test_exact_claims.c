@@ -1,6 +1,6 @@
 /* test_exact_claims.c - the identities behind the exact claims: the worked
  * example, the shapes, the previous-token head, the query bias and the value
- * bias (lib/circuits.h, lib/head.h, lib/shapes.h).
+ * bias (lib/claims/worked.h, bias.h, prevtoken.h; lib/math/head.h, shapes.h).
  *
  * Kinds of test: values computed by hand, written next to the input that
  * produces them; properties over seeded random cases (prop.h: >= 200 cases
@@ -17,11 +17,14 @@
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_randist.h>
 
-#include "circuits.h"
+#include "bias.h"
+#include "prevtoken.h"
+#include "worked.h"
 #include "tol.h"
 #include "head.h"
 #include "mat.h"
 #include "prop.h"
+#include "qkov.h"
 #include "shapes.h"
 #include "softmax.h"
 #include "status.h"
@@ -50,7 +53,7 @@ static gsl_vector *rand_vec(gsl_rng *rng, size_t n, double sigma)
 static void worked_run(head_state *st, double c)
 {
     gsl_matrix *X = mat_new(3, 4), *WQ = mat_new(4, 2), *WK = mat_new(4, 2), *WV = mat_new(4, 2);
-    ck_assert_int_eq(circuit_worked_build(X, WQ, WK, WV, c), ATT_OK);
+    ck_assert_int_eq(worked_build(X, WQ, WK, WV, c), ATT_OK);
     ck_assert_int_eq(head_state_alloc(st, 3, 3, 4, 2, 2), ATT_OK);
     head_params p = head_params_make(WQ, WK, WV);
     ck_assert_int_eq(head_forward(st, &p, X, X), ATT_OK);
@@ -80,7 +83,7 @@ START_TEST(test_worked_by_hand)
     ck_assert_double_eq_tol(gsl_matrix_get(st.A, 2, 0), 0.045, 5e-4);
     /* and the library's closed form agrees */
     gsl_matrix *Acf = mat_new(3, 3), *Ocf = mat_new(3, 2);
-    ck_assert_int_eq(circuit_worked_closed(Acf, Ocf, 3.0), ATT_OK);
+    ck_assert_int_eq(worked_closed(Acf, Ocf, 3.0), ATT_OK);
     ck_assert(mat_max_abs_diff(st.A, Acf) <= 4 * EPS);
     ck_assert(mat_max_abs_diff(st.O, Ocf) <= 4 * EPS);
     mat_free(Acf); mat_free(Ocf);
@@ -105,15 +108,41 @@ END_TEST
 START_TEST(test_worked_weights_extremes)
 {
     double w, o;
-    circuit_worked_weights(1000.0, &w, &o);     /* e^1000 overflows; the form does not */
+    worked_weights(1000.0, &w, &o);     /* e^1000 overflows; the form does not */
     ck_assert_double_eq(w, 1.0);
     ck_assert(o >= 0.0 && o < 1e-300);
-    circuit_worked_weights(-1000.0, &w, &o);    /* the "winner" loses: 0 and 1/2 */
+    worked_weights(-1000.0, &w, &o);    /* the "winner" loses: 0 and 1/2 */
     ck_assert_double_eq(w, 0.0);
     ck_assert_double_eq(o, 0.5);
-    circuit_worked_weights(0.0, &w, &o);
+    worked_weights(0.0, &w, &o);
     ck_assert_double_eq_tol(w, 1.0 / 3, EPS);
     ck_assert_double_eq_tol(o, 1.0 / 3, EPS);
+}
+END_TEST
+
+START_TEST(test_worked_circuits_by_hand)
+{
+    /* W_QK = W_Q W_K^T has c at (noun, det) and (verb, noun), zeros elsewhere:
+     * a noun looks for a determiner, a verb for a noun. With the chosen W_O
+     * (is-animal -> animal, is-det -> det), W_OV = W_V W_O copies the det and
+     * animal features onto themselves: ones at (det, det) and (animal, animal). */
+    const double c = 2.5;
+    gsl_matrix *X = mat_new(3, 4), *WQ = mat_new(4, 2), *WK = mat_new(4, 2), *WV = mat_new(4, 2);
+    gsl_matrix *WO = mat_new(2, 4), *QK = mat_new(4, 4), *OV = mat_new(4, 4);
+    ck_assert_int_eq(worked_build(X, WQ, WK, WV, c), ATT_OK);
+    ck_assert_int_eq(worked_output_map(WO), ATT_OK);
+    ck_assert_int_eq(qkov_qk(QK, WQ, WK), ATT_OK);
+    ck_assert_int_eq(qkov_ov(OV, WV, WO), ATT_OK);
+    for (size_t i = 0; i < 4; i++)
+        for (size_t j = 0; j < 4; j++) {
+            double qk = (i == WORKED_NOUN && j == WORKED_DET) || (i == WORKED_VERB && j == WORKED_NOUN) ? c : 0.0;
+            double ov = (i == j && (i == WORKED_DET || i == WORKED_ANIMAL)) ? 1.0 : 0.0;
+            ck_assert_double_eq(gsl_matrix_get(QK, i, j), qk);
+            ck_assert_double_eq(gsl_matrix_get(OV, i, j), ov);
+        }
+    gsl_matrix *bad = mat_new(4, 2);
+    ck_assert_int_eq(worked_output_map(bad), ATT_EUSAGE);
+    mat_free(X); mat_free(WQ); mat_free(WK); mat_free(WV); mat_free(WO); mat_free(QK); mat_free(OV); mat_free(bad);
 }
 END_TEST
 
@@ -121,10 +150,10 @@ START_TEST(test_worked_bad_input)
 {
     gsl_matrix *X = mat_new(3, 4), *WQ = mat_new(4, 2), *WK = mat_new(4, 2), *WV = mat_new(4, 2);
     gsl_matrix *bad = mat_new(4, 3), *A = mat_new(3, 3);
-    ck_assert_int_eq(circuit_worked_build(X, WQ, WK, bad, 3.0), ATT_EUSAGE);
-    ck_assert_int_eq(circuit_worked_build(X, WQ, WK, WV, NAN), ATT_EUSAGE);
-    ck_assert_int_eq(circuit_worked_build(X, WQ, WK, WV, INFINITY), ATT_EUSAGE);
-    ck_assert_int_eq(circuit_worked_closed(A, bad, 3.0), ATT_EUSAGE);
+    ck_assert_int_eq(worked_build(X, WQ, WK, bad, 3.0), ATT_EUSAGE);
+    ck_assert_int_eq(worked_build(X, WQ, WK, WV, NAN), ATT_EUSAGE);
+    ck_assert_int_eq(worked_build(X, WQ, WK, WV, INFINITY), ATT_EUSAGE);
+    ck_assert_int_eq(worked_closed(A, bad, 3.0), ATT_EUSAGE);
     mat_free(X); mat_free(WQ); mat_free(WK); mat_free(WV); mat_free(bad); mat_free(A);
 }
 END_TEST
@@ -138,7 +167,7 @@ START_TEST(prop_worked_closed_form_any_factor)
         double c = -30.0 + 90.0 * gsl_rng_uniform(rng);
         head_state st;
         worked_run(&st, c);
-        PROP_ASSERT(circuit_worked_closed(Acf, Ocf, c) == ATT_OK, "%s", att_last_error());
+        PROP_ASSERT(worked_closed(Acf, Ocf, c) == ATT_OK, "%s", att_last_error());
         double eA = mat_max_abs_diff(st.A, Acf), eO = mat_max_abs_diff(st.O, Ocf);
         PROP_ASSERT(eA <= 8 * EPS && eO <= 8 * EPS, "c = %.17g: |A - cf| %g, |O - cf| %g", c, eA, eO);
         head_state_free(&st);
@@ -320,15 +349,15 @@ START_TEST(test_fold_value_bias_by_hand)
         for (int j = 0; j < 3; j++) gsl_matrix_set(WO, i, j, w[i][j]);
     gsl_vector_set(bV, 0, 3); gsl_vector_set(bV, 1, -1);
     gsl_vector_set_all(bO, 1.0);
-    ck_assert_int_eq(circuit_fold_value_bias(out, bO, bV, WO), ATT_OK);
+    ck_assert_int_eq(bias_fold_value(out, bO, bV, WO), ATT_OK);
     ck_assert_double_eq(gsl_vector_get(out, 0), 4.0);
     ck_assert_double_eq(gsl_vector_get(out, 1), 6.0);
     ck_assert_double_eq(gsl_vector_get(out, 2), 2.0);
     /* in place */
-    ck_assert_int_eq(circuit_fold_value_bias(bO, bO, bV, WO), ATT_OK);
+    ck_assert_int_eq(bias_fold_value(bO, bO, bV, WO), ATT_OK);
     ck_assert_double_eq(gsl_vector_get(bO, 1), 6.0);
     /* shapes: b_V must have d_v entries */
-    ck_assert_int_eq(circuit_fold_value_bias(out, bO, out, WO), ATT_EUSAGE);
+    ck_assert_int_eq(bias_fold_value(out, bO, out, WO), ATT_EUSAGE);
     mat_free(WO); vec_free(bV); vec_free(bO); vec_free(out);
 }
 END_TEST
@@ -339,15 +368,15 @@ START_TEST(test_helpers_by_hand)
     gsl_matrix *S = mat_new(2, 2), *A = mat_new(2, 2);
     gsl_matrix_set(S, 0, 0, 0.0); gsl_matrix_set(S, 0, 1, 0.0);
     gsl_matrix_set(S, 1, 0, log(3.0)); gsl_matrix_set(S, 1, 1, log(3.0));
-    ck_assert_int_eq(circuit_sigmoid_weights(A, S), ATT_OK);
+    ck_assert_int_eq(bias_sigmoid_weights(A, S), ATT_OK);
     ck_assert_double_eq(gsl_matrix_get(A, 0, 0), 0.5);
     ck_assert_double_eq_tol(gsl_matrix_get(A, 1, 1), 0.75, 2 * EPS);
     /* row spread of [1 2; 1 2] is 0, of [1 2; 1 5] is 3 */
     gsl_matrix_set(S, 0, 0, 1); gsl_matrix_set(S, 0, 1, 2);
     gsl_matrix_set(S, 1, 0, 1); gsl_matrix_set(S, 1, 1, 2);
-    ck_assert_double_eq(circuit_row_spread(S), 0.0);
+    ck_assert_double_eq(bias_row_spread(S), 0.0);
     gsl_matrix_set(S, 1, 1, 5);
-    ck_assert_double_eq(circuit_row_spread(S), 3.0);
+    ck_assert_double_eq(bias_row_spread(S), 3.0);
     /* product scale of A = [1 -2], B = [3 1; -1 1]: max(|3| + |2|, |1| + |2|) = 5 */
     gsl_matrix *a = mat_new(1, 2), *b = mat_new(2, 2);
     gsl_matrix_set(a, 0, 0, 1); gsl_matrix_set(a, 0, 1, -2);
@@ -410,7 +439,7 @@ START_TEST(prop_query_bias_rows_identical)
         forward(&sb, &h, &pb);
         double scale = tol_product_scale(s0.Q, s0.K) + tol_product_scale(sb.Q, sb.K);
         gsl_matrix_sub(sb.S, s0.S);
-        double spread = circuit_row_spread(sb.S), tol = tol_eps(4, h.d_k, scale);
+        double spread = bias_row_spread(sb.S), tol = tol_eps(4, h.d_k, scale);
         PROP_ASSERT(spread <= tol, "row spread %g > tol %g", spread, tol);
 
         gsl_matrix *Z = mat_new(h.d, h.d_k);         /* W_Q = 0 */
@@ -465,7 +494,7 @@ START_TEST(prop_value_bias_folds)
             }
         // folding
         gsl_vector *bF = vec_new(h.d), *bw = vec_new(h.d);
-        PROP_ASSERT(circuit_fold_value_bias(bF, h.bO, h.bV, h.WO) == ATT_OK, "fold");
+        PROP_ASSERT(bias_fold_value(bF, h.bO, h.bV, h.WO) == ATT_OK, "fold");
         gsl_matrix *Yu = mat_new(h.T_q, h.d), *Yf = mat_new(h.T_q, h.d);
         gsl_matrix *Oc1 = mat_new(h.T_q, h.d_v), *Oc0 = mat_new(h.T_q, h.d_v), *Ac = mat_new(h.T_q, h.T_k);
         PROP_ASSERT(head_project(Yu, s1.O, h.WO, h.bO) == ATT_OK, "project");
@@ -482,7 +511,7 @@ START_TEST(prop_value_bias_folds)
         // control: sigmoid weights; Y_u - Y_f = (rowsum_i - 1) (b_V W_O)_j
         gsl_vector_memcpy(bw, bF);
         gsl_vector_sub(bw, h.bO);                     /* b_V W_O (as b_O' - b_O) */
-        PROP_ASSERT(circuit_sigmoid_weights(Ac, s0.S) == ATT_OK, "sigmoid");
+        PROP_ASSERT(bias_sigmoid_weights(Ac, s0.S) == ATT_OK, "sigmoid");
         PROP_ASSERT(head_weighted_sum(Oc1, Ac, s1.V) == ATT_OK && head_weighted_sum(Oc0, Ac, s0.V) == ATT_OK, "sum");
         PROP_ASSERT(head_project(Yu, Oc1, h.WO, h.bO) == ATT_OK && head_project(Yf, Oc0, h.WO, bF) == ATT_OK, "project");
         for (size_t i = 0; i < h.T_q; i++) {
@@ -513,7 +542,7 @@ START_TEST(test_control_fails_to_fold)
     gsl_matrix *WO = mat_new(1, 1), *Oc = mat_new(1, 1);
     gsl_matrix_set(WO, 0, 0, 1.0);
     gsl_matrix_set_all(V1, 0.5);                     /* V0 = 0, b_V = 0.5 */
-    ck_assert_int_eq(circuit_sigmoid_weights(Ac, S), ATT_OK);
+    ck_assert_int_eq(bias_sigmoid_weights(Ac, S), ATT_OK);
     ck_assert_int_eq(head_weighted_sum(Oc, Ac, V1), ATT_OK);
     /* unfolded: 4 * 0.5 * 0.5 = 1;  folded: 0 + b_V W_O = 0.5 */
     ck_assert_double_eq(gsl_matrix_get(Oc, 0, 0), 1.0);
@@ -531,6 +560,7 @@ int main(void)
     tcase_add_test(unit, test_worked_factor_zero_is_uniform);
     tcase_add_test(unit, test_worked_weights_extremes);
     tcase_add_test(unit, test_worked_bad_input);
+    tcase_add_test(unit, test_worked_circuits_by_hand);
     tcase_add_test(unit, test_gpt2_counts);
     tcase_add_test(unit, test_prev_token_factor);
     tcase_add_test(unit, test_prev_token_small_by_hand);

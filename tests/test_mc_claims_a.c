@@ -1,5 +1,5 @@
 /* test_mc_claims_a.c - the Monte Carlo claims concentration,
- * naive_self_attention and random_projections: lib/selfweight against the
+ * naive_self_attention and random_projections: lib/claims/selfweight (the draw the experiments and the bench use) against the
  * library softmax, the engine's thread-count invariance on these draws, and
  * statistical checks of exact expectations at 5 standard errors with fixed
  * seeds (so they never flake).
@@ -9,6 +9,7 @@
  *   T = 2: T E[a_ii] = 1 exactly (W_Q -> -W_Q flips S, a(-S) = 1 - a(S))
  *   fresh-token control: T E[a'_ii] = 1 exactly (exchangeable keys)
  *   E[s_ii^2] = d_k c^4 (1 + 2/d),  E[s_ij^2] = d_k c^4   (i != j)
+ *   raw head, T = 2: E[1 - a_ii] = 2^(-d/2 - 1)   (selfweight_leak_t2)
  */
 #include "prop.h"
 #include "tol.h"
@@ -196,51 +197,24 @@ END_TEST
 
 /* ---- the Monte Carlo draws of the experiments, through the engine -------- */
 
-typedef struct {
-    size_t T, d, d_k;
-    double sigma_w;
-    int control;
-} draw_ctx;
+/* the experiments' draw itself (lib/claims/selfweight.h), through the engine */
+typedef selfweight_config draw_ctx;
 
-enum { S_SELF, S_ARGMAX, S_CTRL, S_DSQ, S_OSQ, NSTAT };
+enum { S_SELF = SW_SELF, S_ARGMAX = SW_ARGMAX, S_CTRL = SW_CONTROL, S_DSQ = SW_DIAG_SQ,
+       S_OSQ = SW_OFF_SQ, S_LEAK = SW_LEAK, NSTAT = SW_NSTAT };
 
-static void *draw_alloc(void *ctx)
-{
-    const draw_ctx *c = ctx;
-    selfweight_work *w = malloc(sizeof *w);
-    if (w && selfweight_work_alloc(w, c->T, c->d, c->d_k, c->control) != ATT_OK) {
-        free(w);
-        return NULL;
-    }
-    return w;
-}
-
-static void draw_free(void *p)
-{
-    selfweight_work_free(p);
-    free(p);
-}
+static void *draw_alloc(void *ctx) { return selfweight_scratch_new(ctx); }
 
 static int draw_one(void *ctx, void *scratch, gsl_rng *rng, size_t i, double *out)
 {
     (void)i;
-    const draw_ctx *c = ctx;
-    selfweight_work *w = scratch;
-    selfweight_stats r;
-    selfweight_draw_inputs(w, rng, c->sigma_w);
-    int st = c->d_k ? selfweight_projected(w, &r) : selfweight_raw(w, &r);
-    out[S_SELF] = r.self_weight;
-    out[S_ARGMAX] = r.argmax_self;
-    out[S_CTRL] = c->control ? r.control : 0.0;
-    out[S_DSQ] = r.diag_sq;
-    out[S_OSQ] = r.off_sq;
-    return st;
+    return selfweight_draw(ctx, scratch, rng, out);
 }
 
 static void run(stat_acc acc[NSTAT], draw_ctx *c, size_t draws, unsigned long seed, int threads)
 {
     mc_config cfg = {.rng_name = "mt19937", .seed = seed, .stream = 1, .draws = draws,
-                     .nstats = NSTAT, .draw = draw_one, .alloc = draw_alloc, .free = draw_free,
+                     .nstats = NSTAT, .draw = draw_one, .alloc = draw_alloc, .free = selfweight_scratch_delete,
                      .ctx = c, .quiet = 1};
     omp_set_num_threads(threads);
     ck_assert_int_eq(mc_run(&cfg, acc), ATT_OK);
@@ -323,6 +297,110 @@ START_TEST(test_projected_about_one_over_T)
 }
 END_TEST
 
+/* ---- the shared draw: properties ------------------------------------------ */
+
+START_TEST(test_draw_properties)
+{
+    /* for random configs: self + leak = 1, the law-scaled leak times the law
+     * is the leak, fractions in [0, 1], the control in (0, 1); and a workspace
+     * that served another shape gives the same bits as a fresh one (a grid
+     * point alone = the same point in a sweep) */
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937), *r1 = gsl_rng_alloc(gsl_rng_mt19937),
+            *r2 = gsl_rng_alloc(gsl_rng_mt19937);
+    selfweight_config big = {40, 40, 8, 1.0, 1};
+    selfweight_work *shared = selfweight_scratch_new(&big);
+    ck_assert_ptr_nonnull(shared);
+    PROP_FOR(k, rng, "selfweight_draw: self + leak = 1, same bits in a reused workspace") {
+        selfweight_config c = {prop_size(rng, 2, 40), prop_size(rng, 1, 40), 0, 0.0, 0};
+        if (gsl_rng_uniform(rng) < 0.5) {
+            c.d_k = prop_size(rng, 1, 8);
+            c.sigma_w = 1.0 / sqrt((double)c.d);
+            c.control = gsl_rng_uniform(rng) < 0.5;
+        }
+        selfweight_work *fresh = selfweight_scratch_new(&c);
+        PROP_ASSERT(fresh != NULL, "workspace");
+        double a[SW_NSTAT], b[SW_NSTAT];
+        unsigned long seed = gsl_rng_get(rng);
+        gsl_rng_set(r1, seed);
+        gsl_rng_set(r2, seed);
+        PROP_ASSERT(selfweight_draw(&c, fresh, r1, a) == ATT_OK, "draw");
+        PROP_ASSERT(selfweight_draw(&c, shared, r2, b) == ATT_OK, "draw (shared)");
+        PROP_ASSERT(!memcmp(a, b, sizeof a), "T %zu d %zu d_k %zu: reused workspace differs", c.T,
+                    c.d, c.d_k);
+        PROP_ASSERT(fabs(a[SW_SELF] + a[SW_LEAK] - 1.0) <= tol_eps(4.0, c.T, 1.0),
+                    "self %.17g + leak %.17g", a[SW_SELF], a[SW_LEAK]);
+        PROP_ASSERT(a[SW_ARGMAX] >= 0.0 && a[SW_ARGMAX] <= 1.0, "argmax fraction %g", a[SW_ARGMAX]);
+        if (c.d_k == 0)
+            PROP_ASSERT(fabs(a[SW_LEAK_LAW] * selfweight_leak_law(c.T, (double)c.d) - a[SW_LEAK])
+                        <= 8.0 * EPS * a[SW_LEAK], "law-scaled leak");
+        if (c.control) PROP_ASSERT(a[SW_CONTROL] > 0.0 && a[SW_CONTROL] < 1.0, "control %g", a[SW_CONTROL]);
+        selfweight_scratch_delete(fresh);
+    }
+    selfweight_scratch_delete(shared);
+    gsl_rng_free(rng); gsl_rng_free(r1); gsl_rng_free(r2);
+}
+END_TEST
+
+START_TEST(test_t2_exact)
+{
+    /* the closed form 2^(-d/2 - 1) against quadrature, d = 1..60 */
+    for (int d = 1; d <= 60; d++) {
+        double e = selfweight_leak_t2(d), q = selfweight_leak_t2_numeric(d);
+        ck_assert_msg(fabs(q / e - 1.0) <= 1e-7, "d %d: closed form %.10g, quadrature %.10g", d, e, q);
+    }
+    ck_assert_double_eq(selfweight_leak_t2(32), 0x1p-17);   /* 7.6e-6 */
+    /* ... and against Monte Carlo of the raw head at T = 2, d = 4..12: within
+     * 5 standard errors (the law-scaled leak's, well estimated at small d) */
+    for (size_t d = 4; d <= 12; d += 2) {
+        draw_ctx c = {2, d, 0, 0.0, 0};
+        stat_acc a[NSTAT];
+        run(a, &c, 20000, 30 + d, 2);
+        double law = selfweight_leak_law(2, (double)d), m = a[SW_LEAK].mean;
+        double se = law * stat_se(&a[SW_LEAK_LAW]), want = selfweight_leak_t2((double)d);
+        ck_assert_msg(fabs(m - want) <= 5.0 * se, "d %zu: Monte Carlo %.6g (se %.2g), exact %.6g",
+                      d, m, se, want);
+        /* a positive control of the test: the law (twice the exact value) is rejected */
+        ck_assert_msg(fabs(m - law) > 5.0 * se, "d %zu: the test cannot tell the law from the exact", d);
+    }
+}
+END_TEST
+
+START_TEST(test_contour_crossing)
+{
+    /* synthetic leak l(d) = A 2^(-d/2): d* = 2 log2(A / L) exactly (log-linear) */
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    PROP_FOR(k, rng, "contour crossing recovers d* of an exact law; se by the delta method") {
+        double A = pow(10.0, gsl_rng_uniform(rng) * 3.0), level = 0.99 + 0.009 * gsl_rng_uniform(rng);
+        double d[40], l[40], se[40], rse = 0.01 + 0.1 * gsl_rng_uniform(rng);
+        for (int i = 0; i < 40; i++) {
+            d[i] = 2.0 + i;
+            l[i] = A * exp2(-0.5 * d[i]);
+            se[i] = rse * l[i];
+        }
+        double want = 2.0 * log2(A / (1.0 - level));
+        if (want <= 2.0 || want >= 41.0) continue;
+        selfweight_crossing x;
+        PROP_ASSERT(selfweight_contour_crossing(d, l, se, 40, level, &x) == ATT_OK, "no crossing");
+        PROP_ASSERT(fabs(x.d_star - want) <= 1e-9 * want, "d* %.12g, want %.12g", x.d_star, want);
+        PROP_ASSERT(d[x.k] <= want && want <= d[x.k + 1], "bracket %g..%g", d[x.k], d[x.k + 1]);
+        /* se: perturb each neighbour's log by its se, the squared shifts add up */
+        double t = (want - d[x.k]), dl = -0.5 * log(2.0);
+        double ga = -(1.0 - t) / dl, gb = -t / dl, s = rse * sqrt(ga * ga + gb * gb);
+        PROP_ASSERT(fabs(x.se - s) <= 1e-9 * s, "se %.12g, want %.12g", x.se, s);
+        PROP_ASSERT(x.lo < x.d_star && x.d_star < x.hi, "CI [%g, %g] around %g", x.lo, x.hi, x.d_star);
+    }
+    /* no crossing: an error, not a number */
+    double d[3] = {1, 2, 3}, l[3] = {0.5, 0.4, 0.3}, se[3] = {0.01, 0.01, 0.01};
+    selfweight_crossing x;
+    ck_assert_int_eq(selfweight_contour_crossing(d, l, se, 3, 0.995, &x), ATT_ERUNTIME);
+    /* the weighted slope of points on a line is the line's, with the errors' se */
+    double xs[4] = {0, 1, 2, 3}, ys[4] = {1, 3, 5, 7}, ss[4] = {1, 1, 1, 1}, sse;
+    ck_assert(fabs(selfweight_weighted_slope(xs, ys, ss, 4, &sse) - 2.0) <= 16 * EPS);
+    ck_assert(fabs(sse - 1.0 / sqrt(5.0)) <= 16 * EPS);   /* sqrt(sum w / D) = sqrt(4 / 20) */
+    gsl_rng_free(rng);
+}
+END_TEST
+
 START_TEST(test_concentration_laws)
 {
     /* E||x||^2 = d, Var ||x||^2 = 2d, E(x.y)^2 = d, for a small and a large d */
@@ -370,6 +448,9 @@ int main(void)
     tcase_add_test(tc, test_projected_exact_expectations);
     tcase_add_test(tc, test_projected_about_one_over_T);
     tcase_add_test(tc, test_concentration_laws);
+    tcase_add_test(tc, test_draw_properties);
+    tcase_add_test(tc, test_t2_exact);
+    tcase_add_test(tc, test_contour_crossing);
     suite_add_tcase(s, tc);
     return prop_run_suite(s);
 }

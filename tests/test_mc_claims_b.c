@@ -1,6 +1,8 @@
-/* test_mc_claims_b.c - the identities behind score_asymmetry,
- * bilinear_low_rank, qk_invariance and key_bias, as property tests over
- * random sizes, and the thread-count determinism of their binaries.
+/* test_mc_claims_b.c - the identities behind score_asymmetry (and its
+ * sentence), bilinear_low_rank and qk_invariance, as property tests over
+ * random sizes, and the thread-count determinism of their binaries (with
+ * key_bias's and ov_invariance's; key_bias's identities are in
+ * test_bias_claims.c, ov_invariance's in test_ov_invariance.c).
  *
  * Every tolerance is a rounding bound that scales with the sizes and with
  * the data of the case (Higham, ASNA 2nd ed., 3.5: |fl(AB) - AB| <= gamma_n
@@ -17,6 +19,7 @@
 #include "mat.h"
 #include "qkov.h"
 #include "randmat.h"
+#include "sentence.h"
 #include "status.h"
 
 #include <float.h>
@@ -46,15 +49,6 @@ static double log_uniform(gsl_rng *rng, double lo, double hi)
     return exp(log(lo) + gsl_rng_uniform(rng) * (log(hi) - log(lo)));
 }
 
-/* ||S - S^T||_F / ||S||_F */
-static double asymmetry(const gsl_matrix *S)
-{
-    gsl_matrix *D = mat_new(S->size2, S->size1);
-    gsl_matrix_transpose_memcpy(D, S);
-    double a = mat_diff_frob(S, D) / mat_frob(S);
-    mat_free(D);
-    return a;
-}
 
 /* ---- randmat ------------------------------------------------------------ */
 
@@ -124,7 +118,7 @@ START_TEST(test_symmetric_wqk_symmetric_scores)
          * up to the summation order of s_ij and s_ji: within 16 (d + dk) eps rho */
         head_params p = head_params_make(WQ, WQ, WV);
         PROP_ASSERT(head_forward(&st, &p, X, X) == ATT_OK, "%s", att_last_error());
-        double a = asymmetry(st.S);
+        double a = qkov_asymmetry(st.S);
         double tol = tol_eps(16, d + dk, tol_product_scale_frob(st.Q, st.K) / mat_frob(st.S));
         PROP_ASSERT(a <= tol, "tied T %zu d %zu dk %zu: asymmetry %g > %g", T, d, dk, a, tol);
 
@@ -138,7 +132,7 @@ START_TEST(test_symmetric_wqk_symmetric_scores)
         for (size_t i = 0; i < dk; i++)
             for (size_t j = 0; j < dk; j++) gsl_matrix_set(aM, i, j, fabs(gsl_matrix_get(aM, i, j)));
         mat_gemm(KK, 1.0, aQ, 0, aM, 0, 0.0);    /* |Q| |M| >= |K| */
-        a = asymmetry(st.S);
+        a = qkov_asymmetry(st.S);
         tol = tol_eps(16, d + 2 * dk, tol_product_scale_frob(aQ, KK) / mat_frob(st.S));
         PROP_ASSERT(a <= tol, "symmetric T %zu d %zu dk %zu: asymmetry %g > %g", T, d, dk, a, tol);
         mat_free(aQ); mat_free(aM); mat_free(KK);
@@ -165,12 +159,37 @@ START_TEST(test_independent_scores_asymmetric)
         gsl_matrix *WV = randn(rng, d, 1, 1.0);
         head_params p = head_params_make(WQ, WK, WV);
         ck_assert_int_eq(head_forward(&st, &p, X, X), ATT_OK);
-        sum += asymmetry(st.S);
+        sum += qkov_asymmetry(st.S);
         mat_free(X); mat_free(WQ); mat_free(WK); mat_free(WV);
     }
     head_state_free(&st);
     ck_assert_msg(sum / (double)n > 0.9, "mean asymmetry %g, expected ~1.3", sum / (double)n);
     gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_sentence_one_way)
+{
+    /* the opening sentence: raw scores symmetric in every cell; the hand-made
+     * head has s(it, animal) = 6 and s(animal, it) = 0 exactly (small integers
+     * and halves: exact in floating point), and rows of A sum to 1 */
+    sentence_row rows[SENTENCE_T * SENTENCE_T];
+    sentence_result r;
+    ck_assert_int_eq(sentence_attention(rows, &r), ATT_OK);
+    for (size_t i = 0; i < SENTENCE_T; i++) {
+        double sum = 0.0;
+        for (size_t j = 0; j < SENTENCE_T; j++) {
+            ck_assert(rows[i * SENTENCE_T + j].raw_score == rows[j * SENTENCE_T + i].raw_score);
+            sum += rows[i * SENTENCE_T + j].weight;
+        }
+        ck_assert_double_eq_tol(sum, 1.0, 4.0 * SENTENCE_T * EPS);
+    }
+    ck_assert_str_eq(rows[SENTENCE_IT * SENTENCE_T + SENTENCE_ANIMAL].query, "it");
+    ck_assert_str_eq(rows[SENTENCE_IT * SENTENCE_T + SENTENCE_ANIMAL].key, "animal");
+    ck_assert(r.raw_it_animal == r.raw_animal_it && r.raw_it_animal > 0.0);
+    ck_assert(r.s_it_animal == 6.0 && r.s_animal_it == 0.0);
+    ck_assert_msg(r.a_it_animal > 0.9 && r.a_animal_it < 0.01, "a(it, animal) %g, a(animal, it) %g",
+                  r.a_it_animal, r.a_animal_it);
 }
 END_TEST
 
@@ -230,6 +249,39 @@ START_TEST(test_bilinear_scores_equal_head)
         head_state_free(&st);
         mat_free(X); mat_free(WQ); mat_free(WK); mat_free(WV); mat_free(WQK); mat_free(S);
         mat_free(I); mat_free(S0);
+    }
+    gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_rank_profile_and_abs_product)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    PROP_FOR(k, rng, "rank profile of W_Q W_K^T: rank d_k, gap at d_k; |A||B| entrywise") {
+        size_t d = prop_size(rng, 2, 24), dk = prop_size(rng, 1, d);
+        gsl_matrix *WQ = randn(rng, d, dk, 1.0), *WK = randn(rng, d, dk, 1.0), *W = mat_new(d, d);
+        gsl_vector *sv = vec_new(d);
+        double *spec = calloc(d, sizeof *spec), mis, kept, next;
+        qkov_qk(W, WQ, WK);
+        PROP_ASSERT(qkov_rank_profile(W, dk, 1e-10, sv, spec, &mis, &kept, &next) == ATT_OK, "%s",
+                    att_last_error());
+        /* the neglected singular values are rounding: <= 16 d eps sigma_1 */
+        PROP_ASSERT(mis == 0.0 && kept > 1e-10 && next <= 16.0 * (double)d * EPS,
+                    "d %zu dk %zu: mismatch %g kept %g next %g", d, dk, mis, kept, next);
+        PROP_ASSERT(spec[0] == 1.0, "sigma_1 / sigma_1 = %g", spec[0]);
+        ck_assert_int_eq(qkov_rank_profile(W, d + 1, 1e-10, sv, spec, &mis, &kept, &next), ATT_EUSAGE);
+        /* C = |W_Q| |W_K|^T... as |A| |B| with B = W_K^T: every entry the sum of |a||b| */
+        gsl_matrix *WKt = mat_new(dk, d), *C = mat_new(d, d);
+        gsl_matrix_transpose_memcpy(WKt, WK);
+        PROP_ASSERT(qkov_abs_product(C, WQ, WKt) == ATT_OK, "%s", att_last_error());
+        size_t i = gsl_rng_uniform_int(rng, d), j = gsl_rng_uniform_int(rng, d);
+        double sum = 0.0;
+        for (size_t l = 0; l < dk; l++) sum += fabs(gsl_matrix_get(WQ, i, l)) * fabs(gsl_matrix_get(WK, j, l));
+        PROP_ASSERT(fabs(gsl_matrix_get(C, i, j) - sum) <= 4.0 * (double)dk * EPS * sum,
+                    "C_%zu%zu = %g, sum |a||b| = %g", i, j, gsl_matrix_get(C, i, j), sum);
+        PROP_ASSERT(gsl_matrix_get(C, i, j) >= fabs(gsl_matrix_get(W, i, j)) * (1.0 - 4.0 * (double)dk * EPS),
+                    "|W_QK| exceeds |W_Q||W_K|^T");
+        mat_free(WQ); mat_free(WK); mat_free(W); mat_free(WKt); mat_free(C); vec_free(sv); free(spec);
     }
     gsl_rng_free(rng);
 }
@@ -317,83 +369,7 @@ START_TEST(test_qk_invariance_queries_change)
 }
 END_TEST
 
-/* ---- key_bias ----------------------------------------------------------- */
-
-START_TEST(test_key_bias)
-{
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    PROP_FOR(k, rng, "b_K: same output and zero gradient; with RoPE a real gradient") {
-        size_t T = prop_size(rng, 3, 12), d = prop_size(rng, 1, 16), dk = 2 * prop_size(rng, 1, 4);
-        size_t dv = prop_size(rng, 1, 6);
-        double sw = 1.0 / sqrt((double)d);
-        gsl_matrix *X = randn(rng, T, d, 1.0), *WQ = randn(rng, d, dk, sw), *WK = randn(rng, d, dk, sw);
-        gsl_matrix *WV = randn(rng, d, dv, sw), *G = randn(rng, T, dv, 1.0);
-        gsl_vector *bQ = vec_new(dk), *bK = vec_new(dk), *bV = vec_new(dv);
-        vec_randn(bQ, rng, 1.0); vec_randn(bK, rng, 1.0); vec_randn(bV, rng, 1.0);
-        head_state s1, s0;
-        head_grads g;
-        ck_assert_int_eq(head_state_alloc(&s1, T, T, d, dk, dv), ATT_OK);
-        ck_assert_int_eq(head_state_alloc(&s0, T, T, d, dk, dv), ATT_OK);
-        ck_assert_int_eq(head_grads_alloc(&g, T, T, d, dk, dv), ATT_OK);
-
-        for (int rope = 0; rope <= 1; rope++) {
-            head_params p = head_params_make(WQ, WK, WV), p0;
-            p.b_Q = bQ; p.b_K = bK; p.b_V = bV; p.rope = rope;
-            p0 = p;
-            p0.b_K = NULL;
-            PROP_ASSERT(head_forward(&s1, &p, X, X) == ATT_OK, "%s", att_last_error());
-            PROP_ASSERT(head_forward(&s0, &p0, X, X) == ATT_OK, "%s", att_last_error());
-            PROP_ASSERT(head_backward(&g, &s1, &p, X, X, G) == ATT_OK, "%s", att_last_error());
-            double nq = gsl_blas_dnrm2(g.db_Q), nk = gsl_blas_dnrm2(g.db_K);
-            if (!rope) {
-                /* same output: the score rows differ by rounding of (dk + 1)
-                 * eps P, P = max_ij sum_l |q_il||k_jl| (see experiments/key_bias.c) */
-                double P = fmax(tol_product_scale(s1.Q, s1.K), tol_product_scale(s0.Q, s0.K));
-                double vmax = 0.0;
-                for (size_t j = 0; j < T; j++) {
-                    gsl_vector_const_view v = gsl_matrix_const_row(s1.V, j);
-                    vmax = fmax(vmax, gsl_blas_dnrm2(&v.vector));
-                }
-                double e = mat_diff_frob(s1.O, s0.O);
-                double tol = 16.0 * (double)(dk + T) * EPS * (1.0 + P) * sqrt((double)T) * vmax;
-                PROP_ASSERT(e <= tol, "T %zu d %zu dk %zu: output moved by %g > %g", T, d, dk, e, tol);
-                /* zero gradient: sum_j dS_ij = 0 exactly, so db_K = sum_i q_i
-                 * sum_j dS_ij is rounding: <= 16 T^2 eps max|q| max|dS| ... in
-                 * relative form, well below 1e-10 of ||db_Q|| */
-                PROP_ASSERT(nk <= 1e-10 * nq, "T %zu: ||db_K|| = %g vs ||db_Q|| = %g", T, nk, nq);
-            } else {
-                /* with RoPE the bias is rotated per position: not removable */
-                PROP_ASSERT(nk > 1e-8 * nq, "RoPE T %zu dk %zu: ||db_K|| = %g vs ||db_Q|| = %g",
-                            T, dk, nk, nq);
-                double e = mat_rel_diff(s1.O, s0.O);
-                PROP_ASSERT(e > 1e-8, "RoPE: removing b_K changed the output by only %g", e);
-            }
-            /* db_K against central differences, h = 1e-5: error O(h^2) + O(eps/h) */
-            double diff2 = 0.0, fd2 = 0.0;
-            for (size_t i = 0; i < dk; i++) {
-                double t0 = gsl_vector_get(bK, i), L[2];
-                for (int sgn = 0; sgn < 2; sgn++) {
-                    gsl_vector_set(bK, i, t0 + (sgn ? -1e-5 : 1e-5));
-                    PROP_ASSERT(head_forward(&s0, &p, X, X) == ATT_OK, "%s", att_last_error());
-                    L[sgn] = 0.0;
-                    for (size_t a = 0; a < T; a++)
-                        for (size_t b = 0; b < dv; b++) L[sgn] += gsl_matrix_get(G, a, b) * gsl_matrix_get(s0.O, a, b);
-                }
-                gsl_vector_set(bK, i, t0);
-                double fd = (L[0] - L[1]) / 2e-5, bp = gsl_vector_get(g.db_K, i);
-                diff2 += (fd - bp) * (fd - bp);
-                fd2 += fd * fd;
-            }
-            double rel = sqrt(diff2) / fmax(fmax(sqrt(fd2), nk), nq);
-            PROP_ASSERT(rel <= 1e-6, "rope %d: db_K backprop vs FD %g", rope, rel);
-        }
-        head_state_free(&s1); head_state_free(&s0); head_grads_free(&g);
-        mat_free(X); mat_free(WQ); mat_free(WK); mat_free(WV); mat_free(G);
-        vec_free(bQ); vec_free(bK); vec_free(bV);
-    }
-    gsl_rng_free(rng);
-}
-END_TEST
+/* key_bias: tests/test_bias_claims.c */
 
 /* ---- determinism of the binaries across thread counts -------------------- */
 
@@ -436,6 +412,8 @@ START_TEST(test_determinism_threads)
          {"bilinear_low_rank.csv", "bilinear_low_rank_spectra.csv", NULL}},
         {"qk_invariance", "--draws 600 --cond 1e4 --T 8 --d 16 --dk 4 --dv 4",
          {"qk_invariance.csv", NULL, NULL}},
+        {"ov_invariance", "--draws 300 --T 8 --d 16 --dk 4 --dv 4",
+         {"ov_invariance.csv", "ov_invariance_heads.csv", NULL}},
         {"key_bias", "--draws 600 --T 4 --d 6 --dk 2 --dv 2",
          {"key_bias.csv", "key_bias_draws.csv", NULL}},
     };
@@ -484,11 +462,12 @@ int main(void)
     tcase_add_test(tc, test_randmat_cond);
     tcase_add_test(tc, test_symmetric_wqk_symmetric_scores);
     tcase_add_test(tc, test_independent_scores_asymmetric);
+    tcase_add_test(tc, test_sentence_one_way);
     tcase_add_test(tc, test_rank_wqk_is_dk);
     tcase_add_test(tc, test_bilinear_scores_equal_head);
+    tcase_add_test(tc, test_rank_profile_and_abs_product);
     tcase_add_test(tc, test_qk_invariance);
     tcase_add_test(tc, test_qk_invariance_queries_change);
-    tcase_add_test(tc, test_key_bias);
     suite_add_tcase(s, tc);
     TCase *td = tcase_create("determinism");
     tcase_set_timeout(td, 120);

@@ -8,6 +8,7 @@
  */
 #include <check.h>
 #include <float.h>
+#include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +190,67 @@ START_TEST(test_print_args_round_trip)
 }
 END_TEST
 
+/* A locale whose decimal point is a comma, set for LC_NUMERIC; NULL if this
+ * system has none (tests/test_tqfk_locale.sh builds de_DE.UTF-8 with
+ * localedef and runs this test under LOCPATH). */
+static const char *set_comma_locale(void)
+{
+    static const char *const names[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "nl_NL.UTF-8",
+                                        "ru_RU.UTF-8", "es_ES.UTF-8", "it_IT.UTF-8"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (setlocale(LC_NUMERIC, names[i]) && localeconv()->decimal_point[0] == ',')
+            return names[i];
+    setlocale(LC_NUMERIC, "C");
+    return NULL;
+}
+
+START_TEST(prop_format_num_locale_independent)
+{
+    /* the explorer runs under the terminal's locale; the numbers of its
+     * options line must still read back exactly under the C locale, where
+     * the option parser reads them */
+    const char *loc = set_comma_locale();
+    if (loc) {
+        char ctl[16];
+        snprintf(ctl, sizeof ctl, "%g", 0.5);      /* control: the locale is active */
+        ck_assert_str_eq(ctl, "0,5");
+    } else {
+        fprintf(stderr, "tqfk: no decimal-comma locale installed: the formatter is checked in "
+                        "the C locale only here (tests/test_tqfk_locale.sh runs it under de_DE)\n");
+    }
+    locale_t cl = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    ck_assert_ptr_nonnull(cl);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    PROP_FOR(k, rng, "tqfk numbers print with a point and read back exactly") {
+        double x = ldexp(gsl_rng_uniform(rng) - 0.5, (int)gsl_rng_uniform_int(rng, 80) - 40);
+        char buf[40];
+        tqfk_format_num(buf, sizeof buf, x);
+        PROP_ASSERT(strchr(buf, ',') == NULL, "%s under %s", buf, loc ? loc : "C");
+        PROP_ASSERT(strtod_l(buf, NULL, cl) == x, "%s reads back as %.17g, not %.17g", buf,
+                    strtod_l(buf, NULL, cl), x);
+    }
+    /* the whole explorer printout is the same as under the C locale */
+    explorer e;
+    tqfk_config c;
+    tqfk_config_default(&c);
+    c.q[0][0] = 0.1;
+    ck_assert_int_eq(explorer_init(&e, &c), ATT_OK);
+    ck_assert_int_eq(explorer_replay(&e, "tl-k]"), ATT_OK);
+    char here[2048], in_c[2048];
+    FILE *f = fmemopen(here, sizeof here, "w");
+    explorer_print(f, &e);
+    fclose(f);
+    setlocale(LC_NUMERIC, "C");
+    f = fmemopen(in_c, sizeof in_c, "w");
+    explorer_print(f, &e);
+    fclose(f);
+    ck_assert_str_eq(here, in_c);
+    ck_assert_ptr_nonnull(strstr(here, "options: --q1 0.1,0.5 --q2 -0.75,1.125 "));
+    freelocale(cl);
+    gsl_rng_free(rng);
+}
+END_TEST
+
 /* ---- the explorer ----------------------------------------------------- */
 
 START_TEST(test_replay_sequence)
@@ -328,6 +390,7 @@ static Suite *tqfk_suite(void)
     tcase_add_test(tc, prop_equal_keys_share_equally);
     tcase_add_test(tc, test_config_limits);
     tcase_add_test(tc, test_print_args_round_trip);
+    tcase_add_test(tc, prop_format_num_locale_independent);
     suite_add_tcase(s, tc);
     tc = tcase_create("explorer");
     tcase_add_test(tc, test_replay_sequence);

@@ -5,8 +5,8 @@
  * fields must satisfy |old - new| <= R max(|old|, |new|) + A (default R =
  * 1e-9, A = 1e-12: numbers at rounding level, such as an identity's residual
  * of 3e-17, depend on the CPU's BLAS kernel and are compared absolutely). In
- * claims.csv-like files (a "kind" column), rows of kind "timing" compare only
- * their text. Every number that moved is named: file, line, column, old, new.
+ * verdict files (a "run_dependent" column), a row with run_dependent = 1 (a
+ * time) is not compared beyond its id, kind and macro. Every number that moved is named: file, line, column, old, new.
  * Exit 0 when equal, 1 when something moved, 2 on bad usage or input.
  */
 #include "csvline.h"
@@ -61,7 +61,7 @@ int main(int argc, char **argv)
     char **fa_ = malloc(MAXF * sizeof *fa_), **fb_ = malloc(MAXF * sizeof *fb_);
     char **hdr = malloc(MAXF * sizeof *hdr), *hbuf = malloc(LINE);
     if (!la || !lb || !ba || !bb || !fa_ || !fb_ || !hdr || !hbuf) { fprintf(stderr, "csvcmp: out of memory\n"); return 3; }
-    int na_line = 0, nb_line = 0, moved = 0, nh = 0, kind_col = -1;
+    int na_line = 0, nb_line = 0, moved = 0, nh = 0, rd_col = -1;
     for (int row = 0;; row++) {
         int ha = next_line(fa, la, &na_line), hb = next_line(fb, lb, &nb_line);
         if (!ha && !hb) break;
@@ -74,16 +74,16 @@ int main(int argc, char **argv)
         if (na < 0 || nb < 0) { fprintf(stderr, "csvcmp: %s line %d: malformed CSV\n", pa, na_line); return 2; }
         if (row == 0) {
             nh = csv_split(la, hdr, MAXF, hbuf, LINE);
-            for (int c = 0; c < nh; c++) if (!strcmp(hdr[c], "kind")) kind_col = c;
+            for (int c = 0; c < nh; c++) if (!strcmp(hdr[c], "run_dependent")) rd_col = c;
         }
         if (na != nb) { printf("%s line %d: %d fields, now %d\n", pa, na_line, na, nb); moved++; continue; }
-        int timing = kind_col >= 0 && kind_col < na && !strcmp(fa_[kind_col], "timing");
+        int timing = rd_col >= 0 && rd_col < na && !strcmp(fa_[rd_col], "1");
         for (int c = 0; c < na; c++) {
             double x, y;
             const char *col = c < nh ? hdr[c] : "?";
+            if (timing && strcmp(col, "id") && strcmp(col, "kind") && strcmp(col, "macro")) continue;
             if (is_number(fa_[c], &x) && is_number(fb_[c], &y)) {
-                if (timing) continue;
-                if (isnan(x) && isnan(y)) continue;
+                if (x == y || (isnan(x) && isnan(y))) continue;
                 if (fabs(x - y) <= rel * fmax(fabs(x), fabs(y)) + abs_) continue;
                 printf("%s line %d, column %s: %s -> %s\n", pa, na_line, col, fa_[c], fb_[c]);
                 moved++;

@@ -5,7 +5,13 @@
 #   deps.sh valgrind   ... and valgrind (make valgrind)
 #   deps.sh fuzz       ... and clang with its sanitizer runtimes (make fuzz)
 #   deps.sh bench      ... and NumPy (make bench)
+#   deps.sh browser    ... and Chromium (the browser explorer's test and its
+#                      screenshot; without it both say "skipped") and the
+#                      locales data and tmux (the decimal-comma locale test
+#                      and the terminal explorer's test in a real terminal)
+#   deps.sh tex        ... and TeX Live with beamer (make handout, make slides)
 #   deps.sh torch      ... and PyTorch (tests/test_torch.sh; it skips without)
+#   deps.sh mpi        ... and Open MPI: mpicc, mpirun (make mpi)
 set -u
 PKGS="libgsl-dev gnuplot-nox check pkg-config libopenblas-dev libncurses-dev"
 missing=""
@@ -14,7 +20,16 @@ for extra in "$@"; do
     valgrind) command -v valgrind >/dev/null 2>&1 || missing="$missing valgrind" ;;
     fuzz) { command -v clang >/dev/null 2>&1 && ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; } ||
               missing="$missing clang libclang-rt-14-dev" ;;
+    mpi) { command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; } ||
+              missing="$missing openmpi-bin libopenmpi-dev" ;;
     bench) /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || missing="$missing python3-numpy" ;;
+    browser) { command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; } ||
+              missing="$missing chromium"
+             command -v python3 >/dev/null 2>&1 || missing="$missing python3"
+             [ -f /usr/share/i18n/locales/de_DE ] || missing="$missing locales"
+             command -v tmux >/dev/null 2>&1 || missing="$missing tmux" ;;
+    tex) { command -v pdflatex >/dev/null 2>&1 && kpsewhich beamer.cls >/dev/null 2>&1 && kpsewhich lmodern.sty >/dev/null 2>&1; } ||
+              missing="$missing texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern" ;;
     torch) /usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || missing="$missing python3-torch" ;;
     esac
 done

@@ -9,7 +9,8 @@
 # self-attention with gradients, with RoPE, as cross-attention, and --print.
 #
 # Environment: BIN (default bin), QUICK_DRAWS (default 200), QUICK_TIMEOUT
-# (default 900), KEEP=1 keeps the output directory.
+# (default 900), KEEP=1 keeps the output directory, QUICK_OUT=DIR writes
+# there (kept), QUICK_ARGS_<ID> adds options for one experiment.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 BIN=${BIN:-bin}
@@ -26,8 +27,11 @@ ids=""
 for b in "$BIN"/*; do [ -f "$b" ] && [ -x "$b" ] && ids="$ids $(basename "$b")"; done
 [ -n "$ids" ] || { echo "quick_reproduce: no binaries in $BIN/: build them first" >&2; exit 2; }
 
-OUT=$(mktemp -d "${TMPDIR:-/tmp}/att-quick.XXXXXX") || exit 2
-[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$OUT"' EXIT
+if [ -n "${QUICK_OUT:-}" ]; then OUT=$QUICK_OUT; mkdir -p "$OUT" || exit 2
+else
+    OUT=$(mktemp -d "${TMPDIR:-/tmp}/att-quick.XXXXXX") || exit 2
+    [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$OUT"' EXIT
+fi
 trap 'exit 130' INT TERM
 bad=0
 
@@ -71,8 +75,9 @@ for id in $ids; do
     "$b" --help 2>/dev/null | grep -q -- '--draws N' && small="--draws $DRAWS"
     # a quick run of any_length stops at T = 2000 (the default goes to 100,000)
     "$b" --help 2>/dev/null | grep -q -- '--max-T' && small="$small --max-T 2000"
+    extra=$(eval echo "\${QUICK_ARGS_$id:-}")
     # shellcheck disable=SC2086
-    run "$id" "$b" --out "$OUT/$id" --quiet $small
+    run "$id" "$b" --out "$OUT/$id" --quiet $small $extra
 done
 [ "${KEEP:-0}" = 1 ] && echo "outputs kept in $OUT"
 if [ "$bad" -ne 0 ]; then

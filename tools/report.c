@@ -1,219 +1,449 @@
 /* report.c - gather every experiment's verdict rows into the claims report.
  *
- *   report [--out DIR] ID ...
- * reads DIR/<ID>.verdicts.csv in the order given and writes
- *   DIR/claims.csv  every row, one header
- *   DIR/claims.md   a table for people (+ DIR/robustness.md if present)
- *   DIR/claims.tex  one LaTeX macro per cited number, with its CI or tolerance
- * It only gathers and formats; it never recomputes a number.
+ *   report [--out DIR] [--check] ID ...
+ * reads DIR/<ID>.verdicts.csv in the order given. Every row is checked
+ * before anything is written: its outcome and its rule's text are derived
+ * again from its numbers and its rule (lib/run/verdict.h, the same functions
+ * the experiments use); a row whose stored outcome or rule text disagrees,
+ * a kind or rule that does not exist, or a malformed file is refused with
+ * exit 3, naming the file and the row. With --check nothing is written.
+ * Otherwise it writes
+ *   DIR/claims.csv          every row, one header
+ *   DIR/claims.md           counts by kind, the table, what the experiments
+ *                           found (tools/notes/<ID>.md), the robustness table
+ *   DIR/claims.tex          one LaTeX macro per cited number, with its CI,
+ *                           draws, tolerance, seed; counts by kind
+ *   DIR/claims_summary.md   one row per claim, for the README
+ * It only gathers and formats; it never invents a number.
  */
+#include "afile.h"
 #include "csvline.h"
-#include "output.h"
 #include "status.h"
+#include "table.h"
+#include "verdict.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { NCOL = 13, LINE_MAX_LEN = 8192 };
-enum { C_ID, C_QUANT, C_EXP, C_MEAS, C_LO, C_HI, C_TOL, C_DRAWS, C_SEED, C_VERDICT, C_KIND,
-       C_MACRO, C_RULE };
-static const char *HEADER =
-    "id,quantity,expected,measured,ci_low,ci_high,tolerance,draws,seed,verdict,kind,macro,rule";
+enum { NCOL = 17, LINE_MAX_LEN = 8192, CELL = 1024 };
+enum { C_ID, C_KIND, C_QUANT, C_EXP, C_MEAS, C_LO, C_HI, C_TOL, C_DRAWS, C_SEED, C_VERDICT,
+       C_RULE, C_BLO, C_BHI, C_RTEXT, C_MACRO, C_RUNDEP };
 
-typedef struct { char f[NCOL][1024]; } row;
+typedef struct {
+    char f[NCOL][CELL];
+    verdict_kind kind;
+    verdict_outcome outcome;
+} row;
 
-static int split(const char *line, row *r)
+static double cell_num(const char *c) { return c[0] ? strtod(c, NULL) : NAN; }
+
+/* ---- reading and checking ------------------------------------------------ */
+
+static int refuse(const char *path, int lineno, const char *macro, const char *why)
 {
-    char buf[LINE_MAX_LEN], *fields[NCOL];
-    int n = csv_split(line, fields, NCOL, buf, sizeof buf);
-    if (n != NCOL) return -1;
-    for (int c = 0; c < NCOL; c++) snprintf(r->f[c], sizeof r->f[c], "%s", fields[c]);
-    return 0;
+    fprintf(stderr, "report: %s row %d%s%s%s: %s; refusing to report it (rerun the experiment, "
+            "or find out who edited the file)\n", path, lineno, macro[0] ? " (\\" : "", macro,
+            macro[0] ? ")" : "", why);
+    return ATT_ERUNTIME;
 }
 
-/* 0.99512 -> "0.9951"; 3.1e-15 -> "3.1\times10^{-15}" (for LaTeX) */
-static void fmt_num(char *buf, size_t n, const char *cell, int tex)
+/* Split a line into r and check it against its own rule. */
+static int check_row(const char *path, int lineno, const char *id, const char *line, row *r)
 {
-    if (cell[0] == '\0') { snprintf(buf, n, "%s", tex ? "--" : ""); return; }
-    double x = strtod(cell, NULL);
-    char tmp[64];
-    if (x == floor(x) && fabs(x) >= 1e4 && fabs(x) < 1e15) {
-        /* a count: print it whole, digits grouped by three */
-        char d[32];
-        snprintf(d, sizeof d, "%.0f", fabs(x));
-        size_t len = strlen(d), k = 0;
-        if (x < 0) buf[k++] = '-';
-        for (size_t i = 0; i < len && k + 4 < n; i++) {
-            if (i > 0 && (len - i) % 3 == 0) k += (size_t)snprintf(buf + k, n - k, "%s", tex ? "{,}" : ",");
-            buf[k++] = d[i];
+    static char buf[LINE_MAX_LEN];
+    char *fields[NCOL + 1], why[6 * CELL];
+    int n = csv_split(line, fields, NCOL + 1, buf, sizeof buf);
+    if (n != NCOL) {
+        snprintf(why, sizeof why, "expected %d fields, found %d", NCOL, n);
+        return refuse(path, lineno, "", why);
+    }
+    for (int c = 0; c < NCOL; c++) snprintf(r->f[c], CELL, "%s", fields[c]);
+    const char *macro = r->f[C_MACRO];
+    if (strcmp(r->f[C_ID], id) != 0) {
+        snprintf(why, sizeof why, "its id is '%s', not '%s'", r->f[C_ID], id);
+        return refuse(path, lineno, macro, why);
+    }
+    int kind = verdict_kind_parse(r->f[C_KIND]), cmp = rule_cmp_parse(r->f[C_RULE]);
+    int outcome = verdict_outcome_parse(r->f[C_VERDICT]);
+    if (kind < 0 || cmp < 0 || outcome < 0) {
+        snprintf(why, sizeof why, "unknown kind '%s', rule '%s' or outcome '%s'", r->f[C_KIND],
+                 r->f[C_RULE], r->f[C_VERDICT]);
+        return refuse(path, lineno, macro, why);
+    }
+    if ((kind == KIND_REPORTED) != (cmp == RULE_NONE)) {
+        snprintf(why, sizeof why, "kind %s with rule %s", r->f[C_KIND], r->f[C_RULE]);
+        return refuse(path, lineno, macro, why);
+    }
+    verdict_rule rule = {(rule_cmp)cmp, cell_num(r->f[C_BLO]), cell_num(r->f[C_BHI])};
+    measure m = {cell_num(r->f[C_MEAS]), cell_num(r->f[C_LO]), cell_num(r->f[C_HI]),
+                 (size_t)strtoull(r->f[C_DRAWS], NULL, 10), atoi(r->f[C_RUNDEP])};
+    verdict_outcome want = verdict_decide(rule, m);
+    char text[256];
+    verdict_rule_text(rule, text, sizeof text);
+    if (want != (verdict_outcome)outcome) {
+        snprintf(why, sizeof why, "stored outcome %s, but its numbers (measured %s, CI [%s, %s]) "
+                 "and its rule (%s) give %s", r->f[C_VERDICT], r->f[C_MEAS], r->f[C_LO],
+                 r->f[C_HI], text, verdict_outcome_name(want));
+        return refuse(path, lineno, macro, why);
+    }
+    if (strcmp(text, r->f[C_RTEXT]) != 0) {
+        snprintf(why, sizeof why, "its rule text '%s' is not its rule (%s)", r->f[C_RTEXT], text);
+        return refuse(path, lineno, macro, why);
+    }
+    if (cmp == RULE_AT_MOST && strcmp(r->f[C_TOL], r->f[C_BHI]) != 0)
+        return refuse(path, lineno, macro, "its tolerance is not its rule's bound");
+    for (const char *p = macro; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+            return refuse(path, lineno, macro, "a macro name must be letters only");
+    r->kind = (verdict_kind)kind;
+    r->outcome = (verdict_outcome)outcome;
+    return ATT_OK;
+}
+
+static int read_rows(const char *dir, const char *id, row **rows, size_t *nrows, size_t *cap)
+{
+    char path[4096], line[LINE_MAX_LEN];
+    snprintf(path, sizeof path, "%s/%s.verdicts.csv", dir, id);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "report: cannot read %s (run bin/%s first)\n", path, id);
+        return ATT_ERUNTIME;
+    }
+    int st = ATT_OK, lineno = 1;
+    if (!fgets(line, sizeof line, f) || strncmp(line, verdict_csv_header, strlen(verdict_csv_header)) != 0
+        || (line[strlen(verdict_csv_header)] != '\n' && line[strlen(verdict_csv_header)] != '\0')) {
+        fprintf(stderr, "report: %s: the header is not\n  %s\n", path, verdict_csv_header);
+        st = ATT_ERUNTIME;
+    }
+    while (st == ATT_OK && fgets(line, sizeof line, f)) {
+        lineno++;
+        if (*nrows == *cap) {
+            row *nr = realloc(*rows, 2 * *cap * sizeof **rows);
+            if (!nr) { fprintf(stderr, "report: out of memory\n"); st = ATT_ERUNTIME; break; }
+            *rows = nr;
+            *cap *= 2;
         }
-        buf[k] = '\0';
+        if ((st = check_row(path, lineno, id, line, &(*rows)[*nrows])) == ATT_OK) (*nrows)++;
+    }
+    fclose(f);
+    return st;
+}
+
+/* ---- numbers with their significant digits -------------------------------- */
+
+/* A count (an integer below 1e15) printed whole, digits grouped by three. */
+static int fmt_count(char *buf, size_t n, double x, int tex)
+{
+    if (!(x == floor(x) && fabs(x) < 1e15)) return 0;
+    char d[32];
+    snprintf(d, sizeof d, "%.0f", fabs(x));
+    size_t len = strlen(d), k = 0;
+    if (x < 0) buf[k++] = '-';
+    for (size_t i = 0; i < len && k + 5 < n; i++) {
+        if (len > 4 && i > 0 && (len - i) % 3 == 0)
+            k += (size_t)snprintf(buf + k, n - k, "%s", tex ? "{,}" : ",");
+        buf[k++] = d[i];
+    }
+    buf[k] = '\0';
+    return 1;
+}
+
+/* x with `sig` significant digits, trailing zeros kept: 1.350, 2.50e-09 */
+static void fmt_sig(char *buf, size_t n, double x, int sig, int tex)
+{
+    if (isnan(x)) { snprintf(buf, n, "%s", tex ? "--" : ""); return; }
+    if (isinf(x)) { snprintf(buf, n, "%s", x > 0 ? (tex ? "\\ensuremath{\\infty}" : "inf") : (tex ? "\\ensuremath{-\\infty}" : "-inf")); return; }
+    if (sig < 1) sig = 1;
+    if (sig > 17) sig = 17;
+    double ax = fabs(x);
+    if (x == 0.0) { snprintf(buf, n, "0"); return; }
+    int e = (int)floor(log10(ax));
+    if (e >= -3 && e < 6) {
+        int dec = sig - 1 - e;
+        snprintf(buf, n, "%.*f", dec > 0 ? dec : 0, x);
         return;
     }
-    snprintf(tmp, sizeof tmp, "%.4g", x);
-    char *e = strchr(tmp, 'e');
-    if (!tex || e == NULL) { snprintf(buf, n, "%s", tmp); return; }
-    *e = '\0';
-    snprintf(buf, n, "\\ensuremath{%s\\times10^{%d}}", tmp, atoi(e + 1));
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "%.*e", sig - 1, x);
+    char *pe = strchr(tmp, 'e');
+    int ex = atoi(pe + 1);
+    *pe = '\0';
+    if (tex) snprintf(buf, n, "\\ensuremath{%s\\times10^{%d}}", tmp, ex);
+    else snprintf(buf, n, "%se%d", tmp, ex);
+}
+
+/* A value alone: a count whole, otherwise 4 significant digits. */
+static void fmt_value(char *buf, size_t n, double x, int tex)
+{
+    if (!fmt_count(buf, n, x, tex)) fmt_sig(buf, n, x, 4, tex);
+}
+
+/* A value with its CI: the half-width gets 2 significant digits, and the value
+ * and both ends are printed to the same decimal place: 1.3536 [1.3501, 1.3571]. */
+static void fmt_with_ci(char *v, char *lo, char *hi, size_t n, double x, double l, double h, int tex)
+{
+    double hw = (h - l) / 2.0, ax = fmax(fabs(x), fmax(fabs(l), fabs(h)));
+    if (!(hw > 0.0) || !(ax > 0.0)) {
+        fmt_value(v, n, x, tex); fmt_value(lo, n, l, tex); fmt_value(hi, n, h, tex);
+        return;
+    }
+    int sig = (int)floor(log10(ax)) - (int)floor(log10(hw)) + 2;
+    if (sig < 2) sig = 2;
+    int e = (int)floor(log10(ax));
+    // fixed notation: one decimal place for all three; scientific: same mantissa digits
+    if (e >= -3 && e < 6) {
+        int dec = sig - 1 - e;
+        if (dec < 0) dec = 0;
+        snprintf(v, n, "%.*f", dec, x);
+        snprintf(lo, n, "%.*f", dec, l);
+        snprintf(hi, n, "%.*f", dec, h);
+    } else {
+        fmt_sig(v, n, x, sig, tex); fmt_sig(lo, n, l, sig, tex); fmt_sig(hi, n, h, sig, tex);
+    }
+}
+
+/* Markdown cell text: '|' escaped */
+static void md_text(FILE *f, const char *s)
+{
+    for (; *s; s++) { if (*s == '|') fputc('\\', f); fputc(*s, f); }
+}
+
+/* LaTeX comment text: no newlines */
+static void tex_comment(FILE *f, const char *s)
+{
+    for (; *s; s++) fputc(*s == '\n' ? ' ' : *s, f);
+}
+
+/* ---- per-claim status -------------------------------------------------- */
+
+typedef struct {
+    size_t n[KIND_N][OUT_N];
+} tally;
+
+static void count(tally *t, const row *r) { t->n[r->kind][r->outcome]++; }
+
+static size_t total(const tally *t, verdict_kind k)
+{
+    size_t s = 0;
+    for (int o = 0; o < OUT_N; o++) s += t->n[k][o];
+    return s;
+}
+
+/* "reproduced" when every claim check, identity and control PASSes;
+ * "not reproduced" when some FAIL; "undecided" when some are INCONCLUSIVE */
+static const char *claim_status(const tally *t)
+{
+    size_t fail = 0, inc = 0;
+    for (int k = 0; k < KIND_N; k++) { fail += t->n[k][OUT_FAIL]; inc += t->n[k][OUT_INCONCLUSIVE]; }
+    return fail ? "not reproduced" : inc ? "undecided" : "reproduced";
+}
+
+/* the row a claim is cited by: its first claim row with a macro, else its
+ * first row with a macro, else its first row */
+static const row *headline(const row *rows, size_t a, size_t b)
+{
+    for (size_t i = a; i < b; i++) if (rows[i].kind == KIND_CLAIM && rows[i].f[C_MACRO][0]) return &rows[i];
+    for (size_t i = a; i < b; i++) if (rows[i].f[C_MACRO][0]) return &rows[i];
+    return &rows[a];
+}
+
+/* measured, with its CI or tolerance or spread, as text */
+enum { NUMTXT = 160, BANDTXT = 2 * NUMTXT + 96 };
+static void fmt_band(char meas[NUMTXT], char band[BANDTXT], const row *r, int tex)
+{
+    double x = cell_num(r->f[C_MEAS]), l = cell_num(r->f[C_LO]), h = cell_num(r->f[C_HI]);
+    char lo[NUMTXT], hi[NUMTXT];
+    band[0] = '\0';
+    if (!isnan(l)) {
+        fmt_with_ci(meas, lo, hi, NUMTXT, x, l, h, tex);
+        if (atoi(r->f[C_RUNDEP])) snprintf(band, BANDTXT, "min %s, max %s (%.24s runs)", lo, hi, r->f[C_DRAWS]);
+        else snprintf(band, BANDTXT, "[%s, %s]", lo, hi);
+    } else {
+        fmt_value(meas, NUMTXT, x, tex);
+        if (r->f[C_TOL][0]) { fmt_value(lo, NUMTXT, cell_num(r->f[C_TOL]), tex); snprintf(band, BANDTXT, "tol %s", lo); }
+    }
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+static void write_tex_macros(FILE *f, const row *r)
+{
+    const char *m = r->f[C_MACRO];
+    char meas[NUMTXT], band[BANDTXT], lo[NUMTXT], hi[NUMTXT];
+    double x = cell_num(r->f[C_MEAS]), l = cell_num(r->f[C_LO]), h = cell_num(r->f[C_HI]);
+    fmt_band(meas, band, r, 1);
+    fprintf(f, "\\newcommand{\\%s}{%s}%% %s (%s, %s): ", m, meas, r->f[C_ID], r->f[C_KIND], r->f[C_VERDICT]);
+    tex_comment(f, r->f[C_QUANT]);
+    fputc('\n', f);
+    if (!isnan(l)) {
+        fmt_with_ci(meas, lo, hi, sizeof lo, x, l, h, 1);
+        if (atoi(r->f[C_RUNDEP])) fprintf(f, "\\newcommand{\\%sSpread}{%s--%s}\n", m, lo, hi);
+        else fprintf(f, "\\newcommand{\\%sCI}{[%s, %s]}\n", m, lo, hi);
+    }
+    if (strcmp(r->f[C_DRAWS], "0") != 0) {
+        char d[64];
+        fmt_count(d, sizeof d, cell_num(r->f[C_DRAWS]), 1);
+        fprintf(f, "\\newcommand{\\%sDraws}{%s}\n", m, d);
+    }
+    if (r->f[C_TOL][0]) {
+        fmt_value(lo, sizeof lo, cell_num(r->f[C_TOL]), 1);
+        fprintf(f, "\\newcommand{\\%sTol}{%s}\n", m, lo);
+    }
+    fprintf(f, "\\newcommand{\\%sSeed}{%s}\n", m, r->f[C_SEED]);
+}
+
+static void copy_file(FILE *out, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) fwrite(buf, 1, n, out);
+    fclose(f);
 }
 
 int main(int argc, char **argv)
 {
     att_init();
     const char *dir = "results";
-    int first = 1;
-    if (argc > 2 && strcmp(argv[1], "--out") == 0) { dir = argv[2]; first = 3; }
-    if (first >= argc) { fprintf(stderr, "usage: report [--out DIR] ID ...\n"); return 2; }
+    int first = 1, check_only = 0;
+    while (first < argc && argv[first][0] == '-') {
+        if (!strcmp(argv[first], "--out") && first + 1 < argc) { dir = argv[first + 1]; first += 2; }
+        else if (!strcmp(argv[first], "--check")) { check_only = 1; first++; }
+        else { first = argc; }
+    }
+    if (first >= argc) { fprintf(stderr, "usage: report [--out DIR] [--check] ID ...\n"); return 2; }
 
     size_t nrows = 0, cap = 64;
     row *rows = malloc(cap * sizeof *rows);
     if (!rows) { fprintf(stderr, "report: out of memory\n"); return 3; }
+    size_t *start = calloc((size_t)argc + 1, sizeof *start);
+    if (!start) { free(rows); fprintf(stderr, "report: out of memory\n"); return 3; }
     for (int a = first; a < argc; a++) {
-        char path[4096], line[LINE_MAX_LEN];
-        snprintf(path, sizeof path, "%s/%s.verdicts.csv", dir, argv[a]);
-        FILE *f = fopen(path, "r");
-        if (!f) { fprintf(stderr, "report: cannot read %s (run bin/%s first)\n", path, argv[a]); free(rows); return 3; }
-        if (!fgets(line, sizeof line, f) || strncmp(line, HEADER, strlen(HEADER)) != 0) {
-            fprintf(stderr, "report: %s: unexpected header\n", path);
-            fclose(f); free(rows); return 3;
-        }
-        int lineno = 1;
-        while (fgets(line, sizeof line, f)) {
-            lineno++;
-            if (nrows == cap) {
-                row *nr = realloc(rows, 2 * cap * sizeof *rows);
-                if (!nr) { fclose(f); free(rows); fprintf(stderr, "report: out of memory\n"); return 3; }
-                rows = nr; cap *= 2;
-            }
-            if (split(line, &rows[nrows]) != 0) {
-                fprintf(stderr, "report: %s line %d: expected %d fields\n", path, lineno, NCOL);
-                fclose(f); free(rows); return 3;
-            }
-            nrows++;
-        }
-        fclose(f);
+        start[a] = nrows;
+        if (read_rows(dir, argv[a], &rows, &nrows, &cap)) { free(rows); free(start); return 3; }
     }
+    start[argc] = nrows;
     /* macro names must be unique */
     for (size_t i = 0; i < nrows; i++)
         for (size_t j = i + 1; j < nrows && rows[i].f[C_MACRO][0]; j++)
             if (!strcmp(rows[i].f[C_MACRO], rows[j].f[C_MACRO])) {
                 fprintf(stderr, "report: macro \\%s is defined twice (%s and %s)\n",
                         rows[i].f[C_MACRO], rows[i].f[C_ID], rows[j].f[C_ID]);
-                free(rows); return 3;
+                free(rows); free(start); return 3;
             }
-
-    afile csv, md, tex;
-    if (afile_open(&csv, dir, "claims.csv") || afile_open(&md, dir, "claims.md") ||
-        afile_open(&tex, dir, "claims.tex")) {
-        att_print_error("report"); free(rows); return 3;
+    tally all = {{{0}}};
+    size_t nclaims = (size_t)(argc - first), nreproduced = 0;
+    for (size_t i = 0; i < nrows; i++) count(&all, &rows[i]);
+    for (int a = first; a < argc; a++) {
+        tally t = {{{0}}};
+        for (size_t i = start[a]; i < start[a + 1]; i++) count(&t, &rows[i]);
+        nreproduced += !strcmp(claim_status(&t), "reproduced");
     }
-    size_t npass = 0;
-    for (size_t i = 0; i < nrows; i++) npass += !strcmp(rows[i].f[C_VERDICT], "PASS");
+    if (check_only) {
+        printf("report: %zu rows of %zu experiments agree with their rules\n", nrows, nclaims);
+        free(rows); free(start);
+        return 0;
+    }
 
-    fprintf(csv.f, "%s\n", HEADER);
-    fprintf(md.f, "# Claims of section 4.2, as reproduced\n\n"
-                  "%zu of %zu checks PASS. Generated by `make reproduce` from the verdict rows of "
-                  "each experiment (`results/<ID>.verdicts.csv`); every Monte Carlo number has its "
-                  "draws, seed and 95%% confidence interval, every exact check its tolerance.\n\n"
-                  "| claim | quantity | section | measured | 95%% CI or tolerance | draws | seed | rule | verdict |\n"
-                  "|---|---|---|---|---|---|---|---|---|\n", npass, nrows);
+    afile csv, md, tex, sum;
+    if (afile_open(&csv, dir, "claims.csv") || afile_open(&md, dir, "claims.md") ||
+        afile_open(&tex, dir, "claims.tex") || afile_open(&sum, dir, "claims_summary.md")) {
+        att_print_error("report"); free(rows); free(start); return 3;
+    }
+    /* claims.csv: the rows as they are */
+    fprintf(csv.f, "%s\n", verdict_csv_header);
+    for (size_t i = 0; i < nrows; i++)
+        for (int c = 0; c < NCOL; c++) { csv_str(csv.f, rows[i].f[c]); fputc(c + 1 < NCOL ? ',' : '\n', csv.f); }
+
+    /* claims.md: the counts by kind, then the table */
+    char counts[1024];
+    snprintf(counts, sizeof counts,
+             "**%zu of %zu claims reproduced.** They rest on %zu claim checks (%zu PASS, %zu FAIL, "
+             "%zu INCONCLUSIVE), %zu identities that hold by construction up to rounding "
+             "(%zu PASS), %zu controls (%zu PASS) and %zu reported measurements without a rule.",
+             nreproduced, nclaims, total(&all, KIND_CLAIM), all.n[KIND_CLAIM][OUT_PASS],
+             all.n[KIND_CLAIM][OUT_FAIL], all.n[KIND_CLAIM][OUT_INCONCLUSIVE],
+             total(&all, KIND_IDENTITY), all.n[KIND_IDENTITY][OUT_PASS],
+             total(&all, KIND_CONTROL), all.n[KIND_CONTROL][OUT_PASS], total(&all, KIND_REPORTED));
+    fprintf(md.f, "# Claims of section 4.2, as reproduced\n\n%s\n\n"
+            "Generated by `make reproduce` from the verdict rows of each experiment "
+            "(`results/<ID>.verdicts.csv`). Kinds: a *claim* check could come out false; an "
+            "*identity* holds by construction and is checked to rounding; a *control* shows the "
+            "check can tell; a *reported* number has no rule. Every Monte Carlo number has its "
+            "draws, seed and 95%% confidence interval, every identity its tolerance, every time "
+            "its spread over repetitions. Cite a number through its LaTeX macro "
+            "(`\\input{results/claims.tex}`); `\\X` is the value, `\\XCI` its 95%% CI, "
+            "`\\XDraws`, `\\XTol`, `\\XSeed` and `\\XSpread` (times) where they apply.\n\n"
+            "| claim | kind | quantity | measured | 95%% CI, tolerance or spread | draws | rule | "
+            "outcome | macro |\n|---|---|---|---|---|---|---|---|---|\n", counts);
     fprintf(tex.f, "%% claims.tex - generated by make reproduce; one macro per cited number.\n"
-                   "%% \\X is the measured value, \\XCI its 95%% CI (Monte Carlo), \\XTol the\n"
-                   "%% tolerance of an exact check, \\XDraws the number of draws.\n");
+                   "%% \\X the value, \\XCI its 95%% CI (Monte Carlo), \\XTol the tolerance of an\n"
+                   "%% identity, \\XDraws the draws (or cases, or repetitions), \\XSeed the seed,\n"
+                   "%% \\XSpread the min--max of a time.\n");
+    fprintf(tex.f, "\\newcommand{\\claimsReproduced}{%zu}\n\\newcommand{\\claimsTotal}{%zu}\n"
+                   "\\newcommand{\\claimChecks}{%zu}\n\\newcommand{\\claimChecksPass}{%zu}\n"
+                   "\\newcommand{\\identityChecks}{%zu}\n\\newcommand{\\controlChecks}{%zu}\n"
+                   "\\newcommand{\\reportedNumbers}{%zu}\n", nreproduced, nclaims,
+            total(&all, KIND_CLAIM), all.n[KIND_CLAIM][OUT_PASS], total(&all, KIND_IDENTITY),
+            total(&all, KIND_CONTROL), total(&all, KIND_REPORTED));
     for (size_t i = 0; i < nrows; i++) {
-        row *r = &rows[i];
-        for (int c = 0; c < NCOL; c++) {
-            csv_str(csv.f, r->f[c]);
-            fputc(c + 1 < NCOL ? ',' : '\n', csv.f);
-        }
-        char meas[96], lo[96], hi[96], tol[96], exp_[96];
-        fmt_num(meas, sizeof meas, r->f[C_MEAS], 0);
-        fmt_num(exp_, sizeof exp_, r->f[C_EXP], 0);
-        fmt_num(lo, sizeof lo, r->f[C_LO], 0);
-        fmt_num(hi, sizeof hi, r->f[C_HI], 0);
-        fmt_num(tol, sizeof tol, r->f[C_TOL], 0);
-        char band[256] = "";
-        if (r->f[C_LO][0]) snprintf(band, sizeof band, "[%s, %s]", lo, hi);
-        else if (r->f[C_TOL][0]) snprintf(band, sizeof band, "tol %s", tol);
-        fprintf(md.f, "| `%s` | ", r->f[C_ID]);
-        for (const char *p = r->f[C_QUANT]; *p; p++) { if (*p == '|') fputc('\\', md.f); fputc(*p, md.f); }
-        fprintf(md.f, " | %s | %s | %s | %s | %s | ", exp_, meas, band,
-                strcmp(r->f[C_DRAWS], "0") ? r->f[C_DRAWS] : "", r->f[C_SEED]);
-        for (const char *p = r->f[C_RULE]; *p; p++) { if (*p == '|') fputc('\\', md.f); fputc(*p, md.f); }
-        fprintf(md.f, " | **%s** |\n", r->f[C_VERDICT]);
-        if (r->f[C_MACRO][0]) {
-            const char *m = r->f[C_MACRO];
-            fmt_num(meas, sizeof meas, r->f[C_MEAS], 1);
-            fprintf(tex.f, "\\newcommand{\\%s}{%s}%% %s: %s\n", m, meas, r->f[C_ID], r->f[C_QUANT]);
-            if (r->f[C_LO][0]) {
-                fmt_num(lo, sizeof lo, r->f[C_LO], 1);
-                fmt_num(hi, sizeof hi, r->f[C_HI], 1);
-                fprintf(tex.f, "\\newcommand{\\%sCI}{[%s, %s]}\n", m, lo, hi);
-                fprintf(tex.f, "\\newcommand{\\%sDraws}{%s}\n", m, r->f[C_DRAWS]);
-            }
-            if (r->f[C_TOL][0]) {
-                fmt_num(tol, sizeof tol, r->f[C_TOL], 1);
-                fprintf(tex.f, "\\newcommand{\\%sTol}{%s}\n", m, tol);
-            }
-        }
+        const row *r = &rows[i];
+        char meas[NUMTXT], band[BANDTXT];
+        fmt_band(meas, band, r, 0);
+        fprintf(md.f, "| `%s` | %s | ", r->f[C_ID], r->f[C_KIND]);
+        md_text(md.f, r->f[C_QUANT]);
+        fprintf(md.f, " | %s | %s | %s | ", meas, band, strcmp(r->f[C_DRAWS], "0") ? r->f[C_DRAWS] : "");
+        md_text(md.f, r->f[C_RTEXT]);
+        fprintf(md.f, " | **%s** | %s%s%s |\n", r->f[C_VERDICT], r->f[C_MACRO][0] ? "`\\" : "",
+                r->f[C_MACRO], r->f[C_MACRO][0] ? "`" : "");
+        if (r->f[C_MACRO][0]) write_tex_macros(tex.f, r);
     }
     /* what each claim's experiment found, in words (tools/notes/<ID>.md) */
-    int notes_header = 0;
+    fprintf(md.f, "\n## What the experiments found\n\nEach explanation below is a quantitative "
+                  "prediction checked by a verdict row (named by its macro), or is called a "
+                  "conjecture.\n");
     for (int a = first; a < argc; a++) {
-        char path[4096], buf[4096];
+        char path[4096];
         snprintf(path, sizeof path, "tools/notes/%s.md", argv[a]);
-        FILE *f = fopen(path, "r");
-        if (!f) continue;
-        if (!notes_header++) fprintf(md.f, "\n## What the experiments found\n");
         fprintf(md.f, "\n### `%s`\n\n", argv[a]);
-        size_t n;
-        while ((n = fread(buf, 1, sizeof buf, f)) > 0) fwrite(buf, 1, n, md.f);
-        fclose(f);
-    }
-    /* extra sections written by experiments (e.g. the robustness table) */
-    const char *extras[] = {"robustness.md"};
-    for (size_t k = 0; k < sizeof extras / sizeof extras[0]; k++) {
-        char path[4096], buf[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, extras[k]);
         FILE *f = fopen(path, "r");
-        if (!f) continue;
-        fputc('\n', md.f);
-        size_t n;
-        while ((n = fread(buf, 1, sizeof buf, f)) > 0) fwrite(buf, 1, n, md.f);
-        fclose(f);
+        if (f) { fclose(f); copy_file(md.f, path); }
+        else fprintf(md.f, "(no explanation written yet)\n");
     }
-    /* one row per claim for the README: checks passed, and its first
-     * (headline) row */
-    afile sum;
-    if (afile_open(&sum, dir, "claims_summary.md")) { att_print_error("report"); free(rows); return 3; }
-    fprintf(sum.f, "| claim | checks PASS | headline quantity | measured | 95%% CI or tolerance |\n"
-                   "|---|---|---|---|---|\n");
-    for (size_t i = 0; i < nrows;) {
-        size_t j = i, ok = 0;
-        for (; j < nrows && !strcmp(rows[j].f[C_ID], rows[i].f[C_ID]); j++)
-            ok += !strcmp(rows[j].f[C_VERDICT], "PASS");
-        row *r = &rows[i];
-        char meas[96], lo[96], hi[96], band[1400] = "";
-        fmt_num(meas, sizeof meas, r->f[C_MEAS], 0);
-        if (r->f[C_LO][0]) {
-            fmt_num(lo, sizeof lo, r->f[C_LO], 0);
-            fmt_num(hi, sizeof hi, r->f[C_HI], 0);
-            snprintf(band, sizeof band, "[%s, %s], %s draws", lo, hi, r->f[C_DRAWS]);
-        } else if (r->f[C_TOL][0]) {
-            fmt_num(lo, sizeof lo, r->f[C_TOL], 0);
-            snprintf(band, sizeof band, "tol %s", lo);
-        }
-        fprintf(sum.f, "| `%s` | %zu / %zu | ", r->f[C_ID], ok, j - i);
-        for (const char *p = r->f[C_QUANT]; *p; p++) { if (*p == '|') fputc('\\', sum.f); fputc(*p, sum.f); }
-        fprintf(sum.f, " | %s | %s |\n", meas, band);
-        i = j;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/robustness.md", dir);
+    fputc('\n', md.f);
+    copy_file(md.f, path);
+
+    /* one row per claim for the README */
+    fprintf(sum.f, "%s\n\n| claim | status | checks: claim / identity / control / reported | "
+                   "headline | measured | 95%% CI or tolerance | macro |\n|---|---|---|---|---|---|---|\n",
+            counts);
+    for (int a = first; a < argc; a++) {
+        if (start[a] == start[a + 1]) continue;
+        tally t = {{{0}}};
+        for (size_t i = start[a]; i < start[a + 1]; i++) count(&t, &rows[i]);
+        const row *h = headline(rows, start[a], start[a + 1]);
+        char meas[NUMTXT], band[BANDTXT];
+        fmt_band(meas, band, h, 0);
+        fprintf(sum.f, "| `%s` | %s | %zu / %zu / %zu / %zu | ", argv[a], claim_status(&t),
+                total(&t, KIND_CLAIM), total(&t, KIND_IDENTITY), total(&t, KIND_CONTROL),
+                total(&t, KIND_REPORTED));
+        md_text(sum.f, h->f[C_QUANT]);
+        fprintf(sum.f, " | %s | %s | %s%s%s |\n", meas, band, h->f[C_MACRO][0] ? "`\\" : "",
+                h->f[C_MACRO], h->f[C_MACRO][0] ? "`" : "");
     }
     free(rows);
+    free(start);
     if (afile_commit(&sum) || afile_commit(&csv) || afile_commit(&md) || afile_commit(&tex)) {
-        att_print_error("report"); return 3;
+        att_print_error("report");
+        return 3;
     }
-    printf("report: %zu of %zu checks PASS -> %s/claims.{csv,md,tex}\n", npass, nrows, dir);
+    printf("report: %zu of %zu claims reproduced (%zu claim checks, %zu identities, %zu controls, "
+           "%zu reported) -> %s/claims.{csv,md,tex}\n", nreproduced, nclaims, total(&all, KIND_CLAIM),
+           total(&all, KIND_IDENTITY), total(&all, KIND_CONTROL), total(&all, KIND_REPORTED), dir);
     return 0;
 }

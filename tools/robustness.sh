@@ -34,19 +34,15 @@ bin=${2:?usage: robustness.sh OUTDIR BINDIR}
 SEEDS=${ROBUST_SEEDS:-"1 2 3 4 5"}
 GENERATORS=${ROBUST_GENERATORS:-"mt19937 ranlxd2"}
 
-# the headline width of naive_self_attention, chosen by the full run
-hd=$(awk -F, 'NR == 2 { print $2 }' "$out/naive_self_attention_headline.csv" 2>/dev/null)
-[ -n "$hd" ] || hd=20
-
 # ID|options|macro|label  (one line per number; runs are shared per ID+options)
 NUMBERS="concentration|--draws 64|concNormSlope|concentration: log-log slope of mean ||x||^2 (full d grid, 64 draws per d)
 concentration|--draws 64|concDotSlope|concentration: log-log slope of rms(x.y) (full d grid, 64 draws per d)
-naive_self_attention|--T 12 --d $hd|naiveSelfWeight|naive_self_attention: mean self-weight at the headline d = $hd, T = 12
+naive_self_attention|--T 12 --draws 4096|naiveWidth|naive_self_attention: width d* where the mean self-weight crosses 0.995 at T = 12 (1366 draws per d)
 random_projections|--T 16 --draws 1024|rpTMeanWorst|random_projections: T x mean self-weight at T = 16 (d = 64, d_k = 16; 1024 draws)
 score_asymmetry|--draws 256|asymIndep|score_asymmetry: mean relative asymmetry, independent W_Q, W_K (256 draws)
 key_bias|--draws 64|keyBiasGradRatioRope|key_bias: mean ||dL/db_K|| / ||dL/db_Q|| with RoPE (64 draws)
-key_bias|--draws 64|keyBiasGradRatioMax|key_bias: largest ||dL/db_K|| / ||dL/db_Q|| without RoPE (exact: <= 1e-12)
-qk_invariance|--draws 64|qkInvQueryChangeOrth|qk_invariance: mean relative change of Q, orthogonal R (64 draws)"
+qk_invariance|--draws 64|qkInvQueryChangeOrth|qk_invariance: mean relative change of Q, orthogonal R (64 draws)
+learned_previous_token|--dk 2|lptTiedAcc|learned_previous_token: held-out accuracy of a tied head at d_k = 2 (10 trained heads, 1600 steps)"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/robustness.XXXXXX") || exit 3
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -102,10 +98,11 @@ printf '%s\n' "$NUMBERS" | while IFS='|' read -r id opts macro label; do
                     return n
                 }
                 function q(s) { gsub(/"/, "\"\"", s); return "\"" s "\"" }
-                NR > 1 && csvsplit($0, f) >= 13 && f[12] == macro {
-                    # id,quantity,expected,measured,ci_low,ci_high,tolerance,draws,seed,verdict,kind,macro,rule
-                    print q(label) "," id "," q(opts) "," macro "," seed "," gen "," f[11] "," f[4] "," \
-                          f[5] "," f[6] "," f[7] "," f[8] "," f[10] "," st
+                NR > 1 && csvsplit($0, f) >= 17 && f[16] == macro {
+                    # id,kind,quantity,expected,measured,ci_low,ci_high,tolerance,draws,seed,
+                    # verdict,rule,bound_lo,bound_hi,rule_text,macro,run_dependent
+                    print q(label) "," id "," q(opts) "," macro "," seed "," gen "," f[2] "," f[5] "," \
+                          f[6] "," f[7] "," f[8] "," f[9] "," f[11] "," st
                     found = 1
                 }
                 END {

@@ -112,6 +112,9 @@ void explorer_print(FILE *f, const explorer *e)
 {
     const tqfk_config *c = &e->cfg;
     const tqfk_result *r = &e->res;
+    /* every number in the C locale: the text reads the same under any
+     * LC_NUMERIC, and the options line pastes back */
+    locale_t cl = tqfk_c_numeric(), old = cl ? uselocale(cl) : (locale_t)0;
     fprintf(f, "after %zu keys%s: selected %s, step %g, scale %g\n", e->keys,
             e->quit ? " (quit)" : "", tqfk_vec_name(e->sel), e->step, c->scale);
     fprintf(f, "vectors:");
@@ -129,4 +132,5 @@ void explorer_print(FILE *f, const explorer *e)
     fprintf(f, "options: ");
     tqfk_print_args(f, c);
     fputc('\n', f);
+    if (cl) uselocale(old);
 }

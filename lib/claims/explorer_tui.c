@@ -84,6 +84,15 @@ static void plane_frame(const plane *p, const char *title)
     put(p->top, ox + 1, pair(PAIR_AXIS), "%gy", p->range);
 }
 
+/* A legend on the plane's bottom border (clipped to the plane's width). */
+static void plane_legend(const plane *p, const char *text)
+{
+    int y = p->top + p->h, x = p->left + 1;
+    char buf[256];
+    snprintf(buf, sizeof buf, " %.*s ", p->w > 4 ? p->w - 4 : 0, text);
+    put(y, x, A_BOLD, "%s", buf);
+}
+
 /* Cells strictly between (r0, c0) and (r1, c1) get ch (Bresenham). */
 static void grid_line(int r0, int c0, int r1, int c1, chtype ch)
 {
@@ -120,6 +129,7 @@ static void plane_label(const plane *p, const double *x, const char *name, attr_
     static const int tries[][2] = {{0, 0}, {1, 0}, {-1, 0}, {0, 3}, {0, -3}, {1, 2}, {-1, 2}};
     int r0 = plane_row(p, x[1]), c0 = plane_col(p, x[0]);
     int len = (int)strlen(name);
+    if (name[0] == '[') c0--;         /* "[o1]": the 'o' sits on the point */
     if (c0 + len > p->left + p->w) c0 = p->left + p->w - len;   /* right edge */
     int r = r0, c = c0;
     for (size_t t = 0; t < sizeof tries / sizeof tries[0]; t++)
@@ -148,6 +158,7 @@ static void draw_qk_plane(const plane *p, const explorer *e)
         grid_line(or_, oc, plane_row(p, x[1]), plane_col(p, x[0]), i < TQFK_NQ ? ':' : '.');
         attroff(a);
     }
+    plane_legend(p, "q :::: query   k .... key");
     /* labels at the tips: the selected one first (it keeps its spot), then
      * the queries, then the keys */
     int order[NQK], n = 0;
@@ -164,6 +175,7 @@ static void draw_qk_plane(const plane *p, const explorer *e)
 static void draw_value_plane(const plane *p, const explorer *e)
 {
     plane_frame(p, "values v and outputs o = A v");
+    plane_legend(p, "[o] output  spokes *+. by weight");
     /* spokes o_i -> v_j, denser for larger weight a_ij */
     for (int i = 0; i < TQFK_NQ; i++)
         for (int j = 0; j < TQFK_NK; j++) {
@@ -180,9 +192,11 @@ static void draw_value_plane(const plane *p, const explorer *e)
     if (e->sel >= base)
         plane_label(p, e->cfg.v[e->sel - base], tqfk_vec_name(e->sel),
                     pair(PAIR_VALUE) | A_BOLD | A_REVERSE);
+    /* an output is a boxed point "[o1]" in reverse video, which no spoke
+     * character can be mistaken for */
     for (int i = 0; i < TQFK_NQ; i++) {
-        char name[4] = {'o', (char)('1' + i), 0, 0};
-        plane_label(p, e->res.O[i], name, pair(PAIR_OUTPUT) | A_BOLD | A_UNDERLINE);
+        char name[8] = {'[', 'o', (char)('1' + i), ']', 0};
+        plane_label(p, e->res.O[i], name, pair(PAIR_OUTPUT) | A_BOLD | A_REVERSE);
     }
     for (int j = 0; j < TQFK_NK; j++)
         if (base + j != e->sel)

@@ -2,25 +2,59 @@
  * one raw or projected head (shapes and formulas in selfweight.h). */
 #include "selfweight.h"
 #include "mat.h"
+#include "softmax.h"
 #include "status.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <gsl/gsl_blas.h>
+#include <gsl/gsl_integration.h>
+#include <gsl/gsl_sf_gamma.h>
+#include <stdlib.h>
 
 void selfweight_work_free(selfweight_work *w)
 {
-    mat_free(w->X);
-    mat_free(w->W_Q);
-    mat_free(w->W_K);
-    mat_free(w->Q);
-    mat_free(w->K);
-    mat_free(w->S);
-    mat_free(w->Xc);
-    mat_free(w->Kc);
-    vec_free(w->s_ctrl);
+    for (size_t k = 0; k < sizeof w->own / sizeof w->own[0]; k++) mat_free(w->own[k]);
+    vec_free(w->own_s);
     memset(w, 0, sizeof *w);
+}
+
+enum { M_X, M_WQ, M_WK, M_Q, M_K, M_S, M_XC, M_KC };
+
+/* the buffer of matrix k seen as a contiguous rows x cols matrix */
+static gsl_matrix *shape_view(selfweight_work *w, int k, size_t rows, size_t cols)
+{
+    if (w->own[k] == NULL) return NULL;
+    w->view[k] = gsl_matrix_view_array(w->own[k]->data, rows, cols);
+    return &w->view[k].matrix;
+}
+
+int selfweight_work_shape(selfweight_work *w, size_t T, size_t d, size_t d_k, int control)
+{
+    if (T == 0 || d == 0 || T > w->cap_T || d > w->cap_d || d_k > w->cap_dk
+        || (control && !w->cap_control) || (d_k > 0) != (w->cap_dk > 0))
+        return att_fail(ATT_EUSAGE, "self-weight workspace (T %zu, d %zu, d_k %zu%s) cannot take "
+                        "the shape T %zu, d %zu, d_k %zu%s", w->cap_T, w->cap_d, w->cap_dk,
+                        w->cap_control ? ", control" : "", T, d, d_k, control ? ", control" : "");
+    w->T = T;
+    w->d = d;
+    w->d_k = d_k;
+    w->control = control != 0;
+    w->X = shape_view(w, M_X, T, d);
+    w->S = shape_view(w, M_S, T, T);
+    w->W_Q = d_k ? shape_view(w, M_WQ, d, d_k) : NULL;
+    w->W_K = d_k ? shape_view(w, M_WK, d, d_k) : NULL;
+    w->Q = d_k ? shape_view(w, M_Q, T, d_k) : NULL;
+    w->K = d_k ? shape_view(w, M_K, T, d_k) : NULL;
+    w->Xc = control ? shape_view(w, M_XC, T, d) : NULL;
+    w->Kc = control ? shape_view(w, M_KC, T, d_k) : NULL;
+    w->s_ctrl = NULL;
+    if (control) {
+        w->view_s = gsl_vector_view_array(w->own_s->data, T);
+        w->s_ctrl = &w->view_s.vector;
+    }
+    return ATT_OK;
 }
 
 int selfweight_work_alloc(selfweight_work *w, size_t T, size_t d, size_t d_k, int control)
@@ -31,24 +65,26 @@ int selfweight_work_alloc(selfweight_work *w, size_t T, size_t d, size_t d_k, in
                         "(got T %zu, d %zu)", T, d);
     if (control && d_k == 0)
         return att_fail(ATT_EUSAGE, "the fresh-token control needs projections (d_k >= 1)");
-    w->T = T;
-    w->d = d;
-    w->d_k = d_k;
-    w->control = control != 0;
-    int ok = (w->X = mat_new(T, d)) && (w->S = mat_new(T, T));
+    int ok = (w->own[M_X] = mat_new(T, d)) && (w->own[M_S] = mat_new(T, T));
     if (ok && d_k > 0)
-        ok = (w->W_Q = mat_new(d, d_k)) && (w->W_K = mat_new(d, d_k))
-             && (w->Q = mat_new(T, d_k)) && (w->K = mat_new(T, d_k));
+        ok = (w->own[M_WQ] = mat_new(d, d_k)) && (w->own[M_WK] = mat_new(d, d_k))
+             && (w->own[M_Q] = mat_new(T, d_k)) && (w->own[M_K] = mat_new(T, d_k));
     if (ok && control)
-        ok = (w->Xc = mat_new(T, d)) && (w->Kc = mat_new(T, d_k)) && (w->s_ctrl = vec_new(T));
+        ok = (w->own[M_XC] = mat_new(T, d)) && (w->own[M_KC] = mat_new(T, d_k))
+             && (w->own_s = vec_new(T));
     if (!ok) {
+        int code = att_last_code() == ATT_EUSAGE ? ATT_EUSAGE : ATT_ERUNTIME;
         char msg[512];
         snprintf(msg, sizeof msg, "%s", att_last_error());
         selfweight_work_free(w);
-        return att_fail(ATT_ERUNTIME, "self-weight workspace (T %zu, d %zu, d_k %zu): %s",
+        return att_fail(code, "self-weight workspace (T %zu, d %zu, d_k %zu): %s",
                         T, d, d_k, msg);
     }
-    return ATT_OK;
+    w->cap_T = T;
+    w->cap_d = d;
+    w->cap_dk = d_k;
+    w->cap_control = control != 0;
+    return selfweight_work_shape(w, T, d, d_k, control);
 }
 
 void selfweight_draw_inputs(selfweight_work *w, gsl_rng *rng, double sigma_w)
@@ -182,5 +218,203 @@ int selfweight_projected(selfweight_work *w, selfweight_stats *r)
         }
     }
     if (!st) st = selfweight_from_scores(r, w->S, w->control ? w->s_ctrl : NULL);
+    return st;
+}
+
+/* ---- one Monte Carlo draw --------------------------------------------- */
+
+selfweight_work *selfweight_scratch_new(const selfweight_config *max)
+{
+    selfweight_work *w = malloc(sizeof *w);
+    if (w == NULL) {
+        att_fail(ATT_ERUNTIME, "out of memory for a self-weight workspace");
+        return NULL;
+    }
+    if (selfweight_work_alloc(w, max->T, max->d, max->d_k, max->control) != ATT_OK) {
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+void selfweight_scratch_delete(void *w)
+{
+    if (w == NULL) return;
+    selfweight_work_free(w);
+    free(w);
+}
+
+/* X (T, d) ~ N(0, 1); W_Q, W_K (d, d_k) ~ N(0, sigma_w^2); X' (T, d);
+ * the raw head S = X X^T or the projected S = (X W_Q)(X W_K)^T; row stats */
+int selfweight_draw(const selfweight_config *c, selfweight_work *w, gsl_rng *rng, double *out)
+{
+    /* a workspace of exactly this shape, as a fresh allocation: BLAS may sum
+     * in another order for another layout or alignment, and a point must
+     * give the same bits alone as in a sweep */
+    int st = ATT_OK;
+    if (w->cap_T != c->T || w->cap_d != c->d || w->cap_dk != c->d_k
+        || w->cap_control != (c->control != 0)) {
+        selfweight_work_free(w);
+        st = selfweight_work_alloc(w, c->T, c->d, c->d_k, c->control);
+    }
+    if (st) return st;
+    selfweight_stats r;
+    selfweight_draw_inputs(w, rng, c->sigma_w);
+    st = c->d_k ? selfweight_projected(w, &r) : selfweight_raw(w, &r);
+    out[SW_SELF] = r.self_weight;
+    out[SW_LEAK] = r.leak;
+    out[SW_LEAK_LAW] = c->d_k || c->T < 2 ? 0.0 : r.leak / selfweight_leak_law(c->T, (double)c->d);
+    out[SW_ARGMAX] = r.argmax_self;
+    out[SW_CONTROL] = c->control ? r.control : 0.0;
+    out[SW_EXCESS] = c->control ? (double)c->T * (r.self_weight - r.control) : 0.0;
+    out[SW_DIAG_SQ] = r.diag_sq;
+    out[SW_OFF_SQ] = r.off_sq;
+    out[SW_MAX_SCORE] = r.max_score;
+    return st;
+}
+
+/* ---- the raw head's leak, exactly and at large d ---------------------- */
+
+/* 2^(-d/2 - 1) */
+double selfweight_leak_t2(double d) { return exp2(-0.5 * d - 1.0); }
+
+/* (T - 1) 2^(-d/2) */
+double selfweight_leak_law(size_t T, double d) { return (double)(T - 1) * exp2(-0.5 * d); }
+
+typedef struct {
+    double d, sqrt_r;
+    gsl_integration_workspace *inner;
+} t2_ctx;
+
+/* the inner integrand over v (u = sqrt(r) + v): phi(v) e^{-a v} sigma(a v),
+ * with e^{-a v} sigma(a v) = e^{-a v} / (1 + e^{-a v}) written without
+ * overflow for either sign of a v */
+static double t2_inner(double v, void *p)
+{
+    const t2_ctx *c = p;
+    double av = c->sqrt_r * v;
+    double f = av > 0.0 ? exp(-av) / (1.0 + exp(-av)) : 1.0 / (1.0 + exp(av));
+    return exp(-0.5 * v * v) / sqrt(2.0 * M_PI) * f;
+}
+
+/* the outer integrand over r: chi^2_d density times e^{-r/2} times the inner
+ * integral, with chi^2_d(r) e^{-r/2} = 2^{-d/2} Gamma(d/2, 1) density (r) */
+static double t2_outer(double r, void *p)
+{
+    t2_ctx *c = p;
+    c->sqrt_r = sqrt(r);
+    gsl_function f = {t2_inner, c};
+    double in, err;
+    if (gsl_integration_qagi(&f, 0.0, 1e-11, 200, c->inner, &in, &err)) return NAN;
+    double k = 0.5 * c->d;
+    double log_gamma_pdf = (k - 1.0) * log(r) - r - gsl_sf_lngamma(k);
+    return r > 0.0 ? exp(log_gamma_pdf) * in : (k == 1.0 ? in : 0.0);
+}
+
+double selfweight_leak_t2_numeric(double d)
+{
+    if (!(d >= 1.0)) return NAN;
+    gsl_integration_workspace *wo = gsl_integration_workspace_alloc(200);
+    gsl_integration_workspace *wi = gsl_integration_workspace_alloc(200);
+    double res = NAN, err;
+    if (wo && wi) {
+        gsl_error_handler_t *old = gsl_set_error_handler_off();
+        t2_ctx c = {d, 0.0, wi};
+        gsl_function f = {t2_outer, &c};
+        if (gsl_integration_qagiu(&f, 0.0, 0.0, 1e-9, 200, wo, &res, &err)) res = NAN;
+        gsl_set_error_handler(old);
+    }
+    gsl_integration_workspace_free(wo);
+    gsl_integration_workspace_free(wi);
+    return exp2(-0.5 * d) * res;
+}
+
+/* ---- where the mean self-weight crosses a level ------------------------ */
+
+int selfweight_contour_crossing(const double *d, const double *leak, const double *leak_se,
+                                size_t n, double level, selfweight_crossing *out)
+{
+    double L = 1.0 - level;
+    for (size_t k = 0; k + 1 < n; k++) {
+        double a = leak[k], b = leak[k + 1];
+        if (!(a > L && b <= L)) continue;
+        if (!(b > 0.0))
+            return att_fail(ATT_ERUNTIME, "contour %.4g: the leak at d = %g is %g, its log is "
+                            "undefined", level, d[k + 1], b);
+        // lambda = log l; d* = d_k + t (d_{k+1} - d_k)
+        double la = log(a), lb = log(b), Dl = lb - la, Dd = d[k + 1] - d[k];
+        double t = (log(L) - la) / Dl;
+        double ga = -(1.0 - t) * Dd / Dl, gb = -t * Dd / Dl;   /* d(d*) / d(lambda) */
+        double sa = leak_se[k] / a, sb = leak_se[k + 1] / b;   /* se(lambda) */
+        out->k = k;
+        out->d_star = d[k] + t * Dd;
+        out->se = sqrt(ga * ga * sa * sa + gb * gb * sb * sb);
+        out->lo = out->d_star - 1.959963984540054 * out->se;
+        out->hi = out->d_star + 1.959963984540054 * out->se;
+        return ATT_OK;
+    }
+    return att_fail(ATT_ERUNTIME, "the mean self-weight never crosses %.4g on the %zu widths "
+                    "given", level, n);
+}
+
+double selfweight_weighted_slope(const double *x, const double *y, const double *se, size_t n,
+                                 double *slope_se)
+{
+    double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, chi2 = 0;
+    for (size_t i = 0; i < n; i++) {
+        double w = 1.0 / (se[i] * se[i]);
+        sw += w; sx += w * x[i]; sy += w * y[i]; sxx += w * x[i] * x[i]; sxy += w * x[i] * y[i];
+    }
+    double D = sw * sxx - sx * sx, b = (sw * sxy - sx * sy) / D, a = (sy - b * sx) / sw;
+    for (size_t i = 0; i < n; i++) {
+        double r = (y[i] - a - b * x[i]) / se[i];
+        chi2 += r * r;
+    }
+    *slope_se = sqrt(sw / D) * fmax(1.0, sqrt(chi2 / (double)(n - 2)));
+    return b;
+}
+
+/* X (T, d) ~ N(0, 1); S = X X^T (T, T); A = softmax_rows(S) (T, T) */
+int selfweight_stable_check(gsl_rng *rng, size_t T, size_t d, double *err, double *smax,
+                            size_t *nover)
+{
+    gsl_matrix *X = mat_new(T, d), *S = mat_new(T, T), *A = mat_new(T, T);
+    int st = X && S && A ? ATT_OK : att_last_code();
+    if (!st) mat_randn(X, rng, 1.0);
+    if (!st) st = mat_gemm(S, 1.0, X, 0, X, 1, 0.0);
+    if (!st) st = softmax_rows(A, S);
+    *err = 0.0;
+    *nover = 0;
+    *smax = st ? NAN : mat_max_abs(S);
+    for (size_t i = 0; i < T && !st; i++) {
+        const double *s = S->data + i * S->tda, *a = A->data + i * A->tda;
+        double sum = 0.0;
+        for (size_t j = 0; j < T; j++) {
+            if (!isfinite(a[j])) *err = INFINITY;
+            sum += a[j];
+            *nover += isinf(exp(s[j])) != 0;
+        }
+        selfweight_row_t r;
+        st = selfweight_row(&r, s, T, i);
+        *err = fmax(*err, fmax(fabs(sum - 1.0), fabs(a[i] - r.self)));
+    }
+    mat_free(X); mat_free(S); mat_free(A);
+    return st;
+}
+
+/* X (T, d); S = X X^T or (X W_Q)(X W_K)^T (T, T); A = softmax_rows(S) */
+int selfweight_heatmaps(gsl_rng *rng, size_t d, size_t d_k, gsl_matrix *A_raw, gsl_matrix *A_proj)
+{
+    selfweight_work w;
+    int st = selfweight_work_alloc(&w, A_raw->size1, d, d_k, 0);
+    if (st) return st;
+    selfweight_draw_inputs(&w, rng, 1.0 / sqrt((double)d));
+    st = mat_gemm(w.S, 1.0, w.X, 0, w.X, 1, 0.0);
+    if (!st) st = softmax_rows(A_raw, w.S);
+    if (!st) st = mat_gemm(w.Q, 1.0, w.X, 0, w.W_Q, 0, 0.0);
+    if (!st) st = mat_gemm(w.K, 1.0, w.X, 0, w.W_K, 0, 0.0);
+    if (!st) st = mat_gemm(w.S, 1.0, w.Q, 0, w.K, 1, 0.0);
+    if (!st) st = softmax_rows(A_proj, w.S);
+    selfweight_work_free(&w);
     return st;
 }

@@ -59,7 +59,7 @@ typedef struct {
 } selfweight_stats;
 
 typedef struct {
-    size_t T, d, d_k;      /* d_k = 0: raw head only (no W, Q, K)          */
+    size_t T, d, d_k;      /* the current shape; d_k = 0: raw head only     */
     int control;           /* draw X' and compute the control self-weight  */
     gsl_matrix *X;         /* (T, d)                                       */
     gsl_matrix *W_Q, *W_K; /* (d, d_k)                                     */
@@ -67,13 +67,26 @@ typedef struct {
     gsl_matrix *S;         /* (T, T)                                       */
     gsl_matrix *Xc, *Kc;   /* control: X' (T, d), K' (T, d_k)              */
     gsl_vector *s_ctrl;    /* control: s'_i = q_i . k'_i (T)               */
+    /* the allocation (capacity) behind the matrices above: each matrix of
+     * the current shape is a contiguous view (tda = its columns) of the
+     * start of its buffer, laid out exactly as a fresh mat_new would be */
+    size_t cap_T, cap_d, cap_dk;
+    int cap_control;
+    gsl_matrix *own[8];
+    gsl_vector *own_s;
+    gsl_matrix_view view[8];
+    gsl_vector_view view_s;
 } selfweight_work;
 
-/* Allocate for (T, d, d_k); d_k = 0 for the raw head only; control = 1 adds
- * the fresh-token control (needs d_k >= 1). T, d >= 1. ATT_EUSAGE or
- * ATT_ERUNTIME (message recorded) on failure; w is then empty, safe to free. */
+/* Allocate for (T, d, d_k) and take that shape; d_k = 0 for the raw head
+ * only; control = 1 adds the fresh-token control (needs d_k >= 1). T, d >= 1.
+ * ATT_EUSAGE (over --max-memory) or ATT_ERUNTIME (message recorded) on
+ * failure; w is then empty, safe to free. */
 int selfweight_work_alloc(selfweight_work *w, size_t T, size_t d, size_t d_k, int control);
 void selfweight_work_free(selfweight_work *w);
+/* Take a smaller shape (each size <= the allocated one; control only if
+ * allocated with it): ATT_EUSAGE otherwise. No allocation. */
+int selfweight_work_shape(selfweight_work *w, size_t T, size_t d, size_t d_k, int control);
 
 /* Draw, in this order from rng: X ~ N(0, 1); if d_k > 0, W_Q then W_K
  * ~ N(0, sigma_w^2); if control, X' ~ N(0, 1). */
@@ -102,5 +115,103 @@ int selfweight_row(selfweight_row_t *r, const double *s, size_t n, size_t i);
 /* The row stats of S (T, T); s_ctrl (T) holds the control self-scores, or
  * is NULL (control = NAN). */
 int selfweight_from_scores(selfweight_stats *r, const gsl_matrix *S, const gsl_vector *s_ctrl);
+
+/* ---- one Monte Carlo draw, shared by the experiments, tests and bench ---- */
+
+/* What a draw is: T tokens of width d; d_k = 0 the raw head (Q = K = X),
+ * else the projected head with W_Q, W_K ~ N(0, sigma_w^2) (d, d_k); control
+ * adds the fresh-token control (projected head only). */
+typedef struct {
+    size_t T, d, d_k;
+    double sigma_w;
+    int control;
+} selfweight_config;
+
+/* The values of one draw (out[SW_*]), each averaged over the T rows:
+ *   SW_SELF      self_weight
+ *   SW_LEAK      leak = 1 - a_ii
+ *   SW_LEAK_LAW  leak / ((T - 1) 2^(-d/2)): the leak in units of the large-d
+ *                law (raw head; 0 for the projected one). O(1) where the
+ *                leak itself is 1e-200, so its variance does not underflow
+ *   SW_ARGMAX    argmax_self
+ *   SW_CONTROL   control (0 without the control)
+ *   SW_EXCESS    T (self_weight - control) (0 without the control)
+ *   SW_DIAG_SQ, SW_OFF_SQ, SW_MAX_SCORE   as in selfweight_stats */
+enum { SW_SELF, SW_LEAK, SW_LEAK_LAW, SW_ARGMAX, SW_CONTROL, SW_EXCESS, SW_DIAG_SQ,
+       SW_OFF_SQ, SW_MAX_SCORE, SW_NSTAT };
+
+/* A workspace (malloc'd) for config max, allocated now so that a run over
+ * --max-memory stops before any draw (as a Monte Carlo scratch: one per
+ * thread); NULL with the error recorded. */
+selfweight_work *selfweight_scratch_new(const selfweight_config *max);
+void selfweight_scratch_delete(void *w);
+
+/* One draw of config c into out[SW_NSTAT], using w (re-allocated at c's
+ * shape when it has another: a grid point gives the same bits alone as in a
+ * sweep, whatever the other points' sizes): the inputs in the order of selfweight_draw_inputs
+ * (X, then W_Q, W_K, then X'), then the raw or projected head. */
+int selfweight_draw(const selfweight_config *c, selfweight_work *w, gsl_rng *rng, double *out);
+
+/* ---- the raw head's leak, exactly and at large d ---------------------- */
+
+/* T = 2, x_1, x_2 ~ N(0, I_d): E[1 - a_11] = 2^(-d/2 - 1) exactly.
+ * Derivation: 1 - a_11 = sigma(z) with z = x_1.x_2 - ||x_1||^2 and sigma the
+ * logistic function. Given r = ||x_1||^2, x_1.x_2 = sqrt(r) u with
+ * u ~ N(0, 1), and substituting u = sqrt(r) + v,
+ *   E[sigma(sqrt(r) u - r) | r] = e^{-r/2} E[e^{-sqrt(r) v} sigma(sqrt(r) v)]
+ *                               = e^{-r/2} E[sigma(-sqrt(r) v)] = e^{-r/2} / 2
+ * (v is symmetric); r ~ chi^2_d has E[e^{-r/2}] = (1 + 1)^{-d/2}. */
+double selfweight_leak_t2(double d);
+
+/* The same expectation by numerical integration over r ~ chi^2_d and u
+ * (GSL adaptive quadrature, relative accuracy ~1e-9): the check of the
+ * closed form. d >= 1; NaN when the quadrature fails. */
+double selfweight_leak_t2_numeric(double d);
+
+/* The large-d law (T - 1) 2^(-d/2): for large d, 1 - a_ii is about the sum
+ * over the T - 1 other tokens of e^{s_ij - s_ii}, each with mean
+ * E[e^{x_i.x_j - ||x_i||^2}] = E[e^{-||x_i||^2 / 2}] = 2^(-d/2); the exact
+ * T = 2 value is half of it (the softmax caps each term below 1). */
+double selfweight_leak_law(size_t T, double d);
+
+/* ---- where the mean self-weight crosses a level ------------------------ */
+
+/* The mean leak l(d) = 1 - mean a_ii falls with d. Given the points
+ * (d_k, l_k, se_k), k = 0..n-1 (increasing d, independent estimates), find
+ * the first k with l_k > L >= l_{k+1}, L = 1 - level, and interpolate
+ * linearly in log l (the large-d law makes log l linear in d):
+ *   lambda = log l,  t = (log L - lambda_k) / (lambda_{k+1} - lambda_k),
+ *   d* = d_k + t (d_{k+1} - d_k).
+ * Its standard error propagates the two neighbours' errors (delta method,
+ * se(lambda) = se(l) / l, the two points independent):
+ *   d(d*) / d(lambda_k) = -(1 - t) Dd / Dlambda,  d(d*) / d(lambda_{k+1}) = -t Dd / Dlambda
+ * and the 95% CI is d* -+ 1.96 se. ATT_OK, or ATT_ERUNTIME when the leak
+ * never crosses L (or a neighbour has l <= 0). */
+typedef struct {
+    double d_star, se, lo, hi;
+    size_t k;          /* the crossing lies between point k and k + 1 */
+} selfweight_crossing;
+int selfweight_contour_crossing(const double *d, const double *leak, const double *leak_se,
+                                size_t n, double level, selfweight_crossing *out);
+
+/* The slope b of y = a + b x by weighted least squares (weights 1/se_i^2),
+ * and in *slope_se its standard error sqrt(sum w / D), widened by
+ * sqrt(chi^2 / (n - 2)) when the points scatter more than their errors say
+ * (D = sum w sum w x^2 - (sum w x)^2). n >= 3, every se_i > 0. */
+double selfweight_weighted_slope(const double *x, const double *y, const double *se, size_t n,
+                                 double *slope_se);
+
+/* One raw head at size (T, d) with X ~ N(0, 1) from rng: A = softmax_rows(X X^T)
+ * by lib/math/softmax (subtract the row max) against the closed form of
+ * selfweight_row. *err = the largest |sum_j a_ij - 1| and |a_ii - closed
+ * form| (inf when some a_ij is not finite), *smax = the largest score,
+ * *nover = how many scores overflow a plain exp. */
+int selfweight_stable_check(gsl_rng *rng, size_t T, size_t d, double *err, double *smax,
+                            size_t *nover);
+
+/* One draw for a picture: X (T, d) ~ N(0, 1), then W_Q, W_K (d, d_k) ~
+ * N(0, 1/d), from rng (selfweight_draw_inputs' order); A_raw = softmax_rows(X X^T)
+ * and A_proj = softmax_rows((X W_Q)(X W_K)^T), both (T, T), T = A_raw's rows. */
+int selfweight_heatmaps(gsl_rng *rng, size_t d, size_t d_k, gsl_matrix *A_raw, gsl_matrix *A_proj);
 
 #endif

@@ -115,18 +115,30 @@ void tqfk_check_result(tqfk_check *ck, const tqfk_config *c, const tqfk_result *
     }
 }
 
-/* Each check is a sum of 4 terms of size <= 1 (weights) or <= max|v|. */
-
-
-/* The shortest of %.15g, %.16g, %.17g that reads back as x. */
-static void print_num(FILE *f, double x)
+locale_t tqfk_c_numeric(void)
 {
-    char buf[32];
+    static locale_t c;
+    if (c == (locale_t)0) c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    return c;
+}
+
+char *tqfk_format_num(char *buf, size_t n, double x)
+{
+    locale_t c = tqfk_c_numeric(), old = c ? uselocale(c) : (locale_t)0;
     for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, x);
+        snprintf(buf, n, "%.*g", prec, x);
         if (strtod(buf, NULL) == x) break;
     }
-    fputs(buf, f);
+    if (c) uselocale(old);
+    else                              /* no C locale object: mend the text */
+        for (char *p = buf; *p; p++) if (*p == ',') *p = '.';
+    return buf;
+}
+
+static void print_num(FILE *f, double x)
+{
+    char buf[40];
+    fputs(tqfk_format_num(buf, sizeof buf, x), f);
 }
 
 void tqfk_print_args(FILE *f, const tqfk_config *c)

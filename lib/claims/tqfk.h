@@ -10,6 +10,8 @@
 #ifndef ATT_TQFK_H
 #define ATT_TQFK_H
 
+#include <locale.h>
+#include <stddef.h>
 #include <stdio.h>
 
 enum { TQFK_NQ = 2, TQFK_NK = 4, TQFK_DIM = 2 };
@@ -67,7 +69,18 @@ void tqfk_check_result(tqfk_check *ck, const tqfk_config *c, const tqfk_result *
 
 
 /* Print the configuration as the command line that reproduces it
- * ("--q1 x,y ... --scale s"), with %.17g numbers. */
+ * ("--q1 x,y ... --scale s"), numbers as by tqfk_format_num. */
 void tqfk_print_args(FILE *f, const tqfk_config *c);
+
+/* x as the shortest of %.15g, %.16g, %.17g that reads back exactly, always
+ * with a decimal point '.': formatted and read back in the C locale
+ * whatever LC_NUMERIC the program runs under (the explorer sets the
+ * terminal's locale, and a decimal comma would not paste back as an option).
+ * buf needs >= 32 bytes; returns buf. */
+char *tqfk_format_num(char *buf, size_t n, double x);
+
+/* The C locale for numbers (uselocale(tqfk_c_numeric()) ... uselocale(old)),
+ * or (locale_t)0 if it cannot be made. */
+locale_t tqfk_c_numeric(void);
 
 #endif

@@ -21,7 +21,7 @@
 head_params head_params_make(const gsl_matrix *W_Q, const gsl_matrix *W_K,
                              const gsl_matrix *W_V)
 {
-    head_params p = { W_Q, W_K, W_V, NULL, NULL, NULL, 1.0, 0, 10000.0 };
+    head_params p = { W_Q, W_K, W_V, NULL, NULL, NULL, 1.0, 0, 10000.0, 0 };
     return p;
 }
 
@@ -173,6 +173,26 @@ int head_scores(gsl_matrix *S, const gsl_matrix *Q, const gsl_matrix *K, double 
     return mat_gemm(S, scale, Q, 0, K, 1, 0.0);
 }
 
+/* S (T_q, T_k): s_ij = -inf for j > i (query i sees keys 0..i). */
+void head_causal_mask(gsl_matrix *S)
+{
+    // s_ij = -inf  for j > i
+    for (size_t i = 0; i < S->size1; i++)
+        for (size_t j = i + 1; j < S->size2; j++) gsl_matrix_set(S, i, j, -INFINITY);
+}
+
+/* S = scale Q K^T ; (causal) s_ij = -inf for j > i ; A = softmax(S) ; O = A V */
+static int head_attend_masked(gsl_matrix *S, gsl_matrix *A, gsl_matrix *O, const gsl_matrix *Q,
+                              const gsl_matrix *K, const gsl_matrix *V, const head_params *p)
+{
+    if (!p->causal) return head_attend(S, A, O, Q, K, V, p->scale);
+    int rc = head_scores(S, Q, K, p->scale);
+    if (rc) return rc;
+    head_causal_mask(S);
+    if ((rc = softmax_rows(A, S))) return rc;
+    return head_weighted_sum(O, A, V);
+}
+
 /* O (T_q, d_v) = A (T_q, T_k) V (T_k, d_v) */
 int head_weighted_sum(gsl_matrix *O, const gsl_matrix *A, const gsl_matrix *V)
 {
@@ -220,8 +240,8 @@ int head_forward(head_state *st, const head_params *p,
     // Q = rope(Qb) ;  K = rope(Kb)   (copies when RoPE is off)
     if ((rc = head_rope(st->Q, st->Qb, p))) return rc;
     if ((rc = head_rope(st->K, st->Kb, p))) return rc;
-    // S = scale Q K^T ;  A = softmax(S) ;  O = A V
-    return head_attend(st->S, st->A, st->O, st->Q, st->K, st->V, p->scale);
+    // S = scale Q K^T ;  (causal) s_ij = -inf for j > i ;  A = softmax(S) ;  O = A V
+    return head_attend_masked(st->S, st->A, st->O, st->Q, st->K, st->V, p);
 }
 
 /* ---- backward ------------------------------------------------------------ */
@@ -430,8 +450,8 @@ int head_forward_batched(gsl_matrix *O, const head_params *p,
         // Q = rope(Qb), K = rope(Kb) per sequence
         if ((rc = head_rope(Q, &Qb.matrix, p))) goto done;
         if ((rc = head_rope(K, &Kb.matrix, p))) goto done;
-        // S = scale Q K^T ; A = softmax(S) (in place) ; O_b = A V_b
-        if ((rc = head_attend(S, S, &Ob.matrix, Q, K, &Vb.matrix, p->scale))) goto done;
+        // S = scale Q K^T ; (causal) mask ; A = softmax(S) (in place) ; O_b = A V_b
+        if ((rc = head_attend_masked(S, S, &Ob.matrix, Q, K, &Vb.matrix, p))) goto done;
     }
 
 done:

@@ -11,7 +11,9 @@
  *   Q = Xq W_Q + 1 b_Q^T      K = Xkv W_K + 1 b_K^T      V = Xkv W_V + 1 b_V^T
  *   (optional) Q <- rope(Q), K <- rope(K), applied after the biases
  *   S = scale * Q K^T          (scale = 1 is the section's convention)
- *   A = row softmax(S)
+ *   (optional, causal) s_ij = -inf for j > i: query i sees keys 0..i only,
+ *                      as in a language model (top-left aligned when T_q != T_k)
+ *   A = row softmax(S)         (a masked key gets weight exactly 0)
  *   O = A V
  *
  * Backward, for the scalar loss L = sum(G .* O), G (T_q, d_v) = dL/dO.
@@ -29,9 +31,11 @@ typedef struct {
     double scale;                        /* S = scale * Q K^T                */
     int rope;                            /* rotary embedding after the bias  */
     double rope_base;                    /* theta_i = base^(-2i/d_k); 10000  */
+    int causal;                          /* mask keys j > i (default 0: off) */
 } head_params;
 
-/* Defaults: no biases, scale 1, no RoPE, base 10000. Weights must be set. */
+/* Defaults: no biases, scale 1, no RoPE, base 10000, no causal mask.
+ * Weights must be set. */
 head_params head_params_make(const gsl_matrix *W_Q, const gsl_matrix *W_K,
                              const gsl_matrix *W_V);
 
@@ -47,11 +51,18 @@ int head_project(gsl_matrix *Y, const gsl_matrix *X, const gsl_matrix *W,
 int head_scores(gsl_matrix *S, const gsl_matrix *Q, const gsl_matrix *K,
                 double scale);
 
+/* The causal mask on S (T_q, T_k), in place: s_ij = -inf for j > i. Every
+ * row keeps key 0, so no row is fully masked. The backward pass needs no
+ * change: a masked key has a_ij = 0, so dS_ij = a_ij (dA_ij - r_i) = 0 and
+ * no gradient flows through it. */
+void head_causal_mask(gsl_matrix *S);
+
 /* O (T_q, d_v) = A (T_q, T_k) V (T_k, d_v): row i is a weighted average of
  * the rows of V. */
 int head_weighted_sum(gsl_matrix *O, const gsl_matrix *A, const gsl_matrix *V);
 
-/* S = scale Q K^T;  A = row softmax(S);  O = A V.  A may be S. */
+/* S = scale Q K^T;  A = row softmax(S);  O = A V.  A may be S. (No mask:
+ * head_forward and head_forward_batched apply p->causal.) */
 int head_attend(gsl_matrix *S, gsl_matrix *A, gsl_matrix *O,
                 const gsl_matrix *Q, const gsl_matrix *K, const gsl_matrix *V,
                 double scale);

@@ -20,6 +20,8 @@ int att_fail(int code, const char *fmt, ...)
 
 int att_last_code(void) { return last_code; }
 
+int att_alloc_status(void) { return last_code > ATT_FAIL ? last_code : ATT_ERUNTIME; }
+
 const char *att_last_error(void) { return last_error; }
 
 void att_print_error(const char *prog)

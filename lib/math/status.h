@@ -21,6 +21,12 @@ int att_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 /* The code given with the last recorded message (ATT_OK when none). */
 int att_last_code(void);
 
+/* After an allocator returned NULL: the status it recorded (ATT_EUSAGE when
+ * --max-memory refused it, ATT_ERUNTIME when the system did), or
+ * ATT_ERUNTIME when none was recorded.
+ *     int rc = A && B ? ATT_OK : att_alloc_status();                        */
+int att_alloc_status(void);
+
 /* The last recorded message ("" when none). */
 const char *att_last_error(void);
 

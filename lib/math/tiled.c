@@ -290,6 +290,8 @@ int tiled_forward(gsl_matrix *O, const head_params *p, const gsl_matrix *Xq,
         return att_fail(ATT_EUSAGE, "tiled head: the weights W_Q, W_K, W_V must be set");
     if (p->rope)
         return att_fail(ATT_EUSAGE, "tiled head: RoPE is not supported (use head_forward)");
+    if (p->causal)
+        return att_fail(ATT_EUSAGE, "tiled head: the causal mask is not supported (use head_forward)");
     const gsl_matrix *WQ = p->W_Q, *WK = p->W_K, *WV = p->W_V;
     if (!mat_same_shape(WQ, WK) || WV->size1 != WQ->size1)
         return att_fail(ATT_EUSAGE, "tiled head: W_Q (%zu x %zu), W_K (%zu x %zu), W_V (%zu x %zu) "

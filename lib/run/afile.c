@@ -94,12 +94,51 @@ static char *str_printf(const char *fmt, ...)
     return s;
 }
 
+/* ---- held files and discarded files ----------------------------------- */
+
+static int holding, discarding;
+static afile *held;
+static size_t nheld, held_cap;
+
+void afile_hold(void) { holding = 1; }
+void afile_discard(void) { discarding = 1; }
+
+static int open_discarded(afile *af)
+{
+    af->fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    af->f = af->fd >= 0 ? fdopen(af->fd, "w") : NULL;
+    if (af->f == NULL) {
+        int e = errno;
+        afile_abort(af);
+        return att_fail(ATT_ERUNTIME, "cannot open /dev/null: %s", strerror(e));
+    }
+    return ATT_OK;
+}
+
+static int rename_into_place(afile *af);
+
+int afile_release(int keep)
+{
+    int st = ATT_OK;
+    for (size_t i = 0; i < nheld; i++) {
+        if (!keep) { afile_abort(&held[i]); continue; }
+        int rc = rename_into_place(&held[i]);
+        if (rc != ATT_OK && st == ATT_OK) st = rc;
+    }
+    free(held);
+    held = NULL;
+    nheld = held_cap = 0;
+    holding = 0;
+    return st;
+}
+
 /* ---- atomic files ---------------------------------------------------- */
 
 int afile_open(afile *af, const char *dir, const char *name)
 {
     memset(af, 0, sizeof *af);
     af->fd = -1;
+    if (discarding) return open_discarded(af);
     install_handlers();
     remove_stale(dir, name);
     af->final_path = str_printf("%s/%s", dir, name);
@@ -131,12 +170,36 @@ int afile_open(afile *af, const char *dir, const char *name)
 int afile_commit(afile *af)
 {
     if (af->f == NULL) return att_fail(ATT_ERUNTIME, "commit of a file that is not open");
+    if (af->final_path == NULL) {         /* discarded (afile_discard) */
+        afile_abort(af);
+        return ATT_OK;
+    }
     int bad = fflush(af->f) != 0 || ferror(af->f) || fsync(af->fd) != 0;
     int e = errno;
     if (bad) {
         afile_abort(af);
         return att_fail(ATT_ERUNTIME, "write error on '%s': %s", af->final_path, strerror(e));
     }
+    if (holding) {
+        if (nheld == held_cap) {
+            size_t cap = held_cap ? 2 * held_cap : 16;
+            afile *h = realloc(held, cap * sizeof *h);
+            if (h == NULL) { afile_abort(af); return att_fail(ATT_ERUNTIME, "out of memory"); }
+            held = h;
+            held_cap = cap;
+        }
+        held[nheld++] = *af;
+        memset(af, 0, sizeof *af);       /* afile_abort after commit stays safe */
+        af->fd = -1;
+        return ATT_OK;
+    }
+    return rename_into_place(af);
+}
+
+/* Give the flushed file its name: link the O_TMPFILE, then rename. */
+static int rename_into_place(afile *af)
+{
+    int e;
     if (af->tmp_path == NULL) {
         /* O_TMPFILE: give it a hidden name, then rename over the target */
         char proc[64];

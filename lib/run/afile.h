@@ -18,6 +18,20 @@ typedef struct {
     int fd;
 } afile;
 
+/* A whole run's files at once (experiment_main): after afile_hold(),
+ * afile_commit flushes, fsyncs and checks a file but keeps it (unnamed, or
+ * under its hidden temporary name) until afile_release: keep = 1 renames
+ * every held file into place, keep = 0 throws them all away. So a run that
+ * fails anywhere (on any MPI rank) leaves no partial output. afile_release
+ * returns ATT_OK or the first rename error (the rest are still tried). */
+void afile_hold(void);
+int afile_release(int keep);
+
+/* After afile_discard(), files are written to /dev/null and commit renames
+ * nothing: the non-root ranks of an MPI run (par.h), which compute the same
+ * files as rank 0 but must not write them. */
+void afile_discard(void);
+
 /* Open dir/name for atomic writing. ATT_ERUNTIME (naming the path) on error. */
 int afile_open(afile *af, const char *dir, const char *name);
 /* Flush, fsync, check for write errors, then rename into place. */

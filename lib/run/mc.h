@@ -10,6 +10,13 @@
  * `stream` separates the configurations of a sweep (e.g. the index of a
  * (d, T) point), so each point has independent draws and can be rerun alone
  * with the same numbers.
+ *
+ * Under MPI (make mpi, par.h) the units of work (one block of one point) are
+ * shared out over the ranks, unit u on rank u mod N; every rank receives the
+ * other ranks' block statistics and `values`, and merges them in the same
+ * order, so the results are the same for any number of ranks and threads.
+ * Per-draw data must therefore go through `values`: a draw function that
+ * writes into ctx only fills the ctx of the rank that ran the draw.
  */
 #ifndef ATT_MC_H
 #define ATT_MC_H
@@ -23,7 +30,8 @@ enum { MC_BLOCK = 256 };
 
 /* One draw: fill out[0 .. nstats-1] with this draw's values. scratch is the
  * block's private workspace (from alloc), draw is the global draw index
- * (0 .. draws-1), usable to record per-draw data in ctx. Return ATT_OK or
+ * (0 .. draws-1). ctx is read-only (keep per-draw data with `values`, which
+ * works under MPI; see above). Return ATT_OK or
  * an error status (the run stops and reports it). */
 typedef int (*mc_draw_fn)(void *ctx, void *scratch, gsl_rng *rng,
                           size_t draw, double *out);
@@ -44,7 +52,7 @@ typedef struct {
                                per thread serves every point: size it for
                                the largest                              */
     mc_free_fn free;        /* may be NULL                              */
-    void *ctx;              /* read-only during the run (except per-draw slots) */
+    void *ctx;              /* read-only during the run                 */
     const char *label;      /* for progress messages                    */
     int quiet;              /* no progress on stderr                    */
 

@@ -1,5 +1,6 @@
 /* opts.c - strict parsing of the common options and of experiment options. */
 #include "opts.h"
+#include "par.h"
 #include "rng.h"
 #include "status.h"
 
@@ -196,7 +197,8 @@ static int check_out_dir(const char *dir)
     if (stat(dir, &sb) != 0) {
         if (errno != ENOENT)
             return att_fail(ATT_EUSAGE, "--out '%s': %s", dir, strerror(errno));
-        if (mkdir(dir, 0777) != 0)
+        /* EEXIST: another MPI rank (or program) made it just now */
+        if (mkdir(dir, 0777) != 0 && !(errno == EEXIST && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode)))
             return att_fail(ATT_EUSAGE, "--out '%s' cannot be created: %s", dir, strerror(errno));
         return ATT_OK;
     }
@@ -209,6 +211,7 @@ static int check_out_dir(const char *dir)
 
 int opts_parse(opts *o, const opts_info *info, int argc, char **argv)
 {
+    par_run_begin(info->id);             /* under mpirun: rank 0 alone writes (par.h) */
     memset(o, 0, sizeof *o);
     o->id = info->id;
     o->out_dir = (info->common & OPT_NO_OUT_DEFAULT) ? NULL : OPTS_DEFAULT_OUT;
@@ -274,8 +277,9 @@ int opts_parse(opts *o, const opts_info *info, int argc, char **argv)
 
 int opts_exit(const opts *o, int status)
 {
+    status = par_run_end(status);    /* under mpirun: every rank agrees */
     if (status == ATT_HELP) return 0;
-    if (status >= ATT_EUSAGE) att_print_error(o && o->id ? o->id : "error");
+    if (status >= ATT_EUSAGE && par_is_root()) att_print_error(o && o->id ? o->id : "error");
     return status;
 }
 

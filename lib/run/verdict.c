@@ -17,7 +17,7 @@ static const char *const rule_names[RULE_N] = {"none", "at_most", "at_least", "b
 
 const char *const verdict_csv_header =
     "id,kind,quantity,expected,measured,ci_low,ci_high,tolerance,draws,seed,"
-    "verdict,rule,bound_lo,bound_hi,rule_text,macro";
+    "verdict,rule,bound_lo,bound_hi,rule_text,macro,run_dependent";
 
 const char *verdict_kind_name(verdict_kind k) { return k < KIND_N ? kind_names[k] : "?"; }
 const char *verdict_outcome_name(verdict_outcome o) { return o < OUT_N ? outcome_names[o] : "?"; }
@@ -49,16 +49,21 @@ static int is_ci_rule(rule_cmp c)
     return c == RULE_CI_WITHIN || c == RULE_CI_ABOVE || c == RULE_CI_BELOW || c == RULE_PRECISION;
 }
 
-measure measure_exact(double value, size_t cases) { return (measure){value, NAN, NAN, cases}; }
+measure measure_exact(double value, size_t cases) { return (measure){value, NAN, NAN, cases, 0}; }
 
 measure measure_ci(double mean, double ci_low, double ci_high, size_t draws)
 {
-    return (measure){mean, ci_low, ci_high, draws};
+    return (measure){mean, ci_low, ci_high, draws, 0};
+}
+
+measure measure_time(double median, double min, double max, size_t reps)
+{
+    return (measure){median, min, max, reps, 1};
 }
 
 measure measure_stat(const stat_acc *a)
 {
-    measure m = {a->mean, NAN, NAN, a->n};
+    measure m = {a->mean, NAN, NAN, a->n, 0};
     stat_ci95(a, &m.ci_low, &m.ci_high);
     return m;
 }
@@ -154,6 +159,9 @@ int verdict_add(verdict_list *vl, verdict_kind kind, const char *macro, double e
         return att_fail(ATT_ERUNTIME, "verdict %s: kind %s with rule %s (a reported row has no "
                         "rule, every other kind has one)", macro, verdict_kind_name(kind),
                         rule_cmp_name(r.cmp));
+    if (m.run_dependent && kind != KIND_REPORTED)
+        return att_fail(ATT_ERUNTIME, "verdict %s: a time varies from run to run; it is "
+                        "reported, never a rule's input", macro);
     if (is_ci_rule(r.cmp) && (isnan(m.ci_low) || isnan(m.ci_high)) && !isnan(m.value))
         return att_fail(ATT_ERUNTIME, "verdict %s: rule %s needs a confidence interval", macro,
                         rule_cmp_name(r.cmp));
@@ -197,7 +205,10 @@ static void print_row(const verdict *v)
     char rt[128];
     printf("%-12s %-8s %-52s %.6g", verdict_outcome_name(v->outcome), verdict_kind_name(v->kind),
            v->quantity, v->m.value);
-    if (!isnan(v->m.ci_low)) printf("  95%% CI [%.6g, %.6g], %zu draws", v->m.ci_low, v->m.ci_high, v->m.draws);
+    if (v->m.run_dependent)
+        printf("  (min %.6g, max %.6g over %zu repetitions)", v->m.ci_low, v->m.ci_high, v->m.draws);
+    else if (!isnan(v->m.ci_low))
+        printf("  95%% CI [%.6g, %.6g], %zu draws", v->m.ci_low, v->m.ci_high, v->m.draws);
     printf("  [%s]\n", verdict_rule_text(v->rule, rt, sizeof rt));
 }
 
@@ -226,7 +237,7 @@ int verdicts_write(const verdict_list *vl, const char *dir, const char *id,
         csv_num(f, v->rule.lo);                     fputc(',', f);
         csv_num(f, v->rule.hi);                     fputc(',', f);
         csv_str(f, verdict_rule_text(v->rule, rt, sizeof rt)); fputc(',', f);
-        csv_str(f, v->macro);                       fputc('\n', f);
+        csv_str(f, v->macro);                       fprintf(f, ",%d\n", v->m.run_dependent);
         if (!quiet) print_row(v);
     }
     if ((st = afile_commit(&af))) return st;

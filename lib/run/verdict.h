@@ -27,9 +27,11 @@
  *
  * The row written to <id>.verdicts.csv (and gathered into claims.csv):
  *   id,kind,quantity,expected,measured,ci_low,ci_high,tolerance,draws,seed,
- *   verdict,rule,bound_lo,bound_hi,rule_text,macro
+ *   verdict,rule,bound_lo,bound_hi,rule_text,macro,run_dependent
  * `tolerance` repeats bound_hi for an at_most rule (the tolerance of an
- * identity). The report re-derives `verdict` and `rule_text` from the other
+ * identity). run_dependent = 1 marks a time: its value is the median and
+ * ci_low/ci_high are the min and max over `draws` repetitions, and make
+ * verify does not compare its numbers. The report re-derives `verdict` and `rule_text` from the other
  * columns and refuses a row that disagrees.
  */
 #ifndef ATT_VERDICT_H
@@ -66,9 +68,14 @@ verdict_rule rule_precision(double half_width);
 typedef struct {
     double value, ci_low, ci_high;
     size_t draws;
+    int run_dependent;  /* a time: differs from run to run (not compared by
+                           make verify); ci_low/ci_high hold min and max over
+                           the `draws` repetitions, value the median */
 } measure;
 
 measure measure_exact(double value, size_t cases);
+/* A time (or rate) measured `reps` times: the median, with min and max. */
+measure measure_time(double median, double min, double max, size_t reps);
 measure measure_ci(double mean, double ci_low, double ci_high, size_t draws);
 measure measure_stat(const stat_acc *a);          /* mean and its 95% CI */
 

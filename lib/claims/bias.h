@@ -1,0 +1,99 @@
+/* bias.h - the identities behind the three biases of a head.
+ *
+ *   key bias:   s_ij = q_i . (k_j + b_K) = q_i . k_j + q_i . b_K, a constant
+ *               per row that softmax removes (unless RoPE rotates b_K per key);
+ *   query bias: s_ij = (q_i + b_Q) . k_j = q_i . k_j + b_Q . k_j, a term that
+ *               depends on the key only: S(b_Q) - S(0) has identical rows;
+ *   value bias: rows of A sum to 1, so sum_j a_ij (v_j + b_V) = o_i + b_V and
+ *               b_V folds into the output bias, b_O' = b_O + b_V W_O.
+ *
+ * Shapes: S, A, D (T_q, T_k), W_O (d_v, d), b_V (d_v), b_O (d).
+ */
+#ifndef ATT_BIAS_H
+#define ATT_BIAS_H
+
+#include <stddef.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_vector.h>
+#include <gsl/gsl_rng.h>
+#include "head.h"
+
+/* Folding the value bias into the output bias. W_O (d_v, d), b_V (d_v),
+ * b_O and b_out (d):
+ *   (o_i + b_V) W_O + b_O = o_i W_O + (b_O + b_V W_O)
+ *   b_out = b_O + W_O^T b_V   (b_V W_O written as a column). b_out may be b_O. */
+int bias_fold_value(gsl_vector *b_out, const gsl_vector *b_O, const gsl_vector *b_V,
+                    const gsl_matrix *W_O);
+
+/* A (T_q, T_k) = sigmoid(S) elementwise, 1 / (1 + e^{-s}): weights in (0, 1)
+ * whose rows do NOT sum to 1 (the negative control of folding). A may be S. */
+int bias_sigmoid_weights(gsl_matrix *A, const gsl_matrix *S);
+
+/* The spread between the rows of D (m, n): max_ij |D_ij - D_0j|; 0 when
+ * every row equals the first; NaN propagates. */
+double bias_row_spread(const gsl_matrix *D);
+
+/* The largest |sum_j A_ij - 1| over the rows of A (T_q, T_k). */
+double bias_row_sum_defect(const gsl_matrix *A);
+
+/* ---- the key bias's gradient, checked -------------------------------------- */
+/* Final outputs of one weighting A (T_q, T_k), with V1 = V0 + 1 b_V^T (T_k, d_v):
+ *   Y_u = (A V1) W_O + 1 b_O^T       (head with b_V, unfolded)
+ *   Y_f = (A V0) W_O + 1 b_fold^T    (head without b_V, folded bias)
+ * *err = max |Y_u - Y_f| (0 up to rounding when the rows of A sum to 1;
+ * (sum_j a_ij - 1) (b_V W_O)_c otherwise); A V1 and A V0 into O1, O0
+ * (T_q, d_v) when they are not NULL. W_O (d_v, d), b_O, b_fold (d). */
+int bias_fold_error(double *err, gsl_matrix *O1, gsl_matrix *O0, const gsl_matrix *A,
+                    const gsl_matrix *V1, const gsl_matrix *V0, const gsl_matrix *W_O,
+                    const gsl_vector *b_O, const gsl_vector *b_fold);
+
+/* ---- the key bias ------------------------------------------------------------ */
+
+/* A random self-attention head with all three biases and a loss direction,
+ * run with b_K and without it: X (T, d), W_Q, W_K (d, d_k), W_V (d, d_v),
+ * b_Q, b_K (d_k), b_V (d_v), G (T, d_v) for L = sum(G .* O). */
+typedef struct {
+    gsl_matrix *X, *W_Q, *W_K, *W_V, *G;
+    gsl_vector *b_Q, *b_K, *b_V;
+    head_state with, without;   /* the forward passes with b_K and without */
+} bias_head;
+
+int bias_head_alloc(bias_head *h, size_t T, size_t d, size_t d_k, size_t d_v);
+void bias_head_free(bias_head *h);   /* a zeroed or partly allocated head is fine */
+/* Draw, in this order, X ~ N(0, 1), W_Q, W_K, W_V ~ N(0, 1/d),
+ * b_Q, b_K, b_V ~ N(0, 1), G ~ N(0, 1); run the head with and without b_K
+ * (RoPE after the bias when rope != 0). */
+int bias_head_draw(bias_head *h, gsl_rng *rng, int rope);
+/* The parameters of the head (b_K left out when with_bk = 0). */
+head_params bias_head_params(const bias_head *h, int rope, int with_bk);
+
+/* The six parameter groups of the head, in this order. */
+enum { BIAS_NPARAM = 6 };
+extern const char *const bias_param_names[BIAS_NPARAM];   /* b_Q b_K b_V W_Q W_K W_V */
+
+/* Every gradient of g (from head_backward on h->with, b_K in, RoPE as given)
+ * against central differences with step `step` (bias_fd_error), into
+ * err[0 .. 5] in the order of bias_param_names. Each error is relative to the
+ * larger of the group's gradient and the draw's largest group gradient: a
+ * group whose own gradient is zero (b_K without RoPE) or tiny (a saturated
+ * two-key softmax) is measured against the scale of the whole gradient, where
+ * the O(eps / h) noise of the differences would swamp a relative comparison. */
+int bias_head_fd_errors(double err[BIAS_NPARAM], head_state *work, bias_head *h,
+                        const head_grads *g, int rope, double step);
+
+/* L = sum_ij G_ij O_ij, the loss of the key-bias experiment; G, O (T_q, d_v). */
+double bias_loss(const gsl_matrix *G, const gsl_matrix *O);
+
+/* Central differences of L against a backprop gradient, for one parameter
+ * P (rows, cols) that p uses (a vector is passed as a 1 x n view of itself);
+ * P is changed and restored entry by entry, `work` is a head state of the
+ * right sizes. Entry by entry, row-major:
+ *   D_fd = (L(P + h E) - L(P - h E)) / 2h          (error O(h^2) + O(eps / h))
+ *   err  = ||D - D_fd||_F / max(||D||_F, ||D_fd||_F, floor)
+ * `floor` is the norm to compare with where the exact gradient is zero (the
+ * key bias without RoPE: ||dL/db_Q||). Returns the forward pass's status. */
+int bias_fd_error(double *err, head_state *work, const head_params *p, const gsl_matrix *Xq,
+                  const gsl_matrix *Xkv, const gsl_matrix *G, gsl_matrix *P, const gsl_matrix *D,
+                  double h, double floor);
+
+#endif

@@ -1,0 +1,184 @@
+/* longseq.c - one row's self-weight at any T (see longseq.h). */
+#include "longseq.h"
+#include "mat.h"
+#include "softmax.h"
+#include "status.h"
+
+#include <math.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_randist.h>
+
+enum { CHUNK = 256 };   /* scores folded into the running log-sum-exp at once */
+
+int longseq_work_alloc(longseq_work *w, size_t d, size_t d_k)
+{
+    *w = (longseq_work){0};
+    if (d == 0 || d_k == 0) return att_fail(ATT_EUSAGE, "longseq: d and d_k must be >= 1");
+    w->d = d;
+    w->d_k = d_k;
+    w->W_Q = mat_new(d, d_k);
+    w->W_K = mat_new(d, d_k);
+    w->G = mat_new(d_k, d_k);
+    w->perm = gsl_permutation_alloc(d_k);
+    w->x = vec_new(d);
+    w->y = vec_new(d);
+    w->v = vec_new(d);
+    w->q = vec_new(d_k);
+    w->k = vec_new(d_k);
+    w->u = vec_new(d_k);
+    if (!w->W_Q || !w->W_K || !w->G || !w->perm || !w->x || !w->y || !w->v || !w->q || !w->k
+        || !w->u) {
+        longseq_work_free(w);
+        return att_fail(ATT_ERUNTIME, "longseq: out of memory (d = %zu, d_k = %zu)", d, d_k);
+    }
+    return ATT_OK;
+}
+
+void longseq_work_free(longseq_work *w)
+{
+    mat_free(w->W_Q);
+    mat_free(w->W_K);
+    mat_free(w->G);
+    if (w->perm) gsl_permutation_free(w->perm);
+    vec_free(w->x);
+    vec_free(w->y);
+    vec_free(w->v);
+    vec_free(w->q);
+    vec_free(w->k);
+    vec_free(w->u);
+    *w = (longseq_work){0};
+}
+
+/* out (d_k) = W^T a, W (d, d_k), a (d) */
+static void mul_t(gsl_vector *out, const gsl_matrix *W, const gsl_vector *a)
+{
+    for (size_t b = 0; b < W->size2; b++) {
+        double acc = 0.0;
+        for (size_t m = 0; m < W->size1; m++) acc += gsl_matrix_get(W, m, b) * gsl_vector_get(a, m);
+        gsl_vector_set(out, b, acc);
+    }
+}
+
+/* out (d) = W b, W (d, d_k), b (d_k) */
+static void mul(gsl_vector *out, const gsl_matrix *W, const gsl_vector *b)
+{
+    for (size_t m = 0; m < W->size1; m++) {
+        double acc = 0.0;
+        for (size_t a = 0; a < W->size2; a++) acc += gsl_matrix_get(W, m, a) * gsl_vector_get(b, a);
+        gsl_vector_set(out, m, acc);
+    }
+}
+
+/* G (d_k, d_k) = I - W_Q^T W_K and its LU (det(I - W_Q^T W_K) = det(I - W_K^T W_Q),
+ * a matrix and its transpose); returns log|det|, or NaN when singular */
+static double factor(longseq_work *w)
+{
+    size_t n = w->d_k;
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = 0; b < n; b++) {
+            double acc = 0.0;
+            for (size_t m = 0; m < w->d; m++)
+                acc += gsl_matrix_get(w->W_Q, m, a) * gsl_matrix_get(w->W_K, m, b);
+            gsl_matrix_set(w->G, a, b, (a == b) - acc);
+        }
+    int sign;
+    gsl_linalg_LU_decomp(w->G, w->perm, &sign);
+    for (size_t a = 0; a < n; a++)
+        if (gsl_matrix_get(w->G, a, a) == 0.0) return NAN;
+    return gsl_linalg_LU_lndet(w->G);
+}
+
+/* s = q . k, sigma^2 = ||W_K q||^2 for x = w->x */
+static void scores(longseq_work *w, longseq_query *r)
+{
+    mul_t(w->q, w->W_Q, w->x);   /* q = W_Q^T x */
+    mul_t(w->k, w->W_K, w->x);   /* k = W_K^T x */
+    mul(w->v, w->W_K, w->q);     /* v = W_K q: s_ij = v . x_j */
+    double s = 0.0, s2 = 0.0;
+    for (size_t a = 0; a < w->d_k; a++) s += gsl_vector_get(w->q, a) * gsl_vector_get(w->k, a);
+    for (size_t m = 0; m < w->d; m++) s2 += gsl_vector_get(w->v, m) * gsl_vector_get(w->v, m);
+    r->s = s;
+    r->sigma2 = s2;
+}
+
+int longseq_query_of(longseq_work *w, longseq_query *r)
+{
+    double lndet = factor(w);
+    if (isnan(lndet)) return att_fail(ATT_ERUNTIME, "longseq: I - W_K^T W_Q is singular");
+    scores(w, r);
+    r->inv_det = exp(-lndet);
+    r->log_ratio = 0.0;
+    return ATT_OK;
+}
+
+int longseq_draw_query(longseq_work *w, gsl_rng *rng, double c, longseq_estimator est,
+                       longseq_query *r)
+{
+    double sw = c / sqrt((double)w->d);
+    mat_randn(w->W_Q, rng, sw);
+    mat_randn(w->W_K, rng, sw);
+    vec_randn(w->y, rng, 1.0);
+    double lndet = factor(w);
+    if (isnan(lndet)) return att_fail(ATT_ERUNTIME, "longseq: I - W_K^T W_Q is singular");
+    gsl_vector_memcpy(w->x, w->y);
+    if (est == LONGSEQ_TILTED) {
+        /* x = (I - W_K W_Q^T)^{-1} y = y + W_K (I - W_Q^T W_K)^{-1} W_Q^T y */
+        mul_t(w->u, w->W_Q, w->y);
+        gsl_linalg_LU_svx(w->G, w->perm, w->u);
+        mul(w->v, w->W_K, w->u);
+        gsl_vector_add(w->x, w->v);
+    }
+    scores(w, r);
+    r->inv_det = exp(-lndet);
+    /* p(x)/q(x) = e^{-(s - sigma^2/2)} / |det(I - M)| */
+    r->log_ratio = est == LONGSEQ_TILTED ? -(r->s - 0.5 * r->sigma2) - lndet : 0.0;
+    return ATT_OK;
+}
+
+/* fold n scores v[] into the running (m, l) of the log-sum-exp */
+static void fold(online_softmax *st, const double *v, size_t n)
+{
+    double mx = v[0];
+    for (size_t j = 1; j < n; j++) mx = v[j] > mx ? v[j] : mx;
+    online_softmax_rescale(st, mx);
+    double l = 0.0;
+    for (size_t j = 0; j < n; j++) l += exp(v[j] - st->m);
+    st->l += l;
+}
+
+double longseq_log_denominator(gsl_rng *rng, double s, double sigma, size_t T)
+{
+    online_softmax st;
+    online_softmax_init(&st);
+    fold(&st, &s, 1);
+    double buf[CHUNK];
+    for (size_t left = T - 1; left > 0;) {
+        size_t n = left < CHUNK ? left : CHUNK;
+        for (size_t j = 0; j < n; j++) buf[j] = sigma * gsl_ran_gaussian_ziggurat(rng, 1.0);
+        fold(&st, buf, n);
+        left -= n;
+    }
+    return st.m + log(st.l);
+}
+
+double longseq_log_denominator_of(double s, const double *s_other, size_t n)
+{
+    online_softmax st;
+    online_softmax_init(&st);
+    fold(&st, &s, 1);
+    for (size_t j = 0; j < n; j += CHUNK) fold(&st, s_other + j, n - j < CHUNK ? n - j : CHUNK);
+    return st.m + log(st.l);
+}
+
+double longseq_estimate(const longseq_query *r, size_t T, double lse)
+{
+    return exp(log((double)T) + r->s - lse + r->log_ratio);
+}
+
+double longseq_annealed(const longseq_query *r, size_t T)
+{
+    /* T e^{s} / (e^{s} + (T - 1) e^{sigma2/2}), in logs */
+    double a = r->s, b = log((double)T - 1.0) + 0.5 * r->sigma2;   /* T = 1: b = -inf */
+    double m = a > b ? a : b, lse = m + log(exp(a - m) + exp(b - m));
+    return exp(log((double)T) + a - lse + r->log_ratio);
+}

@@ -1,0 +1,103 @@
+/* longseq.h - one row's self-weight at any sequence length, without the
+ * T x T matrix: the exact shortcut of the long_sequences claim.
+ *
+ * Shapes (tokens are rows, as everywhere):
+ *   x_i (d)              the query token, N(0, I_d)
+ *   W_Q, W_K (d, d_k)    entries N(0, c^2 / d)
+ *   q_i = W_Q^T x_i, k_i = W_K^T x_i (d_k);  M = W_Q W_K^T (d, d)
+ *   s_ij = q_i . k_j = x_i^T M x_j        (no 1/sqrt(d_k))
+ *
+ * The shortcut (exact). Given W and x_i, every other token x_j ~ N(0, I_d)
+ * is independent of them, so the T - 1 scores s_ij = (W_K q_i) . x_j, j != i,
+ * are i.i.d. N(0, sigma_i^2) with sigma_i^2 = ||W_K q_i||^2 = x_i^T M M^T x_i,
+ * while s_ii = q_i . k_i is fixed. So one row needs q_i, k_i, W_K q_i
+ * (O(d d_k)) and T - 1 standard normals z_j (O(T), no d-dimensional product):
+ *   a_ii = e^{s_ii} / (e^{s_ii} + sum_{j != i} e^{sigma_i z_j})
+ * summed by a streaming log-sum-exp (O(1) memory, T up to 10^9 and more).
+ *
+ * The tilted estimator (importance sampling of x_i, exact). With
+ * B = M_sym - M M^T / 2, s_ii - sigma_i^2 / 2 = x_i^T B x_i and
+ * I - 2B = (I - M)(I - M)^T, so
+ *   E_x[e^{s_ii - sigma_i^2/2} | W] = det(I - 2B)^{-1/2} = 1 / |det(I_dk - W_K^T W_Q)|
+ * (Sylvester: det(I_d - W_Q W_K^T) = det(I_dk - W_K^T W_Q)). Drawing x_i from
+ * N(0, ((I - M)(I - M)^T)^{-1}), i.e. x = (I - W_K W_Q^T)^{-1} y with
+ * y ~ N(0, I), the likelihood ratio is e^{-(s_ii - sigma_i^2/2)} / |det(I - M)|,
+ * and the estimate of T a_ii becomes
+ *   T e^{sigma_i^2/2} / (e^{s_ii} + sum_{j != i} e^{s_ij}) / |det(I_dk - W_K^T W_Q)|
+ * which tends to 1 / |det| as T grows (the sum -> (T - 1) e^{sigma_i^2/2}):
+ * a far smaller variance at long sequences than T a_ii itself, whose mean
+ * comes from rare rows.
+ *
+ * The law (annealed limit). For large T the sum concentrates at its mean
+ * (T - 1) e^{sigma_i^2/2}, so
+ *   T E[a_ii] ~ P(T) = E[T e^{s_ii} / (e^{s_ii} + (T - 1) e^{sigma_i^2/2})]
+ *                    -> L = E_W[1 / |det(I_dk - W_K^T W_Q)|]  (T -> inf),
+ * and by Jensen (1/(a + Z) is convex in Z) P(T) <= T E[a_ii] at every T.
+ * To second order in W, L = 1 + d_k c^4 / d.
+ */
+#ifndef ATT_LONGSEQ_H
+#define ATT_LONGSEQ_H
+
+#include <stddef.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_permutation.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_vector.h>
+
+/* How x_i is drawn: N(0, I) (the plain estimate of T a_ii) or from the
+ * tilted law above (the importance-sampled estimate). */
+typedef enum { LONGSEQ_PLAIN, LONGSEQ_TILTED } longseq_estimator;
+
+typedef struct {
+    size_t d, d_k;
+    gsl_matrix *W_Q, *W_K;      /* (d, d_k)                      */
+    gsl_matrix *G;              /* (d_k, d_k) I - W_Q^T W_K, then its LU */
+    gsl_permutation *perm;      /* (d_k)                         */
+    gsl_vector *x, *y;          /* (d)                           */
+    gsl_vector *q, *k, *u;      /* (d_k)                         */
+    gsl_vector *v;              /* (d) W_K q                     */
+} longseq_work;
+
+/* One query row given W and x_i. */
+typedef struct {
+    double s;           /* s_ii = q_i . k_i                               */
+    double sigma2;      /* sigma_i^2 = ||W_K q_i||^2                       */
+    double inv_det;     /* 1 / |det(I_dk - W_K^T W_Q)| (the limit given W) */
+    double log_ratio;   /* log of the likelihood ratio p(x)/q(x): 0 (plain)
+                           or -(s - sigma2/2) - log|det| (tilted)          */
+} longseq_query;
+
+/* d, d_k >= 1. ATT_EUSAGE / ATT_ERUNTIME (message recorded) on failure;
+ * w is then empty and safe to free. */
+int longseq_work_alloc(longseq_work *w, size_t d, size_t d_k);
+void longseq_work_free(longseq_work *w);
+
+/* Draw, in this order from rng: W_Q, W_K ~ N(0, c^2/d) (row by row), then
+ * y ~ N(0, I_d); x_i = y (plain) or x_i = (I - W_K W_Q^T)^{-1} y (tilted,
+ * by Woodbury: x = y + W_K (I - W_Q^T W_K)^{-1} W_Q^T y). Fills r.
+ * ATT_ERUNTIME when I - W_K^T W_Q is singular (probability 0). */
+int longseq_draw_query(longseq_work *w, gsl_rng *rng, double c, longseq_estimator est,
+                       longseq_query *r);
+
+/* The query row for given W_Q, W_K (in w) and x_i (w->x): s, sigma2,
+ * inv_det; log_ratio = 0. For the direct computation in tests. */
+int longseq_query_of(longseq_work *w, longseq_query *r);
+
+/* log(e^{s} + sum_{j=1}^{T-1} e^{sigma z_j}), z_j ~ N(0, 1) drawn from rng
+ * one after the other (ziggurat), by a streaming log-sum-exp:
+ *   m' = max(m, v),  l' = l e^{m - m'} + e^{v - m'}
+ * O(1) memory; T >= 1 (T = 1: s). */
+double longseq_log_denominator(gsl_rng *rng, double s, double sigma, size_t T);
+
+/* The same from given other scores s_other[0 .. n-1] (the direct row). */
+double longseq_log_denominator_of(double s, const double *s_other, size_t n);
+
+/* The estimate of T a_ii of one row from its log denominator lse:
+ *   plain:  T e^{s - lse};   tilted: T e^{s - lse + log_ratio}          */
+double longseq_estimate(const longseq_query *r, size_t T, double lse);
+
+/* The annealed law's estimate of one row (the sum replaced by its mean):
+ *   T e^{s} / (e^{s} + (T - 1) e^{sigma2/2}) times e^{log_ratio}          */
+double longseq_annealed(const longseq_query *r, size_t T);
+
+#endif

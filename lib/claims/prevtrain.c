@@ -1,0 +1,276 @@
+/* prevtrain.c - a previous-token head learned by Adam (see prevtrain.h).
+ *
+ * Shapes: X (T, d), d = n_vocab + T;  W_Q, W_K (d, d_k), W_V (d, d_v = d_k),
+ * W_O (d_k, n_vocab);  S, A (T, T);  O (T, d_k);  Z, P (T, n_vocab).
+ */
+#include "prevtrain.h"
+#include "prevtoken.h"
+#include "mat.h"
+#include "softmax.h"
+#include "status.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_randist.h>
+
+/* theta (n), g (n), m (n), v (n); step k >= 1 */
+void adam_step(double *theta, const double *g, double *m, double *v, size_t n,
+               size_t k, const adam_params *a)
+{
+    double c1 = 1.0 - pow(a->beta1, (double)k), c2 = 1.0 - pow(a->beta2, (double)k);
+    for (size_t i = 0; i < n; i++) {
+        // m <- b1 m + (1-b1) g ;  v <- b2 v + (1-b2) g^2
+        m[i] = a->beta1 * m[i] + (1.0 - a->beta1) * g[i];
+        v[i] = a->beta2 * v[i] + (1.0 - a->beta2) * g[i] * g[i];
+        // theta <- theta - lr mhat / (sqrt(vhat) + eps),  mhat = m/c1, vhat = v/c2
+        theta[i] -= a->lr * (m[i] / c1) / (sqrt(v[i] / c2) + a->eps);
+    }
+}
+
+prev_config prev_config_default(size_t n_vocab, size_t T, size_t dk, int tied)
+{
+    return (prev_config){ .n_vocab = n_vocab, .T = T, .dk = dk, .tied = tied,
+                          .steps = 1600, .batch = 8,
+                          .adam = { .lr = 0.05, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8 },
+                          .init = 1.0, .heldout = 200 };
+}
+
+static int prev_check(const prev_config *c)
+{
+    if (c->n_vocab < 2) return att_fail(ATT_EUSAGE, "prevtrain: n_vocab = %zu, needs >= 2", c->n_vocab);
+    if (c->T < 2) return att_fail(ATT_EUSAGE, "prevtrain: T = %zu, needs >= 2 (a previous token)", c->T);
+    if (c->dk < 1) return att_fail(ATT_EUSAGE, "prevtrain: d_k = 0, needs >= 1");
+    if (c->batch < 1 || c->heldout < 1)
+        return att_fail(ATT_EUSAGE, "prevtrain: batch (%zu) and heldout (%zu) must be >= 1",
+                        c->batch, c->heldout);
+    if (!(c->adam.lr > 0 && isfinite(c->adam.lr)) || !(c->init > 0 && isfinite(c->init)))
+        return att_fail(ATT_EUSAGE, "prevtrain: lr (%g) and init (%g) must be finite and > 0",
+                        c->adam.lr, c->init);
+    if (!(c->adam.beta1 >= 0 && c->adam.beta1 < 1) || !(c->adam.beta2 >= 0 && c->adam.beta2 < 1)
+        || !(c->adam.eps > 0 && isfinite(c->adam.eps)))
+        return att_fail(ATT_EUSAGE, "prevtrain: Adam needs 0 <= beta1, beta2 < 1 and eps > 0 "
+                        "(beta1 %g, beta2 %g, eps %g)", c->adam.beta1, c->adam.beta2, c->adam.eps);
+    return ATT_OK;
+}
+
+/* A (rows, cols) view of v (n) at offset *off; *off += rows cols. */
+static gsl_matrix_view block(gsl_vector *v, size_t *off, size_t rows, size_t cols)
+{
+    gsl_matrix_view w = gsl_matrix_view_array(v->data + *off, rows, cols);
+    *off += rows * cols;
+    return w;
+}
+
+int prev_model_alloc(prev_model *mdl, const prev_config *c)
+{
+    memset(mdl, 0, sizeof *mdl);
+    int rc = prev_check(c);
+    if (rc) return rc;
+    size_t V = c->n_vocab, T = c->T, d = V + T, dk = c->dk;
+    mdl->c = *c;
+    mdl->d = d;
+    // theta = [W_Q (d, dk) ; W_K (d, dk) ; W_V (d, dk) unless tied ; W_O (dk, V)]
+    mdl->n = (c->tied ? 2 : 3) * d * dk + dk * V;
+    mdl->theta = vec_new(mdl->n);
+    mdl->grad = vec_new(mdl->n);
+    mdl->m = vec_new(mdl->n);
+    mdl->v = vec_new(mdl->n);
+    mdl->tokens = calloc(T, sizeof *mdl->tokens);
+    mdl->X = mat_new(T, d);
+    mdl->Z = mat_new(T, V);
+    mdl->P = mat_new(T, V);
+    mdl->G = mat_new(T, dk);
+    if (!mdl->theta || !mdl->grad || !mdl->m || !mdl->v || !mdl->tokens || !mdl->X || !mdl->Z
+        || !mdl->P || !mdl->G || (rc = head_state_alloc(&mdl->st, T, T, d, dk, dk))
+        || (rc = head_grads_alloc(&mdl->hg, T, T, d, dk, dk))) {
+        prev_model_free(mdl);
+        return rc ? rc : att_fail(ATT_ERUNTIME, "prevtrain: out of memory");
+    }
+    size_t o1 = 0, o2 = 0;
+    mdl->W_Q = block(mdl->theta, &o1, d, dk);   mdl->dW_Q = block(mdl->grad, &o2, d, dk);
+    mdl->W_K = block(mdl->theta, &o1, d, dk);   mdl->dW_K = block(mdl->grad, &o2, d, dk);
+    if (c->tied) { mdl->W_V = mdl->W_K; mdl->dW_V = mdl->dW_K; }
+    else { mdl->W_V = block(mdl->theta, &o1, d, dk); mdl->dW_V = block(mdl->grad, &o2, d, dk); }
+    mdl->W_O = block(mdl->theta, &o1, dk, V);   mdl->dW_O = block(mdl->grad, &o2, dk, V);
+    mdl->p = head_params_make(&mdl->W_Q.matrix, &mdl->W_K.matrix, &mdl->W_V.matrix);
+    mdl->p.causal = 1;
+    return ATT_OK;
+}
+
+void prev_model_free(prev_model *mdl)
+{
+    vec_free(mdl->theta); vec_free(mdl->grad); vec_free(mdl->m); vec_free(mdl->v);
+    free(mdl->tokens);
+    mat_free(mdl->X); mat_free(mdl->Z); mat_free(mdl->P); mat_free(mdl->G);
+    if (mdl->st.Q) head_state_free(&mdl->st);
+    if (mdl->hg.dXq) head_grads_free(&mdl->hg);
+    memset(mdl, 0, sizeof *mdl);
+}
+
+void prev_init(prev_model *mdl, gsl_rng *rng)
+{
+    size_t d = mdl->d, dk = mdl->c.dk, V = mdl->c.n_vocab;
+    double s_in = mdl->c.init / sqrt((double)d), s_out = mdl->c.init / sqrt((double)dk);
+    // W_Q, W_K, W_V ~ N(0, init^2 / d) ; W_O ~ N(0, init^2 / d_k); W_V drawn even when tied
+    mat_randn(&mdl->W_Q.matrix, rng, s_in);
+    mat_randn(&mdl->W_K.matrix, rng, s_in);
+    if (mdl->c.tied) {
+        for (size_t i = 0; i < d * dk; i++) (void)gsl_ran_gaussian(rng, s_in);
+    } else {
+        mat_randn(&mdl->W_V.matrix, rng, s_in);
+    }
+    mat_randn(&mdl->W_O.matrix, rng, s_out);
+    (void)V;
+    gsl_vector_set_zero(mdl->m);
+    gsl_vector_set_zero(mdl->v);
+}
+
+void prev_draw_tokens(size_t *tokens, size_t n_vocab, size_t T, gsl_rng *rng)
+{
+    for (size_t t = 0; t < T; t++) tokens[t] = gsl_rng_uniform_int(rng, n_vocab);
+}
+
+/* index of the largest entry of z (n), first on ties */
+static size_t argmax(const double *z, size_t n)
+{
+    size_t best = 0;
+    for (size_t j = 1; j < n; j++)
+        if (z[j] > z[best]) best = j;
+    return best;
+}
+
+/* tokens (T) -> X (T, d), st, Z (T, V), P (T, V) */
+int prev_forward(prev_model *mdl, const size_t *tokens, double *loss, size_t *correct)
+{
+    size_t T = mdl->c.T, V = mdl->c.n_vocab;
+    // x_t = [e_{token_t} ; e_t]
+    int rc = circuit_prev_token_inputs(mdl->X, tokens, V, T);
+    // O = softmax(causal(X W_Q (X W_K)^T)) X W_V
+    if (!rc) rc = head_forward(&mdl->st, &mdl->p, mdl->X, mdl->X);
+    // Z = O W_O ;  P = row softmax(Z)
+    if (!rc) rc = mat_gemm(mdl->Z, 1.0, mdl->st.O, 0, &mdl->W_O.matrix, 0, 0.0);
+    if (!rc) rc = softmax_rows(mdl->P, mdl->Z);
+    if (rc) return rc;
+    // loss = sum_{t>=1} (logsumexp(z_t) - z_{t, token_{t-1}})
+    double L = 0.0;
+    size_t ok = 0;
+    for (size_t t = 1; t < T; t++) {
+        const double *z = gsl_matrix_const_ptr(mdl->Z, t, 0);
+        L += logsumexp(z, V) - z[tokens[t - 1]];
+        ok += argmax(z, V) == tokens[t - 1];
+    }
+    *loss = L;
+    if (correct) *correct = ok;
+    return ATT_OK;
+}
+
+/* tokens (B x T) -> grad (n) = dL/dtheta, L = mean over B (T-1) predictions */
+int prev_loss_grad(prev_model *mdl, const size_t *tokens, size_t B, double *loss)
+{
+    size_t T = mdl->c.T, V = mdl->c.n_vocab;
+    double w = 1.0 / ((double)B * (double)(T - 1)), Lsum = 0.0;
+    gsl_vector_set_zero(mdl->grad);
+    gsl_matrix *dZ = mdl->P;    /* P becomes dZ in place */
+    for (size_t b = 0; b < B; b++) {
+        const size_t *tok = tokens + b * T;
+        double L;
+        int rc = prev_forward(mdl, tok, &L, NULL);
+        if (rc) return rc;
+        Lsum += L;
+        // dZ_t = w (p_t - e_{token_{t-1}}), t >= 1 ;  dZ_0 = 0
+        for (size_t v = 0; v < V; v++) gsl_matrix_set(dZ, 0, v, 0.0);
+        for (size_t t = 1; t < T; t++) {
+            for (size_t v = 0; v < V; v++) gsl_matrix_set(dZ, t, v, w * gsl_matrix_get(dZ, t, v));
+            *gsl_matrix_ptr(dZ, t, tok[t - 1]) -= w;
+        }
+        // dW_O += O^T dZ ;  G = dL/dO = dZ W_O^T
+        if ((rc = mat_gemm(&mdl->dW_O.matrix, 1.0, mdl->st.O, 1, dZ, 0, 1.0))) return rc;
+        if ((rc = mat_gemm(mdl->G, 1.0, dZ, 0, &mdl->W_O.matrix, 1, 0.0))) return rc;
+        // the head's backward pass: dW_Q, dW_K, dW_V of L = sum(G .* O)
+        if ((rc = head_backward(&mdl->hg, &mdl->st, &mdl->p, mdl->X, mdl->X, mdl->G))) return rc;
+        // dW_Q += ;  dW_K += ;  dW_V += (tied: dW_V is dW_K, so it gets both paths)
+        gsl_matrix_add(&mdl->dW_Q.matrix, mdl->hg.dW_Q);
+        gsl_matrix_add(&mdl->dW_K.matrix, mdl->hg.dW_K);
+        gsl_matrix_add(&mdl->dW_V.matrix, mdl->hg.dW_V);
+    }
+    *loss = Lsum * w;
+    return ATT_OK;
+}
+
+int prev_train(prev_model *mdl, gsl_rng *rng, size_t first, size_t last, double *mean_loss)
+{
+    size_t T = mdl->c.T, B = mdl->c.batch;
+    if (first < 1) return att_fail(ATT_EUSAGE, "prevtrain: Adam steps count from 1");
+    size_t *tokens = calloc(B * T, sizeof *tokens);
+    if (tokens == NULL) return att_fail(ATT_ERUNTIME, "prevtrain: out of memory");
+    double sum = 0.0;
+    int rc = ATT_OK;
+    for (size_t k = first; k <= last && !rc; k++) {
+        for (size_t b = 0; b < B; b++) prev_draw_tokens(tokens + b * T, mdl->c.n_vocab, T, rng);
+        double L;
+        if ((rc = prev_loss_grad(mdl, tokens, B, &L))) break;
+        if (!isfinite(L)) { rc = att_fail(ATT_ERUNTIME, "prevtrain: loss %g at step %zu", L, k); break; }
+        sum += L;
+        // theta <- Adam(theta, dL/dtheta) at step k
+        adam_step(mdl->theta->data, mdl->grad->data, mdl->m->data, mdl->v->data, mdl->n, k,
+                  &mdl->c.adam);
+    }
+    free(tokens);
+    if (mean_loss) *mean_loss = last >= first ? sum / (double)(last - first + 1) : NAN;
+    return rc;
+}
+
+int prev_evaluate(prev_model *mdl, gsl_rng *rng, prev_eval *ev, gsl_matrix *A_mean)
+{
+    size_t T = mdl->c.T, H = mdl->c.heldout;
+    if (A_mean && (A_mean->size1 != T || A_mean->size2 != T))
+        return att_fail(ATT_EUSAGE, "prevtrain: A_mean (%zu x %zu) must be (T x T) = (%zu x %zu)",
+                        A_mean->size1, A_mean->size2, T, T);
+    if (A_mean) gsl_matrix_set_zero(A_mean);
+    size_t correct = 0, V = mdl->c.n_vocab;
+    unsigned char *seen = calloc(V, 1);     /* seen[v] = 1: token v was output */
+    if (seen == NULL) return att_fail(ATT_ERUNTIME, "prevtrain: out of memory");
+    double L = 0.0, wprev = 0.0;
+    for (size_t h = 0; h < H; h++) {
+        prev_draw_tokens(mdl->tokens, mdl->c.n_vocab, T, rng);
+        double l;
+        size_t ok;
+        int rc = prev_forward(mdl, mdl->tokens, &l, &ok);
+        if (rc) { free(seen); return rc; }
+        L += l;
+        correct += ok;
+        for (size_t t = 1; t < T; t++) {
+            seen[argmax(gsl_matrix_const_ptr(mdl->Z, t, 0), V)] = 1;
+        }
+        // weight on the previous position, a_{t,t-1}, t >= 1
+        for (size_t t = 1; t < T; t++) wprev += gsl_matrix_get(mdl->st.A, t, t - 1);
+        // A_mean += A / H
+        if (A_mean)
+            for (size_t i = 0; i < T; i++)
+                for (size_t j = 0; j < T; j++)
+                    *gsl_matrix_ptr(A_mean, i, j) += gsl_matrix_get(mdl->st.A, i, j) / (double)H;
+    }
+    size_t n = H * (T - 1), distinct = 0;
+    for (size_t v = 0; v < V; v++) distinct += seen[v];
+    free(seen);
+    *ev = (prev_eval){ .distinct = distinct, .accuracy = (double)correct / (double)n, .correct = correct,
+                       .predictions = n, .weight_prev = wprev / (double)n, .loss = L / (double)n };
+    return ATT_OK;
+}
+
+/* x: n values at stride; mean -+ t_{0.975, n-1} sd / sqrt(n) */
+double prev_seed_ci(const double *x, size_t n, size_t stride, double *lo, double *hi)
+{
+    double mean = 0.0, ss = 0.0;
+    for (size_t k = 0; k < n; k++) mean += x[k * stride];
+    mean /= (double)n;
+    // sd^2 = sum (x - mean)^2 / (n - 1)
+    for (size_t k = 0; k < n; k++) ss += (x[k * stride] - mean) * (x[k * stride] - mean);
+    double h = n > 1 ? gsl_cdf_tdist_Pinv(0.975, (double)(n - 1)) * sqrt(ss / (double)(n - 1) / (double)n)
+                     : NAN;
+    *lo = mean - h;
+    *hi = mean + h;
+    return mean;
+}

@@ -1,0 +1,60 @@
+# asymmetric_sentence.gp - lecture figure: the section's opening sentence with
+# experiment: score_asymmetry
+# a small hand-made head (lib/claims/sentence.h). Left: the raw scores
+# x_i . x_j, symmetric, so "it" and "animal" are paired the same both ways.
+# Right: the head's attention weights A = softmax(x_i W_QK x_j^T): "it" puts
+# most of its weight on "animal", "animal" almost none on "it". The two cells
+# are boxed and their values written in them.
+# Data: score_asymmetry_sentence.csv (qi, ki, query, key, raw_score,
+# raw_weight, score, weight), written by bin/score_asymmetry.
+# size: 6.5,4.2
+f = datadir.'/score_asymmetry_sentence.csv'
+tokens = system(sprintf("awk -F, 'NR > 1 && $1 == 0 {printf \"%%s \", $4}' '%s'", f))
+n = words(tokens)
+stats f skip 1 using ((strcol(3) eq "it" && strcol(4) eq "animal") ? $1 : 1/0) nooutput
+it = int(STATS_max)
+stats f skip 1 using ((strcol(3) eq "animal" && strcol(4) eq "it") ? $1 : 1/0) nooutput
+an = int(STATS_max)
+stats f skip 1 using 5 nooutput
+smax = STATS_max
+stats f skip 1 using ((strcol(3) eq "it" && strcol(4) eq "animal") ? $8 : 1/0) nooutput
+a_ia = STATS_max
+stats f skip 1 using ((strcol(3) eq "animal" && strcol(4) eq "it") ? $8 : 1/0) nooutput
+a_ai = STATS_max
+stats f skip 1 using ((strcol(3) eq "it" && strcol(4) eq "animal") ? $5 : 1/0) nooutput
+s_ia = STATS_max
+set xrange [-0.5 : n - 0.5]
+set yrange [n - 0.5 : -0.5]
+
+set xtics () rotate by 60 right font ',8' scale 0
+set ytics () font ',8' scale 0
+do for [i = 1:n] { set xtics add (word(tokens, i) i - 1); set ytics add (word(tokens, i) i - 1) }
+set xlabel "keys" offset 0, 0.6
+set ylabel "queries" offset 0.5, 0
+set grid noxtics noytics
+set border lw 0.8
+unset colorbox
+box(x, y) = sprintf("set object %d rect from %g, %g to %g, %g front fs empty border lc rgb '#e6861c' lw 2.5", \
+                    1 + int(x + 20 * y), x - 0.5, y - 0.5, x + 0.5, y + 0.5)
+eval box(an, it)
+eval box(it, an)
+set size noratio
+set multiplot title "“it” attends to “animal”; “animal” does not attend to “it”"
+set bmargin at screen 0.24
+set tmargin at screen 0.80
+set lmargin at screen 0.18
+set rmargin at screen 0.48
+set title "raw scores x_i · x_j: symmetric" font ',9'
+set label 11 sprintf("%.2g", s_ia) at it - 4.0, an center font ',9' front
+set label 12 sprintf("%.2g", s_ia) at an + 2.5, it center font ',9' front
+set cbrange [0 : smax]
+plot f skip 1 using 2:1:5 with image notitle
+set lmargin at screen 0.66
+set rmargin at screen 0.96
+set title "learned weights A: one-way" font ',9'
+set label 11 sprintf("%.3f", a_ai) at it - 2.0, an center font ',9' front
+set label 12 sprintf("%.2f", a_ia) at an + 2.5, it center font ',9' front
+set cbrange [0 : 1]
+set ylabel ""
+plot f skip 1 using 2:1:8 with image notitle
+unset multiplot

@@ -1,0 +1,41 @@
+# ov_invariance.gp - lecture figure: W_V -> W_V R, W_O -> R^{-1} W_O moves the
+# values by O(1) (more as R gets less orthogonal) while the head's output
+# O W_O changes only by rounding. Mean over the draws with its 95% CI band,
+# against cond(R) (cond 1: an orthogonal R).
+# Data: ov_invariance.csv (cond, draws, then mean, lo, hi, max of v (3-6),
+# wov (7-10), y = O W_O (11-14), ...).
+# size: 6.5,4
+f = datadir.'/ov_invariance.csv'
+meta_id = 'ov_invariance'
+stats f skip 1 using 1 nooutput
+cmin = STATS_min; cmax = STATS_max
+stats f skip 1 using 3 nooutput
+qlast = STATS_max
+stats f skip 1 using 11 nooutput
+slast = STATS_max > 1e-17 ? STATS_max : 1e-17
+clamp(y) = y > 1e-17 ? y : 1e-17
+stats f skip 1 using 2 nooutput
+draws = STATS_min
+set title "Only W_{OV} matters: the values move, the output does not"
+set xlabel "condition number of R   (1 = R orthogonal)"
+set ylabel "relative change  ‖new − old‖ / ‖old‖" offset 1,-0.8 font ",9"
+set logscale xy
+set format x "10^{%L}"
+set format y "10^{%L}"
+set xrange [cmin / 3.0 : cmax * 3.0]
+set xtics 1, 100
+set mxtics 10
+set mytics 4
+set yrange [1e-17 : 1e5]
+set ytics 1e-16, 1e4
+set rmargin 14
+set lmargin 10
+set label 1 sprintf("d = %g, d_v = %g, T = %g; %d heads per point", meta('d'), meta('d_v'), meta('T'), draws) \
+    at graph 0.02, graph 0.62 left font ',9'
+set label 2 "values V" at graph 1.03, first qlast left tc rgb col_v
+set label 3 "output O W_O" at graph 1.03, first slast left
+set label 4 "(rounding only)" at graph 1.03, first slast / 40.0 left font ',9'
+plot f skip 1 using 1:4:5 with filledcurves lc rgb col_v notitle, \
+     f skip 1 using 1:3 with linespoints ls 2 lc rgb col_v notitle, \
+     f skip 1 using 1:(clamp($12)):(clamp($13)) with filledcurves lc rgb '#000000' notitle, \
+     f skip 1 using 1:(clamp($11)) with linespoints ls 1 notitle

@@ -1,0 +1,38 @@
+# query_bias.gp - the query bias is a preference over keys that every query
+# shares. Left: the scores b_Q adds, S(b_Q) - S(0) = 1 (K b_Q)^T, identical in
+# every row. Right: with W_Q = 0 every query is b_Q, and every row of A is the
+# same distribution softmax(K b_Q). One random head of the query_bias run
+# (self-attention on six tokens); its preference from query_bias.meta.
+# Data: query_bias_example.csv (i, j, query, key, score_shift, weight_zero_query).
+# size: 6.5,4.2
+meta_id = 'query_bias'
+tv = meta('example_pref_tv')
+f = datadir.'/query_bias_example.csv'
+stats f skip 1 using 1 nooutput
+T = int(sqrt(STATS_records) + 0.5)
+stats f skip 1 using (abs($5)) nooutput
+smax = STATS_max
+set multiplot layout 1,2 title sprintf("The query bias is a preference over keys that every query shares\n(distance from uniform, total variation: %.2f)", tv) \
+    margins 0.13,0.99,0.17,0.78 spacing 0.13,0
+unset key
+unset colorbox
+set grid noxtics noytics
+set border 0
+set tics scale 0
+set xrange [-0.5:T - 0.5]
+set yrange [T - 0.5:-0.5]
+set size ratio -1
+set xlabel "keys" offset 0,0.5
+set ylabel "queries"
+fmtw(v) = v < 0.005 ? '0' : substr(sprintf('%.2f', v), 2, 4)
+ink(v, top) = abs(v) > 0.55 * top ? 0xffffff : 0x000000
+set title "added scores b_Q·k_j"
+@PAL_DIV
+set cbrange [-smax:smax]
+plot f skip 1 using 2:1:5:xtic(4):ytic(3) with image, \
+     '' skip 1 using 2:1:(sprintf('{/*0.8 %.1f}', $5)):(ink($5, smax)) with labels tc rgb variable
+set title "weights with W_Q = 0"
+@PAL_SEQ
+plot f skip 1 using 2:1:6:xtic(4):ytic(3) with image, \
+     '' skip 1 using 2:1:(sprintf('{/*0.8 %s}', fmtw($6))):(ink($6, 1)) with labels tc rgb variable
+unset multiplot

@@ -1,0 +1,33 @@
+#!/bin/sh
+# test_experiments.sh - every experiment once, with a small --draws (seconds
+# in all): each exits 0 (few draws make a Monte Carlo rule INCONCLUSIVE,
+# never FAIL), every CSV it writes parses, and every stored verdict agrees
+# with its rule (the report's --check re-derives each outcome).
+set -u
+cd "$(dirname "$0")/.." || exit 2
+BIN=${ATT_BIN_DIR:-bin}; BUILD=${BUILD:-build}
+pass=0; fail=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+out=$(mktemp -d /tmp/attn-experiments.XXXXXX)
+trap 'rm -rf "$out"' EXIT INT TERM
+# one draw of learned_previous_token is a trained head: a quick run trains fewer and shorter
+export QUICK_ARGS_learned_previous_token="${QUICK_ARGS_learned_previous_token:---seeds 3 --steps 160}"
+QUICK_OUT=$out QUICK_DRAWS=${QUICK_DRAWS:-64} BIN=$BIN sh tools/quick_reproduce.sh > "$out/log" 2>&1 || true
+for b in "$BIN"/*; do
+    id=$(basename "$b")
+    [ "$id" = attention ] && continue
+    line=$(grep "^$id " "$out/log")
+    case "$line" in
+        *"exit 0 ("*) ok ;;
+        *) bad "$id: $line $(sed -n '1,5p' "$out/$id.stderr" 2>/dev/null)" ;;
+    esac
+    [ -f "$out/$id/$id.verdicts.csv" ] || { bad "$id wrote no verdicts"; continue; }
+    if "$BUILD/tools/report" --out "$out/$id" --check "$id" > "$out/$id.check" 2>&1; then ok
+    else bad "$id: $(cat "$out/$id.check")"; fi
+    for f in "$out/$id"/*.csv; do
+        if "$BUILD/tools/csvcmp" "$f" "$f" >/dev/null 2>&1; then ok; else bad "$f does not parse as CSV"; fi
+    done
+done
+echo "test_experiments: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,56 @@
+#!/bin/sh
+# test_explorer_tui.sh - bin/two_queries_four_keys --interactive in a real
+# terminal (a private tmux server, 80 x 24), under a decimal-comma locale
+# when one can be had (de_DE.UTF-8, built with localedef if missing):
+#   - the screen shows both planes' legends and the outputs as [o1] [o2];
+#   - keys typed into it (Tab, arrows, ], +, q) end in the state that
+#     --keys with the same letters prints, and the options it prints on exit
+#     are the same text (a '.' in every number) and paste back;
+#   - it writes no file and creates no folder.
+# Prints "skipped" and exits 0 without tmux.
+set -u
+cd "$(dirname "$0")/.."
+BIN=$(pwd)/${ATT_BIN_DIR:-bin}/two_queries_four_keys
+[ -x "$BIN" ] || { echo "test_explorer_tui: $BIN is missing (make first)" >&2; exit 1; }
+command -v tmux >/dev/null 2>&1 || { echo "test_explorer_tui: skipped (no tmux; apt-get install tmux)"; exit 0; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/att-tui.XXXXXX") || exit 1
+sock="att-tui-$$"
+cleanup() { tmux -L "$sock" kill-server >/dev/null 2>&1; rm -rf "$tmp"; }
+trap cleanup EXIT INT TERM
+LOC=C.UTF-8
+if [ "$(env LC_ALL=de_DE.UTF-8 printf '%.1f' 0.5 2>/dev/null)" = "0,5" ]; then LOC=de_DE.UTF-8
+elif command -v localedef >/dev/null 2>&1 && [ -f /usr/share/i18n/locales/de_DE ] &&
+     localedef -i de_DE -f UTF-8 "$tmp/de_DE.UTF-8" >/dev/null 2>&1; then
+    LOC=de_DE.UTF-8; export LOCPATH="$tmp"
+fi
+fail=0
+mkdir "$tmp/cwd"
+cd "$tmp/cwd" || exit 1
+tmux -L "$sock" -f /dev/null new-session -d -x 80 -y 24 \
+    "env TERM=xterm LC_ALL=$LOC ${LOCPATH:+LOCPATH=$LOCPATH} '$BIN' --interactive; echo EXIT=\$?; sleep 60"
+wait_for() {   # wait_for TEXT: until the pane shows it (5 s at most)
+    n=0
+    while [ $n -lt 50 ]; do
+        tmux -L "$sock" capture-pane -p -J -S - -t 0 >"$tmp/pane" 2>/dev/null
+        grep -qF -- "$1" "$tmp/pane" && return 0
+        sleep 0.1; n=$((n + 1))
+    done
+    return 1
+}
+wait_for "q :::: query" || { echo "FAIL the screen has no query/key legend:"; cat "$tmp/pane"; fail=1; }
+grep -qF "[o] output" "$tmp/pane" || { echo "FAIL the screen has no output legend"; fail=1; }
+grep -qF "[o1]" "$tmp/pane" && grep -qF "[o2]" "$tmp/pane" || { echo "FAIL no [o1] [o2] markers"; fail=1; }
+# t l k ] + l q, typed as Tab Right Up ] + Right q
+for k in Tab Right Up ']' '+' Right; do tmux -L "$sock" send-keys -t 0 "$k"; sleep 0.1; done
+tmux -L "$sock" send-keys -t 0 q
+wait_for "EXIT=" || { echo "FAIL the explorer did not quit:"; cat "$tmp/pane"; fail=1; }
+grep -q "^EXIT=0" "$tmp/pane" || { echo "FAIL exit status: $(grep EXIT= "$tmp/pane")"; fail=1; }
+got=$(sed -n 's/^options: //p' "$tmp/pane")
+want=$(LC_ALL=C "$BIN" --keys 'tlk]+lq' | sed -n 's/^options: //p')
+[ -n "$got" ] && [ "$got" = "$want" ] || { echo "FAIL options on exit under $LOC: '$got', --keys gives '$want'"; fail=1; }
+# shellcheck disable=SC2086
+back=$(LC_ALL=C "$BIN" $got --keys q 2>&1 | sed -n 's/^options: //p')
+[ "$back" = "$got" ] || { echo "FAIL the options do not paste back: '$got' -> '$back'"; fail=1; }
+[ -z "$(ls -A "$tmp/cwd")" ] || { echo "FAIL --interactive created: $(ls -A "$tmp/cwd")"; fail=1; }
+[ $fail = 0 ] && echo "test_explorer_tui: under $LOC, typed keys end where --keys ends; legends and [o] markers shown; no folder; options on exit paste back"
+exit $fail

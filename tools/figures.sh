@@ -1,0 +1,22 @@
+#!/bin/sh
+# figures.sh DIR ID... - re-render the figures of the runs found in DIR (make
+# figures): every plot of every experiment whose verdicts are in DIR, from its
+# data; nothing is rerun. A plot belongs to experiment ID when its name is ID
+# or ID_<part> (plots/ and plots/checks/), or when it says "# experiment: ID"
+# (a figure named for what it shows, such as asymmetric_sentence).
+set -u
+dir=$1; shift
+found=0
+for id in "$@"; do
+    [ -f "$dir/$id.verdicts.csv" ] || continue
+    for p in plots/*.gp plots/checks/*.gp; do
+        [ -f "$p" ] || continue
+        name=$(basename "$p" .gp)
+        owner=$(sed -n 's/^# experiment: *\([a-z_]*\).*/\1/p' "$p" | head -n 1)
+        case "$name" in "$id"|"$id"_*) [ -z "$owner" ] && owner=$id ;; esac
+        [ "$owner" = "$id" ] || continue
+        found=1
+        sh tools/render.sh "$p" "$dir" "$name" || exit 1
+    done
+done
+[ $found = 1 ] || { echo "figures: no run found in $dir/ (run bin/<ID> first; it writes into out/)" >&2; exit 2; }

@@ -113,6 +113,11 @@ echo "bench: tiled head, T = $T_LONG" >&2
 tg=$(value tiled_gflops "$tmp/tiled")
 ts=$(value tiled_seconds "$tmp/tiled")
 trss=$(value tiled_peak_rss_bytes "$tmp/tiled")
+# the tiled head with lib/math/vexp.c's exponential and with SLEEF's, interleaved
+if [ -n "$SLEEF_SRC" ]; then
+    echo "bench: vexp vs SLEEF inside the tiled head, T = $T_LONG, 3 runs each" >&2
+    "$B" expcmp --T "$T_LONG" --reps 3 > "$tmp/expcmp"
+fi
 
 # ---- 4: make reproduce ----------------------------------------------------------
 if [ "$QUICK" = 1 ]; then
@@ -158,6 +163,9 @@ echo "| Monte Carlo vs its RNG limit: mt19937 + ziggurat, $vpd variates per draw
 echo "| any_length tiled head, T = $T_LONG, d = d_k = d_v = 64 (GFLOP/s) | $(calc "%.1f" "$tg") | OpenBLAS DGEMM 4096^3 $(calc "%.1f" "$dg") | $r_dg | >= 0.5 | $(yes_no "$r_dg >= 0.5") |"
 echo "| same: time (s) | $(calc "%.1f" "$ts") | | | < 60 s | $(yes_no "$ts < 60") |"
 echo "| same: peak resident memory (MiB) | $rss_mib | | | < 256 MiB | $(yes_no "$rss_mib < 256") |"
+if [ -n "$SLEEF_SRC" ]; then
+    echo "| tiled head, T = $T_LONG, median of 3 (s): lib/math/vexp.c exp vs SLEEF's (interleaved) | $(calc "%.2f" "$(value exp_own_seconds_median "$tmp/expcmp")") (max $(value exp_own_max_ulps "$tmp/expcmp") ulp) | SLEEF $(calc "%.2f" "$(value exp_sleef_seconds_median "$tmp/expcmp")") (max $(value exp_sleef_max_ulps "$tmp/expcmp") ulp) | SLEEF speed / own $(value exp_sleef_speed_over_own "$tmp/expcmp") | >= 0.95 to switch | |"
+fi
 echo "| wall time of \`make reproduce\` | $rep_s | $rep_note | | about a minute | |"
 [ -n "$mpi_row" ] && echo "$mpi_row"
 echo

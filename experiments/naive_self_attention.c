@@ -203,6 +203,7 @@ static int run(experiment *e)
                     h->d_star_hi, h->draws_min), rule_none(), "width d* at which the mean "
                     "self-weight crosses 0.995 at T = %zu (between d = %zu and %zu)", h->T,
                     h->d_below, h->d_above);
+        verdict_headline(&e->v);
         const point_row *p = &pts[ht * c.nd];
         for (size_t k = 0; k < c.nd; k++) if (pts[ht * c.nd + k].d == h->d_above) p = &pts[ht * c.nd + k];
         verdict_add(&e->v, KIND_CLAIM, "naiveArgmaxSelf", NAN, measure_ci(p->argmax_self,

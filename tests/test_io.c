@@ -226,6 +226,7 @@ START_TEST(test_verdict_rows)
                                  rule_at_most(1e-15), "a, quoted \"%s\"", "thing"), ATT_OK);
     ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoMc", 0.5, measure_ci(0.49, 0.48, 0.50, 1000),
                                  rule_ci_within(0.4, 0.6), "mean"), ATT_OK);
+    verdict_headline(&vl);
     /* a bad macro name, a reported row with a rule, a claim without one, a CI
      * rule without a CI: refused */
     ck_assert_int_eq(verdict_add(&vl, KIND_IDENTITY, "bad_name1", 0, measure_exact(0, 1),
@@ -243,11 +244,11 @@ START_TEST(test_verdict_rows)
     snprintf(path, sizeof path, "%s/demo.verdicts.csv", dir);
     const char *want =
         "id,kind,quantity,expected,measured,ci_low,ci_high,tolerance,draws,seed,verdict,rule,"
-        "bound_lo,bound_hi,rule_text,macro,run_dependent\n"
+        "bound_lo,bound_hi,rule_text,macro,run_dependent,headline\n"
         "demo,identity,\"a, quoted \"\"thing\"\"\",,1.0000000000000001e-17,,,1.0000000000000001e-15,"
-        "4,3,PASS,at_most,,1.0000000000000001e-15,<= 1e-15,demoExact,0\n"
+        "4,3,PASS,at_most,,1.0000000000000001e-15,<= 1e-15,demoExact,0,0\n"
         "demo,claim,mean,0.5,0.48999999999999999,0.47999999999999998,0.5,,1000,3,PASS,ci_within,"
-        "0.40000000000000002,0.59999999999999998,\"95% CI inside [0.4, 0.6]\",demoMc,0\n";
+        "0.40000000000000002,0.59999999999999998,\"95% CI inside [0.4, 0.6]\",demoMc,0,1\n";
     ck_assert_str_eq(slurp(path), want);
     /* an INCONCLUSIVE row is not a FAIL (exit 0); a FAIL is */
     ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoI", NAN, measure_ci(1.0, 0.9, 1.1, 10),

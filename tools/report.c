@@ -27,9 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NCOL = 17, LINE_MAX_LEN = 8192, CELL = 1024 };
+enum { NCOL = 18, LINE_MAX_LEN = 8192, CELL = 1024 };
 enum { C_ID, C_KIND, C_QUANT, C_EXP, C_MEAS, C_LO, C_HI, C_TOL, C_DRAWS, C_SEED, C_VERDICT,
-       C_RULE, C_BLO, C_BHI, C_RTEXT, C_MACRO, C_RUNDEP };
+       C_RULE, C_BLO, C_BHI, C_RTEXT, C_MACRO, C_RUNDEP, C_HEADLINE };
 
 typedef struct {
     char f[NCOL][CELL];
@@ -240,10 +240,11 @@ static const char *claim_status(const tally *t)
     return fail ? "not reproduced" : inc ? "undecided" : "reproduced";
 }
 
-/* the row a claim is cited by: its first claim row with a macro, else its
- * first row with a macro, else its first row */
+/* the row a claim is cited by: the one marked headline, else its first claim
+ * row with a macro, else its first row with a macro, else its first row */
 static const row *headline(const row *rows, size_t a, size_t b)
 {
+    for (size_t i = a; i < b; i++) if (!strcmp(rows[i].f[C_HEADLINE], "1")) return &rows[i];
     for (size_t i = a; i < b; i++) if (rows[i].kind == KIND_CLAIM && rows[i].f[C_MACRO][0]) return &rows[i];
     for (size_t i = a; i < b; i++) if (rows[i].f[C_MACRO][0]) return &rows[i];
     return &rows[a];

@@ -17,7 +17,7 @@ static const char *const rule_names[RULE_N] = {"none", "at_most", "at_least", "b
 
 const char *const verdict_csv_header =
     "id,kind,quantity,expected,measured,ci_low,ci_high,tolerance,draws,seed,"
-    "verdict,rule,bound_lo,bound_hi,rule_text,macro,run_dependent";
+    "verdict,rule,bound_lo,bound_hi,rule_text,macro,run_dependent,headline";
 
 const char *verdict_kind_name(verdict_kind k) { return k < KIND_N ? kind_names[k] : "?"; }
 const char *verdict_outcome_name(verdict_outcome o) { return o < OUT_N ? outcome_names[o] : "?"; }
@@ -178,7 +178,7 @@ int verdict_add(verdict_list *vl, verdict_kind kind, const char *macro, double e
     vsnprintf(q, sizeof q, quantity_fmt, ap);
     va_end(ap);
     verdict *d = &vl->v[vl->n];
-    *d = (verdict){kind, strdup(q), strdup(macro), r, expected, m, verdict_decide(r, m)};
+    *d = (verdict){kind, strdup(q), strdup(macro), r, expected, m, verdict_decide(r, m), 0};
     if (!d->quantity || !d->macro) {
         free(d->quantity);
         free(d->macro);
@@ -186,6 +186,11 @@ int verdict_add(verdict_list *vl, verdict_kind kind, const char *macro, double e
     }
     vl->n++;
     return ATT_OK;
+}
+
+void verdict_headline(verdict_list *vl)
+{
+    for (size_t i = 0; i < vl->n; i++) vl->v[i].headline = i + 1 == vl->n;
 }
 
 size_t verdicts_count(const verdict_list *vl, verdict_outcome o)
@@ -237,7 +242,7 @@ int verdicts_write(const verdict_list *vl, const char *dir, const char *id,
         csv_num(f, v->rule.lo);                     fputc(',', f);
         csv_num(f, v->rule.hi);                     fputc(',', f);
         csv_str(f, verdict_rule_text(v->rule, rt, sizeof rt)); fputc(',', f);
-        csv_str(f, v->macro);                       fprintf(f, ",%d\n", v->m.run_dependent);
+        csv_str(f, v->macro);                       fprintf(f, ",%d,%d\n", v->m.run_dependent, v->headline);
         if (!quiet) print_row(v);
     }
     if ((st = afile_commit(&af))) return st;

@@ -27,11 +27,13 @@
  *
  * The row written to <id>.verdicts.csv (and gathered into claims.csv):
  *   id,kind,quantity,expected,measured,ci_low,ci_high,tolerance,draws,seed,
- *   verdict,rule,bound_lo,bound_hi,rule_text,macro,run_dependent
+ *   verdict,rule,bound_lo,bound_hi,rule_text,macro,run_dependent,headline
  * `tolerance` repeats bound_hi for an at_most rule (the tolerance of an
  * identity). run_dependent = 1 marks a time: its value is the median and
  * ci_low/ci_high are the min and max over `draws` repetitions, and make
- * verify does not compare its numbers. The report re-derives `verdict` and `rule_text` from the other
+ * verify does not compare its numbers. headline = 1 marks the row that cites
+ * the claim (verdict_headline); without one, the report takes the first claim
+ * row with a macro. The report re-derives `verdict` and `rule_text` from the other
  * columns and refuses a row that disagrees.
  */
 #ifndef ATT_VERDICT_H
@@ -86,6 +88,7 @@ typedef struct {
     double expected;    /* the section's value, NaN when it states none */
     measure m;
     verdict_outcome outcome;
+    int headline;       /* the number that carries the claim's meaning */
 } verdict;
 
 typedef struct {
@@ -104,6 +107,10 @@ void verdicts_free(verdict_list *vl);
 int verdict_add(verdict_list *vl, verdict_kind kind, const char *macro, double expected,
                 measure m, verdict_rule r, const char *quantity_fmt, ...)
     __attribute__((format(printf, 7, 8)));
+
+/* Mark the row added last as the claim's headline: the number the README
+ * and the handout cite for it (one per experiment). */
+void verdict_headline(verdict_list *vl);
 
 /* The outcome a rule gives to these numbers: the one function per rule. */
 verdict_outcome verdict_decide(verdict_rule r, measure m);

@@ -24,7 +24,6 @@
  */
 #include "experiment.h"
 #include "head.h"
-#include "headtol.h"
 #include "mat.h"
 #include "mem.h"
 #include "rng.h"
@@ -184,7 +183,7 @@ static int run(experiment *e)
         }
         if (!rc && T <= max_plain_T) {
             rows[k].max_abs_err = mat_max_abs_diff(tr_run.O, pr.O);
-            rows[k].tolerance = head_output_tolerance(&pr.st, pr.X, W[2], p.scale);   /* headtol.h */
+            rows[k].tolerance = tol_head_output(&pr.st, pr.X, W[2], p.scale);   /* tol.h */
             nplain++;
             failed += !(rows[k].max_abs_err <= rows[k].tolerance);
         }

@@ -21,7 +21,6 @@
 #include "experiment.h"
 #include "fused.h"
 #include "head.h"
-#include "headtol.h"
 #include "mat.h"
 #include "rng.h"
 #include "status.h"
@@ -117,7 +116,7 @@ static int check_case(const experiment *e, size_t ci, double err[NCHECKS], doubl
             gsl_matrix_const_view Xb = gsl_matrix_const_submatrix(X, b * c->T, 0, c->T, d);
             gsl_matrix_const_view Ob = gsl_matrix_const_submatrix(O, b * c->T, 0, c->T, c->d_v);
             if ((rc = head_forward(&st, &p, &Xb.matrix, &Xb.matrix))) break;
-            double t = head_output_tolerance(&st, &Xb.matrix, &WVh.matrix, 1.0);   /* headtol.h */
+            double t = tol_head_output(&st, &Xb.matrix, &WVh.matrix, 1.0);   /* tol.h */
             double x = mat_max_abs_diff(&Ob.matrix, st.O);
             if (isnan(tol[CHECK_BATCHED]) || isnan(x) || x * tol[CHECK_BATCHED] > err[CHECK_BATCHED] * t) {
                 err[CHECK_BATCHED] = x;

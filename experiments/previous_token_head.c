@@ -6,7 +6,7 @@
  * t attends to t - 1 and its output is token t - 1's identity. Keys and
  * values differ: the key reads the position part of x_j (to be found), the
  * value the token part (what is delivered).
- * The construction (lib/claims/circuits.h): k_j = e_j, v_j = e_{token_j},
+ * The construction (lib/claims/prevtoken.h): k_j = e_j, v_j = e_{token_j},
  * q_t = c e_{t-1} (t >= 1), q_0 = 0. Row t scores c on t - 1 and 0 on the
  * other T - 1 keys, so a(t, t-1) = e^c / (e^c + T - 1) exactly: the 0.999 on
  * the previous token is the CONSTANT the construction chose, c = ln(999 (T-1))
@@ -22,7 +22,7 @@
  * i,j,token_i,token_j,weight), previous_token_head_tokens.csv (its tokens
  * and outputs), previous_token_head.meta, previous_token_head.verdicts.csv
  */
-#include "circuits.h"
+#include "prevtoken.h"
 #include "experiment.h"
 #include "head.h"
 #include "mat.h"

@@ -8,7 +8,6 @@
 #include "tol.h"
 #include "fused.h"
 #include "head.h"
-#include "headtol.h"
 #include "mat.h"
 #include "status.h"
 
@@ -85,7 +84,7 @@ END_TEST
 
 /* ---- properties ------------------------------------------------------------ */
 
-/* headtol.h's norms by hand: A = [3 4; 0 1] has row norms 5, 1 and
+/* mat.h's row and column norms by hand: A = [3 4; 0 1] has row norms 5, 1 and
  * column norms 3, sqrt(17); and so do gsl's dnrm2 on them. */
 START_TEST(test_max_norms_by_hand)
 {

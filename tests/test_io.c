@@ -1,7 +1,9 @@
 /* test_io.c - strict option parsing, atomic files, verdict rows. */
 #include "prop.h"
 #include "opts.h"
-#include "output.h"
+#include "afile.h"
+#include "table.h"
+#include "verdict.h"
 #include "status.h"
 
 #include <math.h>

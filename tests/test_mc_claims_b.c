@@ -14,7 +14,7 @@
  */
 #include "prop.h"
 #include "tol.h"
-#include "circuits.h"
+#include "prevtoken.h"
 #include "head.h"
 #include "mat.h"
 #include "qkov.h"

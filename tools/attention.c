@@ -21,7 +21,7 @@
  * --grad also dX.csv (or dXq.csv dXkv.csv) dW_Q.csv dW_K.csv dW_V.csv
  * db_Q.csv db_K.csv db_V.csv, then attention.meta (provenance) last. Each
  * file starts with one '#' line naming the matrix and its shape; each is
- * written atomically (lib/output.h). Nothing is written unless every step
+ * written atomically (lib/run/afile.h). Nothing is written unless every step
  * succeeded.
  *
  * Exit status: 0 done, 2 bad usage or input (the message names the option,
@@ -32,7 +32,9 @@
 #include "head.h"
 #include "mat.h"
 #include "opts.h"
-#include "output.h"
+#include "afile.h"
+#include "provenance.h"
+#include "table.h"
 #include "status.h"
 
 #include <math.h>

@@ -182,3 +182,27 @@ double mat_rel_diff(const gsl_matrix *A, const gsl_matrix *B)
     return mat_diff_frob(A, B) / (nb > DBL_MIN ? nb : DBL_MIN);
 }
 
+
+/* max_i ||row i of A||_2 (NaN propagates) */
+double mat_max_row_norm(const gsl_matrix *A)
+{
+    double best = 0.0;
+    for (size_t i = 0; i < A->size1; i++) {
+        gsl_vector_const_view r = gsl_matrix_const_row(A, i);
+        double nr = gsl_blas_dnrm2(&r.vector);
+        if (nr > best || isnan(nr)) best = nr;
+    }
+    return best;
+}
+
+/* max_j ||column j of A||_2 (NaN propagates) */
+double mat_max_col_norm(const gsl_matrix *A)
+{
+    double best = 0.0;
+    for (size_t j = 0; j < A->size2; j++) {
+        gsl_vector_const_view c = gsl_matrix_const_column(A, j);
+        double nc = gsl_blas_dnrm2(&c.vector);
+        if (nc > best || isnan(nc)) best = nc;
+    }
+    return best;
+}

@@ -46,6 +46,11 @@ double mat_max_abs(const gsl_matrix *A);
 double mat_max_abs_diff(const gsl_matrix *A, const gsl_matrix *B);
 double vec_max_abs(const gsl_vector *v);
 
+/* max_i ||row i of A||_2 and max_j ||column j of A||_2 (0 for no rows; a
+ * NaN propagates). */
+double mat_max_row_norm(const gsl_matrix *A);
+double mat_max_col_norm(const gsl_matrix *A);
+
 /* ||A - B||_F (shapes must match; returns NAN otherwise). */
 double mat_diff_frob(const gsl_matrix *A, const gsl_matrix *B);
 

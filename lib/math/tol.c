@@ -46,26 +46,23 @@ double tol_product_scale_frob(const gsl_matrix *A, const gsl_matrix *B)
     return r;
 }
 
-/* max_i ||row i of A||_2 (NaN propagates) */
-static double max_row_norm(const gsl_matrix *A)
-{
-    double best = 0.0;
-    for (size_t i = 0; i < A->size1; i++) {
-        gsl_vector_const_view r = gsl_matrix_const_row(A, i);
-        double nr = gsl_blas_dnrm2(&r.vector);
-        if (nr > best || isnan(nr)) best = nr;
-    }
-    return best;
-}
-
 /* |scale| max_i ||q_i|| max_j ||k_j|| */
 double tol_score_bound(const gsl_matrix *Q, const gsl_matrix *K, double scale)
 {
-    return fabs(scale) * max_row_norm(Q) * max_row_norm(K);
+    return fabs(scale) * mat_max_row_norm(Q) * mat_max_row_norm(K);
 }
 
 /* 8 eps (2 n qk + 2 T_k) vmax */
 double tol_attention_output(size_t T_k, size_t n, double qk, double vmax)
 {
     return 8.0 * DBL_EPSILON * (2.0 * (double)n * qk + 2.0 * (double)T_k) * vmax;
+}
+
+/* tol_attention_output(T_k, d + d_k, qk, max|v|) + 8 d eps max||x|| max||w_V|| */
+double tol_head_output(const head_state *st, const gsl_matrix *X, const gsl_matrix *W_V, double scale)
+{
+    size_t d = X->size2;
+    return tol_attention_output(st->K->size1, d + st->K->size2, tol_score_bound(st->Q, st->K, scale),
+                                mat_max_abs(st->V))
+           + tol_eps(8, d, mat_max_row_norm(X) * mat_max_col_norm(W_V));
 }

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <gsl/gsl_matrix.h>
+#include "head.h"
 
 /* tol = c n eps scale: an inner product of length n (n = 0 counts as 1) on
  * numbers whose |a| |b| sums are about `scale`; c a small safety factor. */
@@ -35,5 +36,15 @@ double tol_score_bound(const gsl_matrix *Q, const gsl_matrix *K, double scale);
  * n the inner length of the scores, qk the score bound (tol_score_bound),
  * vmax = max |v_jc|, T_k the number of keys summed over. */
 double tol_attention_output(size_t T_k, size_t n, double qk, double vmax);
+
+/* A head's output computed two ways (plain vs tiled, one sequence vs
+ * batched). Shapes: X (T, d) the input rows, W_V (d, d_v), st the plain
+ * head's state on X (Q (T_q, d_k), K (T_k, d_k), V (T_k, d_v)):
+ *   tol = tol_attention_output(T_k, d + d_k, qk, max|v|)   the scores pass
+ *         through inner products of length d (projection) + d_k
+ *       + 8 d eps max_i ||x_i|| max_c ||w_V,c||             the values' own
+ *                                                           projection
+ * with qk = tol_score_bound(Q, K, scale). */
+double tol_head_output(const head_state *st, const gsl_matrix *X, const gsl_matrix *W_V, double scale);
 
 #endif

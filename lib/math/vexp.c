@@ -4,13 +4,14 @@
  * Kept rather than SLEEF (Debian libsleef-dev, 1-ulp Sleef_expd8_u10): the
  * issue's bar was 95% of this exponential's speed for the whole tiled head at
  * T = 100,000. Measured side by side (bench/bench expcmp, interleaved runs,
- * 2 threads, a shared 2-core Xeon with AVX-512, load average 2 to 4):
- * T = 100,000, 3 runs each: own 24.9 / 29.6 / 48.7 s (min / median / max),
- * SLEEF 27.1 / 43.1 / 48.1 s: SLEEF at 92% (by the minimum) or 69% (by the
- * median) of this speed, below the bar; T = 20,000, 5 runs: 1.047 / 1.054 s
- * own vs 1.046 / 1.065 s SLEEF (99%). Both were within 1 ulp of libm on
- * 1e6 arguments, and the head's outputs differ by 6.7e-16. Keeping this
- * code also keeps the results bit for bit and adds no build dependency.
+ * 2 threads, a shared 2-core Xeon with AVX-512, load average 1 to 2):
+ * T = 100,000, 3 runs each: own 23.97 / 24.19 / 24.80 s (min / median /
+ * max), SLEEF 25.05 / 27.38 / 27.54 s: SLEEF at 88% of this speed by the
+ * medians (96% by the minima), below the bar; an earlier run at load 2 to 4
+ * gave 69% and 92%; at T = 20,000 the two were equal (99%). Both were
+ * within 1 ulp of libm on 1e6 arguments, and the head's outputs differ by
+ * 6.7e-16. Keeping this code also keeps the results bit for bit and adds no
+ * build dependency.
  */
 #include "vexp.h"
 #include "status.h"

@@ -117,7 +117,7 @@ int head_state_alloc(head_state *st, size_t T_q, size_t T_k, size_t d,
     st->O = mat_new(T_q, d_v);
     if (!st->Qb || !st->Kb || !st->Q || !st->K || !st->V || !st->S || !st->A || !st->O) {
         head_state_free(st);
-        return ATT_ERUNTIME;    /* mat_new recorded the reason */
+        return att_alloc_status();    /* mat_new recorded the reason (EUSAGE: --max-memory) */
     }
     return ATT_OK;
 }
@@ -263,7 +263,7 @@ int head_grads_alloc(head_grads *g, size_t T_q, size_t T_k, size_t d,
     g->db_V = vec_new(d_v);
     if (!g->dXq || !g->dXkv || !g->dW_Q || !g->dW_K || !g->dW_V || !g->db_Q || !g->db_K || !g->db_V) {
         head_grads_free(g);
-        return ATT_ERUNTIME;
+        return att_alloc_status();
     }
     return ATT_OK;
 }
@@ -328,7 +328,7 @@ int head_backward(head_grads *g, const head_state *st, const head_params *p,
     gsl_matrix *dQ = mat_new(T_q, d_k);     /* dQ, then dQb in place       */
     gsl_matrix *dK = mat_new(T_k, d_k);     /* dK, then dKb in place       */
     gsl_vector *ones = vec_new(T_q > T_k ? T_q : T_k);
-    if (!dS || !dV || !dQ || !dK || !ones) { rc = ATT_ERUNTIME; goto done; }
+    if (!dS || !dV || !dQ || !dK || !ones) { rc = att_alloc_status(); goto done; }
     gsl_vector_set_all(ones, 1.0);
 
     // forward: O = A V
@@ -428,7 +428,7 @@ int head_forward_batched(gsl_matrix *O, const head_params *p,
 
     gsl_matrix *W = mat_new(d, n), *QKV = mat_new(B * T, n);
     gsl_matrix *Q = mat_new(T, d_k), *K = mat_new(T, d_k), *S = mat_new(T, T);
-    if (!W || !QKV || !Q || !K || !S) { rc = ATT_ERUNTIME; goto done; }
+    if (!W || !QKV || !Q || !K || !S) { rc = att_alloc_status(); goto done; }
 
     // W_QKV (d, 2d_k+d_v) = [W_Q | W_K | W_V]
     if ((rc = fused_pack(W, p->W_Q, p->W_K, p->W_V))) goto done;

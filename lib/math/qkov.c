@@ -39,7 +39,7 @@ int qkov_bilinear_scores(gsl_matrix *S, const gsl_matrix *Xq, const gsl_matrix *
                         "do not conform", Xq->size1, Xq->size2, W->size1, W->size2,
                         Xkv->size1, Xkv->size2);
     gsl_matrix *XW = mat_new(Xq->size1, W->size2);
-    if (XW == NULL) return ATT_ERUNTIME;
+    if (XW == NULL) return att_alloc_status();
     // XW = Xq W ;  s_ij = (x_i^T W) x_j
     int rc = mat_gemm(XW, 1.0, Xq, 0, W, 0, 0.0);
     if (!rc) rc = mat_gemm(S, 1.0, XW, 0, Xkv, 1, 0.0);
@@ -57,7 +57,7 @@ int qkov_singular_values(gsl_vector *s, const gsl_matrix *A)
     gsl_matrix *U = mat_dup(A), *V = mat_new(n, n);
     gsl_vector *work = vec_new(n);
     int rc = ATT_OK;
-    if (!U || !V || !work) rc = ATT_ERUNTIME;
+    if (!U || !V || !work) rc = att_alloc_status();
     // A = U diag(s) V^T  (Golub-Reinsch; GSL returns s sorted descending)
     else if (gsl_linalg_SV_decomp(U, V, s, work))
         rc = att_fail(ATT_ERUNTIME, "singular values: SVD of a %zu x %zu matrix did not converge", m, n);

@@ -47,10 +47,16 @@ set label 1 "exactly 1/T" at TM * 1.9, 0.998 left font ",8"
 set label 2 "5% above 1/T" at TM * 1.9, 1.048 left font ",8"
 set label 4 "plateau L (d, d_k, c²):" at TM * 1.9, 1.097 left font ",8"
 set label 3 "thin dashed: the law P(T), the same draws" at 2, 0.912 left font ",9"
-off(k) = (k == 1) ? 0.009 : (k == 2) ? 0.0 : 0
+# labels at their plateau, pushed apart where two plateaus nearly coincide
+gap = 0.012
+array Y[NC]
+do for [k = k0:NC - 1] { Y[k + 1] = meta(sprintf('config%d_limit', k)) }
+do for [it = 1:NC] { do for [i = k0:NC - 1] { do for [j = k0:NC - 1] {
+    if (i != j && Y[j + 1] >= Y[i + 1] && Y[j + 1] - Y[i + 1] < gap) { Y[j + 1] = Y[i + 1] + gap }
+} } }
 do for [k = k0:NC - 1] {
     L = meta(sprintf('config%d_limit', k))
-    set label 10 + k sprintf("%.3f (%s)", L, short(k)) at TM * 1.9, L + off(k) left font ",8" tc ls (k + 1)
+    set label 10 + k sprintf("%.3f (%s)", L, short(k)) at TM * 1.9, Y[k + 1] left font ",8" tc ls (k + 1)
     set arrow 10 + k from TM * 1.2, L to TM * 1.7, L nohead ls (k + 1) lw 3
 }
 sel(k, v) = (column(1) == k) ? v : NaN

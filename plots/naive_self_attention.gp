@@ -42,7 +42,7 @@ set label 1 "99.5%" at dhi, 0.995 left offset 0.3,0 font ',9'
 if (has_dstar) {
     set object 1 rect from meta('d_star_lo'), 0 to meta('d_star_hi'), 1.05 fs solid 0.35 noborder fc rgb '#1f4e9c' behind
     set arrow 2 from meta('d_star'), 0 to meta('d_star'), 0.995 nohead lc rgb '#1f4e9c' lw 1 dt 3
-    set label 2 sprintf("99.5%% at\nd* = %.1f\n(T = %d)", meta('d_star'), HT) at meta('d_star') + 1.5, 0.2 left font ',9'
+    set label 2 sprintf("99.5%% at\nd* = %.1f\n(T = %d)", meta('d_star'), HT) at meta('d_star') + 2.5, 0.3 left font ',9'
 }
 plot for [k=1:nT] f skip 1 using (sel(real(word(TS, k)), $2)):5:6 with filledcurves ls k notitle, \
      for [k=1:nT] f skip 1 using (sel(real(word(TS, k)), $2)):4 with linespoints ls k ps 0.5 \
@@ -65,7 +65,7 @@ law(d) = (Tmax - 1) * 2**(-d / 2.0)
 xe = dlo + 0.62 * (dhi - dlo); xl = dlo + 0.45 * (dhi - dlo)
 set label 4 "exact, T = 2" at xe, ex(xe) left offset 0.5,-0.9 font ',9'
 set label 5 sprintf("law, T = %d", Tmax) at xl, law(xl) left offset 0.8,0.4 font ',9'
-set label 6 "Monte Carlo shown where\nits error is ≤ 10%" at graph 0.04, 0.14 left font ',8'
+set label 6 "Monte Carlo shown where\nits error is ≤ 10%" at graph 0.04, 0.10 left font ',8'
 plot ex(x) with lines lc rgb '#000000' lw 1.2 dt 1 notitle, \
      law(x) with lines ls 9 lw 1.5 dt 2 notitle, \
      for [k=1:nT] f skip 1 using (shown(real(word(TS, k)), $2)):($8 > 0 ? $8 : $7 / 10):9 with filledcurves ls k notitle, \

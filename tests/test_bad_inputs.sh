@@ -143,14 +143,15 @@ for id in $ids; do
     expect "$id: --help" 0 "" "$R" "$b" --help
     grep -q -- '--out' "$T/stdout" || fail "$id: --help does not document --out"
 
-    # a size beyond --max-memory is refused before allocating (or, if the
-    # experiment needs no memory for it, accepted): never a crash or exit 3
+    # a size beyond --max-memory is refused before allocating, or refused as
+    # outside the option's range (naming --T), or, if the experiment needs no
+    # memory for it, accepted: never a crash or exit 3
     if "$b" --help | grep -q -- '--T N'; then
         mkdir -p "$T/mem-$id"
         timeout 60 "$b" --out "$T/mem-$id" --quiet --T 99999999999 --max-memory 64M \
             >"$T/stdout" 2>"$T/stderr"
         rc=$?
-        if [ "$rc" -eq 2 ] && grep -qiE 'memory|overflow|too large' "$T/stderr"; then
+        if [ "$rc" -eq 2 ] && grep -qiE 'memory|overflow|too large|--T 99999999999:' "$T/stderr"; then
             pass "$id: --T 99999999999 --max-memory 64M refused"
         elif [ "$rc" -le 1 ]; then
             pass "$id: --T 99999999999 runs within 64M"

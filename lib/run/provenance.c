@@ -10,11 +10,13 @@
 
 extern char *openblas_get_config(void) __attribute__((weak));
 
+/* The commit of the code: "(modified)" when a tracked file outside results/
+ * differs from it (results/ itself is what make reproduce is writing). */
 static void git_describe(char *buf, size_t n)
 {
     snprintf(buf, n, "unknown");
     FILE *p = popen("git rev-parse --short=12 HEAD 2>/dev/null && "
-                    "git status --porcelain --untracked-files=no 2>/dev/null | head -n 1", "r");
+                    "git status --porcelain --untracked-files=no -- . ':(exclude)results' 2>/dev/null | head -n 1", "r");
     if (p == NULL) return;
     char line[128] = "", dirty[128] = "";
     if (fgets(line, sizeof line, p)) {

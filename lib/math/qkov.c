@@ -74,47 +74,59 @@ size_t qkov_numerical_rank(const gsl_vector *s, double rel_tol)
     return s0 > 0.0 ? r : 0;
 }
 
-/* WQ2 = W_Q R ;  WK2 = W_K R^{-T}, R (d_k, d_k) */
-int qkov_reparam(gsl_matrix *WQ2, gsl_matrix *WK2, const gsl_matrix *W_Q,
-                       const gsl_matrix *W_K, const gsl_matrix *R)
+/* Y = R^{-1} B, column by column, for R (n, n) and B, Y (n, m): each column y
+ * of Y solves R y = b (b the column of B), with P R = L U (Golub & Van Loan
+ * 3.4.1) computed once. `what` names the caller in messages. */
+static int solve_with(gsl_matrix *Y, const gsl_matrix *R, const gsl_matrix *B, const char *what)
 {
-    size_t d = W_Q->size1, d_k = W_Q->size2;
-    if (!mat_same_shape(W_Q, W_K) || !mat_same_shape(WQ2, W_Q) || !mat_same_shape(WK2, W_K)
-        || R->size1 != d_k || R->size2 != d_k)
-        return att_fail(ATT_EUSAGE, "reparametrization: W_Q (%zu x %zu), W_K (%zu x %zu), R (%zu x %zu), "
-                        "outputs (%zu x %zu), (%zu x %zu): need (d x d_k) and R (d_k x d_k)",
-                        W_Q->size1, W_Q->size2, W_K->size1, W_K->size2, R->size1, R->size2,
-                        WQ2->size1, WQ2->size2, WK2->size1, WK2->size2);
+    size_t n = R->size1;
     gsl_matrix *LU = mat_dup(R);
-    gsl_permutation *p = gsl_permutation_alloc(d_k);
+    gsl_permutation *p = gsl_permutation_alloc(n);
     int rc = ATT_OK, signum;
-    if (!LU || !p) { rc = att_fail(ATT_ERUNTIME, "reparametrization: out of memory"); goto done; }
-
-    // W_Q R
-    if ((rc = mat_gemm(WQ2, 1.0, W_Q, 0, R, 0, 0.0))) goto done;
-
-    // P R = L U  (Golub & Van Loan 3.4.1)
+    if (!LU || !p) { rc = att_fail(ATT_ERUNTIME, "%s: out of memory", what); goto done; }
     if (gsl_linalg_LU_decomp(LU, p, &signum)) {
-        rc = att_fail(ATT_ERUNTIME, "reparametrization: LU of R (%zu x %zu) failed", d_k, d_k);
+        rc = att_fail(ATT_ERUNTIME, "%s: LU of R (%zu x %zu) failed", what, n, n);
         goto done;
     }
-    for (size_t i = 0; i < d_k; i++)
+    for (size_t i = 0; i < n; i++)
         if (gsl_matrix_get(LU, i, i) == 0.0) {
-            rc = att_fail(ATT_ERUNTIME, "reparametrization: R is singular (u_%zu%zu = 0)", i, i);
+            rc = att_fail(ATT_ERUNTIME, "%s: R is singular (u_%zu%zu = 0)", what, i, i);
             goto done;
         }
-    // row a of W_K R^{-T}:  y^T = w^T R^{-T}  <=>  R y = w   (w = row a of W_K)
-    for (size_t a = 0; a < d; a++) {
-        gsl_vector_const_view w = gsl_matrix_const_row(W_K, a);
-        gsl_vector_view y = gsl_matrix_row(WK2, a);
-        if (gsl_linalg_LU_solve(LU, p, &w.vector, &y.vector)) {
-            rc = att_fail(ATT_ERUNTIME, "reparametrization: LU solve with R failed (row %zu)", a);
+    for (size_t c = 0; c < B->size2; c++) {
+        gsl_vector_const_view b = gsl_matrix_const_column(B, c);
+        gsl_vector_view y = gsl_matrix_column(Y, c);
+        if (gsl_linalg_LU_solve(LU, p, &b.vector, &y.vector)) {
+            rc = att_fail(ATT_ERUNTIME, "%s: LU solve with R failed (column %zu)", what, c);
             goto done;
         }
     }
 done:
     mat_free(LU);
     if (p) gsl_permutation_free(p);
+    return rc;
+}
+
+/* WQ2 = W_Q R ;  WK2 = W_K R^{-T}, R (d_k, d_k) */
+int qkov_reparam(gsl_matrix *WQ2, gsl_matrix *WK2, const gsl_matrix *W_Q,
+                       const gsl_matrix *W_K, const gsl_matrix *R)
+{
+    size_t d_k = W_Q->size2;
+    if (!mat_same_shape(W_Q, W_K) || !mat_same_shape(WQ2, W_Q) || !mat_same_shape(WK2, W_K)
+        || R->size1 != d_k || R->size2 != d_k)
+        return att_fail(ATT_EUSAGE, "reparametrization: W_Q (%zu x %zu), W_K (%zu x %zu), R (%zu x %zu), "
+                        "outputs (%zu x %zu), (%zu x %zu): need (d x d_k) and R (d_k x d_k)",
+                        W_Q->size1, W_Q->size2, W_K->size1, W_K->size2, R->size1, R->size2,
+                        WQ2->size1, WQ2->size2, WK2->size1, WK2->size2);
+    // W_Q R
+    int rc = mat_gemm(WQ2, 1.0, W_Q, 0, R, 0, 0.0);
+    if (rc) return rc;
+    // W_K R^{-T} = (R^{-1} W_K^T)^T: row a solves R y = w (w = row a of W_K)
+    gsl_matrix *Bt = mat_new(d_k, W_K->size1), *Yt = mat_new(d_k, W_K->size1);
+    rc = Bt && Yt ? gsl_matrix_transpose_memcpy(Bt, W_K) : att_alloc_status();
+    if (!rc) rc = solve_with(Yt, R, Bt, "reparametrization");
+    if (!rc) gsl_matrix_transpose_memcpy(WK2, Yt);
+    mat_free(Bt); mat_free(Yt);
     return rc;
 }
 
@@ -162,34 +174,10 @@ int qkov_reparam_ov(gsl_matrix *WV2, gsl_matrix *WO2, const gsl_matrix *W_V,
         return att_fail(ATT_EUSAGE, "OV reparametrization: W_V (%zu x %zu), W_O (%zu x %zu), "
                         "R (%zu x %zu): need W_V (d x d_v), W_O (d_v x d), R (d_v x d_v)",
                         W_V->size1, W_V->size2, W_O->size1, W_O->size2, R->size1, R->size2);
-    gsl_matrix *LU = mat_dup(R);
-    gsl_permutation *p = gsl_permutation_alloc(d_v);
-    int rc = ATT_OK, signum;
-    if (!LU || !p) { rc = att_fail(ATT_ERUNTIME, "OV reparametrization: out of memory"); goto done; }
     // W_V R
-    if ((rc = mat_gemm(WV2, 1.0, W_V, 0, R, 0, 0.0))) goto done;
-    // P R = L U; column b of R^{-1} W_O solves R y = w (w = column b of W_O)
-    if (gsl_linalg_LU_decomp(LU, p, &signum)) {
-        rc = att_fail(ATT_ERUNTIME, "OV reparametrization: LU of R failed");
-        goto done;
-    }
-    for (size_t i = 0; i < d_v; i++)
-        if (gsl_matrix_get(LU, i, i) == 0.0) {
-            rc = att_fail(ATT_ERUNTIME, "OV reparametrization: R is singular (u_%zu%zu = 0)", i, i);
-            goto done;
-        }
-    for (size_t b = 0; b < d; b++) {
-        gsl_vector_const_view w = gsl_matrix_const_column(W_O, b);
-        gsl_vector_view y = gsl_matrix_column(WO2, b);
-        if (gsl_linalg_LU_solve(LU, p, &w.vector, &y.vector)) {
-            rc = att_fail(ATT_ERUNTIME, "OV reparametrization: LU solve failed (column %zu)", b);
-            goto done;
-        }
-    }
-done:
-    mat_free(LU);
-    if (p) gsl_permutation_free(p);
-    return rc;
+    int rc = mat_gemm(WV2, 1.0, W_V, 0, R, 0, 0.0);
+    // R^{-1} W_O: column b solves R y = w (w = column b of W_O)
+    return rc ? rc : solve_with(WO2, R, W_O, "OV reparametrization");
 }
 
 /* Wa = U_r S_r^{1/2}, Wb = V_r S_r^{1/2} from W = U S V^T, W (d, d), Wa, Wb (d, r) */

@@ -249,7 +249,7 @@ both --x and --xq|2|not both|--x $I/X.csv --xq $I/X.csv --xkv $I/X.csv
 no input|2|no input|--print
 missing --wv|2|--wv is missing|--x $I/X.csv --wq $W/W_Q.csv --wk $W/W_K.csv
 rope base zero|2|--rope-base|--x $I/X.csv --rope --rope-base 0
-memory of S beyond --max-memory|2|needs [0-9]+ bytes, more than --max-memory|--x $I/X_long.csv --wq $I/W_1x1.csv --wk $I/W_1x1.csv --wv $I/W_1x1.csv --max-memory 64M
+memory of S beyond --max-memory|2|needs .* --max-memory|--x $I/X_long.csv --wq $I/W_1x1.csv --wk $I/W_1x1.csv --wv $I/W_1x1.csv --max-memory 64M
 inputs beyond --max-memory|2|more than [0-9]+ numbers, the limit|--x $I/X.csv --max-memory 64
 EOF
 while IFS='|' read -r name code pat args; do

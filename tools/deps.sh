@@ -10,8 +10,8 @@
 #                      screenshot; without it both say "skipped") and the
 #                      locales data and tmux (the decimal-comma locale test
 #                      and the terminal explorer's test in a real terminal)
-#   deps.sh tex        ... and TeX Live: beamer, pgf/TikZ (texlive-pictures),
-#                      the latex-extra packages and latexmk (make handout,
+#   deps.sh tex        ... and TeX Live: beamer, listings (recommended),
+#                      pgf/TikZ (texlive-pictures), Latin Modern (make handout,
 #                      make slides, make docs)
 #   deps.sh torch      ... and PyTorch (tests/test_torch.sh; it skips without)
 #   deps.sh mpi        ... and Open MPI: mpicc, mpirun (make mpi)
@@ -30,7 +30,9 @@ case " $extras " in *" all "*) extras="valgrind fuzz mpi bench browser tex torch
 
 # the packages of each target, and how to tell they are there
 BASE="gcc make pkg-config libgsl-dev libopenblas-dev check libncurses-dev gnuplot-nox poppler-utils fonts-dejavu-core python3 python3-numpy"
-TEX="texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-pictures texlive-fonts-recommended lmodern latexmk"
+# the Debian packages of every file pdflatex reads for the four documents
+# (dpkg -S of pdflatex -recorder's list; tools/latex.sh needs no latexmk)
+TEX="texlive-latex-base texlive-latex-recommended texlive-pictures lmodern"
 pkgs_of() {
     case "$1" in
     base) echo "$BASE" ;;
@@ -86,10 +88,10 @@ for extra in $extras; do
     tex) # the files the documents read, then each package by its Debian status
          command -v pdflatex >/dev/null 2>&1 || need texlive-latex-base
          have_tex beamer.cls    || need texlive-latex-recommended
+         have_tex listings.sty  || need texlive-latex-recommended
+         have_tex xspace.sty    || need texlive-latex-base
          have_tex pgfmath.sty   || need texlive-pictures
-         have_tex pgfpages.sty  || need texlive-pictures
          have_tex lmodern.sty   || need lmodern
-         command -v latexmk >/dev/null 2>&1 || need latexmk
          for p in $TEX; do deb_has "$p" || need "$p"; done ;;
     torch) py_has torch || need python3-torch ;;
     esac

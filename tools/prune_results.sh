@@ -13,8 +13,9 @@
 #     removes the entries of the previous manifest that this run did not
 #     write again (a figure or CSV whose script or experiment is gone). A
 #     file that no manifest names is never removed, whatever its age or name.
-#     Carried over, not removed, when not rewritten: handout.pdf and
-#     slides.pdf (rebuilt only where TeX is installed) and explorer.* (file
+#     Carried over, not removed, when not rewritten: handout.pdf,
+#     slides.pdf, slides-notes.pdf and instructor.pdf (rebuilt only where TeX
+#     is installed) and explorer.* (file
 #     targets of their own sources, rebuilt only when those change).
 #   - `begin` refuses (exit 2) a DIR that exists, is not empty and holds no
 #     manifest, unless DIR is results/ of this checkout or FORCE is 1: such
@@ -97,7 +98,7 @@ end)
         # earlier files carried over when this run did not rebuild them
         [ -f "$old" ] && grep -v '^#' "$old" | while IFS= read -r f; do
             case "$(basename "$f")" in
-            handout.pdf|slides.pdf|explorer.*) [ -f "$dir/$f" ] && echo "$f" ;;
+            handout.pdf|slides.pdf|slides-notes.pdf|instructor.pdf|explorer.*) [ -f "$dir/$f" ] && echo "$f" ;;
             esac
         done
     } | awk 'NR == 1 || !seen[$0]++' >"$new" || exit 3

@@ -19,7 +19,7 @@ int longseq_work_alloc(longseq_work *w, size_t d, size_t d_k)
     w->W_Q = mat_new(d, d_k);
     w->W_K = mat_new(d, d_k);
     w->G = mat_new(d_k, d_k);
-    w->perm = gsl_permutation_alloc(d_k);
+    w->perm = w->G ? gsl_permutation_alloc(d_k) : NULL;   /* uncounted, but smaller than G (counted) */
     w->x = vec_new(d);
     w->y = vec_new(d);
     w->v = vec_new(d);

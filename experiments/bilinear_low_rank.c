@@ -234,13 +234,13 @@ static int run(experiment *e)
     }
     // the spectra table: columns i, d_k=N ..., d_v=N ... (names from the grid)
     char names[2 * NGRID][16];
-    table_col scols[1 + 2 * NGRID] = {{"i", COL_DOUBLE, 0}};
+    table_col scols[1 + 2 * NGRID] = {{"i", COL_DOUBLE, 0, NAT_EXACT, NULL, NULL, NULL}};
     for (size_t p = 0; p < c.n; p++) {
         snprintf(names[p], sizeof names[p], "d_k=%zu", c.d_k[p]);
         snprintf(names[c.n + p], sizeof names[0], "d_v=%zu", c.d_v[p]);
     }
     for (size_t k = 0; k < 2 * c.n; k++)
-        scols[1 + k] = (table_col){names[k], COL_DOUBLE, (1 + k) * sizeof(double)};
+        scols[1 + k] = (table_col){names[k], COL_DOUBLE, (1 + k) * sizeof(double), NAT_COMPUTED, NULL, NULL, NULL};
     if (!st) st = TABLE_WRITE(o->out_dir, "bilinear_low_rank.csv", point_cols, rows, c.n);
     if (!st) st = table_write(o->out_dir, "bilinear_low_rank_spectra.csv", scols, 1 + 2 * c.n,
                               spec, c.d, (1 + 2 * c.n) * sizeof(double));

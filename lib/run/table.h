@@ -31,12 +31,14 @@ typedef enum { COL_DOUBLE, COL_SIZE, COL_INT, COL_STR } col_type;
  *   computed   a deterministic floating-point result: relative 1e-9
  *   mc         a Monte Carlo estimate with its 95% CI [lo, hi] (the CI
  *              columns are mc with the same lo, hi): within 1/10 of the
- *              committed half-width (hi - lo) / 2
+ *              committed half-width (hi - lo) / 2; with a bound, the rows
+ *              where it is <= bound (zero up to rounding there) as rounding
  *   rounding   a rounding-level measurement (a residual, an error in units
  *              of eps, and every statistic of one: mean, CI, max): the same
- *              order of magnitude (a factor 10; values below bound / 1000
- *              count as bound / 1000) and, with a bound, at most the bound;
- *              it differs between BLAS kernels by design
+ *              order of magnitude (a factor 10; values below bound / 100
+ *              count as bound / 100) and, with a bound, at most the bound;
+ *              it differs between BLAS kernels by design. A row where it
+ *              is above its bound (not rounding-level there) as computed
  *   training   a trained model's result: a mean over seeds with its CI
  *              [lo, hi] moves by at most the standard error (half-width / 2);
  *              a per-seed value (lo = "group:a;b", the columns naming its
@@ -70,6 +72,8 @@ typedef struct {
     {name, COL_TYPE_OF(type, field), offsetof(type, field), nat, lo, hi, bound}
 #define COL_MC(type, field, lo, hi) COL_NAT_AS(type, field, #field, NAT_MC, lo, hi, NULL)
 #define COL_MC_AS(type, field, name, lo, hi) COL_NAT_AS(type, field, name, NAT_MC, lo, hi, NULL)
+/* Monte Carlo, but zero up to rounding in the rows where it is <= bound */
+#define COL_MC_ROUND(type, field, lo, hi, bound) COL_NAT_AS(type, field, #field, NAT_MC, lo, hi, bound)
 #define COL_ROUND(type, field, bound) COL_NAT_AS(type, field, #field, NAT_ROUNDING, NULL, NULL, bound)
 #define COL_ROUND_AS(type, field, name, bound) COL_NAT_AS(type, field, name, NAT_ROUNDING, NULL, NULL, bound)
 #define COL_TRAIN(type, field, lo, hi) COL_NAT_AS(type, field, #field, NAT_TRAINING, lo, hi, NULL)

@@ -182,10 +182,13 @@ static const table_col cond_cols[] = {
 static const table_col heads_cols[] = {
     COL(heads_row, biases), COL(heads_row, draws), ROUNDING(heads_row, H_Y, "y", NULL),
     ROUNDING(heads_row, H_UY, "y_units", "allowed_units"), SUMMARY(heads_row, H_WQ, "wq"),
-    SUMMARY(heads_row, H_WV, "wv"), /* without biases the control equals y: zero up to rounding (below 1e-10) */
-    COL_NAT_AS(heads_row, e[H_CTRL].mean, "control_mean", NAT_MC, "control_lo", "control_hi", "1e-10"),
-    COL_NAT_AS(heads_row, e[H_CTRL].lo, "control_lo", NAT_MC, "control_lo", "control_hi", "1e-10"),
-    COL_NAT_AS(heads_row, e[H_CTRL].hi, "control_hi", NAT_MC, "control_lo", "control_hi", "1e-10"),
+    SUMMARY(heads_row, H_WV, "wv"),
+    /* the control: without biases it equals y (zero up to rounding, below 1e-10); with
+     * them it depends on head 2's SVD, whose signs the BLAS kernel picks (measured:
+     * Sandybridge moves its mean by 0.12 CI half-widths at 128 draws): training nature */
+    COL_TRAIN_AS(heads_row, e[H_CTRL].mean, "control_mean", "control_lo", "control_hi", "1e-10"),
+    COL_TRAIN_AS(heads_row, e[H_CTRL].lo, "control_lo", "control_lo", "control_hi", "1e-10"),
+    COL_TRAIN_AS(heads_row, e[H_CTRL].hi, "control_hi", "control_lo", "control_hi", "1e-10"),
     COL_ROUND_AS(heads_row, e[H_CTRL].max, "control_max", "1e-10"),
     COL(heads_row, allowed_units)};
 
@@ -272,7 +275,7 @@ static int run(experiment *e)
                     what[h]);
     }
     if (c.T >= 2)   /* with one key the softmax ignores every score: nothing to tell */
-        verdict_add(&e->v, KIND_CONTROL, "ovInvBiasControl", NAN, measure_stat(&acc[c.n + 1][H_CTRL]),
+        verdict_add(&e->v, KIND_CONTROL, "ovInvBiasControl", NAN, measure_as(measure_stat(&acc[c.n + 1][H_CTRL]), NAT_TRAINING), /* SVD signs */
                     rule_ci_above(0.01), "control: head 2 keeps b_Q untransformed (W_K b_Q not "
                     "kept): mean relative output difference");
     return ATT_OK;

@@ -117,11 +117,34 @@ plant $V "$l" verdict FAIL "an outcome PASS -> FAIL"
 V=shapes/shapes.verdicts.csv
 l=$(row_of $V shapesGPTTwoHead)
 plant $V "$l" measured "$(($(cell $V "$l" measured) + 1))" "an exact count + 1"
+# data CSVs: the first column of a nature, found in the schema (not by its name)
+first_of() { # file nature: "column lo hi" of the first such column whose row-2 value is non-zero
+    python3 - "$T/ref/$1" "$2" <<'EOF'
+import csv, sys
+path, nat = sys.argv[1], sys.argv[2]
+rows = list(csv.reader(open(path, newline='')))
+schema = csv.DictReader(open(path[:-4] + '.schema.csv', newline=''))
+for r in schema:
+    c = r['column']
+    if r['nature'] != nat or c in (r['lo'], r['hi']):
+        continue
+    v = rows[1][rows[0].index(c)]
+    if v not in ('', '0'):
+        print(c, r['lo'] or '-', r['hi'] or '-')
+        break
+EOF
+}
 D=concentration/concentration.csv
-plant $D 5 norm2_mean "$(python3 -c "print(repr($(cell $D 5 norm2_mean) + $(cell $D 5 norm2_mean_hi) - $(cell $D 5 norm2_mean_lo)))")" \
-      "a Monte Carlo column of a data CSV moved by its CI width"
+set -- $(first_of $D mc)
+if [ $# -eq 3 ]; then
+    plant $D 2 "$1" "$(python3 -c "print(repr($(cell $D 2 "$1") + $(cell $D 2 "$3") - $(cell $D 2 "$2")))")" \
+          "a Monte Carlo column ($1) of a data CSV moved by its CI width"
+else bad "concentration.csv has no mc column in its schema"; fi
 D=qk_invariance/qk_invariance.csv
-plant $D 2 wqk_units_max "$(python3 -c "print(repr(1000 * $(cell $D 2 wqk_units_max)))")" "a rounding column of a data CSV 1000 x larger"
+set -- $(first_of $D rounding)
+if [ $# -eq 3 ]; then
+    plant $D 2 "$1" "$(python3 -c "print(repr(1000 * $(cell $D 2 "$1")))")" "a rounding column ($1) of a data CSV 1000 x larger"
+else bad "qk_invariance.csv has no rounding column in its schema"; fi
 D=learned_previous_token/learned_previous_token_runs.csv
 plant $D 2 accuracy "$(python3 -c "print(repr($(cell $D 2 accuracy) - 0.3))")" "a trained head's accuracy 0.3 lower"
 # a schema loosened (mc -> run) is itself a change

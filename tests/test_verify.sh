@@ -13,6 +13,7 @@
 #      an exact count changed by 1, an outcome PASS -> FAIL, a Monte Carlo
 #      column of a data CSV moved beyond its CI, a schema whose nature was
 #      loosened, a trained head's accuracy moved by more than its seed spread;
+#   2b. each nature at the edge of its tolerance, on small tables (csvcmp);
 #   3. verify's advice on a failure does not tell the user to commit their own
 #      machine's numbers.
 # purpose: verify holds across BLAS kernels, fails a plant
@@ -150,6 +151,38 @@ plant $D 2 accuracy "$(python3 -c "print(repr($(cell $D 2 accuracy) - 0.3))")" "
 # a schema loosened (mc -> run) is itself a change
 S=concentration/concentration.schema.csv
 plant $S 4 nature run "a column's nature loosened in the schema"
+
+# ---- 2b. each nature at its boundary (csvcmp on small tables) --------------------
+u=$T/unit; mkdir -p "$u"
+printf 'column,nature,lo,hi,bound\nk,exact,,,\nc,computed,,,\nm,mc,lo,hi,\nlo,mc,lo,hi,\nhi,mc,lo,hi,\nr,rounding,,,b\nb,computed,,,\ng,exact,,,\ns,training,group:g,,\nt,run,,,\n' > "$u/x.schema.csv"
+printf 'k,c,m,lo,hi,r,b,g,s,t\n7,1.5,10,9,11,2e-16,1e-13,a,0.5,3\n7,1.5,10,9,11,2e-16,1e-13,a,0.7,3\n' > "$u/x.csv"
+case_() { # what expect(0|1) row col value
+    what=$1; want=$2; shift 2
+    python3 - "$u/x.csv" "$u/y.csv" "$@" <<'EOF'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline='')))
+line, col, value = int(sys.argv[3]), sys.argv[4], sys.argv[5]
+rows[line - 1][rows[0].index(col)] = value
+csv.writer(open(sys.argv[2], 'w', newline=''), lineterminator='\n').writerows(rows)
+EOF
+    "$BUILD/tools/csvcmp" "$u/x.csv" "$u/y.csv" >"$u/out" 2>&1; st=$?
+    if [ $st -eq "$want" ]; then ok; else bad "csvcmp $what: exit $st, expected $want: $(cat "$u/out")"; fi
+}
+case_ "exact +1" 1 2 k 8
+case_ "computed within 1e-9" 0 2 c 1.5000000001
+case_ "computed beyond 1e-9" 1 2 c 1.500000002
+case_ "mc by 0.09 half-width" 0 2 m 10.09
+case_ "mc by 0.11 half-width" 1 2 m 10.11
+case_ "rounding x 3" 0 2 r 6e-16
+case_ "rounding to 0 (floor bound/100)" 0 2 r 0
+case_ "rounding x 100 (20 x its floor)" 1 2 r 2e-14
+case_ "rounding above its bound" 1 2 r 2e-13
+case_ "training within the group's sd (0.14)" 0 2 s 0.6
+case_ "training beyond the group's sd" 1 2 s 0.8
+case_ "run not compared" 0 2 t 300
+printf 'column,nature,lo,hi,bound\nk,nonsense,,,\n' > "$u/z.schema.csv"; printf 'k\n1\n' > "$u/z.csv"
+"$BUILD/tools/csvcmp" "$u/z.csv" "$u/z.csv" >"$u/out" 2>&1; st=$?
+if [ $st -eq 2 ] && grep -q "unknown nature 'nonsense'" "$u/out"; then ok; else bad "a bad schema: exit $st: $(cat "$u/out")"; fi
 
 # ---- 3. the advice on a failure ------------------------------------------------
 if grep -n "commit" tools/verify.sh | grep -v "Do not commit\|names the commit\|^ *#" | grep -qi "and commit\|then commit\|commit results"; then

@@ -10,8 +10,9 @@
  *
  * Numbers are written with "%.17g" so that they read back exactly; NaN is
  * an empty cell. Every table is written with its schema (the nature of each
- * column: how make verify compares it; see col_nature below). Files are written atomically (afile.h). Data CSVs never hold
- * timestamps: one seed gives byte-identical files.
+ * column: how make verify compares it; see col_nature below). Files are
+ * written atomically (afile.h). Data CSVs never hold timestamps: one seed
+ * gives byte-identical files.
  */
 #ifndef ATT_TABLE_H
 #define ATT_TABLE_H

@@ -51,19 +51,20 @@ typedef struct {
 } point_row;
 static const table_col point_cols[] = {
     COL(point_row, d), COL(point_row, draws),
-    {"norm2_mean", COL_DOUBLE, offsetof(point_row, v[0][0])},
-    {"norm2_mean_lo", COL_DOUBLE, offsetof(point_row, v[0][1])},
-    {"norm2_mean_hi", COL_DOUBLE, offsetof(point_row, v[0][2])},
-    {"norm2_spread", COL_DOUBLE, offsetof(point_row, v[1][0])},
-    {"norm2_spread_lo", COL_DOUBLE, offsetof(point_row, v[1][1])},
-    {"norm2_spread_hi", COL_DOUBLE, offsetof(point_row, v[1][2])},
-    {"dot_rms", COL_DOUBLE, offsetof(point_row, v[2][0])},
-    {"dot_rms_lo", COL_DOUBLE, offsetof(point_row, v[2][1])},
-    {"dot_rms_hi", COL_DOUBLE, offsetof(point_row, v[2][2])},
-    {"dot_absmean", COL_DOUBLE, offsetof(point_row, v[3][0])},
-    {"dot_absmean_lo", COL_DOUBLE, offsetof(point_row, v[3][1])},
-    {"dot_absmean_hi", COL_DOUBLE, offsetof(point_row, v[3][2])},
-    COL(point_row, dot_mean), COL(point_row, dot_mean_lo), COL(point_row, dot_mean_hi),
+    COL_MC_AS(point_row, v[0][0], "norm2_mean", "norm2_mean_lo", "norm2_mean_hi"),
+    COL_MC_AS(point_row, v[0][1], "norm2_mean_lo", "norm2_mean_lo", "norm2_mean_hi"),
+    COL_MC_AS(point_row, v[0][2], "norm2_mean_hi", "norm2_mean_lo", "norm2_mean_hi"),
+    COL_MC_AS(point_row, v[1][0], "norm2_spread", "norm2_spread_lo", "norm2_spread_hi"),
+    COL_MC_AS(point_row, v[1][1], "norm2_spread_lo", "norm2_spread_lo", "norm2_spread_hi"),
+    COL_MC_AS(point_row, v[1][2], "norm2_spread_hi", "norm2_spread_lo", "norm2_spread_hi"),
+    COL_MC_AS(point_row, v[2][0], "dot_rms", "dot_rms_lo", "dot_rms_hi"),
+    COL_MC_AS(point_row, v[2][1], "dot_rms_lo", "dot_rms_lo", "dot_rms_hi"),
+    COL_MC_AS(point_row, v[2][2], "dot_rms_hi", "dot_rms_lo", "dot_rms_hi"),
+    COL_MC_AS(point_row, v[3][0], "dot_absmean", "dot_absmean_lo", "dot_absmean_hi"),
+    COL_MC_AS(point_row, v[3][1], "dot_absmean_lo", "dot_absmean_lo", "dot_absmean_hi"),
+    COL_MC_AS(point_row, v[3][2], "dot_absmean_hi", "dot_absmean_lo", "dot_absmean_hi"),
+    COL_MC(point_row, dot_mean, "dot_mean_lo", "dot_mean_hi"), COL_MC(point_row, dot_mean_lo, "dot_mean_lo", "dot_mean_hi"),
+    COL_MC(point_row, dot_mean_hi, "dot_mean_lo", "dot_mean_hi"),
     COL(point_row, ratio_norm2_over_dot_rms)};
 
 typedef struct {
@@ -71,8 +72,8 @@ typedef struct {
     double expected_slope, slope, se, ci_lo, ci_hi, intercept, se_ols, se_mc;
 } fit_row;
 static const table_col fit_cols[] = {
-    COL(fit_row, quantity), COL(fit_row, expected_slope), COL(fit_row, slope), COL(fit_row, se),
-    COL(fit_row, ci_lo), COL(fit_row, ci_hi), COL(fit_row, intercept), COL(fit_row, se_ols),
+    COL(fit_row, quantity), COL(fit_row, expected_slope), COL_MC(fit_row, slope, "ci_lo", "ci_hi"), COL(fit_row, se),
+    COL_MC(fit_row, ci_lo, "ci_lo", "ci_hi"), COL_MC(fit_row, ci_hi, "ci_lo", "ci_hi"), COL(fit_row, intercept), COL(fit_row, se_ols),
     COL(fit_row, se_mc)};
 
 static void *scratch_alloc(void *cv)

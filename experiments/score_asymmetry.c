@@ -138,13 +138,15 @@ typedef struct {
 } case_row;
 static const table_col case_cols[] = {
     COL_AS(case_row, name, "case"), COL(case_row, index), COL(case_row, draws),
-    COL(case_row, mean), COL(case_row, ci_lo), COL(case_row, ci_hi), COL(case_row, min),
-    COL(case_row, max), COL(case_row, tol_min), COL(case_row, exact_zeros)};
+    /* make verify (table.h): raw, tied and symmetric are zero up to rounding (below 1e-10) */
+    COL_MC_ROUND(case_row, mean, "ci_lo", "ci_hi", "1e-10"), COL_MC_ROUND(case_row, ci_lo, "ci_lo", "ci_hi", "1e-10"),
+    COL_MC_ROUND(case_row, ci_hi, "ci_lo", "ci_hi", "1e-10"), COL_ROUND(case_row, min, "1e-10"),
+    COL_ROUND(case_row, max, "1e-10"), COL(case_row, tol_min), COL(case_row, exact_zeros)};
 
 typedef struct { size_t draw; double a[NCASE]; } draw_row;
 static const table_col draw_cols[] = {
-    COL(draw_row, draw), COL_AS(draw_row, a[0], "raw"), COL_AS(draw_row, a[1], "tied"),
-    COL_AS(draw_row, a[2], "symmetric"), COL_AS(draw_row, a[3], "independent")};
+    COL(draw_row, draw), COL_ROUND_AS(draw_row, a[0], "raw", "1e-10"), COL_ROUND_AS(draw_row, a[1], "tied", "1e-10"),
+    COL_ROUND_AS(draw_row, a[2], "symmetric", "1e-10"), COL_ROUND_AS(draw_row, a[3], "independent", "1e-10")};
 
 static const table_col sentence_cols[] = {
     COL(sentence_row, qi), COL(sentence_row, ki), COL(sentence_row, query), COL(sentence_row, key),

@@ -54,9 +54,11 @@
 /* The list of statistics: X(ENUM_NAME, "csv_name") per statistic. */
 #define SWEEP_STAT_ENUM_(id, name) id,
 #define SWEEP_STAT_NAME_(id, name) name,
-#define SWEEP_STATS(LIST)                                               \
-    enum { LIST(SWEEP_STAT_ENUM_) NSTAT };                              \
-    static const char *const stat_names[NSTAT] = {LIST(SWEEP_STAT_NAME_)}
+#define SWEEP_STATS(LIST) SWEEP_STATS_AS(LIST, NSTAT, stat_names)
+/* A second list in one file: its count and names array named by the caller. */
+#define SWEEP_STATS_AS(LIST, count, names)                              \
+    enum { LIST(SWEEP_STAT_ENUM_) count };                              \
+    static const char *const names[count] = {LIST(SWEEP_STAT_NAME_)}
 
 typedef enum { AX_T, AX_D, AX_DK, AX_DV, AX_X, AX_CASE, AX_N } sweep_axis_id;
 
@@ -111,7 +113,8 @@ typedef struct {
     const char *const *derived_names;
     void (*derive)(double *cols, const sweep_point *pt, const stat_acc *acc, const void *ctx);
 } sweep_def;
-#define SWEEP_DEF(draw_fn) ((sweep_def){.draw = (draw_fn), .nstats = NSTAT, .stat_names = stat_names})
+#define SWEEP_DEF(draw_fn) SWEEP_DEF_AS(draw_fn, NSTAT, stat_names)
+#define SWEEP_DEF_AS(draw_fn, count, names) ((sweep_def){.draw = (draw_fn), .nstats = (count), .stat_names = (names)})
 
 typedef struct {
     size_t npoints, nstats;

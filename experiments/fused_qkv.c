@@ -262,7 +262,7 @@ static int run(experiment *e)
             if (err[i][k] > worst || isnan(err[i][k])) worst = err[i][k];
             tmin = fmin(tmin, tol[i][k]);
         }
-        verdict_add(&e->v, KIND_IDENTITY, macro[k], 0.0, measure_exact(worst, NCASES), rule_at_most(tmin),
+        exp_identity(e, macro[k], 0.0, measure_exact(worst, NCASES), rule_at_most(tmin),
                     "%s over %d cases (tolerance: the smallest of the cases, each %s)", what[k], (int)NCASES,
                     k == CHECK_BATCHED ? "8 eps (2 (d + d_k) |q||k| + 2 T) max|v| + 8 d eps |x||w_V|"
                                        : "2 d eps max|x| max|w|");
@@ -272,8 +272,7 @@ static int run(experiment *e)
         int cited = sr[s].T == 1024;
         const char *m = !cited ? "" : sr[s].heads == 1 ? "fusedQKVSpeedupOneHead"
                       : sr[s].versus[0] == 's' ? "fusedQKVSpeedupTwelveHeads" : "fusedQKVSpeedupPerHead";
-        rc = verdict_add(&e->v, KIND_REPORTED, m, NAN, measure_time(sr[s].speedup_median, sr[s].speedup_low, sr[s].speedup_high, reps), rule_none(),
-                         "CPU time of %s products / one fused product, T = %zu, %zu head%s: median of %zu "
+        rc = exp_reported(e, m, NAN, measure_time(sr[s].speedup_median, sr[s].speedup_low, sr[s].speedup_high, reps), "CPU time of %s products / one fused product, T = %zu, %zu head%s: median of %zu "
                          "(range %.3f to %.3f)", sr[s].versus, sr[s].T, sr[s].heads,
                          sr[s].heads > 1 ? "s" : "", reps, sr[s].speedup_low, sr[s].speedup_high);
     }

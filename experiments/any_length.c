@@ -258,6 +258,12 @@ static int run(experiment *e)
     if (!isnan(st))
         exp_reported(e, "anyLengthTimeSlope", NAN, measure_time(st, NAN, NAN, reps), "log-log slope of the tiled head's median time vs T, %zu <= T <= %zu, one thread (about 2)",
                     FIT_MIN_T, timing_max_T);
+    exp_summary(e, "the same W_Q, W_K, W_V ran on T = %zu .. %zu tokens (the section: 5 or 100,000)", Ts[0], Tmax);
+    if (nplain)
+        exp_summary(e, "tiled = plain head within tolerance at %zu of %zu lengths T <= %zu (largest "
+                    "difference %.3g)", nplain - failed, nplain, max_plain_T, err);
+    if (!isnan(sm) && !isnan(sp))
+        exp_summary(e, "memory grows like T^%.3f (tiled) against T^%.3f (plain, its T x T scores)", sm, sp);
     return ATT_OK;
 }
 

@@ -58,7 +58,7 @@ static void *work_alloc(const sweep_grid *g, const void *ctx)
 static measure rms(const stat_acc *a)
 {
     measure m = measure_stat(a);
-    return measure_ci(sqrt(m.value), sqrt(fmax(m.ci_low, 0.0)), sqrt(m.ci_high), m.draws);
+    return measure_ci(sqrt(m.value), isnan(m.ci_low) ? NAN : sqrt(fmax(m.ci_low, 0.0)), sqrt(m.ci_high), m.draws);
 }
 
 static const char *const derived_names[] = {"norm2_spread", "norm2_spread_lo", "norm2_spread_hi",

@@ -23,7 +23,7 @@ static int run_bad_macro(experiment *e)
 
 static int run_ci_without_ci(experiment *e)
 {
-    exp_claim(e, "noCI", 1.0, measure_exact(1.0, 1), rule_ci_within(0.0, 2.0), "a CI rule, no CI");
+    exp_claim(e, "noCI", 1.0, measure_exact(1.0, 10), rule_ci_within(0.0, 2.0), "a CI rule, no CI");
     return ATT_OK;
 }
 

@@ -78,7 +78,7 @@ static void measure_line(char *buf, size_t n, const char *label, measure m, cons
 {
     int k = snprintf(buf, n, "%s %.4g", label, m.value);
     if (k > 0 && (size_t)k < n && section && section[0]) k += snprintf(buf + k, n - (size_t)k, " (%s)", section);
-    if (k > 0 && (size_t)k < n && !isnan(m.ci_low) && !m.run_dependent)
+    if (k > 0 && (size_t)k < n && !isnan(m.ci_low) && !isnan(m.ci_high) && !m.run_dependent)
         k += snprintf(buf + k, n - (size_t)k, ", 95%% CI [%.4g, %.4g], %zu draws", m.ci_low, m.ci_high, m.draws);
     else if (k > 0 && (size_t)k < n && m.run_dependent)
         k += snprintf(buf + k, n - (size_t)k, " (median; min %.4g, max %.4g over %zu runs)", m.ci_low, m.ci_high, m.draws);

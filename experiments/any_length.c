@@ -23,6 +23,7 @@
  * bytes: machine- and thread-dependent), any_length.meta, any_length.verdicts.csv
  */
 #include "experiment.h"
+#include "blas.h"
 #include "head.h"
 #include "mat.h"
 #include "mem.h"
@@ -192,7 +193,7 @@ static int run(experiment *e)
     }
 
     // times, one thread for both heads, each (head, T) in its own process
-    mc_blas_single_thread();
+    blas_single_thread();
     timing m;
     double base[2] = {0, 0}, rss;
     for (int h = 0; h < 2 && !rc; h++) rc = timing_in_child(time_head, &(timed_head){e, &p, h, 1}, &m, &base[h]);

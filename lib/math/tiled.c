@@ -66,9 +66,6 @@ static double row_max(const double *x, size_t n, int *bad)
     return m;
 }
 
-/* ---- tolerances ---------------------------------------------------------- */
-
-
 /* ---- one query tile ------------------------------------------------------- */
 
 /* A thread's workspace. */

@@ -89,6 +89,13 @@ $(BUILD)/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(GSL_CFLAGS) -c $< -o $@
 
+# The claims registry, compiled in (lib/run/registry.h).
+$(BUILD)/registry.inc: experiments/registry.tsv tools/registry.sh
+	@mkdir -p $(@D)
+	sh tools/registry.sh c >$@.tmp && mv $@.tmp $@
+$(BUILD)/lib/run/registry.o: $(BUILD)/registry.inc
+$(BUILD)/lib/run/registry.o: override CFLAGS += -I$(BUILD)
+
 $(LIB_A): $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 

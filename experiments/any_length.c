@@ -48,7 +48,7 @@ static const size_t FIT_MIN_T = 5000;       /* slopes of memory and time use T >
 static size_t max_T = 100000, max_plain_T = 4096, timing_max_T = 20000, reps = 5;
 
 typedef struct { size_t T; double flops, max_abs_err, tolerance, output_mean; } length_row;
-static const table_col COLS[] = {COL(length_row, T), COL(length_row, flops), COL(length_row, max_abs_err),
+static const table_col COLS[] = {COL(length_row, T), COL(length_row, flops), COL_ROUND(length_row, max_abs_err, "tolerance"),
                                  COL(length_row, tolerance), COL(length_row, output_mean)};
 
 /* times (seconds per run, min/median/max) and bytes of both heads at one T */

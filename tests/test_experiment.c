@@ -91,7 +91,7 @@ START_TEST(test_size_lists)
 END_TEST
 
 /* a sweep: one N(0, 1) per draw; a point run alone gives its numbers in the sweep */
-#define STATS(X) X(S_Z, "z") X(S_T, "t")
+#define STATS(X) X(S_Z, "z", SW_MC) X(S_T, "t", SW_EXACT)
 SWEEP_STATS(STATS);
 static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, const void *ctx)
 {

@@ -149,16 +149,5 @@ START_TEST(test_sweep_filter_keeps_numbers)
 }
 END_TEST
 
-int main(void)
-{
-    att_init();
-    prop_announce("test_experiment");
-    Suite *s = suite_create("experiment");
-    TCase *unit = tcase_create("unit");
-    tcase_set_timeout(unit, 60);
-    tcase_add_test(unit, test_sticky_verdict_errors);
-    tcase_add_test(unit, test_size_lists);
-    tcase_add_test(unit, test_sweep_filter_keeps_numbers);
-    suite_add_tcase(s, unit);
-    return prop_run_suite(s);
-}
+PROP_MAIN("test_experiment",
+          {"unit", 60, {test_sticky_verdict_errors, test_size_lists, test_sweep_filter_keeps_numbers}})

@@ -647,28 +647,6 @@ START_TEST(test_prop_key_bias_gradient)
 }
 END_TEST
 
-int main(void)
-{
-    att_init();
-    prop_announce("test_head");
-    Suite *s = suite_create("head");
-    TCase *unit = tcase_create("unit");
-    tcase_add_test(unit, test_worked_example);
-    tcase_add_test(unit, test_shape_errors);
-    tcase_add_test(unit, test_rope_by_hand);
-    suite_add_tcase(s, unit);
-    TCase *prop = tcase_create("properties");
-    tcase_set_timeout(prop, 300);
-    tcase_add_test(prop, test_prop_rope);
-    tcase_add_test(prop, test_prop_permute_keys_values);
-    tcase_add_test(prop, test_prop_key_bias_no_effect);
-    tcase_add_test(prop, test_prop_query_bias_rows);
-    tcase_add_test(prop, test_prop_value_bias_adds);
-    tcase_add_test(prop, test_prop_grad_cross);
-    tcase_add_test(prop, test_prop_grad_cross_rope);
-    tcase_add_test(prop, test_prop_grad_self);
-    tcase_add_test(prop, test_prop_grad_self_rope);
-    tcase_add_test(prop, test_prop_key_bias_gradient);
-    suite_add_tcase(s, prop);
-    return prop_run_suite(s);
-}
+PROP_MAIN("test_head",
+          {"unit", 0, {test_worked_example, test_shape_errors, test_rope_by_hand}},
+          {"properties", 300, {test_prop_rope, test_prop_permute_keys_values, test_prop_key_bias_no_effect, test_prop_query_bias_rows, test_prop_value_bias_adds, test_prop_grad_cross, test_prop_grad_cross_rope, test_prop_grad_self, test_prop_grad_self_rope, test_prop_key_bias_gradient}})

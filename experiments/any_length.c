@@ -3,7 +3,7 @@
  * Claim (any_length): W_Q, W_K, W_V do not depend on the sequence length,
  * so one set of weights handles 5 tokens or 100,000. The plain head holds
  * the T x T scores (S alone is 80 GB at T = 100,000); a tiled head with an
- * online softmax (lib/math/tiled.h) never does: its memory grows like T,
+ * online softmax (lib/fast/tiled.h) never does: its memory grows like T,
  * its time like T^2.
  * Measured, with ONE set of weights (d = d_k = d_v = 64, W ~ N(0, 1/d)) and
  * X ~ N(0, 1) per T (stream T of --seed), T = 5 .. 100,000:

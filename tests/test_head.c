@@ -9,6 +9,7 @@
 #include "prop.h"
 #include "tol.h"
 #include "head.h"
+#include "gradcheck.h"
 #include "mat.h"
 #include "rope.h"
 #include "status.h"
@@ -455,28 +456,15 @@ static double fd_loss(fd_ctx *f)
 {
     int rc = head_forward(&f->st, f->p, f->Xq, f->Xkv);
     ck_assert_msg(rc == ATT_OK, "%s", att_last_error());
-    double L = 0.0;
-    for (size_t i = 0; i < f->G->size1; i++)
-        for (size_t j = 0; j < f->G->size2; j++)
-            L += gsl_matrix_get(f->G, i, j) * gsl_matrix_get(f->st.O, i, j);
-    return L;
+    return gradcheck_loss(f->G, f->st.O);
 }
 
-/* fd[i] = (L(theta + h e_i) - L(theta - h e_i)) / 2h, h = 1e-5 max(1, |theta_i|),
+/* fd[i] by central differences (gradcheck_head), h = 1e-5 max(1, |theta_i|),
  * theta = n numbers at stride `stride` that the forward pass reads */
 static void fd_grad(double *fd, fd_ctx *f, double *theta, size_t n, size_t stride)
 {
-    for (size_t i = 0; i < n; i++) {
-        double *x = theta + i * stride, x0 = *x;
-        double h = 1e-5 * fmax(1.0, fabs(x0));
-        volatile double xp = x0 + h, xm = x0 - h;   /* the steps actually taken */
-        *x = xp;
-        double Lp = fd_loss(f);
-        *x = xm;
-        double Lm = fd_loss(f);
-        *x = x0;
-        fd[i] = (Lp - Lm) / (xp - xm);
-    }
+    int rc = gradcheck_head(fd, &f->st, f->p, f->Xq, f->Xkv, f->G, theta, n, stride, 1e-5, 1);
+    ck_assert_msg(rc == ATT_OK, "%s", att_last_error());
 }
 
 /* worst ratio of error to allowance, over a whole run of a property */

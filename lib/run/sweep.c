@@ -40,6 +40,31 @@ void sweep_axis_cases(sweep_grid *g, const char *name, size_t n, const char *con
     for (size_t i = 0; i < g->n[AX_CASE]; i++) g->v[AX_CASE][i] = (double)i;
 }
 
+size_t sweep_npoints(const sweep_grid *g)
+{
+    size_t n = 1;
+    for (int a = 0; a < AX_N; a++) n *= g->declared[a] ? g->n[a] : 1;
+    return n;
+}
+
+sweep_point sweep_grid_point(const sweep_grid *g, size_t p)
+{
+    double v[AX_N];
+    for (int a = AX_N - 1; a >= 0; a--) {
+        size_t n = g->declared[a] ? g->n[a] : 1;
+        v[a] = g->declared[a] ? g->v[a][p % n] : 0.0;
+        p /= n;
+    }
+    return (sweep_point){(size_t)v[AX_T], (size_t)v[AX_D], (size_t)v[AX_DK], (size_t)v[AX_DV], v[AX_X],
+                         (size_t)v[AX_CASE], 0, 0};
+}
+
+gsl_rng *sweep_rng(const experiment *e, const sweep_point *pt)
+{
+    gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, sweep_stream(pt), 0));
+    return rng;
+}
+
 size_t sweep_max(const sweep_grid *g, sweep_axis_id a)
 {
     double m = 0.0;

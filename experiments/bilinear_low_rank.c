@@ -244,9 +244,7 @@ static int run(experiment *e)
             return exp_usage("d_k = %zu, d_v = %zu: both must be <= d = %zu", e->o.dk_list.v[k],
                              c.dv ? c.dv : e->o.dk_list.v[k], dd);
     sweep_grid g;
-    sweep_grid_init(&g);
-    sweep_axis(&g, AX_T, 1, &T);
-    sweep_axis(&g, AX_D, 1, &d);
+    sweep_grid_head(&g, T, d, 0, 0);
     sweep_axis(&g, AX_DK, n, dk);
     sweep_def def = SWEEP_DEF(draw);
     def.work_alloc = scratch_alloc, def.work_free = scratch_free, def.ctx = &c;

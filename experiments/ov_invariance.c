@@ -195,11 +195,7 @@ static int run(experiment *e)
     size_t ncond = 0;
     for (int k = 0; k < NCOND && !(d_v == 1 && k > 0); k++) cond[ncond++] = pow(10.0, 0.5 * k);
     sweep_grid g;
-    sweep_grid_init(&g);
-    sweep_axis(&g, AX_T, 1, &T);
-    sweep_axis(&g, AX_D, 1, &d);
-    sweep_axis(&g, AX_DK, 1, &dk);
-    sweep_axis(&g, AX_DV, 1, &dv);
+    sweep_grid_head(&g, T, d, dk, dv);
     sweep_grid gh = g;
     sweep_axis_x(&g, "cond", ncond, cond);
     sweep_axis_cases(&gh, "biases", NHEADS, head_cases);

@@ -160,11 +160,7 @@ static int run(experiment *e)
     for (int k = 0; k < NCOND_GRID && !(d_k == 1 && k > 0); k++) cond[ncond++] = pow(10.0, 0.5 * k);
     if (cond_only != 0.0) cond[0] = cond_only, ncond = 1;
     sweep_grid g;
-    sweep_grid_init(&g);
-    sweep_axis(&g, AX_T, 1, &T);
-    sweep_axis(&g, AX_D, 1, &d);
-    sweep_axis(&g, AX_DK, 1, &dk);
-    sweep_axis(&g, AX_DV, 1, &dv);
+    sweep_grid_head(&g, T, d, dk, dv);
     sweep_axis_x(&g, "cond", ncond, cond);
     sweep_def def = SWEEP_DEF(draw);
     def.work_alloc = scratch_alloc, def.work_free = scratch_free;

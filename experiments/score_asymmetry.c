@@ -146,10 +146,7 @@ static int run(experiment *e)
     if (e->o.T_list.n && e->o.T_list.v[0] < 2)
         return exp_usage("--T %zu: the claim compares s_ij with s_ji, it needs T >= 2 tokens", e->o.T);
     sweep_grid g;
-    sweep_grid_init(&g);
-    sweep_axis(&g, AX_T, 1, &T);
-    sweep_axis(&g, AX_D, 1, &d);
-    sweep_axis(&g, AX_DK, 1, &d_k);
+    sweep_grid_head(&g, T, d, d_k, 0);
     sweep_def def = SWEEP_DEF(draw);
     def.work_alloc = scratch_alloc, def.work_free = scratch_free;
     def.draws_csv = "score_asymmetry_draws.csv";

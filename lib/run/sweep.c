@@ -16,6 +16,14 @@ static const char *const axis_names[AX_N] = {"T", "d", "d_k", "d_v", "x", "case"
 
 void sweep_grid_init(sweep_grid *g) { memset(g, 0, sizeof *g); }
 
+void sweep_grid_head(sweep_grid *g, size_t T, size_t d, size_t dk, size_t dv)
+{
+    sweep_grid_init(g);
+    const size_t v[4] = {T, d, dk, dv};
+    for (int a = AX_T; a <= AX_DV; a++)
+        if (v[a]) sweep_axis(g, (sweep_axis_id)a, 1, &v[a]);
+}
+
 void sweep_axis(sweep_grid *g, sweep_axis_id a, size_t n, const size_t *values)
 {
     g->declared[a] = 1;

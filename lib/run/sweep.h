@@ -111,6 +111,9 @@ typedef struct {
 } sweep_grid;
 
 void sweep_grid_init(sweep_grid *g);
+/* The same, with a head's sizes as one-value axes T, d, d_k, d_v (0: that
+ * axis is not declared); --T, --d, --dk, --dv replace them. */
+void sweep_grid_head(sweep_grid *g, size_t T, size_t d, size_t dk, size_t dv);
 /* Declare axis a (AX_T .. AX_DV) with n values (the full grid). */
 void sweep_axis(sweep_grid *g, sweep_axis_id a, size_t n, const size_t *values);
 /* Declare the experiment's own axis: column `name`, n values. */

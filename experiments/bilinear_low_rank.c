@@ -22,8 +22,7 @@
  * n = 2d + d_k (scores), 2d (U U^T), T + d + d_v (OV); smallest over draws.
  *
  * Writes bilinear_low_rank.csv (sweep.h: per (T, d, d_k) every statistic's
- * mean, CI, min, max, n; then the parameter counts, d_v and the smallest
- * tolerances), bilinear_low_rank_spectra.csv (sigma_i / sigma_1 of W_QK,
+ * mean, CI, min, max, n; then the parameter counts and d_v), bilinear_low_rank_spectra.csv (sigma_i / sigma_1 of W_QK,
  * columns "d_k=N", and W_OV, "d_v=N", of each point's first draw).
  * --dk lists filter the grid; --dv N sets d_v (default d_v = d_k).
  */
@@ -178,16 +177,13 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *sp, cons
 static const table_col derived[] = {
     SWEEP_DERIVED(0, "params_factored", NAT_EXACT, NULL, NULL, NULL),
     SWEEP_DERIVED(1, "params_full", NAT_EXACT, NULL, NULL, NULL),
-    SWEEP_DERIVED(2, "d_v", NAT_EXACT, NULL, NULL, NULL),
-    SWEEP_DERIVED(3, "score_tol_min", NAT_ROUNDING, NULL, NULL, NULL),
-    SWEEP_DERIVED(4, "uut_tol_min", NAT_ROUNDING, NULL, NULL, NULL),
-    SWEEP_DERIVED(5, "ov_tol_min", NAT_ROUNDING, NULL, NULL, NULL)};
+    SWEEP_DERIVED(2, "d_v", NAT_EXACT, NULL, NULL, NULL)};
 static void derive(double *col, const sweep_point *pt, const stat_acc *a, const void *cp)
 {
     col[0] = 2.0 * (double)(pt->d * pt->dk);
     col[1] = (double)(pt->d * pt->d);
+    (void)a;
     col[2] = (double)dv_of(pt, cp);
-    col[3] = a[T_QK].min, col[4] = a[T_U].min, col[5] = a[T_OV].min;
 }
 
 /* the spectra of each point's first draw (its block-0 generator, drawn again):
@@ -248,7 +244,7 @@ static int run(experiment *e)
     sweep_axis(&g, AX_DK, n, dk);
     sweep_def def = SWEEP_DEF(draw);
     def.work_alloc = scratch_alloc, def.work_free = scratch_free, def.ctx = &c;
-    def.nderived = 6, def.derived = derived, def.derive = derive;
+    def.nderived = 3, def.derived = derived, def.derive = derive;
     sweep_result r;
     int st = sweep_run(e, &g, &def, &r);
     if (!st) {

@@ -221,6 +221,10 @@ static sweep_nature nature_of(const sweep_def *def, size_t k)
 static int write_schema(const experiment *e, const char *name, const schema *sc)
 {
     if (sc->oom) return att_fail(ATT_ERUNTIME, "%s: out of memory for its schema", name);
+    for (size_t i = 0; i < sc->n; i++)      /* a derived column named like a statistic's */
+        for (size_t j = i + 1; j < sc->n; j++)
+            if (strcmp(sc->c[i].name, sc->c[j].name) == 0)
+                return att_fail(ATT_ERUNTIME, "%s: two columns are called '%s'", name, sc->c[i].name);
     return table_write_schema(e->o.out_dir, name, sc->c, sc->n);
 }
 

@@ -38,6 +38,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { C_RAW, C_TIED, C_SYM, C_IND, NCASE };
 /* per draw: the asymmetry of each case, its tolerance, 1 when exactly 0 */
@@ -154,7 +155,8 @@ static int run(experiment *e)
     int st = sweep_run(e, &g, &def, &r);
     if (st) return st;
     const sweep_point c = r.pt[0];
-    const stat_acc *acc = sweep_acc(&r, 0, 0);
+    stat_acc acc[NSTAT];                 /* kept: the result is freed below */
+    memcpy(acc, sweep_acc(&r, 0, 0), sizeof acc);
     size_t n = c.draws;
 
     // the sentence: raw scores X X^T and a hand-made head's scores

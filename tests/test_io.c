@@ -241,7 +241,7 @@ START_TEST(test_verdict_rows)
                                  rule_ci_above(0), "t"), ATT_ERUNTIME);
     ck_assert_int_eq(vl.n, 2);
     ck_assert_int_eq(verdicts_status(&vl), ATT_OK);
-    ck_assert_int_eq(verdicts_write(&vl, dir, "demo", 3, 1), ATT_OK);
+    ck_assert_int_eq(verdicts_write(&vl, dir, "demo", 3, 0), ATT_OK);
     char path[512];
     snprintf(path, sizeof path, "%s/demo.verdicts.csv", dir);
     const char *want =
@@ -288,19 +288,5 @@ START_TEST(test_table_columns)
 }
 END_TEST
 
-int main(void)
-{
-    att_init();
-    Suite *s = suite_create("io");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_parse_ulong_table);
-    tcase_add_test(tc, test_parse_double_table);
-    tcase_add_test(tc, test_opts_parse);
-    tcase_add_test(tc, test_atomic_file);
-    tcase_add_test(tc, test_verdict_decide_table);
-    tcase_add_test(tc, test_verdict_draws_to_decide);
-    tcase_add_test(tc, test_verdict_rows);
-    tcase_add_test(tc, test_table_columns);
-    suite_add_tcase(s, tc);
-    return prop_run_suite(s);
-}
+PROP_MAIN("io",
+          {"core", 0, {test_parse_ulong_table, test_parse_double_table, test_opts_parse, test_atomic_file, test_verdict_decide_table, test_verdict_draws_to_decide, test_verdict_rows, test_table_columns}})

@@ -116,33 +116,6 @@ void csv_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-int csv_write_table(const char *dir, const char *name, const char *index_col,
-                    const char *const *cols, size_t ncols, const double *rows,
-                    size_t nrows, size_t stride)
-{
-    afile af;
-    int rc = afile_open(&af, dir, name);
-    if (rc) return rc;
-    csv_str(af.f, index_col);
-    for (size_t k = 0; k < ncols; k++) { fputc(',', af.f); csv_str(af.f, cols[k]); }
-    fputc('\n', af.f);
-    for (size_t i = 0; i < nrows; i++) {
-        fprintf(af.f, "%zu", i);
-        for (size_t k = 0; k < ncols; k++) { fputc(',', af.f); csv_num(af.f, rows[i * stride + k]); }
-        fputc('\n', af.f);
-    }
-    if ((rc = afile_commit(&af))) return rc;
-    // the schema: the index exact, every number computed
-    table_col *sc = malloc((ncols + 1) * sizeof *sc);
-    if (sc == NULL) return att_fail(ATT_ERUNTIME, "%s: out of memory for its schema", name);
-    sc[0] = (table_col){index_col, COL_SIZE, 0, NAT_EXACT, NULL, NULL, NULL};
-    for (size_t k = 0; k < ncols; k++) sc[k + 1] = (table_col){cols[k], COL_DOUBLE, 0, NAT_COMPUTED, NULL, NULL, NULL};
-    rc = table_write_schema(dir, name, sc, ncols + 1);
-    free(sc);
-    return rc;
-}
-
-
 /* ---- tables from a column list --------------------------------------- */
 
 static void put_cell(FILE *f, const table_col *c, const void *row)

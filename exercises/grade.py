@@ -96,9 +96,16 @@ DENY = {"os.fork": "start a process (os.fork)", "os.forkpty": "start a process (
         "os.killpg": "send a signal (os.killpg)", "socket.connect": "open a network connection",
         "socket.bind": "open a network socket", "ctypes.dlopen": "load a C library (ctypes)",
         "ctypes.dlsym": "call C code (ctypes)", "ctypes.cdata": "touch raw memory (ctypes)",
-        "os.chdir": "leave its working folder (os.chdir)", "os.setuid": "change its user"}
+        "ctypes.call_function": "call C code (ctypes)", "ctypes.string_at": "read raw memory (ctypes)",
+        "signal.pthread_kill": "send a signal", "os.chdir": "leave its working folder (os.chdir)",
+        "os.setuid": "change its user", "os.setreuid": "change its user"}
+# modules that start processes without an audited call (not yet loaded: denied)
+DENY_IMPORT = {"_posixsubprocess": "start a process (_posixsubprocess)",
+               "_ctypes": "load C code (ctypes)", "_socket": "open network sockets"}
 
 def hook(event, args):
+    if event == "import" and args and args[0] in DENY_IMPORT:
+        raise PermissionError("the grader does not allow a student's file to " + DENY_IMPORT[args[0]])
     if event in DENY:
         raise PermissionError("the grader does not allow a student's file to " + DENY[event])
     if event == "open":
@@ -303,10 +310,10 @@ class Sandbox:
             sig = signal.Signals(-rc).name if -rc in signal.valid_signals() else str(-rc)
             hint = {"SIGXCPU": " (the CPU time limit)", "SIGKILL": " (a limit, or memory)",
                     "SIGSEGV": " (a crash)"}.get(sig, "")
-            return None, "the process was killed by %s%s before it returned" % (sig, hint)
+            return None, "was killed by %s%s before it returned" % (sig, hint)
         last = err.splitlines()[-1][:300] if err else ""
-        return None, ("the process ended (exit status %d) before it returned: os._exit, or a "
-                      "crash%s" % (rc, (": " + last) if last else ""))
+        return None, ("ended its process (exit status %d) before returning anything: os._exit, "
+                      "or a crash%s" % (rc, (": " + last) if last else ""))
 
     @staticmethod
     def _kill(p):
@@ -347,28 +354,37 @@ def call_values(box, func, calls):
         name = os.path.basename(box.student)
         for k in ("import",):
             if res.get(k):
-                res[k] = res[k].replace("(student.py line", "(%s line" % name)
+                res[k] = res[k].replace("student.py", name)
         for c in res.get("calls", []):
             if "error" in c:
-                c["error"] = c["error"].replace("(student.py line", "(%s line" % name)
+                c["error"] = c["error"].replace("student.py", name)
     if res is None:
         raise Wrong("your file " + why)
     if res.get("import"):
         raise Wrong("importing your file " + res["import"])
-    if res.get("missing"):
-        raise Wrong("your file has no function %s()" % func)
     if res.get("stdout"):
         raise Wrong("your file printed on stdout (%r...): remove the print calls; the grader "
                     "reads stdout" % res["stdout"][:60])
-    out = []
-    for c in res["calls"]:
-        if "error" in c:
-            msg = c["error"]
+    if res.get("missing"):
+        raise Wrong("your file has no function %s()" % func)
+    return [Answer(func, c) for c in res["calls"]]
+
+
+class Answer:
+    """One call's outcome; .get(at) is the value, or raises Wrong for an exception."""
+
+    def __init__(self, func, c):
+        self.func, self.c = func, c
+
+    def get(self, at, hint=None):
+        if "error" in self.c:
+            msg = self.c["error"]
             if "NotImplementedError" in msg:
                 msg += " -- the starter's stub: write the function"
-            raise Wrong("%s() %s" % (func, msg))
-        out.append(c["value"])
-    return out
+            elif hint and hint[0] in msg:
+                msg += "\n  " + hint[1]
+            raise Wrong("%s %s" % (at, msg))
+        return self.c["value"]
 
 
 # ---- the C reference ------------------------------------------------------------
@@ -517,7 +533,8 @@ def test_shapes_random(ctx, rng):
     values = call_values(ctx.box, "attention_shapes", [list(c) for c in cases])
     for c, v in zip(cases, values):
         want, params = ctx.c.shapes(*c)
-        check_shapes(v, c, want, params)
+        check_shapes(v.get("attention_shapes(B=%d, T_q=%d, T_k=%d, d=%d, d_k=%d, d_v=%d)" % c),
+                     c, want, params)
     return ("%d random sizes (self-attention, then T_q != T_k and d_v != d_k) agree with bin/shapes"
             % len(cases))
 
@@ -526,7 +543,8 @@ def test_shapes_gpt2(ctx, rng):
     case = (1, 1024, 1024, 768, 64, 64)
     v, = call_values(ctx.box, "attention_shapes", [list(case)])
     want, params = ctx.c.shapes(*case)
-    check_shapes(v, case, want, params)
+    check_shapes(v.get("attention_shapes(B=%d, T_q=%d, T_k=%d, d=%d, d_k=%d, d_v=%d)" % case),
+                 case, want, params)
     return "GPT-2's head: every shape, and 3 x 768 x 64 = 147,456 projection weights"
 
 
@@ -539,9 +557,10 @@ def prev_token_sizes(name):
 def check_prev_token(ctx, rng, sizes):
     values = call_values(ctx.box, "previous_token_head", [[n, T] for n, T in sizes])
     lines = []
-    for (n_vocab, T), v in zip(sizes, values):
+    for (n_vocab, T), answer in zip(sizes, values):
         d = n_vocab + T
         at = "previous_token_head(n_vocab=%d, T=%d)" % (n_vocab, T)
+        v = answer.get(at)
         if v["type"] not in ("tuple", "list") or len(v["items"]) != 3:
             raise Wrong("%s returned %s; expected the three arrays (W_Q, W_K, W_V)" % (at, kind(v)))
         W = []
@@ -584,12 +603,18 @@ def check_prev_token(ctx, rng, sizes):
                     if max(a) - min(a) <= 1e-12:
                         spread = ("the weights are uniform, 1/T = %.4g each (all-zero weights attend "
                                   "uniformly: the starter's placeholder)" % a[0])
+                    elif w > 0.5:
+                        spread = ("the weight on t - 1 is right, but the output is not token(t-1): "
+                                  "the value must deliver the token part of x_j")
+                    elif j == t - 1:
+                        spread = ("t - 1 has the largest weight but not most of it: the lookup is too "
+                                  "soft for T = %d" % T)
                     else:
                         spread = "its largest weight, %.4g, is on %s" % (a[j], (
                             "itself (t): a head attending to itself" if j == t else
                             "t - 2 (off by one)" if j == t - 2 else
                             "t + 1 (off by one: the next position)" if j == t + 1 else
-                            "t - 1" if j == t - 1 else "position %d" % j))
+                            "position %d" % j))
                     first = ("first failure: sequence %d, t = %d: weight %.4g on t - 1 (needs > 0.5); "
                              "%s; o_t's argmax is token %d, token(t-1) is %d" %
                              (s + 1, t, w, spread, max(range(n_vocab), key=lambda k: o[k]), want))
@@ -686,10 +711,12 @@ def check_fused(ctx, rng, batched):
         calls.append([nd(c["X"], shape), nd(c["W"], (c["d"], 3 * c["d_k"])), c["scale"]])
     values = call_values(ctx.box, "fused_self_attention", calls)
     worst = 0.0
-    for c, v in zip(cases, values):
+    for c, answer in zip(cases, values):
         B, T, d, d_k = c["B"], c["T"], c["d"], c["d_k"]
         at = ("fused_self_attention(X %s, W_qkv (%d, %d), scale=%g)" %
               ((B, T, d) if batched else (T, d), d, 3 * d_k, c["scale"]))
+        v = answer.get(at, ("matmul", "X is (..., T, d) and W_qkv is (d, 3 d_k): QKV = X @ W_qkv. "
+                            "X @ W_qkv.T is PyTorch's nn.Linear convention, for a (3 d_k, d) weight"))
         want_shape = (B, T, d_k) if batched else (T, d_k)
         try:
             shape, flat = as_array(v, at + "'s result")
@@ -748,7 +775,7 @@ class Ctx:
 
 
 def write_json(path, results, total, maximum, header):
-    doc = {"score": total, "max_score": maximum, "output": header,
+    doc = {"score": total, "output": "%s: %d of %d points" % (header, total, maximum),
            "tests": [{"name": n, "score": s, "max_score": m, "output": o}
                      for n, s, m, o in results]}
     d = os.path.dirname(os.path.abspath(path))

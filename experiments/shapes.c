@@ -327,8 +327,15 @@ static int run(experiment *e)
                 rule_between(147456, 147456), "projection weights of one GPT-2 head, 3 x 768 x 64 (formula)");
     verdict_add(&e->v, KIND_IDENTITY, "shapesGPTTwoAllocated", 147456, measure_exact((double)allocated, 1),
                 rule_between(147456, 147456), "elements of W_Q, W_K, W_V allocated at GPT-2 sizes");
-    return verdict_add(&e->v, KIND_CLAIM, "shapesGPTTwoLayer", 1769472, measure_exact((double)layer, 1),
-                       rule_between(1769472, 1769472), "projection weights of 12 GPT-2 heads");
+    rc = verdict_add(&e->v, KIND_CLAIM, "shapesGPTTwoLayer", 1769472, measure_exact((double)layer, 1),
+                     rule_between(1769472, 1769472), "projection weights of 12 GPT-2 heads");
+    char g1[32], g2[32];
+    exp_summary(e, "one GPT-2 head has %s projection weights (the section: 3 x 768 x 64 = 147,456), "
+                "12 heads %s", grouped(g1, count), grouped(g2, layer));
+    exp_summary(e, "%zu of %zu matrices have the shape attention_shapes gives (%d configurations); "
+                "a weight shape changes at %zu of %zu values of T", nrows - disagree, nrows,
+                (int)NCONFIG + checked_mine, differ, nT);
+    return rc;
 }
 
 int main(int argc, char **argv)

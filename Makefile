@@ -1,11 +1,9 @@
 # attention-qkv: an experiment suite reproducing the claims of section 4.2
 # ("queries, keys and values"). `make help` lists the targets.
 
-# The claims, in the catalogue's order (shared/claims.md).
-IDS := concentration naive_self_attention random_projections score_asymmetry \
-       bilinear_low_rank qk_invariance key_bias query_bias value_bias \
-       worked_example shapes previous_token_head fused_qkv any_length \
-       two_queries_four_keys ov_invariance learned_previous_token long_sequences
+# The claims, in the catalogue's order: the registry's rows (experiments/registry.tsv,
+# the one place that names them; tools/registry.sh).
+IDS := $(shell sh tools/registry.sh ids)
 # Only the experiments whose source exists are built (the suite grows by issue).
 EXPERIMENTS := $(filter $(basename $(notdir $(wildcard experiments/*.c))),$(IDS))
 
@@ -88,6 +86,13 @@ deps: ## install (as root) or name the missing Debian packages
 $(BUILD)/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(GSL_CFLAGS) -c $< -o $@
+
+# The claims registry, compiled in (lib/run/registry.h).
+$(BUILD)/registry.inc: experiments/registry.tsv tools/registry.sh
+	@mkdir -p $(@D)
+	sh tools/registry.sh c >$@.tmp && mv $@.tmp $@
+$(BUILD)/lib/run/registry.o: $(BUILD)/registry.inc
+$(BUILD)/lib/run/registry.o: override CFLAGS += -I$(BUILD)
 
 $(LIB_A): $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^

@@ -276,7 +276,7 @@ int main(int argc, char **argv)
         {"timing-max-T", OPT_SIZE, &timing_max_T, "N", "time both heads up to this T (default 20000)"},
         {"reps", OPT_SIZE, &reps, "N", "timed runs per (head, T), >= 5 (default 5): min, median, max"},
         {NULL, 0, NULL, NULL, NULL}};
-    static const experiment_def def = {"any_length", "one head, fixed weights, T = 5 .. 100,000: tiled vs "
-                                       "plain, memory and time", OPT_SEED | OPT_T, 20261129UL, 0, extra, run};
+    static const experiment_def def = {"any_length", NULL,
+                                       OPT_SEED | OPT_T, 20261129UL, 0, extra, run};
     return experiment_main(&def, argc, argv);
 }

@@ -157,8 +157,7 @@ static int run(experiment *e)
 
 int main(int argc, char **argv)
 {
-    static const experiment_def def = {"concentration",
-                                       "squared norm ~ d, dot product ~ sqrt(d), for d = 2..4096",
+    static const experiment_def def = {"concentration", NULL,
                                        OPT_MC | OPT_D | OPT_LISTS, 20261129UL, 4096, NULL, run};
     return experiment_main(&def, argc, argv);
 }

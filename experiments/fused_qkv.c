@@ -293,7 +293,7 @@ int main(int argc, char **argv)
         {"reps", OPT_SIZE, &reps, "N", "timed samples per point, >= 5 (default 5): min, median, max"},
         {"no-timing", OPT_FLAG, &no_timing, NULL, "agreement checks only"},
         {NULL, 0, NULL, NULL, NULL}};
-    static const experiment_def def = {"fused_qkv", "one fused product X W_QKV = three projections; "
-                                       "CPU timing", OPT_SEED | OPT_T, 20261129UL, 0, extra, run};
+    static const experiment_def def = {"fused_qkv", NULL,
+                                       OPT_SEED | OPT_T, 20261129UL, 0, extra, run};
     return experiment_main(&def, argc, argv);
 }

@@ -258,8 +258,7 @@ static int run(experiment *e)
 
 int main(int argc, char **argv)
 {
-    static const experiment_def def = {
-        "ov_invariance", "W_V R, R^-1 W_O: same W_OV and output; different values; a head is its W_QK and W_OV",
-        OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_DV, 20261129UL, 400, NULL, run};
+    static const experiment_def def = {"ov_invariance", NULL,
+                                       OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_DV, 20261129UL, 400, NULL, run};
     return experiment_main(&def, argc, argv);
 }

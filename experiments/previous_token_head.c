@@ -268,7 +268,7 @@ int main(int argc, char **argv)
         {"factor", OPT_DOUBLE, &fixed_factor, "C",
          "query factor for every T (default ln(999 (T-1)): weight 0.999 on t-1)"},
         {NULL, 0, NULL, NULL, NULL}};
-    static const experiment_def def = {"previous_token_head", "exercise 4.2b: every position attends "
-                                       "to the one before it", OPT_MC, 42, 1000, extra, run};
+    static const experiment_def def = {"previous_token_head", NULL,
+                                       OPT_MC, 42, 1000, extra, run};
     return experiment_main(&def, argc, argv);
 }

@@ -214,8 +214,7 @@ static int run(experiment *e)
 
 int main(int argc, char **argv)
 {
-    static const experiment_def def = {
-        "qk_invariance", "W_Q R, W_K R^-T: same W_QK, scores and output; different queries",
-        OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_DV | OPT_LISTS, 20261129UL, 400, extra, run};
+    static const experiment_def def = {"qk_invariance", NULL,
+                                       OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_DV | OPT_LISTS, 20261129UL, 400, extra, run};
     return experiment_main(&def, argc, argv);
 }

@@ -206,8 +206,7 @@ static int run(experiment *e)
 
 int main(int argc, char **argv)
 {
-    static const experiment_def def = {
-        "score_asymmetry", "raw scores are symmetric; learned scores x_i^T W_QK x_j need not be",
-        OPT_MC | OPT_T | OPT_D | OPT_DK, 20261129UL, 2000, NULL, run};
+    static const experiment_def def = {"score_asymmetry", NULL,
+                                       OPT_MC | OPT_T | OPT_D | OPT_DK, 20261129UL, 2000, NULL, run};
     return experiment_main(&def, argc, argv);
 }

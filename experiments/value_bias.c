@@ -286,8 +286,7 @@ static int run(experiment *e)
 
 int main(int argc, char **argv)
 {
-    static const experiment_def def = {"value_bias", "b_V just shifts every output and folds into the output "
-                                       "bias; sigmoid weights (rows not summing to 1) are the control",
+    static const experiment_def def = {"value_bias", NULL,
                                        OPT_MC, 42, 2000, NULL, run};
     return experiment_main(&def, argc, argv);
 }

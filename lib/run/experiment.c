@@ -3,6 +3,7 @@
 #include "par.h"
 #include "mem.h"
 #include "provenance.h"
+#include "registry.h"
 #include "status.h"
 
 #include <math.h>
@@ -102,7 +103,12 @@ void exp_summary_measure(experiment *e, const char *label, measure m, const char
 /* The plain summary: the claim, its lines (or the headline row), the tally. */
 static void print_summary(const experiment *e, const experiment_def *def)
 {
-    printf("%s: %s\n", def->id, def->claim);
+    const registry_entry *r = registry_find(def->id);
+    if (r)
+        printf("%s: %s\n  (%s \"%s\")\n", def->id, r->claim, strcmp(r->origin, "extension")
+               ? "section 4.2," : "an extension of the suite's own, from section 4.2,", r->subheading);
+    else
+        printf("%s: %s\n", def->id, def->claim);
     if (e->summary_len) {
         for (const char *p = e->summary; *p;) {
             const char *nl = strchr(p, '\n');
@@ -152,8 +158,9 @@ int experiment_main(const experiment_def *def, int argc, char **argv)
     static experiment e;         /* static: meta is large, and main runs once */
     memset(&e, 0, sizeof e);
     verdicts_init(&e.v);
-    const opts_info info = {def->id, def->claim, def->common | OPT_VERBOSE_FLAG, def->seed,
-                            def->draws, def->extra};
+    const registry_entry *reg = registry_find(def->id);   /* the claim's words, once */
+    const opts_info info = {def->id, reg ? reg->claim : def->claim, def->common | OPT_VERBOSE_FLAG,
+                            def->seed, def->draws, def->extra};
     if (st == ATT_OK) st = opts_parse(&e.o, &info, argc, argv);
     if (st == ATT_OK) {
         mem_set_budget(e.o.max_memory, "--max-memory");

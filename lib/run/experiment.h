@@ -56,7 +56,8 @@ typedef struct {
 
 typedef struct {
     const char *id;          /* the claim ID = the program's name              */
-    const char *claim;       /* the claim in one line, for --help              */
+    const char *claim;       /* NULL: the registry's words (registry.h); text
+                                only for a program the registry does not list */
     unsigned common;         /* OPT_* mask of the common options it takes      */
     unsigned long seed;      /* default seed                                   */
     size_t draws;            /* default draws                                  */

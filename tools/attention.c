@@ -39,6 +39,7 @@
 #include "csvmat.h"
 #include "head.h"
 #include "mat.h"
+#include "mem.h"
 #include "opts.h"
 #include "afile.h"
 #include "provenance.h"
@@ -233,41 +234,6 @@ static void tokens_free(char **v, size_t n)
     if (v == NULL) return;
     for (size_t i = 0; i < n; i++) free(v[i]);
     free(v);
-}
-
-/* ---- memory ---------------------------------------------------------- */
-
-/* *acc += bytes of a (rows, cols) matrix; 0 sticks once anything overflows. */
-static void bytes_add(size_t *acc, size_t rows, size_t cols)
-{
-    size_t b = mat_bytes(rows, cols);
-    if (*acc == 0 || b == 0 || *acc > SIZE_MAX - b) *acc = 0;
-    else *acc += b;
-}
-
-/* Bytes of the whole run: inputs, one sequence's forward state, the stacked
- * outputs of B sequences, and with grad the gradients and the backward
- * pass's own temporaries. 0 on overflow. */
-static size_t run_bytes(size_t B, size_t T_q, size_t T_k, size_t d, size_t d_k, size_t d_v, int grad)
-{
-    size_t w = d_k > d_v ? d_k : d_v, T = T_q > T_k ? T_q : T_k, acc = 1;
-    size_t BTq = B * T_q, BTk = B * T_k;   /* B, T <= rows of a file already read */
-    const size_t fwd[][2] = {
-        {BTq, d}, {BTk, d}, {d, d_k}, {d, d_k}, {d, d_v}, {3, w}, {d, 2 * d_k + d_v}, /* inputs */
-        {T_q, d_k}, {T_q, d_k}, {T_k, d_k}, {T_k, d_k}, {T_k, d_v},     /* Qb Q Kb K V    */
-        {T_q, T_k}, {T_q, T_k}, {T_q, d_v},                             /* S A O          */
-        {BTq, d_k}, {BTk, d_k}, {BTk, d_v}, {BTq, T_k}, {BTq, T_k}, {BTq, d_v}, /* stacked */
-    };
-    const size_t bwd[][2] = {
-        {BTq, d_v}, {T_q, d}, {T_k, d}, {d, d_k}, {d, d_k}, {d, d_v}, {3, w},   /* G, grads */
-        {T_q, T_k}, {T_k, d_v}, {T_q, d_k}, {T_k, d_k}, {1, T},         /* dS dV dQ dK 1  */
-        {BTq, d}, {BTk, d}, {BTq, d}, {d, d_k}, {d, d_k}, {d, d_v}, {3, w},  /* stacked, sums */
-    };
-    if (B != 0 && (BTq / B != T_q || BTk / B != T_k)) return 0;
-    for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++) bytes_add(&acc, fwd[i][0], fwd[i][1]);
-    if (grad)
-        for (size_t i = 0; i < sizeof bwd / sizeof bwd[0]; i++) bytes_add(&acc, bwd[i][0], bwd[i][1]);
-    return acc;
 }
 
 /* ---- checks on the results ------------------------------------------- */
@@ -740,11 +706,9 @@ static int run(const opts *o)
     if (st == ATT_OK) st = inputs_load(&r, o);
     if (st) { run_free(&r); return st; }
 
+    // every allocation below counts against --max-memory (mem.h): a run too
+    // large stops at its first matrix that does not fit, before any file
     size_t d = r.Xq->size2, d_k = r.WQ->size2, d_v = r.WV->size2;
-    // the memory of the whole run, refused before anything large is allocated
-    st = opts_check_memory(o, run_bytes(r.B, r.T_q, r.T_k, d, d_k, d_v, arg.grad != NULL),
-                           "the head on these matrices");
-    if (st) { run_free(&r); return st; }
 
     head_params p = head_params_make(r.WQ, r.WK, r.WV);
     p.b_Q = r.bq; p.b_K = r.bk; p.b_V = r.bv;
@@ -793,6 +757,8 @@ int main(int argc, char **argv)
     opts o;
     int st = opts_parse(&o, &INFO, argc, argv);
     if (st == ATT_HELP) print_more_help();
+    // every matrix of the run is counted against --max-memory (mem.h)
+    if (st == ATT_OK) mem_set_budget(o.max_memory, "--max-memory");
     if (st == ATT_OK) st = run(&o);
     return opts_exit(&o, st);
 }

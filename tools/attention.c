@@ -257,11 +257,15 @@ static int finite_check_vec(const gsl_vector *v, const char *name)
     return finite_check(&m.matrix, name);
 }
 
-static size_t count_inf(const gsl_matrix *M)
+/* Scores that overflowed to +-inf in S (B T_q rows, stacked); with the
+ * causal mask the -inf it puts on keys j > i (i = the row within its
+ * sequence of T_q) are by design and not counted. */
+static size_t count_inf(const gsl_matrix *M, size_t T_q, int causal)
 {
     size_t n = 0;
     for (size_t i = 0; i < M->size1; i++)
-        for (size_t j = 0; j < M->size2; j++) n += isinf(gsl_matrix_get(M, i, j)) != 0;
+        for (size_t j = 0; j < M->size2; j++)
+            n += isinf(gsl_matrix_get(M, i, j)) && !(causal && j > i % T_q);
     return n;
 }
 
@@ -726,7 +730,7 @@ static int run(const opts *o)
     // each of the B sequences attends within itself
     for (size_t b = 0; b < r.B && !st; b++) st = sequence_run(&r, &p, b);
     if (st) { run_free(&r); return st; }
-    size_t ninf = count_inf(r.S);
+    size_t ninf = count_inf(r.S, r.T_q, arg.causal);
     if (ninf && opts_verbose(o))
         fprintf(stderr, "attention: note: %zu score%s overflowed to +-inf; A follows the softmax "
                 "policy (+inf shares the row's weight, -inf gets 0)\n", ninf, ninf == 1 ? "" : "s");

@@ -786,35 +786,15 @@ def write_json(path, results, total, maximum, header):
     os.replace(tmp, path)
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(
-        prog="grade.py", description="Grade a student's section_4_2.py (attention_shapes, "
-        "previous_token_head, fused_self_attention) against the suite's C head.",
-        epilog="exit status: 0 every test passed, 1 some test failed, 2 bad usage, "
-               "3 the grader failed (e.g. bin/ not built)")
-    ap.add_argument("file", help="the student's Python file")
-    ap.add_argument("--json", metavar="FILE", help="also write Gradescope's results.json form")
-    ap.add_argument("--seed", type=int, default=20261201, help="seed of the random cases (default 20261201)")
-    ap.add_argument("--test", action="append", metavar="NAME", choices=list(TESTS),
-                    help="run only this test (repeatable): " + ", ".join(TESTS))
-    ap.add_argument("--timeout", type=float, default=20.0, help="seconds per test (default 20)")
-    ap.add_argument("--memory", type=int, default=2048, help="MiB of address space per test (default 2048)")
-    ap.add_argument("--bin", default=os.path.join(ROOT, "bin"), help="where bin/shapes and bin/attention are")
-    a = ap.parse_args(argv)
-    if not os.path.isfile(a.file):
-        print("grade.py: %s: no such file" % a.file, file=sys.stderr)
-        return 2
-    if a.timeout <= 0 or a.memory < 256:
-        print("grade.py: --timeout must be > 0 and --memory >= 256", file=sys.stderr)
-        return 2
+def grade_one(a, path, json_path, python, npver):
+    """Grade one file: print its table; 0 full marks, 1 some test failed, 3 grader error."""
     work = tempfile.mkdtemp(prefix="grade-ref-")
-    results, header = [], ""
+    results, maximum = [], sum(p for n, p, _ in POINTS if not a.test or n in a.test)
+    header = "grade.py %s   seed %d   python %s (NumPy %s)" % (path, a.seed, python, npver)
     try:
-        python, npver = find_python()
         ctx = Ctx()
         ctx.c = C(a.bin, work)
-        ctx.box = Sandbox(python, a.file, a.timeout, a.memory << 20)
-        header = ("grade.py %s   seed %d   python %s (NumPy %s)" % (a.file, a.seed, python, npver))
+        ctx.box = Sandbox(python, path, a.timeout, a.memory << 20)
         print(header)
         print("%-18s %-7s %s" % ("test", "points", "result"))
         for name, pts, func in POINTS:
@@ -824,25 +804,78 @@ def main(argv=None):
             try:
                 out, score = TESTS[name](ctx, rng), pts
             except Wrong as e:
-                replay = "python3 exercises/grade.py %s --seed %d --test %s" % (a.file, a.seed, name)
+                replay = "python3 exercises/grade.py %s --seed %d --test %s" % (path, a.seed, name)
                 out, score = "%s\nreplay: %s" % (e, replay), 0
             results.append((name, score, pts, out))
             first, _, rest = out.partition("\n")
             print("%-18s %d/%-5d %s  %s" % (name, score, pts, "PASS" if score == pts else "FAIL", first))
             for l in rest.splitlines():
                 print("%-26s %s" % ("", l))
-    except GraderError as e:
-        print("grade.py: %s" % e, file=sys.stderr)
-        if a.json:
-            write_json(a.json, results, 0, sum(p for _, p, _ in POINTS), "grader error: %s" % e)
-        return 3
+            sys.stdout.flush()
+    except (GraderError, OSError) as e:
+        print("grade.py: %s: %s" % (path, e), file=sys.stderr)
+        if json_path:
+            write_json(json_path, results, 0, maximum, "grader error: %s" % e)
+        return 3, 0, maximum
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    total, maximum = sum(r[1] for r in results), sum(r[2] for r in results)
+    total = sum(r[1] for r in results)
     print("total %d/%d" % (total, maximum))
-    if a.json:
-        write_json(a.json, results, total, maximum, header)
-    return 0 if total == maximum else 1
+    if json_path:
+        write_json(json_path, results, total, maximum, header)
+    return (0 if total == maximum else 1), total, maximum
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(
+        prog="grade.py", description="Grade a student's section_4_2.py (attention_shapes, "
+        "previous_token_head, fused_self_attention) against the suite's C head. Given a folder, "
+        "grade every *.py in it and end with one line per submission.",
+        epilog="exit status: 0 every test passed (every submission, for a folder), 1 some test "
+               "failed, 2 bad usage, 3 the grader failed (e.g. bin/ not built)")
+    ap.add_argument("file", help="the student's Python file, or a folder of submissions (*.py)")
+    ap.add_argument("--json", metavar="PATH", help="also write Gradescope's results.json form "
+                    "(for a folder: PATH is a folder, one <name>.json per submission)")
+    ap.add_argument("--seed", type=int, default=20261201, help="seed of the random cases (default 20261201)")
+    ap.add_argument("--test", action="append", metavar="NAME", choices=list(TESTS),
+                    help="run only this test (repeatable): " + ", ".join(TESTS))
+    ap.add_argument("--timeout", type=float, default=20.0, help="seconds per test (default 20)")
+    ap.add_argument("--memory", type=int, default=2048, help="MiB of address space per test (default 2048)")
+    ap.add_argument("--bin", default=os.path.join(ROOT, "bin"), help="where bin/shapes and bin/attention are")
+    a = ap.parse_args(argv)
+    folder = os.path.isdir(a.file)
+    if not folder and not os.path.isfile(a.file):
+        print("grade.py: %s: no such file or folder" % a.file, file=sys.stderr)
+        return 2
+    if a.timeout <= 0 or a.memory < 256:
+        print("grade.py: --timeout must be > 0 and --memory >= 256", file=sys.stderr)
+        return 2
+    jdir = a.json if folder else os.path.dirname(os.path.abspath(a.json)) if a.json else None
+    if jdir and not os.path.isdir(jdir):
+        print("grade.py: --json %s: %s is not a folder" % (a.json, jdir), file=sys.stderr)
+        return 2
+    try:
+        python, npver = find_python()
+    except GraderError as e:
+        print("grade.py: %s" % e, file=sys.stderr)
+        return 3
+    if not folder:
+        return grade_one(a, a.file, a.json, python, npver)[0]
+    files = sorted(f for f in os.listdir(a.file) if f.endswith(".py"))
+    if not files:
+        print("grade.py: %s holds no .py file" % a.file, file=sys.stderr)
+        return 2
+    summary, worst = [], 0
+    for f in files:
+        j = os.path.join(a.json, f[:-3] + ".json") if a.json else None
+        st, total, maximum = grade_one(a, os.path.join(a.file, f), j, python, npver)
+        summary.append((f, total, maximum, st))
+        worst = max(worst, st)
+        print()
+    print("%-40s %s" % ("submission", "points"))
+    for f, total, maximum, st in summary:
+        print("%-40s %d/%d%s" % (f, total, maximum, "   (grader error)" if st == 3 else ""))
+    return worst
 
 
 if __name__ == "__main__":

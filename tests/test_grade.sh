@@ -20,7 +20,8 @@
 #      or a grader error; no file outside the child's folder changes (a victim
 #      file, escape paths, the student's file, the repository) and no child
 #      folder is left behind;
-#   5. usage errors exit 2; a failure's replay command reproduces it.
+#   5. a folder of submissions: one JSON each and a line per submission;
+#   6. usage errors exit 2; a failure's replay command reproduces it.
 # Run from anywhere: sh tests/test_grade.sh   (BIN=bin-x for another build)
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -127,7 +128,17 @@ done
 git status --porcelain --untracked-files=all >"$W/git-after" 2>/dev/null
 cmp -s "$W/git-before" "$W/git-after" && ok || { bad "the repository's files changed while hostile files were graded"; diff "$W/git-before" "$W/git-after"; }
 
-# ---- 5. usage and replay ------------------------------------------------------------------
+# ---- 5. a folder of submissions ----------------------------------------------------------
+mkdir -p "$W/subs" "$W/grades"
+cp exercises/solutions/section_4_2.py "$W/subs/alice.py"
+cp exercises/section_4_2.py "$W/subs/bob.py"
+G "$W/subs" --test shapes.gpt2 --json "$W/grades" >"$W/f.out" 2>&1; st=$?
+[ $st -eq 1 ] && grep -Eq '^alice\.py +1/1$' "$W/f.out" && grep -Eq '^bob\.py +0/1$' "$W/f.out" && ok ||
+    { bad "a folder: exit $st, expected 1 with alice.py 1/1 and bob.py 0/1"; cat "$W/f.out"; }
+json "$W/grades/alice.json" 'd["score"] == 1' && json "$W/grades/bob.json" 'd["score"] == 0' && ok ||
+    bad "a folder: grades/alice.json and grades/bob.json are not 1 and 0 points"
+
+# ---- 6. usage and replay ------------------------------------------------------------------
 G "$W/no-such-file.py" >/dev/null 2>&1; st=$?
 [ $st -eq 2 ] && ok || bad "a missing file: exit $st, expected 2"
 G exercises/solutions/section_4_2.py --test no.such.test >/dev/null 2>&1; st=$?

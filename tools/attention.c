@@ -93,10 +93,12 @@ static const opt_spec EXTRA[] = {
     {NULL, OPT_FLAG, NULL, NULL, NULL}
 };
 
+/* --help: the options (opts.c), then print_more_help's text, which ends with
+ * the exit status (attention has no verdicts: OPT_OWN_EXIT_HELP). */
 static const opts_info INFO = {
     .id = ID,
     .summary = "one attention head on matrices read from CSV files",
-    .common = OPT_NO_OUT_DEFAULT,
+    .common = OPT_NO_OUT_DEFAULT | OPT_OWN_EXIT_HELP,
     .extra = EXTRA,
 };
 
@@ -145,13 +147,12 @@ static void print_more_help(void)
 "Example, the section's worked example (\"the cat sat\"):\n"
 "  bin/attention --x examples/worked/X.csv --wq examples/worked/W_Q.csv \\\n"
 "      --wk examples/worked/W_K.csv --wv examples/worked/W_V.csv \\\n"
-"      --tokens the,cat,sat --features animal,determiner --print\n",
+"      --tokens the,cat,sat --features animal,determiner --print\n"
+"\n"
+"exit status: 0 done, 2 bad usage or input, 3 runtime error (I/O, memory,\n"
+"overflow to inf); never 1 (attention has no verdicts to FAIL)\n",
         CSVMAT_MAX_LINE >> 20, CSVMAT_MAX_BYTES >> 20);
 }
-
-/* The exit-status paragraph of --help: attention has no verdicts. */
-#define EXIT_HELP "exit status: 0 done, 2 bad usage or input, 3 runtime error (I/O, memory,\n" \
-                  "overflow); never 1 (attention has no verdicts to FAIL)\n"
 
 /* ---- inputs ---------------------------------------------------------- */
 

@@ -21,7 +21,9 @@
 #      file, escape paths, the student's file, the repository) and no child
 #      folder is left behind;
 #   5. a folder of submissions: one JSON each and a line per submission;
-#   6. usage errors exit 2; a failure's replay command reproduces it.
+#   6. exercises/prev_token_csv.py writes the 4.2b head as CSV and the command
+#      it prints shows row t's weight 0.999 on t - 1 (the README recipe);
+#   7. usage errors exit 2; a failure's replay command reproduces it.
 # Run from anywhere: sh tests/test_grade.sh   (BIN=bin-x for another build)
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -138,7 +140,16 @@ G "$W/subs" --test shapes.gpt2 --json "$W/grades" >"$W/f.out" 2>&1; st=$?
 json "$W/grades/alice.json" 'd["score"] == 1' && json "$W/grades/bob.json" 'd["score"] == 0' && ok ||
     bad "a folder: grades/alice.json and grades/bob.json are not 1 and 0 points"
 
-# ---- 6. usage and replay ------------------------------------------------------------------
+# ---- 6. the 4.2b recipe: prev_token_csv.py, then the command it prints ------------------
+"$PY" exercises/prev_token_csv.py exercises/solutions/section_4_2.py --words "the cat sat on the mat" \
+    --out "$W/mine" >"$W/p.out" 2>&1 && cmd=$(sed -n 2p "$W/p.out") &&
+    sh -c "$BIN/attention ${cmd#bin/attention }" >"$W/pa.out" 2>&1
+st=$?
+# row "cat" of A: weight 0.999 on "the" (t - 1); row "mat" of O: largest on "the"
+[ $st -eq 0 ] && grep -Eq '^cat +0\.999 ' "$W/pa.out" && grep -Eq '^mat +0\.9992 ' "$W/pa.out" && ok ||
+    { bad "prev_token_csv.py and the command it prints (exit $st)"; cat "$W/p.out" "$W/pa.out"; }
+
+# ---- 7. usage and replay ------------------------------------------------------------------
 G "$W/no-such-file.py" >/dev/null 2>&1; st=$?
 [ $st -eq 2 ] && ok || bad "a missing file: exit $st, expected 2"
 G exercises/solutions/section_4_2.py --test no.such.test >/dev/null 2>&1; st=$?

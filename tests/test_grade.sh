@@ -97,11 +97,14 @@ for f in tests/grade/hostile_*.py tests/grade/broken_*.py; do
     cp "$f" "$W/student-copy.py"
     before=$(ls -d /tmp/grade-student-* 2>/dev/null | wc -l)
     start=$(date +%s)
-    G "$f" --test fused.single --timeout 2 --json "$W/h.json" >"$W/h.out" 2>&1; st=$?
+    # a generous limit, so that a loaded machine never turns a refusal into a
+    # timeout; the infinite loop gets 3 s
+    case $f in *loop*) lim=3 ;; *) lim=30 ;; esac
+    G "$f" --test fused.single --timeout $lim --json "$W/h.json" >"$W/h.out" 2>&1; st=$?
     took=$(( $(date +%s) - start ))
     [ $st -eq 1 ] && json "$W/h.json" 'd["score"] == 0' && ok ||
         { bad "$f: exit $st, expected 1 (a failed test)"; cat "$W/h.out"; }
-    [ $took -le 20 ] && ok || bad "$f: the grader took $took s"
+    [ $took -le 60 ] && ok || bad "$f: the grader took $took s"
     [ "$(cat /tmp/att_grade_victim.txt 2>/dev/null)" = victim ] && ok || bad "$f: the victim file outside the folder changed"
     [ ! -e /tmp/att_grade_escape.txt ] && [ ! -e "${TMPDIR}/att_grade_escape.txt" ] && ok || bad "$f: a file was written outside the folder"
     cmp -s "$f" "$W/student-copy.py" && ok || bad "$f: the student's own file changed"
@@ -111,7 +114,7 @@ for f in tests/grade/hostile_*.py tests/grade/broken_*.py; do
     case $f in
     *hostile_exit*) want="sys.exit(0)" ;;
     *os_exit*) want="ended its process" ;;
-    *loop*) want="did not finish within 2 s" ;;
+    *loop*) want="did not finish within 3 s" ;;
     *fork*) want="start a process (os.fork)" ;;
     *_subprocess*) want="start a process" ;;
     *posixsubprocess*) want="_posixsubprocess" ;;

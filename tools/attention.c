@@ -37,6 +37,7 @@
  * conform), 3 runtime error (I/O, memory, overflow to inf).
  */
 #include "csvmat.h"
+#include "fused.h"
 #include "head.h"
 #include "mat.h"
 #include "mem.h"
@@ -398,14 +399,6 @@ static int args_check(const opts *o)
     return ATT_OK;
 }
 
-/* *W = a fresh copy of columns [c0, c0 + n) of M. */
-static int columns_copy(gsl_matrix **W, const gsl_matrix *M, size_t c0, size_t n)
-{
-    gsl_matrix_const_view v = gsl_matrix_const_submatrix(M, 0, c0, M->size1, n);
-    *W = mat_dup(&v.matrix);
-    return *W ? ATT_OK : att_alloc_status();
-}
-
 /* d_k and d_v of a fused weight with n = 2 d_k + d_v columns, from --dk,
  * --dv or (neither) d_k = d_v = n / 3. */
 static int fused_widths(size_t n, size_t *d_k, size_t *d_v)
@@ -463,10 +456,12 @@ static int wqkv_load(run_data *r, const char *nx, const char *ox, const char *fx
         W = M;
     }
     if (st == ATT_OK) st = fused_widths(W->size2, &d_k, &d_v);
-    // Q = X W_QKV[:, 0:d_k]   K = X W_QKV[:, d_k:2 d_k]   V = X W_QKV[:, 2 d_k:]
-    if (st == ATT_OK) st = columns_copy(&r->WQ, W, 0, d_k);
-    if (st == ATT_OK) st = columns_copy(&r->WK, W, d_k, d_k);
-    if (st == ATT_OK) st = columns_copy(&r->WV, W, 2 * d_k, d_v);
+    // W_QKV = [W_Q | W_K | W_V]: Q = X W_QKV[:, 0:d_k], K = X W_QKV[:, d_k:2 d_k],
+    // V = X W_QKV[:, 2 d_k:], the section's split of the one product
+    if (st == ATT_OK && (!(r->WQ = mat_new(d, d_k)) || !(r->WK = mat_new(d, d_k)) ||
+                         !(r->WV = mat_new(d, d_v))))
+        st = att_alloc_status();
+    if (st == ATT_OK) st = fused_unpack(r->WQ, r->WK, r->WV, W);
     mat_free(W);
     return st;
 }

@@ -16,7 +16,7 @@
 #      infinite loop, a fork bomb, subprocess, _posixsubprocess, ctypes,
 #      os.kill of the grader, writes and a removal outside its folder, output
 #      on stdout and on fd 1, NaN, wrong types, 80 GB, syntax error, an
-#      exception) is a failed test with its message and exit 1, never a hang
+#      exception, a probe of its open file descriptors: only its own) is a failed test with its message and exit 1, never a hang
 #      or a grader error; no file outside the child's folder changes (a victim
 #      file, escape paths, the student's file, the repository) and no child
 #      folder is left behind;
@@ -127,6 +127,8 @@ for f in tests/grade/hostile_*.py tests/grade/broken_*.py; do
     *memory*) want="memory" ;;
     *syntax*) want="SyntaxError" ;;
     *exception*) want="raised ValueError" ;;
+    # stdin, stdout (a file in its folder), stderr, the result pipe, listdir's own
+    *fds*) want="open fds [0, 1, 2, 3, 4]" ;;
     esac
     grep -qF "$want" "$W/h.out" && ok || { bad "$f: the message does not say '$want'"; cat "$W/h.out"; }
 done

@@ -63,7 +63,7 @@ CHECK_PLOTS := $(foreach id,$(EXPERIMENTS),$(filter $(id) $(id)_%,$(CHECK_PLOTS)
 endif
 
 .PHONY: all check reproduce figures report verify bench sanitize valgrind fuzz \
-        deps clean help tests mpi experiments
+        deps clean help tests mpi experiments grade
 .DELETE_ON_ERROR:
 
 all: $(addprefix $(BIN)/,$(EXPERIMENTS)) $(addprefix $(BUILD)/tools/,$(TOOLS)) ## build the library, one bin/<ID> per claim, and the tools
@@ -209,6 +209,13 @@ handout: ## build results/handout.pdf (one page per claim; installs TeX as root,
 slides: ## build results/slides.pdf (beamer 16:9, one slide per claim)
 	@sh tools/deps.sh tex
 	@$(MAKE) --no-print-directory $(OUT)/slides.pdf
+
+# The section's exercises (exercises/): grade a student's file against the C
+# head. exercises/grade.py needs no NumPy; it finds a Python that has it for
+# the student's code (set ATT_PYTHON to choose one).
+grade: $(BIN)/shapes $(BIN)/attention ## grade FILE=STUDENT.py (the section's exercises) against the C head; GRADE_ARGS="--json results.json"
+	@test -n "$(FILE)" || { echo "make grade: give FILE=path/to/section_4_2.py (the starter is exercises/section_4_2.py)" >&2; exit 2; }
+	@python3 exercises/grade.py "$(FILE)" --bin $(BIN) $(GRADE_ARGS)
 
 verify: all ## rerun everything into a temporary folder and compare it with the committed results/
 	@sh tools/verify.sh

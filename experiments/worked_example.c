@@ -227,6 +227,22 @@ static int run(experiment *e)
         || (rc = verdict_add(&e->v, KIND_IDENTITY, "workedFactorErr", 0.0, measure_exact(sweep_err, SWEEP_N),
                              rule_at_most(tol_sweep), "max |weight - closed form| over c = 0, 0.1, ..., 10")))
         goto done;
+    // the plain summary: the numbers the section prints, with its values beside them
+    {
+        double w, o;
+        worked_weights(c, &w, &o);
+        exp_summary(e, "a(sat, cat) = %.6f and a(cat, the) = %.6f, e^c/(e^c + 2) = %.6f at c = %g%s",
+                    gsl_matrix_get(st.A, WORKED_SAT, WORKED_CAT), gsl_matrix_get(st.A, WORKED_CAT, WORKED_THE),
+                    w, c, section ? " (the section: 0.909)" : "");
+        exp_summary(e, "the others get %.6f, 1/(e^c + 2) = %.6f%s; \"the\" (a zero query) spreads "
+                    "%.4f, %.4f, %.4f", gsl_matrix_get(st.A, WORKED_SAT, WORKED_THE), o,
+                    section ? " (the section: 0.045)" : "", gsl_matrix_get(st.A, WORKED_THE, 0),
+                    gsl_matrix_get(st.A, WORKED_THE, 1), gsl_matrix_get(st.A, WORKED_THE, 2));
+        exp_summary(e, "sat carries (%.3f, %.3f): its subject is an animal; cat (%.3f, %.3f): it has a "
+                    "determiner (value = (is an animal, is a determiner))",
+                    gsl_matrix_get(st.O, WORKED_SAT, 0), gsl_matrix_get(st.O, WORKED_SAT, 1),
+                    gsl_matrix_get(st.O, WORKED_CAT, 0), gsl_matrix_get(st.O, WORKED_CAT, 1));
+    }
 
 done:
     head_state_free(&st);

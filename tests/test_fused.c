@@ -77,6 +77,14 @@ START_TEST(test_pack_by_hand)
     ck_assert_int_eq(fused_project_out_in(Q, K, V, QKV, X, W), ATT_EUSAGE);
     ck_assert_int_eq(fused_project(Q, K, QKV, QKV, X, W), ATT_EUSAGE);   /* V too wide */
 
+    /* fused_unpack gives the three blocks back exactly, and checks shapes */
+    gsl_matrix *UQ = mat_new(2, 1), *UK = mat_new(2, 1), *UV = mat_new(2, 2);
+    ck_assert_int_eq(fused_unpack(UQ, UK, UV, W), ATT_OK);
+    ck_assert(gsl_matrix_equal(UQ, WQ) && gsl_matrix_equal(UK, WK) && gsl_matrix_equal(UV, WV));
+    ck_assert_int_eq(fused_unpack(UQ, UK, UV, Wbad), ATT_EUSAGE);
+    ck_assert_ptr_nonnull(strstr(att_last_error(), "W_QKV (2 x 5)"));
+    mat_free(UQ); mat_free(UK); mat_free(UV);
+
     mat_free(WQ); mat_free(WK); mat_free(WV); mat_free(W); mat_free(X); mat_free(QKV);
     mat_free(Q); mat_free(K); mat_free(V); mat_free(Wbad); mat_free(X3);
 }

@@ -34,6 +34,26 @@ int fused_pack(gsl_matrix *W, const gsl_matrix *W_Q, const gsl_matrix *W_K,
     return ATT_OK;
 }
 
+/* W_Q (d, d_k) | W_K (d, d_k) | W_V (d, d_v) = W (d, 2 d_k + d_v): since
+ * column block j of X W is X times column block j of W, running the head with
+ * these three is the fused projection followed by its split. */
+int fused_unpack(gsl_matrix *W_Q, gsl_matrix *W_K, gsl_matrix *W_V, const gsl_matrix *W)
+{
+    size_t d = W->size1, d_k = W_Q->size2, d_v = W_V->size2;
+    if (!mat_same_shape(W_Q, W_K) || W_Q->size1 != d || W_V->size1 != d || W->size2 != 2 * d_k + d_v)
+        return att_fail(ATT_EUSAGE, "fused_unpack: W_QKV (%zu x %zu) and W_Q (%zu x %zu), W_K (%zu x %zu), "
+                        "W_V (%zu x %zu): need W_Q, W_K (d x d_k), W_V (d x d_v), W_QKV (d x 2 d_k + d_v)",
+                        W->size1, W->size2, W_Q->size1, W_Q->size2, W_K->size1, W_K->size2,
+                        W_V->size1, W_V->size2);
+    gsl_matrix_const_view q = gsl_matrix_const_submatrix(W, 0, 0, d, d_k);
+    gsl_matrix_const_view k = gsl_matrix_const_submatrix(W, 0, d_k, d, d_k);
+    gsl_matrix_const_view v = gsl_matrix_const_submatrix(W, 0, 2 * d_k, d, d_v);
+    gsl_matrix_memcpy(W_Q, &q.matrix);
+    gsl_matrix_memcpy(W_K, &k.matrix);
+    gsl_matrix_memcpy(W_V, &v.matrix);
+    return ATT_OK;
+}
+
 /* Q (N, d_k), K (N, d_k), V (N, d_v) = the column blocks of QKV (N, 2 d_k + d_v). */
 static int fused_split(gsl_matrix *Q, gsl_matrix *K, gsl_matrix *V, const gsl_matrix *QKV)
 {

@@ -13,6 +13,10 @@
 int fused_pack(gsl_matrix *W, const gsl_matrix *W_Q, const gsl_matrix *W_K,
                const gsl_matrix *W_V);
 
+/* The inverse of fused_pack: W_Q, W_K (d, d_k), W_V (d, d_v) = the three
+ * column blocks of W (d, 2 d_k + d_v), in that order. Shapes checked. */
+int fused_unpack(gsl_matrix *W_Q, gsl_matrix *W_K, gsl_matrix *W_V, const gsl_matrix *W);
+
 /* QKV (N, 2d_k+d_v) = X W; then Q, K, V (N,d_k),(N,d_k),(N,d_v) copied out. */
 int fused_project(gsl_matrix *Q, gsl_matrix *K, gsl_matrix *V,
                   gsl_matrix *QKV, const gsl_matrix *X, const gsl_matrix *W);

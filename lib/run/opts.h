@@ -47,7 +47,10 @@ enum {
     /* --T, --d, --dk, --dv take lists and ranges (a sweep experiment) */
     OPT_LISTS = 1u << 8,
     /* --verbose: print every verdict row, not only the summary */
-    OPT_VERBOSE_FLAG = 1u << 9
+    OPT_VERBOSE_FLAG = 1u << 9,
+    /* not an option: --help prints no exit-status text (the program has no
+     * verdicts and prints its own after the options: bin/attention) */
+    OPT_OWN_EXIT_HELP = 1u << 10
 };
 
 enum { OPTS_MAX_LIST = 64 };

@@ -35,6 +35,7 @@ set key off
 set label 1 'tiled head' at Tmax * 1.2, tmem / MiB left tc ls 1
 set label 2 'plain head' at Pmax * 1.3, pmem / MiB / 1.5 left tc ls 3
 if (Tmax > Pmax) set label 3 sprintf("S and A alone at\nT = %s: %.0f GB", thousands(Tmax), 16.0 * Tmax * Tmax / 1e9) at Tmax / 1.5, 16.0 * Tmax * Tmax / MiB right tc rgb '#8b1a1a'
+if (SLIDE) { unset title }   # the slide's frame title states the claim
 plot sample [x=Pmax:(Tmax > Pmax ? Tmax : Pmax * 1.001)] (Tmax > Pmax ? 16.0 * x * x / MiB : NaN) with lines ls 5 dt 2 lw 1.5, \
      f using 1:($13 > 0 ? $13 / MiB : NaN) with linespoints ls 3, \
      f using 1:($12 / MiB) with linespoints ls 1

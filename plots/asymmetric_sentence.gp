@@ -26,8 +26,8 @@ s_ia = STATS_max
 set xrange [-0.5 : n - 0.5]
 set yrange [n - 0.5 : -0.5]
 
-set xtics () rotate by 60 right font ',8' scale 0
-set ytics () font ',8' scale 0
+set xtics () rotate by 90 right font ',9' scale 0
+set ytics () font ',9' scale 0
 do for [i = 1:n] { set xtics add (word(tokens, i) i - 1); set ytics add (word(tokens, i) i - 1) }
 set xlabel "keys" offset 0, 0.6
 set ylabel "queries" offset 0.5, 0
@@ -39,7 +39,7 @@ box(x, y) = sprintf("set object %d rect from %g, %g to %g, %g front fs empty bor
 eval box(an, it)
 eval box(it, an)
 set size noratio
-set multiplot title "“it” attends to “animal”; “animal” does not attend to “it”"
+set multiplot title main("“it” attends to “animal”; “animal” does not attend to “it”")
 set bmargin at screen 0.24
 set tmargin at screen 0.80
 set lmargin at screen 0.18
@@ -51,7 +51,7 @@ set cbrange [0 : smax]
 plot f skip 1 using 2:1:5 with image notitle
 set lmargin at screen 0.66
 set rmargin at screen 0.96
-set title "learned weights A: one-way" font ',9'
+set title "weights A of a hand-made head: one-way" font ',9'
 set label 11 sprintf("%.3f", a_ai) at it - 2.0, an center font ',9' front
 set label 12 sprintf("%.2f", a_ia) at an + 2.5, it center font ',9' front
 set cbrange [0 : 1]

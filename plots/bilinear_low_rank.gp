@@ -11,7 +11,7 @@ g = datadir.'/bilinear_low_rank.csv'
 dks = system(sprintf("awk -F, 'NR > 1 {printf \"%%s \", $2}' '%s'", g))
 n = words(dks)
 D = real(system(sprintf("awk -F, 'NR == 2 {print $1}' '%s'", g)))
-set title "W_{QK} = W_Q W_K^T has rank d_k"
+set title "W_{QK} = W_Q W_K^T has rank at most d_k"
 set label 1 sprintf("d = %g; one random head per d_k", D) at graph 0.98, graph 0.95 right font ',9'
 set xlabel "index i of the singular value"
 set ylabel "σ_i / σ_1"
@@ -22,6 +22,7 @@ set xtics 1, 2
 set mxtics 1
 set ytics 0, 0.25, 1
 last(k) = word(dks, k) + 0
+if (SLIDE) { unset title }   # the slide's frame title states the claim
 plot for [k = 1:n] f skip 1 using 1:(column(1 + k)) with lines ls k notitle, \
      for [k = 1:n] f skip 1 using ($1 == last(k) ? $1 : 1/0):(column(1 + k)):(sprintf("d_k = %d", last(k))) \
        with labels left offset 0.5, 0.6 font ',9' tc ls k notitle

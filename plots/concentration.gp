@@ -32,7 +32,8 @@ set xrange [dlo:dhi]
 set yrange [dlo > 1 ? sqrt(dlo) / 2 : 0.5:dhi * 2]
 set rmargin 14
 z = 1.959963984540054
-set label 3 "dashed: the exact laws d and √d" at graph 0.03, 0.92 left font ',8'
+set label 3 "dashed: the exact laws d and √d" at graph 0.03, 0.92 left font ',9'
+if (SLIDE) { unset title }   # the slide's frame title states the claim
 plot x with lines ls 9 lw 1.5 notitle, \
      sqrt(x) with lines ls 9 lw 1.5 notitle, \
      f skip 1 using 1:3:4:5 with yerrorbars ls 1 pt 7 ps 0.6 notitle, \

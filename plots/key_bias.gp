@@ -30,5 +30,6 @@ unset key
 jit(i) = 0.28 * ((i * 0.6180339887) - floor(i * 0.6180339887) - 0.5)
 set label sprintf("all at 0: at most %.1e (rounding)", max0) at 0.04 * top, 0.45 left
 set label sprintf("mean %.2f (95%% CI %.2f to %.2f)", mean1, lo1, hi1) at mean1, 1.5 left
+if (SLIDE) { unset title }   # the slide's frame title states the claim
 plot f skip 1 using 5:($1 + jit($2)) with points ls 2 pt 6 ps 0.5, \
      s skip 1 every ::1::1 using 8:(1):9:10 with xerrorbars ls 1 pt 7 ps 1.2 lw 2

@@ -9,7 +9,7 @@ shift = meta('shift_example')
 f = datadir.'/key_bias_shift.csv'
 stats f skip 1 using 1 nooutput
 T = STATS_records
-set multiplot layout 1,2 title sprintf("Adding b_K shifts a row of scores by one constant,\nq_0·b_K = %.2f: the softmax weights do not move", shift) \
+set multiplot layout 1,2 title main(sprintf("Adding b_K shifts a row of scores by one constant,\nq_0·b_K = %.2f: the softmax weights do not move", shift)) \
     margins 0.10,0.98,0.24,0.76 spacing 0.12,0
 set style fill solid 1.0 border -1
 set boxwidth 0.38

@@ -27,6 +27,7 @@ lw = (val(0, 2) ne "") ? 2 : wmin
 set label 1 "separate W_K, W_V" at lw, real(val(0, lw)) left offset -0.5, 0.8 tc rgb col_v front
 set label 2 "tied W_V = W_K" at lw, real(val(1, lw)) left offset 1.0, -0.2 tc rgb col_k front
 set label 3 "chance 1/n_{vocab}" at wmax, 1.0 / V right offset 0, 0.7 tc rgb '#555555' front
+if (SLIDE) { unset title }   # the slide's frame title states the claim
 plot rows(0) using 1:7:8 with filledcurves fc rgb col_v notitle, \
      rows(1) using 1:7:8 with filledcurves fc rgb col_k notitle, \
      rows(0) using 1:6 with linespoints ls 1 lc rgb col_v notitle, \

@@ -43,9 +43,9 @@ set key off
 set style fill transparent solid 0.2 noborder
 set arrow 1 from 1.5, 1 to TM * 1.5, 1 nohead ls 9 dt 2 lw 1.5
 set arrow 2 from 1.5, 1.05 to TM * 1.5, 1.05 nohead ls 9 dt 3 lw 1.5
-set label 1 "exactly 1/T" at TM * 1.9, 0.998 left font ",8"
-set label 2 "5% above 1/T" at TM * 1.9, 1.048 left font ",8"
-set label 4 "plateau L (d, d_k, c²):" at TM * 1.9, 1.097 left font ",8"
+set label 1 "exactly 1/T" at TM * 1.9, 0.998 left font ",9"
+set label 2 "5% above 1/T" at TM * 1.9, 1.048 left font ",9"
+set label 4 "plateau L (d, d_k, c²):" at TM * 1.9, 1.097 left font ",9"
 set label 3 "thin dashed: the law P(T), the same draws" at 2, 0.912 left font ",9"
 # labels at their plateau, pushed apart where two plateaus nearly coincide
 gap = 0.012
@@ -56,10 +56,11 @@ do for [it = 1:NC] { do for [i = k0:NC - 1] { do for [j = k0:NC - 1] {
 } } }
 do for [k = k0:NC - 1] {
     L = meta(sprintf('config%d_limit', k))
-    set label 10 + k sprintf("%.3f (%s)", L, short(k)) at TM * 1.9, Y[k + 1] left font ",8" tc ls (k + 1)
+    set label 10 + k sprintf("%.3f (%s)", L, short(k)) at TM * 1.9, Y[k + 1] left font ",9" tc ls (k + 1)
     set arrow 10 + k from TM * 1.2, L to TM * 1.7, L nohead ls (k + 1) lw 3
 }
 sel(k, v) = (column(1) == k) ? v : NaN
+if (SLIDE) { unset title }   # the slide's frame title states the claim
 plot for [k = k0:NC - 1] f skip 1 using 5:(sel(k, $9)):(sel(k, $10)) with filledcurves ls (k + 1) notitle, \
      for [k = k0:NC - 1] f skip 1 using 5:(sel(k, $11)) with lines ls (k + 1) dt 2 lw 1 notitle, \
      for [k = k0:NC - 1] f skip 1 using 5:(sel(k, $8)) with linespoints ls (k + 1) ps 0.7 notitle

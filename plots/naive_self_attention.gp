@@ -6,7 +6,8 @@
 # 1 - a_ii, on a log scale: Monte Carlo only where its relative standard
 # error is <= max_rse (column `shown`: beyond, the mean is carried by rare
 # draws a sample misses), the exact T = 2 curve 2^(-d/2-1) and the large-d
-# law (T - 1) 2^(-d/2) for the longest T.
+# law (T - 1) 2^(-d/2-1) for the longest T: T - 1 rivals, each rarely close,
+# each taking the exact T = 2 mean 2^(-d/2-1) (the contour figure's law).
 # Data: naive_self_attention.csv, naive_self_attention.meta (T, d_star...).
 # size: 6.5,3.6
 f = datadir.'/naive_self_attention.csv'
@@ -25,7 +26,7 @@ sel(T, v) = ($1 == T ? v : 1/0)
 dlab = D_min < 8 && D_max >= 8 ? 8 : D_min   # where the curves are labelled
 shown(T, v) = ($1 == T && $12 == 1 ? v : 1/0)
 
-set multiplot layout 1, 2 title "Raw vectors attend to themselves" font ',12'
+set multiplot layout 1, 2 title main("Raw vectors attend to themselves") font ',12'
 set lmargin 8.5; set rmargin 5.5
 set xtics 10 offset 0,0.3
 set mxtics 2
@@ -61,11 +62,11 @@ set arrow 1 from dlo, 0.005 to dhi, 0.005 nohead ls 9
 set label 1 "0.5%" at dhi, 0.005 left offset 0.3,0 font ',9'
 set samples 200
 ex(d) = 2**(-d / 2.0 - 1)
-law(d) = (Tmax - 1) * 2**(-d / 2.0)
+law(d) = (Tmax - 1) * 2**(-d / 2.0 - 1)   # the same law as the contour figure: (T - 1) times the exact T = 2 value
 xe = dlo + 0.62 * (dhi - dlo); xl = dlo + 0.45 * (dhi - dlo)
 set label 4 "exact, T = 2" at xe, ex(xe) left offset 0.5,-0.9 font ',9'
 set label 5 sprintf("law, T = %d", Tmax) at xl, law(xl) left offset 0.8,0.4 font ',9'
-set label 6 "Monte Carlo shown where\nits error is ≤ 10%" at graph 0.04, 0.10 left font ',8'
+set label 6 "Monte Carlo shown where\nits error is ≤ 10%" at graph 0.04, 0.22 left font ',9'
 plot ex(x) with lines lc rgb '#000000' lw 1.2 dt 1 notitle, \
      law(x) with lines ls 9 lw 1.5 dt 2 notitle, \
      for [k=1:nT] f skip 1 using (shown(real(word(TS, k)), $2)):($8 > 0 ? $8 : $7 / 10):9 with filledcurves ls k notitle, \

@@ -20,6 +20,7 @@ set yrange [8:34]
 set ytics 10, 5, 30
 law(T) = T >= 2 ? 2 * log((T - 1) / 0.01) / log(2) : 1/0
 set samples 300
+if (SLIDE) { unset title }   # the slide's frame title states the claim
 if (!have) {
     set label 1 "this run has one width: no contour" at graph 0.5, 0.5 center
     plot law(x) with lines ls 9 lw 1.5 notitle

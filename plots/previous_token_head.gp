@@ -38,6 +38,7 @@ unset key
 # the diagonal t = j (dashed) and a frame around the matrix
 set arrow from -0.5, -0.5 to T-0.5, T-0.5 nohead front ls 9 lc rgb '#999999'
 set object rectangle from -0.5, -0.5 to T-0.5, T-0.5 front fillstyle empty border lc rgb '#000000' lw 1
+if (SLIDE) { unset title }   # the slide's frame title states the claim
 plot fa using 2:1:5 with image pixels, \
      fa using 2:1:($5 > 0.5 ? sprintf("{/*0.8 %s}", $5 < 1 ? sprintf("%.3f", $5)[2:5] : "1") : ""):($5 > 0.5 ? 0xffffff : 0x000000) \
         with labels tc rgb variable, \

@@ -12,7 +12,7 @@ stats f skip 1 using 1 nooutput
 T = int(sqrt(STATS_records) + 0.5)
 stats f skip 1 using (abs($5)) nooutput
 smax = STATS_max
-set multiplot layout 1,2 title sprintf("The query bias is a preference over keys that every query shares\n(distance from uniform, total variation: %.2f)", tv) \
+set multiplot layout 1,2 title main(sprintf("The query bias is a preference over keys that every query shares\n(distance from uniform, total variation: %.2f)", tv)) \
     margins 0.13,0.99,0.17,0.78 spacing 0.13,0
 unset key
 unset colorbox

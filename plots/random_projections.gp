@@ -24,5 +24,6 @@ set arrow 1 from lo, 1 to hi, 1 nohead ls 9
 set label 1 "1 = exactly 1/T" at hi, 1 right offset -0.5,-0.8 font ',9'
 set label 2 sprintf("d = %d, d_k = %d, %d draws per T, 95%% CI", meta('d'), meta('d_k'), N_max) \
     at graph 0.03, 0.92 left font ',9'
+if (SLIDE) { unset title }   # the slide's frame title states the claim
 plot f skip 1 using 1:12:13 with filledcurves ls 2 notitle, \
      f skip 1 using 1:11 with linespoints ls 2 ps 0.6 notitle

@@ -18,12 +18,12 @@ tics = system(sprintf("awk -F, 'NR > 1 && $2 == 1 && $1 == \"raw\" {printf \"%%s
 eval sprintf("set xtics (%s); set ytics (%s)", tics, tics)
 
 set multiplot layout 1, 2 margins 0.19, 0.9, 0.29, 0.76 spacing 0.13, 0 \
-    title sprintf("The raw head attends to itself, the projected one does not\n{/*0.8 one draw of random token vectors, d = %d, d_k = %d}", meta('d'), meta('d_k'))
+    title main(sprintf("The raw head attends to itself, the projected one does not\n{/*0.8 one draw of random token vectors, d = %d, d_k = %d}", meta('d'), meta('d_k')))
 set size ratio -1
 set xrange [0.5:T + 0.5]
 set yrange [T + 0.5:0.5]
-set xtics rotate by 90 right scale 0 font ',8' offset 0,0.3
-set ytics scale 0 font ',8'
+set xtics rotate by 90 right scale 0 font ',9' offset 0,0.3
+set ytics scale 0 font ',9'
 set grid noxtics noytics
 set xlabel "keys" offset 0,1.2
 set cbrange [0:1]
@@ -36,7 +36,7 @@ plot f skip 1 using (cell('raw')):2:($3 - 0.5):($3 + 0.5):($2 - 0.5):($2 + 0.5):
 set title sprintf("projected: Q = XW_Q, K = XW_K\nmean diagonal %.2f (1/T = %.2f)", PRJ_mean, 1.0 / T) font ',9'
 unset ylabel
 set colorbox user origin 0.92, 0.3 size 0.015, 0.4
-set cbtics ('0' 0, '1' 1) font ',8'
+set cbtics ('0' 0, '1' 1) font ',9'
 plot f skip 1 using (cell('projected')):2:($3 - 0.5):($3 + 0.5):($2 - 0.5):($2 + 0.5):4 \
      with boxxyerror fc palette
 unset multiplot

@@ -21,7 +21,7 @@ first(c) = substr(strcol(1), 1, 1) eq c
 isname(n) = strcol(1) eq n
 
 # the two planes side by side, the weights below them
-set multiplot title "{/:Bold Each output is a weighted average of the values}"
+set multiplot title main("{/:Bold Each output is a weighted average of the values}")
 set style arrow 1 head filled size screen 0.012,25 lw 2.5 lc rgb col_q dt 1
 set style arrow 2 head filled size screen 0.012,25 lw 2.0 lc rgb col_k dt 2
 unset key

@@ -26,6 +26,7 @@ set label "on its noun (cat)" at 9.9, 0.9 right tc rgb '#000000'
 set label "on each other token" at 9.9, 0.09 right tc rgb '#1f4e9c'
 set label "c = 0: 1/3 each" at 0.25, 0.36 left
 # every 5::1 - every fifth row after the header line: c = 0, 0.5, ..., 10
+if (SLIDE) { unset title }   # the slide's frame title states the claim
 plot w(x) with lines ls 1, o(x) with lines ls 2, \
      f every 5::1 using 1:2 with points ls 1 pt 6 ps 1.2, \
      f every 5::1 using 1:3 with points ls 2 pt 4 ps 1.2

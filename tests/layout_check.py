@@ -6,7 +6,7 @@
 Every word box comes from `pdftotext -bbox` (points, origin top left). A
 problem is printed as one line naming the file, the page and the words:
 
-  overlap   two word boxes intersect (by more than 0.5 pt across and 30% of
+  overlap   two word boxes intersect (by more than 0.5 pt across and 1 pt and 10% of
             the smaller height: touching neighbours on a line do not count)
   outside   a word box leaves the page (by more than 1 pt): clipped text
   frame     a word box straddles the plot frame (part inside, part outside,
@@ -113,7 +113,7 @@ def check_words(rep, where, width, height, words, frames):
             b = words[j]
             ix = min(a[2], b[2]) - max(a[0], b[0])
             iy = min(a[3], b[3]) - max(a[1], b[1])
-            if ix <= 0.5 or iy <= 0.3 * min(a[3] - a[1], b[3] - b[1]):
+            if ix <= 0.5 or iy <= max(1.0, 0.1 * min(a[3] - a[1], b[3] - b[1])):
                 continue
             if a[:4] == b[:4] and a[4] == b[4]:
                 continue          # the same word drawn twice (an outline)

@@ -12,10 +12,12 @@
 #
 # The script reads its data as datadir.'/file.csv' (and the run's parameters
 # from datadir.'/ID.meta') and sets no terminal. A line "# size: W,H" (inches,
-# default 6.5,4: a text column) sets the print page; "# slide: W,H" the slide
-# page (default 5.8,2.7: a 160 x 90 mm beamer frame under a one-line title).
-# The slide version is drawn with slide = 1, fonts scaled by 1.1 (10 pt ->
-# 11 pt, 9 pt -> 9.9 pt) and no main title (main() in style.gnuplot returns
+# default 6.5,4: a text column) sets the print page. A lecture figure the deck
+# uses has a line "# slide: W,H": 5.6,2.4 (142 x 61 mm, the frame's width
+# under a title and three lines) or 2.9,2.6 (74 x 66 mm, beside a text
+# column); only those get a slide version.
+# The slide version is drawn with slide = 1, a 9 pt base font scaled by 1.25
+# (text 11.25 pt, a ",9" label too, subscripts 9 pt) and no main title (main() in style.gnuplot returns
 # "": the frame title is the claim). The deck includes it at its natural
 # size (\includegraphics{slides/NAME}, no width= or height=), so a point in
 # the script is a point on the slide.
@@ -39,9 +41,9 @@ geometry() { # geometry KEY DEFAULT_W DEFAULT_H: prints "W H" in inches
 }
 tmps=""
 trap 'for t in $tmps; do rm -f "$t.pdf" "$t.png" "$t.svg" "$t.err" "$t.frames"; done' EXIT INT TERM
-# draw DIR SLIDE W H FONTSCALE: render into DIR/NAME.*, print what was written
+# draw DIR SLIDE W H FONTSCALE [BASE]: render into DIR/NAME.*, print what was written
 draw() {
-    d=$1; sl=$2; w=$3; h=$4; fs=$5
+    d=$1; sl=$2; w=$3; h=$4; fs=$5; base=${6:-10}
     mkdir -p "$d/frames"
     tmp="$d/.$name.tmp.$$"; tmps="$tmps $tmp"
     frame='unset print'
@@ -49,7 +51,7 @@ draw() {
 print sprintf('frame %.2f %.2f %.2f %.2f', GPVAL_TERM_XMIN, GPVAL_TERM_XMAX, \
 GPVAL_TERM_YSIZE / GPVAL_TERM_SCALE - GPVAL_TERM_YMAX, GPVAL_TERM_YSIZE / GPVAL_TERM_SCALE - GPVAL_TERM_YMIN); unset print"
     if ! gnuplot -e "datadir='$out'; slide=$sl" \
-            -e "set terminal pdfcairo enhanced color font 'DejaVu Sans,10' fontscale $fs linewidth 1 size ${w}in,${h}in" \
+            -e "set terminal pdfcairo enhanced color font 'DejaVu Sans,$base' fontscale $fs linewidth 1 size ${w}in,${h}in" \
             -e "set output '$tmp.pdf'" -e "load '$style'" "$script" -e "$frame" 2>"$tmp.err"; then
         cat "$tmp.err" >&2; echo "render: $script failed" >&2; exit 1
     fi
@@ -66,7 +68,7 @@ GPVAL_TERM_YSIZE / GPVAL_TERM_SCALE - GPVAL_TERM_YMAX, GPVAL_TERM_YSIZE / GPVAL_
 }
 set -- $(geometry size 6.5 4)
 draw "$dir" 0 "$1" "$2" 1
-if [ $slides = 1 ]; then
-    set -- $(geometry slide 5.8 2.7)
-    draw "$out/figures/slides" 1 "$1" "$2" 1.1
+if [ $slides = 1 ] && grep -q '^# slide:' "$script"; then
+    set -- $(geometry slide 5.6 2.4)
+    draw "$out/figures/slides" 1 "$1" "$2" 1.25 9
 fi

@@ -8,7 +8,8 @@ problem is printed as one line naming the file, the page and the words:
 
   overlap   two word boxes intersect (by more than 0.5 pt across and 1 pt and 10% of
             the smaller height: touching neighbours on a line do not count)
-  outside   a word box leaves the page (by more than 1 pt): clipped text
+  outside   a word box leaves the page or ends flush with its edge (poppler
+            drops clipped glyphs, so a clipped word ends at the edge)
   frame     a word box straddles the plot frame (part inside, part outside,
             by more than 1.5 pt each way), where the frame is known: render.sh
             writes it to frames/NAME.txt beside a single-plot figure
@@ -120,9 +121,11 @@ def check_words(rep, where, width, height, words, frames):
             rep.add('overlap', where, f'"{a[4]}" and "{b[4]}" '
                     f'(at {a[0]:.0f},{a[1]:.0f} and {b[0]:.0f},{b[1]:.0f})')
     for x0, y0, x1, y1, w in words:
-        if x0 < -1 or y0 < -1 or x1 > width + 1 or y1 > height + 1:
+        # past the edge, or flush with it: poppler drops the glyphs a page
+        # clips, so a clipped word ends exactly at the edge
+        if x0 < 0.5 or y0 < 0.5 or x1 > width - 0.5 or y1 > height - 0.5:
             rep.add('outside', where, f'"{w}" at {x0:.1f},{y0:.1f}-{x1:.1f},{y1:.1f} '
-                    f'on a {width:.0f} x {height:.0f} pt page')
+                    f'on a {width:.0f} x {height:.0f} pt page (past or flush with the edge)')
         for fx0, fx1, fy0, fy1 in frames:
             # inside by more than 1.5 pt in both directions, outside by more than 1.5 pt
             inside = (min(x1, fx1) - max(x0, fx0) > 1.5 and min(y1, fy1) - max(y0, fy0) > 1.5)

@@ -7,17 +7,19 @@
 # Data: naive_self_attention_contour.csv (T, level, d_star, lo, hi, ...),
 #       naive_self_attention.meta (slope, slope_ci).
 # size: 6.5,3.4
+# slide: 5.6,2.4
 c = datadir.'/naive_self_attention_contour.csv'
 meta_id = 'naive_self_attention'
 have = system(sprintf("test -f '%s' && echo 1 || echo 0", c)) eq "1"
 set title "Longer sequences need wider vectors to stay self-focused"
 set xlabel "sequence length T"
-set ylabel "width d* for 99.5%"
+set ylabel (SLIDE ? "width d*" : "width d* for 99.5%") offset (SLIDE ? 1 : 0),0
+set lmargin (SLIDE ? 8 : 9)
 set logscale x 2
 set xrange [1.7:300]
 set xtics ("2" 2, "4" 4, "8" 8, "16" 16, "32" 32, "64" 64, "128" 128, "256" 256)
 set yrange [8:34]
-set ytics 10, 5, 30
+set ytics 10, (SLIDE ? 10 : 5), 30
 law(T) = T >= 2 ? 2 * log((T - 1) / 0.01) / log(2) : 1/0
 set samples 300
 if (SLIDE) { unset title }   # the slide's frame title states the claim
@@ -25,9 +27,10 @@ if (!have) {
     set label 1 "this run has one width: no contour" at graph 0.5, 0.5 center
     plot law(x) with lines ls 9 lw 1.5 notitle
 } else {
-    s = strlen(metas('slope')) > 0 ? sprintf("measured rise: %.2f ± %.2f per doubling of T - 1 (law: 2)", meta('slope'), meta('slope_ci')) : ""
-    set label 1 "law: 2 log_2((T - 1) / 0.01)" at 24, law(24) right offset -1,0.8 font ',9'
-    set label 2 s at graph 0.97, 0.08 right font ',9'
+    s = strlen(metas('slope')) > 0 ? sprintf(SLIDE ? "measured: %.2f ± %.2f per doubling" : \
+        "measured rise: %.2f ± %.2f per doubling of T - 1 (law: 2)", meta('slope'), meta('slope_ci')) : ""
+    set label 1 (SLIDE ? "dashed: law" : "dashed: law d* = 2 log_2((T - 1) / 0.01)") at graph 0.03, graph 0.90 left font ',9'
+    set label 2 s at graph 0.97, graph 0.10 right font ',9'
     plot law(x) with lines ls 9 lw 1.5 notitle, \
          c skip 1 using 1:3:4:5 with yerrorbars ls 2 pt 7 ps 0.6 notitle, \
          c skip 1 using 1:3 with points ls 2 pt 7 ps 0.6 notitle

@@ -11,7 +11,7 @@ meta_id = 'random_projections'
 stats f skip 1 using 1 name "TT" nooutput
 stats f skip 1 using 6 name "N" nooutput
 set title "With two random projections, a token keeps only about 1/T for itself" offset -3,0
-set lmargin 8
+set lmargin 9
 set xlabel "sequence length T"
 set ylabel (SLIDE ? "T × self-weight" : "T × mean self-weight")
 set logscale x 2

@@ -123,7 +123,7 @@ def check_words(rep, where, width, height, words, frames):
     for x0, y0, x1, y1, w in words:
         # past the edge, or flush with it: poppler drops the glyphs a page
         # clips, so a clipped word ends exactly at the edge
-        if x0 < 0.5 or y0 < 0.5 or x1 > width - 0.5 or y1 > height - 0.5:
+        if x0 < 1.5 or y0 < 1.5 or x1 > width - 1.5 or y1 > height - 1.5:
             rep.add('outside', where, f'"{w}" at {x0:.1f},{y0:.1f}-{x1:.1f},{y1:.1f} '
                     f'on a {width:.0f} x {height:.0f} pt page (past or flush with the edge)')
         for fx0, fx1, fy0, fy1 in frames:

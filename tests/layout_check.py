@@ -8,8 +8,9 @@ problem is printed as one line naming the file, the page and the words:
 
   overlap   two word boxes intersect (by more than 0.5 pt across and 1 pt and 10% of
             the smaller height: touching neighbours on a line do not count)
-  outside   a word box leaves the page or ends flush with its edge (poppler
-            drops clipped glyphs, so a clipped word ends at the edge)
+  outside   a word box leaves the page or ends within 1.5 pt of its edge (a
+            figure is read with its page widened by 60 pt on every side, so
+            words poppler would drop as clipped are seen where they are)
   frame     a word box straddles the plot frame (part inside, part outside,
             by more than 1.5 pt each way), where the frame is known: render.sh
             writes it to frames/NAME.txt beside a single-plot figure
@@ -25,6 +26,7 @@ import os
 import re
 import statistics
 import subprocess
+import tempfile
 import sys
 from collections import Counter
 
@@ -44,16 +46,41 @@ def unescape(s):
             .replace('&apos;', "'").replace('&amp;', '&'))
 
 
-def pages(pdf):
-    """[(width, height, [(x0, y0, x1, y1, word)])] for every page of pdf."""
-    out = subprocess.run(['pdftotext', '-bbox', pdf, '-'], capture_output=True,
-                         text=True, check=True).stdout
+MEDIABOX = re.compile(rb'/MediaBox \[ *0 +0 +([\d.]+) +([\d.]+) *\]')
+PAD = 60.0
+
+
+def pages(pdf, widen=False):
+    """[(width, height, [(x0, y0, x1, y1, word)])] for every page of pdf.
+    widen: read a copy whose MediaBox is PAD points larger on every side, so
+    that words drawn past the page (which poppler drops) are seen too, at
+    their true place (a single-page figure with a plain MediaBox only)."""
+    src, shift, size = pdf, 0.0, None
+    tmp = None
+    if widen:
+        with open(pdf, 'rb') as f:
+            data = f.read()
+        boxes = MEDIABOX.findall(data)
+        if len(boxes) == 1:
+            w, h = (float(v) for v in boxes[0])
+            data = MEDIABOX.sub(f'/MediaBox [ {-PAD:g} {-PAD:g} {w + PAD:g} {h + PAD:g} ]'.encode(), data)
+            fd, tmp = tempfile.mkstemp(suffix='.pdf')
+            with os.fdopen(fd, 'wb') as f:
+                f.write(data)
+            src, shift, size = tmp, PAD, (w, h)
+    try:
+        out = subprocess.run(['pdftotext', '-bbox', src, '-'], capture_output=True,
+                             text=True, check=True).stdout
+    finally:
+        if tmp:
+            os.unlink(tmp)
     result = []
     for chunk in out.split('<page ')[1:]:
         m = PAGE.match('<page ' + chunk)
-        words = [(float(a), float(b), float(c), float(d), unescape(w))
+        words = [(float(a) - shift, float(b) - shift, float(c) - shift, float(d) - shift, unescape(w))
                  for a, b, c, d, w in WORD.findall(chunk)]
-        result.append((float(m.group(1)), float(m.group(2)), words))
+        width, height = size if size else (float(m.group(1)), float(m.group(2)))
+        result.append((width, height, words))
     return result
 
 
@@ -165,7 +192,7 @@ def main(argv):
             return 2
     rep = Report()
     for f in figs + slidefigs:
-        for width, height, words in pages(f):
+        for width, height, words in pages(f, widen=True):
             check_words(rep, f, width, height, words, frames_of(f))
     for f in slidefigs:
         entries = [(s, t) for page in font_sizes(f).values() for s, _, t in page]

@@ -27,7 +27,7 @@ else { set title sprintf("The same weights serve any length (this run: T = %s)\n
 set logscale xy
 set format x '10^{%L}'
 set format y '10^{%L}'
-set xrange [Tmin / 1.5:Tmax * (SLIDE ? 80 : 30)]
+set xrange [Tmin / 1.5:Tmax * (SLIDE ? 3 : 30)]
 set yrange [0.01:*]
 set xlabel 'sequence length T (tokens)'
 set ylabel (SLIDE ? 'memory (MiB)' : 'memory allocated (MiB)')
@@ -39,8 +39,10 @@ set label 2 'plain head' at Pmax * 1.3, pmem / MiB / 1.5 left tc ls 3
 if (Tmax > Pmax) set label 3 sprintf("S and A alone at\nT = %s: %.0f GB", thousands(Tmax), 16.0 * Tmax * Tmax / 1e9) at Tmax / 1.5, 16.0 * Tmax * Tmax / MiB right tc rgb '#8b1a1a'
 if (SLIDE) {
     unset title   # the slide's frame title states the claim
-    set label 2 at Pmax / 8, pmem / MiB / 4 right
-    if (Tmax > Pmax) { set label 3 sprintf("S and A at T = %s: %.0f GB", thousands(Tmax), 16.0 * Tmax * Tmax / 1e9) at Tmax / 3, 16.0 * Tmax * Tmax / MiB right }
+    set label 2 at Tmin * 2, 0.012 left
+    set label 1 at Tmax, tmem / MiB right offset 0, -1.1
+    set yrange [0.002:*]
+    if (Tmax > Pmax) { set label 3 sprintf("dashed: S and A alone,\n%.0f GB at T = %s", 16.0 * Tmax * Tmax / 1e9, thousands(Tmax)) at graph 0.03, graph 0.86 left }
 }
 plot sample [x=Pmax:(Tmax > Pmax ? Tmax : Pmax * 1.001)] (Tmax > Pmax ? 16.0 * x * x / MiB : NaN) with lines ls 5 dt 2 lw 1.5, \
      f using 1:($13 > 0 ? $13 / MiB : NaN) with linespoints ls 3, \

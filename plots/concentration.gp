@@ -6,6 +6,7 @@
 # run is a sweep.
 # Data: concentration.csv (d, draws, norm2_mean.., dot_rms..), concentration_fit.csv.
 # size: 6.5,3.6
+# slide: 2.9,2.6
 f = datadir.'/concentration.csv'
 g = datadir.'/concentration_fit.csv'
 z = 1.959963984540054
@@ -30,10 +31,20 @@ set logscale xy 2
 set format x "%g"; set format y "%g"
 set xrange [dlo:dhi]
 set yrange [dlo > 1 ? sqrt(dlo) / 2 : 0.5:dhi * 2]
-set rmargin 14
+set rmargin (SLIDE ? 4.5 : 14)
 z = 1.959963984540054
-set label 3 "dashed: the exact laws d and √d" at graph 0.03, 0.92 left font ',9'
-if (SLIDE) { unset title }   # the slide's frame title states the claim
+set label 3 (SLIDE ? "dashed: laws" : "dashed: the exact laws d and √d") at graph 0.03, 0.92 left font ',9'
+if (SLIDE) {
+    unset title   # the slide's frame title states the claim
+    set label 1 "‖x‖^2" at dhi, dhi / 1.5 left offset 0.5,0
+    set label 2 "x·y" at dhi, sqrt(dhi / 1.5) left offset 0.5,0
+    set ylabel "score"
+    set xtics 64; set ytics 16
+    unset label 3   # the dashed laws lie under the points; the frame says it
+    set lmargin at screen 0.30; set rmargin at screen 0.80
+    set bmargin at screen 0.33; set tmargin at screen 0.96
+    set ylabel offset 1.6, 0; set xlabel offset 0, 0.6; set xtics offset 0, 0.4
+}
 plot x with lines ls 9 lw 1.5 notitle, \
      sqrt(x) with lines ls 9 lw 1.5 notitle, \
      f skip 1 using 1:3:4:5 with yerrorbars ls 1 pt 7 ps 0.6 notitle, \

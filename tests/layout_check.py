@@ -9,7 +9,7 @@ problem is printed as one line naming the file, the page and the words:
   overlap   two word boxes intersect (by more than 0.5 pt across and 1 pt and 10% of
             the smaller height: touching neighbours on a line do not count)
   outside   a word box leaves the page or ends within 1.5 pt of its edge (a
-            figure is read with its page widened by 60 pt on every side, so
+            figure is read with its page widened by 300 pt on every side, so
             words poppler would drop as clipped are seen where they are)
   frame     a word box straddles the plot frame (part inside, part outside,
             by more than 1.5 pt each way), where the frame is known: render.sh
@@ -47,7 +47,7 @@ def unescape(s):
 
 
 MEDIABOX = re.compile(rb'/MediaBox \[ *0 +0 +([\d.]+) +([\d.]+) *\]')
-PAD = 60.0
+PAD = 300.0
 
 
 def pages(pdf, widen=False):

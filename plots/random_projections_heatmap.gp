@@ -37,7 +37,7 @@ plot f skip 1 using (cell('projected')):2:($3 - 0.5):($3 + 0.5):($2 - 0.5):($2 +
      with boxxyerror fc palette
 unset multiplot
 } else {
-set multiplot layout 1, 2 margins 0.16, 0.90, 0.27, 0.76 spacing 0.10, 0 \
+set multiplot layout 1, 2 margins 0.19, 0.90, 0.27, 0.76 spacing 0.07, 0 \
     title main(sprintf("The raw head attends to itself, the projected one does not\n{/*0.8 one draw of random token vectors, d = %d, d_k = %d; projected: Q = X W_Q, K = X W_K}", meta('d'), meta('d_k')))
 set size ratio -1
 set xrange [0.5:T + 0.5]
@@ -51,11 +51,12 @@ set cbrange [0:1]
 set style fill solid 1.0 noborder
 unset colorbox
 set title sprintf("raw: Q = K = X\nmean diagonal %.2f", RAW_mean) font ',9'
-set ylabel "queries" offset 1.8,0
+set ylabel "queries" offset 1.5,0
 plot f skip 1 using (cell('raw')):2:($3 - 0.5):($3 + 0.5):($2 - 0.5):($2 + 0.5):4 \
      with boxxyerror fc palette
 set title sprintf("projected by two random W\nmean diagonal %.2f (1/T = %.2f)", PRJ_mean, 1.0 / T) font ',9'
 unset ylabel
+unset ytics     # the rows are the left panel's
 set colorbox user origin 0.92, 0.3 size 0.015, 0.4
 set cbtics ('0' 0, '1' 1) font ',9'
 plot f skip 1 using (cell('projected')):2:($3 - 0.5):($3 + 0.5):($2 - 0.5):($2 + 0.5):4 \

@@ -17,7 +17,7 @@ clamp(y) = y > 1e-17 ? y : 1e-17
 stats f skip 1 using 3 nooutput
 draws = STATS_min
 set title "Only W_{QK} matters: queries move, scores do not"
-set xlabel "condition number of R   (1: R is a multiple of an orthogonal matrix)"
+set xlabel "condition number of R   (1: R = c × an orthogonal matrix)"
 set ylabel "relative change  ‖new − old‖ / ‖old‖" offset 1,-0.8 font ",9"
 set logscale xy
 set format x "10^{%L}"

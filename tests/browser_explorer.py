@@ -20,7 +20,8 @@ Cases (every one starts from the page's reset state):
 Also: the page's default state is the C program's default, reset returns to
 it, a phone-width page (390 px) passes touch drags, and a page opened with
 #q1=x,y&...&scale=s (a link from slides) shows that state and C's weights.
-For a lecture hall (issue 19 item 9, issue 20 item 10): at 1024 x 768 the
+For a lecture hall (issue 19 item 9, issue 20 item 10): the default state
+puts no output on top of a value (0.8 apart at least); at 1024 x 768 the
 heatmap is beside the planes and on screen; at 390 x 844 the planes and the
 heatmap fit one screen; #present hides the C-command panel; the guided
 preset links show what they say (a tie, a uniform row, a sharper lookup);
@@ -186,6 +187,13 @@ def lecture_hall(a, hall, phone, pres, tmp):
         if not (g["planes"][3] <= g["vh"] and g["heat"][3] <= g["vh"]):
             fails.append("phone %dx%d: planes end at %.0f px, heatmap at %.0f px: not one screen"
                          % (g["vw"], g["vh"], g["planes"][3], g["heat"][3]))
+        # the default state: no output drawn on top of a value (0.8 units
+        # apart at least: the circle and the square are each ~0.2 across)
+        for i, o in enumerate(hall["geometry"]["defaultO"]):
+            for j, vv in enumerate(hall["geometry"]["defaultV"]):
+                dist = ((o[0] - vv[0]) ** 2 + (o[1] - vv[1]) ** 2) ** 0.5
+                if dist < 0.8:
+                    fails.append("default state: o%d = (%.2f, %.2f) lies %.2f from v%d" % (i + 1, o[0], o[1], dist, j + 1))
         if not hall["geometry"]["cmdShown"] or pres["geometry"]["cmdShown"]:
             fails.append("presentation mode: the C-command panel shows %s (normal %s)"
                          % (pres["geometry"]["cmdShown"], hall["geometry"]["cmdShown"]))

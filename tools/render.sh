@@ -64,7 +64,7 @@ GPVAL_TERM_YSIZE / GPVAL_TERM_SCALE - GPVAL_TERM_YMAX, GPVAL_TERM_YSIZE / GPVAL_
     mv "$tmp.pdf" "$d/$name.pdf"; mv "$tmp.png" "$d/$name.png"
     [ "$sl" = 1 ] || mv "$tmp.svg" "$d/$name.svg"
     if [ -s "$tmp.frames" ]; then mv "$tmp.frames" "$d/frames/$name.txt"; else rm -f "$tmp.frames" "$d/frames/$name.txt"; fi
-    echo "figure $d/$name.pdf"
+    if [ "$sl" = 1 ]; then echo "figure $d/$name.{pdf,png}"; else echo "figure $d/$name.{pdf,png,svg}"; fi
 }
 set -- $(geometry size 6.5 4)
 draw "$dir" 0 "$1" "$2" 1

@@ -30,11 +30,11 @@ set yrange [1e-17 : 1e5]
 set ytics 1e-16, 1e4
 set rmargin 14
 set lmargin 10
-set label 1 sprintf("d = %g, d_k = %g, T = %g; %d heads per point", meta('d'), meta('d_k'), meta('T'), draws) \
+set label 1 sprintf("%d heads per point;\nd = %g, d_k = %g, T = %g", draws, meta("d"), meta("d_k"), meta("T")) \
     at graph 0.02, graph 0.62 left font ',9'
 set label 2 "queries Q" at graph 1.03, first qlast left tc rgb col_q
 set label 3 "scores S" at graph 1.03, first slast left
-set label 4 "(rounding only)" at graph 1.03, first slast / 40.0 left font ',9'
+set label 4 "(rounding only)" at graph 1.03, first slast / 300.0 left font ',9'
 plot f skip 1 using 1:17:18 with filledcurves lc rgb col_q notitle, \
      f skip 1 using 1:16 with linespoints ls 2 lc rgb col_q notitle, \
      f skip 1 using 1:(clamp($9)):(clamp($10)) with filledcurves lc rgb '#000000' notitle, \

@@ -24,7 +24,7 @@
 #
 # Beside each PDF, frames/NAME.txt records the plot frame ("frame x0 x1 y0
 # y1", points from the top left, as pdftotext -bbox counts) of a
-# single-plot figure, for tests/test_layout.sh. Each file is written to a
+# single-plot figure with a border, for tests/test_layout.sh. Each file is written to a
 # temporary and renamed, so a failed render leaves the old figure.
 set -eu
 script=$1; out=$2; name=$3
@@ -47,7 +47,7 @@ draw() {
     mkdir -p "$d/frames"
     tmp="$d/.$name.tmp.$$"; tmps="$tmps $tmp"
     frame='unset print'
-    grep -q 'multiplot' "$script" || frame="set print '$tmp.frames'; \
+    grep -qE 'multiplot|unset border|set border 0' "$script" || frame="set print '$tmp.frames'; \
 print sprintf('frame %.2f %.2f %.2f %.2f', GPVAL_TERM_XMIN, GPVAL_TERM_XMAX, \
 GPVAL_TERM_YSIZE / GPVAL_TERM_SCALE - GPVAL_TERM_YMAX, GPVAL_TERM_YSIZE / GPVAL_TERM_SCALE - GPVAL_TERM_YMIN); unset print"
     if ! gnuplot -e "datadir='$out'; slide=$sl" \

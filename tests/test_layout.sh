@@ -10,7 +10,7 @@
 #   2. every lecture figure in DIR/figures/*.pdf and its slide version in
 #      DIR/figures/slides/*.pdf (no word below 9 pt, median >= 11 pt), and
 #      every page of DIR/slides.pdf (figure words >= 9 pt, median >= 11 pt),
-#      DIR/handout.pdf and DIR/notes.pdf where they exist (DIR: results, or
+#      DIR/handout.pdf, DIR/instructor.pdf and DIR/slides-notes.pdf where they exist (DIR: results, or
 #      ATT_LAYOUT_DIR);
 #   3. the figures of point runs a student makes (one T, one d), rendered
 #      from fresh runs of bin/ into a temporary folder (skipped without bin/).
@@ -66,7 +66,7 @@ set --
 for f in "$DIR"/figures/*.pdf; do [ -f "$f" ] && set -- "$@" --fig "$f"; done
 for f in "$DIR"/figures/slides/*.pdf; do [ -f "$f" ] && set -- "$@" --slidefig "$f"; done
 [ -f "$DIR/slides.pdf" ] && set -- "$@" --deck "$DIR/slides.pdf"
-for f in "$DIR/handout.pdf" "$DIR/notes.pdf"; do [ -f "$f" ] && set -- "$@" --doc "$f"; done
+for f in "$DIR/handout.pdf" "$DIR/instructor.pdf" "$DIR/slides-notes.pdf"; do [ -f "$f" ] && set -- "$@" --doc "$f"; done
 if [ $# = 0 ]; then
     echo "test_layout: FAIL: no figure in $DIR/figures (make reproduce writes them)"; fail=1
 elif check --summary "$@"; then

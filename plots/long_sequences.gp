@@ -76,7 +76,11 @@ if (SLIDE) {
     unset label 3
     set ylabel "T × self-weight"
     set xlabel "sequence length T"
-    set ytics 0.95, 0.1, 1.15
+    set ytics (1.0, 1.05, 1.1)     # the ticks name the two lines: exactly 1/T and 5% above
+    set format y "%.2f"
+    unset label 1; unset label 2
+    set tmargin 0.8; set bmargin 3.4
+    set xtics offset 0, 0.4; set xlabel offset 0, 0.6
 }
 plot for [k = 0:NC - 1] f skip 1 using 5:(sel(k, $8)):(sel(k, $9)) with filledcurves ls (k + 1) notitle, \
      for [k = 0:NC - 1] f skip 1 using 5:(sel(k, $7)) with linespoints ls (k + 1) ps 0.5 notitle

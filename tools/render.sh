@@ -16,16 +16,18 @@
 # uses has a line "# slide: W,H": 5.6,2.4 (142 x 61 mm, the frame's width
 # under a title and three lines) or 2.9,2.6 (74 x 66 mm, beside a text
 # column); only those get a slide version.
-# The slide version is drawn with slide = 1, a 9 pt base font scaled by 1.25
-# (text 11.25 pt, a ",9" label too, subscripts 9 pt) and no main title (main() in style.gnuplot returns
-# "": the frame title is the claim). The deck includes it at its natural
-# size (\includegraphics{slides/NAME}, no width= or height=), so a point in
-# the script is a point on the slide.
+# The slide version is drawn with slide = 1, a 9 pt base font scaled by
+# 1.25 (text 11.25 pt, a ",9" label too, subscripts 9 pt) and no main title
+# (main() in style.gnuplot returns "", scripts test SLIDE: the frame title is
+# the claim). The deck includes it at its natural size
+# (\includegraphics{slides/NAME}, no width= or height=), so a point in the
+# script is a point on the slide. ATT_NO_SLIDES=1 skips the slide version.
 #
 # Beside each PDF, frames/NAME.txt records the plot frame ("frame x0 x1 y0
-# y1", points from the top left, as pdftotext -bbox counts) of a
-# single-plot figure with a border, for tests/test_layout.sh. Each file is written to a
-# temporary and renamed, so a failed render leaves the old figure.
+# y1", points from the top left, as pdftotext -bbox counts) of a single-plot
+# figure with a border, for tests/test_layout.sh. Each file is written to a
+# temporary and renamed, so a failed render leaves the old figure. Every
+# path written is printed: "figure DIR/NAME.{pdf,png,svg}".
 set -eu
 script=$1; out=$2; name=$3
 case "$script" in */checks/*) dir="$out/figures/checks"; slides=0 ;; *) dir="$out/figures"; slides=1 ;; esac

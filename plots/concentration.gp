@@ -24,6 +24,14 @@ if (havefit) {
     set label 1 "‖x‖^2: self" at dhi, dhi / 1.5 left offset 0.5,0 font ',9'
     set label 2 "x·y: other (rms)" at dhi, sqrt(dhi / 1.5) left offset 0.5,0 font ',9'
 }
+if (D_records == 1) {
+    # a point run (--d 64): each value written beside its point with its 95% CI
+    stats f skip 1 using 3 name "N2" nooutput; stats f skip 1 using 4 name "N2L" nooutput; stats f skip 1 using 5 name "N2H" nooutput
+    stats f skip 1 using 9 name "DR" nooutput; stats f skip 1 using 10 name "DRL" nooutput; stats f skip 1 using 11 name "DRH" nooutput
+    set label 5 sprintf("%.3g [%.3g, %.3g]", N2_min, N2L_min, N2H_min) at D_min, N2_min left offset 1, 0 font ',9'
+    set label 6 sprintf("%.3g [%.3g, %.3g]", DR_min, DRL_min, DRH_min) at D_min, DR_min left offset 1, 0 font ',9'
+    set label 7 "value [95% CI]" at graph 0.03, graph 0.82 left font ',9'
+}
 set title "Squared norms grow like d, dot products like √d"
 set xlabel "width d"
 set ylabel "size of the score"

@@ -46,12 +46,17 @@ if (SLIDE) {
     unset title   # the slide's frame title states the claim
     set label 1 "‖x‖^2" at dhi, dhi / 1.5 left offset 0.5,0
     set label 2 "x·y" at dhi, sqrt(dhi / 1.5) left offset 0.5,0
-    set ylabel "score"
     set xtics 64; set ytics 16
     unset label 3   # the dashed laws lie under the points; the frame says it
+    if (D_records == 1) {   # a point run: the values alone, left of their points
+        unset label 7
+        set label 5 sprintf("%.3g", N2_min) at D_min, N2_min right offset -1, 0
+        set label 6 sprintf("%.3g", DR_min) at D_min, DR_min right offset -1, 0
+    }
     set lmargin at screen 0.30; set rmargin at screen 0.80
     set bmargin at screen 0.33; set tmargin at screen 0.96
-    set ylabel offset 1.6, 0; set xlabel offset 0, 0.6; set xtics offset 0, 0.4
+    unset ylabel; set label 8 "score" at screen 0.05, screen 0.64 center rotate by 90   # placed, whatever the tick widths
+    set xlabel offset 0, 0.6; set xtics offset 0, 0.4
 }
 plot x with lines ls 9 lw 1.5 notitle, \
      sqrt(x) with lines ls 9 lw 1.5 notitle, \

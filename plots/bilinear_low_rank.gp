@@ -9,9 +9,11 @@
 # slide: 2.9,2.6
 f = datadir.'/bilinear_low_rank_spectra.csv'
 g = datadir.'/bilinear_low_rank.csv'
-dks = system(sprintf("awk -F, 'NR > 1 {printf \"%%s \", $2}' '%s'", g))
+# the columns by name (d, d_k), whatever their order in this run's table
+col(name) = sprintf("NR == 1 {for (i = 1; i <= NF; i++) if ($i == \"%s\") c = i}", name)
+dks = system(sprintf("awk -F, '%s NR > 1 {printf \"%%s \", $c}' '%s'", col("d_k"), g))
 n = words(dks)
-D = real(system(sprintf("awk -F, 'NR == 2 {print $1}' '%s'", g)))
+D = real(system(sprintf("awk -F, '%s NR == 2 {print $c}' '%s'", col("d"), g)))
 set title "W_{QK} = W_Q W_K^T has rank at most d_k"
 set label 1 sprintf("d = %g, one random head per width;\nthe number: d_k, where the curve falls to 0", D) at graph 0.98, graph 0.92 right font ',9'
 set xlabel "index i of the singular value"

@@ -8,7 +8,7 @@
 f = datadir.'/bilinear_low_rank_spectra.csv'
 stats f skip 1 nooutput
 n = (STATS_columns - 1) / 2
-stats datadir.'/bilinear_low_rank.csv' skip 1 using 1 nooutput
+stats datadir.'/bilinear_low_rank.csv' using "d" nooutput   # the column named d (the table's first column is T in newer runs)
 D = int(STATS_max)
 zero = 1e-24
 clamp(y) = y > 0 ? y : zero

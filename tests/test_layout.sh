@@ -7,7 +7,8 @@
 #   1. the checker itself finds planted defects (two labels on top of each
 #      other, a label past the page edge, a label across the plot frame, a
 #      7 pt word on a slide figure) and passes a clean figure;
-#   2. every lecture figure in DIR/figures/*.pdf and its slide version in
+#   2. every lecture figure in DIR/figures/*.pdf (and the check figures in
+#      DIR/figures/checks/, which the instructor notes may show) and its slide version in
 #      DIR/figures/slides/*.pdf (no word below 9 pt, median >= 11 pt), and
 #      every page of DIR/slides.pdf (figure words >= 9 pt, median >= 11 pt),
 #      DIR/handout.pdf, DIR/instructor.pdf and DIR/slides-notes.pdf where they exist (DIR: results, or
@@ -63,7 +64,7 @@ done
 
 # ---- 2. the committed lecture figures and documents -------------------------
 set --
-for f in "$DIR"/figures/*.pdf; do [ -f "$f" ] && set -- "$@" --fig "$f"; done
+for f in "$DIR"/figures/*.pdf "$DIR"/figures/checks/*.pdf; do [ -f "$f" ] && set -- "$@" --fig "$f"; done
 for f in "$DIR"/figures/slides/*.pdf; do [ -f "$f" ] && set -- "$@" --slidefig "$f"; done
 [ -f "$DIR/slides.pdf" ] && set -- "$@" --deck "$DIR/slides.pdf"
 for f in "$DIR/handout.pdf" "$DIR/instructor.pdf" "$DIR/slides-notes.pdf"; do [ -f "$f" ] && set -- "$@" --doc "$f"; done

@@ -6,6 +6,7 @@
 # Data: any_length_timing.csv (counted bytes: they include each thread's
 # tiles, so they depend on the thread count), any_length.meta.
 # size: 6.5,4.2
+# slide: 5.6,2.4
 meta_id = 'any_length'
 f = datadir.'/any_length_timing.csv'
 MiB = 1048576.0
@@ -26,15 +27,23 @@ else { set title sprintf("The same weights serve any length (this run: T = %s)\n
 set logscale xy
 set format x '10^{%L}'
 set format y '10^{%L}'
-set xrange [Tmin / 1.5:Tmax * 8]
+set xrange [Tmin / 1.5:Tmax * (SLIDE ? 3 : 30)]
 set yrange [0.01:*]
 set xlabel 'sequence length T (tokens)'
-set ylabel 'memory allocated (MiB)'
+set ylabel (SLIDE ? 'memory (MiB)' : 'memory allocated (MiB)')
+if (SLIDE) { set ytics 1e-2, 100; set mytics 10 }
 set key off
 # direct labels at the ends of the lines
 set label 1 'tiled head' at Tmax * 1.2, tmem / MiB left tc ls 1
 set label 2 'plain head' at Pmax * 1.3, pmem / MiB / 1.5 left tc ls 3
 if (Tmax > Pmax) set label 3 sprintf("S and A alone at\nT = %s: %.0f GB", thousands(Tmax), 16.0 * Tmax * Tmax / 1e9) at Tmax / 1.5, 16.0 * Tmax * Tmax / MiB right tc rgb '#8b1a1a'
+if (SLIDE) {
+    unset title   # the slide's frame title states the claim
+    set label 2 at Tmin * 2, 0.012 left
+    set label 1 at Tmax, tmem / MiB right offset 0, -1.1
+    set yrange [0.002:*]
+    if (Tmax > Pmax) { set label 3 sprintf("dashed: S and A alone,\n%.0f GB at T = %s", 16.0 * Tmax * Tmax / 1e9, thousands(Tmax)) at graph 0.03, graph 0.86 left }
+}
 plot sample [x=Pmax:(Tmax > Pmax ? Tmax : Pmax * 1.001)] (Tmax > Pmax ? 16.0 * x * x / MiB : NaN) with lines ls 5 dt 2 lw 1.5, \
      f using 1:($13 > 0 ? $13 / MiB : NaN) with linespoints ls 3, \
      f using 1:($12 / MiB) with linespoints ls 1

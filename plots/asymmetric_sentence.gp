@@ -8,6 +8,7 @@
 # Data: score_asymmetry_sentence.csv (qi, ki, query, key, raw_score,
 # raw_weight, score, weight), written by bin/score_asymmetry.
 # size: 6.5,4.2
+# slide: 5.6,2.7
 f = datadir.'/score_asymmetry_sentence.csv'
 tokens = system(sprintf("awk -F, 'NR > 1 && $1 == 0 {printf \"%%s \", $4}' '%s'", f))
 n = words(tokens)
@@ -23,14 +24,50 @@ stats f skip 1 using ((strcol(3) eq "animal" && strcol(4) eq "it") ? $8 : 1/0) n
 a_ai = STATS_max
 stats f skip 1 using ((strcol(3) eq "it" && strcol(4) eq "animal") ? $5 : 1/0) nooutput
 s_ia = STATS_max
+if (SLIDE) {
+# slide: only the two rows the claim is about ("animal", "it"), as two
+# strips over the same keys: the raw scores above, the head's weights
+# below; the two boxed cells carry their values
+ya(q) = (q eq "animal") ? 0 : (q eq "it") ? 1 : NaN
+set xrange [-0.5 : n - 0.5]
+set yrange [1.5 : -0.5]
+set xtics () scale 0
+do for [i = 1:n] { set xtics add (word(tokens, i) i - 1) }
+set ytics ("animal" 0, "it" 1) scale 0
+set grid noxtics noytics
+set border lw 0.8
+unset colorbox
+unset key
+set style fill solid 1.0 noborder
+set object 1 rect from an - 0.5, 0.5 to an + 0.5, 1.5 front fs empty border lc rgb '#e6861c' lw 2.5
+set object 2 rect from it - 0.5, -0.5 to it + 0.5, 0.5 front fs empty border lc rgb '#e6861c' lw 2.5
+set multiplot
+set lmargin at screen 0.16; set rmargin at screen 0.99
+set tmargin at screen 0.88; set bmargin at screen 0.70
+set title "raw scores x_i · x_j: symmetric" font ',9' offset 0,-0.9
+unset xtics
+set label 11 sprintf("%.2g", s_ia) at an, 1 center font ',9' front
+set label 12 sprintf("%.2g", s_ia) at it, 0 center font ',9' front
+set cbrange [0 : smax]
+plot f skip 1 using 2:(ya(strcol(3))):(0.5):(0.5):5 with boxxyerror fc palette notitle
+set tmargin at screen 0.59; set bmargin at screen 0.41
+set title "weights of a hand-made head: one-way" font ',9' offset 0,-0.9
+set xtics () rotate by 90 right scale 0
+do for [i = 1:n] { set xtics add (word(tokens, i) i - 1) }
+set label 11 sprintf(".%02.0f", 100 * a_ia) at an, 1 center font ',9' front tc rgb '#ffffff'
+set label 12 sprintf(".%03.0f", 1000 * a_ai) at it, 0 center font ',9' front
+set cbrange [0 : 1]
+plot f skip 1 using 2:(ya(strcol(3))):(0.5):(0.5):8 with boxxyerror fc palette notitle
+unset multiplot
+} else {
 set xrange [-0.5 : n - 0.5]
 set yrange [n - 0.5 : -0.5]
 
-set xtics () rotate by 60 right font ',8' scale 0
+set xtics () rotate by 90 right font ',8' scale 0
 set ytics () font ',8' scale 0
 do for [i = 1:n] { set xtics add (word(tokens, i) i - 1); set ytics add (word(tokens, i) i - 1) }
 set xlabel "keys" offset 0, 0.6
-set ylabel "queries" offset 0.5, 0
+set ylabel "queries" offset 1.5, 0
 set grid noxtics noytics
 set border lw 0.8
 unset colorbox
@@ -39,9 +76,9 @@ box(x, y) = sprintf("set object %d rect from %g, %g to %g, %g front fs empty bor
 eval box(an, it)
 eval box(it, an)
 set size noratio
-set multiplot title "“it” attends to “animal”; “animal” does not attend to “it”"
+set multiplot title main("“it” attends to “animal”; “animal” does not attend to “it”")
 set bmargin at screen 0.24
-set tmargin at screen 0.80
+set tmargin at screen 0.76
 set lmargin at screen 0.18
 set rmargin at screen 0.48
 set title "raw scores x_i · x_j: symmetric" font ',9'
@@ -49,12 +86,13 @@ set label 11 sprintf("%.2g", s_ia) at it - 4.0, an center font ',9' front
 set label 12 sprintf("%.2g", s_ia) at an + 2.5, it center font ',9' front
 set cbrange [0 : smax]
 plot f skip 1 using 2:1:5 with image notitle
-set lmargin at screen 0.66
-set rmargin at screen 0.96
-set title "learned weights A: one-way" font ',9'
+set lmargin at screen 0.62
+set rmargin at screen 0.92
+set title "weights A of a hand-made head:\none-way" font ',9'
 set label 11 sprintf("%.3f", a_ai) at it - 2.0, an center font ',9' front
 set label 12 sprintf("%.2f", a_ia) at an + 2.5, it center font ',9' front
 set cbrange [0 : 1]
 set ylabel ""
 plot f skip 1 using 2:1:8 with image notitle
 unset multiplot
+}

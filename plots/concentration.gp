@@ -6,6 +6,7 @@
 # run is a sweep.
 # Data: concentration.csv (d, draws, norm2_mean.., dot_rms..), concentration_fit.csv.
 # size: 6.5,3.6
+# slide: 2.9,2.6
 f = datadir.'/concentration.csv'
 g = datadir.'/concentration_fit.csv'
 z = 1.959963984540054
@@ -23,6 +24,14 @@ if (havefit) {
     set label 1 "‖x‖^2: self" at dhi, dhi / 1.5 left offset 0.5,0 font ',9'
     set label 2 "x·y: other (rms)" at dhi, sqrt(dhi / 1.5) left offset 0.5,0 font ',9'
 }
+if (D_records == 1) {
+    # a point run (--d 64): each value written beside its point with its 95% CI
+    stats f skip 1 using 3 name "N2" nooutput; stats f skip 1 using 4 name "N2L" nooutput; stats f skip 1 using 5 name "N2H" nooutput
+    stats f skip 1 using 9 name "DR" nooutput; stats f skip 1 using 10 name "DRL" nooutput; stats f skip 1 using 11 name "DRH" nooutput
+    set label 5 sprintf("%.3g [%.3g, %.3g]", N2_min, N2L_min, N2H_min) at D_min, N2_min left offset 1, 0 font ',9'
+    set label 6 sprintf("%.3g [%.3g, %.3g]", DR_min, DRL_min, DRH_min) at D_min, DR_min left offset 1, 0 font ',9'
+    set label 7 "value [95% CI]" at graph 0.03, graph 0.82 left font ',9'
+}
 set title "Squared norms grow like d, dot products like √d"
 set xlabel "width d"
 set ylabel "size of the score"
@@ -30,9 +39,25 @@ set logscale xy 2
 set format x "%g"; set format y "%g"
 set xrange [dlo:dhi]
 set yrange [dlo > 1 ? sqrt(dlo) / 2 : 0.5:dhi * 2]
-set rmargin 14
+set rmargin (SLIDE ? 4.5 : 14)
 z = 1.959963984540054
-set label 3 "dashed: the exact laws d and √d" at graph 0.03, 0.92 left font ',8'
+set label 3 (SLIDE ? "dashed: laws" : "dashed: the exact laws d and √d") at graph 0.03, 0.92 left font ',9'
+if (SLIDE) {
+    unset title   # the slide's frame title states the claim
+    set label 1 "‖x‖^2" at dhi, dhi / 1.5 left offset 0.5,0
+    set label 2 "x·y" at dhi, sqrt(dhi / 1.5) left offset 0.5,0
+    set xtics 64; set ytics 16
+    unset label 3   # the dashed laws lie under the points; the frame says it
+    if (D_records == 1) {   # a point run: the values alone, left of their points
+        unset label 7
+        set label 5 sprintf("%.3g", N2_min) at D_min, N2_min right offset -1, 0
+        set label 6 sprintf("%.3g", DR_min) at D_min, DR_min right offset -1, 0
+    }
+    set lmargin at screen 0.30; set rmargin at screen 0.80
+    set bmargin at screen 0.33; set tmargin at screen 0.96
+    unset ylabel; set label 8 "score" at screen 0.05, screen 0.64 center rotate by 90   # placed, whatever the tick widths
+    set xlabel offset 0, 0.6; set xtics offset 0, 0.4
+}
 plot x with lines ls 9 lw 1.5 notitle, \
      sqrt(x) with lines ls 9 lw 1.5 notitle, \
      f skip 1 using 1:3:4:5 with yerrorbars ls 1 pt 7 ps 0.6 notitle, \

@@ -6,6 +6,7 @@
 # out_change), key_bias.csv (rope, draws, ..., ratio_mean col 8, lo 9, hi 10,
 # ratio_max col 12); sizes from key_bias.meta.
 # size: 6.5,3.6
+# slide: 2.9,2.6
 meta_id = 'key_bias'
 f = datadir.'/key_bias_draws.csv'
 s = datadir.'/key_bias.csv'
@@ -30,5 +31,17 @@ unset key
 jit(i) = 0.28 * ((i * 0.6180339887) - floor(i * 0.6180339887) - 0.5)
 set label sprintf("all at 0: at most %.1e (rounding)", max0) at 0.04 * top, 0.45 left
 set label sprintf("mean %.2f (95%% CI %.2f to %.2f)", mean1, lo1, hi1) at mean1, 1.5 left
+if (SLIDE) {
+    unset title   # the slide's frame title states the claim
+    unset label
+    set ytics ("none" 0, "RoPE" 1) scale 0
+    set yrange [-0.7:1.95]
+    set xlabel "gradient of b_K" offset 0, 0.6
+    set xtics 1 offset 0, 0.4
+    set lmargin at screen 0.26; set rmargin at screen 0.95
+    set bmargin at screen 0.30; set tmargin at screen 0.97
+    set label "all 0" at 0.04 * top, 0.45 left
+    set label "of order 1" at mean1, 1.55 left offset -1, 0   # the ratio's size is set by the set-up (issue 18)
+}
 plot f skip 1 using 5:($1 + jit($2)) with points ls 2 pt 6 ps 0.5, \
      s skip 1 every ::1::1 using 8:(1):9:10 with xerrorbars ls 1 pt 7 ps 1.2 lw 2

@@ -8,7 +8,7 @@
 meta_id = 'learned_previous_token'
 f = datadir.'/learned_previous_token_A.csv'
 W = meta('map_dk'); T = meta('T'); S = meta('steps')
-set multiplot layout 1, 2 margins 0.1, 0.98, 0.17, 0.83 spacing 0.13, 0 title sprintf("A learned head attends to the previous position\n{/*0.8 mean weights on held-out sequences; d_k = d_v = %d, %d Adam steps, seed 0}", W, S)
+set multiplot layout 1, 2 margins 0.12, 0.98, 0.17, 0.79 spacing 0.13, 0 title sprintf("A learned head attends to the previous position\n{/*0.8 mean weights on held-out sequences (causal mask, W_O trained too)}\n{/*0.8 d_k = d_v = %d, %d Adam steps, seed 0}", W, S)
 set xrange [-0.5:T-0.5]
 set yrange [T-0.5:-0.5]
 set cbrange [0:1]

@@ -16,8 +16,8 @@ slast = STATS_max > 1e-17 ? STATS_max : 1e-17
 clamp(y) = y > 1e-17 ? y : 1e-17
 stats f skip 1 using 2 nooutput
 draws = STATS_min
-set title "Only W_{OV} matters: the values move, the output does not"
-set xlabel "condition number of R   (1 = R orthogonal)"
+set title "Only W_{OV} matters: V and O = AV move, O W_O does not"
+set xlabel "condition number of R   (1: R = c × an orthogonal matrix)"
 set ylabel "relative change  ‖new − old‖ / ‖old‖" offset 1,-0.8 font ",9"
 set logscale xy
 set format x "10^{%L}"
@@ -30,11 +30,11 @@ set yrange [1e-17 : 1e5]
 set ytics 1e-16, 1e4
 set rmargin 14
 set lmargin 10
-set label 1 sprintf("d = %g, d_v = %g, T = %g; %d heads per point", meta('d'), meta('d_v'), meta('T'), draws) \
+set label 1 sprintf("%d heads per point;\nd = %g, d_v = %g, T = %g", draws, meta("d"), meta("d_v"), meta("T")) \
     at graph 0.02, graph 0.62 left font ',9'
 set label 2 "values V" at graph 1.03, first qlast left tc rgb col_v
 set label 3 "output O W_O" at graph 1.03, first slast left
-set label 4 "(rounding only)" at graph 1.03, first slast / 40.0 left font ',9'
+set label 4 "(rounding only)" at graph 1.03, first slast / 300.0 left font ',9'
 plot f skip 1 using 1:4:5 with filledcurves lc rgb col_v notitle, \
      f skip 1 using 1:3 with linespoints ls 2 lc rgb col_v notitle, \
      f skip 1 using 1:(clamp($12)):(clamp($13)) with filledcurves lc rgb '#000000' notitle, \

@@ -7,6 +7,7 @@
 # Data: previous_token_head_A.csv (i, j, token_i, token_j, weight),
 #       previous_token_head_tokens.csv (t, token, label, prev_label, output_argmax, output_label, weight_prev).
 # size: 6.5,5.8
+# slide: 2.9,2.6
 fa = datadir.'/previous_token_head_A.csv'
 ft = datadir.'/previous_token_head_tokens.csv'
 stats ft using 1 nooutput
@@ -31,13 +32,25 @@ set size ratio -1
 set lmargin at screen 0.16
 set rmargin at screen 0.83
 set tmargin at screen 0.84
-set bmargin at screen 0.13
-set xlabel offset 0, -0.6
+set bmargin at screen 0.17
+set xlabel offset 0, -0.9
 set border 0
 unset key
 # the diagonal t = j (dashed) and a frame around the matrix
 set arrow from -0.5, -0.5 to T-0.5, T-0.5 nohead front ls 9 lc rgb '#999999'
 set object rectangle from -0.5, -0.5 to T-0.5, T-0.5 front fillstyle empty border lc rgb '#000000' lw 1
+if (SLIDE) {
+    # slide: the matrix and its band; positions every 3, no token letters
+    # and no numbers in the cells (twelve rows do not fit at 11 pt)
+    unset title
+    unset y2label; unset y2tics
+    set xlabel "key j" offset 0, 0.5
+    set ylabel "query t" offset 1.5, 0
+    set xtics 0, 3 scale 0 offset 0, 0.3; set ytics 0, 3 scale 0
+    set lmargin at screen 0.26; set rmargin at screen 0.96
+    set tmargin at screen 0.97; set bmargin at screen 0.29
+    plot fa using 2:1:5 with image pixels
+} else {
 plot fa using 2:1:5 with image pixels, \
      fa using 2:1:($5 > 0.5 ? sprintf("{/*0.8 %s}", $5 < 1 ? sprintf("%.3f", $5)[2:5] : "1") : ""):($5 > 0.5 ? 0xffffff : 0x000000) \
         with labels tc rgb variable, \
@@ -45,3 +58,4 @@ plot fa using 2:1:5 with image pixels, \
      ft using 1:(1/0):xticlabels(sprintf("%d\n%s", $1, strcol(3))) with points, \
      ft using (1/0):1:yticlabels(sprintf("%d %s", $1, strcol(3))) with points, \
      ft using (1/0):1:y2ticlabels($1 == 0 ? "mix" : strcol(6)) axes x1y2 with points
+}

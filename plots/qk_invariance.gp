@@ -17,7 +17,7 @@ clamp(y) = y > 1e-17 ? y : 1e-17
 stats f skip 1 using 3 nooutput
 draws = STATS_min
 set title "Only W_{QK} matters: queries move, scores do not"
-set xlabel "condition number of R   (1 = R orthogonal)"
+set xlabel "condition number of R   (1: R = c × an orthogonal matrix)"
 set ylabel "relative change  ‖new − old‖ / ‖old‖" offset 1,-0.8 font ",9"
 set logscale xy
 set format x "10^{%L}"
@@ -30,11 +30,11 @@ set yrange [1e-17 : 1e5]
 set ytics 1e-16, 1e4
 set rmargin 14
 set lmargin 10
-set label 1 sprintf("d = %g, d_k = %g, T = %g; %d heads per point", meta('d'), meta('d_k'), meta('T'), draws) \
+set label 1 sprintf("%d heads per point;\nd = %g, d_k = %g, T = %g", draws, meta("d"), meta("d_k"), meta("T")) \
     at graph 0.02, graph 0.62 left font ',9'
 set label 2 "queries Q" at graph 1.03, first qlast left tc rgb col_q
 set label 3 "scores S" at graph 1.03, first slast left
-set label 4 "(rounding only)" at graph 1.03, first slast / 40.0 left font ',9'
+set label 4 "(rounding only)" at graph 1.03, first slast / 300.0 left font ',9'
 plot f skip 1 using 1:17:18 with filledcurves lc rgb col_q notitle, \
      f skip 1 using 1:16 with linespoints ls 2 lc rgb col_q notitle, \
      f skip 1 using 1:(clamp($9)):(clamp($10)) with filledcurves lc rgb '#000000' notitle, \

@@ -5,6 +5,7 @@
 # (self-attention on six tokens); its preference from query_bias.meta.
 # Data: query_bias_example.csv (i, j, query, key, score_shift, weight_zero_query).
 # size: 6.5,4.2
+# slide: 2.9,2.6
 meta_id = 'query_bias'
 tv = meta('example_pref_tv')
 f = datadir.'/query_bias_example.csv'
@@ -12,7 +13,26 @@ stats f skip 1 using 1 nooutput
 T = int(sqrt(STATS_records) + 0.5)
 stats f skip 1 using (abs($5)) nooutput
 smax = STATS_max
-set multiplot layout 1,2 title sprintf("The query bias is a preference over keys that every query shares\n(distance from uniform, total variation: %.2f)", tv) \
+if (SLIDE) {
+# slide: the weights with W_Q = 0 alone (every query is b_Q): six identical
+# rows, keys and queries named, no numbers in the cells
+unset key
+unset colorbox
+set grid noxtics noytics
+set border 0
+set tics scale 0
+set xrange [-0.5:T - 0.5]
+set yrange [T - 0.5:-0.5]
+set size noratio
+set lmargin at screen 0.21; set rmargin at screen 0.98
+set bmargin at screen 0.20; set tmargin at screen 0.83
+set title "weights" font ',9' offset 0, -0.3
+set xtics offset 0, 0.3 font ',8'   # 10 pt: six keys side by side
+@PAL_SEQ
+set cbrange [0:1]
+plot f skip 1 using 2:1:6:xtic(4):ytic(3) with image
+} else {
+set multiplot layout 1,2 title main(sprintf("The query bias is a preference over keys that every query shares\n(distance from uniform, total variation: %.2f)", tv)) \
     margins 0.13,0.99,0.17,0.78 spacing 0.13,0
 unset key
 unset colorbox
@@ -36,3 +56,4 @@ set title "weights with W_Q = 0"
 plot f skip 1 using 2:1:6:xtic(4):ytic(3) with image, \
      '' skip 1 using 2:1:(sprintf('{/*0.8 %s}', fmtw($6))):(ink($6, 1)) with labels tc rgb variable
 unset multiplot
+}

@@ -7,6 +7,7 @@
 # Data: random_projections_A.csv (panel, i, j, a, query, key),
 #       random_projections.meta (d, d_k, heatmap_T).
 # size: 6.5,4.6
+# slide: 2.9,2.6
 f = datadir.'/random_projections_A.csv'
 meta_id = 'random_projections'
 T = meta('heatmap_T')
@@ -15,28 +16,50 @@ stats f skip 1 using ((strcol(1) eq 'projected' && $2 == $3) ? $4 : 1/0) name "P
 cell(p) = (strcol(1) eq p) ? $3 : 1/0
 # the token names on the ticks, from the first query row of the raw panel
 tics = system(sprintf("awk -F, 'NR > 1 && $2 == 1 && $1 == \"raw\" {printf \"%%s\\\"%%s\\\" %%d\", (n++ ? \", \" : \"\"), $6, $3}' '%s'", f))
-eval sprintf("set xtics (%s); set ytics (%s)", tics, tics)
-
-set multiplot layout 1, 2 margins 0.19, 0.9, 0.29, 0.76 spacing 0.13, 0 \
-    title sprintf("The raw head attends to itself, the projected one does not\n{/*0.8 one draw of random token vectors, d = %d, d_k = %d}", meta('d'), meta('d_k'))
+if (!SLIDE) { eval sprintf("set xtics (%s); set ytics (%s)", tics, tics) }
+if (SLIDE) {
+# slide: the two maps without token names (twelve rows do not fit at 11 pt),
+# each panel saying its mean diagonal against 1/T
+set multiplot layout 1, 2 margins 0.03, 0.97, 0.06, 0.70 spacing 0.06, 0
+set size ratio -1
+set xrange [0.5:T + 0.5]
+set yrange [T + 0.5:0.5]
+unset xtics; unset ytics
+set grid noxtics noytics
+set cbrange [0:1]
+set style fill solid 1.0 noborder
+unset colorbox
+set title sprintf("raw\ndiag. %.2f", RAW_mean) font ',9'
+plot f skip 1 using (cell('raw')):2:($3 - 0.5):($3 + 0.5):($2 - 0.5):($2 + 0.5):4 \
+     with boxxyerror fc palette
+set title sprintf("projected\ndiag. %.2f", PRJ_mean) font ',9'
+plot f skip 1 using (cell('projected')):2:($3 - 0.5):($3 + 0.5):($2 - 0.5):($2 + 0.5):4 \
+     with boxxyerror fc palette
+unset multiplot
+} else {
+set multiplot layout 1, 2 margins 0.19, 0.90, 0.27, 0.76 spacing 0.07, 0 \
+    title main(sprintf("The raw head attends to itself, the projected one does not\n{/*0.8 one draw of random token vectors, d = %d, d_k = %d; projected: Q = X W_Q, K = X W_K}", meta('d'), meta('d_k')))
 set size ratio -1
 set xrange [0.5:T + 0.5]
 set yrange [T + 0.5:0.5]
 set xtics rotate by 90 right scale 0 font ',8' offset 0,0.3
 set ytics scale 0 font ',8'
+if (T > 16) { set xtics 1, int(T / 8) norotate; set ytics 1, int(T / 8) }   # too many tokens to name
 set grid noxtics noytics
 set xlabel "keys" offset 0,1.2
 set cbrange [0:1]
 set style fill solid 1.0 noborder
 unset colorbox
 set title sprintf("raw: Q = K = X\nmean diagonal %.2f", RAW_mean) font ',9'
-set ylabel "queries" offset -0.5,0
+set ylabel "queries" offset 1.5,0
 plot f skip 1 using (cell('raw')):2:($3 - 0.5):($3 + 0.5):($2 - 0.5):($2 + 0.5):4 \
      with boxxyerror fc palette
-set title sprintf("projected: Q = XW_Q, K = XW_K\nmean diagonal %.2f (1/T = %.2f)", PRJ_mean, 1.0 / T) font ',9'
+set title sprintf("projected by two random W\nmean diagonal %.2f (1/T = %.2f)", PRJ_mean, 1.0 / T) font ',9'
 unset ylabel
+unset ytics     # the rows are the left panel's
 set colorbox user origin 0.92, 0.3 size 0.015, 0.4
-set cbtics ('0' 0, '1' 1) font ',8'
+set cbtics ('0' 0, '1' 1) font ',9'
 plot f skip 1 using (cell('projected')):2:($3 - 0.5):($3 + 0.5):($2 - 0.5):($2 + 0.5):4 \
      with boxxyerror fc palette
 unset multiplot
+}

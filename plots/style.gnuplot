@@ -41,3 +41,8 @@ set cbrange [*:*]
 # annotations follow the run: meta_id must be set first, e.g. meta_id = 'random_projections'
 meta(key) = real(system(sprintf("sed -n 's/^%s: *//p' '%s/%s.meta' | head -n 1", key, datadir, meta_id)))
 metas(key) = system(sprintf("sed -n 's/^%s: *//p' '%s/%s.meta' | head -n 1", key, datadir, meta_id))
+# slide = 1 when tools/render.sh draws the slide version (16:9, larger text):
+# main(s) is the figure's main title, which a slide drops (its frame title
+# states the claim); SLIDE lets a script choose a slide layout.
+SLIDE = exists("slide") ? slide : 0
+main(s) = SLIDE ? "" : s

@@ -9,6 +9,7 @@
 #       two_queries_four_keys_A.csv (query, key, i, j, scale, score, weight,
 #       v_x, v_y, o_x, o_y); the scale from two_queries_four_keys.meta.
 # size: 6.5,5.6
+# slide: 5.6,2.4
 meta_id = 'two_queries_four_keys'
 vec = datadir.'/two_queries_four_keys_vectors.csv'
 att = datadir.'/two_queries_four_keys_A.csv'
@@ -20,8 +21,69 @@ R = ceil(STATS_max + 0.5) > 4 ? ceil(STATS_max + 0.5) : 4
 first(c) = substr(strcol(1), 1, 1) eq c
 isname(n) = strcol(1) eq n
 
+if (SLIDE) {
+# slide: three panels in a row, queries and keys | weights | values and
+# outputs; weights at lecture precision (.87), no scores (the frame says
+# them); each plane zoomed to its own vectors, labels away from the origin
+stats vec using ((first('q') || first('k')) ? (abs($3) > abs($4) ? abs($3) : abs($4)) : NaN) name "QK" nooutput
+Rq = QK_max + 1.6
+stats vec using ((first('v') || first('o')) ? (abs($3) > abs($4) ? abs($3) : abs($4)) : NaN) name "VO" nooutput
+Rv = VO_max + 1.0
+set multiplot
+set style arrow 1 head filled size screen 0.025,25 lw 3 lc rgb col_q dt 1
+set style arrow 2 head filled size screen 0.025,25 lw 2.5 lc rgb col_k dt 2
+unset key
+unset xtics; unset ytics; unset grid
+set origin 0, 0; set size 0.30, 1
+set lmargin 0.5; set rmargin 0.5; set tmargin 1.5; set bmargin 0.5
+set title 'queries, keys' font ',9'
+set size ratio -1
+set xrange [-Rq:Rq]; set yrange [-Rq:Rq]
+set xzeroaxis lt -1 lw 0.8; set yzeroaxis lt -1 lw 0.8
+right(c) = first(c) && $3 >= -0.01
+left(c) = first(c) && $3 < -0.01
+plot vec using (0):(0):(first('k') ? $3 : NaN):4 with vectors as 2, \
+     ''  using (0):(0):(first('q') ? $3 : NaN):4 with vectors as 1, \
+     ''  using (right('k') ? $3 : NaN):4:1 with labels left offset char 0.3,-0.8 tc rgb '#a85a00', \
+     ''  using (left('k') ? $3 : NaN):4:1 with labels right offset char -0.3,-0.8 tc rgb '#a85a00', \
+     ''  using (right('q') ? $3 : NaN):4:1 with labels left offset char 0.3,0.7 font ':Bold' tc rgb col_q, \
+     ''  using (left('q') ? $3 : NaN):4:1 with labels right offset char -0.3,0.7 font ':Bold' tc rgb col_q
+set origin 0.30, 0.04; set size 0.39, 0.92
+set lmargin 3.5; set rmargin 0.5; set tmargin 1.5; set bmargin 1.5
+set title 'weights a_{ij}' font ',9'
+set size noratio
+set xrange [0.5:4.5]; set yrange [2.5:0.5]
+set xtics ('k1' 1, 'k2' 2, 'k3' 3, 'k4' 4) scale 0
+set ytics ('q1' 1, 'q2' 2) scale 0
+unset xzeroaxis; unset yzeroaxis
+@PAL_SEQ
+unset colorbox
+set cbrange [0:1]
+lect(w) = w >= 0.995 ? "1" : sprintf(".%02.0f", 100 * w)     # lecture precision
+plot att using 4:3:7 with image, \
+     ''  using 4:3:(lect($7)):($7 > 0.5 ? 0xffffff : 0x000000) with labels font ',9' tc rgb variable
+unset xtics; unset ytics
+set origin 0.69, 0; set size 0.31, 1
+set lmargin 0.5; set rmargin 0.5; set tmargin 1.5; set bmargin 0.5
+set title 'values, outputs' font ',9'
+set size ratio -1
+set xrange [-Rv:Rv]; set yrange [-Rv:Rv]
+set xzeroaxis lt -1 lw 0.8; set yzeroaxis lt -1 lw 0.8
+set style line 21 lc rgb col_o dt 2
+set style line 22 lc rgb col_o dt 3
+array W[8]
+stats att skip 1 using (W[int($0) + 1] = $7, $0) nooutput
+plot for [r=0:7] att skip 1 every ::r::r \
+         using ($7 > 0.005 ? $10 : NaN):11:($8 - $10):($9 - $11) \
+         with vectors nohead ls (r < 4 ? 21 : 22) lw (0.4 + 4 * W[r + 1]), \
+     vec using (first('v') ? $3 : NaN):4 with points pt 5 ps 1.0 lc rgb col_v, \
+     ''  using (first('v') ? $3 : NaN):4:1 with labels offset char 0,0.9 tc rgb col_v font ':Bold', \
+     ''  using (first('o') ? $3 : NaN):4 with points pt 6 ps 1.1 lw 2 lc rgb col_o, \
+     ''  using (first('o') ? $3 : NaN):4:1 with labels right offset char -0.4,-0.9 font ':Bold'
+unset multiplot
+} else {
 # the two planes side by side, the weights below them
-set multiplot title "{/:Bold Each output is a weighted average of the values}"
+set multiplot title main("{/:Bold Each output is a weighted average of the values}")
 set style arrow 1 head filled size screen 0.012,25 lw 2.5 lc rgb col_q dt 1
 set style arrow 2 head filled size screen 0.012,25 lw 2.0 lc rgb col_k dt 2
 unset key
@@ -29,20 +91,20 @@ unset key
 # ---- panel 1: queries and keys -------------------------------------------
 set origin 0, 0.36; set size 0.5, 0.58
 set lmargin 4; set rmargin 1; set tmargin 2; set bmargin 2
-set title sprintf('queries and keys (scale s = %g)', s)
+set title sprintf('queries and keys (scale β = %g)', s)
 set size ratio -1
 set xrange [-R:R]; set yrange [-R:R]
 set xtics R > 6 ? 4 : 2; set ytics R > 6 ? 4 : 2
 set xzeroaxis lt -1 lw 0.8; set yzeroaxis lt -1 lw 0.8
 plot vec using (0):(0):(first('k') ? $3 : NaN):4 with vectors as 2, \
      ''  using (0):(0):(first('q') ? $3 : NaN):4 with vectors as 1, \
-     ''  using (first('k') ? $3 : NaN):4:1 with labels offset char 0.9,0.6 tc rgb '#a85a00', \
+     ''  using (first('k') ? $3 : NaN):4:1 with labels offset char 0.9,-0.6 tc rgb '#a85a00', \
      ''  using (first('q') ? $3 : NaN):4:1 with labels offset char 0.9,0.6 font ':Bold' tc rgb col_q
 
 # ---- panel 2: the weights --------------------------------------------------
 set origin 0.08, 0; set size 0.84, 0.37
 set lmargin 12; set rmargin 2; set tmargin 2; set bmargin 3
-set title 'weights a_{ij} = softmax_j(s q_i·k_j): each row sums to 1'
+set title 'weights a_{ij} = softmax_j(s_{ij}), s_{ij} = β q_i·k_j; rows sum to 1'
 set size noratio
 set xrange [0.5:4.5]; set yrange [2.5:0.5]
 set xtics ('k1' 1, 'k2' 2, 'k3' 3, 'k4' 4) scale 0
@@ -55,8 +117,8 @@ unset colorbox    # the weights are written in the cells
 wfmt(w) = (w > 0 && w < 0.0005) ? sprintf('%.0e', w) : sprintf('%.3f', w)
 set cbrange [0:1]
 plot att using 4:3:7 with image, \
-     ''  using 4:($3 - 0.1):(wfmt($7)):($7 > 0.5 ? 0xffffff : 0x000000) with labels font ':Bold' tc rgb variable, \
-     ''  using 4:($3 + 0.22):(sprintf('s = %.3g', $6)):($7 > 0.5 ? 0xffffff : 0x000000) with labels font ',9' tc rgb variable
+     ''  using 4:($3 - 0.14):(wfmt($7)):($7 > 0.5 ? 0xffffff : 0x000000) with labels font ':Bold' tc rgb variable, \
+     ''  using 4:($3 + 0.26):(sprintf('s_{%d%d} = %.3g', $3, $4, $6)):($7 > 0.5 ? 0xffffff : 0x000000) with labels font ',9' tc rgb variable
 set grid
 unset xlabel; unset ylabel
 
@@ -82,3 +144,4 @@ plot for [r=0:7] att skip 1 every ::r::r \
      ''  using (first('o') ? $3 : NaN):4 with points pt 6 ps 1.0 lw 2 lc rgb col_o, \
      ''  using (first('o') ? $3 : NaN):4:1 with labels offset char 1.1,-0.7 font ':Bold'
 unset multiplot
+}

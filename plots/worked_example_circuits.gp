@@ -26,13 +26,13 @@ set border 1+2+4+8 lw 0.8
 set tics scale 0
 
 # ---- W_QK ----------------------------------------------------------------
-eval panel(0.17, 0.47, 0.59, 0.88)
+eval panel(0.20, 0.48, 0.59, 0.88)
 set title "W_{QK} = W_Q W_K^T"
 set palette defined (0 '#ffffff', 0.5 '#6b9bd1', 1 '#08306b')
 top = c > 0 ? c : 1
 set cbrange [0:top]
 set xrange [-0.5:3.5]; set yrange [3.5:-0.5]
-set xtics @feat rotate by 30 right
+set xtics @feat norotate font ',8'   # horizontal: four short names fit
 set ytics @feat
 set xlabel 'key feature' offset 0,0.6; set ylabel 'query feature'
 plot fc skip 1 every ::8::23 using 3:2:6 with image, \
@@ -47,7 +47,7 @@ plot fc skip 1 every ::24::39 using 3:2:6 with image, \
      '' skip 1 every ::24::39 using 3:2:(txt($6)):(ink($6, 1)) with labels tc rgb variable
 
 # ---- A -------------------------------------------------------------------
-eval panel(0.17, 0.47, 0.13, 0.40)
+eval panel(0.20, 0.48, 0.13, 0.40)
 set title "A = softmax(Q K^T)"
 set xrange [-0.5:2.5]; set yrange [2.5:-0.5]
 set xtics @tok norotate

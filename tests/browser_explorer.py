@@ -20,6 +20,14 @@ Cases (every one starts from the page's reset state):
 Also: the page's default state is the C program's default, reset returns to
 it, a phone-width page (390 px) passes touch drags, and a page opened with
 #q1=x,y&...&scale=s (a link from slides) shows that state and C's weights.
+For a lecture hall (issue 19 item 9, issue 20 item 10): the default state
+puts no output on top of a value (0.8 apart at least); at 1024 x 768 the
+heatmap is beside the planes and on screen; at 390 x 844 the planes and the
+heatmap fit one screen; #present hides the C-command panel; the guided
+preset links show what they say (a tie, a uniform row, a sharper lookup);
+hostile hashes (#scale=50%, #q1=%E0%A4%A, #scale=%20, a long list of bad
+entries) draw the default weights, are listed as ignored, and the note
+stays short.
 
 Only the standard library. Exit 0 all agree, 1 a mismatch, 2 usage, 3 the
 browser failed. Replay: ATT_TEST_SEED=<seed printed> sh tests/test_browser.sh
@@ -158,6 +166,77 @@ def c_replay(binary, start_argv, keys):
     return opts, sel
 
 
+def url_note(dom):
+    m = re.search(r'<div id="urlnote"[^>]*>(.*?)</div>', dom, re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "", m.group(1))).strip() if m else None
+
+
+def lecture_hall(a, hall, phone, pres, tmp):
+    """The page's layout at 1024 x 768 and on a phone, presentation mode, the
+    preset links and hostile URL hashes; returns the failures."""
+    fails = []
+    if not all("geometry" in r for r in (hall, phone, pres)):
+        fails.append("the page's test mode reports no geometry: layout not checked")
+    else:
+        g = hall["geometry"]
+        pl, ht = g["planes"], g["heat"]
+        if not (ht[0] >= pl[2] - 1 and ht[3] <= g["vh"]):
+            fails.append("1024x768: the heatmap %s is not beside the planes %s and on screen (%dx%d)"
+                         % (ht, pl, g["vw"], g["vh"]))
+        g = phone["geometry"]
+        if not (g["planes"][3] <= g["vh"] and g["heat"][3] <= g["vh"]):
+            fails.append("phone %dx%d: planes end at %.0f px, heatmap at %.0f px: not one screen"
+                         % (g["vw"], g["vh"], g["planes"][3], g["heat"][3]))
+        # the default state: no output drawn on top of a value (0.8 units
+        # apart at least: the circle and the square are each ~0.2 across)
+        for i, o in enumerate(hall["geometry"]["defaultO"]):
+            for j, vv in enumerate(hall["geometry"]["defaultV"]):
+                dist = ((o[0] - vv[0]) ** 2 + (o[1] - vv[1]) ** 2) ** 0.5
+                if dist < 0.8:
+                    fails.append("default state: o%d = (%.2f, %.2f) lies %.2f from v%d" % (i + 1, o[0], o[1], dist, j + 1))
+        if not hall["geometry"]["cmdShown"] or pres["geometry"]["cmdShown"]:
+            fails.append("presentation mode: the C-command panel shows %s (normal %s)"
+                         % (pres["geometry"]["cmdShown"], hall["geometry"]["cmdShown"]))
+    page = "file://" + os.path.abspath(a.html)
+    dom = run_browser_dom(a.chromium, page + "#present", "1024,768")
+    if 'class="present"' not in dom:
+        fails.append("#present does not switch presentation mode on")
+    # the preset links: each is a hash the page shows, and says what it does
+    links = dict(re.findall(r'<a href="(#[^"]*)" id="preset-(\w+)"', dom))
+    links = {v: html.unescape(k) for k, v in links.items()}
+    if len(links) < 3 or len(links) > 5:
+        fails.append("%d preset links (3 to 5 wanted)" % len(links))
+    for name, frag in links.items():
+        opts, A = page_from_url_state(run_browser_dom(a.chromium, page + frag))
+        _, cA, _ = c_weights(a.bin, parse_options(opts)[2], tmp)
+        if any(A[i][j] is None or abs(A[i][j] - cA[i][j]) > TOL for i in range(2) for j in range(4)):
+            fails.append("preset %s (%s): weights %s, C %s" % (name, frag, A, cA))
+            continue
+        if name == "tie" and not abs(A[0][0] - A[0][1]) <= TOL:
+            fails.append("preset tie: q1's weights on k1 and k2 are %g and %g" % (A[0][0], A[0][1]))
+        if name == "uniform" and not all(abs(w - 0.25) <= TOL for w in A[0]):
+            fails.append("preset uniform: q1's weights are %s" % A[0])
+        if name == "sharp":
+            _, dA, _ = c_weights(a.bin, [], tmp)
+            if not max(A[0]) > max(dA[0]) + 0.05:
+                fails.append("preset sharp: q1's largest weight %g, at the default scale %g" % (max(A[0]), max(dA[0])))
+    # hostile hashes: the page draws the default weights and lists the entry
+    _, dA, _ = c_weights(a.bin, [], tmp)
+    long_hash = "&".join("junk%d=%%ZZ" % n for n in range(60))
+    for frag, listed in [("scale=50%", "scale=50%"), ("q1=%E0%A4%A", "q1=%E0%A4%A"), ("scale=%20", "scale=%20"),
+                         ("scale=", "scale="), ("q1=0x10,1", "q1=0x10,1"), ("q9=1,1", "q9=1,1"),
+                         (long_hash, "and 57 more")]:
+        dom = run_browser_dom(a.chromium, page + "#" + frag)
+        _, A = page_from_url_state(dom)
+        note = url_note(dom)
+        if any(A[i][j] is None or abs(A[i][j] - dA[i][j]) > TOL for i in range(2) for j in range(4)):
+            fails.append("#%s: weights %s, the default's are %s" % (frag[:40], A, dA))
+        if note is None or listed not in note or len(note) > 120:
+            fails.append("#%s: the note reads %r (want it to list %r, at most 120 characters)"
+                         % (frag[:40], note, listed))
+    return fails, len(links)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin", required=True)
@@ -187,6 +266,9 @@ def main():
     out = run_browser(a.chromium, url + blob(cases), "1280,900")
     phone_cases = [{"mode": "drag", "cfg": cfg_random(rng, 0.05), "pointer": "touch"} for _ in range(6)]
     phone = run_browser(a.chromium, url + blob(phone_cases), "390,844")
+    hall = run_browser(a.chromium, url + blob([]), "1024,768")
+    pres = run_browser(a.chromium, "file://" + os.path.abspath(a.html) + "#test=" +
+                       base64.b64encode(json.dumps({"cases": [], "present": True}).encode()).decode(), "1024,768")
 
     fails = []
     tmp = tempfile.mkdtemp(prefix="att-browser-")
@@ -231,6 +313,8 @@ def main():
             _, cA, _ = c_weights(a.bin, uargv, tmp)
             if any(not abs(uA[i][j] - cA[i][j]) <= TOL for i in range(2) for j in range(4)):
                 fails.append("URL state #%s: weights %s, C %s" % (frag, uA, cA))
+        hall_fails, nlinks = lecture_hall(a, hall, phone, pres, tmp)
+        fails += hall_fails
         # control: the comparison notices a weight off by 1e-5
         probe = json.loads(json.dumps(out["cases"][0]))
         probe["A"][1][2] += 1e-5
@@ -243,8 +327,10 @@ def main():
     if not fails:
         print("browser test: %d set, %d dragged (%d of them at phone width; %d landed on target, %d of %d "
               "pointerdowns hit their handle), %d key sequences; every weight, score and output within %g "
-              "of the C program, every cell's text within its last digit; a start state from the URL agrees too"
-              % (counts["set"], ndrag, len(phone_cases), landed, hits, 10 * ndrag, counts["keys"], TOL))
+              "of the C program, every cell's text within its last digit; a start state from the URL agrees too; "
+              "lecture hall: heatmap beside the planes at 1024x768, one phone screen, #present, %d preset links, "
+              "7 hostile hashes"
+              % (counts["set"], ndrag, len(phone_cases), landed, hits, 10 * ndrag, counts["keys"], TOL, nlinks))
     # a drag may miss its target only where two handles overlap
     if landed < 0.8 * ndrag:
         fails.append("only %d of %d drags landed on their targets" % (landed, ndrag))

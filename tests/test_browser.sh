@@ -7,6 +7,7 @@
 # agree with the C program to 1e-6 (tests/browser_explorer.py).
 # Prints "skipped" and exits 0 when Chromium or python3 is missing.
 # Replay a run: ATT_TEST_SEED=<seed it printed> sh tests/test_browser.sh
+# purpose: the browser explorer against the C program; lecture-hall layout, presets, hostile URLs
 set -u
 cd "$(dirname "$0")/.."
 BIN_DIR=${ATT_BIN_DIR:-bin}

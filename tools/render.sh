@@ -1,7 +1,8 @@
 #!/bin/sh
 # render.sh SCRIPT OUTDIR NAME - render a gnuplot script into
 # OUTDIR/figures/NAME.{pdf,svg,png} (a script under plots/checks/ goes into
-# OUTDIR/figures/checks/).
+# OUTDIR/figures/checks/) and, for a lecture figure (plots/*.gp), a second
+# time at slide geometry into OUTDIR/figures/slides/NAME.{pdf,png}.
 #
 # One geometry for the three formats: the PDF is rendered once (pdfcairo,
 # fontscale 1, so 10 pt in the script is 10 pt on the page), then the PNG
@@ -11,31 +12,65 @@
 #
 # The script reads its data as datadir.'/file.csv' (and the run's parameters
 # from datadir.'/ID.meta') and sets no terminal. A line "# size: W,H" (inches,
-# default 6.5,4: a text column) sets the page. Each file is written to a
-# temporary and renamed, so a failed render leaves the old figure.
+# default 6.5,4: a text column) sets the print page. A lecture figure the deck
+# uses has a line "# slide: W,H": 5.6,2.4 (142 x 61 mm, the frame's width
+# under a title and three lines) or 2.9,2.6 (74 x 66 mm, beside a text
+# column); only those get a slide version.
+# The slide version is drawn with slide = 1, a 9 pt base font scaled by
+# 1.25 (text 11.25 pt, a ",9" label too, subscripts 9 pt) and no main title
+# (main() in style.gnuplot returns "", scripts test SLIDE: the frame title is
+# the claim). The deck includes it at its natural size
+# (\includegraphics{slides/NAME}, no width= or height=), so a point in the
+# script is a point on the slide. ATT_NO_SLIDES=1 skips the slide version.
+#
+# Beside each PDF, frames/NAME.txt records the plot frame ("frame x0 x1 y0
+# y1", points from the top left, as pdftotext -bbox counts) of a single-plot
+# figure with a border, for tests/test_layout.sh. Each file is written to a
+# temporary and renamed, so a failed render leaves the old figure. Every
+# path written is printed: "figure DIR/NAME.{pdf,png,svg}".
 set -eu
 script=$1; out=$2; name=$3
-case "$script" in */checks/*) dir="$out/figures/checks" ;; *) dir="$out/figures" ;; esac
-mkdir -p "$dir"
-size=$(sed -n 's/^# size: *\([0-9.]*\) *, *\([0-9.]*\).*/\1 \2/p' "$script" | head -n 1)
-[ -n "$size" ] || size="6.5 4"
-w=${size% *}; h=${size#* }
+case "$script" in */checks/*) dir="$out/figures/checks"; slides=0 ;; *) dir="$out/figures"; slides=1 ;; esac
+[ "${ATT_NO_SLIDES:-0}" = 1 ] && slides=0
 style="$(dirname "$0")/../plots/style.gnuplot"
 for tool in gnuplot pdftoppm pdftocairo; do
     command -v $tool >/dev/null 2>&1 || { echo "render: $tool is missing (make deps installs it)" >&2; exit 1; }
 done
-tmp="$dir/.$name.tmp.$$"
-trap 'rm -f "$tmp.pdf" "$tmp.png" "$tmp.svg" "$tmp.err"' EXIT INT TERM
-if ! gnuplot -e "datadir='$out'" \
-        -e "set terminal pdfcairo enhanced color font 'DejaVu Sans,10' fontscale 1 linewidth 1 size ${w}in,${h}in" \
-        -e "set output '$tmp.pdf'" -e "load '$style'" "$script" 2>"$tmp.err"; then
-    cat "$tmp.err" >&2; echo "render: $script failed" >&2; exit 1
+geometry() { # geometry KEY DEFAULT_W DEFAULT_H: prints "W H" in inches
+    g=$(sed -n "s/^# $1: *\([0-9.]*\) *, *\([0-9.]*\).*/\1 \2/p" "$script" | head -n 1)
+    [ -n "$g" ] || g="$2 $3"
+    echo "$g"
+}
+tmps=""
+trap 'for t in $tmps; do rm -f "$t.pdf" "$t.png" "$t.svg" "$t.err" "$t.frames"; done' EXIT INT TERM
+# draw DIR SLIDE W H FONTSCALE [BASE]: render into DIR/NAME.*, print what was written
+draw() {
+    d=$1; sl=$2; w=$3; h=$4; fs=$5; base=${6:-10}
+    mkdir -p "$d/frames"
+    tmp="$d/.$name.tmp.$$"; tmps="$tmps $tmp"
+    frame='unset print'
+    grep -qE 'multiplot|unset border|set border 0' "$script" || frame="set print '$tmp.frames'; \
+print sprintf('frame %.2f %.2f %.2f %.2f', GPVAL_TERM_XMIN, GPVAL_TERM_XMAX, \
+GPVAL_TERM_YSIZE / GPVAL_TERM_SCALE - GPVAL_TERM_YMAX, GPVAL_TERM_YSIZE / GPVAL_TERM_SCALE - GPVAL_TERM_YMIN); unset print"
+    if ! gnuplot -e "datadir='$out'; slide=$sl" \
+            -e "set terminal pdfcairo enhanced color font 'DejaVu Sans,$base' fontscale $fs linewidth 1 size ${w}in,${h}in" \
+            -e "set output '$tmp.pdf'" -e "load '$style'" "$script" -e "$frame" 2>"$tmp.err"; then
+        cat "$tmp.err" >&2; echo "render: $script failed" >&2; exit 1
+    fi
+    if grep -v '^ *$' "$tmp.err" | grep -qiv 'warning: empty'; then cat "$tmp.err" >&2; fi
+    # reproducible PDFs: cairo stamps the time of the run; a fixed date of the
+    # same length keeps the file's byte offsets valid
+    LC_ALL=C sed -i 's/(D:[0-9]\{14\}Z)/(D:19700101000000Z)/' "$tmp.pdf"
+    pdftoppm -png -r 200 -singlefile "$tmp.pdf" "$tmp"
+    [ "$sl" = 1 ] || pdftocairo -svg "$tmp.pdf" "$tmp.svg"
+    mv "$tmp.pdf" "$d/$name.pdf"; mv "$tmp.png" "$d/$name.png"
+    [ "$sl" = 1 ] || mv "$tmp.svg" "$d/$name.svg"
+    if [ -s "$tmp.frames" ]; then mv "$tmp.frames" "$d/frames/$name.txt"; else rm -f "$tmp.frames" "$d/frames/$name.txt"; fi
+    if [ "$sl" = 1 ]; then echo "figure $d/$name.{pdf,png}"; else echo "figure $d/$name.{pdf,png,svg}"; fi
+}
+set -- $(geometry size 6.5 4)
+draw "$dir" 0 "$1" "$2" 1
+if [ $slides = 1 ] && grep -q '^# slide:' "$script"; then
+    set -- $(geometry slide 5.6 2.4)
+    draw "$out/figures/slides" 1 "$1" "$2" 1.25 9
 fi
-if grep -v '^ *$' "$tmp.err" | grep -qiv 'warning: empty'; then cat "$tmp.err" >&2; fi
-# reproducible PDFs: cairo stamps the time of the run; a fixed date of the
-# same length keeps the file's byte offsets valid
-LC_ALL=C sed -i 's/(D:[0-9]\{14\}Z)/(D:19700101000000Z)/' "$tmp.pdf"
-pdftoppm -png -r 200 -singlefile "$tmp.pdf" "$tmp"
-pdftocairo -svg "$tmp.pdf" "$tmp.svg"
-mv "$tmp.pdf" "$dir/$name.pdf"; mv "$tmp.png" "$dir/$name.png"; mv "$tmp.svg" "$dir/$name.svg"
-echo "figure $name"

@@ -2,7 +2,7 @@
 # rounding tolerance of each T where both heads ran (any_length.csv).
 # size: 6.5,4
 f = datadir.'/any_length.csv'
-set title "Tiled head = plain head to rounding, at every T where both ran"
+set title "Tiled head = plain head to rounding, wherever both ran"
 set logscale xy
 set format x '10^{%L}'
 set format y '10^{%L}'

@@ -8,7 +8,7 @@
 f = datadir.'/bilinear_low_rank_spectra.csv'
 stats f skip 1 nooutput
 n = (STATS_columns - 1) / 2
-stats datadir.'/bilinear_low_rank.csv' skip 1 using 1 nooutput
+stats datadir.'/bilinear_low_rank.csv' using "d" nooutput   # the column named d (the table's first column is T in newer runs)
 D = int(STATS_max)
 zero = 1e-24
 clamp(y) = y > 0 ? y : zero
@@ -19,13 +19,13 @@ set ytics 1e-20, 1e4
 set ytics add ("exactly 0" 1e-24)
 set xrange [0:D + 1]
 set xtics 0, D / 8, D
-set key at graph 0.99, graph 0.97 right top box opaque spacing 1.0 samplen 2
+set key at graph 0.99, graph 0.97 right top box opaque spacing 1.25 samplen 2
 set multiplot layout 1, 2 title sprintf("Spectra of the two circuits of one head (d = %d): rank = width of the bottleneck", D)
 set title "QK circuit  W_{QK} = W_Q W_K^T"
 set xlabel "index i"
 set ylabel "σ_i / σ_1"
 set arrow 1 from 0, 1e-10 to D + 1, 1e-10 nohead ls 9
-set label 1 "rank cut 10^{-10}" at 0.62 * D, 6e-10 left
+set label 1 "rank cut 10^{-10}" at 0.25 * D, 6e-10 left offset 0, -1
 plot for [k=1:n] f using 1:(clamp(column(1 + k))) with linespoints ls k ps 0.6 \
      title columnheader(1 + k)
 set title "OV circuit  W_{OV} = W_V W_O"

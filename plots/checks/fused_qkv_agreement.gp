@@ -10,10 +10,10 @@ set format y '10^{%L}'
 set yrange [1e-6:1e4]
 set ytics (1e-6, 1e-4, 1e-2, 1)
 set ylabel 'max |difference| / tolerance'
-set xtics rotate by 50 right font ',8.5' noenhanced
-set bmargin 10
+set xtics rotate by 90 right font ',8' noenhanced   # 90 degrees: the names stay apart (and checkable)
+set bmargin 13
 set xrange [-0.7:19.7]
 set rmargin 2
-set key top right
+set key at graph 0.02, graph 0.98 left top opaque box
 plot 1 with lines ls 9 title 'tolerance', \
      f skip 1 using 0:($10 > 0 ? ($9 > 0 ? $9 / $10 : 1e-6) : NaN):xticlabels(sprintf('%s: %s', strcol(1), abbr(strcol(8)))) with points ls 1 title 'measured (0 drawn at the axis)'

@@ -6,17 +6,17 @@
 # Data: qk_invariance.csv (one row per cond(R); columns in experiments/qk_invariance.c).
 # size: 6.5,5.5
 f = datadir.'/qk_invariance.csv'
-set title "Rounding under W_Q R, W_K R^{-T}, against C cond(R) ε"
-set xlabel "cond(R)   (1: R orthogonal)"
-set ylabel "relative change  ||new - old||_F / ||old||_F"
+set title "Rounding under W_Q R, W_K R^{-T}"
+set xlabel "cond(R)" offset 0, 0.4
+set ylabel "||new - old||_F / ||old||_F"
 set logscale xy
 set format x "10^{%L}"
 set format y "10^{%L}"
 set xrange [0.5:3e8]
 set yrange [1e-17:1e9]
 set ytics 1e-16, 1e4
-set key outside below center maxrows 5 box opaque spacing 1.0 font ",9"
-set xtics 1, 100
+set key outside right top vertical box opaque spacing 1.3 font ",8"
+set xtics 1, 1e4
 eps = 2.220446049250313e-16
 # C = 4 (d + 2 d_k), the verdict's allowance, from the last column
 stats f skip 1 using 36 nooutput

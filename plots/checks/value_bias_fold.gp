@@ -25,7 +25,7 @@ eps = 2.220446049250313e-16
 set arrow from eps, graph 0 to eps, graph 1 nohead ls 9
 set label "machine ε" at eps, graph 0.6 left offset 0.4, 0
 set arrow from 1e-3, graph 0 to 1e-3, graph 1 nohead lw 2 dt 1 lc rgb '#b2182b'
-set label "control rule:\n≥ 10^{-3}" at 1e-3, graph 0.45 right offset -0.5, 0
+set label "control rule: ≥ 10^{-3}" at 1e-3, graph 0.55 right offset -0.5, 0
 plot f skip 1 using (10**bin($13)):(1.0) smooth frequency with boxes lw 1 dt 1 lc rgb '#1f4e9c' \
         fs solid 0.55 border lc rgb '#1f4e9c' title "softmax (rows sum to 1)", \
      f skip 1 using (10**bin($14)):(1.0) smooth frequency with boxes lw 1 dt 1 lc rgb '#b2182b' \

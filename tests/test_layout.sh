@@ -1,0 +1,103 @@
+#!/bin/sh
+# test_layout.sh - no overlapping, clipped or too small text in the lecture
+# figures and documents (issue 19 item 5), read with poppler
+# (tests/layout_check.py: pdftotext -bbox word boxes, pdftohtml font sizes).
+# purpose: figure and slide text: no overlaps, nothing clipped, slide words >= 9 pt
+#
+#   1. the checker itself finds planted defects (two labels on top of each
+#      other, a label past the page edge, a label across the plot frame, a
+#      7 pt word on a slide figure) and passes a clean figure;
+#   2. every lecture figure in DIR/figures/*.pdf (and the check figures in
+#      DIR/figures/checks/, which the instructor notes may show) and its slide version in
+#      DIR/figures/slides/*.pdf (no word below 9 pt, median >= 11 pt), and
+#      every page of DIR/slides.pdf (figure words >= 9 pt, median >= 11 pt),
+#      DIR/handout.pdf, DIR/instructor.pdf and DIR/slides-notes.pdf where they exist (DIR: results, or
+#      ATT_LAYOUT_DIR);
+#   3. the figures of point runs a student makes (one T, one d), rendered
+#      from fresh runs of bin/ into a temporary folder (skipped without bin/).
+# Each problem is printed with the file, the page and the words.
+set -u
+cd "$(dirname "$0")/.."
+DIR=${ATT_LAYOUT_DIR:-results}
+BIN_DIR=${ATT_BIN_DIR:-bin}
+for tool in pdftotext pdftohtml gnuplot python3; do
+    command -v $tool >/dev/null 2>&1 || { echo "test_layout: skipped ($tool is missing; make deps installs it)"; exit 0; }
+done
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_layout.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fail=0
+check() { python3 tests/layout_check.py "$@"; }
+
+# ---- 1. the checker finds planted defects -----------------------------------
+mkdir -p "$tmp/planted/figures"
+cat > "$tmp/planted.gp" <<'GP'
+set xrange [0:1]; set yrange [0:1]
+if (defect) {
+    set label 1 "overlapping" at 0.5, 0.5
+    set label 2 "labels" at 0.52, 0.5
+    set label 3 "clipped-at-the-edge" at screen 0.95, 0.5
+    set label 4 "across" at graph 0.97, 0.3
+    set label 5 "tiny" at 0.2, 0.8 font ',6'
+}
+plot x notitle
+GP
+for defect in 0 1; do
+    d="$tmp/planted/$defect"; mkdir -p "$d"
+    printf '%s\n' "defect = $defect" > "$d/pre.gp"
+    cat "$d/pre.gp" "$tmp/planted.gp" > "$d/planted.gp"
+    ATT_NO_SLIDES=1 sh tools/render.sh "$d/planted.gp" "$d" planted >/dev/null || { echo "test_layout: render of the planted figure failed"; exit 1; }
+    check --slidefig "$d/figures/planted.pdf" > "$d/report.txt"; rc=$?
+    if [ $defect = 0 ]; then
+        # a clean figure at print size passes everything but the 11 pt median
+        if grep -v 'median' "$d/report.txt" | grep -q 'layout: [a-z]* .*planted'; then
+            echo "test_layout: FAIL: the checker flags a clean figure:"; cat "$d/report.txt"; fail=1
+        fi
+    else
+        for want in 'overlap .*"overlapping" and "labels"' 'outside .*"clipp' \
+                    'frame .*"across"' 'small .*"tiny" is 6'; do
+            grep -q "$want" "$d/report.txt" || { echo "test_layout: FAIL: the checker misses: $want"; cat "$d/report.txt"; fail=1; }
+        done
+        [ $rc = 1 ] || { echo "test_layout: FAIL: the checker exits $rc on a planted defect"; fail=1; }
+    fi
+done
+[ $fail = 0 ] && echo "test_layout: the checker finds the 4 planted defects and passes a clean figure"
+
+# ---- 2. the committed lecture figures and documents -------------------------
+set --
+for f in "$DIR"/figures/*.pdf "$DIR"/figures/checks/*.pdf; do [ -f "$f" ] && set -- "$@" --fig "$f"; done
+for f in "$DIR"/figures/slides/*.pdf; do [ -f "$f" ] && set -- "$@" --slidefig "$f"; done
+[ -f "$DIR/slides.pdf" ] && set -- "$@" --deck "$DIR/slides.pdf"
+for f in "$DIR/handout.pdf" "$DIR/instructor.pdf" "$DIR/slides-notes.pdf"; do [ -f "$f" ] && set -- "$@" --doc "$f"; done
+if [ $# = 0 ]; then
+    echo "test_layout: FAIL: no figure in $DIR/figures (make reproduce writes them)"; fail=1
+elif check --summary "$@"; then
+    echo "test_layout: $DIR: $(($# / 2)) files, no overlapping, clipped or small text"
+else
+    echo "test_layout: FAIL: $DIR has text problems (listed above)"; fail=1
+fi
+
+# ---- 3. figures of a student's point runs -----------------------------------
+if [ -x "$BIN_DIR/random_projections" ] && [ -x "$BIN_DIR/naive_self_attention" ]; then
+    p="$tmp/point"
+    ok=1
+    "$BIN_DIR/random_projections" --T 32 --draws 200 --out "$p" --quiet >/dev/null 2>&1 || true
+    "$BIN_DIR/naive_self_attention" --d 8 --draws 200 --out "$p" --quiet >/dev/null 2>&1 || true
+    for id in random_projections naive_self_attention; do
+        [ -f "$p/$id.verdicts.csv" ] || { echo "test_layout: FAIL: the point run of $id wrote no verdicts"; ok=0; fail=1; }
+    done
+    if [ $ok = 1 ]; then
+        sh tools/figures.sh "$p" random_projections naive_self_attention > "$p/render.txt" 2>&1 ||
+            { echo "test_layout: FAIL: make figures on point runs:"; cat "$p/render.txt"; fail=1; }
+        set --
+        for f in "$p"/figures/*.pdf; do [ -f "$f" ] && set -- "$@" --fig "$f"; done
+        for f in "$p"/figures/slides/*.pdf; do [ -f "$f" ] && set -- "$@" --slidefig "$f"; done
+        if check "$@"; then
+            echo "test_layout: point runs (random_projections --T 32, naive_self_attention --d 8): $(($# / 2)) figures clean"
+        else
+            echo "test_layout: FAIL: figures of point runs have text problems (listed above)"; fail=1
+        fi
+    fi
+else
+    echo "test_layout: point runs skipped ($BIN_DIR/ not built)"
+fi
+exit $fail

@@ -25,6 +25,7 @@ mkdir -p "$tmp/syn"
     echo 'synthetic,reported,held-out accuracy over 10 seeds,,0.9995,0.99874,1,,10,7,REPORTED,none,,,"reported, no rule",synAcc,0,0'
     echo 'synthetic,reported,max error over 5 cases,,1.11e-15,,,,5,7,REPORTED,none,,,"reported, no rule",synErr,0,0'
     echo 'synthetic,reported,draws of a plain mean,,24576,,,,24576,7,REPORTED,none,,,"reported, no rule",synCount,0,0'
+    echo 'synthetic,claim,longest T,100000,100000,,,,1,7,PASS,at_least,100000,,>= 100000,synLong,0,0'
 } >"$tmp/syn/synthetic.verdicts.csv"
 if ! "$report" --out "$tmp/syn" synthetic >"$tmp/out" 2>&1; then
     cat "$tmp/out" >&2; no "report refused the synthetic rows"
@@ -39,6 +40,9 @@ want '\newcommand{\synAccPct}{99.95\%\xspace}'
 want '\newcommand{\synAccSeeds}{10\xspace}'
 want '\newcommand{\synErrCases}{5\xspace}'
 want '\newcommand{\synCount}{24{,}576\xspace}'
+want '\newcommand{\synWidthRule}{reported, no rule\xspace}'
+want '\newcommand{\synWidthOutcome}{REPORTED\xspace}'
+want '\newcommand{\synLongRule}{\ensuremath{\ge} 100{,}000\xspace}'
 grep -q 'synAccDraws' "$tex" && no "a count of seeds is still called Draws"
 
 # the same rules on the committed results: every macro ends in \xspace, no
@@ -70,13 +74,15 @@ if command -v pdflatex >/dev/null 2>&1 && command -v pdftotext >/dev/null 2>&1; 
 \begin{document}
 \noindent A: \synWidth on the grid, CI \synWidthCI here.\\
 B: \synAccPct of predictions over \synAccSeeds seeds.\\
-C: up to \synOpenCI. D: \synCount{} draws; \synCount, then.
+C: up to \synOpenCI. D: \synCount{} draws; \synCount, then.\\
+E: rule \synLongRule, \synLongOutcome.
 \end{document}
 EOF
     if (cd "$tmp/syn" && pdflatex -interaction=nonstopmode -halt-on-error s.tex >/dev/null 2>&1); then
         text=$(pdftotext -layout "$tmp/syn/s.pdf" - | tr -s ' ')
         for w in 'A: 14,818 on the grid, CI [207, 36,489] here.' 'B: 99.95% of predictions over 10 seeds.' \
-                 'C: up to [3.593, ∞). D: 24,576 draws; 24,576, then.'; do
+                 'C: up to [3.593, ∞). D: 24,576 draws; 24,576, then.' \
+                 'E: rule ≥ 100,000, PASS.'; do
             echo "$text" | grep -qF -- "$w" || no "typeset sentence is not '$w' (got: $(echo "$text" | tr '\n' '|'))"
         done
     else

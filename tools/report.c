@@ -240,6 +240,32 @@ static void tex_comment(FILE *f, const char *s)
     for (; *s; s++) fputc(*s == '\n' ? ' ' : *s, f);
 }
 
+/* LaTeX text (a rule's words): special characters escaped, <= and >= as the
+ * mathematical signs: "95% CI inside [0.98, 1.02]" -> "95\% CI inside ..." */
+static void tex_text(FILE *f, const char *s)
+{
+    for (const char *s0 = s; *s; s++) {
+        // an integer part of 4 or more digits is grouped, as every number is
+        if (*s >= '0' && *s <= '9' && (s == s0 || !((s[-1] >= '0' && s[-1] <= '9') || s[-1] == '.'))) {
+            size_t n = strspn(s, "0123456789");
+            if (n >= 4 && s[n] != 'e' && s[n] != 'E') {
+                for (size_t i = 0; i < n; i++) {
+                    if (i > 0 && (n - i) % 3 == 0) fputs("{,}", f);
+                    fputc(s[i], f);
+                }
+                s += n - 1;
+                continue;
+            }
+        }
+        if ((s[0] == '<' || s[0] == '>') && s[1] == '=') { fputs(s[0] == '<' ? "\\ensuremath{\\le}" : "\\ensuremath{\\ge}", f); s++; }
+        else if (*s == '<' || *s == '>') fprintf(f, "\\ensuremath{%c}", *s);
+        else if (strchr("%$#&_{}", *s)) fprintf(f, "\\%c", *s);
+        else if (*s == '~' || *s == '^' || *s == '\\') fprintf(f, "\\char%d{}", (unsigned char)*s);
+        else if (*s == '\n') fputc(' ', f);
+        else fputc(*s, f);
+    }
+}
+
 /* ---- per-claim status -------------------------------------------------- */
 
 typedef struct {
@@ -371,7 +397,9 @@ static const char *count_unit(const row *r)
  *   \XDraws     the count behind it, named after what it counts: \XSeeds,
  *               \XCases, \XHeads, \XLengths, \XSequences, \XRepetitions, ...
  *   \XTol       an identity's tolerance           \XSeed   the seed
- *   \XSpread    a time's min--max over repetitions */
+ *   \XSpread    a time's min--max over repetitions
+ *   \XRule      the row's rule in words ("95\% CI inside [0.98, 1.02]"),
+ *   \XOutcome   what it gave (PASS, FAIL, INCONCLUSIVE, REPORTED) */
 static void write_tex_macros(FILE *f, const row *r)
 {
     const char *m = r->f[C_MACRO];
@@ -415,6 +443,10 @@ static void write_tex_macros(FILE *f, const row *r)
         fprintf(f, "\\newcommand{\\%sTol}{%s\\xspace}\n", m, lo);
     }
     fprintf(f, "\\newcommand{\\%sSeed}{%s\\xspace}\n", m, r->f[C_SEED]);
+    // the rule as it is stored, and what it gave: "95\% CI inside [0.98, 1.02]", PASS
+    fprintf(f, "\\newcommand{\\%sRule}{", m);
+    tex_text(f, r->f[C_RTEXT]);
+    fprintf(f, "\\xspace}\n\\newcommand{\\%sOutcome}{%s\\xspace}\n", m, r->f[C_VERDICT]);
 }
 
 static void copy_file(FILE *out, const char *path)
@@ -508,7 +540,8 @@ int main(int argc, char **argv)
                    "%% \\X the value, \\XCI its 95%% CI (an end the data cannot bound is \\infty),\n"
                    "%% \\XLec the value at 3 significant digits, \\XPct and \\XPctCI a fraction as\n"
                    "%% a percent, \\XTol the tolerance of an identity, \\XSeed the seed, \\XSpread\n"
-                   "%% the min--max of a time, and the count named after what it counts:\n"
+                   "%% the min--max of a time, \\XRule the rule in words, \\XOutcome its outcome,\n"
+                   "%% and the count named after what it counts:\n"
                    "%% \\XDraws, \\XSeeds, \\XCases, \\XHeads, \\XLengths, \\XSequences, \\XRows,\n"
                    "%% \\XRepetitions, \\XRuns, \\XPredictions, \\XWidths, \\XConfigurations.\n"
                    "%% Numbers of 1,000 or more are grouped by three with commas, everywhere.\n"

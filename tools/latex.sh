@@ -29,7 +29,7 @@ prev=none; pass=0
 while :; do
     pass=$((pass + 1))
     # TEXINPUTS: the doc sources, then the results (claims.tex)
-    if ! TEXINPUTS="$absdoc//:$absout:" SOURCE_DATE_EPOCH=0 FORCE_SOURCE_DATE=1 \
+    if ! TEXINPUTS="$absdoc//:$absout:" SOURCE_DATE_EPOCH=0 FORCE_SOURCE_DATE=1 max_print_line=1000 \
         pdflatex -interaction=nonstopmode -halt-on-error -output-directory "$tmp" -jobname "$name" \
         "\\def\\resultscommit{$commit}\\def\\resultsdir{$absout}\\def\\repodir{$absrepo}\\def\\papersize{$paper}\\input{$absdoc/$name.tex}" >"$tmp/stdout" 2>&1; then
         grep -A4 '^!' "$tmp/$name.log" >&2 || tail -20 "$tmp/stdout" >&2
@@ -44,6 +44,6 @@ if grep -E "Warning: (Reference|Citation).*undefined|There were undefined refere
     echo "latex: $src has undefined references or missing files" >&2; exit 1
 fi
 # what a reader should know: figures not yet drawn for the slide, missing solutions
-grep -h "Package lecture Warning" "$tmp/$name.log" | sed "s/^/latex: $name: /" >&2 || true
+grep -h "Package lecture Warning" "$tmp/$name.log" | sed "s/^Package lecture Warning: /latex: $name: /; s/\.$//" | sort -u >&2 || true
 mv "$tmp/$name.pdf" "$out/$name.pdf"
 echo "document $out/$name.pdf ($pass passes)"

@@ -195,20 +195,22 @@ $(OUT)/figures/explorer.png: $(OUT)/explorer.html web/screenshot.sh | $(OUT)/fig
 .PHONY: figures-report
 figures-report: $(VERDICTS) $(FIGURES) $(OUT)/claims.csv $(EXPLORER)
 
-# ---- handout and slides (pdflatex, Debian's TeX Live) ----------------------
-DOC_DEPS := doc/pages.tex doc/common.tex tools/latex.sh $(OUT)/claims.csv $(FIGURES)
-$(OUT)/handout.pdf: doc/handout.tex $(DOC_DEPS)
-	@sh tools/latex.sh doc/handout.tex $(OUT)
-$(OUT)/slides.pdf: doc/slides.tex $(DOC_DEPS)
-	@sh tools/latex.sh doc/slides.tex $(OUT)
+# ---- the lecture: deck, student handout, instructor notes (pdflatex) -------
+# Built from the committed results/ (claims.tex, figures/, *.meta) by a make of
+# their own (doc/doc.mk), which has no rule for any results file: `make slides
+# handout` never reruns an experiment or re-renders a figure, and a missing
+# results file stops it with its name. A4 by default: make handout PAPER=letter.
+PAPER ?= a4
+DOC_MAKE = $(MAKE) --no-print-directory -f doc/doc.mk OUT=$(OUT) PAPER=$(PAPER)
 .PHONY: docs handout slides
-docs: $(OUT)/handout.pdf $(OUT)/slides.pdf
-handout: ## build results/handout.pdf (one page per claim; installs TeX as root, or names it)
+docs:
+	@$(DOC_MAKE) all
+handout: ## build results/handout.pdf (student notes) and results/instructor.pdf (with speaker notes, solutions, commands), from results/ (PAPER=letter for US Letter)
 	@sh tools/deps.sh tex
-	@$(MAKE) --no-print-directory $(OUT)/handout.pdf
-slides: ## build results/slides.pdf (beamer 16:9, one slide per claim)
+	@$(DOC_MAKE) $(OUT)/handout.pdf $(OUT)/instructor.pdf
+slides: ## build results/slides.pdf (the 16:9 lecture deck) and results/slides-notes.pdf (with speaker notes), from results/
 	@sh tools/deps.sh tex
-	@$(MAKE) --no-print-directory $(OUT)/slides.pdf
+	@$(DOC_MAKE) $(OUT)/slides.pdf $(OUT)/slides-notes.pdf
 
 # The section's exercises (exercises/): grade a student's file against the C
 # head. exercises/grade.py needs no NumPy; it finds a Python that has it for

@@ -1,27 +1,49 @@
 #!/bin/sh
 # latex.sh SOURCE OUTDIR - build doc/<name>.tex into OUTDIR/<name>.pdf with
-# pdflatex, citing OUTDIR/claims.tex and OUTDIR/figures/. Fails (and leaves
-# the old PDF) on a LaTeX error, an undefined macro, a missing figure, or an
-# undefined reference. The commit the results come from is printed in it.
+# pdflatex, from the results already in OUTDIR (claims.tex, figures/): it
+# never runs an experiment. LaTeX is run until its references settle (the
+# .aux, .toc, .nav and .out files stop changing; at most 5 passes), so the
+# contents and every reference are right. Fails, leaving the old PDF, on a
+# LaTeX error, an undefined macro or reference, a missing file, or contents
+# that do not settle.
+#   PAPER=letter   US Letter for the notes (default A4; the deck is 16:9)
+# The PDF names the commit its results were produced at (the git: line of
+# OUTDIR/*.meta), not the commit it was built at.
 set -eu
 src=$1; out=$2
 name=$(basename "$src" .tex)
-command -v pdflatex >/dev/null 2>&1 || { echo "latex: pdflatex is missing (make $name installs it)" >&2; exit 1; }
+command -v pdflatex >/dev/null 2>&1 || { echo "latex: pdflatex is missing (sh tools/deps.sh tex installs it)" >&2; exit 1; }
+[ -f "$out/claims.tex" ] || { echo "latex: $out/claims.tex is missing (make reproduce writes it)" >&2; exit 1; }
+case "${PAPER:-a4}" in
+    a4|A4) paper=a4paper ;;
+    letter|Letter) paper=letterpaper ;;
+    *) echo "latex: PAPER must be a4 or letter, not '${PAPER}'" >&2; exit 2 ;;
+esac
 tmp=$(mktemp -d /tmp/attn-latex.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
-commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-absout=$(cd "$out" && pwd); absdoc=$(cd "$(dirname "$src")" && pwd)
-# TEXINPUTS: the doc sources, then the results (claims.tex, figures/)
-for pass in 1 2; do
-    if ! TEXINPUTS="$absdoc//:$absout//:" SOURCE_DATE_EPOCH=0 FORCE_SOURCE_DATE=1 \
+commit=$(sed -n 's/^git: *//p' "$out"/*.meta 2>/dev/null | sort -u | tr '\n' ' ' | sed 's/ *$//; s/ /, /g')
+[ -n "$commit" ] || commit=unknown
+absout=$(cd "$out" && pwd); absdoc=$(cd "$(dirname "$src")" && pwd); absrepo=$(cd "$absdoc/.." && pwd)
+state() { cat "$tmp/$name.aux" "$tmp/$name.toc" "$tmp/$name.nav" "$tmp/$name.out" 2>/dev/null | cksum; }
+prev=none; pass=0
+while :; do
+    pass=$((pass + 1))
+    # TEXINPUTS: the doc sources, then the results (claims.tex)
+    if ! TEXINPUTS="$absdoc//:$absout:" SOURCE_DATE_EPOCH=0 FORCE_SOURCE_DATE=1 max_print_line=1000 \
         pdflatex -interaction=nonstopmode -halt-on-error -output-directory "$tmp" -jobname "$name" \
-        "\\def\\resultscommit{$commit}\\def\\resultsdir{$absout}\\input{$absdoc/$name.tex}" >"$tmp/stdout" 2>&1; then
+        "\\def\\resultscommit{$commit}\\def\\resultsdir{$absout}\\def\\repodir{$absrepo}\\def\\papersize{$paper}\\input{$absdoc/$name.tex}" >"$tmp/stdout" 2>&1; then
         grep -A4 '^!' "$tmp/$name.log" >&2 || tail -20 "$tmp/stdout" >&2
         echo "latex: $src failed (log above)" >&2; exit 1
     fi
+    now=$(state)
+    [ "$now" = "$prev" ] && [ "$pass" -ge 2 ] && break
+    [ "$pass" -lt 5 ] || { echo "latex: $src: references still change after 5 passes" >&2; exit 1; }
+    prev=$now
 done
 if grep -E "Warning: (Reference|Citation).*undefined|There were undefined references|File .* not found" "$tmp/$name.log" >&2; then
     echo "latex: $src has undefined references or missing files" >&2; exit 1
 fi
+# what a reader should know: figures not yet drawn for the slide, missing solutions
+grep -h "Package lecture Warning" "$tmp/$name.log" | sed "s/^Package lecture Warning: /latex: $name: /; s/\.$//" | sort -u >&2 || true
 mv "$tmp/$name.pdf" "$out/$name.pdf"
-echo "document $out/$name.pdf"
+echo "document $out/$name.pdf ($pass passes)"

@@ -138,7 +138,8 @@ static int read_rows(const char *dir, const char *id, row **rows, size_t *nrows,
 
 /* ---- numbers with their significant digits -------------------------------- */
 
-/* A count (an integer below 1e15) printed whole, digits grouped by three. */
+/* A count (an integer below 1e15) printed whole, digits grouped by three from
+ * 1,000 on (the one grouping rule of every number the report prints). */
 static int fmt_count(char *buf, size_t n, double x, int tex)
 {
     if (!(x == floor(x) && fabs(x) < 1e15)) return 0;
@@ -147,12 +148,33 @@ static int fmt_count(char *buf, size_t n, double x, int tex)
     size_t len = strlen(d), k = 0;
     if (x < 0) buf[k++] = '-';
     for (size_t i = 0; i < len && k + 5 < n; i++) {
-        if (len > 4 && i > 0 && (len - i) % 3 == 0)
+        if (len > 3 && i > 0 && (len - i) % 3 == 0)
             k += (size_t)snprintf(buf + k, n - k, "%s", tex ? "{,}" : ",");
         buf[k++] = d[i];
     }
     buf[k] = '\0';
     return 1;
+}
+
+/* Group the integer part of a number already printed in fixed notation
+ * ("14818.4" -> "14,818.4", "-2064" -> "-2,064"), in place; the same rule as
+ * fmt_count: groups of three from 1,000 on. */
+static void group_fixed(char *buf, size_t n, int tex)
+{
+    const char *sep = tex ? "{,}" : ",";
+    char in[128];
+    snprintf(in, sizeof in, "%s", buf);
+    const char *p = in;
+    size_t k = 0, digits = 0;
+    if (*p == '-') p++;
+    while (p[digits] >= '0' && p[digits] <= '9') digits++;
+    if (digits < 4 || strchr(in, 'e')) return;
+    if (in[0] == '-') buf[k++] = '-';
+    for (size_t i = 0; i < digits && k + 5 < n; i++) {
+        if (i > 0 && (digits - i) % 3 == 0) k += (size_t)snprintf(buf + k, n - k, "%s", sep);
+        buf[k++] = p[i];
+    }
+    snprintf(buf + k, n - k, "%s", p + digits);
 }
 
 /* x with `sig` significant digits, trailing zeros kept: 1.350, 2.50e-09 */
@@ -168,6 +190,7 @@ static void fmt_sig(char *buf, size_t n, double x, int sig, int tex)
     if (e >= -3 && e < 6) {
         int dec = sig - 1 - e;
         snprintf(buf, n, "%.*f", dec > 0 ? dec : 0, x);
+        group_fixed(buf, n, tex);
         return;
     }
     char tmp[64];
@@ -204,6 +227,7 @@ static void fmt_with_ci(char *v, char *lo, char *hi, size_t n, double x, double 
         snprintf(v, n, "%.*f", dec, x);
         snprintf(lo, n, "%.*f", dec, l);
         snprintf(hi, n, "%.*f", dec, h);
+        group_fixed(v, n, tex); group_fixed(lo, n, tex); group_fixed(hi, n, tex);
     } else {
         fmt_sig(v, n, x, sig, tex); fmt_sig(lo, n, l, sig, tex); fmt_sig(hi, n, h, sig, tex);
     }
@@ -219,6 +243,32 @@ static void md_text(FILE *f, const char *s)
 static void tex_comment(FILE *f, const char *s)
 {
     for (; *s; s++) fputc(*s == '\n' ? ' ' : *s, f);
+}
+
+/* LaTeX text (a rule's words): special characters escaped, <= and >= as the
+ * mathematical signs: "95% CI inside [0.98, 1.02]" -> "95\% CI inside ..." */
+static void tex_text(FILE *f, const char *s)
+{
+    for (const char *s0 = s; *s; s++) {
+        // an integer part of 4 or more digits is grouped, as every number is
+        if (*s >= '0' && *s <= '9' && (s == s0 || !((s[-1] >= '0' && s[-1] <= '9') || s[-1] == '.'))) {
+            size_t n = strspn(s, "0123456789");
+            if (n >= 4 && s[n] != 'e' && s[n] != 'E') {
+                for (size_t i = 0; i < n; i++) {
+                    if (i > 0 && (n - i) % 3 == 0) fputs("{,}", f);
+                    fputc(s[i], f);
+                }
+                s += n - 1;
+                continue;
+            }
+        }
+        if ((s[0] == '<' || s[0] == '>') && s[1] == '=') { fputs(s[0] == '<' ? "\\ensuremath{\\le}" : "\\ensuremath{\\ge}", f); s++; }
+        else if (*s == '<' || *s == '>') fprintf(f, "\\ensuremath{%c}", *s);
+        else if (strchr("%$#&_{}", *s)) fprintf(f, "\\%c", *s);
+        else if (*s == '~' || *s == '^' || *s == '\\') fprintf(f, "\\char%d{}", (unsigned char)*s);
+        else if (*s == '\n') fputc(' ', f);
+        else fputc(*s, f);
+    }
 }
 
 /* ---- per-claim status -------------------------------------------------- */
@@ -255,6 +305,18 @@ static const row *headline(const row *rows, size_t a, size_t b)
     return &rows[a];
 }
 
+/* An interval from its printed ends; an end the data cannot bound (NaN: for
+ * example a crossing beyond the grid) is printed as infinity, so an interval
+ * never has a missing end: [3.593, inf). Both ends missing: empty text. */
+static void fmt_interval(char *buf, size_t n, const char *lo, const char *hi, double l, double h, int tex)
+{
+    const char *inf = tex ? "\\ensuremath{\\infty}" : "inf", *minf = tex ? "\\ensuremath{-\\infty}" : "-inf";
+    if (isnan(l) && isnan(h)) buf[0] = '\0';
+    else if (isnan(h)) snprintf(buf, n, "[%s, %s)", lo, inf);
+    else if (isnan(l)) snprintf(buf, n, "(%s, %s]", minf, hi);
+    else snprintf(buf, n, "[%s, %s]", lo, hi);
+}
+
 /* measured, with its CI or tolerance or spread, as text */
 enum { NUMTXT = 160, BANDTXT = 2 * NUMTXT + 96 };
 static void fmt_band(char meas[NUMTXT], char band[BANDTXT], const row *r, int tex)
@@ -262,10 +324,10 @@ static void fmt_band(char meas[NUMTXT], char band[BANDTXT], const row *r, int te
     double x = cell_num(r->f[C_MEAS]), l = cell_num(r->f[C_LO]), h = cell_num(r->f[C_HI]);
     char lo[NUMTXT], hi[NUMTXT];
     band[0] = '\0';
-    if (!isnan(l)) {
+    if (!isnan(l) || !isnan(h)) {
         fmt_with_ci(meas, lo, hi, NUMTXT, x, l, h, tex);
         if (atoi(r->f[C_RUNDEP])) snprintf(band, BANDTXT, "min %s, max %s (%.24s runs)", lo, hi, r->f[C_DRAWS]);
-        else snprintf(band, BANDTXT, "[%s, %s]", lo, hi);
+        else fmt_interval(band, BANDTXT, lo, hi, l, h, tex);
     } else {
         fmt_value(meas, NUMTXT, x, tex);
         if (r->f[C_TOL][0]) { fmt_value(lo, NUMTXT, cell_num(r->f[C_TOL]), tex); snprintf(band, BANDTXT, "tol %s", lo); }
@@ -274,30 +336,122 @@ static void fmt_band(char meas[NUMTXT], char band[BANDTXT], const row *r, int te
 
 /* ---- writing ------------------------------------------------------------ */
 
+/* x at lecture precision: a count whole, anything else (an estimate) at 3 significant
+ * digits (14818.4 -> 14,800; 1.0237 -> 1.02; 6.13e-14 in scientific form). */
+static void fmt_lecture(char *buf, size_t n, double x, int estimate)
+{
+    if (isnan(x) || isinf(x) || x == 0.0) { fmt_sig(buf, n, x, 3, 1); return; }
+    // a whole number without a CI (a count) stays whole; an estimate that
+    // happens to be 1 is 1.00
+    if (!estimate && fmt_count(buf, n, x, 1)) return;
+    int e = (int)floor(log10(fabs(x)));
+    if (e >= 3 && e < 6) {
+        double u = pow(10.0, e - 2);
+        snprintf(buf, n, "%.0f", round(x / u) * u);
+        group_fixed(buf, n, 1);
+        return;
+    }
+    fmt_sig(buf, n, x, 3, 1);
+}
+
+/* Decimals of a fraction x in [0, 1] printed as a percent: 3 significant
+ * digits, and at least 1 significant digit of its distance from 0% or 100%
+ * (0.9995 -> 99.95%, not 100%); -1 when that needs more than 4 decimals
+ * (a number at rounding level, not a fraction to quote). */
+static int pct_decimals(double x)
+{
+    double p = 100.0 * x, m = fmin(p, 100.0 - p);
+    if (!(x >= 0.0 && x <= 1.0)) return -1;
+    if (m == 0.0) return 0;
+    int d3 = 2 - (int)floor(log10(p)), dm = -(int)floor(log10(m));
+    int dec = d3 > dm ? d3 : dm;
+    if (dec < 0) dec = 0;
+    return dec > 4 ? -1 : dec;
+}
+
+/* What a row's draws column counts, for the name of its count macro. A row
+ * does not carry it as data, so it is read from the quantity's own words:
+ * "N <unit>" (or "N random <unit>", "median of N") with N the row's draws.
+ * Anything else counts draws. */
+static const char *count_unit(const row *r)
+{
+    static const char *units[][2] = {
+        {"draws", "Draws"}, {"seeds", "Seeds"}, {"cases", "Cases"}, {"heads", "Heads"},
+        {"lengths", "Lengths"}, {"sequences", "Sequences"}, {"rows", "Rows"},
+        {"repetitions", "Repetitions"}, {"runs", "Runs"}, {"predictions", "Predictions"},
+        {"widths", "Widths"}, {"configurations", "Configurations"}};
+    const char *d = r->f[C_DRAWS], *q = r->f[C_QUANT];
+    char pat[128];
+    for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
+        snprintf(pat, sizeof pat, "%s %s", d, units[u][0]);
+        const char *hit = strstr(q, pat);
+        if (!hit) { snprintf(pat, sizeof pat, "%s random %s", d, units[u][0]); hit = strstr(q, pat); }
+        // the number must start a word: "over 600 draws", not "1600 draws"
+        if (hit && (hit == q || !(hit[-1] >= '0' && hit[-1] <= '9') )) return units[u][1];
+    }
+    snprintf(pat, sizeof pat, "median of %s", d);
+    if (strstr(q, pat)) return "Repetitions";
+    return "Draws";
+}
+
+/* One row's macros; every one ends in \xspace, so "\naiveWidth on" keeps its
+ * space and "\naiveWidth." does not get one:
+ *   \X          the value (its CI's digits)     \XCI     its 95% CI, [lo, hi]
+ *   \XLec       the value at 3 significant digits (a lecture's precision)
+ *   \XPct       a fraction in [0, 1] as a percent, \XPctCI its CI in percent
+ *   \XDraws     the count behind it, named after what it counts: \XSeeds,
+ *               \XCases, \XHeads, \XLengths, \XSequences, \XRepetitions, ...
+ *   \XTol       an identity's tolerance           \XSeed   the seed
+ *   \XSpread    a time's min--max over repetitions
+ *   \XRule      the row's rule in words ("95\% CI inside [0.98, 1.02]"),
+ *   \XOutcome   what it gave (PASS, FAIL, INCONCLUSIVE, REPORTED) */
 static void write_tex_macros(FILE *f, const row *r)
 {
     const char *m = r->f[C_MACRO];
     char meas[NUMTXT], band[BANDTXT], lo[NUMTXT], hi[NUMTXT];
     double x = cell_num(r->f[C_MEAS]), l = cell_num(r->f[C_LO]), h = cell_num(r->f[C_HI]);
+    int rundep = atoi(r->f[C_RUNDEP]);
     fmt_band(meas, band, r, 1);
-    fprintf(f, "\\newcommand{\\%s}{%s}%% %s (%s, %s): ", m, meas, r->f[C_ID], r->f[C_KIND], r->f[C_VERDICT]);
+    fprintf(f, "\\newcommand{\\%s}{%s\\xspace}%% %s (%s, %s): ", m, meas, r->f[C_ID], r->f[C_KIND], r->f[C_VERDICT]);
     tex_comment(f, r->f[C_QUANT]);
     fputc('\n', f);
-    if (!isnan(l)) {
+    if (!isnan(l) || !isnan(h)) {
         fmt_with_ci(meas, lo, hi, sizeof lo, x, l, h, 1);
-        if (atoi(r->f[C_RUNDEP])) fprintf(f, "\\newcommand{\\%sSpread}{%s--%s}\n", m, lo, hi);
-        else fprintf(f, "\\newcommand{\\%sCI}{[%s, %s]}\n", m, lo, hi);
+        if (rundep) fprintf(f, "\\newcommand{\\%sSpread}{%s--%s\\xspace}\n", m, lo, hi);
+        else {
+            fmt_interval(band, sizeof band, lo, hi, l, h, 1);
+            fprintf(f, "\\newcommand{\\%sCI}{%s\\xspace}\n", m, band);
+        }
+    }
+    fmt_lecture(meas, sizeof meas, x, !isnan(l) || !isnan(h));
+    fprintf(f, "\\newcommand{\\%sLec}{%s\\xspace}\n", m, meas);
+    int dec = pct_decimals(x);
+    if (dec >= 0 && !rundep) {
+        fprintf(f, "\\newcommand{\\%sPct}{%.*f\\%%\\xspace}\n", m, dec, 100.0 * x);
+        if (pct_decimals(l) >= 0 && pct_decimals(h) >= 0) {
+            // the ends get the value's decimals, or more if the CI is narrower
+            // (1 significant digit of its half-width)
+            double hw = 50.0 * (h - l);
+            int dci = hw > 0.0 ? -(int)floor(log10(hw)) : dec;
+            if (dci < dec) dci = dec;
+            if (dci > 4) dci = 4;
+            fprintf(f, "\\newcommand{\\%sPctCI}{[%.*f\\%%, %.*f\\%%]\\xspace}\n", m, dci, 100.0 * l, dci, 100.0 * h);
+        }
     }
     if (strcmp(r->f[C_DRAWS], "0") != 0) {
         char d[64];
         fmt_count(d, sizeof d, cell_num(r->f[C_DRAWS]), 1);
-        fprintf(f, "\\newcommand{\\%sDraws}{%s}\n", m, d);
+        fprintf(f, "\\newcommand{\\%s%s}{%s\\xspace}\n", m, count_unit(r), d);
     }
     if (r->f[C_TOL][0]) {
         fmt_value(lo, sizeof lo, cell_num(r->f[C_TOL]), 1);
-        fprintf(f, "\\newcommand{\\%sTol}{%s}\n", m, lo);
+        fprintf(f, "\\newcommand{\\%sTol}{%s\\xspace}\n", m, lo);
     }
-    fprintf(f, "\\newcommand{\\%sSeed}{%s}\n", m, r->f[C_SEED]);
+    fprintf(f, "\\newcommand{\\%sSeed}{%s\\xspace}\n", m, r->f[C_SEED]);
+    // the rule as it is stored, and what it gave: "95\% CI inside [0.98, 1.02]", PASS
+    fprintf(f, "\\newcommand{\\%sRule}{", m);
+    tex_text(f, r->f[C_RTEXT]);
+    fprintf(f, "\\xspace}\n\\newcommand{\\%sOutcome}{%s\\xspace}\n", m, r->f[C_VERDICT]);
 }
 
 static void copy_file(FILE *out, const char *path)
@@ -386,13 +540,21 @@ int main(int argc, char **argv)
             "| claim | kind | quantity | measured | 95%% CI, tolerance or spread | draws | rule | "
             "outcome | macro |\n|---|---|---|---|---|---|---|---|---|\n", counts);
     fprintf(tex.f, "%% claims.tex - generated by make reproduce; one macro per cited number.\n"
-                   "%% \\X the value, \\XCI its 95%% CI (Monte Carlo), \\XTol the tolerance of an\n"
-                   "%% identity, \\XDraws the draws (or cases, or repetitions), \\XSeed the seed,\n"
-                   "%% \\XSpread the min--max of a time.\n");
-    fprintf(tex.f, "\\newcommand{\\claimsReproduced}{%zu}\n\\newcommand{\\claimsTotal}{%zu}\n"
-                   "\\newcommand{\\claimChecks}{%zu}\n\\newcommand{\\claimChecksPass}{%zu}\n"
-                   "\\newcommand{\\identityChecks}{%zu}\n\\newcommand{\\controlChecks}{%zu}\n"
-                   "\\newcommand{\\reportedNumbers}{%zu}\n", nreproduced, nclaims,
+                   "%% \\input it in the preamble (it loads xspace: every macro keeps the space\n"
+                   "%% after it in a sentence, \"\\naiveWidth on\", and none before punctuation).\n"
+                   "%% \\X the value, \\XCI its 95%% CI (an end the data cannot bound is \\infty),\n"
+                   "%% \\XLec the value at 3 significant digits, \\XPct and \\XPctCI a fraction as\n"
+                   "%% a percent, \\XTol the tolerance of an identity, \\XSeed the seed, \\XSpread\n"
+                   "%% the min--max of a time, \\XRule the rule in words, \\XOutcome its outcome,\n"
+                   "%% and the count named after what it counts:\n"
+                   "%% \\XDraws, \\XSeeds, \\XCases, \\XHeads, \\XLengths, \\XSequences, \\XRows,\n"
+                   "%% \\XRepetitions, \\XRuns, \\XPredictions, \\XWidths, \\XConfigurations.\n"
+                   "%% Numbers of 1,000 or more are grouped by three with commas, everywhere.\n"
+                   "\\RequirePackage{xspace}\n");
+    fprintf(tex.f, "\\newcommand{\\claimsReproduced}{%zu\\xspace}\n\\newcommand{\\claimsTotal}{%zu\\xspace}\n"
+                   "\\newcommand{\\claimChecks}{%zu\\xspace}\n\\newcommand{\\claimChecksPass}{%zu\\xspace}\n"
+                   "\\newcommand{\\identityChecks}{%zu\\xspace}\n\\newcommand{\\controlChecks}{%zu\\xspace}\n"
+                   "\\newcommand{\\reportedNumbers}{%zu\\xspace}\n", nreproduced, nclaims,
             total(&all, KIND_CLAIM), all.n[KIND_CLAIM][OUT_PASS], total(&all, KIND_IDENTITY),
             total(&all, KIND_CONTROL), total(&all, KIND_REPORTED));
     for (size_t i = 0; i < nrows; i++) {

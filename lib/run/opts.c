@@ -253,11 +253,8 @@ static void print_help(const opts_info *info)
     if (info->common & OPT_VERBOSE_FLAG)
         printf("  --verbose          print every verdict row (they are always in <id>.verdicts.csv)\n");
     printf("  --quiet            print nothing but errors\n");
-    printf("  --help             this text
-");
-    printf("an option given twice takes its last value; numbers are decimal (no hex)
-
-");
+    printf("  --help             this text\n");
+    printf("an option given twice takes its last value; numbers are decimal (no hex)\n\n");
     if (info->common & OPT_OWN_EXIT_HELP) return;
     printf("exit status: 0 no verdict FAIL (INCONCLUSIVE rows, which more draws would decide,\n"
            "are named on stderr), 1 some verdict FAIL, 2 bad usage or input, 3 runtime error\n"

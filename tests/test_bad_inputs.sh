@@ -1,5 +1,6 @@
 #!/bin/sh
 # test_bad_inputs.sh - the table of bad inputs, run against the real binaries.
+# purpose: bad options and inputs; a run leaves its folder exactly as before on any failure
 #
 # Every case runs a binary of $BIN (default bin/) and checks
 #   - the exit code (2 usage/input, 3 runtime; never a crash or an abort),

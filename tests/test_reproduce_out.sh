@@ -1,5 +1,6 @@
 #!/bin/sh
 # test_reproduce_out.sh - make reproduce never removes a file it did not write.
+# purpose: make reproduce OUT=DIR keeps your files, refuses a foreign folder, prunes only its own
 #
 # Small reproduces (ONLY="concentration", a few seconds each) into private
 # folders check issue 24's rules (tools/prune_results.sh, Makefile reproduce):

@@ -1,5 +1,6 @@
 #!/bin/sh
 # test_bad_inputs.sh - the table of bad inputs, run against the real binaries.
+# purpose: bad options and inputs; a run leaves its folder exactly as before on any failure
 #
 # Every case runs a binary of $BIN (default bin/) and checks
 #   - the exit code (2 usage/input, 3 runtime; never a crash or an abort),
@@ -417,6 +418,25 @@ sig_run() {
 }
 
 half=$(awk -v m="$ms" 'BEGIN { printf "%.3f", m / 2000 }')
+# a shim that slows every fsync (ATT_SHIM_FSYNC_MS): a run's write phase then
+# lasts long enough to be interrupted in the middle
+cat >"$T/slowfsync.c" <<'CEOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <time.h>
+int fsync(int fd)
+{
+    const char *m = getenv("ATT_SHIM_FSYNC_MS");
+    struct timespec ts = {0, (m ? atol(m) : 0) * 1000000L};
+    if (ts.tv_nsec >= 1000000000L) { ts.tv_sec = ts.tv_nsec / 1000000000L; ts.tv_nsec %= 1000000000L; }
+    nanosleep(&ts, NULL);
+    int (*real)(int) = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
+    return real(fd);
+}
+CEOF
+${CC:-cc} -shared -fPIC -O1 -o "$T/slowfsync.so" "$T/slowfsync.c" -ldl 2>/dev/null ||
+    fail "section 4a: cannot build the slow-fsync shim"
 for sig in INT TERM HUP KILL; do
     D="$T/interrupted-$sig"
     rm -rf "$D"
@@ -447,6 +467,23 @@ for id in $ids; do
         # shellcheck disable=SC2046
         sig_run "$id: SIG$sig during a run" "$sig" 0.3 "$D" "$T/sig-$id.state" \
             "$b" --out "$D" --quiet
+    fi
+    # and in the write phase: slow it (every fsync sleeps 60 ms, an
+    # LD_PRELOAD shim) and signal half-way through a slowed small run
+    if [ "$early" -le 1 ]; then
+        [ -f "$T/slowfsync.so" ] || continue
+        mkdir -p "$T/slow-$id"
+        t0=$(date +%s%N)
+        # shellcheck disable=SC2046
+        env LD_PRELOAD="$T/slowfsync.so" ATT_SHIM_FSYNC_MS=60 "$b" --out "$T/slow-$id" --quiet \
+            $(small_args "$id") >/dev/null 2>&1
+        sms=$(( ($(date +%s%N) - t0) / 1000000 ))
+        shalf=$(awk -v m="$sms" 'BEGIN { printf "%.3f", m / 2000 }')
+        prior_folder "$id" "$D"
+        # shellcheck disable=SC2046
+        sig_run "$id: SIG$sig at $shalf s of a ${sms} ms run with a slowed write phase" "$sig" "$shalf" \
+            "$D" "$T/sig-$id.state" env LD_PRELOAD="$T/slowfsync.so" ATT_SHIM_FSYNC_MS=60 \
+            "$b" --out "$D" --quiet $(small_args "$id")
     fi
 done
 

@@ -3,6 +3,7 @@
 # installed by tools/deps.sh, CI installs only through it, and the tests that
 # need NumPy/PyTorch find an interpreter that has them (tools/python.sh).
 # Nothing is installed: deps.sh runs with DEPS_DRY_RUN=1 and a fake PATH.
+# purpose: deps.sh names every package a target needs (fake PATH); CI installs only through it
 set -u
 cd "$(dirname "$0")/.." || exit 2
 T=$(mktemp -d "${TMPDIR:-/tmp}/att-deps.XXXXXX") || exit 2

@@ -3,6 +3,7 @@
 #include "mc.h"
 #include "mc_mpi.h"
 #include "blas.h"
+#include "mem.h"
 #include "par.h"
 #include "rng.h"
 #include "status.h"
@@ -134,15 +135,22 @@ int mc_run(const mc_config *cfg, stat_acc *acc)
     for (size_t p = 0; p < P; p++) {
         size_t n = draws_of(cfg, p);
         if (n == 0) return att_fail(ATT_EUSAGE, "Monte Carlo run needs draws >= 1 (got 0)");
-        nunits += n / MC_BLOCK + (n % MC_BLOCK != 0);
+        size_t add = n / MC_BLOCK + (n % MC_BLOCK != 0);
+        if (nunits > SIZE_MAX - add)
+            return att_fail(ATT_EUSAGE, "--draws %zu: too many Monte Carlo blocks to count", n);
+        nunits += add;
     }
-    mc_unit *units = calloc(nunits, sizeof *units);
-    stat_acc *part = calloc(nunits, ns * sizeof *part);     /* calloc checks the product */
-    int *status = calloc(nunits, sizeof *status);
-    int st = units == NULL || part == NULL || status == NULL
-                 ? att_fail(ATT_ERUNTIME, "out of memory for %zu Monte Carlo blocks", nunits) : ATT_OK;
+    /* the plan and its partial statistics count against --max-memory (mem.h):
+     * too many draws are refused (exit 2, naming the budget), not run out of */
+    size_t part_size = ns > SIZE_MAX / sizeof(stat_acc) ? 0 : ns * sizeof(stat_acc);
+    mc_unit *units = mem_calloc(nunits, sizeof *units, "the Monte Carlo plan (one entry per block of draws)");
+    stat_acc *part = units && part_size ? mem_calloc(nunits, part_size, "the Monte Carlo partial statistics") : NULL;
+    int *status = part ? mem_calloc(nunits, sizeof *status, "the Monte Carlo block status") : NULL;
+    int st = status ? ATT_OK : att_alloc_status();
     if ((st = par_agree(st, PAR_SITE_MC_PLAN)) != ATT_OK) {   /* every rank stops together */
-        free(units); free(part); free(status);
+        mem_free(units, nunits, sizeof *units);
+        mem_free(part, nunits, part_size);
+        mem_free(status, nunits, sizeof *status);
         return st;
     }
     for (size_t p = 0, u = 0, first = 0; p < P; p++) {
@@ -163,8 +171,8 @@ int mc_run(const mc_config *cfg, stat_acc *acc)
         for (size_t u = 0; u < nunits; u++)
             for (size_t k = 0; k < ns; k++) stat_merge(&acc[units[u].point * ns + k], &part[u * ns + k]);
     }
-    free(units);
-    free(part);
-    free(status);
+    mem_free(units, nunits, sizeof *units);
+    mem_free(part, nunits, part_size);
+    mem_free(status, nunits, sizeof *status);
     return st;
 }

@@ -22,8 +22,7 @@
  * n = 2d + d_k (scores), 2d (U U^T), T + d + d_v (OV); smallest over draws.
  *
  * Writes bilinear_low_rank.csv (sweep.h: per (T, d, d_k) every statistic's
- * mean, CI, min, max, n; then the parameter counts, d_v and the smallest
- * tolerances), bilinear_low_rank_spectra.csv (sigma_i / sigma_1 of W_QK,
+ * mean, CI, min, max, n; then the parameter counts and d_v), bilinear_low_rank_spectra.csv (sigma_i / sigma_1 of W_QK,
  * columns "d_k=N", and W_OV, "d_v=N", of each point's first draw).
  * --dk lists filter the grid; --dv N sets d_v (default d_v = d_k).
  */
@@ -37,6 +36,7 @@
 #include "status.h"
 #include "table.h"
 #include "tol.h"
+#include "workset.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -63,31 +63,21 @@ static size_t dv_of(const sweep_point *pt, const ctx *c) { return c->dv ? c->dv 
 /* a grid point's matrices, by name */
 enum { X, W_Q, W_K, W_V, W_O, WQK, WOV, U, I, S0, S1, AX, P1, P2, aOV, tQ, tK, tT, tD, NMAT };
 typedef struct {
-    gsl_matrix *m[NMAT];
-    gsl_vector *sv;
-    head_state st, stU;
-    double *spectra;   /* NULL, or 2 d: sigma_i / sigma_1 of W_QK, then of W_OV */
-} point_scratch;
-typedef struct { size_t n; point_scratch *p[]; } scratch;
+    size_t n;
+    double *spectra;     /* NULL, or 2 d: sigma_i / sigma_1 of W_QK, then of W_OV */
+    workset *p[];        /* one per grid point (workset.h): m[], v[0] = sv, h[0], h[1] */
+} scratch;
 
 static void scratch_free(void *p)
 {
     scratch *all = p;
-    if (all == NULL) return;
-    for (size_t k = 0; k < all->n; k++) {
-        point_scratch *s = all->p[k];
-        if (s == NULL) continue;
-        for (int j = 0; j < NMAT; j++) mat_free(s->m[j]);
-        vec_free(s->sv);
-        head_state_free(&s->st);
-        head_state_free(&s->stU);
-        free(s);
-    }
+    for (size_t k = 0; all && k < all->n; k++) workset_free(all->p[k]);
     free(all);
 }
 
-/* one scratch per grid point: X, AX, P1, P2, tT, tD (T, d); W_Q, W_K (d, d_k);
- * W_V (d, d_v); W_O (d_v, d); the d x d circuits; S0, S1 (T, T); tQ, tK (T, d_k) */
+/* one workset per grid point: X, AX, P1, P2, tT, tD (T, d); W_Q, W_K (d, d_k);
+ * W_V (d, d_v); W_O (d_v, d); the d x d circuits; S0, S1 (T, T); tQ, tK (T, d_k);
+ * sv (d); the head and the head with W_Q = W_K = U */
 static void *scratch_alloc(const sweep_grid *g, const void *cp)
 {
     size_t n = sweep_npoints(g);
@@ -100,23 +90,21 @@ static void *scratch_alloc(const sweep_grid *g, const void *cp)
             [WQK] = {d, d}, [WOV] = {d, d}, [U] = {d, d}, [I] = {d, d}, [S0] = {T, T},
             [S1] = {T, T}, [AX] = {T, d}, [P1] = {T, d}, [P2] = {T, d}, [aOV] = {d, d},
             [tQ] = {T, dk}, [tK] = {T, dk}, [tT] = {T, d}, [tD] = {T, d}};
-        point_scratch *s = all->p[p] = calloc(1, sizeof *s);
+        const size_t len[1] = {d}, head[2][5] = {{T, T, d, dk, dv}, {T, T, d, d, dv}};
         all->n = p + 1;
-        int ok = s != NULL;
-        for (int k = 0; k < NMAT && ok; k++) ok = (s->m[k] = mat_new(shape[k][0], shape[k][1])) != NULL;
-        if (!ok || !(s->sv = vec_new(d)) || head_state_alloc(&s->st, T, T, d, dk, dv)
-            || head_state_alloc(&s->stU, T, T, d, d, dv)) {
+        if (!(all->p[p] = workset_new(NMAT, shape, 1, len, 2, head))) {
             scratch_free(all);
             return NULL;
         }
-        gsl_matrix_set_identity(s->m[I]);
+        gsl_matrix_set_identity(all->p[p]->m[I]);
     }
     return all;
 }
 
 static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *sp, const void *cp)
 {
-    point_scratch *s = ((scratch *)sp)->p[pt->index];
+    const scratch *all = sp;
+    workset *s = all->p[pt->index];
     gsl_matrix **m = s->m;
     size_t T = pt->T, d = pt->d, dk = pt->dk, dv = dv_of(pt, cp);
     double spec_qk[d], spec_ov[d];
@@ -129,14 +117,14 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *sp, cons
     int rc;
     // the head: S = Q K^T, A, O = A V;  S1 = X W_QK X^T, W_QK = W_Q W_K^T
     head_params hp = head_params_make(m[W_Q], m[W_K], m[W_V]);
-    if ((rc = head_forward(&s->st, &hp, m[X], m[X]))) return rc;
+    if ((rc = head_forward(&s->h[0], &hp, m[X], m[X]))) return rc;
     if ((rc = qkov_qk(m[WQK], m[W_Q], m[W_K]))) return rc;
     if ((rc = qkov_bilinear_scores(m[S1], m[X], m[WQK], m[X]))) return rc;
-    out[E_QK] = mat_rel_diff(m[S1], s->st.S);
+    out[E_QK] = mat_rel_diff(m[S1], s->h[0].S);
     // tol = 16 (2d + d_k) eps || (|X| |W_Q|) (|X| |W_K|)^T ||_F / ||S||_F
     if ((rc = qkov_abs_product(m[tQ], m[X], m[W_Q]))) return rc;
     if ((rc = qkov_abs_product(m[tK], m[X], m[W_K]))) return rc;
-    out[T_QK] = tol_eps(16.0, 2 * d + dk, tol_product_scale_frob(m[tQ], m[tK]) / mat_frob(s->st.S));
+    out[T_QK] = tol_eps(16.0, 2 * d + dk, tol_product_scale_frob(m[tQ], m[tK]) / mat_frob(s->h[0].S));
 
     // W_QK = I: X I X^T, and W_Q = W_K = U orthogonal (U U^T = I), against X X^T
     if ((rc = head_scores(m[S0], m[X], m[X], 1.0))) return rc;
@@ -144,31 +132,31 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *sp, cons
     out[E_I] = mat_rel_diff(m[S1], m[S0]);
     if ((rc = randmat_orthogonal(m[U], rng))) return rc;
     head_params pU = head_params_make(m[U], m[U], m[W_V]);
-    if ((rc = head_forward(&s->stU, &pU, m[X], m[X]))) return rc;
-    out[E_U] = mat_rel_diff(s->stU.S, m[S0]);
+    if ((rc = head_forward(&s->h[1], &pU, m[X], m[X]))) return rc;
+    out[E_U] = mat_rel_diff(s->h[1].S, m[S0]);
     // tol = 16 (2d) eps || (|X| |U|) (|X| |U|)^T ||_F / ||X X^T||_F
     if ((rc = qkov_abs_product(m[tT], m[X], m[U]))) return rc;
     out[T_U] = tol_eps(16.0, 2 * d, tol_product_scale_frob(m[tT], m[tT]) / mat_frob(m[S0]));
 
     // spectra of W_QK (rank <= d_k) and W_OV = W_V W_O (rank <= d_v)
     if ((rc = qkov_ov(m[WOV], m[W_V], m[W_O]))) return rc;
-    if ((rc = qkov_rank_profile(m[WQK], dk, RANK_TOL, s->sv, spec_qk, &out[MIS_QK],
+    if ((rc = qkov_rank_profile(m[WQK], dk, RANK_TOL, s->v[0], spec_qk, &out[MIS_QK],
                                 &out[KEPT_QK], &out[ZERO_QK]))) return rc;
-    if ((rc = qkov_rank_profile(m[WOV], dv, RANK_TOL, s->sv, spec_ov, &out[MIS_OV],
+    if ((rc = qkov_rank_profile(m[WOV], dv, RANK_TOL, s->v[0], spec_ov, &out[MIS_OV],
                                 &out[KEPT_OV], &out[ZERO_OV]))) return rc;
-    if (s->spectra) {
-        memcpy(s->spectra, spec_qk, d * sizeof(double));
-        memcpy(s->spectra + d, spec_ov, d * sizeof(double));
+    if (all->spectra) {
+        memcpy(all->spectra, spec_qk, d * sizeof(double));
+        memcpy(all->spectra + d, spec_ov, d * sizeof(double));
     }
 
     // the head's contribution: P1 = O W_O  vs  P2 = (A X) W_OV
-    if ((rc = mat_gemm(m[P1], 1.0, s->st.O, 0, m[W_O], 0, 0.0))) return rc;
-    if ((rc = mat_gemm(m[AX], 1.0, s->st.A, 0, m[X], 0, 0.0))) return rc;
+    if ((rc = mat_gemm(m[P1], 1.0, s->h[0].O, 0, m[W_O], 0, 0.0))) return rc;
+    if ((rc = mat_gemm(m[AX], 1.0, s->h[0].A, 0, m[X], 0, 0.0))) return rc;
     if ((rc = mat_gemm(m[P2], 1.0, m[AX], 0, m[WOV], 0, 0.0))) return rc;
     out[E_OV] = mat_rel_diff(m[P2], m[P1]);
     // tol = 16 (T + d + d_v) eps || A |X| |W_V| |W_O| ||_F / ||O W_O||_F   (A >= 0)
     if ((rc = qkov_abs_product(m[aOV], m[W_V], m[W_O]))) return rc;
-    if ((rc = qkov_abs_product(m[tT], s->st.A, m[X]))) return rc;
+    if ((rc = qkov_abs_product(m[tT], s->h[0].A, m[X]))) return rc;
     if ((rc = mat_gemm(m[tD], 1.0, m[tT], 0, m[aOV], 0, 0.0))) return rc;
     out[T_OV] = tol_eps(16.0, T + d + dv, mat_frob(m[tD]) / mat_frob(m[P1]));
     return ATT_OK;
@@ -178,16 +166,13 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *sp, cons
 static const table_col derived[] = {
     SWEEP_DERIVED(0, "params_factored", NAT_EXACT, NULL, NULL, NULL),
     SWEEP_DERIVED(1, "params_full", NAT_EXACT, NULL, NULL, NULL),
-    SWEEP_DERIVED(2, "d_v", NAT_EXACT, NULL, NULL, NULL),
-    SWEEP_DERIVED(3, "score_tol_min", NAT_ROUNDING, NULL, NULL, NULL),
-    SWEEP_DERIVED(4, "uut_tol_min", NAT_ROUNDING, NULL, NULL, NULL),
-    SWEEP_DERIVED(5, "ov_tol_min", NAT_ROUNDING, NULL, NULL, NULL)};
+    SWEEP_DERIVED(2, "d_v", NAT_EXACT, NULL, NULL, NULL)};
 static void derive(double *col, const sweep_point *pt, const stat_acc *a, const void *cp)
 {
     col[0] = 2.0 * (double)(pt->d * pt->dk);
     col[1] = (double)(pt->d * pt->d);
+    (void)a;
     col[2] = (double)dv_of(pt, cp);
-    col[3] = a[T_QK].min, col[4] = a[T_U].min, col[5] = a[T_OV].min;
 }
 
 /* the spectra of each point's first draw (its block-0 generator, drawn again):
@@ -203,7 +188,7 @@ static int write_spectra(experiment *e, const sweep_result *r, const ctx *c, con
     for (size_t p = 0; p < P && !st; p++) {
         double out[NSTAT], sp[2 * d];
         gsl_rng *rng = sweep_rng(e, &r->pt[p]);
-        all->p[p]->spectra = sp;
+        all->spectra = sp;
         st = rng ? draw(out, rng, &r->pt[p], all, c) : att_alloc_status();
         for (size_t j = 0; j < d && !st; j++) {
             spec[j * w] = (double)(j + 1);
@@ -219,7 +204,7 @@ static int write_spectra(experiment *e, const sweep_result *r, const ctx *c, con
         snprintf(names[P + p], sizeof names[0], "d_v=%zu", dv_of(&r->pt[p], c));
     }
     for (size_t k = 0; k < 2 * P && P <= SWEEP_MAX_VALUES; k++)
-        scols[1 + k] = (table_col){names[k], COL_DOUBLE, (1 + k) * sizeof(double), NAT_AUTO, NULL, NULL, NULL};
+        scols[1 + k] = (table_col){names[k], COL_DOUBLE, (1 + k) * sizeof(double), NAT_ROUNDING, NULL, NULL, "1e-10"};
     if (!st && P <= SWEEP_MAX_VALUES)
         st = table_write(e->o.out_dir, "bilinear_low_rank_spectra.csv", scols, w, spec, d, w * sizeof(double));
     scratch_free(all);
@@ -248,7 +233,7 @@ static int run(experiment *e)
     sweep_axis(&g, AX_DK, n, dk);
     sweep_def def = SWEEP_DEF(draw);
     def.work_alloc = scratch_alloc, def.work_free = scratch_free, def.ctx = &c;
-    def.nderived = 6, def.derived = derived, def.derive = derive;
+    def.nderived = 3, def.derived = derived, def.derive = derive;
     sweep_result r;
     int st = sweep_run(e, &g, &def, &r);
     if (!st) {

@@ -4,8 +4,16 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <gsl/gsl_sf_erf.h>
 
 static const double SQRT_2PI = 2.5066282746310002;
+
+/* log Phi(x), the standard normal CDF, accurate far into the lower tail:
+ * Phi(x) = erfc(-x / sqrt 2) / 2 */
+static double log_Phi(double x)
+{
+    return gsl_sf_log_erfc(-x / M_SQRT2) - M_LN2;
+}
 
 /* z* maximising -e^{tau + sigma z} - z^2/2: the root of z + sigma e^{tau + sigma z} = 0
  * (increasing in z, positive at z = 0), by bisection */
@@ -28,16 +36,31 @@ double lscond_psi_direct(double sigma, double tau)
     /* log(t k2 / k1) = tau + 3 sigma^2/2 + log(1 - e^{-sigma^2}) */
     double lr = tau + 1.5 * s2 + log(-expm1(-s2));
     if (lr < -10.0) return exp(tau + 0.5 * s2) * (1.0 - 0.5 * exp(lr));   /* t k1 - t^2 k2 / 2 */
-    /* trapezoid in z: step 0.4 / sigma (at most 0.2), error ~ exp(-pi^2 / (sigma hz)) */
-    double hz = fmin(0.2, 0.4 / sigma);
-    /* 1 - phi = int F(tau + sigma z) N(z) dz on [-12, sigma + 12] */
-    double acc = 0.0;
-    long n = (long)ceil((24.0 + sigma) / hz);
-    for (long i = 0; i <= n; i++) {
-        double z = -12.0 + i * hz;
-        acc += -expm1(-exp(tau + sigma * z)) * exp(-0.5 * z * z);
+    double hz = fmin(0.2, 0.4 / sigma), one_minus_phi;
+    if (sigma <= 2.0) {
+        /* trapezoid in z: step 0.4 / sigma (at most 0.2), error ~ exp(-pi^2 / (sigma hz)):
+         * 1 - phi = int F(tau + sigma z) N(z) dz on [-12, sigma + 12] */
+        double acc = 0.0;
+        long n = (long)ceil((24.0 + sigma) / hz);
+        for (long i = 0; i <= n; i++) {
+            double z = -12.0 + i * hz;
+            acc += -expm1(-exp(tau + sigma * z)) * exp(-0.5 * z * z);
+        }
+        one_minus_phi = acc * hz / SQRT_2PI;
+    } else {
+        /* wide Gaussians: in w = tau + sigma z the step is F's own (0.4, error e^{-pi^2/0.4}),
+         * whatever sigma: 1 - phi = int F(w) N((w - tau)/sigma) dw / sigma, trapezoid on
+         * [-40, 40]; below, F(w) = e^w (to e^{-40}):  e^{tau + sigma^2/2} Phi((-40 - tau - sigma^2)/sigma);
+         * above, F = 1:  Phi(-(40 - tau)/sigma) */
+        const double hw = 0.4, W = 40.0;
+        double acc = 0.0;
+        for (long i = 0; i <= (long)(2.0 * W / hw + 0.5); i++) {
+            double wv = -W + i * hw, u = (wv - tau) / sigma;
+            acc += (i == 0 || wv >= W - 1e-9 ? 0.5 : 1.0) * -expm1(-exp(wv)) * exp(-0.5 * u * u);
+        }
+        double lo = exp(tau + 0.5 * s2 + log_Phi((-W - tau - s2) / sigma));
+        one_minus_phi = acc * hw / (sigma * SQRT_2PI) + lo + exp(log_Phi(-(W - tau) / sigma));
     }
-    double one_minus_phi = acc * hz / SQRT_2PI;
     if (one_minus_phi < 0.5) return -log1p(-one_minus_phi);
     /* log phi = log int exp(-e^{tau + sigma z} - z^2/2) dz / sqrt(2 pi): log-concave,
      * centred at the saddle z*, where the curvature is c = 1 + sigma^2 e^{tau + sigma z*}
@@ -45,8 +68,8 @@ double lscond_psi_direct(double sigma, double tau)
      * on [z* - 12, z* + 12] */
     double z0 = saddle(sigma, tau), m = -exp(tau + sigma * z0) - 0.5 * z0 * z0;
     double hs = fmin(hz, 0.25 / sqrt(1.0 + sigma * fabs(z0)));
-    acc = 0.0;
-    n = (long)ceil(24.0 / hs);
+    double acc = 0.0;
+    long n = (long)ceil(24.0 / hs);
     for (long i = 0; i <= n; i++) {
         double z = z0 - 12.0 + i * hs;
         acc += exp(-exp(tau + sigma * z) - 0.5 * z * z - m);

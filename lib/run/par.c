@@ -64,11 +64,6 @@ int par_enabled(void) { return 1; }
 
 void par_set_name(const char *id) { if (id) program_name = id; }
 
-void par_barrier(void)
-{
-    if (par_size() > 1) MPI_Barrier(MPI_COMM_WORLD);
-}
-
 void par_abort(int code)
 {
     if (par_size() > 1) MPI_Abort(MPI_COMM_WORLD, code);
@@ -161,14 +156,6 @@ int par_bcast_pieces(void *base, const size_t *off, const size_t *len, size_t nb
     return ATT_OK;
 }
 
-int par_bcast(void *buf, size_t bytes, int root)
-{
-    if (par_size() == 1) return ATT_OK;
-    if (bytes > INT_MAX) return att_fail(ATT_ERUNTIME, "MPI: a broadcast of %zu bytes is too large", bytes);
-    if (MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD) != MPI_SUCCESS) mpi_failed("Bcast");
-    return ATT_OK;
-}
-
 int par_test_env(const char *name)
 {
     const char *s = getenv(name);
@@ -185,7 +172,6 @@ int par_rank(void) { return 0; }
 int par_size(void) { return 1; }
 int par_enabled(void) { return 0; }
 void par_set_name(const char *id) { (void)id; }
-void par_barrier(void) {}
 void par_abort(int code) { exit(code); }
 int par_agree_keyed(int status, int site, unsigned long long key)
 {
@@ -198,7 +184,6 @@ int par_bcast_pieces(void *base, const size_t *off, const size_t *len, size_t nb
     (void)base; (void)off; (void)len; (void)nblocks; (void)root;
     return ATT_OK;
 }
-int par_bcast(void *buf, size_t bytes, int root) { (void)buf; (void)bytes; (void)root; return ATT_OK; }
 int par_test_env(const char *name) { (void)name; return -1; }
 
 #endif
@@ -207,13 +192,16 @@ int par_is_root(void) { return par_rank() == 0; }
 
 static int run_begun;
 
+/* The run frame (opts_parse ... opts_exit) of every program: its files are
+ * held from the start and released at the end, all or none (afile.h), in
+ * one process as under MPI. */
 void par_run_begin(const char *id)
 {
     par_set_name(id);
     if (run_begun) return;
     run_begun = 1;
-    if (par_init(NULL, NULL) != ATT_OK || par_size() == 1) return;
     afile_hold();
+    if (par_init(NULL, NULL) != ATT_OK || par_size() == 1) return;
     if (!par_is_root()) {
         afile_discard();
         if (freopen("/dev/null", "w", stdout) == NULL) { /* stdout stays; nothing to do */ }
@@ -222,10 +210,15 @@ void par_run_begin(const char *id)
 
 int par_run_end(int status)
 {
-    if (!run_begun || par_size() == 1) return status;
+    if (!run_begun) return status;
     run_begun = 0;
-    int st = par_agree(status, PAR_SITE_END);
     /* a run writes all its files or none (ATT_HELP and errors: none) */
+    if (par_size() == 1) {
+        int keep = status == ATT_OK || status == ATT_FAIL;
+        int rel = afile_release(keep);
+        return keep && rel != ATT_OK ? rel : status;
+    }
+    int st = par_agree(status, PAR_SITE_END);
     int keep = st == ATT_OK || st == ATT_FAIL;
     int rel = afile_release(keep);
     return par_agree(keep && rel != ATT_OK ? rel : st, PAR_SITE_RELEASED);

@@ -72,6 +72,9 @@ verdict_outcome verdict_decide(verdict_rule r, measure m)
 {
     double v = m.value, cl = m.ci_low, ch = m.ci_high;
     int nan_ci = isnan(v) || isnan(cl) || isnan(ch);
+    /* fewer than 2 draws have no confidence interval: a CI rule cannot
+     * decide (more draws would), which is not a failure */
+    if (is_ci_rule(r.cmp) && m.draws < 2) return OUT_INCONCLUSIVE;
     switch (r.cmp) {
     case RULE_NONE:
         return OUT_REPORTED;
@@ -148,8 +151,27 @@ void verdicts_free(verdict_list *vl)
     memset(vl, 0, sizeof *vl);
 }
 
+static int add_row(verdict_list *vl, verdict_kind kind, const char *macro, double expected,
+                   measure m, verdict_rule r, const char *q);
+
 int verdict_add(verdict_list *vl, verdict_kind kind, const char *macro, double expected,
                 measure m, verdict_rule r, const char *quantity_fmt, ...)
+{
+    char q[1024];
+    va_list ap;
+    va_start(ap, quantity_fmt);
+    vsnprintf(q, sizeof q, quantity_fmt, ap);
+    va_end(ap);
+    int st = add_row(vl, kind, macro, expected, m, r, q);
+    if (st != ATT_OK && vl->status == ATT_OK) {      /* sticky: the first error */
+        vl->status = st;
+        snprintf(vl->err, sizeof vl->err, "verdict '%.200s': %.290s", q, att_last_error());
+    }
+    return st;
+}
+
+static int add_row(verdict_list *vl, verdict_kind kind, const char *macro, double expected,
+                   measure m, verdict_rule r, const char *q)
 {
     if (macro == NULL) macro = "";
     for (const char *p = macro; *p; p++)
@@ -162,7 +184,7 @@ int verdict_add(verdict_list *vl, verdict_kind kind, const char *macro, double e
     if (m.run_dependent && kind != KIND_REPORTED)
         return att_fail(ATT_ERUNTIME, "verdict %s: a time varies from run to run; it is "
                         "reported, never a rule's input", macro);
-    if (is_ci_rule(r.cmp) && (isnan(m.ci_low) || isnan(m.ci_high)) && !isnan(m.value))
+    if (is_ci_rule(r.cmp) && (isnan(m.ci_low) || isnan(m.ci_high)) && !isnan(m.value) && m.draws >= 2)
         return att_fail(ATT_ERUNTIME, "verdict %s: rule %s needs a confidence interval", macro,
                         rule_cmp_name(r.cmp));
     if (vl->n == vl->cap) {
@@ -172,11 +194,6 @@ int verdict_add(verdict_list *vl, verdict_kind kind, const char *macro, double e
         vl->v = nv;
         vl->cap = cap;
     }
-    char q[1024];
-    va_list ap;
-    va_start(ap, quantity_fmt);
-    vsnprintf(q, sizeof q, quantity_fmt, ap);
-    va_end(ap);
     verdict *d = &vl->v[vl->n];
     *d = (verdict){kind, strdup(q), strdup(macro), r, expected, m, verdict_decide(r, m), 0};
     if (!d->quantity || !d->macro) {
@@ -218,7 +235,7 @@ static void print_row(const verdict *v)
 }
 
 int verdicts_write(const verdict_list *vl, const char *dir, const char *id,
-                   unsigned long seed, int quiet)
+                   unsigned long seed, int print)
 {
     char name[256], rt[128];
     snprintf(name, sizeof name, "%s.verdicts.csv", id);
@@ -243,14 +260,19 @@ int verdicts_write(const verdict_list *vl, const char *dir, const char *id,
         csv_num(f, v->rule.hi);                     fputc(',', f);
         csv_str(f, verdict_rule_text(v->rule, rt, sizeof rt)); fputc(',', f);
         csv_str(f, v->macro);                       fprintf(f, ",%d,%d\n", v->m.run_dependent, v->headline);
-        if (!quiet) print_row(v);
+        if (print & VERDICTS_ROWS) print_row(v);
     }
     if ((st = afile_commit(&af))) return st;
-    for (size_t i = 0; i < vl->n && !quiet; i++) {
+    for (size_t i = 0; i < vl->n && (print & VERDICTS_NOTES); i++) {
         const verdict *v = &vl->v[i];
         if (v->outcome != OUT_INCONCLUSIVE) continue;
         double n = verdict_draws_to_decide(v->rule, v->m);
-        if (n > 0.0)
+        if (v->m.draws < 2)
+            fprintf(stderr, "%s: INCONCLUSIVE: %s: %zu draw%s give%s no confidence interval for "
+                    "'%s' (--draws 2 or more)\n", id, v->quantity, v->m.draws,
+                    v->m.draws == 1 ? "" : "s", v->m.draws == 1 ? "s" : "",
+                    verdict_rule_text(v->rule, rt, sizeof rt));
+        else if (n > 0.0)
             fprintf(stderr, "%s: INCONCLUSIVE: %s: the CI cannot decide '%s' with %zu draws; "
                     "about %.2g draws would (--draws)\n", id, v->quantity,
                     verdict_rule_text(v->rule, rt, sizeof rt), v->m.draws, n);

@@ -187,7 +187,7 @@ out:
 static int run(experiment *e)
 {
     const opts *o = &e->o;
-    if (o->draws < 100) return exp_usage("--draws %zu: the regression needs at least 100", o->draws);
+    if (o->draws < 16) return exp_usage("--draws %zu: the control-variate regression needs at least 16", o->draws);
     lscond_table tab;
     ls_row rows[NCONFIG * NT];
     tail_row tails[NCONFIG * (sizeof EPS / sizeof EPS[0])];

@@ -26,7 +26,7 @@ p=$(tail -n +2 "$T/p/long_sequences.csv" | cut -d, -f2-)
 [ -n "$a" ] && [ "$a" = "$p" ] || fail "a config run alone differs from its rows in the full run"
 # bad input: exit 2, nothing written
 mkdir -p "$T/bad"
-for args in "--d 3" "--dk 5" "--draws 10"; do
+for args in "--d 3" "--dk 5" "--draws 10" "--draws 0"; do
     "$b" $args --out "$T/bad" --quiet >/dev/null 2>&1; rc=$?
     [ $rc -eq 2 ] || fail "$args: exit $rc, expected 2"
 done

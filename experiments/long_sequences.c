@@ -167,6 +167,14 @@ static int run_config(experiment *e, size_t ci, const config *cf, const lscond_t
         stat_ci95_wilson((double)below, (double)n, &t->p_lo, &t->p_hi);
         stat_ci95(&te, &t->trunc_lo, &t->trunc_hi);
     }
+    /* the density of det(I - G) at 0, from P(|det| < 0.1) / 0.2: the truncated mean grows
+     * like 2 p0 ln(1/eps) as eps -> 0, so the full mean is infinite */
+    const tail_row *t1 = &tails[2];
+    snprintf(mac, sizeof mac, "lsDetDensity%s", cf->macro);
+    exp_reported(e, mac, NAN, measure_ci(t1->p_below / 0.2, t1->p_lo / 0.2, t1->p_hi / 0.2, n),
+                 "density p0 of det(I - W_K^T W_Q) near 0, estimated as P(|det| < 0.1) / 0.2 (Wilson CI; the draws "
+                 "resolve it only at c = 1). It is positive (det takes both signs and has a smooth density), so "
+                 "E[1/|det|; |det| > eps] ~ 2 p0 ln(1/eps) diverges (d = %zu, d_k = %zu, c = %.4g)", cf->d, cf->d_k, cf->c);
     qsort(det, n, sizeof *det, cmp_dbl);   /* median of 1/|det| = 1 / median |det| */
     double z = STAT_Z95 * sqrt((double)n) / 2.0, med = 1.0 / det[n / 2];
     double mlo = 1.0 / det[(size_t)fmin((double)n - 1, n / 2.0 + z)], mhi = 1.0 / det[(size_t)fmax(0.0, n / 2.0 - z)];

@@ -8,6 +8,7 @@
  *   g_T by the explicit sum: T e^s / (e^s + sum_j e^{sigma z_j}) averaged over z;
  *   T = 2: T E[a_ii] = 1 (W_K -> -W_K maps s_ii -> -s_ii, s_ij -> -s_ij: a_ii -> a_jj);
  *   small T with real X: T softmax(x_1 M X^T)_1 over X (no shortcut at all);
+ *   T = 256 at the section's sizes: the explicit sum of the T - 1 other terms (longseq.h);
  *   the crossing CI's coverage on synthetic curves with a known crossing.
  * Statistical checks: fixed printed seeds, 5 standard errors.
  */
@@ -189,6 +190,38 @@ START_TEST(test_shortcut_against_real_tokens)
 }
 END_TEST
 
+START_TEST(test_against_explicit_sum_long)
+{
+    /* the section's sizes at the soft scale (d = 64, d_k = 16, c^2 = 1/2), T = 256: the
+     * conditional integral against the explicit sum of T - 1 other terms (the streaming
+     * log-sum-exp of longseq.h), both on tilted rows of independent draws */
+    gsl_rng *rng = rng_new("mt19937", 9);
+    longseq_work w;
+    ck_assert_int_eq(longseq_work_alloc(&w, 64, 16), ATT_OK);
+    const double T[] = {256};
+    stat_acc a, b;
+    stat_init(&a);
+    stat_init(&b);
+    for (int n = 0; n < 20000; n++) {
+        longseq_weights g;
+        longseq_query q;
+        double h;
+        ck_assert_int_eq(longseq_draw_weights(&w, rng, M_SQRT1_2, &g), ATT_OK);
+        longseq_draw_row(&w, rng, &g, 1, 0, &q);
+        lscond_self(&tab, q.s, sqrt(q.sigma2), T, 1, LSCOND_H, &h);
+        stat_push(&a, h * exp(q.log_ratio));
+        longseq_draw_row(&w, rng, &g, 1, 0, &q);
+        double lse = longseq_log_denominator(rng, q.s, sqrt(q.sigma2), 256);
+        stat_push(&b, longseq_estimate(&q, 256, lse));
+    }
+    double z = (a.mean - b.mean) / hypot(stat_se(&a), stat_se(&b));
+    ck_assert_msg(fabs(z) < 5.0, "T = 256: conditional %.5f +- %.5f, explicit sum %.5f +- %.5f (seed 9)", a.mean,
+                  stat_se(&a), b.mean, stat_se(&b));
+    longseq_work_free(&w);
+    gsl_rng_free(rng);
+}
+END_TEST
+
 START_TEST(test_two_tokens_exactly_one)
 {
     /* T = 2 over W and x: plain and tilted rows (d = 8, d_k = 4, c = 1) */
@@ -305,6 +338,7 @@ int main(void)
     tcase_add_test(tc, test_step_converged);
     tcase_add_test(tc, test_against_explicit_sum);
     tcase_add_test(tc, test_shortcut_against_real_tokens);
+    tcase_add_test(tc, test_against_explicit_sum_long);
     tcase_add_test(tc, test_two_tokens_exactly_one);
     tcase_add_test(tc, test_control_variate_means);
     tcase_add_test(tc, test_crossing_coverage);

@@ -28,12 +28,17 @@
  * a far smaller variance at long sequences than T a_ii itself, whose mean
  * comes from rare rows.
  *
- * The law (annealed limit). For large T the sum concentrates at its mean
+ * The annealed law. For large T the sum concentrates at its mean
  * (T - 1) e^{sigma_i^2/2}, so
  *   T E[a_ii] ~ P(T) = E[T e^{s_ii} / (e^{s_ii} + (T - 1) e^{sigma_i^2/2})]
- *                    -> L = E_W[1 / |det(I_dk - W_K^T W_Q)|]  (T -> inf),
+ *                    -> E_W[1 / |det(I_dk - W_K^T W_Q)|]  (T -> inf),
  * and by Jensen (1/(a + Z) is convex in Z) P(T) <= T E[a_ii] at every T.
- * To second order in W, L = 1 + d_k c^4 / d.
+ * That limit is INFINITE: det(I - G) takes both signs and has a smooth density
+ * p0 > 0 at 0, so E[1/|det|; |det| > eps] ~ 2 p0 log(1/eps). T E[a_ii] has no
+ * finite limit; it keeps rising, slowly (long_sequences reports the typical
+ * value and a truncated mean instead). The second-order value 1 + d_k c^4 / d
+ * describes the bulk only roughly (a third short of the excess at c = 1).
+ * The curve itself is computed by lscond.h (the conditional integral).
  */
 #ifndef ATT_LONGSEQ_H
 #define ATT_LONGSEQ_H

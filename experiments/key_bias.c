@@ -24,7 +24,12 @@
  *   gradient: dL/db_K = sum_i q_i sum_j dS_ij, sum_j dS_ij = 0 up to rounding,
  *     ||dL/db_K|| <= 8 T eps sum_i ||q_i|| ||g_i|| max_j ||v_j||.
  *
+ * Headline: the largest ||dL/db_K|| without RoPE over all draws in units of its rounding
+ * bound (the claim: zero). The RoPE ratio is the contrast; it depends on the base, so a small
+ * sweep over the base (100 .. 1e5, 200 heads each) is reported (key_bias_base.csv).
+ *
  * Writes into --out:
+ *   key_bias_base.csv   base, draws, ratio mean and CI (RoPE after the bias)
  *   key_bias.csv        one row per mode (rope 0/1): draws, mean/CI/max of the
  *                       output change, the gradient ratio, the FD errors
  *   key_bias_draws.csv  one row per draw and mode: rope,draw,norm_dbq,norm_dbk,

@@ -21,6 +21,10 @@
  *     row softmax(K b_Q) from uniform, 1/2 sum_j |a*_j - 1/T_k| (mean, 95% CI);
  *   - the effect: ||A(b_Q) - A(0)||_F / ||A(0)||_F (mean and 95% CI).
  * And one example head (T = 6, d = 16, d_k = 8, sigma = 1) for the figure.
+ * Headline: the exact statement (W_Q = 0: every row of A is softmax(K b_Q), to rounding).
+ * The preference is a curve of u = sigma(b_Q) ||W_K||_F (the scale of the added scores),
+ * T_k = 8, d = 16, d_k = 8, 2000 heads per u (query_bias_pref.csv), cited at u = 1; the
+ * mean over the random heads above depends on the chosen sigma range and is only reported.
  *
  * Writes into --out:
  *   query_bias.csv          one row per head: draw,T_q,T_k,d,d_k,self,b_sigma,

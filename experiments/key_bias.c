@@ -203,8 +203,8 @@ static int shift_example(const experiment *e, const ctx *c, double *shift)
 static const double BASES[] = {100.0, 1000.0, 10000.0, 100000.0};
 enum { NBASE = 4, BASE_DRAWS = 200 };
 typedef struct { double base; size_t draws; double ratio, ratio_lo, ratio_hi; } base_row;
-static const table_col base_cols[] = {COL(base_row, base), COL(base_row, draws), COL(base_row, ratio),
-                                      COL(base_row, ratio_lo), COL(base_row, ratio_hi)};
+static const table_col base_cols[] = {COL(base_row, base), COL(base_row, draws), COL_MC(base_row, ratio, "ratio_lo", "ratio_hi"),
+                                      COL_MC(base_row, ratio_lo, "ratio_lo", "ratio_hi"), COL_MC(base_row, ratio_hi, "ratio_lo", "ratio_hi")};
 
 static int base_sweep(experiment *e, const ctx *c)
 {

@@ -77,15 +77,15 @@ static int draw(void *vc, void *vw, gsl_rng *rng, size_t k, double *out)
 typedef struct { size_t config, d, d_k, T, draws; double scale, T_self, T_self_lo, T_self_hi, plain, plain_lo, plain_hi; } ls_row;
 static const table_col cols[] = {
     COL(ls_row, config), COL(ls_row, d), COL(ls_row, d_k), COL(ls_row, scale), COL(ls_row, T), COL(ls_row, draws),
-    COL(ls_row, T_self), COL(ls_row, T_self_lo),
-    COL(ls_row, T_self_hi), COL(ls_row, plain),
-    COL(ls_row, plain_lo), COL(ls_row, plain_hi)};
+    COL_MC(ls_row, T_self, "T_self_lo", "T_self_hi"), COL_MC(ls_row, T_self_lo, "T_self_lo", "T_self_hi"),
+    COL_MC(ls_row, T_self_hi, "T_self_lo", "T_self_hi"), COL_MC(ls_row, plain, "plain_lo", "plain_hi"),
+    COL_MC(ls_row, plain_lo, "plain_lo", "plain_hi"), COL_MC(ls_row, plain_hi, "plain_lo", "plain_hi")};
 typedef struct { size_t config; double eps, p_below, p_lo, p_hi, trunc_mean, trunc_lo, trunc_hi; } tail_row;
 static const table_col tcols[] = {
-    COL(tail_row, config), COL(tail_row, eps), COL(tail_row, p_below),
-    COL(tail_row, p_lo), COL(tail_row, p_hi),
-    COL(tail_row, trunc_mean), COL(tail_row, trunc_lo),
-    COL(tail_row, trunc_hi)};
+    COL(tail_row, config), COL(tail_row, eps), COL_MC(tail_row, p_below, "p_lo", "p_hi"),
+    COL_MC(tail_row, p_lo, "p_lo", "p_hi"), COL_MC(tail_row, p_hi, "p_lo", "p_hi"),
+    COL_MC(tail_row, trunc_mean, "trunc_lo", "trunc_hi"), COL_MC(tail_row, trunc_lo, "trunc_lo", "trunc_hi"),
+    COL_MC(tail_row, trunc_hi, "trunc_lo", "trunc_hi")};
 
 static int cmp_dbl(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
 

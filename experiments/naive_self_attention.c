@@ -158,8 +158,10 @@ typedef struct {
     size_t d_below;
 } exact_row;
 #define C(f) COL(exact_row, f)
-static const table_col exact_cols[] = {C(T), C(draws), C(d_star), C(d_star_lo), C(d_star_hi), C(d_star_se),
-                                       C(d_below), C(c_below), C(c_above), C(d_law), C(slope_local)};
+#define M(f) COL_MC(exact_row, f, "d_star_lo", "d_star_hi")
+static const table_col exact_cols[] = {C(T), C(draws), M(d_star), M(d_star_lo), M(d_star_hi), M(d_star_se),
+                                       C(d_below), M(c_below), M(c_above), C(d_law), M(slope_local)};
+#undef M
 #undef C
 enum { EXACT_PAIRS = 100000, LARGE_D = 64, MEDIAN_ROWS = 20000 };
 

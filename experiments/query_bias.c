@@ -237,8 +237,8 @@ static int example(experiment *e)
 static const double PREF_U[] = {0.1, 0.3, 1.0, 3.0, 10.0};
 enum { PREF_NU = 5, PREF_HEADS = 2000, PREF_T = 8, PREF_D = 16, PREF_DK = 8 };
 typedef struct { double u; size_t heads; double tv, tv_lo, tv_hi; } pref_row;
-static const table_col pref_cols[] = {COL(pref_row, u), COL(pref_row, heads), COL(pref_row, tv),
-                                      COL(pref_row, tv_lo), COL(pref_row, tv_hi)};
+static const table_col pref_cols[] = {COL(pref_row, u), COL(pref_row, heads), COL_MC(pref_row, tv, "tv_lo", "tv_hi"),
+                                      COL_MC(pref_row, tv_lo, "tv_lo", "tv_hi"), COL_MC(pref_row, tv_hi, "tv_lo", "tv_hi")};
 
 static int pref_curve(experiment *e)
 {

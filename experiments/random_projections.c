@@ -190,9 +190,9 @@ static const double SOFT_SD[] = {0.5, 0.25, 0.125, 0.0625};
 enum { SOFT_N = 4, SOFT_DRAWS = 50000 };
 typedef struct { double sd, c, law, ratio, ratio_lo, ratio_hi, excess, excess_lo, excess_hi, departure; size_t draws; } soft_row;
 static const table_col soft_cols[] = {
-    COL(soft_row, sd), COL(soft_row, c), COL(soft_row, draws), COL(soft_row, law), COL(soft_row, excess),
-    COL(soft_row, excess_lo), COL(soft_row, excess_hi), COL(soft_row, ratio), COL(soft_row, ratio_lo),
-    COL(soft_row, ratio_hi), COL(soft_row, departure)};
+    COL(soft_row, sd), COL(soft_row, c), COL(soft_row, draws), COL(soft_row, law), COL_MC(soft_row, excess, "excess_lo", "excess_hi"),
+    COL_MC(soft_row, excess_lo, "excess_lo", "excess_hi"), COL_MC(soft_row, excess_hi, "excess_lo", "excess_hi"), COL_MC(soft_row, ratio, "ratio_lo", "ratio_hi"), COL_MC(soft_row, ratio_lo, "ratio_lo", "ratio_hi"),
+    COL_MC(soft_row, ratio_hi, "ratio_lo", "ratio_hi"), COL_MC(soft_row, departure, "ratio_lo", "ratio_hi")};
 
 static int soft_law(experiment *e)
 {

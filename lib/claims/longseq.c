@@ -79,12 +79,12 @@ static double factor(longseq_work *w)
     for (size_t a = 0; a < n; a++)
         for (size_t b = 0; b < n; b++) {
             double acc = 0.0;
-            for (size_t m = 0; m < w->d; m++)
-                acc += gsl_matrix_get(w->W_Q, m, a) * gsl_matrix_get(w->W_K, m, b);
+            const double *Q = w->W_Q->data, *K = w->W_K->data;
+            size_t ld = w->W_Q->tda;
+            for (size_t m = 0; m < w->d; m++) acc += Q[m * ld + a] * K[m * ld + b];
             gsl_matrix_set(w->G, a, b, (a == b) - acc);
         }
-    int sign;
-    gsl_linalg_LU_decomp(w->G, w->perm, &sign);
+    gsl_linalg_LU_decomp(w->G, w->perm, &w->signum);
     for (size_t a = 0; a < n; a++)
         if (gsl_matrix_get(w->G, a, a) == 0.0) return NAN;
     return gsl_linalg_LU_lndet(w->G);
@@ -183,4 +183,66 @@ double longseq_annealed(const longseq_query *r, size_t T)
     double a = r->s, b = log((double)T - 1.0) + 0.5 * r->sigma2;   /* T = 1: b = -inf */
     double m = a > b ? a : b, lse = m + log(exp(a - m) + exp(b - m));
     return exp(log((double)T) + a - lse + r->log_ratio);
+}
+
+void longseq_cv_means(size_t d, size_t d_k, double c, double mean[LONGSEQ_NCV])
+{
+    double v = pow(c, 4) / (double)d;   /* E[G_ab^2] */
+    mean[0] = 1.0;
+    mean[1] = 0.0;
+    mean[2] = (double)d_k * v;
+    mean[3] = (double)d_k * v;
+    mean[4] = (double)d_k * (double)d_k * v;
+}
+
+int longseq_draw_weights(longseq_work *w, gsl_rng *rng, double c, longseq_weights *g)
+{
+    double sw = c / sqrt((double)w->d);
+    mat_randn(w->W_Q, rng, sw);
+    mat_randn(w->W_K, rng, sw);
+    size_t n = w->d_k;
+    /* G = W_K^T W_Q (the transpose of what factor() uses: same traces, det) */
+    double tr = 0.0, tr2 = 0.0, fr = 0.0;
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = 0; b < n; b++) {
+            double gab = 0.0, gba = 0.0;
+            const double *K = w->W_K->data, *Q = w->W_Q->data;
+            size_t ld = w->W_K->tda;
+            for (size_t m = 0; m < w->d; m++) {
+                gab += K[m * ld + a] * Q[m * ld + b];
+                gba += K[m * ld + b] * Q[m * ld + a];
+            }
+            if (a == b) tr += gab;
+            tr2 += gab * gba;
+            fr += gab * gab;
+        }
+    g->lndet = factor(w);
+    if (isnan(g->lndet)) return att_fail(ATT_ERUNTIME, "longseq: I - W_K^T W_Q is singular");
+    g->det = exp(g->lndet) * gsl_linalg_LU_sgndet(w->G, w->signum);
+    g->cv[0] = tr;
+    g->cv[1] = tr * tr;
+    g->cv[2] = tr2;
+    g->cv[3] = fr;
+    return ATT_OK;
+}
+
+void longseq_draw_row(longseq_work *w, gsl_rng *rng, const longseq_weights *g, int tilted,
+                      int mixture, longseq_query *r)
+{
+    vec_randn(w->y, rng, 1.0);
+    gsl_vector_memcpy(w->x, w->y);
+    if (tilted) {
+        /* x = (I - W_K W_Q^T)^{-1} y = y + W_K (I - W_Q^T W_K)^{-1} W_Q^T y */
+        mul_t(w->u, w->W_Q, w->y);
+        gsl_linalg_LU_svx(w->G, w->perm, w->u);
+        mul(w->v, w->W_K, w->u);
+        gsl_vector_add(w->x, w->v);
+    }
+    scores(w, r);
+    r->inv_det = exp(-g->lndet);
+    /* log p/q, q = (p + q1)/2, q1/p = e^{s - sigma^2/2 + log|det|}:
+     * -log(1/2 + e^{a}/2) = log 2 - log1p(e^a), a = s - sigma^2/2 + log|det| */
+    double a = r->s - 0.5 * r->sigma2 + g->lndet;
+    if (mixture) r->log_ratio = M_LN2 - (a > 0.0 ? a + log1p(exp(-a)) : log1p(exp(a)));
+    else r->log_ratio = tilted ? -a : 0.0;   /* p/q1 = e^{-a} (the tilted law alone) */
 }

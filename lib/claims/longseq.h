@@ -28,12 +28,17 @@
  * a far smaller variance at long sequences than T a_ii itself, whose mean
  * comes from rare rows.
  *
- * The law (annealed limit). For large T the sum concentrates at its mean
+ * The annealed law. For large T the sum concentrates at its mean
  * (T - 1) e^{sigma_i^2/2}, so
  *   T E[a_ii] ~ P(T) = E[T e^{s_ii} / (e^{s_ii} + (T - 1) e^{sigma_i^2/2})]
- *                    -> L = E_W[1 / |det(I_dk - W_K^T W_Q)|]  (T -> inf),
+ *                    -> E_W[1 / |det(I_dk - W_K^T W_Q)|]  (T -> inf),
  * and by Jensen (1/(a + Z) is convex in Z) P(T) <= T E[a_ii] at every T.
- * To second order in W, L = 1 + d_k c^4 / d.
+ * That limit is INFINITE: det(I - G) takes both signs and has a smooth density
+ * p0 > 0 at 0, so E[1/|det|; |det| > eps] ~ 2 p0 log(1/eps). T E[a_ii] has no
+ * finite limit; it keeps rising, slowly (long_sequences reports the typical
+ * value and a truncated mean instead). The second-order value 1 + d_k c^4 / d
+ * describes the bulk only roughly (a third short of the excess at c = 1).
+ * The curve itself is computed by lscond.h (the conditional integral).
  */
 #ifndef ATT_LONGSEQ_H
 #define ATT_LONGSEQ_H
@@ -53,6 +58,7 @@ typedef struct {
     gsl_matrix *W_Q, *W_K;      /* (d, d_k)                      */
     gsl_matrix *G;              /* (d_k, d_k) I - W_Q^T W_K, then its LU */
     gsl_permutation *perm;      /* (d_k)                         */
+    int signum;                 /* the permutation's sign         */
     gsl_vector *x, *y;          /* (d)                           */
     gsl_vector *q, *k, *u;      /* (d_k)                         */
     gsl_vector *v;              /* (d) W_K q                     */
@@ -99,5 +105,42 @@ double longseq_estimate(const longseq_query *r, size_t T, double lse);
 /* The annealed law's estimate of one row (the sum replaced by its mean):
  *   T e^{s} / (e^{s} + (T - 1) e^{sigma2/2}) times e^{log_ratio}          */
 double longseq_annealed(const longseq_query *r, size_t T);
+
+/* ---- the conditional estimator's draws (lib/claims/lscond.h) ----
+ *
+ * One draw: W once, then rows x_i given W. The defensive mixture: x_i drawn
+ * with probability 1/2 each (stratified: alternate rows) from p = N(0, I) and
+ * from the tilted q1 (above), q1/p = e^{s - sigma^2/2} |det(I - W_K^T W_Q)|, so
+ * the likelihood ratio against the mixture q = (p + q1)/2 is
+ *   p/q = 1 / (1/2 + e^{s - sigma^2/2} |det| / 2)  <=  2,
+ * and T a_ii p/q <= 1 / (|det| / 2) at long T: bounded at both ends, whichever
+ * of the two laws suits the row's T.
+ *
+ * Control variates of W with known means (G = W_K^T W_Q (d_k, d_k), entries
+ * G_ab = sum_m W_K[m,a] W_Q[m,b], independent zero-mean Gaussians in the W's):
+ *   E[det(I - G)] = 1 (det is multilinear in the columns of W_Q; each term of
+ *                      the expansion over minors but the empty one has mean 0)
+ *   E[tr G] = 0,  E[(tr G)^2] = E[tr G^2] = d_k c^4 / d,  E[||G||_F^2] = d_k^2 c^4 / d
+ * (E[G_ab G_a'b'] = [a = a'][b = b'] d (c^2/d)^2; E[G_ab G_ba] = [a = b] c^4 / d). */
+typedef struct {
+    double lndet;       /* log|det(I - G)|            */
+    double det;         /* det(I - G), signed          */
+    double cv[4];       /* tr G, (tr G)^2, tr G^2, ||G||_F^2 */
+} longseq_weights;
+enum { LONGSEQ_NCV = 5 };   /* det, and the four cv[]  */
+
+/* The means of the control variates (det, cv[0..3]) for (d, d_k, c). */
+void longseq_cv_means(size_t d, size_t d_k, double c, double mean[LONGSEQ_NCV]);
+
+/* Draw W_Q, W_K ~ N(0, c^2/d) (ziggurat, W_Q then W_K, row by row), factor
+ * I - G; fills g. ATT_ERUNTIME when singular (probability 0). */
+int longseq_draw_weights(longseq_work *w, gsl_rng *rng, double c, longseq_weights *g);
+
+/* One row given the W of the last longseq_draw_weights: y ~ N(0, I_d), x = y
+ * (tilted = 0) or the tilted x; fills r with s, sigma2, inv_det and
+ * log_ratio = log p/q: for the mixture above (mixture = 1) or for the law the
+ * row was drawn from alone (mixture = 0: 0 plain, -(s - sigma^2/2) - log|det| tilted). */
+void longseq_draw_row(longseq_work *w, gsl_rng *rng, const longseq_weights *g, int tilted,
+                      int mixture, longseq_query *r);
 
 #endif

@@ -1,0 +1,68 @@
+/* cvreg.c - control variates by regression (see cvreg.h). */
+#include "cvreg.h"
+#include "status.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <gsl/gsl_linalg.h>
+
+enum { PMAX = 16 };
+
+int cvreg_fit(const double *Y, size_t n, size_t m, const double *X, size_t p, double *yhat,
+              double *V)
+{
+    if (p > PMAX || n <= p + 1 || m == 0) return att_fail(ATT_EUSAGE, "cvreg: n = %zu, p = %zu", n, p);
+    size_t q = p + 1;
+    double A[(PMAX + 1) * (PMAX + 1)] = {0};
+    /* A = D^T D, D_i = (1, X_i) */
+    for (size_t i = 0; i < n; i++) {
+        double di[PMAX + 1];
+        di[0] = 1.0;
+        for (size_t a = 0; a < p; a++) di[a + 1] = X[i * p + a];
+        for (size_t a = 0; a < q; a++)
+            for (size_t b = 0; b < q; b++) A[a * q + b] += di[a] * di[b];
+    }
+    gsl_matrix_view Av = gsl_matrix_view_array(A, q, q);
+    gsl_set_error_handler_off();
+    if (gsl_linalg_cholesky_decomp1(&Av.matrix)) return att_fail(ATT_EUSAGE, "cvreg: singular design");
+    double *B = malloc(q * m * sizeof *B), *E = malloc(n * m * sizeof *E);
+    if (!B || !E) {
+        free(B);
+        free(E);
+        return att_fail(ATT_ERUNTIME, "cvreg: out of memory (n = %zu, m = %zu)", n, m);
+    }
+    /* b_k = (D^T D)^{-1} D^T Y_k */
+    for (size_t k = 0; k < m; k++) {
+        double r[PMAX + 1] = {0};
+        for (size_t i = 0; i < n; i++) {
+            double y = Y[i * m + k];
+            r[0] += y;
+            for (size_t a = 0; a < p; a++) r[a + 1] += X[i * p + a] * y;
+        }
+        gsl_vector_view rv = gsl_vector_view_array(r, q);
+        gsl_linalg_cholesky_svx(&Av.matrix, &rv.vector);
+        for (size_t a = 0; a < q; a++) B[a * m + k] = r[a];
+        yhat[k] = r[0];
+    }
+    /* [(D^T D)^{-1}]_00: solve A z = e_0 */
+    double z[PMAX + 1] = {1.0};
+    gsl_vector_view zv = gsl_vector_view_array(z, q);
+    gsl_linalg_cholesky_svx(&Av.matrix, &zv.vector);
+    double a00 = z[0];
+    /* residuals e_ik = Y_ik - b0_k - beta_k . X_i */
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < m; k++) {
+            double e = Y[i * m + k] - B[k];
+            for (size_t a = 0; a < p; a++) e -= B[(a + 1) * m + k] * X[i * p + a];
+            E[i * m + k] = e;
+        }
+    for (size_t j = 0; j < m; j++)
+        for (size_t k = j; k < m; k++) {
+            double s = 0.0;
+            for (size_t i = 0; i < n; i++) s += E[i * m + j] * E[i * m + k];
+            V[j * m + k] = V[k * m + j] = a00 * s / (double)(n - q);
+        }
+    free(B);
+    free(E);
+    return ATT_OK;
+}

@@ -1,0 +1,59 @@
+/* naiveleak.c - E[1 - a_ii] of the naive head by re-weighting (see naiveleak.h). */
+#include "naiveleak.h"
+#include "status.h"
+
+#include <math.h>
+#include <gsl/gsl_randist.h>
+
+double naiveleak_c_draw(gsl_rng *rng, size_t T, double d)
+{
+    double r = gsl_ran_gamma(rng, 0.5 * d, 1.0), sr = sqrt(r);
+    double v = sr * gsl_ran_gaussian_ziggurat(rng, 1.0), U = 0.0;
+    for (size_t k = 0; k + 2 < T; k++) U += exp(-r + sr * gsl_ran_gaussian_ziggurat(rng, 1.0));
+    /* the integrand 1/(1 + e^v + U) at v and -v */
+    return 0.5 * (1.0 / (1.0 + exp(v) + U) + 1.0 / (1.0 + exp(-v) + U));
+}
+
+double naiveleak_log_leak(size_t T, double d, double c)
+{
+    return log((double)T - 1.0) - 0.5 * d * M_LN2 + log(c);
+}
+
+static void c_at(gsl_rng *rng, size_t T, double d, size_t n, stat_acc *a)
+{
+    stat_init(a);
+    for (size_t i = 0; i < n; i++) stat_push(a, naiveleak_c_draw(rng, T, d));
+}
+
+int naiveleak_dstar(gsl_rng *rng, size_t T, double level, size_t n, naiveleak_width *w)
+{
+    if (T < 2 || !(level > 0.0 && level < 1.0) || n < 100)
+        return att_fail(ATT_EUSAGE, "naiveleak: T = %zu, level %g, n = %zu", T, level, n);
+    double target = log(1.0 - level);
+    /* the bracket: c <= 1/2, so the leak is at most (T - 1) 2^{-d/2 - 1} and d* is at most
+     * the width d_law where that reaches 1 - level; step integer d down from just above
+     * d_law (a pilot of n/8 pairs each) until ln leak(d) >= ln(1 - level) */
+    stat_acc lo, hi;
+    int d = (int)floor(2.0 * (log((double)T - 1.0) - M_LN2 - target) / M_LN2) + 1;   /* c = 1/2 */
+    if (d < 1) d = 1;
+    c_at(rng, T, d, n / 8 + 100, &hi);
+    while (d > 1 && naiveleak_log_leak(T, d, hi.mean) < target) {
+        d--;
+        c_at(rng, T, d, n / 8 + 100, &hi);
+    }
+    /* the precise estimates at d and d + 1 (fresh, independent draws) */
+    c_at(rng, T, d, n, &lo);
+    c_at(rng, T, d + 1, n, &hi);
+    double y0 = naiveleak_log_leak(T, d, lo.mean), y1 = naiveleak_log_leak(T, d + 1, hi.mean);
+    /* linear in d between the two: d* = d + (y0 - target) / (y0 - y1);
+     * Var y = Var c / c^2 / n; the delta method with independent y0, y1 */
+    double D = y0 - y1, t = (y0 - target) / D;
+    double v0 = stat_var(&lo) / (lo.mean * lo.mean * (double)lo.n);
+    double v1 = stat_var(&hi) / (hi.mean * hi.mean * (double)hi.n);
+    double g0 = (1.0 - t) / D, g1 = t / D;     /* the partial derivatives of d* in y0 and y1 */
+    *w = (naiveleak_width){.d_star = d + t, .se = sqrt(g0 * g0 * v0 + g1 * g1 * v1), .d_below = d,
+                           .c_below = lo.mean, .c_above = hi.mean, .n = n};
+    w->lo = w->d_star - 1.959963984540054 * w->se;
+    w->hi = w->d_star + 1.959963984540054 * w->se;
+    return ATT_OK;
+}

@@ -1,0 +1,46 @@
+/* naiveleak.h - the naive head's mean leak E[1 - a_ii] by an exact re-weighting.
+ *
+ * Set-up: X (T, d) rows i.i.d. N(0, I_d), S = X X^T, a_ii = softmax(S_i)_i.
+ * Derivation. By exchangeability of the other rows,
+ *   E[1 - a_ii] = (T - 1) E[e^{s_ij} / (e^{s_ii} + e^{s_ij} + sum_{k != i,j} e^{s_ik})]   (one j)
+ *               = (T - 1) E[e^{s_ij - R} / (1 + e^{s_ij - R} + sum_k e^{s_ik - R})],  R = ||x_i||^2.
+ * Given x_i, s_ij = x_i . x_j ~ N(0, R). Tilting x_j by e^{s_ij - R} (Gaussian shift,
+ * E[e^{a z} g(z)] = e^{a^2/2} E[g(z + a)]): E_j[e^{s_ij - R} g(s_ij - R)] = e^{-R/2} E[g(v)],
+ * v ~ N(0, R); the other u_k = s_ik - R ~ N(-R, R), independent given x_i. Then
+ * R ~ chi^2_d re-weighted by e^{-R/2}: E[e^{-R/2} h(R)] = 2^{-d/2} E[h(r)], r ~ Gamma(d/2, 1)
+ * (chi^2_d density ~ R^{d/2-1} e^{-R/2}; E e^{-R/2} = (1 + 1)^{-d/2}). So, exactly,
+ *   E[1 - a_ii] = (T - 1) 2^{-d/2} c(T, d),
+ *   c(T, d) = E[1 / (1 + e^v + sum_{k=1}^{T-2} e^{u_k})],  v ~ N(0, r), u_k ~ N(-r, r),
+ * an integrand in (0, 1): a bounded, plain Monte Carlo average (no rare events).
+ * Antithetic v -> -v (v is symmetric given r): the pair's mean is the estimator; at T = 2
+ * it is exactly 1/2 (1/(1 + e^v) + 1/(1 + e^{-v}) = 1), giving the closed form 2^{-d/2-1}.
+ * Large d at fixed T: e^{u_k} ~ e^{-r/2} -> 0, so c -> 1/2 and E[1 - a_ii] -> (T - 1) 2^{-d/2-1}
+ * (the contour law: d* rises by 2 per doubling of T - 1). The first correction,
+ * E[sum_k e^{u_k}] = (T - 2) E e^{-r/2} = (T - 2) (2/3)^{d/2}, is what bends the contour.
+ */
+#ifndef ATT_NAIVELEAK_H
+#define ATT_NAIVELEAK_H
+
+#include <stddef.h>
+#include <gsl/gsl_rng.h>
+#include "stats.h"
+
+/* One antithetic pair's value of the integrand of c(T, d): draws r, z_v, then z_1..z_{T-2}.
+ * T >= 2, d > 0 (any real). */
+double naiveleak_c_draw(gsl_rng *rng, size_t T, double d);
+
+/* ln E[1 - a_ii] from c: ln(T - 1) - (d/2) ln 2 + ln c. */
+double naiveleak_log_leak(size_t T, double d, double c);
+
+/* d*(T): the width where the mean self-weight is `level` (E[1 - a_ii] = 1 - level),
+ * by the estimate of c at the two integer widths around it (n antithetic pairs each,
+ * from rng), ln c interpolated linearly in d, the CI by the delta method. */
+typedef struct {
+    double d_star, se, lo, hi;
+    int d_below;               /* the bracket [d_below, d_below + 1] */
+    double c_below, c_above;   /* c at the bracket                   */
+    size_t n;
+} naiveleak_width;
+int naiveleak_dstar(gsl_rng *rng, size_t T, double level, size_t n, naiveleak_width *w);
+
+#endif

@@ -1,0 +1,29 @@
+/* tiedhead.c - the exact tied previous-token head (see tiedhead.h). */
+#include "tiedhead.h"
+#include "status.h"
+
+#include <math.h>
+
+int tiedhead_exact(prev_model *mdl, double lambda)
+{
+    const prev_config *c = &mdl->c;
+    if (!c->tied || c->dk < 2 || c->n_vocab > 400)
+        return att_fail(ATT_EUSAGE, "tiedhead: needs a tied model with d_k >= 2 and n_vocab <= 400");
+    size_t V = c->n_vocab, T = c->T;
+    gsl_matrix *WQ = &mdl->W_Q.matrix, *WK = &mdl->W_K.matrix, *WO = &mdl->W_O.matrix;
+    gsl_matrix_set_zero(WQ);
+    gsl_matrix_set_zero(WK);
+    gsl_matrix_set_zero(WO);
+    for (size_t v = 0; v < V; v++) gsl_matrix_set(WK, v, 1, pow(4.0, (double)v));   /* h_v = 4^v */
+    for (size_t j = 0; j < T; j++) {
+        double sgn = j % 2 ? -1.0 : 1.0;
+        gsl_matrix_set(WK, V + j, 0, 3.0 * (double)T + sgn * (double)(j + 1));     /* p_j */
+        gsl_matrix_set(WQ, V + j, 0, -sgn * lambda);                             /* (-1)^{j-1} lambda */
+    }
+    for (size_t u = 0; u < V; u++) {
+        double cu = pow(4.0, (double)u) * 3.0 / (8.0 * (double)T);
+        gsl_matrix_set(WO, 0, u, -cu * cu);
+        gsl_matrix_set(WO, 1, u, 2.0 * cu);
+    }
+    return ATT_OK;
+}

@@ -1,0 +1,348 @@
+/* test_lscond.c - the long_sequences conditional estimator and its crossing:
+ * lib/claims/lscond.h (E[T a_ii | s, sigma] by quadrature), the W draws' control
+ * variates (lib/claims/longseq.h), cvreg.h and crossing.h.
+ *
+ * Independent computations used:
+ *   sigma = 0: g_T(s, 0) = T e^s / (e^s + T - 1) exactly;
+ *   psi_sigma(tau) = -log phi(e^tau) by GSL's adaptive quadrature on R (qagi);
+ *   g_T by the explicit sum: T e^s / (e^s + sum_j e^{sigma z_j}) averaged over z;
+ *   T = 2: T E[a_ii] = 1 (W_K -> -W_K maps s_ii -> -s_ii, s_ij -> -s_ij: a_ii -> a_jj);
+ *   small T with real X: T softmax(x_1 M X^T)_1 over X (no shortcut at all);
+ *   T = 256 at the section's sizes: the explicit sum of the T - 1 other terms (longseq.h);
+ *   the crossing CI's coverage on synthetic curves with a known crossing.
+ * Statistical checks: fixed printed seeds, 5 standard errors.
+ */
+#include "prop.h"
+#include "crossing.h"
+#include "cvreg.h"
+#include "longseq.h"
+#include "lscond.h"
+#include "mat.h"
+#include "softmax.h"
+#include "stats.h"
+#include "status.h"
+
+#include <float.h>
+#include <math.h>
+#include <gsl/gsl_integration.h>
+#include <gsl/gsl_randist.h>
+
+static lscond_table tab;
+
+static void setup(void) { ck_assert_int_eq(lscond_table_build(&tab), ATT_OK); }
+static void teardown(void) { lscond_table_free(&tab); }
+
+START_TEST(test_sigma_zero_exact)
+{
+    const double Ts[] = {1, 2, 3, 10, 1000, 1e6};
+    const double ss[] = {-8, -1, 0, 0.5, 3, 12};
+    double out[6];
+    for (size_t a = 0; a < 6; a++) {
+        lscond_self(&tab, ss[a], 0.0, Ts, 6, LSCOND_H, out);
+        for (size_t k = 0; k < 6; k++) {
+            double want = Ts[k] * exp(ss[a]) / (exp(ss[a]) + Ts[k] - 1.0);
+            ck_assert_msg(fabs(out[k] / want - 1.0) < 1e-8, "s %g T %g: %.12g vs %.12g", ss[a], Ts[k],
+                          out[k], want);
+        }
+    }
+}
+END_TEST
+
+typedef struct { double sigma, t; } phi_par;
+static double phi_integrand(double z, void *vp)
+{
+    const phi_par *p = vp;
+    return exp(-p->t * exp(p->sigma * z) - 0.5 * z * z) / sqrt(2.0 * M_PI);
+}
+
+START_TEST(test_psi_against_adaptive_quadrature)
+{
+    /* phi by QAGI (GSL, adaptive, its own error estimate) where phi is not tiny;
+     * psi from the table and directly, against it */
+    gsl_rng *rng = rng_new("mt19937", 1);
+    gsl_integration_workspace *ws = gsl_integration_workspace_alloc(2000);
+    PROP_FOR(k, rng, "psi matches adaptive quadrature")
+    {
+        phi_par p = {gsl_rng_uniform(rng) * 6.0, exp(-8.0 + 12.0 * gsl_rng_uniform(rng))};
+        gsl_function f = {phi_integrand, &p};
+        double phi, err;
+        gsl_integration_qagi(&f, 1e-14, 1e-12, 2000, ws, &phi, &err);
+        double want = -log(phi), tau = log(p.t);
+        double a = lscond_psi_direct(p.sigma, tau), b = lscond_psi(&tab, p.sigma, tau);
+        PROP_ASSERT(fabs(a / want - 1.0) < 1e-8 + 4 * err / phi, "sigma %g tau %g: direct %.12g vs %.12g",
+                    p.sigma, tau, a, want);
+        PROP_ASSERT(fabs(b / want - 1.0) < 5e-5, "sigma %g tau %g: table %.12g vs %.12g", p.sigma, tau, b, want);
+    }
+    gsl_integration_workspace_free(ws);
+    gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_table_matches_direct_everywhere)
+{
+    gsl_rng *rng = rng_new("mt19937", 2);
+    PROP_FOR(k, rng, "psi table within 5e-5 of the direct psi")
+    {
+        double sg = gsl_rng_uniform(rng) * 8.5, tau = -105.0 + 150.0 * gsl_rng_uniform(rng);
+        double a = lscond_psi(&tab, sg, tau), b = lscond_psi_direct(sg, tau);
+        PROP_ASSERT(fabs(a / b - 1.0) < 5e-5, "sigma %g tau %g: %.12g vs %.12g", sg, tau, a, b);
+    }
+    gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_step_converged)
+{
+    /* the experiment's step against a step 8 times finer, psi computed directly */
+    gsl_rng *rng = rng_new("mt19937", 3);
+    const double Ts[] = {2, 16, 1024, 65536, 1048576};
+    PROP_FOR(k, rng, "v-step 0.4 agrees with 0.05")
+    {
+        if (k >= 12) break;
+        double s = gsl_ran_gaussian(rng, 3.0), sg = gsl_rng_uniform(rng) * 7.0, a[5], b[5];
+        lscond_self(&tab, s, sg, Ts, 5, LSCOND_H, a);
+        lscond_self(NULL, s, sg, Ts, 5, LSCOND_H / 8.0, b);
+        for (size_t j = 0; j < 5; j++)
+            PROP_ASSERT(fabs(a[j] - b[j]) <= 1e-4 * b[j] + 1e-300, "s %g sigma %g T %g: %.10g vs %.10g", s,
+                        sg, Ts[j], a[j], b[j]);
+    }
+    gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_against_explicit_sum)
+{
+    const double cases[][2] = {{1.0, 1.0}, {-3.0, 2.0}, {2.0, 4.0}, {0.0, 0.3}, {5.0, 6.0}};
+    const double Ts[] = {2, 3, 5, 17};
+    gsl_rng *rng = rng_new("mt19937", 4);
+    for (size_t c = 0; c < 5; c++) {
+        double s = cases[c][0], sg = cases[c][1], g[4];
+        lscond_self(&tab, s, sg, Ts, 4, LSCOND_H, g);
+        for (size_t t = 0; t < 4; t++) {
+            stat_acc a;
+            stat_init(&a);
+            for (int n = 0; n < 40000; n++) {
+                double S = 0.0;
+                for (int j = 0; j + 1 < Ts[t]; j++) S += exp(sg * gsl_ran_gaussian_ziggurat(rng, 1.0));
+                stat_push(&a, Ts[t] * exp(s) / (exp(s) + S));
+            }
+            double z = (a.mean - g[t]) / stat_se(&a);
+            ck_assert_msg(fabs(z) < 5.0, "s %g sigma %g T %g: explicit %.6g +- %.2g, quadrature %.6g (seed 4)",
+                          s, sg, Ts[t], a.mean, stat_se(&a), g[t]);
+        }
+    }
+    gsl_rng_free(rng);
+}
+END_TEST
+
+/* T a_ii of row 1 of T real tokens: T softmax(x_1 M X^T)_1, M = W_Q W_K^T */
+static double explicit_row(const gsl_matrix *WQ, const gsl_matrix *WK, gsl_rng *rng, size_t T,
+                           gsl_vector *x1)
+{
+    size_t d = WQ->size1, dk = WQ->size2;
+    double q[16], sc[64];
+    for (size_t a = 0; a < dk; a++) {
+        q[a] = 0.0;
+        for (size_t m = 0; m < d; m++) q[a] += gsl_matrix_get(WQ, m, a) * gsl_vector_get(x1, m);
+    }
+    for (size_t j = 0; j < T; j++) {
+        double xj[16];
+        for (size_t m = 0; m < d; m++) xj[m] = j == 0 ? gsl_vector_get(x1, m) : gsl_ran_gaussian(rng, 1.0);
+        sc[j] = 0.0;
+        for (size_t a = 0; a < dk; a++) {
+            double k = 0.0;
+            for (size_t m = 0; m < d; m++) k += gsl_matrix_get(WK, m, a) * xj[m];
+            sc[j] += q[a] * k;
+        }
+    }
+    double l = logsumexp(sc, T);
+    return (double)T * exp(sc[0] - l);
+}
+
+START_TEST(test_shortcut_against_real_tokens)
+{
+    /* d = 6, d_k = 3, one W; x_1 plain; T = 2, 4, 9: the conditional estimator over
+     * x_1 against the explicit softmax over x_1 and the other rows */
+    gsl_rng *rng = rng_new("mt19937", 5);
+    longseq_work w;
+    ck_assert_int_eq(longseq_work_alloc(&w, 6, 3), ATT_OK);
+    longseq_weights g;
+    ck_assert_int_eq(longseq_draw_weights(&w, rng, 1.3, &g), ATT_OK);
+    const double Ts[] = {2, 4, 9};
+    stat_acc a[3], b[3];
+    for (int t = 0; t < 3; t++) { stat_init(&a[t]); stat_init(&b[t]); }
+    for (int n = 0; n < 40000; n++) {
+        longseq_query q;
+        double out[3];
+        longseq_draw_row(&w, rng, &g, n & 1, 1, &q);   /* the mixture */
+        lscond_self(&tab, q.s, sqrt(q.sigma2), Ts, 3, LSCOND_H, out);
+        for (int t = 0; t < 3; t++) stat_push(&a[t], out[t] * exp(q.log_ratio));
+        vec_randn(w.x, rng, 1.0);
+        for (int t = 0; t < 3; t++) stat_push(&b[t], explicit_row(w.W_Q, w.W_K, rng, (size_t)Ts[t], w.x));
+    }
+    for (int t = 0; t < 3; t++) {
+        double z = (a[t].mean - b[t].mean) / hypot(stat_se(&a[t]), stat_se(&b[t]));
+        ck_assert_msg(fabs(z) < 5.0, "T %g: conditional %.5f +- %.5f, explicit %.5f +- %.5f (seed 5)", Ts[t],
+                      a[t].mean, stat_se(&a[t]), b[t].mean, stat_se(&b[t]));
+    }
+    longseq_work_free(&w);
+    gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_against_explicit_sum_long)
+{
+    /* the section's sizes at the soft scale (d = 64, d_k = 16, c^2 = 1/2), T = 256: the
+     * conditional integral against the explicit sum of T - 1 other terms (the streaming
+     * log-sum-exp of longseq.h), both on tilted rows of independent draws */
+    gsl_rng *rng = rng_new("mt19937", 9);
+    longseq_work w;
+    ck_assert_int_eq(longseq_work_alloc(&w, 64, 16), ATT_OK);
+    const double T[] = {256};
+    stat_acc a, b;
+    stat_init(&a);
+    stat_init(&b);
+    for (int n = 0; n < 20000; n++) {
+        longseq_weights g;
+        longseq_query q;
+        double h;
+        ck_assert_int_eq(longseq_draw_weights(&w, rng, M_SQRT1_2, &g), ATT_OK);
+        longseq_draw_row(&w, rng, &g, 1, 0, &q);
+        lscond_self(&tab, q.s, sqrt(q.sigma2), T, 1, LSCOND_H, &h);
+        stat_push(&a, h * exp(q.log_ratio));
+        longseq_draw_row(&w, rng, &g, 1, 0, &q);
+        double lse = longseq_log_denominator(rng, q.s, sqrt(q.sigma2), 256);
+        stat_push(&b, longseq_estimate(&q, 256, lse));
+    }
+    double z = (a.mean - b.mean) / hypot(stat_se(&a), stat_se(&b));
+    ck_assert_msg(fabs(z) < 5.0, "T = 256: conditional %.5f +- %.5f, explicit sum %.5f +- %.5f (seed 9)", a.mean,
+                  stat_se(&a), b.mean, stat_se(&b));
+    longseq_work_free(&w);
+    gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_two_tokens_exactly_one)
+{
+    /* T = 2 over W and x: plain and tilted rows (d = 8, d_k = 4, c = 1) */
+    gsl_rng *rng = rng_new("mt19937", 6);
+    longseq_work w;
+    ck_assert_int_eq(longseq_work_alloc(&w, 8, 4), ATT_OK);
+    const double T2[] = {2};
+    for (int mode = 0; mode < 2; mode++) {
+        stat_acc a;
+        stat_init(&a);
+        for (int n = 0; n < 20000; n++) {
+            longseq_weights g;
+            longseq_query q;
+            double out;
+            ck_assert_int_eq(longseq_draw_weights(&w, rng, 1.0, &g), ATT_OK);
+            longseq_draw_row(&w, rng, &g, mode, 0, &q);
+            lscond_self(&tab, q.s, sqrt(q.sigma2), T2, 1, LSCOND_H, &out);
+            stat_push(&a, out * exp(q.log_ratio));
+        }
+        ck_assert_msg(fabs(a.mean - 1.0) < 5.0 * stat_se(&a), "%s: T E[a_ii] at T = 2 is %.5f +- %.5f, not 1",
+                      mode ? "tilted" : "plain", a.mean, stat_se(&a));
+    }
+    longseq_work_free(&w);
+    gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_control_variate_means)
+{
+    gsl_rng *rng = rng_new("mt19937", 7);
+    longseq_work w;
+    const size_t d = 10, dk = 4;
+    const double c = 0.9;
+    ck_assert_int_eq(longseq_work_alloc(&w, d, dk), ATT_OK);
+    double mean[LONGSEQ_NCV];
+    longseq_cv_means(d, dk, c, mean);
+    stat_acc a[LONGSEQ_NCV];
+    for (int j = 0; j < LONGSEQ_NCV; j++) stat_init(&a[j]);
+    for (int n = 0; n < 50000; n++) {
+        longseq_weights g;
+        ck_assert_int_eq(longseq_draw_weights(&w, rng, c, &g), ATT_OK);
+        stat_push(&a[0], g.det);
+        for (int j = 0; j < 4; j++) stat_push(&a[j + 1], g.cv[j]);
+    }
+    for (int j = 0; j < LONGSEQ_NCV; j++)
+        ck_assert_msg(fabs(a[j].mean - mean[j]) < 5.0 * stat_se(&a[j]), "control variate %d: %.5f +- %.5f, known %.5f",
+                      j, a[j].mean, stat_se(&a[j]), mean[j]);
+    longseq_work_free(&w);
+    gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_crossing_coverage)
+{
+    /* y(l) = 1.05 + b (l - l*) (+ a curvature), paired draws: a shared W-like part
+     * explained by a control variate, a shared residual and independent noise;
+     * the 95% CI must cover l* in 92-98% of 400 repetitions */
+    enum { M = 12, N = 600, R = 400 };
+    static double Y[N * M], X[N], yh[M], V[M * M];
+    double l[M];
+    for (int k = 0; k < M; k++) l[k] = (k + 1) * M_LN2;
+    const double lstar = 7.3 * M_LN2, slope = 0.006;
+    for (int curved = 0; curved < 2; curved++) {
+        gsl_rng *rng = rng_new("mt19937", 8 + curved);
+        int cover = 0, found = 0;
+        for (int r = 0; r < R; r++) {
+            for (int i = 0; i < N; i++) {
+                double cv = gsl_ran_gaussian(rng, 0.3), u = gsl_ran_gaussian(rng, 0.02);
+                X[i] = cv;
+                for (int k = 0; k < M; k++) {
+                    double dl = l[k] - lstar;
+                    double mu = 1.05 + slope * dl + (curved ? -0.0002 * dl * dl : 0.0);
+                    Y[i * M + k] = mu + cv * (1.0 + 0.01 * k) + u + gsl_ran_gaussian(rng, 0.01);
+                }
+            }
+            ck_assert_int_eq(cvreg_fit(Y, N, M, X, 1, yh, V), ATT_OK);
+            crossing c = crossing_last(l, yh, V, M, 1.05);
+            if (c.status != CROSS_FOUND) continue;
+            found++;
+            cover += c.lo <= lstar && lstar <= c.hi;
+        }
+        double cov = (double)cover / R;
+        ck_assert_msg(found == R && cov >= 0.92 && cov <= 0.98, "%s curve: coverage %.3f over %d (found %d; seed %d)",
+                      curved ? "curved" : "straight", cov, R, found, 8 + curved);
+        gsl_rng_free(rng);
+    }
+}
+END_TEST
+
+START_TEST(test_crossing_cases)
+{
+    const double l[] = {0, 1, 2, 3}, V[16] = {0};
+    const double up[] = {1.0, 1.02, 1.06, 1.08}, above[] = {1.1, 1.2, 1.3, 1.4}, below[] = {1, 1, 1, 1.04};
+    const double dip[] = {1.06, 1.0, 1.04, 1.07};   /* the LAST upward crossing: in [2, 3] */
+    crossing c = crossing_last(l, up, V, 4, 1.05);
+    ck_assert(c.status == CROSS_FOUND && c.k == 1 && fabs(c.l - 1.75) < 1e-12);
+    ck_assert(crossing_last(l, above, V, 4, 1.05).status == CROSS_ABOVE);
+    ck_assert(crossing_last(l, below, V, 4, 1.05).status == CROSS_BELOW);
+    c = crossing_last(l, dip, V, 4, 1.05);
+    ck_assert(c.status == CROSS_FOUND && c.k == 2 && fabs(c.l - (2.0 + 1.0 / 3.0)) < 1e-12);
+}
+END_TEST
+
+int main(void)
+{
+    prop_announce("test_lscond");
+    Suite *s = suite_create("lscond");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 300);
+    tcase_add_unchecked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_sigma_zero_exact);
+    tcase_add_test(tc, test_psi_against_adaptive_quadrature);
+    tcase_add_test(tc, test_table_matches_direct_everywhere);
+    tcase_add_test(tc, test_step_converged);
+    tcase_add_test(tc, test_against_explicit_sum);
+    tcase_add_test(tc, test_shortcut_against_real_tokens);
+    tcase_add_test(tc, test_against_explicit_sum_long);
+    tcase_add_test(tc, test_two_tokens_exactly_one);
+    tcase_add_test(tc, test_control_variate_means);
+    tcase_add_test(tc, test_crossing_coverage);
+    tcase_add_test(tc, test_crossing_cases);
+    suite_add_tcase(s, tc);
+    return prop_run_suite(s);
+}

@@ -1,0 +1,115 @@
+/* test_naiveleak.c - the naive head's exact re-weighting (lib/claims/naiveleak.h):
+ * E[1 - a_ii] = (T - 1) 2^{-d/2} c(T, d) against plain Monte Carlo of the softmax where
+ * the leak is not rare (small d); c(2, d) = 1/2 draw by draw; the bound
+ * 1/2 - (T - 2) (2/3)^{d/2} <= c <= 1/2; the interpolated d* against c computed at d*.
+ * Seeds printed in the messages; statistical checks at 5 standard errors.
+ */
+#include "prop.h"
+#include "naiveleak.h"
+#include "softmax.h"
+#include "stats.h"
+
+#include <float.h>
+#include <math.h>
+#include <gsl/gsl_randist.h>
+
+START_TEST(test_two_tokens_exactly_half)
+{
+    gsl_rng *rng = rng_new("mt19937", 11);
+    PROP_FOR(k, rng, "c(2, d) draw = 1/2")
+    {
+        double d = 0.5 + 200.0 * gsl_rng_uniform(rng), c = naiveleak_c_draw(rng, 2, d);
+        PROP_ASSERT(fabs(c - 0.5) <= 4 * DBL_EPSILON, "d %g: %.17g", d, c);
+    }
+    gsl_rng_free(rng);
+}
+END_TEST
+
+/* plain Monte Carlo: the leak of row 0 of X (T, d), X ~ N(0, 1), S = X X^T */
+static double plain_leak(gsl_rng *rng, size_t T, size_t d)
+{
+    double x[16][16], s[16];
+    for (size_t j = 0; j < T; j++)
+        for (size_t m = 0; m < d; m++) x[j][m] = gsl_ran_gaussian_ziggurat(rng, 1.0);
+    for (size_t j = 0; j < T; j++) {
+        s[j] = 0.0;
+        for (size_t m = 0; m < d; m++) s[j] += x[0][m] * x[j][m];
+    }
+    return 1.0 - exp(s[0] - logsumexp(s, T));
+}
+
+START_TEST(test_against_plain_softmax)
+{
+    const size_t Ts[] = {3, 5, 12}, ds[] = {1, 2, 4, 6};
+    gsl_rng *rng = rng_new("mt19937", 12);
+    for (size_t a = 0; a < 3; a++)
+        for (size_t b = 0; b < 4; b++) {
+            size_t T = Ts[a], d = ds[b];
+            stat_acc p, c;
+            stat_init(&p);
+            stat_init(&c);
+            for (int n = 0; n < 60000; n++) {
+                stat_push(&p, plain_leak(rng, T, d));
+                stat_push(&c, (T - 1.0) * exp2(-0.5 * d) * naiveleak_c_draw(rng, T, (double)d));
+            }
+            double z = (p.mean - c.mean) / hypot(stat_se(&p), stat_se(&c));
+            ck_assert_msg(fabs(z) < 5.0, "T %zu d %zu: softmax %.6f +- %.2g, re-weighted %.6f +- %.2g (seed 12)", T,
+                          d, p.mean, stat_se(&p), c.mean, stat_se(&c));
+        }
+    gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_bounds)
+{
+    /* 1/(a + U) >= 1/a - U for a >= 1, U >= 0, and E e^{u_k} = E e^{-r/2} = (2/3)^{d/2} */
+    gsl_rng *rng = rng_new("mt19937", 13);
+    const size_t Ts[] = {3, 12, 256};
+    const double ds[] = {8, 20, 40, 64};
+    for (size_t a = 0; a < 3; a++)
+        for (size_t b = 0; b < 4; b++) {
+            stat_acc c;
+            stat_init(&c);
+            for (int n = 0; n < 4000; n++) stat_push(&c, naiveleak_c_draw(rng, Ts[a], ds[b]));
+            double low = 0.5 - (Ts[a] - 2.0) * pow(2.0 / 3.0, 0.5 * ds[b]), tol = 5.0 * stat_se(&c);
+            ck_assert_msg(c.mean <= 0.5 + tol && c.mean >= low - tol, "T %zu d %g: c = %.6f not in [%.6f, 0.5] (seed 13)",
+                          Ts[a], ds[b], c.mean, low);
+        }
+    gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_dstar_interpolation)
+{
+    /* at the interpolated d*, c computed there gives the leak 1 - level */
+    gsl_rng *rng = rng_new("mt19937", 14);
+    const size_t Ts[] = {4, 12, 64};
+    for (size_t a = 0; a < 3; a++) {
+        naiveleak_width w;
+        ck_assert_int_eq(naiveleak_dstar(rng, Ts[a], 0.995, 40000, &w), 0);
+        stat_acc c;
+        stat_init(&c);
+        for (int n = 0; n < 40000; n++) stat_push(&c, naiveleak_c_draw(rng, Ts[a], w.d_star));
+        double y = naiveleak_log_leak(Ts[a], w.d_star, c.mean), se = stat_se(&c) / c.mean;
+        double slope = 0.5 * M_LN2;   /* |d ln leak / d d|, near enough for the tolerance */
+        ck_assert_msg(fabs(y - log(0.005)) < 5.0 * hypot(se, slope * w.se),
+                      "T %zu: d* = %.4f +- %.4f, ln leak there %.5f vs %.5f (seed 14)", Ts[a], w.d_star, w.se, y,
+                      log(0.005));
+    }
+    gsl_rng_free(rng);
+}
+END_TEST
+
+int main(void)
+{
+    prop_announce("test_naiveleak");
+    Suite *s = suite_create("naiveleak");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_two_tokens_exactly_half);
+    tcase_add_test(tc, test_against_plain_softmax);
+    tcase_add_test(tc, test_bounds);
+    tcase_add_test(tc, test_dstar_interpolation);
+    suite_add_tcase(s, tc);
+    return prop_run_suite(s);
+}

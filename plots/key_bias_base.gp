@@ -7,6 +7,13 @@
 # Data: key_bias_base.csv (base, draws, ratio, ratio_lo, ratio_hi).
 # size: 6.5,3.4
 f = datadir.'/key_bias_base.csv'
+if (system(sprintf("test -s '%s' && echo 1", f)) ne "1") {
+    # a run without this table (an older binary, or options that skip it)
+    set label 1 "this run wrote no key_bias_base.csv (a RoPE base sweep)" at graph 0.5, graph 0.5 center noenhanced
+    unset xtics; unset ytics; set border 0
+    plot [0:1][0:1] NaN notitle
+    exit
+}
 stats f skip 1 using 1 name "B" nooutput
 stats f skip 1 using 2 name "N" nooutput
 set title "With RoPE after it, b_K has a gradient of order one"

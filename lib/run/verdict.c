@@ -230,7 +230,8 @@ static int add_row(verdict_list *vl, verdict_kind kind, const char *macro, doubl
                         rule_cmp_name(r.cmp));
     if (m.nature >= NAT_N)
         return att_fail(ATT_ERUNTIME, "verdict %s: unknown nature %d", macro, (int)m.nature);
-    if ((m.nature == NAT_MC || m.nature == NAT_TRAINING) && (isnan(m.ci_low) || isnan(m.ci_high)) && !isnan(m.value))
+    if ((m.nature == NAT_MC || m.nature == NAT_TRAINING) && (isnan(m.ci_low) || isnan(m.ci_high)) && !isnan(m.value)
+        && m.draws >= 2)
         return att_fail(ATT_ERUNTIME, "verdict %s: a %s value needs its confidence interval", macro,
                         col_nature_name(m.nature));
     if (m.run_dependent && kind != KIND_REPORTED)

@@ -52,7 +52,7 @@ if [ -e "$tmp/claims.csv" ] || [ -e "$tmp/claims.md" ] || [ -e "$tmp/claims.tex"
 good > "$tmp/demo.verdicts.csv"
 if "$report" --out "$tmp" demo >/dev/null 2>&1 && grep -q '0 of 1 claims reproduced' "$tmp/claims.md" \
    && grep -q '2 claim checks (1 PASS, 0 FAIL, 1 INCONCLUSIVE), 1 identities' "$tmp/claims.md" \
-   && grep -q 'newcommand{\\demoT}{1.010}' "$tmp/claims.tex" && grep -q 'newcommand{\\demoTCI}{\[0.990, 1.030\]}' "$tmp/claims.tex"; then ok
+   && grep -q 'newcommand{\\demoT}{1.010\\xspace}' "$tmp/claims.tex" && grep -q 'newcommand{\\demoTCI}{\[0.990, 1.030\]\\xspace}' "$tmp/claims.tex"; then ok
 else bad "report of good rows: $(head -3 "$tmp/claims.md")"; fi
 echo "test_report: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -550,7 +550,8 @@ int main(int argc, char **argv)
                    "%% \\XDraws, \\XSeeds, \\XCases, \\XHeads, \\XLengths, \\XSequences, \\XRows,\n"
                    "%% \\XRepetitions, \\XRuns, \\XPredictions, \\XWidths, \\XConfigurations.\n"
                    "%% Numbers of 1,000 or more are grouped by three with commas, everywhere.\n"
-                   "\\RequirePackage{xspace}\n");
+                   "\\RequirePackage{xspace}\n"
+                   "\\newcommand{\\claimsTexFormat}{2}%% 2: \\XLec, \\XPct, \\XRule, named counts, \\xspace\n");
     fprintf(tex.f, "\\newcommand{\\claimsReproduced}{%zu\\xspace}\n\\newcommand{\\claimsTotal}{%zu\\xspace}\n"
                    "\\newcommand{\\claimChecks}{%zu\\xspace}\n\\newcommand{\\claimChecksPass}{%zu\\xspace}\n"
                    "\\newcommand{\\identityChecks}{%zu\\xspace}\n\\newcommand{\\controlChecks}{%zu\\xspace}\n"

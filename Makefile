@@ -45,7 +45,7 @@ TESTS    := $(basename $(notdir $(wildcard tests/test_*.c)))
 PLOTS    := $(basename $(notdir $(wildcard plots/*.gp)))
 CHECK_PLOTS := $(basename $(notdir $(wildcard plots/checks/*.gp)))
 
-.PHONY: all check reproduce figures report verify bench sanitize valgrind fuzz \
+.PHONY: all check check-all reproduce figures report verify bench sanitize valgrind fuzz \
         deps clean help tests mpi experiments
 .DELETE_ON_ERROR:
 
@@ -61,8 +61,9 @@ mpi: ## build every experiment for MPI into bin-mpi/ (mpirun -np N bin-mpi/<ID> 
 	@$(MAKE) --no-print-directory experiments BUILD=build-mpi BIN=bin-mpi CC=mpicc \
 	    EXTRA_CFLAGS="$(EXTRA_CFLAGS) -DATT_MPI"
 
-help: ## list the targets
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
+# (only this Makefile is read: MAKEFILE_LIST also holds the build/*.d files)
+help: ## list every target with what it does
+	@awk -f tools/make_help.awk $(firstword $(MAKEFILE_LIST))
 
 deps: ## install (as root) or name the missing Debian packages
 	@sh tools/deps.sh
@@ -92,9 +93,18 @@ $(BUILD)/tests/%: tests/%.c $(LIB_A) | $(BUILD)/tests
 
 tests: $(addprefix $(BUILD)/tests/,$(TESTS))
 
-check: deps ## install what is missing, build, run every unit and property test
-	@$(MAKE) --no-print-directory tests all
-	@ATT_BIN_DIR=$(BIN) BUILD=$(BUILD) sh tools/run_tests.sh $(addprefix $(BUILD)/tests/,$(TESTS)) $(wildcard tests/test_*.sh)
+# make check: the unit and property suites and the fast end-to-end tests
+# (about 1 minute on 2 idle cores); make check-all adds the slow end-to-end
+# suites below (CI runs it). Each suite prints one line: name, what it
+# checks, time; its output is in $(BUILD)/test-logs/ (VERBOSE=1 shows it).
+SLOW_TESTS  := tests/test_bad_inputs.sh tests/test_mpi.sh tests/test_browser.sh
+CHECK_SUITES = $(addprefix $(BUILD)/tests/,$(TESTS)) $(filter-out $(SLOW_TESTS),$(wildcard tests/test_*.sh))
+RUN_TESTS    = ATT_BIN_DIR=$(BIN) BUILD=$(BUILD) sh tools/run_tests.sh --logs $(BUILD)/test-logs \
+               --build "$(MAKE) --no-print-directory tests all"
+check: deps ## build, then every unit and property test and the fast end-to-end tests (about 1 min)
+	@$(RUN_TESTS) $(CHECK_SUITES)
+check-all: deps ## make check plus the slow end-to-end suites: every bad input, MPI, Chromium (about 3 min)
+	@$(RUN_TESTS) $(CHECK_SUITES) $(filter $(wildcard tests/test_*.sh),$(SLOW_TESTS))
 
 # ---- reproduce: every experiment, every figure, the claims report ---------
 
@@ -188,10 +198,10 @@ bench: ## benchmarks: Monte Carlo vs NumPy and the RNG limit, any_length vs DGEM
 	@$(MAKE) --no-print-directory all
 	@sh bench/run.sh
 
-# (make check includes tests/test_experiments.sh: every experiment once, with
+# (make check-all includes tests/test_experiments.sh: every experiment once, with
 # few draws, so this runs every program under the sanitizers too)
 sanitize: ## tests and every experiment (few draws) under AddressSanitizer + UndefinedBehaviorSanitizer (in build-san/, bin-san/)
-	@$(MAKE) --no-print-directory check BUILD=build-san BIN=bin-san OPT=-O1 \
+	@$(MAKE) --no-print-directory check-all BUILD=build-san BIN=bin-san OPT=-O1 \
 	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
 valgrind: ## the tests under valgrind, without fork: no leaks, no invalid reads

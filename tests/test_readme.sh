@@ -1,0 +1,227 @@
+#!/bin/sh
+# test_readme.sh - the README's "For students" part works as shown: every
+# command of its ```console blocks runs, and prints what the README shows.
+#
+#   sh tests/test_readme.sh            run and compare (make check runs this)
+#   sh tests/test_readme.sh --update   rewrite the shown outputs in README.md
+#                                      from what the commands print now (after
+#                                      a merge changed a program's output;
+#                                      review the result with git diff)
+#
+# The block format (a terminal session, as a student types it):
+#   ```console
+#   $ command                      a command (a line ending in \ continues it)
+#   output line                    what it prints (stdout and stderr, in order)
+#   ...                            any number of lines left out (also none)
+#   [exit 2]                       the exit status, when it is not 0
+#   ```
+# No output line under a command means it must print nothing. Every fenced
+# block in that part must be a console block (nothing there is left
+# untested). The commands run one after another, each from the top of a
+# scratch copy of this checkout (symbolic links to it, without out/), so a
+# run writes into the scratch out/, never into yours; bin/ is $ATT_BIN_DIR
+# when set (make sanitize's bin-san/). Trailing spaces are ignored; nothing
+# else is. A mismatch prints the command, what was shown and what came out.
+set -u
+cd "$(dirname "$0")/.." || exit 3
+command -v python3 >/dev/null 2>&1 || { echo "test_readme: skipped (no python3)"; exit 0; }
+exec python3 - "$@" <<'PYEOF'
+import difflib, fcntl, os, re, select, shutil, signal, struct, subprocess, sys, tempfile, termios, time
+
+README = "README.md"
+PART = "## For students"
+TIMEOUT = 120
+update = "--update" in sys.argv[1:]
+bad = [a for a in sys.argv[1:] if a != "--update"]
+if bad:
+    print("test_readme: unknown option %s (use --update or nothing)" % bad[0], file=sys.stderr)
+    sys.exit(2)
+
+lines = open(README, encoding="utf-8").read().split("\n")
+try:
+    start = lines.index(PART)
+except ValueError:
+    print("test_readme: README.md has no line '%s'" % PART)
+    sys.exit(1)
+end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+
+# ---- parse: blocks -> commands with their shown output ---------------------
+class Cmd:
+    def __init__(self, first, text):
+        self.first = first          # line index of "$ ..."
+        self.text = text            # the shell command
+        self.out_lo = self.out_hi = None   # shown output lines [lo, hi)
+        self.status = 0
+
+cmds, errors = [], []
+i = start
+while i < end:
+    m = re.match(r"^(\s*)```(\S*)\s*$", lines[i])
+    if not m:
+        i += 1
+        continue
+    lang, j = m.group(2), i + 1
+    close = next((k for k in range(j, end) if re.match(r"^\s*```\s*$", lines[k])), None)
+    if close is None:
+        errors.append("line %d: a ``` block that never closes" % (i + 1)); break
+    if lang != "console":
+        errors.append("line %d: a ```%s block in 'For students' (every block there must be "
+                      "```console, so that it is tested)" % (i + 1, lang))
+        i = close + 1; continue
+    cur = None
+    k = j
+    while k < close:
+        l = lines[k]
+        if l.startswith("$ "):
+            text, first = l[2:], k
+            while text.endswith("\\") and k + 1 < close:
+                k += 1
+                text = text + "\n" + lines[k]
+            cur = Cmd(first, text)
+            cur.out_lo = cur.out_hi = k + 1
+            cmds.append(cur)
+        elif cur is None:
+            if l.strip():
+                errors.append("line %d: output before any '$ ' command" % (k + 1))
+        else:
+            cur.out_hi = k + 1
+        k += 1
+    i = close + 1
+if not cmds and not errors:
+    errors.append("no ```console block with a '$ ' command in 'For students'")
+if errors:
+    for e in errors: print("test_readme: README.md " + e)
+    sys.exit(1)
+
+def shown(c):
+    out = [l.rstrip() for l in lines[c.out_lo:c.out_hi]]
+    while out and not out[-1]: out.pop()
+    st = 0
+    if out and re.match(r"^\[exit \d+\]$", out[-1]):
+        st = int(out[-1][6:-1]); out.pop()
+        while out and not out[-1]: out.pop()
+    return out, st
+
+# ---- matching with "..." ----------------------------------------------------
+def match(pat, got):
+    """pat lines (with '...' lines) against got lines; '...' matches any run."""
+    memo = {}
+    def m(p, g):
+        if (p, g) in memo: return memo[(p, g)]
+        if p == len(pat): r = g == len(got)
+        elif pat[p] == "...": r = any(m(p + 1, h) for h in range(g, len(got) + 1))
+        else: r = g < len(got) and pat[p] == got[g] and m(p + 1, g + 1)
+        memo[(p, g)] = r
+        return r
+    sys.setrecursionlimit(10000 + 4 * (len(pat) + len(got)))
+    return m(0, 0)
+
+def refit(pat, got):
+    """new shown lines: keep the '...' structure, each literal run replaced by
+    the most similar run of the same length in got (in order)."""
+    if "..." not in pat: return list(got)
+    segs, cur = [], []
+    for l in pat + ["..."]:
+        if l == "...":
+            segs.append(cur); cur = []
+        else: cur.append(l)
+    # segs[0] is anchored at the start unless pat starts with '...', the last at the end
+    out, pos = [], 0
+    for n, s in enumerate(segs):
+        if n > 0: out.append("...")
+        if not s: continue
+        L = len(s)
+        if n == 0:
+            cands = [0]
+        elif n == len(segs) - 1 and pat[-1] != "...":
+            cands = [max(pos, len(got) - L)]
+        else:
+            cands = range(pos, max(pos, len(got) - L) + 1)
+        best, bestr = cands[0], -1.0
+        for c in cands:
+            r = difflib.SequenceMatcher(None, "\n".join(s), "\n".join(got[c:c + L])).ratio()
+            if r > bestr: best, bestr = c, r
+        out.extend(got[best:best + L]); pos = best + L
+    if pat[-1] == "..." and out[-1] != "...": out.append("...")
+    return out
+
+# ---- run ----------------------------------------------------------------------
+def run_in_terminal(cmd, cwd, env):
+    """run cmd with stdout and stderr on one pseudo-terminal, as a student's
+    terminal shows them (line-buffered, in the order written): (lines, status)"""
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))   # an 80 x 24 terminal
+    p = subprocess.Popen(["sh", "-c", cmd], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                         stdout=slave, stderr=slave, start_new_session=True)
+    os.close(slave)
+    buf, deadline = b"", time.time() + TIMEOUT
+    while True:
+        r, _, _ = select.select([master], [], [], 0.5)
+        if r:
+            try: data = os.read(master, 65536)
+            except OSError: data = b""       # EIO: every writer has closed the terminal
+            if not data: break
+            buf += data
+        elif time.time() > deadline:
+            os.killpg(p.pid, signal.SIGKILL)
+            buf += b"\n(no end after %d s)" % TIMEOUT
+            break
+    os.close(master)
+    st = p.wait()
+    if st < 0: st = 128 - st
+    return buf.decode("utf-8", "replace").replace("\r\n", "\n").split("\n"), st
+
+top = os.getcwd()
+scratch = tempfile.mkdtemp(prefix="test_readme.")
+try:
+    bindir = os.environ.get("ATT_BIN_DIR", "bin")
+    for name in os.listdir(top):
+        if name in ("out", "bin"): continue
+        os.symlink(os.path.join(top, name), os.path.join(scratch, name))
+    os.symlink(os.path.join(top, bindir) if not os.path.isabs(bindir) else bindir,
+               os.path.join(scratch, "bin"))
+    env = dict(os.environ, LC_ALL="C.UTF-8", LANG="C.UTF-8", TERM="dumb", COLUMNS="80", LINES="24")
+    fails, edits = 0, {}
+    for c in cmds:
+        want, want_st = shown(c)
+        got, st = run_in_terminal(c.text, scratch, env)
+        got = [l.rstrip() for l in got]
+        while got and not got[-1]: got.pop()
+        ok = st == want_st and match(want, got)
+        if ok: continue
+        if update:
+            new = refit(want, got) if match(refit(want, got), got) else list(got)
+            if st: new.append("[exit %d]" % st)
+            edits[c] = new
+            continue
+        fails += 1
+        print("test_readme: README.md line %d: `%s`" % (c.first + 1, c.text.replace("\n", " ")))
+        if st != want_st:
+            print("  exit status %d, the README shows %d" % (st, want_st))
+        if not match(want, got):
+            print("  shown (-) against printed (+):")
+            # against the closest reading of the output that keeps the "..." lines
+            fit = refit(want, got)
+            for l in list(difflib.unified_diff(want, fit if match(fit, got) else got,
+                                               lineterm="", n=1))[2:60]:
+                print("  " + l)
+        print("  replay: cd %s && sh -c '%s'   (or: sh tests/test_readme.sh --update)"
+              % (top, c.text.replace("'", "'\\''")))
+    if update:
+        for c in sorted(edits, key=lambda c: -c.first):
+            lines[c.out_lo:c.out_hi] = edits[c]
+        if edits:
+            tmp = README + ".tmp.%d" % os.getpid()
+            with open(tmp, "w", encoding="utf-8") as f: f.write("\n".join(lines))
+            os.replace(tmp, README)
+        print("test_readme: %d of %d shown outputs rewritten in README.md (review: git diff README.md)"
+              % (len(edits), len(cmds)))
+        sys.exit(0)
+    if fails:
+        print("test_readme: %d of %d commands of 'For students' did not print what the README shows"
+              % (fails, len(cmds)))
+        sys.exit(1)
+    print("test_readme: all %d commands of 'For students' print what the README shows" % len(cmds))
+finally:
+    shutil.rmtree(scratch, ignore_errors=True)
+PYEOF

@@ -102,7 +102,7 @@ CHECK_SUITES = $(addprefix $(BUILD)/tests/,$(TESTS)) $(filter-out $(SLOW_TESTS),
 RUN_TESTS    = ATT_BIN_DIR=$(BIN) BUILD=$(BUILD) sh tools/run_tests.sh --logs $(BUILD)/test-logs \
                --build "$(MAKE) --no-print-directory tests all"
 check: deps ## build, then every unit and property test and the fast end-to-end tests (about 1 min)
-	@$(RUN_TESTS) $(CHECK_SUITES)
+	@$(RUN_TESTS) --later "$(filter $(wildcard tests/test_*.sh),$(SLOW_TESTS))" $(CHECK_SUITES)
 check-all: deps ## make check plus the slow end-to-end suites: every bad input, MPI, Chromium (about 3 min)
 	@$(RUN_TESTS) $(CHECK_SUITES) $(filter $(wildcard tests/test_*.sh),$(SLOW_TESTS))
 

@@ -5,13 +5,14 @@
 # shown only when it fails (the last 40 lines; VERBOSE=1 shows everything as
 # it runs). Fails (exit 1) if any suite fails.
 #
-#   sh tools/run_tests.sh [--build CMD] [--logs DIR] SUITE...
+#   sh tools/run_tests.sh [--build CMD] [--logs DIR] [--later "SUITE..."] SUITE...
 #
 # SUITE is a check binary (build/tests/test_x) or a shell test
 # (tests/test_y.sh). --build CMD runs CMD first (the build), timed like a
 # suite, its compiler lines in DIR/build.log. The time shown is the wall
 # time and, in brackets, the CPU time (user + system) of the suite and its
-# children: on a loaded machine compare CPU times.
+# children: on a loaded machine compare CPU times. --later names suites left
+# for make check-all, so that the summary says what did not run.
 #
 # What a suite checks: a line "purpose: ..." in the first 30 lines of its
 # source (tests/test_x.c or tests/test_y.sh), else the table below, else the
@@ -20,10 +21,12 @@ set -u
 
 logs=${BUILD:-build}/test-logs
 build=""
+later=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --build) build=$2; shift 2 ;;
         --logs) logs=$2; shift 2 ;;
+        --later) later=$2; shift 2 ;;
         *) break ;;
     esac
 done
@@ -111,7 +114,8 @@ run() {
     c0=$(cpu_of "$logs/.times0"); c1=$(cpu_of "$logs/.times1")
     time=$(awk -v a="$t0" -v b="$t1" -v c="$c0" -v d="$c1" 'BEGIN { printf "%6.1f s (cpu %5.1f s)", b - a, d - c }')
     if [ "$st" -eq 0 ]; then
-        why=$(grep -i -m 1 ': skipped' "$log" | sed 's/^[^:]*: //')
+        why=$(grep -i -m 1 ': skipped' "$log" | sed 's/^.*: [Ss]kipped[ :]*//')
+        [ -n "$why" ] || grep -qi ': skipped' "$log" && why=${why:-"(no reason given)"}
         if [ -n "$why" ]; then result="skipped"; skip=$((skip + 1)); else result="ok"; fi
         [ "$name" = build ] || pass=$((pass + 1))
     else
@@ -123,11 +127,12 @@ run() {
         tail -n 40 "$log" | sed 's/^/  | /'
         echo "  ---- rerun it alone: $*"
     elif [ "$result" = skipped ]; then
-        echo "      ($why)"
+        echo "      $why"
     fi
 }
 
 T0=$(now)
+echo "$# suites (each suite's output: $logs/<suite>.log; VERBOSE=1 shows it as it runs)"
 if [ -n "$build" ]; then
     run build "" sh -c "$build"
     [ "$fail" -eq 0 ] || { echo "build failed: nothing tested (whole log: $logs/build.log)"; exit 1; }
@@ -143,5 +148,6 @@ T1=$(now)
 total=$(awk -v a="$T0" -v b="$T1" 'BEGIN { printf "%.0f", b - a }')
 echo
 [ "$fail" -eq 0 ] || echo "failing suites:$failed (their output: $logs/<suite>.log)"
+[ -z "$later" ] || echo "not run here (make check-all runs them):" $(for t in $later; do basename "$t"; done)
 echo "suites: $((pass - skip)) passed, $skip skipped (a tool missing), $fail failed, in $total s"
 [ "$fail" -eq 0 ]

@@ -9,7 +9,20 @@ IDS := concentration naive_self_attention random_projections score_asymmetry \
 # Only the experiments whose source exists are built (the suite grows by issue).
 EXPERIMENTS := $(filter $(basename $(notdir $(wildcard experiments/*.c))),$(IDS))
 
-OUT     ?= results
+# The output folder of make reproduce / make figures: OUT given on the make
+# command line only (make reproduce OUT=DIR). An OUT exported by the shell is
+# ignored: it must not redirect, or prune, anything.
+OUT_GIVEN := $(filter command line,$(origin OUT))
+override OUT := $(if $(OUT_GIVEN),$(OUT),results)
+# FORCE=1 (command line): reproduce into a non-empty folder without a manifest
+override FORCE := $(if $(filter command line,$(origin FORCE)),$(FORCE),0)
+# ONLY="ID ..." (command line): a quick reproduce of those experiments, their
+# figures and a report of them, into a private OUT (never results/); no
+# robustness table, explorer, handout or slides.
+override ONLY := $(if $(filter command line,$(origin ONLY)),$(strip $(ONLY)),)
+ifneq ($(filter-out $(IDS),$(ONLY)),)
+$(error ONLY: unknown experiment(s) '$(filter-out $(IDS),$(ONLY))'; the IDs are: $(IDS))
+endif
 # Build products; a developer may use private ones: make BUILD=build-x BIN=bin-x
 BUILD   ?= build
 BIN     ?= bin
@@ -44,6 +57,11 @@ TOOLS    := $(basename $(notdir $(wildcard tools/*.c)))
 TESTS    := $(basename $(notdir $(wildcard tests/test_*.c)))
 PLOTS    := $(basename $(notdir $(wildcard plots/*.gp)))
 CHECK_PLOTS := $(basename $(notdir $(wildcard plots/checks/*.gp)))
+ifneq ($(ONLY),)
+EXPERIMENTS := $(filter $(ONLY),$(EXPERIMENTS))
+PLOTS       := $(foreach id,$(EXPERIMENTS),$(filter $(id) $(id)_%,$(PLOTS)))
+CHECK_PLOTS := $(foreach id,$(EXPERIMENTS),$(filter $(id) $(id)_%,$(CHECK_PLOTS)))
+endif
 
 .PHONY: all check check-all reproduce figures report verify bench sanitize valgrind fuzz \
         deps clean help tests mpi experiments
@@ -110,9 +128,9 @@ check-all: deps ## make check plus the slow end-to-end suites: every bad input, 
 
 # An experiment's verdict file is written last, so it stands for the whole run.
 # Exit 1 (some verdict FAIL) is a result, not a build error.
-$(OUT)/%.verdicts.csv: $(BIN)/% | $(OUT)/figures
-	@echo "run $*"
-	@$< --out $(OUT) --quiet; st=$$?; [ $$st -le 1 ] || { echo "$* failed with exit $$st" >&2; exit $$st; }
+# Each prints one line as it finishes: its name, time and verdicts.
+$(OUT)/%.verdicts.csv: $(BIN)/% $(BUILD)/tools/csvcol | $(OUT)/figures
+	@sh tools/run_one.sh $* $(BIN) $(OUT) $(BUILD)
 
 # Figures: plots/<ID>[_part].gp renders into $(OUT)/figures/<name>.{pdf,svg,png}
 # and depends on its script and on the run of experiment <ID>.
@@ -135,7 +153,7 @@ FIGURES := $(foreach p,$(PLOTS),$(OUT)/figures/$(p).png $(OUT)/figures/$(p).svg 
 VERDICTS := $(foreach id,$(EXPERIMENTS),$(OUT)/$(id).verdicts.csv)
 
 # The robustness table: each headline number under 5 seeds and 2 generators.
-ROBUST := $(if $(wildcard tools/robustness.sh),$(OUT)/robustness.md)
+ROBUST := $(if $(ONLY),,$(if $(wildcard tools/robustness.sh),$(OUT)/robustness.md))
 $(OUT)/robustness.md: $(VERDICTS) tools/robustness.sh
 	@sh tools/robustness.sh $(OUT) $(BIN)
 
@@ -146,27 +164,33 @@ $(OUT)/claims.csv: $(VERDICTS) $(ROBUST) $(BUILD)/tools/report
 # make reproduce reruns every experiment, whatever the timestamps say (a
 # results/ edited by hand, or written by a run by hand with --out results, is
 # replaced), then renders the figures, writes the report and, where TeX is
-# installed, the handout and the slides.
-reproduce: deps ## install what is missing, rerun every experiment, render every figure, write the report, handout and slides
+# installed, the handout and the slides. Its first line names the folder; a
+# non-empty folder that an earlier reproduce did not write (no manifest) is
+# refused (tools/prune_results.sh), and at the end only files the previous
+# reproduce wrote and this one did not are removed.
+reproduce: ## install what is missing, rerun every experiment, render every figure, write the report, handout and slides (OUT=DIR elsewhere, ONLY="ID ..." a few)
+	@ONLY="$(ONLY)" sh tools/prune_results.sh begin "$(OUT)" "$(FORCE)"
+	@sh tools/deps.sh
 	@$(MAKE) --no-print-directory all
 	@rm -f $(VERDICTS) $(OUT)/claims.csv
-	@mkdir -p $(OUT) && touch $(OUT)/.reproduce-start
+	@echo "reproduce: $(words $(EXPERIMENTS)) experiments, then figures and the report"
 	@$(MAKE) --no-print-directory figures-report
-	@if command -v pdflatex >/dev/null 2>&1; then $(MAKE) --no-print-directory docs; \
+	@if [ -n "$(ONLY)" ]; then echo "reproduce: ONLY=\"$(ONLY)\": no robustness table, explorer, handout or slides"; \
+	 elif command -v pdflatex >/dev/null 2>&1; then $(MAKE) --no-print-directory docs; \
 	 else echo "reproduce: pdflatex not found: handout and slides not rebuilt (make handout installs TeX)"; fi
-	@sh tools/prune_results.sh $(OUT)
+	@sh tools/prune_results.sh end "$(OUT)"
 
 # Re-render the figures of a run made by hand (default out/, where programs
 # write unless --out says otherwise): every plot of every experiment whose
 # verdicts are in that folder, from its data; nothing is rerun.
-FIG_OUT := $(if $(filter command line,$(origin OUT)),$(OUT),out)
+FIG_OUT := $(if $(OUT_GIVEN),$(OUT),out)
 figures: ## re-render the figures of your own runs: make figures [OUT=DIR] (default out/)
 	@sh tools/figures.sh "$(FIG_OUT)" $(IDS)
 
 # The browser explorer: one self-contained page (web/explorer.html, script and
 # styles inside it), and a screenshot of its default state taken by headless
 # Chromium (skipped, with a message, when Chromium is missing).
-EXPLORER := $(if $(wildcard web/explorer.html),$(OUT)/explorer.html $(OUT)/figures/explorer.png)
+EXPLORER := $(if $(ONLY),,$(if $(wildcard web/explorer.html),$(OUT)/explorer.html $(OUT)/figures/explorer.png))
 $(OUT)/explorer.html: web/explorer.html | $(OUT)/figures
 	cp $< $@
 $(OUT)/figures/explorer.png: $(OUT)/explorer.html web/screenshot.sh | $(OUT)/figures

@@ -77,12 +77,18 @@ START_TEST(test_single_process)
     ck_assert_str_eq(att_last_error(), "the message");
     ck_assert_int_eq(par_agree(ATT_FAIL, PAR_SITE_END), ATT_FAIL);
     ck_assert_int_eq(par_agree_keyed(ATT_OK, PAR_SITE_MC_DRAWS, 42), ATT_OK);
-    /* the run frame does nothing in one process: files are renamed at commit */
+    /* the run frame holds the files in one process too: an error keeps none,
+     * a success (or a verdict FAIL) keeps all */
     make_dir();
     par_run_begin("test_par");
     write_file("a.csv", "x\n");
-    ck_assert(exists("a.csv"));
+    ck_assert(!exists("a.csv"));
     ck_assert_int_eq(par_run_end(ATT_EUSAGE), ATT_EUSAGE);
+    ck_assert(!exists("a.csv"));
+    ck_assert_int_eq(entries(), 0);
+    par_run_begin("test_par");
+    write_file("a.csv", "x\n");
+    ck_assert_int_eq(par_run_end(ATT_FAIL), ATT_FAIL);
     ck_assert(exists("a.csv"));
     ck_assert_int_eq(par_test_env("ATT_MPI_TEST_KILL_RANK"), -1);
     clean_dir();

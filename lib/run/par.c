@@ -207,13 +207,16 @@ int par_is_root(void) { return par_rank() == 0; }
 
 static int run_begun;
 
+/* The run frame (opts_parse ... opts_exit) of every program: its files are
+ * held from the start and released at the end, all or none (afile.h), in
+ * one process as under MPI. */
 void par_run_begin(const char *id)
 {
     par_set_name(id);
     if (run_begun) return;
     run_begun = 1;
-    if (par_init(NULL, NULL) != ATT_OK || par_size() == 1) return;
     afile_hold();
+    if (par_init(NULL, NULL) != ATT_OK || par_size() == 1) return;
     if (!par_is_root()) {
         afile_discard();
         if (freopen("/dev/null", "w", stdout) == NULL) { /* stdout stays; nothing to do */ }
@@ -222,10 +225,15 @@ void par_run_begin(const char *id)
 
 int par_run_end(int status)
 {
-    if (!run_begun || par_size() == 1) return status;
+    if (!run_begun) return status;
     run_begun = 0;
-    int st = par_agree(status, PAR_SITE_END);
     /* a run writes all its files or none (ATT_HELP and errors: none) */
+    if (par_size() == 1) {
+        int keep = status == ATT_OK || status == ATT_FAIL;
+        int rel = afile_release(keep);
+        return keep && rel != ATT_OK ? rel : status;
+    }
+    int st = par_agree(status, PAR_SITE_END);
     int keep = st == ATT_OK || st == ATT_FAIL;
     int rel = afile_release(keep);
     return par_agree(keep && rel != ATT_OK ? rel : st, PAR_SITE_RELEASED);

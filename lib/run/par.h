@@ -63,14 +63,14 @@ int par_bcast_pieces(void *base, const size_t *off, const size_t *len, size_t nb
 int par_bcast(void *buf, size_t bytes, int root);
 
 /* The run's frame, called by opts_parse (begin) and opts_exit (end), so
- * every program that parses options and returns through opts_exit runs
- * correctly under mpirun. Both do nothing unless there are 2 or more ranks.
- * begin: starts MPI (par_init); rank 0 holds its files until the end
- * (afile_hold), the other ranks write no files (afile_discard) and print
- * nothing on stdout. end: the ranks agree on the status (par_agree); rank
- * 0 renames its files into place only if every rank succeeded (status 0
- * or 1), else throws them away; returns the agreed status, which rank 0
- * alone prints. */
+ * every program that parses options and returns through opts_exit writes
+ * its files all or none (afile.h), in one process and under mpirun.
+ * begin: holds the files until the end (afile_hold); with 2 or more ranks
+ * it starts MPI (par_init), and the ranks other than 0 write no files
+ * (afile_discard) and print nothing on stdout. end: the ranks agree on the
+ * status (par_agree); the files are renamed into place only if every rank
+ * succeeded (status 0 or 1), else thrown away; returns the agreed status
+ * (a release error if the renames failed), which rank 0 alone prints. */
 void par_run_begin(const char *id);
 int par_run_end(int status);
 

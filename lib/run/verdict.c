@@ -72,6 +72,9 @@ verdict_outcome verdict_decide(verdict_rule r, measure m)
 {
     double v = m.value, cl = m.ci_low, ch = m.ci_high;
     int nan_ci = isnan(v) || isnan(cl) || isnan(ch);
+    /* fewer than 2 draws have no confidence interval: a CI rule cannot
+     * decide (more draws would), which is not a failure */
+    if (is_ci_rule(r.cmp) && m.draws < 2) return OUT_INCONCLUSIVE;
     switch (r.cmp) {
     case RULE_NONE:
         return OUT_REPORTED;
@@ -162,7 +165,7 @@ int verdict_add(verdict_list *vl, verdict_kind kind, const char *macro, double e
     if (m.run_dependent && kind != KIND_REPORTED)
         return att_fail(ATT_ERUNTIME, "verdict %s: a time varies from run to run; it is "
                         "reported, never a rule's input", macro);
-    if (is_ci_rule(r.cmp) && (isnan(m.ci_low) || isnan(m.ci_high)) && !isnan(m.value))
+    if (is_ci_rule(r.cmp) && (isnan(m.ci_low) || isnan(m.ci_high)) && !isnan(m.value) && m.draws >= 2)
         return att_fail(ATT_ERUNTIME, "verdict %s: rule %s needs a confidence interval", macro,
                         rule_cmp_name(r.cmp));
     if (vl->n == vl->cap) {
@@ -250,7 +253,12 @@ int verdicts_write(const verdict_list *vl, const char *dir, const char *id,
         const verdict *v = &vl->v[i];
         if (v->outcome != OUT_INCONCLUSIVE) continue;
         double n = verdict_draws_to_decide(v->rule, v->m);
-        if (n > 0.0)
+        if (v->m.draws < 2)
+            fprintf(stderr, "%s: INCONCLUSIVE: %s: %zu draw%s give%s no confidence interval for "
+                    "'%s' (--draws 2 or more)\n", id, v->quantity, v->m.draws,
+                    v->m.draws == 1 ? "" : "s", v->m.draws == 1 ? "s" : "",
+                    verdict_rule_text(v->rule, rt, sizeof rt));
+        else if (n > 0.0)
             fprintf(stderr, "%s: INCONCLUSIVE: %s: the CI cannot decide '%s' with %zu draws; "
                     "about %.2g draws would (--draws)\n", id, v->quantity,
                     verdict_rule_text(v->rule, rt, sizeof rt), v->m.draws, n);

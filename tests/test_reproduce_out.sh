@@ -1,0 +1,138 @@
+#!/bin/sh
+# test_reproduce_out.sh - make reproduce never removes a file it did not write.
+#
+# Small reproduces (ONLY="concentration", a few seconds each) into private
+# folders check issue 24's rules (tools/prune_results.sh, Makefile reproduce):
+#   1. a non-empty folder without the suite's manifest is refused, unchanged;
+#   2. with FORCE=1, unrelated files (top level and nested, old and new
+#      timestamps, names like the suite's) survive byte for byte, and again
+#      on the next reproduce (now with a manifest, no FORCE);
+#   3. a file the previous reproduce wrote (listed in its manifest) and this
+#      one did not is removed; entries outside the folder never are;
+#   4. an exported OUT (or FORCE, ONLY) redirects nothing: make reproduce and
+#      make figures still name results/ and out/;
+#   5. ONLY with results/ is refused before anything is written;
+#   6. the first line of make reproduce names the folder; each experiment
+#      prints its name, time and verdicts; the last line the total.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+T=$(mktemp -d "${TMPDIR:-/tmp}/att-reproduce-out.XXXXXX") || exit 2
+trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM
+BIN=${ATT_BIN_DIR:-${BIN:-bin}}
+BUILD=${BUILD:-build}
+MK="make --no-print-directory BIN=$BIN BUILD=$BUILD"
+npass=0 nfail=0
+pass() { npass=$((npass + 1)); echo "ok    $1"; }
+fail() { nfail=$((nfail + 1)); echo "FAIL  $1"; shift; for l in "$@"; do echo "      $l"; done; }
+
+# the user's own files: checksums of each, and the list of names
+own_sums() { (cd "$1" && for f in $2; do sha256sum "$f" 2>/dev/null || echo "absent $f"; done); }
+tree_sum() { (cd "$1" && find . -type f -exec sha256sum {} + | LC_ALL=C sort | sha256sum); }
+
+D="$T/lecture"
+mkdir -p "$D/notes/old" "$D/figures"
+printf 'todo: slides for Tuesday\n' >"$D/todo.txt"
+printf '\\section{Attention}\n' >"$D/notes/lecture1.tex"
+printf 'ancient\n' >"$D/notes/old/2001.txt"
+printf 'mine\n' >"$D/concentration_mine.csv"          # a name like the suite's
+printf 'mine\n' >"$D/figures/my_plot.png"
+touch -d 2001-01-01 "$D/todo.txt" "$D/notes/old/2001.txt" "$D/figures/my_plot.png"
+touch -d '+1 hour' "$D/notes/lecture1.tex"            # newer than any run
+OWN="todo.txt notes/lecture1.tex notes/old/2001.txt concentration_mine.csv figures/my_plot.png"
+own_sums "$D" "$OWN" >"$T/own.before"
+
+# 1. refused: not empty, no manifest
+before=$(tree_sum "$D")
+$MK reproduce OUT="$D" ONLY=concentration >"$T/out1" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] && grep -q "refusing OUT '$D'" "$T/out1" && grep -q 'FORCE=1' "$T/out1" &&
+   [ "$(tree_sum "$D")" = "$before" ] && [ ! -e "$D/.reproduce-manifest" ]; then
+    pass "a non-empty folder without a manifest is refused, untouched (exit $rc)"
+else
+    fail "refusal of a non-empty folder without a manifest" "exit $rc" "$(head -5 "$T/out1")"
+fi
+
+# 2. FORCE=1: the user's files survive byte for byte, twice
+$MK reproduce OUT="$D" ONLY=concentration FORCE=1 >"$T/out2" 2>&1
+rc=$?
+own_sums "$D" "$OWN" >"$T/own.after"
+if [ "$rc" -eq 0 ] && cmp -s "$T/own.before" "$T/own.after" && [ -f "$D/concentration.verdicts.csv" ] &&
+   [ -f "$D/figures/concentration.png" ] && [ -f "$D/.reproduce-manifest" ]; then
+    pass "FORCE=1: the reproduce ran and every unrelated file survived byte for byte"
+else
+    fail "FORCE=1 reproduce" "exit $rc" "$(tail -5 "$T/out2")" "$(diff "$T/own.before" "$T/own.after")"
+fi
+if grep -qxF concentration.csv "$D/.reproduce-manifest" && ! grep -q -e todo.txt -e lecture1 -e _mine -e my_plot "$D/.reproduce-manifest"; then
+    pass "the manifest lists the suite's files and none of the user's"
+else
+    fail "manifest contents" "$(cat "$D/.reproduce-manifest")"
+fi
+first=$(head -n 1 "$T/out2")
+[ "$first" = "reproduce: writing into $D" ] && pass "the first line names the folder" ||
+    fail "first line of make reproduce" "'$first'"
+grep -qE '^reproduce: +concentration +[0-9]+\.[0-9] s +[0-9]+ PASS' "$T/out2" &&
+    pass "progress: the experiment's name, time and verdicts" ||
+    fail "progress line of concentration" "$(grep concentration "$T/out2")"
+grep -qE "^reproduce: done in [0-9]+ s: [0-9]+ files in $D" "$T/out2" && pass "progress: the total at the end" ||
+    fail "the total line" "$(tail -2 "$T/out2")"
+
+# 3. a stale entry of the previous manifest is removed; the user's files stay
+printf 'old\n' >"$D/gone_experiment.csv"
+printf 'old\n' >"$D/figures/gone_plot.png"
+printf 'outside\n' >"$T/outside.txt"
+{ echo gone_experiment.csv; echo figures/gone_plot.png; echo ../outside.txt; echo "$T/outside.txt"; } >>"$D/.reproduce-manifest"
+$MK reproduce OUT="$D" ONLY=concentration >"$T/out3" 2>&1
+rc=$?
+own_sums "$D" "$OWN" >"$T/own.after"
+if [ "$rc" -eq 0 ] && [ ! -e "$D/gone_experiment.csv" ] && [ ! -e "$D/figures/gone_plot.png" ] &&
+   grep -q "removing $D/gone_experiment.csv" "$T/out3"; then
+    pass "files of the previous manifest that this run did not write are removed"
+else
+    fail "pruning of the previous manifest's stale files" "exit $rc" "$(tail -5 "$T/out3")"
+fi
+[ -f "$T/outside.txt" ] && pass "manifest entries outside the folder are never removed" ||
+    fail "a manifest entry outside the folder was removed"
+cmp -s "$T/own.before" "$T/own.after" && pass "second reproduce (manifest, no FORCE): unrelated files byte-identical" ||
+    fail "second reproduce changed the user's files" "$(diff "$T/own.before" "$T/own.after")"
+
+# an empty folder is accepted without FORCE
+mkdir -p "$T/empty"
+$MK reproduce OUT="$T/empty" ONLY=concentration >"$T/out4" 2>&1 && [ -f "$T/empty/concentration.csv" ] &&
+    pass "an empty folder is accepted" || fail "reproduce into an empty folder" "$(tail -3 "$T/out4")"
+
+# 4. an exported OUT (FORCE, ONLY) redirects nothing (make -n: nothing runs)
+before=$(tree_sum "$D")
+OUT="$D" FORCE=1 ONLY=concentration $MK -n reproduce >"$T/out5" 2>&1
+if grep -q 'prune_results.sh begin "results" "0"' "$T/out5" && ! grep -qF "$D" "$T/out5"; then
+    pass "an exported OUT/FORCE/ONLY does not redirect make reproduce (it names results/)"
+else
+    fail "exported OUT" "$(grep prune_results "$T/out5")"
+fi
+OUT="$D" $MK -n figures >"$T/out6" 2>&1
+grep -q 'figures.sh "out"' "$T/out6" && ! grep -qF "$D" "$T/out6" &&
+    pass "an exported OUT does not redirect make figures (it names out/)" ||
+    fail "exported OUT and make figures" "$(cat "$T/out6")"
+[ "$(tree_sum "$D")" = "$before" ] && pass "the exported folder is untouched" || fail "the exported folder changed"
+
+# 5. ONLY with results/: refused before anything is written
+rbefore=$(tree_sum results)
+$MK reproduce ONLY=concentration >"$T/out7" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] && grep -q 'private OUT' "$T/out7" && [ "$(tree_sum results)" = "$rbefore" ]; then
+    pass "ONLY with results/ is refused, results/ untouched"
+else
+    fail "ONLY with results/" "exit $rc" "$(cat "$T/out7")"
+fi
+$MK reproduce OUT="$T/x" ONLY=no_such_claim >"$T/out8" 2>&1
+[ $? -ne 0 ] && grep -q "unknown experiment" "$T/out8" && [ ! -e "$T/x" ] &&
+    pass "ONLY with an unknown ID is refused" || fail "ONLY=no_such_claim" "$(cat "$T/out8")"
+
+# a file where the folder should be
+printf 'x\n' >"$T/afile"
+$MK reproduce OUT="$T/afile" ONLY=concentration >"$T/out9" 2>&1
+[ $? -ne 0 ] && grep -q "is not a folder" "$T/out9" && [ "$(cat "$T/afile")" = x ] &&
+    pass "OUT that is a file is refused" || fail "OUT=a file" "$(cat "$T/out9")"
+
+echo "test_reproduce_out: $npass passed, $nfail failed"
+[ "$nfail" -eq 0 ]

@@ -1,0 +1,24 @@
+#!/bin/sh
+# run_one.sh ID BINDIR OUTDIR BUILDDIR - one experiment of make reproduce:
+# runs BINDIR/ID --out OUTDIR --quiet and prints, as it finishes, one line:
+# its name, its time and its verdicts, e.g.
+#   reproduce:   key_bias                  3.1 s  4 PASS, 1 REPORTED
+# Exit 1 (some verdict FAIL) is a result, not an error: it exits 0 then;
+# exit 2 or more is passed on, with the experiment named.
+set -u
+id=$1 bin=$2 out=$3 build=$4
+t0=$(date +%s%N)
+"$bin/$id" --out "$out" --quiet
+st=$?
+t1=$(date +%s%N)
+secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
+if [ "$st" -gt 1 ]; then
+    printf 'reproduce:   %-24s %6s s  FAILED TO RUN (exit %d)\n' "$id" "$secs" "$st" >&2
+    exit "$st"
+fi
+summary=$("$build/tools/csvcol" "$out/$id.verdicts.csv" verdict 2>/dev/null |
+          awk '{ n[$1]++ } END { s = ""; split("PASS FAIL INCONCLUSIVE REPORTED", k, " ");
+                 for (i = 1; i <= 4; i++) if (n[k[i]]) s = s (s ? ", " : "") n[k[i]] " " k[i];
+                 print s }')
+printf 'reproduce:   %-24s %6s s  %s\n' "$id" "$secs" "${summary:-no verdict rows}"
+exit 0

@@ -20,8 +20,9 @@
 # untested). The commands run one after another, each from the top of a
 # scratch copy of this checkout (symbolic links to it, without out/), so a
 # run writes into the scratch out/, never into yours; bin/ is $ATT_BIN_DIR
-# when set (make sanitize's bin-san/). Trailing spaces are ignored; nothing
-# else is. A mismatch prints the command, what was shown and what came out.
+# when set (make sanitize's bin-san/), in an 80 x 24 pseudo-terminal. Trailing
+# spaces are ignored, and so is the progress meter a run longer than 2 s
+# draws on stderr (its lines depend on the machine's speed); nothing else. A mismatch prints the command, what was shown and what came out.
 set -u
 cd "$(dirname "$0")/.." || exit 3
 command -v python3 >/dev/null 2>&1 || { echo "test_readme: skipped (no python3)"; exit 0; }
@@ -169,7 +170,25 @@ def run_in_terminal(cmd, cwd, env):
     os.close(master)
     st = p.wait()
     if st < 0: st = 128 - st
-    return buf.decode("utf-8", "replace").replace("\r\n", "\n").split("\n"), st
+    return screen(buf.decode("utf-8", "replace")), st
+
+PROGRESS = re.compile(r"^\S+: \d+/\d+ draws \(\d+%\), [\d.]+ s\s*$")
+def screen(text):
+    """the lines a terminal shows: a carriage return lets the rest of the line
+    overwrite its start; a line redrawn in place (a progress meter, which a run
+    longer than 2 s draws on stderr, so its presence depends on the machine's
+    speed) is left out when what remains is a meter or blank"""
+    out = []
+    for raw in text.replace("\r\n", "\n").split("\n"):
+        if "\r" not in raw:
+            out.append(raw); continue
+        cells = []
+        for piece in raw.split("\r"):
+            cells[:len(piece)] = list(piece)
+        line = "".join(cells)
+        if line.strip() and not PROGRESS.match(line):
+            out.append(line)
+    return out
 
 top = os.getcwd()
 scratch = tempfile.mkdtemp(prefix="test_readme.")

@@ -200,6 +200,11 @@ try:
     os.symlink(os.path.join(top, bindir) if not os.path.isabs(bindir) else bindir,
                os.path.join(scratch, "bin"))
     env = dict(os.environ, LC_ALL="C.UTF-8", LANG="C.UTF-8", TERM="dumb", COLUMNS="80", LINES="24")
+    # a student's make, not a sub-make of make check: no "Entering directory"
+    # lines, no jobserver; the build folders of the caller (make sanitize's
+    # build-san/, bin-san/) still count, through BUILD and bin/ -> ATT_BIN_DIR
+    for v in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "GNUMAKEFLAGS"):
+        env.pop(v, None)
     fails, edits = 0, {}
     for c in cmds:
         want, want_st = shown(c)

@@ -14,9 +14,9 @@
 # children: on a loaded machine compare CPU times. --later names suites left
 # for make check-all, so that the summary says what did not run.
 #
-# What a suite checks: a line "purpose: ..." in the first 30 lines of its
-# source (tests/test_x.c or tests/test_y.sh), else the table below, else the
-# first line of its header comment.
+# What a suite checks: the table below, else a line "purpose: ..." in the
+# first 30 lines of its source (tests/test_x.c or tests/test_y.sh), else the
+# first line of its header comment; cut to 45 characters.
 set -u
 
 logs=${BUILD:-build}/test-logs
@@ -60,6 +60,12 @@ purpose_table() {
         test_bad_inputs.sh)          echo "every bad input against the real binaries" ;;
         test_browser.sh)             echo "the browser explorer in headless Chromium" ;;
         test_experiments.sh)         echo "every experiment once, with few draws" ;;
+        test_experiment)             echo "the experiment skeleton: sticky errors" ;;
+        test_claims_tex.sh)          echo "claims.tex reads in a sentence" ;;
+        test_grade.sh)               echo "the grader: solutions pass, wrong ones fail" ;;
+        test_layout.sh)              echo "figure text: no overlap, nothing clipped" ;;
+        test_registry.sh)            echo "the claims registry is whole" ;;
+        test_reproduce_out.sh)       echo "reproduce keeps files it did not write" ;;
         test_explorer_tui.sh)        echo "the terminal explorer in tmux" ;;
         test_help.sh)                echo "make help lists every target" ;;
         test_layers.sh)              echo "lib/ includes point one way" ;;
@@ -77,16 +83,16 @@ purpose_table() {
 
 # purpose NAME SOURCE: a few words on what the suite checks
 purpose() {
-    p=""
-    [ -f "$2" ] && p=$(head -n 30 "$2" | sed -n 's/^[#/* ]*purpose: *//p' | head -n 1)
-    [ -n "$p" ] || p=$(purpose_table "$1") || p=""
+    p=$(purpose_table "$1") || p=""
+    [ -n "$p" ] || [ ! -f "$2" ] || p=$(head -n 30 "$2" | sed -n 's/^[#/* ]*purpose: *//p' | head -n 1)
     if [ -z "$p" ] && [ -f "$2" ]; then
-        # "test_x.c - what it checks, ..." -> the words after " - ", 44 characters at most
-        p=$(head -n 5 "$2" | sed -n 's/^[#/* ]*[A-Za-z0-9_.]* - //p' | head -n 1 |
-            awk '{ s = ""; for (i = 1; i <= NF; i++) { if (length(s) + length($i) > 43) break;
-                   s = s (s == "" ? "" : " ") $i } sub(/[,;:(]$/, "", s); print s }')
+        # "test_x.c - what it checks, ..." -> the words after " - "
+        p=$(head -n 5 "$2" | sed -n 's/^[#/* ]*[A-Za-z0-9_.]* - //p' | head -n 1)
     fi
-    printf '%s' "$p"
+    # one column: at most 45 characters, cut at a word
+    printf '%s' "$p" | awk '{ if (length($0) <= 45) { print; exit } s = ""
+        for (i = 1; i <= NF; i++) { if (length(s) + length($i) > 41) break; s = s (s == "" ? "" : " ") $i }
+        sub(/[,;:(]$/, "", s); print s "..." }'
 }
 
 now() { date +%s.%N; }

@@ -17,7 +17,8 @@
 #   ```
 # No output line under a command means it must print nothing. Every fenced
 # block in that part must be a console block (nothing there is left
-# untested). The commands run one after another, each from the top of a
+# untested). Every relative link of README.md and doc/*.md must lead to a
+# file (and a heading, for #anchors). The commands run one after another, each from the top of a
 # scratch copy of this checkout (symbolic links to it, without out/), so a
 # run writes into the scratch out/, never into yours; bin/ is $ATT_BIN_DIR
 # when set (make sanitize's bin-san/), in an 80 x 24 pseudo-terminal. Trailing
@@ -146,6 +147,36 @@ def refit(pat, got):
     if pat[-1] == "..." and out[-1] != "...": out.append("...")
     return out
 
+# ---- links: every relative link of README.md and doc/*.md leads somewhere -------
+def slug(h):
+    h = re.sub(r"[^\w\- ]", "", h.strip().lower().replace("`", ""))
+    return h.replace(" ", "-")
+
+def anchors(path):
+    try: text = open(path, encoding="utf-8").read()
+    except OSError: return set()
+    return {slug(m.group(1)) for m in re.finditer(r"(?m)^#+ (.*)$", text)}
+
+def broken_links():
+    bad = []
+    files = [README] + sorted(os.path.join("doc", f) for f in os.listdir("doc") if f.endswith(".md"))
+    for f in files:
+        text = open(f, encoding="utf-8").read()
+        text = re.sub(r"(?s)```.*?```", "", text)          # not inside code blocks
+        for m in re.finditer(r"\]\(([^)\s]+)\)", text):
+            target = m.group(1)
+            if re.match(r"^[a-z]+:", target): continue      # http:, mailto:, ...
+            path, _, frag = target.partition("#")
+            full = os.path.normpath(os.path.join(os.path.dirname(f), path)) if path else f
+            if not os.path.exists(full):
+                bad.append("%s: link to %s: no such file" % (f, target))
+            elif frag and full.endswith(".md") and frag not in anchors(full):
+                bad.append("%s: link to %s: no heading '#%s' there" % (f, target, frag))
+    return bad
+
+links = broken_links()
+for b in links: print("test_readme: " + b)
+
 # ---- run ----------------------------------------------------------------------
 def run_in_terminal(cmd, cwd, env):
     """run cmd with stdout and stderr on one pseudo-terminal, as a student's
@@ -241,11 +272,13 @@ try:
         print("test_readme: %d of %d shown outputs rewritten in README.md (review: git diff README.md)"
               % (len(edits), len(cmds)))
         sys.exit(0)
-    if fails:
+    if fails or (links and not update):
+        if links: print("test_readme: %d broken links in README.md and doc/*.md" % len(links))
         print("test_readme: %d of %d commands of 'For students' did not print what the README shows"
               % (fails, len(cmds)))
         sys.exit(1)
-    print("test_readme: all %d commands of 'For students' print what the README shows" % len(cmds))
+    print("test_readme: all %d commands of 'For students' print what the README shows; "
+          "every link of README.md and doc/*.md leads to a file and heading" % len(cmds))
 finally:
     shutil.rmtree(scratch, ignore_errors=True)
 PYEOF

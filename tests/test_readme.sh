@@ -274,8 +274,8 @@ try:
         sys.exit(0)
     if fails or (links and not update):
         if links: print("test_readme: %d broken links in README.md and doc/*.md" % len(links))
-        print("test_readme: %d of %d commands of 'For students' did not print what the README shows"
-              % (fails, len(cmds)))
+        if fails: print("test_readme: %d of %d commands of 'For students' did not print what the "
+                        "README shows" % (fails, len(cmds)))
         sys.exit(1)
     print("test_readme: all %d commands of 'For students' print what the README shows; "
           "every link of README.md and doc/*.md leads to a file and heading" % len(cmds))

@@ -18,7 +18,9 @@
 # No output line under a command means it must print nothing. Every fenced
 # block in that part must be a console block (nothing there is left
 # untested). Every relative link of README.md and doc/*.md must lead to a
-# file (and a heading, for #anchors). The commands run one after another, each from the top of a
+# file (and a heading, for #anchors), and the claims table between the
+# claims markers must be what tools/report makes of results/*.verdicts.csv
+# (make reproduce writes both). The commands run one after another, each from the top of a
 # scratch copy of this checkout (symbolic links to it, without out/), so a
 # run writes into the scratch out/, never into yours; bin/ is $ATT_BIN_DIR
 # when set (make sanitize's bin-san/), in an 80 x 24 pseudo-terminal. Trailing
@@ -177,6 +179,39 @@ def broken_links():
 links = broken_links()
 for b in links: print("test_readme: " + b)
 
+# ---- the claims table: what the report makes of the committed verdicts ---------
+def claims_table_stale():
+    """README's block between the claims markers against tools/report's
+    claims_summary.md from results/*.verdicts.csv; None when it agrees or when
+    the report is not built"""
+    report = os.path.join(os.environ.get("BUILD", "build"), "tools", "report")
+    if not os.access(report, os.X_OK): return None
+    text = "\n".join(lines)
+    m = re.search(r"<!-- claims:begin -->\n(.*?)<!-- claims:end -->", text, re.S)
+    if not m: return "README.md has no <!-- claims:begin --> ... <!-- claims:end --> block"
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    ids = subprocess.run(["make", "-s", "--no-print-directory", "--eval", "ids: ; @echo $(EXPERIMENTS)",
+                          "ids"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         stdin=subprocess.DEVNULL).stdout.decode().split()
+    ids = [i for i in ids if os.path.exists("results/%s.verdicts.csv" % i)]
+    if not ids: return None
+    d = tempfile.mkdtemp(prefix="test_readme_claims.")
+    try:
+        for i in ids: shutil.copy("results/%s.verdicts.csv" % i, d)
+        p = subprocess.run([report, "--out", d] + ids, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        if p.returncode: return "the report refused results/: " + p.stderr.decode().strip()
+        want = open(os.path.join(d, "claims_summary.md"), encoding="utf-8").read()
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    if m.group(1) == want: return None
+    diff = list(difflib.unified_diff(m.group(1).split("\n"), want.split("\n"), lineterm="", n=0))[2:8]
+    return ("README.md's claims table is not what tools/report makes of results/*.verdicts.csv "
+            "(make reproduce rewrites it; sh tools/readme_sync.sh results):\n  " + "\n  ".join(diff))
+
+stale = claims_table_stale()
+if stale: print("test_readme: " + stale)
+
 # ---- run ----------------------------------------------------------------------
 def run_in_terminal(cmd, cwd, env):
     """run cmd with stdout and stderr on one pseudo-terminal, as a student's
@@ -272,13 +307,14 @@ try:
         print("test_readme: %d of %d shown outputs rewritten in README.md (review: git diff README.md)"
               % (len(edits), len(cmds)))
         sys.exit(0)
-    if fails or (links and not update):
+    if fails or ((links or stale) and not update):
         if links: print("test_readme: %d broken links in README.md and doc/*.md" % len(links))
         if fails: print("test_readme: %d of %d commands of 'For students' did not print what the "
                         "README shows" % (fails, len(cmds)))
         sys.exit(1)
     print("test_readme: all %d commands of 'For students' print what the README shows; "
-          "every link of README.md and doc/*.md leads to a file and heading" % len(cmds))
+          "every link of README.md and doc/*.md leads to a file and heading; the claims table is the "
+          "report's" % len(cmds))
 finally:
     shutil.rmtree(scratch, ignore_errors=True)
 PYEOF

@@ -115,14 +115,15 @@ tests: $(addprefix $(BUILD)/tests/,$(TESTS))
 # (about 1 minute on 2 idle cores); make check-all adds the slow end-to-end
 # suites below (CI runs it). Each suite prints one line: name, what it
 # checks, time; its output is in $(BUILD)/test-logs/ (VERBOSE=1 shows it).
+# The build inside runs as a sub-make ('+'), so make -j2 check builds in parallel.
 SLOW_TESTS  := tests/test_bad_inputs.sh tests/test_mpi.sh tests/test_browser.sh
 CHECK_SUITES = $(addprefix $(BUILD)/tests/,$(TESTS)) $(filter-out $(SLOW_TESTS),$(wildcard tests/test_*.sh))
 RUN_TESTS    = ATT_BIN_DIR=$(BIN) BUILD=$(BUILD) sh tools/run_tests.sh --logs $(BUILD)/test-logs \
                --build "$(MAKE) --no-print-directory tests all"
 check: deps ## build, then every unit and property test and the fast end-to-end tests (about 1 min)
-	@$(RUN_TESTS) --later "$(filter $(wildcard tests/test_*.sh),$(SLOW_TESTS))" $(CHECK_SUITES)
+	@+$(RUN_TESTS) --later "$(filter $(wildcard tests/test_*.sh),$(SLOW_TESTS))" $(CHECK_SUITES)
 check-all: deps ## make check plus the slow end-to-end suites: every bad input, MPI, Chromium (about 3 min)
-	@$(RUN_TESTS) $(CHECK_SUITES) $(filter $(wildcard tests/test_*.sh),$(SLOW_TESTS))
+	@+$(RUN_TESTS) $(CHECK_SUITES) $(filter $(wildcard tests/test_*.sh),$(SLOW_TESTS))
 
 # ---- reproduce: every experiment, every figure, the claims report ---------
 

@@ -1,11 +1,9 @@
 # attention-qkv: an experiment suite reproducing the claims of section 4.2
 # ("queries, keys and values"). `make help` lists the targets.
 
-# The claims, in the catalogue's order (shared/claims.md).
-IDS := concentration naive_self_attention random_projections score_asymmetry \
-       bilinear_low_rank qk_invariance key_bias query_bias value_bias \
-       worked_example shapes previous_token_head fused_qkv any_length \
-       two_queries_four_keys ov_invariance learned_previous_token long_sequences
+# The claims, in the catalogue's order: the registry's rows (experiments/registry.tsv,
+# the one place that names them; tools/registry.sh).
+IDS := $(shell sh tools/registry.sh ids)
 # Only the experiments whose source exists are built (the suite grows by issue).
 EXPERIMENTS := $(filter $(basename $(notdir $(wildcard experiments/*.c))),$(IDS))
 
@@ -64,7 +62,7 @@ CHECK_PLOTS := $(foreach id,$(EXPERIMENTS),$(filter $(id) $(id)_%,$(CHECK_PLOTS)
 endif
 
 .PHONY: all check check-all reproduce figures report verify bench sanitize valgrind fuzz \
-        deps clean help tests mpi experiments
+        deps clean help tests mpi experiments grade
 .DELETE_ON_ERROR:
 
 all: $(addprefix $(BIN)/,$(EXPERIMENTS)) $(addprefix $(BUILD)/tools/,$(TOOLS)) ## build the library, one bin/<ID> per claim, and the tools
@@ -89,6 +87,13 @@ deps: ## install (as root) or name the missing Debian packages
 $(BUILD)/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(GSL_CFLAGS) -c $< -o $@
+
+# The claims registry, compiled in (lib/run/registry.h).
+$(BUILD)/registry.inc: experiments/registry.tsv tools/registry.sh
+	@mkdir -p $(@D)
+	sh tools/registry.sh c >$@.tmp && mv $@.tmp $@
+$(BUILD)/lib/run/registry.o: $(BUILD)/registry.inc
+$(BUILD)/lib/run/registry.o: override CFLAGS += -I$(BUILD)
 
 $(LIB_A): $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -214,6 +219,13 @@ handout: ## build results/handout.pdf (one page per claim; installs TeX as root,
 slides: ## build results/slides.pdf (beamer 16:9, one slide per claim)
 	@sh tools/deps.sh tex
 	@$(MAKE) --no-print-directory $(OUT)/slides.pdf
+
+# The section's exercises (exercises/): grade a student's file against the C
+# head. exercises/grade.py needs no NumPy; it finds a Python that has it for
+# the student's code (set ATT_PYTHON to choose one).
+grade: $(BIN)/shapes $(BIN)/attention ## grade FILE=STUDENT.py (the section's exercises) against the C head; GRADE_ARGS="--json results.json"
+	@test -n "$(FILE)" || { echo "make grade: give FILE=path/to/section_4_2.py (the starter is exercises/section_4_2.py)" >&2; exit 2; }
+	@python3 exercises/grade.py "$(FILE)" --bin $(BIN) $(GRADE_ARGS)
 
 verify: all ## rerun everything into a temporary folder and compare it with the committed results/
 	@sh tools/verify.sh

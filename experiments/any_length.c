@@ -23,6 +23,7 @@
  * bytes: machine- and thread-dependent), any_length.meta, any_length.verdicts.csv
  */
 #include "experiment.h"
+#include "blas.h"
 #include "head.h"
 #include "mat.h"
 #include "mem.h"
@@ -192,7 +193,7 @@ static int run(experiment *e)
     }
 
     // times, one thread for both heads, each (head, T) in its own process
-    mc_blas_single_thread();
+    blas_single_thread();
     timing m;
     double base[2] = {0, 0}, rss;
     for (int h = 0; h < 2 && !rc; h++) rc = timing_in_child(time_head, &(timed_head){e, &p, h, 1}, &m, &base[h]);
@@ -229,36 +230,41 @@ static int run(experiment *e)
     }
     for (size_t k = 0; k < n; k++) med[k] = tr[k].tiled.median;
     if (nplain) {
-        verdict_add(&e->v, KIND_IDENTITY, "anyLengthTiledErr", 0.0, measure_exact(err, nplain), rule_at_most(tol),
+        exp_identity(e, "anyLengthTiledErr", 0.0, measure_exact(err, nplain), rule_at_most(tol),
                     "max |O_tiled - O_plain| over %zu lengths T <= %zu (tolerance: the smallest over T, each "
                     "8 eps (2 (d + d_k) |q||k| + 2 T) max|v| + 8 d eps |x||w_V|)", nplain, max_plain_T);
-        verdict_add(&e->v, KIND_IDENTITY, "anyLengthAgreeCount", (double)nplain,
+        exp_identity(e, "anyLengthAgreeCount", (double)nplain,
                     measure_exact((double)(nplain - failed), nplain), rule_at_least((double)nplain),
                     "lengths T <= %zu where the tiled head agrees with the plain one within that T's tolerance",
                     max_plain_T);
     }
     size_t Tmax = Ts[n - 1];
     if (Tmax >= 100000)
-        verdict_add(&e->v, KIND_CLAIM, "anyLengthLongestT", 100000.0, measure_exact((double)Tmax, 1),
+        exp_claim(e, "anyLengthLongestT", 100000.0, measure_exact((double)Tmax, 1),
                     rule_at_least(100000), "longest sequence the same weights ran on (tiled head; its T x T "
                     "scores would need %.0f GB)", 8.0 * (double)Tmax * (double)Tmax / 1e9);
-    if (Tmax >= 100000) verdict_headline(&e->v);
+    if (Tmax >= 100000) exp_headline(e);
     double sm = loglog_slope(Ts, tiled_bytes, n, FIT_MIN_T), sp = loglog_slope(Ts, plain_bytes, n, 500);
     double st = loglog_slope(Ts, med, n, FIT_MIN_T);
     if (!isnan(sm))
-        verdict_add(&e->v, KIND_CLAIM, "anyLengthMemSlope", 1.0, measure_exact(sm, n), rule_between(0.9, 1.1),
+        exp_claim(e, "anyLengthMemSlope", 1.0, measure_exact(sm, n), rule_between(0.9, 1.1),
                     "log-log slope of the bytes the tiled head allocates vs T, T >= %zu (linear: 1)", FIT_MIN_T);
     if (!isnan(sp))
-        verdict_add(&e->v, KIND_CONTROL, "anyLengthPlainMemSlope", 2.0, measure_exact(sp, n), rule_at_least(1.5),
+        exp_control(e, "anyLengthPlainMemSlope", 2.0, measure_exact(sp, n), rule_at_least(1.5),
                     "log-log slope of the bytes the plain head allocates vs T, 500 <= T <= %zu (T x T terms: toward 2)", max_plain_T);
-    verdict_add(&e->v, KIND_REPORTED, "anyLengthLongestMiB", NAN, measure_exact(tiled_bytes[n - 1] / 1048576.0, 1),
-                rule_none(), "MiB the tiled head allocates at T = %zu (%d threads' tiles)", Tmax, omp_get_max_threads());
-    verdict_add(&e->v, KIND_REPORTED, "anyLengthBytesPerToken", NAN, measure_exact(tiled_bytes[n - 1] / (double)Tmax, 1),
-                rule_none(), "bytes per token at T = %zu (X, K, V, O hold %d)", Tmax, 8 * (D + DK + DV + DV));
+    exp_reported(e, "anyLengthLongestMiB", NAN, measure_exact(tiled_bytes[n - 1] / 1048576.0, 1),
+                "MiB the tiled head allocates at T = %zu (%d threads' tiles)", Tmax, omp_get_max_threads());
+    exp_reported(e, "anyLengthBytesPerToken", NAN, measure_exact(tiled_bytes[n - 1] / (double)Tmax, 1),
+                "bytes per token at T = %zu (X, K, V, O hold %d)", Tmax, 8 * (D + DK + DV + DV));
     if (!isnan(st))
-        verdict_add(&e->v, KIND_REPORTED, "anyLengthTimeSlope", NAN, measure_time(st, NAN, NAN, reps), rule_none(),
-                    "log-log slope of the tiled head's median time vs T, %zu <= T <= %zu, one thread (about 2)",
+        exp_reported(e, "anyLengthTimeSlope", NAN, measure_time(st, NAN, NAN, reps), "log-log slope of the tiled head's median time vs T, %zu <= T <= %zu, one thread (about 2)",
                     FIT_MIN_T, timing_max_T);
+    exp_summary(e, "the same W_Q, W_K, W_V ran on T = %zu .. %zu tokens (the section: 5 or 100,000)", Ts[0], Tmax);
+    if (nplain)
+        exp_summary(e, "tiled = plain head within tolerance at %zu of %zu lengths T <= %zu (largest "
+                    "difference %.3g)", nplain - failed, nplain, max_plain_T, err);
+    if (!isnan(sm) && !isnan(sp))
+        exp_summary(e, "memory grows like T^%.3f (tiled) against T^%.3f (plain, its T x T scores)", sm, sp);
     return ATT_OK;
 }
 
@@ -270,7 +276,7 @@ int main(int argc, char **argv)
         {"timing-max-T", OPT_SIZE, &timing_max_T, "N", "time both heads up to this T (default 20000)"},
         {"reps", OPT_SIZE, &reps, "N", "timed runs per (head, T), >= 5 (default 5): min, median, max"},
         {NULL, 0, NULL, NULL, NULL}};
-    static const experiment_def def = {"any_length", "one head, fixed weights, T = 5 .. 100,000: tiled vs "
-                                       "plain, memory and time", OPT_SEED | OPT_T, 20261129UL, 0, extra, run};
+    static const experiment_def def = {"any_length", NULL,
+                                       OPT_SEED | OPT_T, 20261129UL, 0, extra, run};
     return experiment_main(&def, argc, argv);
 }

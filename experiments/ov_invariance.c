@@ -25,10 +25,11 @@
  *      units of eps), of W_Q and W_V (the factors differ), and a negative
  *      control: head 2 with head 1's b_Q untransformed (u not kept) moves.
  *
- * Writes into --out: ov_invariance.csv (one row per cond(R)),
- * ov_invariance_heads.csv (one row per two-heads case), .meta, .verdicts.csv.
+ * Writes (sweep.h: every quantity's mean, CI, min, max, n): ov_invariance.csv
+ * (one row per cond(R)), ov_invariance_heads.csv (one row per two-heads case).
  */
 #include "experiment.h"
+#include "sweep.h"
 #include "head.h"
 #include "mat.h"
 #include "qkov.h"
@@ -40,14 +41,14 @@
 #include <math.h>
 #include <stdlib.h>
 
-enum { NCOND = 17, NHEADS = 2, NPOINT = NCOND + NHEADS };   /* cond 10^(k/2); heads w/o, with biases */
-/* per draw, at a cond point: */
-enum { C_V, C_WOV, C_Y, C_UWOV, C_UY };
-/* per draw, at a two-heads point: */
-enum { H_Y, H_UY, H_WQ, H_WV, H_CTRL };
-enum { NSTAT = 5 };
-
-typedef struct { size_t T, d, d_k, d_v, n; double cond[NCOND]; } ctx;
+enum { NCOND = 17, NHEADS = 2 };   /* cond 10^(k/2); two heads without, with biases */
+/* per draw, at a cond point */
+#define COND_STATS(X) X(C_V, "v") X(C_WOV, "wov") X(C_Y, "y") X(C_UWOV, "wov_units") X(C_UY, "y_units")
+SWEEP_STATS_AS(COND_STATS, NCOND_STAT, cond_names);
+/* per draw, at a two-heads point */
+#define HEAD_STATS(X) X(H_Y, "y") X(H_UY, "y_units") X(H_WQ, "wq") X(H_WV, "wv") X(H_CTRL, "control")
+SWEEP_STATS_AS(HEAD_STATS, NHEAD_STAT, head_names);
+static const char *const head_cases[NHEADS] = {"none", "b_Q b_K b_V b_O"};
 
 enum { X, W_Q, W_K, W_V, W_O, R, WV2, WO2, WOV, WOV2, WQ2, WK2, Y1, Y2, NMAT };
 enum { bQ, bK, bV, bO, bQ2, bK2, bV2, bO2, NVEC };
@@ -71,10 +72,10 @@ static void scratch_free(void *p)
 /* X, Y1, Y2 (T, d); W_Q, W_K, WQ2, WK2 (d, d_k); W_V, WV2 (d, d_v);
  * W_O, WO2 (d_v, d); R (d_v, d_v); WOV, WOV2 (d, d); b_Q, b_K (d_k),
  * b_V (d_v), b_O (d), and the same for head 2 */
-static void *scratch_alloc(void *cp)
+static void *scratch_alloc(const sweep_grid *g, const void *ctx)
 {
-    const ctx *c = cp;
-    size_t T = c->T, d = c->d, dk = c->d_k, dv = c->d_v;
+    (void)ctx;
+    size_t T = sweep_max(g, AX_T), d = sweep_max(g, AX_D), dk = sweep_max(g, AX_DK), dv = sweep_max(g, AX_DV);
     const size_t shape[NMAT][2] = {
         [X] = {T, d}, [W_Q] = {d, dk}, [W_K] = {d, dk}, [W_V] = {d, dv}, [W_O] = {dv, d},
         [R] = {dv, dv}, [WV2] = {d, dv}, [WO2] = {dv, d}, [WOV] = {d, d}, [WOV2] = {d, d},
@@ -89,11 +90,6 @@ static void *scratch_alloc(void *cp)
         return NULL;
     }
     return s;
-}
-
-static uint64_t point_stream(const void *cp, size_t p)
-{
-    return p < ((const ctx *)cp)->n ? p : 100 + (p - ((const ctx *)cp)->n);
 }
 
 /* 1. W_V -> W_V R, W_O -> R^{-1} W_O with cond(R) = cond */
@@ -147,130 +143,122 @@ static int draw_heads(scratch *s, gsl_rng *rng, int bias, double *out)
     return ATT_OK;
 }
 
-static int draw_at(void *cp, void *sp, gsl_rng *rng, size_t p, size_t i, double *out)
+/* X ~ N(0, 1), W_Q, W_K, W_V, W_O ~ N(0, 1/d): the head both draws start from */
+static void draw_head(scratch *s, gsl_rng *rng, size_t d)
 {
-    (void)i;
-    const ctx *c = cp;
-    scratch *s = sp;
-    double sw = 1.0 / sqrt((double)c->d);
+    double sw = 1.0 / sqrt((double)d);
     mat_randn(s->m[X], rng, 1.0);
     mat_randn(s->m[W_Q], rng, sw);
     mat_randn(s->m[W_K], rng, sw);
     mat_randn(s->m[W_V], rng, sw);
     mat_randn(s->m[W_O], rng, sw);
-    return p < c->n ? draw_cond(s, rng, c->cond[p], out) : draw_heads(s, rng, p > c->n, out);
 }
 
-typedef struct { double mean, lo, hi, max; } summary;
-typedef struct { double cond; size_t draws; summary e[NSTAT]; double allowed_units; } cond_row;
-typedef struct { const char *biases; size_t draws; summary e[NSTAT]; double allowed_units; } heads_row;
-#define SUMMARY(row, k, name)                                                                 \
-    COL_AS(row, e[k].mean, name "_mean"), COL_AS(row, e[k].lo, name "_lo"),                  \
-        COL_AS(row, e[k].hi, name "_hi"), COL_AS(row, e[k].max, name "_max")
-static const table_col cond_cols[] = {
-    COL(cond_row, cond), COL(cond_row, draws), SUMMARY(cond_row, C_V, "v"),
-    SUMMARY(cond_row, C_WOV, "wov"), SUMMARY(cond_row, C_Y, "y"),
-    SUMMARY(cond_row, C_UWOV, "wov_units"), SUMMARY(cond_row, C_UY, "y_units"),
-    COL(cond_row, allowed_units)};
-static const table_col heads_cols[] = {
-    COL(heads_row, biases), COL(heads_row, draws), SUMMARY(heads_row, H_Y, "y"),
-    SUMMARY(heads_row, H_UY, "y_units"), SUMMARY(heads_row, H_WQ, "wq"),
-    SUMMARY(heads_row, H_WV, "wv"), SUMMARY(heads_row, H_CTRL, "control"),
-    COL(heads_row, allowed_units)};
-
-static void summarize(summary *e, const stat_acc *a)
+static int draw_at_cond(double *out, gsl_rng *rng, const sweep_point *pt, void *s, const void *ctx)
 {
-    for (int k = 0; k < NSTAT; k++) {
-        e[k].mean = a[k].mean;
-        e[k].max = a[k].max;
-        stat_ci95(&a[k], &e[k].lo, &e[k].hi);
-    }
+    (void)ctx;
+    draw_head(s, rng, pt->d);
+    return draw_cond(s, rng, pt->x, out);
+}
+
+static int draw_at_heads(double *out, gsl_rng *rng, const sweep_point *pt, void *s, const void *ctx)
+{
+    (void)ctx;
+    draw_head(s, rng, pt->d);
+    return draw_heads(s, rng, pt->kase == 1, out);
 }
 
 static int run(experiment *e)
 {
-    const opts *o = &e->o;
-    ctx c = {o->T ? o->T : 16, o->d ? o->d : 64, o->dk ? o->dk : 16, o->dv ? o->dv : 16, 0, {0}};
-    if (c.d_k > c.d || c.d_v > c.d)
-        return exp_usage("--dk %zu, --dv %zu: the circuits have rank d_k, d_v <= d = %zu", c.d_k, c.d_v, c.d);
-    for (int k = 0; k < NCOND && !(c.d_v == 1 && k > 0); k++) c.cond[c.n++] = pow(10.0, 0.5 * k);
-
-    stat_acc acc[NPOINT][NSTAT];
-    mc_config cfg = exp_mc(e, NULL);
-    cfg.nstats = NSTAT; cfg.points = c.n + NHEADS; cfg.draw_at = draw_at;
-    cfg.point_stream = point_stream; cfg.alloc = scratch_alloc; cfg.free = scratch_free; cfg.ctx = &c;
-    int st = mc_run(&cfg, &acc[0][0]);
+    const size_t T = 16, d = 64, dk = 16, dv = 16;
+    size_t d_v = e->o.dv ? e->o.dv : dv, d_k = e->o.dk ? e->o.dk : dk, dd = e->o.d ? e->o.d : d;
+    if (d_k > dd || d_v > dd)
+        return exp_usage("--dk %zu, --dv %zu: the circuits have rank d_k, d_v <= d = %zu", d_k, d_v, dd);
+    double cond[NCOND];
+    size_t ncond = 0;
+    for (int k = 0; k < NCOND && !(d_v == 1 && k > 0); k++) cond[ncond++] = pow(10.0, 0.5 * k);
+    sweep_grid g;
+    sweep_grid_init(&g);
+    sweep_axis(&g, AX_T, 1, &T);
+    sweep_axis(&g, AX_D, 1, &d);
+    sweep_axis(&g, AX_DK, 1, &dk);
+    sweep_axis(&g, AX_DV, 1, &dv);
+    sweep_grid gh = g;
+    sweep_axis_x(&g, "cond", ncond, cond);
+    sweep_axis_cases(&gh, "biases", NHEADS, head_cases);
+    sweep_def dc = SWEEP_DEF_AS(draw_at_cond, NCOND_STAT, cond_names);
+    dc.work_alloc = scratch_alloc, dc.work_free = scratch_free;
+    sweep_def dh = SWEEP_DEF_AS(draw_at_heads, NHEAD_STAT, head_names);
+    dh.work_alloc = scratch_alloc, dh.work_free = scratch_free, dh.csv = "ov_invariance_heads.csv";
+    sweep_result r, rh;
+    int st = sweep_run(e, &g, &dc, &r);
     if (st) return st;
-
-    double C = 4.0 * (double)(c.T + c.d + 2 * c.d_v);              /* units of cond(R) eps */
-    double C2 = 16.0 * (double)(c.T + 2 * c.d + c.d_k + c.d_v);    /* units of eps         */
-    cond_row rows[NCOND];
-    heads_row hrows[NHEADS] = {{.biases = "none", .allowed_units = C2},
-                               {.biases = "b_Q b_K b_V b_O", .allowed_units = C2}};
-    for (size_t p = 0; p < c.n; p++) {
-        rows[p] = (cond_row){.cond = c.cond[p], .draws = acc[p][0].n, .allowed_units = C};
-        summarize(rows[p].e, acc[p]);
-    }
-    for (int h = 0; h < NHEADS; h++) {
-        hrows[h].draws = acc[c.n + h][0].n;
-        summarize(hrows[h].e, acc[c.n + h]);
-    }
-    if ((st = TABLE_WRITE(o->out_dir, "ov_invariance.csv", cond_cols, rows, c.n))) return st;
-    if ((st = TABLE_WRITE(o->out_dir, "ov_invariance_heads.csv", heads_cols, hrows, NHEADS))) return st;
-    exp_meta(e, "T: %zu", c.T);
-    exp_meta(e, "d: %zu", c.d);
-    exp_meta(e, "d_k: %zu", c.d_k);
-    exp_meta(e, "d_v: %zu", c.d_v);
+    if ((st = sweep_run(e, &gh, &dh, &rh))) { sweep_result_free(&r); return st; }
+    const sweep_point *p0 = &r.pt[0];
+    double C = 4.0 * (double)(p0->T + p0->d + 2 * p0->dv);              /* units of cond(R) eps */
+    double C2 = 16.0 * (double)(p0->T + 2 * p0->d + p0->dk + p0->dv);   /* units of eps         */
     exp_meta(e, "allowed_units: %g", C);
 
     /* the values move (every draw with a non-orthogonal R; an orthogonal one too) ... */
     double vmin = INFINITY, worst[2] = {0, 0};
-    size_t total = 0;
-    for (size_t p = 0; p < c.n; p++) {
-        total += acc[p][0].n;
-        if (p > 0) vmin = fmin(vmin, acc[p][C_V].min);
-        worst[0] = fmax(worst[0], acc[p][C_UWOV].max);
-        worst[1] = fmax(worst[1], acc[p][C_UY].max);
+    size_t total = 0, moved = 0;
+    for (size_t p = 0; p < r.npoints; p++) {
+        total += r.pt[p].draws;
+        if (r.pt[p].x > 1.0) vmin = fmin(vmin, sweep_acc(&r, p, C_V)->min), moved += r.pt[p].draws;
+        worst[0] = fmax(worst[0], sweep_acc(&r, p, C_UWOV)->max);
+        worst[1] = fmax(worst[1], sweep_acc(&r, p, C_UY)->max);
     }
-    if (c.n > 1)
-        verdict_add(&e->v, KIND_CLAIM, "ovInvValueChangeMin", NAN, measure_exact(vmin, total - acc[0][0].n),
-                    rule_at_least(0.1), "smallest relative change ||V' - V||_F / ||V||_F of the values "
-                    "over the draws with cond(R) = %g .. %g", c.cond[1], c.cond[c.n - 1]);
-    if (c.d_v >= 2)   /* sqrt(2) needs E tr R = 0: a Haar R of size >= 2 */
-        verdict_add(&e->v, KIND_CLAIM, "ovInvValueChangeOrth", M_SQRT2, measure_stat(&acc[0][C_V]),
-                    rule_ci_within(0.98 * M_SQRT2, 1.02 * M_SQRT2), "mean relative change of the "
-                    "values for a Haar orthogonal R, against the prediction sqrt(2), within 2%%");
+    if (moved) {
+        exp_claim(e, "ovInvValueChangeMin", NAN, measure_exact(vmin, moved), rule_at_least(0.1),
+                  "smallest relative change ||V' - V||_F / ||V||_F of the values over the draws "
+                  "with cond(R) = %g .. %g", cond[1], cond[ncond - 1]);
+        exp_headline(e);
+        exp_summary(e, "the values move: smallest ||V' - V|| / ||V|| %.4g over %zu draws with "
+                    "cond(R) > 1 (the section: they change)", vmin, moved);
+    }
+    if (p0->dv >= 2 && p0->x == 1.0) {   /* sqrt(2) needs E tr R = 0: a Haar R of size >= 2 */
+        exp_claim(e, "ovInvValueChangeOrth", M_SQRT2, sweep_measure(&r, 0, C_V),
+                  rule_ci_within(0.98 * M_SQRT2, 1.02 * M_SQRT2), "mean relative change of the "
+                  "values for a Haar orthogonal R, against the prediction sqrt(2), within 2%%");
+        exp_summary_measure(e, "orthogonal R: mean value change", sweep_measure(&r, 0, C_V),
+                            "prediction sqrt(2) = %.4f", M_SQRT2);
+    }
     /* ... while W_OV and the head's output stay put up to C cond(R) eps */
-    verdict_add(&e->v, KIND_IDENTITY, "ovInvWovErrMax", 0.0, measure_exact(worst[0], total),
-                rule_at_most(C), "largest relative change of W_OV, in units of cond(R) eps, over "
-                "cond(R) = %g .. %g (C = 4 (T + d + 2 d_v))", c.cond[0], c.cond[c.n - 1]);
-    verdict_add(&e->v, KIND_IDENTITY, "ovInvOutErrMax", 0.0, measure_exact(worst[1], total),
-                rule_at_most(C), "largest relative change of the head's output O W_O, in units of "
-                "cond(R) eps");
+    exp_identity(e, "ovInvWovErrMax", 0.0, measure_exact(worst[0], total), rule_at_most(C),
+                 "largest relative change of W_OV, in units of cond(R) eps, over "
+                 "cond(R) = %g .. %g (C = 4 (T + d + 2 d_v))", cond[0], cond[ncond - 1]);
+    exp_identity(e, "ovInvOutErrMax", 0.0, measure_exact(worst[1], total), rule_at_most(C),
+                 "largest relative change of the head's output O W_O, in units of cond(R) eps");
+    exp_summary(e, "W_OV and the output stay put: worst %.3g and %.3g cond(R) eps (allowed %g)",
+                worst[0], worst[1], C);
     /* two heads, the same circuits: the same output, with and without biases */
     const char *macro_y[NHEADS] = {"ovInvHeadsErr", "ovInvHeadsBiasErr"};
     const char *what[NHEADS] = {"without biases", "with biases (u = W_K b_Q and c = b_V W_O + b_O kept)"};
-    for (int h = 0; h < NHEADS; h++) {
-        const stat_acc *a = acc[c.n + h];
-        verdict_add(&e->v, KIND_IDENTITY, macro_y[h], 0.0, measure_exact(a[H_UY].max, a[H_UY].n),
-                    rule_at_most(C2), "two heads with the same W_QK and W_OV, %s: largest relative "
-                    "output difference in units of eps (C2 = 16 (T + 2d + d_k + d_v))", what[h]);
-        verdict_add(&e->v, KIND_CONTROL, h ? "ovInvHeadsBiasFactorChange" : "ovInvHeadsFactorChange",
-                    NAN, measure_exact(fmin(a[H_WQ].min, a[H_WV].min), a[H_WQ].n), rule_at_least(0.1),
+    for (size_t h = 0; h < NHEADS; h++) {
+        const stat_acc *a = sweep_acc(&rh, h, 0);
+        exp_identity(e, macro_y[h], 0.0, measure_exact(a[H_UY].max, a[H_UY].n), rule_at_most(C2),
+                     "two heads with the same W_QK and W_OV, %s: largest relative output "
+                     "difference in units of eps (C2 = 16 (T + 2d + d_k + d_v))", what[h]);
+        exp_control(e, h ? "ovInvHeadsBiasFactorChange" : "ovInvHeadsFactorChange", NAN,
+                    measure_exact(fmin(a[H_WQ].min, a[H_WV].min), a[H_WQ].n), rule_at_least(0.1),
                     "the two heads' factors differ, %s: smallest relative difference of W_Q or W_V",
                     what[h]);
     }
-    if (c.T >= 2)   /* with one key the softmax ignores every score: nothing to tell */
-        verdict_add(&e->v, KIND_CONTROL, "ovInvBiasControl", NAN, measure_stat(&acc[c.n + 1][H_CTRL]),
-                    rule_ci_above(0.01), "control: head 2 keeps b_Q untransformed (W_K b_Q not "
-                    "kept): mean relative output difference");
+    exp_summary(e, "a head is its W_QK and W_OV: two heads with other factors differ by at most "
+                "%.3g eps in output (allowed %g)", fmax(sweep_acc(&rh, 0, H_UY)->max,
+                sweep_acc(&rh, 1, H_UY)->max), C2);
+    if (p0->T >= 2)   /* with one key the softmax ignores every score: nothing to tell */
+        exp_control(e, "ovInvBiasControl", NAN, sweep_measure(&rh, 1, H_CTRL), rule_ci_above(0.01),
+                    "control: head 2 keeps b_Q untransformed (W_K b_Q not kept): mean relative "
+                    "output difference");
+    sweep_result_free(&r);
+    sweep_result_free(&rh);
     return ATT_OK;
 }
 
 int main(int argc, char **argv)
 {
-    static const experiment_def def = {
-        "ov_invariance", "W_V R, R^-1 W_O: same W_OV and output; different values; a head is its W_QK and W_OV",
-        OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_DV, 20261129UL, 400, NULL, run};
+    static const experiment_def def = {"ov_invariance", NULL,
+                                       OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_DV, 20261129UL, 400, NULL, run};
     return experiment_main(&def, argc, argv);
 }

@@ -241,19 +241,25 @@ static int run(experiment *e)
     size_t n = all[ST_ALLOK].n;
     double ok = all[ST_ALLOK].mean * (double)n, lo, hi, T_max = (double)LENGTHS[NT - 1];
     stat_ci95_wilson(ok, (double)n, &lo, &hi);
-    verdict_add(&e->v, KIND_CLAIM, "prevTokenArgmax", 1.0, measure_ci(ok / (double)n, lo, hi, n),
+    exp_claim(e, "prevTokenArgmax", 1.0, measure_ci(ok / (double)n, lo, hi, n),
                 rule_ci_above(0.999), "fraction of %zu random sequences (n_vocab 2..500, T 2..64) in "
                 "which argmax(o_t) = token(t-1) at every t >= 1 (Wilson 95%% CI)", n);
-    verdict_add(&e->v, KIND_REPORTED, "prevTokenWeightConstant", NAN, measure_exact(TARGET, 1),
-                rule_none(), "weight on t-1 the construction is built for (c = ln(999 (T-1))): "
+    exp_headline(e);
+    exp_reported(e, "prevTokenWeightConstant", NAN, measure_exact(TARGET, 1),
+                "weight on t-1 the construction is built for (c = ln(999 (T-1))): "
                 "a constant of the construction, not a measurement");
-    verdict_add(&e->v, KIND_IDENTITY, "prevTokenMinWeightErr", 0.0, measure_exact(identity_err, n),
+    exp_identity(e, "prevTokenMinWeightErr", 0.0, measure_exact(identity_err, n),
                 rule_at_most(tol_eps(8, (size_t)T_max, 1.0)), "max over (n_vocab, T) of |smallest "
                 "a(t, t-1) - e^c / (e^c + T - 1)| (smallest weight %.6f)", all[ST_MINW].min);
-    return verdict_add(&e->v, KIND_IDENTITY, "prevTokenFirstUniform", 0.0,
-                       measure_exact(fmax(all[ST_POS0A].max, all[ST_POS0O].max), n),
-                       rule_at_most(tol_eps(8, (size_t)T_max, 1.0)),
-                       "position 0 (no previous token): max |a(0,j) - 1/T| and |o(0) - counts/T|");
+    exp_identity(e, "prevTokenFirstUniform", 0.0,
+                 measure_exact(fmax(all[ST_POS0A].max, all[ST_POS0O].max), n),
+                 rule_at_most(tol_eps(8, (size_t)T_max, 1.0)),
+                 "position 0 (no previous token): max |a(0,j) - 1/T| and |o(0) - counts/T|");
+    exp_summary_measure(e, "fraction of sequences whose every o_t names token t-1", measure_ci(ok / (double)n, lo, hi, n),
+                        "the exercise: all of them");
+    exp_summary(e, "smallest weight on t-1: %.6f (built for %g); position 0 attends uniformly",
+                all[ST_MINW].min, TARGET);
+    return ATT_OK;
 }
 
 int main(int argc, char **argv)
@@ -262,7 +268,7 @@ int main(int argc, char **argv)
         {"factor", OPT_DOUBLE, &fixed_factor, "C",
          "query factor for every T (default ln(999 (T-1)): weight 0.999 on t-1)"},
         {NULL, 0, NULL, NULL, NULL}};
-    static const experiment_def def = {"previous_token_head", "exercise 4.2b: every position attends "
-                                       "to the one before it", OPT_MC, 42, 1000, extra, run};
+    static const experiment_def def = {"previous_token_head", NULL,
+                                       OPT_MC, 42, 1000, extra, run};
     return experiment_main(&def, argc, argv);
 }

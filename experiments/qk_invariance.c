@@ -19,12 +19,13 @@
  * Prediction for an orthogonal R: E e_Q^2 = E||R - I||_F^2 / d_k = 2, so
  * e_Q ~ sqrt(2) (Q^T Q isotropic on average, E tr R = 0 for Haar R).
  *
- * Writes into --out: qk_invariance.csv (one row per cond(R): draws, mean,
- * CI and max (min for e_Q, e_G) of each quantity, the same in units of
- * cond(R) eps, allowed_units = C), qk_invariance.meta, .verdicts.csv.
- * --cond X runs the single condition number X.
+ * Writes qk_invariance.csv (sweep.h: one row per (T, d, d_k, d_v, cond):
+ * every quantity's mean, CI, min, max, n, also in units of cond(R) eps);
+ * allowed_units = C in the .meta. --cond X runs the single cond(R) = X;
+ * --T, --d, --dk, --dv lists add their points.
  */
 #include "experiment.h"
+#include "sweep.h"
 #include "head.h"
 #include "mat.h"
 #include "qkov.h"
@@ -39,13 +40,9 @@
 enum { NCOND_GRID = 17 };                 /* cond = 10^(k/2), k = 0 .. 16 */
 #define MAX_COND 1e15                     /* --cond at most this, below 1/eps */
 
-enum { E_WQK, E_S, E_O, E_Q, E_G, U_WQK, U_S, U_O, NSTAT };
-
-typedef struct {
-    size_t T, d, d_k, d_v, n;
-    double cond[NCOND_GRID];
-    uint64_t stream[NCOND_GRID];          /* point k of the grid has stream k */
-} ctx;
+#define STATS(X) X(E_WQK, "wqk") X(E_S, "s") X(E_O, "o") X(E_Q, "q") X(E_G, "gram") \
+                 X(U_WQK, "wqk_units") X(U_S, "s_units") X(U_O, "o_units")
+SWEEP_STATS(STATS);
 
 typedef struct {
     gsl_matrix *X, *W_Q, *W_K, *W_V, *R, *WQ2, *WK2, *WQK, *WQK2, *G1, *G2;
@@ -66,42 +63,40 @@ static void scratch_free(void *p)
 
 /* X (T, d), W_Q, W_K, WQ2, WK2 (d, d_k), W_V (d, d_v), R (d_k, d_k),
  * WQK, WQK2 (d, d), G1, G2 (T, T), two head states */
-static void *scratch_alloc(void *cp)
+static void *scratch_alloc(const sweep_grid *g, const void *ctx)
 {
-    const ctx *c = cp;
+    (void)ctx;
+    size_t T = sweep_max(g, AX_T), d = sweep_max(g, AX_D), d_k = sweep_max(g, AX_DK), d_v = sweep_max(g, AX_DV);
     scratch *s = calloc(1, sizeof *s);
     if (s == NULL) return NULL;
-    s->X = mat_new(c->T, c->d);
-    s->W_Q = mat_new(c->d, c->d_k); s->W_K = mat_new(c->d, c->d_k); s->W_V = mat_new(c->d, c->d_v);
-    s->R = mat_new(c->d_k, c->d_k);
-    s->WQ2 = mat_new(c->d, c->d_k); s->WK2 = mat_new(c->d, c->d_k);
-    s->WQK = mat_new(c->d, c->d); s->WQK2 = mat_new(c->d, c->d);
-    s->G1 = mat_new(c->T, c->T); s->G2 = mat_new(c->T, c->T);
+    s->X = mat_new(T, d);
+    s->W_Q = mat_new(d, d_k); s->W_K = mat_new(d, d_k); s->W_V = mat_new(d, d_v);
+    s->R = mat_new(d_k, d_k);
+    s->WQ2 = mat_new(d, d_k); s->WK2 = mat_new(d, d_k);
+    s->WQK = mat_new(d, d); s->WQK2 = mat_new(d, d);
+    s->G1 = mat_new(T, T); s->G2 = mat_new(T, T);
     if (!s->X || !s->W_Q || !s->W_K || !s->W_V || !s->R || !s->WQ2 || !s->WK2 || !s->WQK
         || !s->WQK2 || !s->G1 || !s->G2
-        || head_state_alloc(&s->st1, c->T, c->T, c->d, c->d_k, c->d_v) != ATT_OK
-        || head_state_alloc(&s->st2, c->T, c->T, c->d, c->d_k, c->d_v) != ATT_OK) {
+        || head_state_alloc(&s->st1, T, T, d, d_k, d_v) != ATT_OK
+        || head_state_alloc(&s->st2, T, T, d, d_k, d_v) != ATT_OK) {
         scratch_free(s);
         return NULL;
     }
     return s;
 }
 
-static uint64_t point_stream(const void *cp, size_t p) { return ((const ctx *)cp)->stream[p]; }
-
 /* One draw at grid point p: X ~ N(0, 1), weights ~ N(0, 1/d), R with
  * cond(R) = cond[p]; the head before and after W_Q -> W_Q R, W_K -> W_K R^{-T}. */
-static int draw_at(void *cp, void *sp, gsl_rng *rng, size_t p, size_t i, double *out)
+static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *sp, const void *ctx)
 {
-    (void)i;
-    const ctx *c = cp;
+    (void)ctx;
     scratch *s = sp;
-    double sw = 1.0 / sqrt((double)c->d);
+    double sw = 1.0 / sqrt((double)pt->d);
     mat_randn(s->X, rng, 1.0);
     mat_randn(s->W_Q, rng, sw);
     mat_randn(s->W_K, rng, sw);
     mat_randn(s->W_V, rng, sw);
-    int rc = randmat_with_cond(s->R, rng, c->cond[p]);
+    int rc = randmat_with_cond(s->R, rng, pt->x);
     // W_Q' = W_Q R,  W_K' = W_K R^{-T}  (LU solves, no explicit inverse)
     if (!rc) rc = qkov_reparam(s->WQ2, s->WK2, s->W_Q, s->W_K, s->R);
     // W_QK = W_Q W_K^T  and  W_QK' = W_Q' W_K'^T
@@ -118,7 +113,7 @@ static int draw_at(void *cp, void *sp, gsl_rng *rng, size_t p, size_t i, double 
     if (rc) return rc;
 
     // e = ||M' - M||_F / ||M||_F, and e / (cond(R) eps)
-    double unit = c->cond[p] * DBL_EPSILON;
+    double unit = pt->x * DBL_EPSILON;
     out[E_WQK] = mat_rel_diff(s->WQK2, s->WQK);
     out[E_S] = mat_rel_diff(s->st2.S, s->st1.S);
     out[E_O] = mat_rel_diff(s->st2.O, s->st1.O);
@@ -130,26 +125,6 @@ static int draw_at(void *cp, void *sp, gsl_rng *rng, size_t p, size_t i, double 
     return ATT_OK;
 }
 
-/* one quantity: mean, CI, and its extreme (max, or min for e_Q and e_G) */
-typedef struct { double mean, lo, hi, ext; } summary;
-typedef struct {
-    double cond;
-    int orthogonal;
-    size_t draws;
-    summary e[NSTAT];
-    double allowed_units;
-} cond_row;
-#define SUMMARY_COLS(k, name, extreme)                                                        \
-    COL_AS(cond_row, e[k].mean, name "_mean"), COL_AS(cond_row, e[k].lo, name "_lo"),    \
-        COL_AS(cond_row, e[k].hi, name "_hi"), COL_AS(cond_row, e[k].ext, name "_" extreme)
-static const table_col cond_cols[] = {
-    COL(cond_row, cond), COL(cond_row, orthogonal), COL(cond_row, draws),
-    SUMMARY_COLS(E_WQK, "wqk", "max"), SUMMARY_COLS(E_S, "s", "max"),
-    SUMMARY_COLS(E_O, "o", "max"), SUMMARY_COLS(E_Q, "q", "min"),
-    SUMMARY_COLS(E_G, "gram", "min"), SUMMARY_COLS(U_WQK, "wqk_units", "max"),
-    SUMMARY_COLS(U_S, "s_units", "max"), SUMMARY_COLS(U_O, "o_units", "max"),
-    COL(cond_row, allowed_units)};
-
 static double cond_opt = 0.0;   /* --cond X, 0: the whole grid */
 static const opt_spec extra[] = {
     {"cond", OPT_DOUBLE, &cond_opt, "X",
@@ -159,93 +134,87 @@ static const opt_spec extra[] = {
 static int run(experiment *e)
 {
     const double cond_only = cond_opt;
-    const opts *o = &e->o;
-    ctx c = {o->T ? o->T : 16, o->d ? o->d : 64, o->dk ? o->dk : 16, o->dv ? o->dv : 16, 0, {0}, {0}};
+    size_t d_k = e->o.dk ? e->o.dk : 16;
     if (cond_only != 0.0 && !(cond_only >= 1.0))
         return exp_usage("--cond: %g is not a condition number >= 1", cond_only);
     if (cond_only > MAX_COND)   /* cond(R) eps >= 1: R is singular to working precision */
         return exp_usage("--cond: %g is too large: at most %g (beyond 1/eps = %.3g, R is "
                          "singular to working precision)", cond_only, MAX_COND, 1.0 / DBL_EPSILON);
-    if (c.d_k == 1 && cond_only > 1.0)
+    if (d_k == 1 && cond_only > 1.0)
         return exp_usage("--cond %g needs d_k >= 2 (a 1 x 1 R has cond 1)", cond_only);
 
-    /* the grid; point k has stream k, so --cond 10^(k/2) reruns it */
-    for (int k = 0; k < NCOND_GRID && !(c.d_k == 1 && k > 0); k++) {
-        double ck = pow(10.0, 0.5 * k);
-        if (cond_only == 0.0 || fabs(ck - cond_only) <= 1e-12 * ck) {
-            c.cond[c.n] = ck; c.stream[c.n++] = (uint64_t)k;
-        }
-    }
-    if (c.n == 0) { c.cond[0] = cond_only; c.stream[0] = 1000; c.n = 1; }   /* off the grid */
-
-    stat_acc acc[NCOND_GRID][NSTAT];
-    mc_config cfg = exp_mc(e, NULL);
-    cfg.nstats = NSTAT; cfg.points = c.n; cfg.draw_at = draw_at; cfg.point_stream = point_stream;
-    cfg.alloc = scratch_alloc; cfg.free = scratch_free; cfg.ctx = &c;
-    int st = mc_run(&cfg, &acc[0][0]);
+    /* the grid: T = 16, d = 64, d_k = d_v = 16, cond = 10^(k/2), k = 0..16 (--cond X: X) */
+    const size_t T = 16, d = 64, dk = 16, dv = 16;
+    double cond[NCOND_GRID];
+    size_t ncond = 0;
+    for (int k = 0; k < NCOND_GRID && !(d_k == 1 && k > 0); k++) cond[ncond++] = pow(10.0, 0.5 * k);
+    if (cond_only != 0.0) cond[0] = cond_only, ncond = 1;
+    sweep_grid g;
+    sweep_grid_init(&g);
+    sweep_axis(&g, AX_T, 1, &T);
+    sweep_axis(&g, AX_D, 1, &d);
+    sweep_axis(&g, AX_DK, 1, &dk);
+    sweep_axis(&g, AX_DV, 1, &dv);
+    sweep_axis_x(&g, "cond", ncond, cond);
+    sweep_def def = SWEEP_DEF(draw);
+    def.work_alloc = scratch_alloc, def.work_free = scratch_free;
+    sweep_result r;
+    int st = sweep_run(e, &g, &def, &r);
     if (st) return st;
 
-    double C = 4.0 * (double)(c.d + 2 * c.d_k);
-    cond_row rows[NCOND_GRID];
-    for (size_t p = 0; p < c.n; p++) {
-        rows[p] = (cond_row){.cond = c.cond[p], .orthogonal = c.cond[p] == 1.0,
-                             .draws = acc[p][0].n, .allowed_units = C};
-        for (int k = 0; k < NSTAT; k++) {
-            summary *m = &rows[p].e[k];
-            m->mean = acc[p][k].mean;
-            stat_ci95(&acc[p][k], &m->lo, &m->hi);
-            m->ext = (k == E_Q || k == E_G) ? acc[p][k].min : acc[p][k].max;
-        }
+    /* worst cases over every draw and every point; the allowed C = 4 (d + 2 d_k) */
+    double worst[3] = {0, 0, 0}, qmin = INFINITY, C = 0.0, cmin = INFINITY, cmax = 0.0;
+    size_t total = 0, nonorth = 0, orth = r.npoints, h = 0;
+    for (size_t p = 0; p < r.npoints; p++) {
+        const sweep_point *pt = &r.pt[p];
+        C = fmax(C, 4.0 * (double)(pt->d + 2 * pt->dk));
+        total += pt->draws;
+        for (int k = 0; k < 3; k++) worst[k] = fmax(worst[k], sweep_acc(&r, p, U_WQK + k)->max);
+        if (pt->x > 1.0) { qmin = fmin(qmin, sweep_acc(&r, p, E_Q)->min); nonorth += pt->draws; }
+        if (pt->x == 1.0 && pt->dk >= 2 && orth == r.npoints) orth = p;
+        if (pt->x >= r.pt[h].x) h = p;
+        cmin = fmin(cmin, pt->x), cmax = fmax(cmax, pt->x);
     }
-    if ((st = TABLE_WRITE(o->out_dir, "qk_invariance.csv", cond_cols, rows, c.n))) return st;
-    exp_meta(e, "T: %zu", c.T);
-    exp_meta(e, "d: %zu", c.d);
-    exp_meta(e, "d_k: %zu", c.d_k);
-    exp_meta(e, "d_v: %zu", c.d_v);
     exp_meta(e, "allowed_units: %g", C);
-
-    /* worst cases over every draw and every cond */
-    double worst[3] = {0, 0, 0}, qmin = INFINITY;
-    size_t total = 0, nonorth = 0;
-    for (size_t p = 0; p < c.n; p++) {
-        total += acc[p][0].n;
-        for (int k = 0; k < 3; k++) worst[k] = fmax(worst[k], acc[p][U_WQK + k].max);
-        if (c.cond[p] > 1.0) { qmin = fmin(qmin, acc[p][E_Q].min); nonorth += acc[p][0].n; }
-    }
     /* the claim: the queries move (every non-orthogonal draw) ... */
-    if (nonorth > 0)
-        verdict_add(&e->v, KIND_CLAIM, "qkInvQueryChangeMin", NAN, measure_exact(qmin, nonorth),
-                    rule_at_least(0.1), "smallest relative change ||Q' - Q||_F / ||Q||_F of the "
-                    "queries over %zu draws with cond(R) = %g .. %g", nonorth,
-                    c.n > 1 ? c.cond[1] : c.cond[0], c.cond[c.n - 1]);
+    if (nonorth > 0) {
+        exp_claim(e, "qkInvQueryChangeMin", NAN, measure_exact(qmin, nonorth), rule_at_least(0.1),
+                  "smallest relative change ||Q' - Q||_F / ||Q||_F of the queries over %zu draws "
+                  "with cond(R) = %g .. %g", nonorth, ncond > 1 ? cond[1] : cond[0], cmax);
+        exp_headline(e);
+        exp_summary(e, "the queries move: smallest ||Q' - Q|| / ||Q|| %.4g over %zu draws with "
+                    "cond(R) > 1 (the section: they change)", qmin, nonorth);
+    }
     /* ... even for an orthogonal R, by about sqrt(2), keeping lengths and angles */
-    if (c.cond[0] == 1.0 && c.d_k >= 2) {   /* sqrt(2) needs E tr R = 0: Haar R of size >= 2 */
-        verdict_add(&e->v, KIND_CLAIM, "qkInvQueryChangeOrth", M_SQRT2, measure_stat(&acc[0][E_Q]),
-                    rule_ci_within(0.98 * M_SQRT2, 1.02 * M_SQRT2), "mean relative change of the "
-                    "queries for a Haar orthogonal R, against the prediction sqrt(2), within 2%%");
-        verdict_add(&e->v, KIND_IDENTITY, "qkInvGramOrthMax", 0.0,
-                    measure_exact(acc[0][E_G].max, acc[0][E_G].n), rule_at_most(C * DBL_EPSILON),
-                    "largest relative change of the Gram matrix Q Q^T for an orthogonal R");
+    if (orth < r.npoints) {   /* sqrt(2) needs E tr R = 0: Haar R of size >= 2 */
+        exp_claim(e, "qkInvQueryChangeOrth", M_SQRT2, sweep_measure(&r, orth, E_Q),
+                  rule_ci_within(0.98 * M_SQRT2, 1.02 * M_SQRT2), "mean relative change of the "
+                  "queries for a Haar orthogonal R, against the prediction sqrt(2), within 2%%");
+        exp_identity(e, "qkInvGramOrthMax", 0.0, measure_exact(sweep_acc(&r, orth, E_G)->max, r.pt[orth].draws),
+                     rule_at_most(C * DBL_EPSILON),
+                     "largest relative change of the Gram matrix Q Q^T for an orthogonal R");
+        exp_summary_measure(e, "orthogonal R: mean query change", sweep_measure(&r, orth, E_Q),
+                            "prediction sqrt(2) = %.4f", M_SQRT2);
     }
     /* ... while W_QK, S and O stay put up to C cond(R) eps */
     const char *what[3] = {"W_QK", "the scores S", "the output O"};
     const char *macro[3] = {"qkInvWqkErrMax", "qkInvScoreErrMax", "qkInvOutErrMax"};
     for (int k = 0; k < 3; k++)
-        verdict_add(&e->v, KIND_IDENTITY, macro[k], 0.0, measure_exact(worst[k], total),
-                    rule_at_most(C), "largest relative change of %s, in units of cond(R) eps, "
-                    "over %zu draws, cond(R) = %g .. %g (C = 4 (d + 2 d_k))", what[k], total,
-                    c.cond[0], c.cond[c.n - 1]);
-    size_t h = c.n - 1;
-    verdict_add(&e->v, KIND_IDENTITY, "qkInvScoreErr", 0.0, measure_stat(&acc[h][E_S]),
-                rule_ci_below(C * c.cond[h] * DBL_EPSILON), "mean relative change of the scores "
-                "at the largest cond(R) = %g", c.cond[h]);
+        exp_identity(e, macro[k], 0.0, measure_exact(worst[k], total), rule_at_most(C),
+                     "largest relative change of %s, in units of cond(R) eps, over %zu draws, "
+                     "cond(R) = %g .. %g (C = 4 (d + 2 d_k))", what[k], total, cmin, cmax);
+    exp_identity(e, "qkInvScoreErr", 0.0, sweep_measure(&r, h, E_S),
+                 rule_ci_below(C * r.pt[h].x * DBL_EPSILON), "mean relative change of the scores "
+                 "at the largest cond(R) = %g", r.pt[h].x);
+    exp_summary(e, "W_QK, scores and output stay put: worst %.3g, %.3g, %.3g cond(R) eps "
+                "(allowed %g)", worst[0], worst[1], worst[2], C);
+    sweep_result_free(&r);
     return ATT_OK;
 }
 
 int main(int argc, char **argv)
 {
-    static const experiment_def def = {
-        "qk_invariance", "W_Q R, W_K R^-T: same W_QK, scores and output; different queries",
-        OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_DV, 20261129UL, 400, extra, run};
+    static const experiment_def def = {"qk_invariance", NULL,
+                                       OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_DV | OPT_LISTS, 20261129UL, 400, extra, run};
     return experiment_main(&def, argc, argv);
 }

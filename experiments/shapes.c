@@ -12,9 +12,17 @@
  * output of head_forward_batched(); the weight shapes for T = 1 .. 100,000;
  * the same weights run at T = 5 and T = 64; GPT-2's counts, by the formula
  * and by the matrices allocated.
+ * Your own sizes: --B --Tq --Tk --d --dk --dv (default GPT-2's head, B = 1,
+ * T = 1024, d = 768, d_k = d_v = 64; --Tq alone means T_k = T_q, --dk alone
+ * d_v = d_k) print the section's attention_shapes table: every matrix's
+ * shape and the projection weight count. Sizes given on the command line are
+ * also run through head_forward as one more configuration ("your sizes")
+ * when its matrices fit in 256 MiB.
  * Writes into --out: shapes.csv (one row per matrix: config, sizes, the
- * shape attention_shapes gives and the one computed), shapes.meta (the sizes
- * the figure `shapes` draws), shapes.verdicts.csv
+ * shape attention_shapes gives and the one computed), shapes_sizes.csv (the
+ * table for your sizes: name,rank,dim0,dim1,dim2,elements, then the row
+ * "params" whose dim0 is d (2 d_k + d_v)), shapes.meta (the sizes the figure
+ * `shapes` draws), shapes.verdicts.csv
  */
 #include "experiment.h"
 #include "head.h"
@@ -42,8 +50,19 @@ static const config CONFIGS[] = {
     {"cross T_q > T_k", 1, 10, 3, 6, 6, 2, 0},
     {"GPT-2 head", 2, 1024, 1024, 768, 64, 64, 1},
 };
-enum { NCONFIG = sizeof CONFIGS / sizeof CONFIGS[0], MAXROWS = NCONFIG * (SHAPES_COUNT + 1) };
-enum { GPT2_D = 768, GPT2_DK = 64, GPT2_HEADS = 12 };
+enum { NCONFIG = sizeof CONFIGS / sizeof CONFIGS[0], MAXROWS = (NCONFIG + 1) * (SHAPES_COUNT + 1) };
+enum { GPT2_D = 768, GPT2_DK = 64, GPT2_HEADS = 12, GPT2_T = 1024 };
+
+/* --B --Tq --Tk --d --dk --dv: the sizes of the table (0 = not given) */
+static size_t opt_B, opt_Tq, opt_Tk, opt_d, opt_dk, opt_dv;
+static const opt_spec EXTRA[] = {
+    {"B", OPT_SIZE, &opt_B, "N", "batch: B sequences (default 1)"},
+    {"Tq", OPT_SIZE, &opt_Tq, "N", "queries per sequence, T_q (default T_k, or 1024)"},
+    {"Tk", OPT_SIZE, &opt_Tk, "N", "keys and values per sequence, T_k (default T_q, or 1024)"},
+    {"d", OPT_SIZE, &opt_d, "N", "model width d (default 768, GPT-2)"},
+    {"dk", OPT_SIZE, &opt_dk, "N", "query and key width d_k (default d_v, or 64)"},
+    {"dv", OPT_SIZE, &opt_dv, "N", "value width d_v (default d_k, or 64)"},
+    {NULL, OPT_FLAG, NULL, NULL, NULL}};
 
 /* One row per matrix: the shape attention_shapes gives, the one computed. */
 typedef struct {
@@ -185,11 +204,99 @@ static int same_weights_two_T(gsl_rng *rng, size_t *failed)
     return rc;
 }
 
+/* One row of shapes_sizes.csv: a matrix of attention_shapes, or "params". */
+typedef struct { const char *name; int rank; size_t dim0, dim1, dim2, elements; } size_row;
+static const table_col SIZE_COLS[] = {
+    COL(size_row, name), COL(size_row, rank), COL(size_row, dim0), COL(size_row, dim1),
+    COL(size_row, dim2), COL(size_row, elements)};
+
+/* What each matrix of the table is, in the section's words. */
+static const char *const ROLE[SHAPES_COUNT] = {
+    "the queries come from here", "the keys and values come from here",
+    "no T: one matrix serves any length", "the same width d_k as W_Q", "d_v is free",
+    "Q = X_q W_Q", "K = X_kv W_K", "V = X_kv W_V", "S = Q K^T (scores)",
+    "A = row softmax(S)", "O = A V: one row per query, d_v wide; T_k is gone"};
+
+/* The user's sizes (or GPT-2's head) with the defaults filled in. */
+static config user_config(void)
+{
+    size_t T_q = opt_Tq ? opt_Tq : opt_Tk ? opt_Tk : GPT2_T;
+    size_t T_k = opt_Tk ? opt_Tk : T_q;
+    size_t d_k = opt_dk ? opt_dk : opt_dv ? opt_dv : GPT2_DK;
+    config c = {"your sizes", opt_B ? opt_B : 1, T_q, T_k, opt_d ? opt_d : GPT2_D, d_k,
+                opt_dv ? opt_dv : d_k, T_q == T_k};
+    return c;
+}
+
+/* The doubles check_config allocates for c (in double: no overflow). */
+static double config_doubles(const config *c)
+{
+    double B = (double)c->B, Tq = (double)c->T_q, Tk = (double)c->T_k, d = (double)c->d;
+    double dk = (double)c->d_k, dv = (double)c->d_v;
+    return B * (Tq + Tk) * d + d * (2 * dk + dv) + B * Tq * dv         /* X, W, O batched */
+           + 2 * Tq * dk + 2 * Tk * dk + Tk * dv + 2 * Tq * Tk + Tq * dv;  /* head_state */
+}
+
+/* n with thousands separators, "147,456", into buf[32] */
+static const char *grouped(char buf[32], size_t n)
+{
+    char raw[24];
+    int len = snprintf(raw, sizeof raw, "%zu", n), j = 0;
+    for (int i = 0; i < len; i++) {
+        if (i > 0 && (len - i) % 3 == 0) buf[j++] = ',';
+        buf[j++] = raw[i];
+    }
+    buf[j] = '\0';
+    return buf;
+}
+
+/* The section's attention_shapes for c: the table on stdout (unless --quiet)
+ * and shapes_sizes.csv. */
+static int sizes_table(const experiment *e, const config *c)
+{
+    shape sh[SHAPES_COUNT];
+    int rc = attention_shapes(sh, c->B, c->T_q, c->T_k, c->d, c->d_k, c->d_v);
+    if (rc) return rc;
+    // d (2 d_k + d_v): W_Q, W_K (d, d_k) and W_V (d, d_v), biases excluded
+    size_t params = head_projection_params(c->d, c->d_k, c->d_v);
+    if (params == 0) return exp_usage("--d %zu --dk %zu --dv %zu: the parameter count overflows", c->d, c->d_k, c->d_v);
+    size_row r[SHAPES_COUNT + 1];
+    for (size_t k = 0; k < SHAPES_COUNT; k++) {
+        const size_t *m = sh[k].dim;
+        double el = (double)m[0] * (double)m[1] * (sh[k].rank == 3 ? (double)m[2] : 1.0);
+        r[k] = (size_row){sh[k].name, sh[k].rank, m[0], m[1], m[2],
+                          el < 1.8e19 ? (size_t)el : 0};
+    }
+    r[SHAPES_COUNT] = (size_row){"params", 0, params, 0, 0, params};
+    if ((rc = TABLE_WRITE(e->o.out_dir, "shapes_sizes.csv", SIZE_COLS, r, SHAPES_COUNT + 1))) return rc;
+    if (e->o.quiet) return ATT_OK;
+    printf("attention_shapes(B=%zu, T_q=%zu, T_k=%zu, d=%zu, d_k=%zu, d_v=%zu)%s\n", c->B, c->T_q,
+           c->T_k, c->d, c->d_k, c->d_v, c->T_q == c->T_k ? "   self-attention: T_q = T_k" : "   cross-attention: T_q != T_k");
+    for (size_t k = 0; k < SHAPES_COUNT; k++) {
+        char dims[64];
+        dims_text(dims, sizeof dims, sh[k].dim, sh[k].rank);
+        printf("  %-5s %-22s %s\n", sh[k].name, dims, ROLE[k]);
+    }
+    char g[32];
+    printf("projection weights: d (2 d_k + d_v) = %zu x (2 x %zu + %zu) = %s (biases excluded)\n\n",
+           c->d, c->d_k, c->d_v, grouped(g, params));
+    return ATT_OK;
+}
+
 static int run(experiment *e)
 {
+    config mine = user_config();
+    int given = opt_B || opt_Tq || opt_Tk || opt_d || opt_dk || opt_dv;
+    int rc = sizes_table(e, &mine);
+    if (rc) return rc;
     gsl_rng *rng = rng_new("mt19937", e->o.seed);
-    int rc = rng ? ATT_OK : att_alloc_status();
+    rc = rng ? ATT_OK : att_alloc_status();
     for (size_t i = 0; i < NCONFIG && !rc; i++) rc = check_config(&CONFIGS[i], rng);
+    // your sizes through head_forward too, when they fit in 256 MiB
+    int checked_mine = given && config_doubles(&mine) * sizeof(double) <= 256.0 * 1024 * 1024;
+    if (!rc && checked_mine) rc = check_config(&mine, rng);
+    if (given && !checked_mine && !e->o.quiet)
+        printf("(your sizes need more than 256 MiB: not run through head_forward)\n\n");
     size_t differ = 0, nT = 0, failed = 2;
     if (!rc) rc = weights_change_with_T(&differ, &nT);
     if (!rc) rc = same_weights_two_T(rng, &failed);
@@ -211,7 +318,7 @@ static int run(experiment *e)
     size_t layer = GPT2_HEADS * count;
     verdict_add(&e->v, KIND_CLAIM, "shapesDisagree", 0, measure_exact((double)disagree, nrows),
                 rule_at_most(0), "matrices whose computed shape differs from attention_shapes "
-                "(%zu checked, %d configurations)", nrows, (int)NCONFIG);
+                "(%zu checked, %d configurations)", nrows, (int)NCONFIG + checked_mine);
     verdict_add(&e->v, KIND_CLAIM, "shapesWeightsNoT", 0, measure_exact((double)differ, nT),
                 rule_at_most(0), "values of T (1 .. 100,000, %zu) at which a weight shape changes", nT);
     verdict_add(&e->v, KIND_CLAIM, "shapesSameWeightsTwoT", 0, measure_exact((double)failed, 2),
@@ -220,13 +327,20 @@ static int run(experiment *e)
                 rule_between(147456, 147456), "projection weights of one GPT-2 head, 3 x 768 x 64 (formula)");
     verdict_add(&e->v, KIND_IDENTITY, "shapesGPTTwoAllocated", 147456, measure_exact((double)allocated, 1),
                 rule_between(147456, 147456), "elements of W_Q, W_K, W_V allocated at GPT-2 sizes");
-    return verdict_add(&e->v, KIND_CLAIM, "shapesGPTTwoLayer", 1769472, measure_exact((double)layer, 1),
-                       rule_between(1769472, 1769472), "projection weights of 12 GPT-2 heads");
+    rc = verdict_add(&e->v, KIND_CLAIM, "shapesGPTTwoLayer", 1769472, measure_exact((double)layer, 1),
+                     rule_between(1769472, 1769472), "projection weights of 12 GPT-2 heads");
+    char g1[32], g2[32];
+    exp_summary(e, "one GPT-2 head has %s projection weights (the section: 3 x 768 x 64 = 147,456), "
+                "12 heads %s", grouped(g1, count), grouped(g2, layer));
+    exp_summary(e, "%zu of %zu matrices have the shape attention_shapes gives (%d configurations); "
+                "a weight shape changes at %zu of %zu values of T", nrows - disagree, nrows,
+                (int)NCONFIG + checked_mine, differ, nT);
+    return rc;
 }
 
 int main(int argc, char **argv)
 {
     static const experiment_def def = {"shapes", "every matrix's shape in one head, against what "
-                                       "the library computes", OPT_SEED, 42, 1, NULL, run};
+                                       "the library computes", OPT_SEED, 42, 1, EXTRA, run};
     return experiment_main(&def, argc, argv);
 }

@@ -7,7 +7,7 @@
  * that weighting: it lies inside their convex hull.
  *
  * Measured, for the configuration on the command line (defaults: keys on the
- * axes, q1 close to k1, q2 halfway between k2 and k3, one value per quadrant):
+ * axes, q1 leaning towards k1, q2 halfway between k2 and k3, one value per quadrant):
  *   - max_i |sum_j a_ij - 1|                    (rows of A sum to 1)
  *   - max_i |o_i - sum_j a_ij v_j|, o = A V by BLAS, the sum by a plain loop
  * both identities against tol_eps (4 terms per sum); the weights q1 gives k1
@@ -62,7 +62,7 @@ static int interactive;
 static const char *keys;
 
 static const opt_spec extra[] = {
-    {"q1", OPT_VEC2, cfg.q[0], "x,y", "query 1 (default 1.5,0.5: close to k1)"},
+    {"q1", OPT_VEC2, cfg.q[0], "x,y", "query 1 (default 1,0.5: leans towards k1)"},
     {"q2", OPT_VEC2, cfg.q[1], "x,y", "query 2 (default -1,1: between k2 and k3)"},
     {"k1", OPT_VEC2, cfg.k[0], "x,y", "key 1 (default 2,0)"},
     {"k2", OPT_VEC2, cfg.k[1], "x,y", "key 2 (default 0,2)"},
@@ -79,6 +79,33 @@ static const opt_spec extra[] = {
      "replay explorer keys (t T h j k l + - ] [ r q), print the final state; writes nothing"},
     {NULL, 0, NULL, NULL, NULL}};
 
+/* The page's numbers for this state: scores s_ij, weights a_ij (2 x 4) and
+ * the outputs o_i, as tables on stdout (unless --quiet). */
+static void state_print(const tqfk_result *r)
+{
+    static const char *const title[2] = {"scores S = s Q K^T", "weights A = row softmax(S)"};
+    printf("two queries, four keys, scale s = %g\n", cfg.scale);
+    for (int t = 0; t < 2; t++) {
+        printf("%-28s %8s %8s %8s %8s%s\n", title[t], "k1", "k2", "k3", "k4", t ? "  row sum" : "");
+        for (int i = 0; i < TQFK_NQ; i++) {
+            char label[64];
+            double sum = 0.0;
+            snprintf(label, sizeof label, "q%d = (%g, %g)", i + 1, cfg.q[i][0], cfg.q[i][1]);
+            printf("  %-26s", label);
+            for (int j = 0; j < TQFK_NK; j++) {
+                double x = t ? r->A[i][j] : r->S[i][j];
+                sum += x;
+                printf(" %8.4f", x);
+            }
+            if (t) printf(" %8.4f", sum);
+            printf("\n");
+        }
+    }
+    printf("%-28s %8s %8s\n", "outputs o_i = sum_j a_ij v_j", "x", "y");
+    for (int i = 0; i < TQFK_NQ; i++) printf("  o%-25d %8.4f %8.4f\n", i + 1, r->O[i][0], r->O[i][1]);
+    printf("\n");
+}
+
 static int run(experiment *e)
 {
     /* Q (2, 2), K (4, 2), V (4, 2) -> S, A (2, 4), O (2, 2) */
@@ -86,6 +113,7 @@ static int run(experiment *e)
     int st = tqfk_config_check(&cfg);
     if (st == ATT_OK) st = tqfk_compute(&r, &cfg);
     if (st) return st;
+    if (!e->o.quiet) state_print(&r);
 
     vector_row vec[TQFK_NVEC + TQFK_NQ];
     for (int i = 0; i < TQFK_NVEC; i++) {
@@ -124,6 +152,10 @@ static int run(experiment *e)
                 rule_none(), "weight a_11 that q1 gives k1 (scale %g)", cfg.scale);
     verdict_add(&e->v, KIND_REPORTED, "tqfkQtwoKtwoWeight", NAN, measure_exact(r.A[1][1], 1),
                 rule_none(), "weight a_22 that q2 gives k2 (scale %g)", cfg.scale);
+    exp_summary(e, "rows of A sum to 1 (largest error %.2g); each o_i is the weighted average "
+                "sum_j a_ij v_j (largest difference %.2g)", ck.row_sum_err, ck.average_err);
+    exp_summary(e, "q1 gives k1 the weight %.4f, q2 gives k2 %.4f (scale %g)", r.A[0][0], r.A[1][1],
+                cfg.scale);
     return ATT_OK;
 }
 

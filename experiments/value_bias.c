@@ -260,30 +260,33 @@ static int run(experiment *e)
     if (rc) return rc;
     exp_meta(e, "heads: %zu\nexample_T: %d\nexample_d_v: %d", n, EX_T, EX_DV);
 
-    if ((rc = verdict_add(&e->v, KIND_IDENTITY, "valueBiasFoldError", 0.0, measure_exact(fold, n),
-                             rule_at_most(1.0), "folded vs unfolded final output, b_O' = b_O + b_V W_O "
-                             "(relative max error in units of 8 (T_k + d_v) eps); largest over the heads"))
-        || (rc = verdict_add(&e->v, KIND_IDENTITY, "valueBiasPassThrough", 0.0, measure_exact(pass, n),
-                          rule_at_most(1.0), "max |O(b_V) - O(0) - 1 b_V^T| / (max|V| + max|b_V|) in units "
-                          "of 8 T_k eps; largest over %zu random heads", n))
-        || (rc = verdict_add(&e->v, KIND_CONTROL, "valueBiasControlError", NAN,
-                             measure_exact(acc[V_CTRL].min, n), rule_at_least(CONTROL_MIN),
-                             "negative control, sigmoid weights (rows do not sum to 1): smallest folding "
-                             "error relative to max|b_V W_O| over the heads"))
-        || (rc = verdict_add(&e->v, KIND_REPORTED, "valueBiasControlMean", NAN, measure_stat(&acc[V_CTRL]),
-                             rule_none(), "negative control: mean folding error relative to max|b_V W_O|"))
-        || (rc = verdict_add(&e->v, KIND_IDENTITY, "valueBiasControlExplained", 0.0, measure_exact(pred, n),
-                             rule_at_most(1.0), "prediction: the control's relative error equals its largest "
-                             "row-sum defect max_i |sum_j a_ij - 1|; largest difference in units of its "
-                             "rounding tolerance 8 (T_k + d_v) eps T_k (scale_Y / |b_V W_O| + 1)")))
-        return rc;
+    exp_identity(e, "valueBiasFoldError", 0.0, measure_exact(fold, n), rule_at_most(1.0),
+                 "folded vs unfolded final output, b_O' = b_O + b_V W_O (relative max error in "
+                 "units of 8 (T_k + d_v) eps); largest over the heads");
+    exp_headline(e);
+    exp_identity(e, "valueBiasPassThrough", 0.0, measure_exact(pass, n), rule_at_most(1.0),
+                 "max |O(b_V) - O(0) - 1 b_V^T| / (max|V| + max|b_V|) in units of 8 T_k eps; "
+                 "largest over %zu random heads", n);
+    exp_control(e, "valueBiasControlError", NAN, measure_exact(acc[V_CTRL].min, n),
+                rule_at_least(CONTROL_MIN), "negative control, sigmoid weights (rows do not sum "
+                "to 1): smallest folding error relative to max|b_V W_O| over the heads");
+    exp_reported(e, "valueBiasControlMean", NAN, measure_stat(&acc[V_CTRL]),
+                 "negative control: mean folding error relative to max|b_V W_O|");
+    exp_identity(e, "valueBiasControlExplained", 0.0, measure_exact(pred, n), rule_at_most(1.0),
+                 "prediction: the control's relative error equals its largest row-sum defect "
+                 "max_i |sum_j a_ij - 1|; largest difference in units of its rounding tolerance "
+                 "8 (T_k + d_v) eps T_k (scale_Y / |b_V W_O| + 1)");
+    exp_summary(e, "b_V folds into b_O' = b_O + b_V W_O: worst error %.3g of its rounding "
+                "tolerance over %zu random heads (the section: exact)", fold, n);
+    exp_summary(e, "b_V passes through: worst %.3g of tolerance", pass);
+    exp_summary(e, "control, sigmoid rows not summing to 1: folding error at least %.3g of "
+                "|b_V W_O| (mean %.3g), as the row-sum defect predicts", acc[V_CTRL].min, acc[V_CTRL].mean);
     return ATT_OK;
 }
 
 int main(int argc, char **argv)
 {
-    static const experiment_def def = {"value_bias", "b_V just shifts every output and folds into the output "
-                                       "bias; sigmoid weights (rows not summing to 1) are the control",
+    static const experiment_def def = {"value_bias", NULL,
                                        OPT_MC, 42, 2000, NULL, run};
     return experiment_main(&def, argc, argv);
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # test_attention.sh - bin/attention end to end, against an independent NumPy
 # implementation of the head (python3-numpy).
+# purpose: bin/attention on your own matrices (fused W_QKV, batch, causal) against NumPy
 #
 #   1. the worked example ("the cat sat"): A and O equal the closed forms
 #      e^3/(e^3+2) and 1/(e^3+2) to 1e-15, and the --print table shows them;
@@ -9,7 +10,14 @@
 #      to the largest entry), and every gradient agrees with central finite
 #      differences of L = sum(G .* O) computed in NumPy (relative 1e-6);
 #   3. what bin/attention writes reads back as its own input, bit for bit
-#      (O.csv given back as --x reproduces the same Q).
+#      (O.csv given back as --x reproduces the same Q);
+#   4. --wqkv (split Q | K | V, --dk/--dv, --torch-layout) equals NumPy's split
+#      of X W_QKV and the three separate files digit for digit; --batch B runs
+#      each stacked sequence alone (with --causal: weights on later keys are
+#      exactly 0; with --grad: dW_V sums over sequences); nn.Linear's layout
+#      without --torch-layout, a split that does not fit, rows not a multiple
+#      of B are refused naming the mistake; --features heads O's columns;
+#      --help's exit-status text says "never 1" and nothing contrary.
 # Run from anywhere: sh tests/test_attention.sh   (BIN=bin-x for another build)
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -180,6 +188,104 @@ run(["--x", wd + "/O.csv", "--wq", I2, "--wk", I2, "--wv", I2], os.path.join(tmp
 orig = open(wd + "/O.csv").read().splitlines()[1:]
 back = open(os.path.join(tmp, "again", "Q.csv")).read().splitlines()[1:]
 check(orig == back, "O.csv read back as input gives the same digits in Q.csv")
+
+# ---- 4. --wqkv, --torch-layout, --causal, --batch, --features --------------
+
+def attend(Xq, Xkv, WQ, WK, WV, scale, causal=False):
+    """The section's head on one sequence (NumPy); causal: s_ij = -inf, j > i."""
+    Q, K, V = Xq @ WQ, Xkv @ WK, Xkv @ WV
+    S = scale * Q @ K.T
+    if causal:
+        S = np.where(np.tril(np.ones(S.shape, dtype=bool)), S, -np.inf)
+    E = np.exp(S - S.max(axis=1, keepdims=True))
+    A = E / E.sum(axis=1, keepdims=True)
+    return dict(S=S, A=A, O=A @ V)
+
+fd = os.path.join(tmp, "fused")
+os.makedirs(fd)
+B, T, d, dk, dv = 3, 4, 5, 2, 3
+X = rng.normal(size=(B, T, d))
+WQ, WK, WV = rng.normal(size=(d, dk)), rng.normal(size=(d, dk)), rng.normal(size=(d, dv))
+Wqkv = np.concatenate([WQ, WK, WV], axis=1)              # (d, 2 d_k + d_v)
+write(fd + "/X.csv", X.reshape(B * T, d))
+write(fd + "/X1.csv", X[0])
+write(fd + "/Wqkv.csv", Wqkv)
+write(fd + "/WqkvT.csv", Wqkv.T)                          # nn.Linear's (out, in)
+for m, W_ in (("WQ", WQ), ("WK", WK), ("WV", WV)):
+    write(fd + "/" + m + ".csv", W_)
+ref1 = attend(X[0], X[0], WQ, WK, WV, 0.6)
+for label, extra in (("--wqkv", ["--wqkv", fd + "/Wqkv.csv"]),
+                     ("--wqkv --torch-layout", ["--wqkv", fd + "/WqkvT.csv", "--torch-layout"])):
+    out = os.path.join(fd, label.replace(" ", "").replace("-", ""))
+    run(["--x", fd + "/X1.csv", "--dk", str(dk), "--dv", str(dv), "--scale", "0.6"] + extra, out)
+    check(rel(read(out + "/O.csv"), ref1["O"]) <= 1e-12, "%s (d_k %d, d_v %d): O agrees with NumPy's "
+          "split of X W_QKV" % (label, dk, dv))
+# --dk alone gives d_v = cols - 2 d_k
+out = os.path.join(fd, "dkonly")
+run(["--x", fd + "/X1.csv", "--wqkv", fd + "/Wqkv.csv", "--dk", str(dk), "--scale", "0.6"], out)
+check(rel(read(out + "/O.csv"), ref1["O"]) <= 1e-12, "--wqkv --dk alone: d_v = columns - 2 d_k")
+# the same split equals the three files, bit for bit
+run(["--x", fd + "/X1.csv", "--wq", fd + "/WQ.csv", "--wk", fd + "/WK.csv", "--wv", fd + "/WV.csv",
+     "--scale", "0.6"], os.path.join(fd, "sep"))
+check(open(os.path.join(fd, "sep", "O.csv")).read().splitlines()[1:] ==
+      open(os.path.join(fd, "wqkv", "O.csv")).read().splitlines()[1:],
+      "--wqkv gives the same digits as --wq --wk --wv")
+# --batch: each sequence attends within itself; outputs stacked
+for causal in (False, True):
+    out = os.path.join(fd, "batch%d" % causal)
+    run(["--x", fd + "/X.csv", "--wqkv", fd + "/Wqkv.csv", "--dk", str(dk), "--dv", str(dv),
+         "--scale", "0.6", "--batch", str(B)] + (["--causal"] if causal else []), out)
+    O = np.concatenate([attend(X[b], X[b], WQ, WK, WV, 0.6, causal)["O"] for b in range(B)])
+    A = np.concatenate([attend(X[b], X[b], WQ, WK, WV, 0.6, causal)["A"] for b in range(B)])
+    got_O, got_A = read(out + "/O.csv"), read(out + "/A.csv")
+    check(got_O.shape == (B * T, dv) and rel(got_O, O) <= 1e-12,
+          "--batch %d%s: O (B T, d_v) agrees with NumPy per sequence" % (B, " --causal" if causal else ""))
+    check(got_A.shape == (B * T, T) and rel(got_A, A) <= 1e-12,
+          "--batch %d%s: A (B T, T) agrees with NumPy" % (B, " --causal" if causal else ""))
+    if causal:
+        upper = np.triu(np.ones((T, T), dtype=bool), 1)
+        check(all(np.all(got_A[b * T:(b + 1) * T][upper] == 0.0) for b in range(B)),
+              "--causal: every weight on a later key is exactly 0")
+# --batch with --grad: weight gradients are the sums over the sequences
+G = rng.normal(size=(B * T, dv))
+write(fd + "/G.csv", G)
+out = os.path.join(fd, "bgrad")
+run(["--x", fd + "/X.csv", "--wq", fd + "/WQ.csv", "--wk", fd + "/WK.csv", "--wv", fd + "/WV.csv",
+     "--batch", str(B), "--grad", fd + "/G.csv"], out)
+dWV = sum(X[b].T @ (attend(X[b], X[b], WQ, WK, WV, 1.0)["A"].T @ G[b * T:(b + 1) * T]) for b in range(B))
+check(rel(read(out + "/dW_V.csv"), dWV) <= 1e-12, "--batch --grad: dW_V = sum_b X_b^T A_b^T G_b")
+# mistakes named: nn.Linear's layout without --torch-layout, a split that does not fit, rows not B T
+def refused(args, words, what):
+    p = subprocess.run([exe] + args + ["--print"], capture_output=True, text=True)
+    check(p.returncode == 2 and all(w in p.stderr for w in words),
+          "%s: exit 2 naming %s (got %d: %s)" % (what, ", ".join(words), p.returncode, p.stderr.strip()[:200]))
+refused(["--x", fd + "/X1.csv", "--wqkv", fd + "/WqkvT.csv"], ["nn.Linear", "--torch-layout"],
+        "a (2 d_k + d_v, d) weight without --torch-layout")
+refused(["--x", fd + "/X1.csv", "--wqkv", fd + "/Wqkv.csv", "--torch-layout"], ["drop --torch-layout"],
+        "--torch-layout on a (d, 2 d_k + d_v) weight")
+refused(["--x", fd + "/X1.csv", "--wqkv", fd + "/Wqkv.csv"], ["not 3 d_k", "--dk"],
+        "7 columns without --dk/--dv")
+refused(["--x", fd + "/X1.csv", "--wqkv", fd + "/Wqkv.csv", "--dk", "3", "--dv", "3"], ["2 d_k + d_v"],
+        "--dk 3 --dv 3 on 7 columns")
+refused(["--x", fd + "/X.csv", "--wqkv", fd + "/Wqkv.csv", "--dk", "2", "--batch", "5"], ["--batch 5", "12 rows"],
+        "--batch 5 on 12 rows")
+refused(["--x", fd + "/X1.csv", "--wqkv", fd + "/Wqkv.csv", "--wq", fd + "/WQ.csv"], ["either --wqkv"],
+        "--wqkv with --wq")
+refused(["--x", fd + "/X1.csv", "--wq", fd + "/WQ.csv", "--wk", fd + "/WK.csv", "--wv", fd + "/WV.csv",
+         "--torch-layout"], ["needs --wqkv"], "--torch-layout without --wqkv")
+# --features names the value columns of --print
+p = run(["--x", W + "/X.csv", "--wq", W + "/W_Q.csv", "--wk", W + "/W_K.csv", "--wv", W + "/W_V.csv",
+         "--tokens", "the,cat,sat", "--features", "animal,determiner", "--print"])
+lines = p.stdout.splitlines()
+i = lines.index("O = A V   (3 x 2)") if "O = A V   (3 x 2)" in lines else -1
+check(i >= 0 and lines[i + 1].split() == ["animal", "determiner"] and
+      lines[i + 4].split() == ["sat", "0.909443", "0.0452785"],
+      "--features animal,determiner heads O's columns")
+refused(["--x", W + "/X.csv", "--wq", W + "/W_Q.csv", "--wk", W + "/W_K.csv", "--wv", W + "/W_V.csv",
+         "--features", "animal"], ["--features gives 1 name", "2 row"], "--features with 1 name for d_v = 2")
+# --help: the exit-status text does not contradict itself
+h = subprocess.run([exe, "--help"], capture_output=True, text=True).stdout
+check("1 some verdict FAIL" not in h and "never 1" in h, "--help: exit status says never 1, nothing else")
 
 print("test_attention: %d checks, %d failed" % (checks, len(fails)))
 sys.exit(1 if fails else 0)

@@ -241,7 +241,7 @@ START_TEST(test_verdict_rows)
                                  rule_ci_above(0), "t"), ATT_ERUNTIME);
     ck_assert_int_eq(vl.n, 2);
     ck_assert_int_eq(verdicts_status(&vl), ATT_OK);
-    ck_assert_int_eq(verdicts_write(&vl, dir, "demo", 3, 1), ATT_OK);
+    ck_assert_int_eq(verdicts_write(&vl, dir, "demo", 3, 0), ATT_OK);
     char path[512];
     snprintf(path, sizeof path, "%s/demo.verdicts.csv", dir);
     const char *want =

@@ -13,6 +13,14 @@
  *   Q (T_q, d_k) = X_q W_Q + b_Q     K (T_k, d_k) = X_kv W_K + b_K
  *   V (T_k, d_v) = X_kv W_V + b_V    (--rope: Q, K rotated after the bias)
  *   S (T_q, T_k) = scale Q K^T       A = row softmax(S)     O (T_q, d_v) = A V
+ *   (--causal: s_ij = -inf for j > i, query i sees keys 1..i only)
+ * --wqkv W_QKV (d, 2 d_k + d_v) replaces --wq --wk --wv: the section's
+ * fused_self_attention, W_QKV = [W_Q | W_K | W_V] split along its columns
+ * (lib/math/fused.h), d_k = d_v = cols / 3 unless --dk / --dv say otherwise;
+ * --torch-layout reads the file as nn.Linear's weight (2 d_k + d_v, d) =
+ * W_QKV^T. --batch B: the rows of X are B sequences of T = rows / B tokens,
+ * stacked (NumPy's X.reshape(B * T, d)); every output is stacked the same way
+ * (S and A: (B T_q, T_k)), each sequence attends within itself only.
  * With --grad G (T_q, d_v) = dL/dO for the loss L = sum(G .* O) it also
  * writes dL/dX (T, d) (cross-attention: dX_q (T_q, d) and dX_kv (T_k, d)),
  * dW_Q, dW_K (d, d_k), dW_V (d, d_v), db_Q, db_K (1, d_k) and db_V (1, d_v).
@@ -31,6 +39,7 @@
 #include "csvmat.h"
 #include "head.h"
 #include "mat.h"
+#include "mem.h"
 #include "opts.h"
 #include "afile.h"
 #include "provenance.h"
@@ -49,18 +58,26 @@
 
 static struct {
     const char *x, *xq, *xkv, *wq, *wk, *wv, *bq, *bk, *bv, *grad;
-    const char *tokens, *key_tokens;
+    const char *tokens, *key_tokens, *features, *wqkv;
     double scale, rope_base;
-    int rope, print;
+    int rope, print, causal, torch_layout;
+    size_t dk, dv, batch;
 } arg = { .scale = 1.0, .rope_base = 10000.0 };
 
 static const opt_spec EXTRA[] = {
     {"x", OPT_STRING, &arg.x, "FILE", "X (T x d): self-attention input, one token per row"},
     {"xq", OPT_STRING, &arg.xq, "FILE", "X_q (T_q x d): cross-attention queries (with --xkv)"},
     {"xkv", OPT_STRING, &arg.xkv, "FILE", "X_kv (T_k x d): cross-attention keys and values"},
-    {"wq", OPT_STRING, &arg.wq, "FILE", "W_Q (d x d_k), required"},
-    {"wk", OPT_STRING, &arg.wk, "FILE", "W_K (d x d_k), required"},
-    {"wv", OPT_STRING, &arg.wv, "FILE", "W_V (d x d_v), required"},
+    {"wq", OPT_STRING, &arg.wq, "FILE", "W_Q (d x d_k), required unless --wqkv"},
+    {"wk", OPT_STRING, &arg.wk, "FILE", "W_K (d x d_k), required unless --wqkv"},
+    {"wv", OPT_STRING, &arg.wv, "FILE", "W_V (d x d_v), required unless --wqkv"},
+    {"wqkv", OPT_STRING, &arg.wqkv, "FILE", "W_QKV = [W_Q | W_K | W_V] (d x (2 d_k + d_v)), one fused matrix"},
+    {"dk", OPT_SIZE, &arg.dk, "N", "with --wqkv: d_k (default cols/3, or (cols - d_v)/2)"},
+    {"dv", OPT_SIZE, &arg.dv, "N", "with --wqkv: d_v (default d_k, or cols - 2 d_k)"},
+    {"torch-layout", OPT_FLAG, &arg.torch_layout, NULL,
+     "with --wqkv: the file is nn.Linear's weight ((2 d_k + d_v) x d, = W_QKV^T)"},
+    {"causal", OPT_FLAG, &arg.causal, NULL, "causal mask: query i sees keys j <= i only"},
+    {"batch", OPT_SIZE, &arg.batch, "B", "X holds B sequences stacked: rows 1..T, T+1..2T, ... (default 1)"},
     {"bq", OPT_STRING, &arg.bq, "FILE", "b_Q: one row of d_k numbers (default none)"},
     {"bk", OPT_STRING, &arg.bk, "FILE", "b_K: one row of d_k numbers (default none)"},
     {"bv", OPT_STRING, &arg.bv, "FILE", "b_V: one row of d_v numbers (default none)"},
@@ -72,6 +89,7 @@ static const opt_spec EXTRA[] = {
     {"print", OPT_FLAG, &arg.print, NULL, "print the matrices as aligned tables on stdout"},
     {"tokens", OPT_STRING, &arg.tokens, "LIST", "names of the rows of X (or X_q), a,b,c, for --print"},
     {"key-tokens", OPT_STRING, &arg.key_tokens, "LIST", "names of the rows of X_kv, for --print"},
+    {"features", OPT_STRING, &arg.features, "LIST", "names of the d_v value columns (of V and O), for --print"},
     {NULL, OPT_FLAG, NULL, NULL, NULL}
 };
 
@@ -86,9 +104,9 @@ static void print_more_help(void)
 {
     printf(
 "\n"
-"Give --x (self-attention) or --xq and --xkv (cross-attention), and --wq, --wk,\n"
-"--wv; give --out DIR, --print, or both (without either nothing would happen,\n"
-"so that is an error).\n"
+"Give --x (self-attention) or --xq and --xkv (cross-attention), and either\n"
+"--wq, --wk, --wv or one fused --wqkv; give --out DIR, --print, or both\n"
+"(without either nothing would happen, so that is an error).\n"
 "\n"
 "Input files: plain CSV, one matrix row per line, numbers separated by commas,\n"
 "lines starting with # are comments, blank lines are skipped, no header. Numbers\n"
@@ -97,7 +115,21 @@ static void print_more_help(void)
 "--max-memory (default 4G), checked before anything large is allocated.\n"
 "\n"
 "  Q = X_q W_Q + b_Q   K = X_kv W_K + b_K   V = X_kv W_V + b_V   (then RoPE on Q, K)\n"
-"  S = scale Q K^T     A = row softmax(S)   O = A V\n"
+"  S = scale Q K^T     (--causal: s_ij = -inf for j > i)\n"
+"  A = row softmax(S)  O = A V\n"
+"\n"
+"--wqkv FILE: the section's fused_self_attention. FILE holds W_QKV (d x\n"
+"(2 d_k + d_v)) = [W_Q | W_K | W_V]; QKV = X W_QKV is split along its columns:\n"
+"Q the first d_k, K the next d_k, V the last d_v. Without --dk/--dv,\n"
+"d_k = d_v = columns / 3. --torch-layout: FILE holds PyTorch's nn.Linear weight\n"
+"((2 d_k + d_v) x d, out x in, the transpose of W_QKV), as head.qkv.weight is.\n"
+"\n"
+"--batch B: B sequences in one file, stacked (a 3-D (B, T, d) array written as\n"
+"B T rows: NumPy's X.reshape(B * T, d)); sequence b is rows (b-1)T+1 .. bT.\n"
+"Each sequence attends within itself; every output is stacked the same way:\n"
+"Q, O (B T_q rows), K, V (B T_k rows), S, A (B T_q x T_k); --grad G is\n"
+"(B T_q x d_v) and the weight gradients are sums over the B sequences.\n"
+"\n"
 "Written into DIR: Q.csv K.csv V.csv S.csv A.csv O.csv (\"%%.17g\": they read back\n"
 "exactly), with --grad also dX.csv (cross-attention: dXq.csv dXkv.csv) dW_Q.csv\n"
 "dW_K.csv dW_V.csv db_Q.csv db_K.csv db_V.csv, then attention.meta. Files of an\n"
@@ -113,12 +145,13 @@ static void print_more_help(void)
 "Example, the section's worked example (\"the cat sat\"):\n"
 "  bin/attention --x examples/worked/X.csv --wq examples/worked/W_Q.csv \\\n"
 "      --wk examples/worked/W_K.csv --wv examples/worked/W_V.csv \\\n"
-"      --tokens the,cat,sat --print\n"
-"\n"
-"attention exits 0 when done (it has no verdicts, so never 1), 2 on bad usage\n"
-"or input, 3 on a runtime error.\n",
+"      --tokens the,cat,sat --features animal,determiner --print\n",
         CSVMAT_MAX_LINE >> 20, CSVMAT_MAX_BYTES >> 20);
 }
+
+/* The exit-status paragraph of --help: attention has no verdicts. */
+#define EXIT_HELP "exit status: 0 done, 2 bad usage or input, 3 runtime error (I/O, memory,\n" \
+                  "overflow); never 1 (attention has no verdicts to FAIL)\n"
 
 /* ---- inputs ---------------------------------------------------------- */
 
@@ -203,36 +236,6 @@ static void tokens_free(char **v, size_t n)
     free(v);
 }
 
-/* ---- memory ---------------------------------------------------------- */
-
-/* *acc += bytes of a (rows, cols) matrix; 0 sticks once anything overflows. */
-static void bytes_add(size_t *acc, size_t rows, size_t cols)
-{
-    size_t b = mat_bytes(rows, cols);
-    if (*acc == 0 || b == 0 || *acc > SIZE_MAX - b) *acc = 0;
-    else *acc += b;
-}
-
-/* Bytes of the whole run: inputs, forward state, and with grad the
- * gradients and the backward pass's own temporaries. 0 on overflow. */
-static size_t run_bytes(size_t T_q, size_t T_k, size_t d, size_t d_k, size_t d_v, int grad)
-{
-    size_t w = d_k > d_v ? d_k : d_v, T = T_q > T_k ? T_q : T_k, acc = 1;
-    const size_t fwd[][2] = {
-        {T_q, d}, {T_k, d}, {d, d_k}, {d, d_k}, {d, d_v}, {3, w},       /* inputs, biases */
-        {T_q, d_k}, {T_q, d_k}, {T_k, d_k}, {T_k, d_k}, {T_k, d_v},     /* Qb Q Kb K V    */
-        {T_q, T_k}, {T_q, T_k}, {T_q, d_v},                             /* S A O          */
-    };
-    const size_t bwd[][2] = {
-        {T_q, d_v}, {T_q, d}, {T_k, d}, {d, d_k}, {d, d_k}, {d, d_v}, {3, w},   /* G, grads */
-        {T_q, T_k}, {T_k, d_v}, {T_q, d_k}, {T_k, d_k}, {1, T},         /* dS dV dQ dK 1  */
-    };
-    for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++) bytes_add(&acc, fwd[i][0], fwd[i][1]);
-    if (grad)
-        for (size_t i = 0; i < sizeof bwd / sizeof bwd[0]; i++) bytes_add(&acc, bwd[i][0], bwd[i][1]);
-    return acc;
-}
-
 /* ---- checks on the results ------------------------------------------- */
 
 static int finite_check(const gsl_matrix *M, const char *name)
@@ -254,11 +257,15 @@ static int finite_check_vec(const gsl_vector *v, const char *name)
     return finite_check(&m.matrix, name);
 }
 
-static size_t count_inf(const gsl_matrix *M)
+/* Scores that overflowed to +-inf in S (B T_q rows, stacked); with the
+ * causal mask the -inf it puts on keys j > i (i = the row within its
+ * sequence of T_q) are by design and not counted. */
+static size_t count_inf(const gsl_matrix *M, size_t T_q, int causal)
 {
     size_t n = 0;
     for (size_t i = 0; i < M->size1; i++)
-        for (size_t j = 0; j < M->size2; j++) n += isinf(gsl_matrix_get(M, i, j)) != 0;
+        for (size_t j = 0; j < M->size2; j++)
+            n += isinf(gsl_matrix_get(M, i, j)) && !(causal && j > i % T_q);
     return n;
 }
 
@@ -326,16 +333,24 @@ static int file_write(const opts *o, const out_mat *m)
 typedef struct {
     gsl_matrix *Xq, *Xkv, *WQ, *WK, *WV, *Bq, *Bk, *Bv, *G;   /* Xkv == Xq: self */
     gsl_vector *bq, *bk, *bv;
-    char **qnames, **knames;
-    head_state st;
-    head_grads g;
-    gsl_matrix *dX;                                              /* self only      */
+    char **qnames, **knames, **fnames;
+    size_t B, T_q, T_k;            /* B sequences of T_q queries, T_k keys each */
+    head_state st;                 /* one sequence's forward pass               */
+    head_grads g;                  /* one sequence's gradients                  */
+    /* stacked over the B sequences: Q (B T_q, d_k), K (B T_k, d_k),
+     * V (B T_k, d_v), S, A (B T_q, T_k), O (B T_q, d_v) */
+    gsl_matrix *Q, *K, *V, *S, *A, *O;
+    /* dXq (B T_q, d), dXkv (B T_k, d), dX (self: dXq + dXkv); the weight
+     * and bias gradients summed over the sequences */
+    gsl_matrix *dXq, *dXkv, *dX, *dWQ, *dWK, *dWV;
+    gsl_vector *dbQ, *dbK, *dbV;
 } run_data;
 
 static void run_free(run_data *r)
 {
     if (r->knames != r->qnames) tokens_free(r->knames, r->Xkv ? r->Xkv->size1 : 0);
     tokens_free(r->qnames, r->Xq ? r->Xq->size1 : 0);
+    tokens_free(r->fnames, r->WV ? r->WV->size2 : 0);
     if (r->Xkv != r->Xq) mat_free(r->Xkv);
     mat_free(r->Xq);
     mat_free(r->WQ); mat_free(r->WK); mat_free(r->WV);
@@ -343,13 +358,16 @@ static void run_free(run_data *r)
     vec_free(r->bq); vec_free(r->bk); vec_free(r->bv);
     head_state_free(&r->st);
     if (r->g.dXq) head_grads_free(&r->g);
-    mat_free(r->dX);
+    mat_free(r->Q); mat_free(r->K); mat_free(r->V); mat_free(r->S); mat_free(r->A); mat_free(r->O);
+    mat_free(r->dXq); mat_free(r->dXkv); mat_free(r->dX);
+    mat_free(r->dWQ); mat_free(r->dWK); mat_free(r->dWV);
+    vec_free(r->dbQ); vec_free(r->dbK); vec_free(r->dbV);
 }
 
 /* The option combinations that make a run. */
 static int args_check(const opts *o)
 {
-    int cross = arg.xq || arg.xkv;
+    int cross = arg.xq || arg.xkv, separate = arg.wq || arg.wk || arg.wv;
     if (arg.x && cross)
         return att_fail(ATT_EUSAGE, "give either --x (self-attention) or --xq and --xkv "
                         "(cross-attention), not both");
@@ -359,9 +377,15 @@ static int args_check(const opts *o)
     if (cross && !(arg.xq && arg.xkv))
         return att_fail(ATT_EUSAGE, "cross-attention needs both --xq and --xkv (%s is missing)",
                         arg.xq ? "--xkv" : "--xq");
-    if (!arg.wq || !arg.wk || !arg.wv)
-        return att_fail(ATT_EUSAGE, "the weights are required: --wq, --wk and --wv (%s is missing)",
-                        !arg.wq ? "--wq" : !arg.wk ? "--wk" : "--wv");
+    if (arg.wqkv && separate)
+        return att_fail(ATT_EUSAGE, "give either --wqkv (one fused W_QKV) or --wq, --wk and --wv, "
+                        "not both (%s given with --wqkv)", arg.wq ? "--wq" : arg.wk ? "--wk" : "--wv");
+    if (!arg.wqkv && (!arg.wq || !arg.wk || !arg.wv))
+        return att_fail(ATT_EUSAGE, "the weights are required: --wq, --wk and --wv (%s is missing), "
+                        "or one fused --wqkv", !arg.wq ? "--wq" : !arg.wk ? "--wk" : "--wv");
+    if (!arg.wqkv && (arg.dk || arg.dv || arg.torch_layout))
+        return att_fail(ATT_EUSAGE, "%s splits a fused weight: it needs --wqkv",
+                        arg.dk ? "--dk" : arg.dv ? "--dv" : "--torch-layout");
     if (!o->out_dir && !arg.print)
         return att_fail(ATT_EUSAGE, "nothing to do: give --out DIR to write CSV files, "
                         "--print for tables, or both");
@@ -373,6 +397,89 @@ static int args_check(const opts *o)
     return ATT_OK;
 }
 
+/* *W = a fresh copy of columns [c0, c0 + n) of M. */
+static int columns_copy(gsl_matrix **W, const gsl_matrix *M, size_t c0, size_t n)
+{
+    gsl_matrix_const_view v = gsl_matrix_const_submatrix(M, 0, c0, M->size1, n);
+    *W = mat_dup(&v.matrix);
+    return *W ? ATT_OK : att_alloc_status();
+}
+
+/* d_k and d_v of a fused weight with n = 2 d_k + d_v columns, from --dk,
+ * --dv or (neither) d_k = d_v = n / 3. */
+static int fused_widths(size_t n, size_t *d_k, size_t *d_v)
+{
+    if (arg.dk && arg.dv) {
+        if (arg.dk > (SIZE_MAX - arg.dv) / 2 || 2 * arg.dk + arg.dv != n)
+            return att_fail(ATT_EUSAGE, "--dk %zu --dv %zu: W_QKV (--wqkv %s) has %zu columns, but "
+                            "2 d_k + d_v = %zu x 2 + %zu", arg.dk, arg.dv, arg.wqkv, n, arg.dk, arg.dv);
+        *d_k = arg.dk, *d_v = arg.dv;
+    } else if (arg.dk) {
+        if (arg.dk >= n || 2 * arg.dk >= n)
+            return att_fail(ATT_EUSAGE, "--dk %zu: W_QKV (--wqkv %s) has %zu columns, which leaves "
+                            "no column for V (2 d_k + d_v = %zu needs d_v >= 1)", arg.dk, arg.wqkv, n, n);
+        *d_k = arg.dk, *d_v = n - 2 * arg.dk;
+    } else if (arg.dv) {
+        if (arg.dv + 2 > n || (n - arg.dv) % 2 != 0)
+            return att_fail(ATT_EUSAGE, "--dv %zu: W_QKV (--wqkv %s) has %zu columns; 2 d_k = %zu - d_v "
+                            "must be even and >= 2", arg.dv, arg.wqkv, n, n);
+        *d_k = (n - arg.dv) / 2, *d_v = arg.dv;
+    } else {
+        if (n % 3 != 0)
+            return att_fail(ATT_EUSAGE, "W_QKV (--wqkv %s) has %zu columns, not 3 d_k: give --dk and "
+                            "--dv for a fused weight with d_v != d_k (2 d_k + d_v = %zu)", arg.wqkv, n, n);
+        *d_k = *d_v = n / 3;
+    }
+    return ATT_OK;
+}
+
+/* --wqkv: W_QKV (d, 2 d_k + d_v) = [W_Q | W_K | W_V], or with --torch-layout
+ * its transpose ((2 d_k + d_v), d) as nn.Linear stores it; split into the
+ * three column blocks (X W_QKV split = X W_Q | X W_K | X W_V, fused.h). */
+static int wqkv_load(run_data *r, const char *nx, const char *ox, const char *fx, size_t *budget)
+{
+    gsl_matrix *M = NULL, *W = NULL;
+    size_t d = r->Xq->size2, d_k = 0, d_v = 0;
+    int st = input_read(&M, "wqkv", arg.wqkv, budget);
+    if (st) return st;
+    if (arg.torch_layout) {
+        if (M->size2 != d)
+            st = att_fail(ATT_EUSAGE, "shapes do not conform: with --torch-layout, W (--wqkv %s) is read "
+                          "as nn.Linear's weight ((2 d_k + d_v) x d); it is %zu x %zu and %s (--%s %s) is "
+                          "%zu x %zu, so it needs d = %zu columns%s", arg.wqkv, M->size1, M->size2, nx, ox,
+                          fx, r->Xq->size1, d, d, M->size1 == d ? " (it has d rows: it looks like the "
+                          "section's W_QKV (d x (2 d_k + d_v)); drop --torch-layout)" : "");
+        else if ((W = mat_new(M->size2, M->size1)) == NULL) st = att_alloc_status();
+        else gsl_matrix_transpose_memcpy(W, M);          /* W_QKV = (nn.Linear weight)^T */
+        mat_free(M);
+    } else {
+        if (M->size1 != d)
+            st = att_fail(ATT_EUSAGE, "shapes do not conform: W_QKV (--wqkv %s) is %zu x %zu and %s (--%s %s) "
+                          "is %zu x %zu: W_QKV needs one row per column of X, d = %zu%s", arg.wqkv,
+                          M->size1, M->size2, nx, ox, fx, r->Xq->size1, d, d, M->size2 == d ?
+                          " (it has d columns: it looks like PyTorch's nn.Linear weight "
+                          "((2 d_k + d_v) x d, head.qkv.weight); add --torch-layout)" : "");
+        W = M;
+    }
+    if (st == ATT_OK) st = fused_widths(W->size2, &d_k, &d_v);
+    // Q = X W_QKV[:, 0:d_k]   K = X W_QKV[:, d_k:2 d_k]   V = X W_QKV[:, 2 d_k:]
+    if (st == ATT_OK) st = columns_copy(&r->WQ, W, 0, d_k);
+    if (st == ATT_OK) st = columns_copy(&r->WK, W, d_k, d_k);
+    if (st == ATT_OK) st = columns_copy(&r->WV, W, 2 * d_k, d_v);
+    mat_free(W);
+    return st;
+}
+
+/* --batch B: the rows of X (n of them) are B sequences of n / B rows. */
+static int batch_rows(size_t *T, size_t n, const char *name, const char *opt, const char *file)
+{
+    if (n % arg.batch != 0)
+        return att_fail(ATT_EUSAGE, "--batch %zu: %s (--%s %s) has %zu rows, not a multiple of B = %zu "
+                        "(B sequences of T rows each, stacked)", arg.batch, name, opt, file, n, arg.batch);
+    *T = n / arg.batch;
+    return ATT_OK;
+}
+
 /* Read every input and check that the shapes conform. */
 static int inputs_load(run_data *r, const opts *o)
 {
@@ -380,33 +487,45 @@ static int inputs_load(run_data *r, const opts *o)
     int st;
     const char *fq = arg.x ? arg.x : arg.xq, *fkv = arg.x ? arg.x : arg.xkv;
     const char *nq = arg.x ? "X" : "X_q", *nkv = arg.x ? "X" : "X_kv";
-    if ((st = input_read(&r->Xq, arg.x ? "x" : "xq", fq, &budget))) return st;
+    const char *oq = arg.x ? "x" : "xq", *okv = arg.x ? "x" : "xkv";
+    if ((st = input_read(&r->Xq, oq, fq, &budget))) return st;
     if (arg.x) r->Xkv = r->Xq;
     else if ((st = input_read(&r->Xkv, "xkv", fkv, &budget))) return st;
-    if ((st = input_read(&r->WQ, "wq", arg.wq, &budget))) return st;
-    if ((st = input_read(&r->WK, "wk", arg.wk, &budget))) return st;
-    if ((st = input_read(&r->WV, "wv", arg.wv, &budget))) return st;
-
-    // d: the width of X_q, X_kv and the rows of every W; d_k: W_Q and W_K
-    const char *oq = arg.x ? "x" : "xq", *okv = arg.x ? "x" : "xkv";
     if (r->Xkv->size2 != r->Xq->size2)
         return shape_fail("X_q", "xq", fq, r->Xq, "X_kv", "xkv", fkv, r->Xkv,
                           "queries and keys need the same width, d = ", r->Xq->size2);
-    if (r->WQ->size1 != r->Xq->size2)
-        return shape_fail(nq, oq, fq, r->Xq, "W_Q", "wq", arg.wq, r->WQ,
-                          "W_Q needs one row per column of X, d = ", r->Xq->size2);
-    if (r->WK->size1 != r->Xkv->size2)
-        return shape_fail(nkv, okv, fkv, r->Xkv, "W_K", "wk", arg.wk, r->WK,
-                          "W_K needs one row per column of X, d = ", r->Xkv->size2);
-    if (r->WV->size1 != r->Xkv->size2)
-        return shape_fail(nkv, okv, fkv, r->Xkv, "W_V", "wv", arg.wv, r->WV,
-                          "W_V needs one row per column of X, d = ", r->Xkv->size2);
-    if (r->WK->size2 != r->WQ->size2)
-        return shape_fail("W_Q", "wq", arg.wq, r->WQ, "W_K", "wk", arg.wk, r->WK,
-                          "queries and keys need the same number of columns, d_k = ", r->WQ->size2);
+    r->B = arg.batch ? arg.batch : 1;
+    if (!arg.batch) arg.batch = 1;
+    if ((st = batch_rows(&r->T_q, r->Xq->size1, nq, oq, fq)) ||
+        (st = batch_rows(&r->T_k, r->Xkv->size1, nkv, okv, fkv)))
+        return st;
+
+    // the weights: three files, or one fused W_QKV split in three
+    const char *fwq = arg.wqkv ? arg.wqkv : arg.wq;
+    const char *owq = arg.wqkv ? "wqkv" : "wq";
+    if (arg.wqkv) {
+        if ((st = wqkv_load(r, nq, oq, fq, &budget))) return st;
+    } else {
+        if ((st = input_read(&r->WQ, "wq", arg.wq, &budget))) return st;
+        if ((st = input_read(&r->WK, "wk", arg.wk, &budget))) return st;
+        if ((st = input_read(&r->WV, "wv", arg.wv, &budget))) return st;
+        // d: the width of X_q, X_kv and the rows of every W; d_k: W_Q and W_K
+        if (r->WQ->size1 != r->Xq->size2)
+            return shape_fail(nq, oq, fq, r->Xq, "W_Q", "wq", arg.wq, r->WQ,
+                              "W_Q needs one row per column of X, d = ", r->Xq->size2);
+        if (r->WK->size1 != r->Xkv->size2)
+            return shape_fail(nkv, okv, fkv, r->Xkv, "W_K", "wk", arg.wk, r->WK,
+                              "W_K needs one row per column of X, d = ", r->Xkv->size2);
+        if (r->WV->size1 != r->Xkv->size2)
+            return shape_fail(nkv, okv, fkv, r->Xkv, "W_V", "wv", arg.wv, r->WV,
+                              "W_V needs one row per column of X, d = ", r->Xkv->size2);
+        if (r->WK->size2 != r->WQ->size2)
+            return shape_fail("W_Q", "wq", arg.wq, r->WQ, "W_K", "wk", arg.wk, r->WK,
+                              "queries and keys need the same number of columns, d_k = ", r->WQ->size2);
+    }
     if (arg.rope && r->WQ->size2 % 2 != 0)
-        return att_fail(ATT_EUSAGE, "--rope rotates pairs of coordinates: d_k must be even, but W_Q (%s) "
-                        "is %zu x %zu", arg.wq, r->WQ->size1, r->WQ->size2);
+        return att_fail(ATT_EUSAGE, "--rope rotates pairs of coordinates: d_k must be even, but W_Q "
+                        "(--%s %s) has d_k = %zu columns", owq, fwq, r->WQ->size2);
 
     size_t d_k = r->WQ->size2, d_v = r->WV->size2;
     if (arg.bq && ((st = input_read(&r->Bq, "bq", arg.bq, &budget)) ||
@@ -422,8 +541,9 @@ static int inputs_load(run_data *r, const opts *o)
         if ((st = input_read(&r->G, "grad", arg.grad, &budget))) return st;
         if (r->G->size1 != r->Xq->size1 || r->G->size2 != d_v)
             return att_fail(ATT_EUSAGE, "shapes do not conform: G (--grad %s) is %zu x %zu and O = A V is "
-                            "%zu x %zu (T_q rows of %s, d_v columns of W_V): G = dL/dO must have O's shape",
-                            arg.grad, r->G->size1, r->G->size2, r->Xq->size1, d_v, nq);
+                            "%zu x %zu (%s rows of %s, d_v columns of W_V): G = dL/dO must have O's shape",
+                            arg.grad, r->G->size1, r->G->size2, r->Xq->size1, d_v,
+                            r->B > 1 ? "B T_q" : "T_q", nq);
     }
     if (arg.tokens &&
         (st = tokens_split(&r->qnames, arg.tokens, r->Xq->size1, "tokens", nq, fq)))
@@ -431,8 +551,26 @@ static int inputs_load(run_data *r, const opts *o)
     if (arg.key_tokens &&
         (st = tokens_split(&r->knames, arg.key_tokens, r->Xkv->size1, "key-tokens", nkv, fkv)))
         return st;
+    if (arg.features &&
+        (st = tokens_split(&r->fnames, arg.features, d_v, "features", "V (the d_v value columns of W_V)",
+                           arg.wqkv ? arg.wqkv : arg.wv)))
+        return st;
     if (arg.x) r->knames = r->qnames;
     return ATT_OK;
+}
+
+/* Row labels "b:t" (sequence b, position t) for a batch printed without
+ * names; NULL (1, 2, ...) for one sequence. */
+static char **batch_labels(size_t B, size_t T)
+{
+    if (B < 2) return NULL;
+    char **v = calloc(B * T, sizeof *v);
+    for (size_t i = 0; v && i < B * T; i++) {
+        char buf[48];
+        snprintf(buf, sizeof buf, "%zu:%zu", i / T + 1, i % T + 1);
+        if ((v[i] = strdup(buf)) == NULL) { tokens_free(v, B * T); return NULL; }
+    }
+    return v;
 }
 
 static int outputs_emit(const opts *o, run_data *r)
@@ -440,60 +578,128 @@ static int outputs_emit(const opts *o, run_data *r)
     int cross = r->Xkv != r->Xq;
     out_mat m[16];
     size_t n = 0;
-    char **q = r->qnames, **k = r->knames;
+    char **gq = r->qnames ? NULL : batch_labels(r->B, r->T_q);
+    char **gk = r->knames ? NULL : cross ? batch_labels(r->B, r->T_k) : gq;
+    char **q = r->qnames ? r->qnames : gq, **k = r->knames ? r->knames : gk, **f = r->fnames;
+    char **kc = r->B > 1 ? NULL : k;          /* S, A columns: one sequence's keys */
     // headings: the formula of each matrix as this run computed it
     const char *xq = cross ? "X_q" : "X", *xkv = cross ? "X_kv" : "X";
-    char qwhat[64], kwhat[64], vwhat[64], swhat[96];
-    snprintf(qwhat, sizeof qwhat, "Q = %s%s W_Q%s%s", arg.rope ? "rope(" : "", xq,
-             r->bq ? " + b_Q" : "", arg.rope ? ")" : "");
-    snprintf(kwhat, sizeof kwhat, "K = %s%s W_K%s%s", arg.rope ? "rope(" : "", xkv,
-             r->bk ? " + b_K" : "", arg.rope ? ")" : "");
-    snprintf(vwhat, sizeof vwhat, "V = %s W_V%s", xkv, r->bv ? " + b_V" : "");
-    if (arg.scale == 1.0) snprintf(swhat, sizeof swhat, "S = Q K^T (rows: queries, columns: keys)");
-    else snprintf(swhat, sizeof swhat, "S = %.6g Q K^T (rows: queries, columns: keys)", arg.scale);
-    m[n++] = (out_mat){ "Q.csv", qwhat, r->st.Q, q, NULL };
-    m[n++] = (out_mat){ "K.csv", kwhat, r->st.K, k, NULL };
-    m[n++] = (out_mat){ "V.csv", vwhat, r->st.V, k, NULL };
-    m[n++] = (out_mat){ "S.csv", swhat, r->st.S, q, k };
-    m[n++] = (out_mat){ "A.csv", "A = row softmax(S)", r->st.A, q, k };
-    m[n++] = (out_mat){ "O.csv", "O = A V", r->st.O, q, NULL };
+    char qwhat[96], kwhat[96], vwhat[96], swhat[160], bwhat[64] = "";
+    if (r->B > 1) snprintf(bwhat, sizeof bwhat, ", %zu sequences stacked", r->B);
+    snprintf(qwhat, sizeof qwhat, "Q = %s%s W_Q%s%s%s", arg.rope ? "rope(" : "", xq,
+             r->bq ? " + b_Q" : "", arg.rope ? ")" : "", bwhat);
+    snprintf(kwhat, sizeof kwhat, "K = %s%s W_K%s%s%s", arg.rope ? "rope(" : "", xkv,
+             r->bk ? " + b_K" : "", arg.rope ? ")" : "", bwhat);
+    snprintf(vwhat, sizeof vwhat, "V = %s W_V%s%s", xkv, r->bv ? " + b_V" : "", bwhat);
+    char sc[32] = "";
+    if (arg.scale != 1.0) snprintf(sc, sizeof sc, "%.6g ", arg.scale);
+    snprintf(swhat, sizeof swhat, "S = %sQ K^T%s (rows: queries, columns: keys%s)", sc,
+             arg.causal ? ", causal: -inf for j > i" : "", bwhat);
+    m[n++] = (out_mat){ "Q.csv", qwhat, r->Q, q, NULL };
+    m[n++] = (out_mat){ "K.csv", kwhat, r->K, k, NULL };
+    m[n++] = (out_mat){ "V.csv", vwhat, r->V, k, f };
+    m[n++] = (out_mat){ "S.csv", swhat, r->S, q, kc };
+    m[n++] = (out_mat){ "A.csv", "A = row softmax(S)", r->A, q, kc };
+    m[n++] = (out_mat){ "O.csv", "O = A V", r->O, q, f };
 
     gsl_matrix_view db[3];
     if (arg.grad) {
         if (cross) {
-            m[n++] = (out_mat){ "dXq.csv", "dX_q = dL/dX_q", r->g.dXq, q, NULL };
-            m[n++] = (out_mat){ "dXkv.csv", "dX_kv = dL/dX_kv", r->g.dXkv, k, NULL };
+            m[n++] = (out_mat){ "dXq.csv", "dX_q = dL/dX_q", r->dXq, q, NULL };
+            m[n++] = (out_mat){ "dXkv.csv", "dX_kv = dL/dX_kv", r->dXkv, k, NULL };
         } else {
             m[n++] = (out_mat){ "dX.csv", "dX = dL/dX (both paths: queries, keys and values)",
                                 r->dX, q, NULL };
         }
-        m[n++] = (out_mat){ "dW_Q.csv", "dW_Q = dL/dW_Q", r->g.dW_Q, NULL, NULL };
-        m[n++] = (out_mat){ "dW_K.csv", "dW_K = dL/dW_K", r->g.dW_K, NULL, NULL };
-        m[n++] = (out_mat){ "dW_V.csv", "dW_V = dL/dW_V", r->g.dW_V, NULL, NULL };
-        db[0] = gsl_matrix_view_vector(r->g.db_Q, 1, r->g.db_Q->size);
-        db[1] = gsl_matrix_view_vector(r->g.db_K, 1, r->g.db_K->size);
-        db[2] = gsl_matrix_view_vector(r->g.db_V, 1, r->g.db_V->size);
+        m[n++] = (out_mat){ "dW_Q.csv", "dW_Q = dL/dW_Q", r->dWQ, NULL, NULL };
+        m[n++] = (out_mat){ "dW_K.csv", "dW_K = dL/dW_K", r->dWK, NULL, NULL };
+        m[n++] = (out_mat){ "dW_V.csv", "dW_V = dL/dW_V", r->dWV, NULL, f };
+        db[0] = gsl_matrix_view_vector(r->dbQ, 1, r->dbQ->size);
+        db[1] = gsl_matrix_view_vector(r->dbK, 1, r->dbK->size);
+        db[2] = gsl_matrix_view_vector(r->dbV, 1, r->dbV->size);
         m[n++] = (out_mat){ "db_Q.csv", "db_Q = dL/db_Q", &db[0].matrix, NULL, NULL };
         m[n++] = (out_mat){ "db_K.csv", arg.rope ? "db_K = dL/db_K" : "db_K = dL/db_K (zero without RoPE, up to rounding)", &db[1].matrix, NULL, NULL };
-        m[n++] = (out_mat){ "db_V.csv", "db_V = dL/db_V", &db[2].matrix, NULL, NULL };
+        m[n++] = (out_mat){ "db_V.csv", "db_V = dL/db_V", &db[2].matrix, NULL, f };
     }
 
     if (arg.print)
         for (size_t i = 0; i < n; i++) table_print(&m[i]);
-    if (o->out_dir == NULL) return ATT_OK;
+    int st = ATT_OK;
+    if (o->out_dir != NULL) {
+        for (size_t i = 0; i < n && !st; i++) st = file_write(o, &m[i]);
+        char extra[4096];
+        int len = snprintf(extra, sizeof extra, "mode: %s\nscale: %.17g\nrope: %s\ncausal: %s\n"
+                           "batch: %zu\nweights: %s\nfiles:", cross ? "cross-attention" : "self-attention",
+                           arg.scale, arg.rope ? "on" : "off", arg.causal ? "on" : "off", r->B,
+                           !arg.wqkv ? "W_Q, W_K, W_V" : arg.torch_layout ? "W_QKV^T (nn.Linear layout)"
+                                                                          : "W_QKV (fused)");
+        for (size_t i = 0; i < n && len > 0 && (size_t)len < sizeof extra; i++)
+            len += snprintf(extra + len, sizeof extra - (size_t)len, " %s", m[i].file);
+        if (!st) st = output_meta(o, extra);
+        if (!st && opts_verbose(o) && !arg.print)
+            printf("attention: wrote %zu files and attention.meta into %s\n", n, o->out_dir);
+    }
+    if (gk != gq) tokens_free(gk, r->B * r->T_k);
+    tokens_free(gq, r->B * r->T_q);
+    return st;
+}
 
-    int st;
-    for (size_t i = 0; i < n; i++)
-        if ((st = file_write(o, &m[i]))) return st;
-    char extra[4096];
-    int len = snprintf(extra, sizeof extra, "mode: %s\nscale: %.17g\nrope: %s\nfiles:",
-                       cross ? "cross-attention" : "self-attention", arg.scale,
-                       arg.rope ? "on" : "off");
-    for (size_t i = 0; i < n && len > 0 && (size_t)len < sizeof extra; i++)
-        len += snprintf(extra + len, sizeof extra - (size_t)len, " %s", m[i].file);
-    if ((st = output_meta(o, extra))) return st;
-    if (opts_verbose(o) && !arg.print)
-        printf("attention: wrote %zu files and attention.meta into %s\n", n, o->out_dir);
+/* The stacked outputs and, with --grad, the stacked/summed gradients. */
+static int stacked_alloc(run_data *r, size_t d, size_t d_k, size_t d_v)
+{
+    size_t BTq = r->B * r->T_q, BTk = r->B * r->T_k;
+    r->Q = mat_new(BTq, d_k); r->K = mat_new(BTk, d_k); r->V = mat_new(BTk, d_v);
+    r->S = mat_new(BTq, r->T_k); r->A = mat_new(BTq, r->T_k); r->O = mat_new(BTq, d_v);
+    if (!r->Q || !r->K || !r->V || !r->S || !r->A || !r->O) return att_alloc_status();
+    if (!arg.grad) return ATT_OK;
+    r->dXq = mat_new(BTq, d); r->dXkv = mat_new(BTk, d);
+    r->dWQ = mat_new(d, d_k); r->dWK = mat_new(d, d_k); r->dWV = mat_new(d, d_v);
+    r->dbQ = vec_new(d_k); r->dbK = vec_new(d_k); r->dbV = vec_new(d_v);
+    if (!r->dXq || !r->dXkv || !r->dWQ || !r->dWK || !r->dWV || !r->dbQ || !r->dbK || !r->dbV)
+        return att_alloc_status();
+    gsl_matrix_set_zero(r->dWQ); gsl_matrix_set_zero(r->dWK); gsl_matrix_set_zero(r->dWV);
+    gsl_vector_set_zero(r->dbQ); gsl_vector_set_zero(r->dbK); gsl_vector_set_zero(r->dbV);
+    return ATT_OK;
+}
+
+/* Rows [row, row + M->size1) of the stacked D = M. */
+static void rows_put(gsl_matrix *D, size_t row, const gsl_matrix *M)
+{
+    gsl_matrix_view v = gsl_matrix_submatrix(D, row, 0, M->size1, M->size2);
+    gsl_matrix_memcpy(&v.matrix, M);
+}
+
+/* Sequence b: the forward pass (and backward with --grad), its results
+ * copied into the stacked outputs, its weight gradients added to the sums. */
+static int sequence_run(run_data *r, const head_params *p, size_t b)
+{
+    size_t d = r->Xq->size2, T_q = r->T_q, T_k = r->T_k;
+    gsl_matrix_const_view xq = gsl_matrix_const_submatrix(r->Xq, b * T_q, 0, T_q, d);
+    gsl_matrix_const_view xkv = gsl_matrix_const_submatrix(r->Xkv, b * T_k, 0, T_k, d);
+    // forward: Q, K, V, S = scale Q K^T (causal: mask), A = softmax(S), O = A V
+    int st = head_forward(&r->st, p, &xq.matrix, &xkv.matrix);
+    // Q, K, V come first in the pass: an overflow there is the root cause of
+    // any later failure (a NaN score, say), so it is the one reported
+    int fst;
+    if ((fst = finite_check(r->st.Q, "Q")) || (fst = finite_check(r->st.K, "K")) ||
+        (fst = finite_check(r->st.V, "V")))
+        st = fst;
+    if (st == ATT_OK) st = finite_check(r->st.O, "O");
+    if (st) return st;
+    rows_put(r->Q, b * T_q, r->st.Q); rows_put(r->K, b * T_k, r->st.K);
+    rows_put(r->V, b * T_k, r->st.V); rows_put(r->S, b * T_q, r->st.S);
+    rows_put(r->A, b * T_q, r->st.A); rows_put(r->O, b * T_q, r->st.O);
+    if (!arg.grad) return ATT_OK;
+
+    // backward from G_b = dL/dO_b (rows of sequence b); dW, db summed over b
+    gsl_matrix_const_view g = gsl_matrix_const_submatrix(r->G, b * T_q, 0, T_q, r->G->size2);
+    if ((st = head_backward(&r->g, &r->st, p, &xq.matrix, &xkv.matrix, &g.matrix))) return st;
+    rows_put(r->dXq, b * T_q, r->g.dXq);
+    rows_put(r->dXkv, b * T_k, r->g.dXkv);
+    gsl_matrix_add(r->dWQ, r->g.dW_Q); gsl_matrix_add(r->dWK, r->g.dW_K);
+    gsl_matrix_add(r->dWV, r->g.dW_V);
+    gsl_vector_add(r->dbQ, r->g.db_Q); gsl_vector_add(r->dbK, r->g.db_K);
+    gsl_vector_add(r->dbV, r->g.db_V);
     return ATT_OK;
 }
 
@@ -504,51 +710,42 @@ static int run(const opts *o)
     if (st == ATT_OK) st = inputs_load(&r, o);
     if (st) { run_free(&r); return st; }
 
-    size_t T_q = r.Xq->size1, T_k = r.Xkv->size1, d = r.Xq->size2;
-    size_t d_k = r.WQ->size2, d_v = r.WV->size2;
-    // the memory of the whole run, refused before anything large is allocated
-    st = opts_check_memory(o, run_bytes(T_q, T_k, d, d_k, d_v, arg.grad != NULL),
-                           "the head on these matrices");
-    if (st) { run_free(&r); return st; }
+    // every allocation below counts against --max-memory (mem.h): a run too
+    // large stops at its first matrix that does not fit, before any file
+    size_t d = r.Xq->size2, d_k = r.WQ->size2, d_v = r.WV->size2;
 
     head_params p = head_params_make(r.WQ, r.WK, r.WV);
     p.b_Q = r.bq; p.b_K = r.bk; p.b_V = r.bv;
     p.scale = arg.scale;
     p.rope = arg.rope;
     p.rope_base = arg.rope_base;
+    p.causal = arg.causal;
 
-    // forward: Q, K, V, S = scale Q K^T, A = softmax(S), O = A V
-    if ((st = head_state_alloc(&r.st, T_q, T_k, d, d_k, d_v))) { run_free(&r); return st; }
-    st = head_forward(&r.st, &p, r.Xq, r.Xkv);
-    // Q, K, V come first in the pass: an overflow there is the root cause of
-    // any later failure (a NaN score, say), so it is the one reported
-    int fst;
-    if ((fst = finite_check(r.st.Q, "Q")) || (fst = finite_check(r.st.K, "K")) ||
-        (fst = finite_check(r.st.V, "V")))
-        st = fst;
-    if (st == ATT_OK) st = finite_check(r.st.O, "O");
+    if ((st = head_state_alloc(&r.st, r.T_q, r.T_k, d, d_k, d_v)) ||
+        (arg.grad && (st = head_grads_alloc(&r.g, r.T_q, r.T_k, d, d_k, d_v))) ||
+        (st = stacked_alloc(&r, d, d_k, d_v))) {
+        run_free(&r);
+        return st;
+    }
+    // each of the B sequences attends within itself
+    for (size_t b = 0; b < r.B && !st; b++) st = sequence_run(&r, &p, b);
     if (st) { run_free(&r); return st; }
-    size_t ninf = count_inf(r.st.S);
+    size_t ninf = count_inf(r.S, r.T_q, arg.causal);
     if (ninf && opts_verbose(o))
         fprintf(stderr, "attention: note: %zu score%s overflowed to +-inf; A follows the softmax "
                 "policy (+inf shares the row's weight, -inf gets 0)\n", ninf, ninf == 1 ? "" : "s");
 
-    // backward from G = dL/dO; self-attention: dX = dX_q + dX_kv
+    // self-attention: dX = dX_q + dX_kv (X feeds both paths)
     if (arg.grad) {
-        if ((st = head_grads_alloc(&r.g, T_q, T_k, d, d_k, d_v)) ||
-            (st = head_backward(&r.g, &r.st, &p, r.Xq, r.Xkv, r.G))) {
-            run_free(&r);
-            return st;
-        }
         if (r.Xkv == r.Xq) {
-            if ((r.dX = mat_dup(r.g.dXq)) == NULL) { run_free(&r); return ATT_ERUNTIME; }
-            gsl_matrix_add(r.dX, r.g.dXkv);
+            if ((r.dX = mat_dup(r.dXq)) == NULL) { run_free(&r); return att_alloc_status(); }
+            gsl_matrix_add(r.dX, r.dXkv);
         }
-        if ((st = finite_check(r.dX ? r.dX : r.g.dXq, r.dX ? "dX" : "dX_q")) ||
-            (st = finite_check(r.g.dXkv, "dX_kv")) || (st = finite_check(r.g.dW_Q, "dW_Q")) ||
-            (st = finite_check(r.g.dW_K, "dW_K")) || (st = finite_check(r.g.dW_V, "dW_V")) ||
-            (st = finite_check_vec(r.g.db_Q, "db_Q")) || (st = finite_check_vec(r.g.db_K, "db_K")) ||
-            (st = finite_check_vec(r.g.db_V, "db_V"))) {
+        if ((st = finite_check(r.dX ? r.dX : r.dXq, r.dX ? "dX" : "dX_q")) ||
+            (st = finite_check(r.dXkv, "dX_kv")) || (st = finite_check(r.dWQ, "dW_Q")) ||
+            (st = finite_check(r.dWK, "dW_K")) || (st = finite_check(r.dWV, "dW_V")) ||
+            (st = finite_check_vec(r.dbQ, "db_Q")) || (st = finite_check_vec(r.dbK, "db_K")) ||
+            (st = finite_check_vec(r.dbV, "db_V"))) {
             run_free(&r);
             return st;
         }
@@ -564,6 +761,8 @@ int main(int argc, char **argv)
     opts o;
     int st = opts_parse(&o, &INFO, argc, argv);
     if (st == ATT_HELP) print_more_help();
+    // every matrix of the run is counted against --max-memory (mem.h)
+    if (st == ATT_OK) mem_set_budget(o.max_memory, "--max-memory");
     if (st == ATT_OK) st = run(&o);
     return opts_exit(&o, st);
 }

@@ -18,9 +18,10 @@ void tqfk_config_default(tqfk_config *c)
 {
     /* keys on the axes, length 2 */
     static const double k[TQFK_NK][TQFK_DIM] = {{2, 0}, {0, 2}, {-2, 0}, {0, -2}};
-    /* q1 points nearly along k1; q2 is halfway between k2 and k3:
-     *   q1 . k = (3, 1, -3, -1)     q2 . k = (-2, 2, 2, -2)            */
-    static const double q[TQFK_NQ][TQFK_DIM] = {{1.5, 0.5}, {-1, 1}};
+    /* q1 leans towards k1; q2 is halfway between k2 and k3:
+     *   q1 . k = (2, 1, -2, -1)     q2 . k = (-2, 2, 2, -2)
+     * (q1 = (1, 0.5) keeps o1 = (-1.83, 2.04) clear of v1 = (-3, 2) in the figure) */
+    static const double q[TQFK_NQ][TQFK_DIM] = {{1, 0.5}, {-1, 1}};
     /* values at four distinct places, one per quadrant */
     static const double v[TQFK_NK][TQFK_DIM] = {{-3, 2}, {1, 3}, {3, -1}, {-1, -3}};
     memcpy(c->q, q, sizeof q);

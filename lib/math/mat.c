@@ -18,13 +18,6 @@ size_t mat_bytes(size_t rows, size_t cols)
     return n * sizeof(double);
 }
 
-/* 8 count, or 0 beyond 2^63 (and for a count that is not a positive number) */
-size_t mat_bytes_approx(double count)
-{
-    double b = (double)sizeof(double) * count;
-    return (b > 0.0 && b < 0x1p63) ? (size_t)b : 0;
-}
-
 gsl_matrix *mat_new(size_t rows, size_t cols)
 {
     if (rows == 0 || cols == 0) {

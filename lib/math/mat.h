@@ -22,12 +22,6 @@ void vec_free(gsl_vector *v);          /* NULL is fine */
 /* Bytes needed by `count` doubles, 0 on size_t overflow. */
 size_t mat_bytes(size_t rows, size_t cols);
 
-/* Bytes of `count` doubles, with count a sum of products of sizes computed
- * in double precision (so it cannot wrap around): 0, the overflow marker of
- * mat_bytes, when the result does not fit in 2^63 bytes. For memory checks
- * (opts_check_memory) before allocating. */
-size_t mat_bytes_approx(double count);
-
 /* A_ij ~ N(0, sigma^2), i.i.d., drawn row by row from rng. */
 void mat_randn(gsl_matrix *A, gsl_rng *rng, double sigma);
 void vec_randn(gsl_vector *v, gsl_rng *rng, double sigma);

@@ -31,9 +31,6 @@
 #include <gsl/gsl_blas.h>
 #include <omp.h>
 
-/* OpenBLAS, when linked, exports this; with GSL's reference CBLAS it is absent. */
-
-
 /* Chosen by timing on the 2-core AMD EPYC this project runs on (one thread,
  * T = 30,000): 256 x 256 gave 46 GFLOP/s, 128 x 256 44, 128 x 512 43,
  * 64 x 512 38. S_t is then 512 KiB, half of a core's L2. */
@@ -65,9 +62,6 @@ static double row_max(const double *x, size_t n, int *bad)
     *bad = nonfinite;
     return m;
 }
-
-/* ---- tolerances ---------------------------------------------------------- */
-
 
 /* ---- one query tile ------------------------------------------------------- */
 

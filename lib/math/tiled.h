@@ -24,7 +24,7 @@
  * fixed by (B_q, B_k), not by the thread count, and each tile is done by one
  * thread in a fixed order, so every output row is bit-identical for any
  * OMP_NUM_THREADS. Like mc_run, a call (outside a parallel region) makes
- * OpenBLAS single-threaded for the rest of the process (mc_blas_single_thread):
+ * OpenBLAS single-threaded for the rest of the process (blas_single_thread, blas.h):
  * its own thread pool would compete with ours for the same cores.
  *
  * Scores must be finite or -inf (a masked key): a NaN or +inf score gives

@@ -3,8 +3,10 @@
 #include "par.h"
 #include "mem.h"
 #include "provenance.h"
+#include "registry.h"
 #include "status.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +21,115 @@ void exp_meta(experiment *e, const char *fmt, ...)
     int n = vsnprintf(e->meta + e->meta_len, room, fmt, ap);
     va_end(ap);
     if (n > 0) e->meta_len += (size_t)n < room ? (size_t)n : room - 1;
+}
+
+static void add_kind(experiment *e, verdict_kind k, const char *macro, double expected, measure m,
+                     verdict_rule r, const char *fmt, va_list ap)
+{
+    char q[1024];
+    vsnprintf(q, sizeof q, fmt, ap);
+    verdict_add(&e->v, k, macro, expected, m, r, "%s", q);    /* sticky on error */
+}
+
+#define KIND_HELPER(name, kind)                                                             \
+    void name(experiment *e, const char *macro, double expected, measure m, verdict_rule r,  \
+              const char *fmt, ...)                                                         \
+    {                                                                                       \
+        va_list ap;                                                                         \
+        va_start(ap, fmt);                                                                  \
+        add_kind(e, kind, macro, expected, m, r, fmt, ap);                                  \
+        va_end(ap);                                                                         \
+    }
+KIND_HELPER(exp_claim, KIND_CLAIM)
+KIND_HELPER(exp_identity, KIND_IDENTITY)
+KIND_HELPER(exp_control, KIND_CONTROL)
+
+void exp_reported(experiment *e, const char *macro, double expected, measure m, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    add_kind(e, KIND_REPORTED, macro, expected, m, rule_none(), fmt, ap);
+    va_end(ap);
+}
+
+void exp_headline(experiment *e) { verdict_headline(&e->v); }
+
+static void summary_add(experiment *e, const char *line)
+{
+    size_t room = sizeof e->summary - e->summary_len, n = strlen(line);
+    if (n + 2 > room) return;
+    memcpy(e->summary + e->summary_len, line, n);
+    e->summary_len += n;
+    e->summary[e->summary_len++] = '\n';
+    e->summary[e->summary_len] = '\0';
+}
+
+void exp_summary(experiment *e, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    summary_add(e, line);
+}
+
+/* "<label> <value> (<section>), 95% CI [lo, hi], N draws" */
+static void measure_line(char *buf, size_t n, const char *label, measure m, const char *section)
+{
+    int k = snprintf(buf, n, "%s %.4g", label, m.value);
+    if (k > 0 && (size_t)k < n && section && section[0]) k += snprintf(buf + k, n - (size_t)k, " (%s)", section);
+    if (k > 0 && (size_t)k < n && !isnan(m.ci_low) && !isnan(m.ci_high) && !m.run_dependent)
+        k += snprintf(buf + k, n - (size_t)k, ", 95%% CI [%.4g, %.4g], %zu draws", m.ci_low, m.ci_high, m.draws);
+    else if (k > 0 && (size_t)k < n && m.run_dependent)
+        k += snprintf(buf + k, n - (size_t)k, " (median; min %.4g, max %.4g over %zu runs)", m.ci_low, m.ci_high, m.draws);
+    else if (k > 0 && (size_t)k < n && m.draws)
+        snprintf(buf + k, n - (size_t)k, ", over %zu cases", m.draws);
+}
+
+void exp_summary_measure(experiment *e, const char *label, measure m, const char *section_fmt, ...)
+{
+    char section[256] = "", line[512];
+    if (section_fmt) {
+        va_list ap;
+        va_start(ap, section_fmt);
+        vsnprintf(section, sizeof section, section_fmt, ap);
+        va_end(ap);
+    }
+    measure_line(line, sizeof line, label, m, section);
+    summary_add(e, line);
+}
+
+/* The plain summary: the claim, its lines (or the headline row), the tally. */
+static void print_summary(const experiment *e, const experiment_def *def)
+{
+    const registry_entry *r = registry_find(def->id);
+    if (r)
+        printf("%s: %s\n  (%s \"%s\")\n", def->id, r->claim, strcmp(r->origin, "extension")
+               ? "section 4.2," : "an extension of the suite's own, from section 4.2,", r->subheading);
+    else
+        printf("%s: %s\n", def->id, def->claim);
+    if (e->summary_len) {
+        for (const char *p = e->summary; *p;) {
+            const char *nl = strchr(p, '\n');
+            printf("  %.*s\n", (int)(nl - p), p);
+            p = nl + 1;
+        }
+    } else {
+        const verdict *h = NULL;
+        for (size_t i = 0; i < e->v.n && !h; i++) if (e->v.v[i].headline) h = &e->v.v[i];
+        for (size_t i = 0; i < e->v.n && !h; i++) if (e->v.v[i].kind == KIND_CLAIM) h = &e->v.v[i];
+        if (h) {
+            char line[1536], sec[64] = "";
+            if (!isnan(h->expected)) snprintf(sec, sizeof sec, "expected %.4g", h->expected);
+            measure_line(line, sizeof line, h->quantity, h->m, sec);
+            printf("  %s\n", line);
+        }
+    }
+    printf("  verdicts: %zu PASS, %zu FAIL, %zu INCONCLUSIVE, %zu REPORTED (every row: --verbose, or %s/%s.verdicts.csv)\n",
+           verdicts_count(&e->v, OUT_PASS), verdicts_count(&e->v, OUT_FAIL),
+           verdicts_count(&e->v, OUT_INCONCLUSIVE), verdicts_count(&e->v, OUT_REPORTED),
+           e->o.out_dir, e->o.id);
 }
 
 mc_config exp_mc(const experiment *e, const char *label)
@@ -47,7 +158,9 @@ int experiment_main(const experiment_def *def, int argc, char **argv)
     static experiment e;         /* static: meta is large, and main runs once */
     memset(&e, 0, sizeof e);
     verdicts_init(&e.v);
-    const opts_info info = {def->id, def->claim, def->common, def->seed, def->draws, def->extra};
+    const registry_entry *reg = registry_find(def->id);   /* the claim's words, once */
+    const opts_info info = {def->id, reg ? reg->claim : def->claim, def->common | OPT_VERBOSE_FLAG,
+                            def->seed, def->draws, def->extra};
     if (st == ATT_OK) st = opts_parse(&e.o, &info, argc, argv);
     if (st == ATT_OK) {
         mem_set_budget(e.o.max_memory, "--max-memory");
@@ -61,7 +174,13 @@ int experiment_main(const experiment_def *def, int argc, char **argv)
     st = par_agree(st, PAR_SITE_RUN);    /* no verdict row is printed if any rank failed */
     if (st == ATT_OK && par_size() > 1) exp_meta(&e, "mpi_ranks: %d", par_size());
     if (st == ATT_OK) st = output_meta(&e.o, e.meta_len ? e.meta : NULL);
-    if (st == ATT_OK) st = verdicts_write(&e.v, e.o.out_dir, e.o.id, e.o.seed, e.o.quiet || !par_is_root());
+    /* a failed verdict call (sticky): exit 3, and no verdict file */
+    if (st == ATT_OK && e.v.status != ATT_OK) st = att_fail(e.v.status, "%s", e.v.err);
+    int loud = !e.o.quiet && par_is_root();
+    if (st == ATT_OK)
+        st = verdicts_write(&e.v, e.o.out_dir, e.o.id, e.o.seed,
+                            (loud && e.o.verbose ? VERDICTS_ROWS : 0) | (loud ? VERDICTS_NOTES : 0));
+    if (st == ATT_OK && loud) print_summary(&e, def);
     if (st == ATT_OK) st = verdicts_status(&e.v);
     verdicts_free(&e.v);
     return opts_exit(&e.o, st);

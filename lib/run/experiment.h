@@ -11,9 +11,23 @@
  *      anything is written, with exit 2 naming the budget;
  *   3. run: the measurement, its CSV tables, its verdict rows;
  *   4. write the provenance <id>.meta (with the run's "key: value" lines);
- *   5. write <id>.verdicts.csv last (it stands for the whole run), print the
- *      rows unless --quiet, and name INCONCLUSIVE rows on stderr;
- *   6. exit: 0 no FAIL, 1 some FAIL, 2 bad usage or input, 3 runtime error.
+ *   5. write <id>.verdicts.csv last (it stands for the whole run), unless a
+ *      verdict call failed (a bad macro name, a CI rule without a CI, no
+ *      memory: the first such error is sticky, and the run exits 3 with no
+ *      verdict file); name INCONCLUSIVE rows on stderr;
+ *   6. print the plain summary (unless --quiet): the claim, the experiment's
+ *      summary lines (exp_summary; by default the headline row), a count of
+ *      the verdicts; every verdict row only with --verbose;
+ *   7. exit: 0 no FAIL, 1 some FAIL, 2 bad usage or input, 3 runtime error.
+ *
+ * Verdict rows by kind (sticky errors: no return value to check):
+ *     exp_claim(e, "concNormSlope", 1.0, m, rule_ci_within(0.98, 1.02), "slope ...");
+ *     exp_headline(e);             // the row just added carries the claim
+ *     exp_identity(...); exp_control(...); exp_reported(e, macro, expected, m, fmt, ...);
+ * The summary a student reads (one screen):
+ *     exp_summary_measure(e, "self-weight", m, "1/T = %.4f", 1.0 / T);
+ *     -> "  self-weight 0.0318 (1/T = 0.0313), 95% CI [0.0311, 0.0325], 4000 draws"
+ * Sweeps (a grid, a draw function, a statistics list): sweep.h.
  *
  *     static int run(experiment *e) { ... measure, TABLE_WRITE, verdict_add ... }
  *     int main(int argc, char **argv)
@@ -36,11 +50,14 @@ typedef struct {
     verdict_list v;      /* the verdict rows (verdict_add(&e->v, ...))            */
     char meta[4096];     /* "key: value" provenance lines (exp_meta)              */
     size_t meta_len;
+    char summary[4096];  /* the plain summary lines (exp_summary)                 */
+    size_t summary_len;
 } experiment;
 
 typedef struct {
     const char *id;          /* the claim ID = the program's name              */
-    const char *claim;       /* the claim in one line, for --help              */
+    const char *claim;       /* NULL: the registry's words (registry.h); text
+                                only for a program the registry does not list */
     unsigned common;         /* OPT_* mask of the common options it takes      */
     unsigned long seed;      /* default seed                                   */
     size_t draws;            /* default draws                                  */
@@ -57,6 +74,26 @@ void exp_meta(experiment *e, const char *fmt, ...) __attribute__((format(printf,
 /* A Monte Carlo config with the run's generator, seed and --quiet filled in;
  * the caller sets draws, nstats, the draw function and the rest. */
 mc_config exp_mc(const experiment *e, const char *label);
+
+/* Verdict rows by kind (verdict.h); an error is sticky (exit 3, no verdict
+ * file), so there is nothing to check. exp_reported has rule none. */
+void exp_claim(experiment *e, const char *macro, double expected, measure m, verdict_rule r,
+               const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void exp_identity(experiment *e, const char *macro, double expected, measure m, verdict_rule r,
+                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void exp_control(experiment *e, const char *macro, double expected, measure m, verdict_rule r,
+                 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void exp_reported(experiment *e, const char *macro, double expected, measure m,
+                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Mark the row added last as the claim's headline. */
+void exp_headline(experiment *e);
+
+/* A line of the plain summary (printf format; indented on output). */
+void exp_summary(experiment *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "<label> <value> (<section's value>), 95% CI [lo, hi], N draws": the
+ * section's value as printf text (NULL: none); no CI part for an exact m. */
+void exp_summary_measure(experiment *e, const char *label, measure m, const char *section_fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* A usage error about an option value (exit 2): "--T 1: <why>". */
 int exp_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

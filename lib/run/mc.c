@@ -15,23 +15,6 @@
 #include <omp.h>
 
 
-void mc_blas_single_thread(void)
-{
-    blas_single_thread();
-}
-
-/* threads * scratch + ceil(draws / MC_BLOCK) * nstats * sizeof(stat_acc) */
-size_t mc_run_bytes(size_t scratch_bytes, size_t draws, size_t nstats)
-{
-    size_t threads = (size_t)omp_get_max_threads();
-    size_t nblocks = draws / MC_BLOCK + (draws % MC_BLOCK != 0);
-    if (scratch_bytes == 0 || scratch_bytes > SIZE_MAX / threads) return 0;
-    size_t scratch = threads * scratch_bytes;
-    if (nstats != 0 && nblocks > SIZE_MAX / nstats / sizeof(stat_acc)) return 0;
-    size_t table = nblocks * nstats * sizeof(stat_acc);
-    return table > SIZE_MAX - scratch ? 0 : scratch + table;
-}
-
 static void progress(const mc_config *cfg, size_t done, size_t total, double t0, int *shown)
 {
     double t = omp_get_wtime() - t0;
@@ -200,7 +183,7 @@ int mc_run(const mc_config *cfg, stat_acc *acc)
         return att_fail(ATT_EUSAGE, "Monte Carlo run without a draw function or statistics");
     const gsl_rng_type *T = rng_type_find(cfg->rng_name);
     if (T == NULL) return ATT_EUSAGE;
-    mc_blas_single_thread();
+    blas_single_thread();
 
     /* plan: ceil(draws_p / MC_BLOCK) blocks per point, written so that it
      * cannot wrap around */

@@ -77,17 +77,7 @@ typedef struct {
  * with its status (ATT_EUSAGE when a scratch exceeds --max-memory). */
 int mc_run(const mc_config *cfg, stat_acc *acc);
 
-/* Make BLAS single-threaded (OpenBLAS) for the rest of the process. */
-void mc_blas_single_thread(void);
-
 /* Total draws over the points of cfg (what `values` must hold / nstats). */
 size_t mc_total_draws(const mc_config *cfg);
-
-/* Bytes a run allocates: one scratch of scratch_bytes per OpenMP thread
- * (omp_get_max_threads()) plus the per-block statistics,
- *   threads * scratch_bytes + ceil(draws / MC_BLOCK) * nstats * sizeof(stat_acc).
- * For opts_check_memory before any allocation: returns 0 (the overflow marker
- * that opts_check_memory refuses) on size_t overflow or scratch_bytes == 0. */
-size_t mc_run_bytes(size_t scratch_bytes, size_t draws, size_t nstats);
 
 #endif

@@ -85,6 +85,56 @@ int parse_bytes(const char *s, size_t *out, const char *what)
     return ATT_OK;
 }
 
+/* one item of a list: "N" or "A..B" (the doubling A, 2A, ... <= B) */
+static int list_item(const char *s, size_t len, opts_list *out, const char *what, const char *all)
+{
+    char a[64], b[64];
+    const char *dots = NULL;
+    for (size_t i = 0; i + 1 < len; i++)
+        if (s[i] == '.' && s[i + 1] == '.') { dots = s + i; break; }
+    size_t la = dots ? (size_t)(dots - s) : len, lb = dots ? len - la - 2 : 0;
+    if (la == 0 || la >= sizeof a || lb >= sizeof b || (dots && lb == 0))
+        return att_fail(ATT_EUSAGE, "%s: '%s' is not a list N1,N2,... or a range A..B of "
+                        "integers >= 1", what, all);
+    memcpy(a, s, la); a[la] = '\0';
+    size_t lo = 0, hi;
+    if (parse_size(a, &lo, what)) return ATT_EUSAGE;
+    hi = lo;
+    if (dots) {
+        memcpy(b, dots + 2, lb); b[lb] = '\0';
+        if (parse_size(b, &hi, what)) return ATT_EUSAGE;
+        if (hi < lo)
+            return att_fail(ATT_EUSAGE, "%s: range %s..%s runs downwards (A..B needs A <= B)",
+                            what, a, b);
+    }
+    for (size_t x = lo; x <= hi; x *= 2) {
+        for (size_t k = 0; k < out->n; k++)
+            if (out->v[k] == x)
+                return att_fail(ATT_EUSAGE, "%s: '%s' lists %zu twice", what, all, x);
+        if (out->n == OPTS_MAX_LIST)
+            return att_fail(ATT_EUSAGE, "%s: '%s' has more than %d values", what, all,
+                            OPTS_MAX_LIST);
+        out->v[out->n++] = x;
+        if (x > SIZE_MAX / 2) break;
+    }
+    return ATT_OK;
+}
+
+int parse_size_list(const char *s, opts_list *out, const char *what)
+{
+    out->n = 0;
+    if (s == NULL || *s == '\0')
+        return att_fail(ATT_EUSAGE, "%s: empty value, expected N, N1,N2,... or A..B", what);
+    for (const char *p = s;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (list_item(p, len, out, what, s)) return ATT_EUSAGE;
+        if (!comma) break;
+        p = comma + 1;
+    }
+    return ATT_OK;
+}
+
 static int parse_vec2(const char *s, double *xy, const char *what)
 {
     const char *comma = s ? strchr(s, ',') : NULL;
@@ -112,12 +162,21 @@ static const common_spec COMMON[] = {
     {"seed", OPT_SEED, OPT_ULONG, "N", "seed of the random generator (unsigned integer)"},
     {"draws", OPT_DRAWS, OPT_SIZE, "N", "Monte Carlo draws per configuration (>= 1)"},
     {"rng", OPT_RNG, OPT_STRING, "NAME", "GSL generator: mt19937 (default), ranlxd2, taus2, ..."},
-    {"T", OPT_T, OPT_SIZE, "N", "run only sequence length T = N"},
-    {"d", OPT_D, OPT_SIZE, "N", "run only model width d = N"},
-    {"dk", OPT_DK, OPT_SIZE, "N", "run only query/key width d_k = N"},
-    {"dv", OPT_DV, OPT_SIZE, "N", "run only value width d_v = N"},
+    {"T", OPT_T, OPT_SIZE, "N", "sequence length T"},
+    {"d", OPT_D, OPT_SIZE, "N", "model width d"},
+    {"dk", OPT_DK, OPT_SIZE, "N", "query/key width d_k"},
+    {"dv", OPT_DV, OPT_SIZE, "N", "value width d_v"},
 };
 enum { NCOMMON = sizeof COMMON / sizeof COMMON[0] };
+
+static opts_list *common_list(opts *o, const char *name)
+{
+    if (!strcmp(name, "T")) return &o->T_list;
+    if (!strcmp(name, "d")) return &o->d_list;
+    if (!strcmp(name, "dk")) return &o->dk_list;
+    if (!strcmp(name, "dv")) return &o->dv_list;
+    return NULL;
+}
 
 static void *common_dest(opts *o, const char *name)
 {
@@ -170,8 +229,12 @@ static void print_help(const opts_info *info)
     for (size_t i = 0; i < NCOMMON; i++)
         if (info->common & COMMON[i].mask) {
             char left[64];
-            snprintf(left, sizeof left, "--%s %s", COMMON[i].name, COMMON[i].arg);
-            printf("  %-18s %s", left, COMMON[i].help);
+            int size = COMMON[i].mask >= OPT_T && COMMON[i].mask <= OPT_DV;
+            int list = size && (info->common & OPT_LISTS);
+            snprintf(left, sizeof left, "--%s %s", COMMON[i].name, list ? "L" : COMMON[i].arg);
+            printf("  %-18s %s%s", left, list ? "run the " : size ? "run only " : "", COMMON[i].help);
+            if (list) printf(" values L: N, N1,N2,... or A..B (A, 2A, 4A, ... up to B)");
+            else if (size) printf(" = N");
             if (COMMON[i].mask == OPT_SEED) printf(" (default %lu)", info->seed);
             if (COMMON[i].mask == OPT_DRAWS) printf(" (default %zu)", info->draws);
             printf("\n");
@@ -183,6 +246,8 @@ static void print_help(const opts_info *info)
         printf("  %-18s %s\n", left, e->help);
     }
     printf("  --max-memory B     refuse runs needing more than B bytes (K/M/G suffix; default 4G)\n");
+    if (info->common & OPT_VERBOSE_FLAG)
+        printf("  --verbose          print every verdict row (they are always in <id>.verdicts.csv)\n");
     printf("  --quiet            print nothing but errors\n");
     printf("  --help             this text\n\n");
     printf("exit status: 0 no verdict FAIL (INCONCLUSIVE rows, which more draws would decide,\n"
@@ -244,6 +309,9 @@ int opts_parse(opts *o, const opts_info *info, int argc, char **argv)
         if (!strcmp(name, "out")) { kind = OPT_STRING; dest = &o->out_dir; }
         else if (!strcmp(name, "quiet")) { kind = OPT_FLAG; dest = &o->quiet; }
         else if (!strcmp(name, "max-memory")) { kind = OPT_STRING; dest = NULL; }
+        else if (!strcmp(name, "verbose") && (info->common & OPT_VERBOSE_FLAG)) {
+            kind = OPT_FLAG; dest = &o->verbose;
+        }
         else {
             for (size_t c = 0; c < NCOMMON && !dest; c++)
                 if ((info->common & COMMON[c].mask) && !strcmp(name, COMMON[c].name)) {
@@ -268,7 +336,16 @@ int opts_parse(opts *o, const opts_info *info, int argc, char **argv)
         }
         char what[80];
         snprintf(what, sizeof what, "--%s", name);
-        int st = dest ? set_value(kind, dest, val, what) : parse_bytes(val, &o->max_memory, what);
+        opts_list *list = dest ? common_list(o, name) : NULL;
+        int st;
+        if (list && dest != (void *)list && (dest == &o->T || dest == &o->d || dest == &o->dk || dest == &o->dv)) {
+            st = parse_size_list(val, list, what);
+            if (!st && list->n > 1 && !(info->common & OPT_LISTS))
+                st = att_fail(ATT_EUSAGE, "%s: %s runs one value (got '%s')", what, info->id, val);
+            if (!st) *(size_t *)dest = list->v[0];
+        } else {
+            st = dest ? set_value(kind, dest, val, what) : parse_bytes(val, &o->max_memory, what);
+        }
         if (st) return st;
     }
     if ((info->common & OPT_RNG) && rng_type_find(o->rng_name) == NULL) return ATT_EUSAGE;

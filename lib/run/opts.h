@@ -10,7 +10,14 @@
  *   --seed N        unsigned integer seed
  *   --draws N       Monte Carlo draws (>= 1)
  *   --rng NAME      GSL generator (default mt19937)
- *   --T N --d N --dk N --dv N    restrict a sweep to one point (>= 1)
+ *   --T L --d L --dk L --dv L    the sweep's values of T, d, d_k, d_v (each >= 1):
+ *                   L is one value N, a list N1,N2,... or a range A..B, the
+ *                   doubling A, 2A, 4A, ... up to B (2..256: 2, 4, ..., 256);
+ *                   items may be mixed (4,16..64 is 4, 16, 32, 64); at most
+ *                   OPTS_MAX_LIST values, no repeats. An experiment whose
+ *                   grid is a sweep (OPT_LISTS, sweep.h) runs exactly the
+ *                   listed values of each axis (a filter of its declared grid,
+ *                   or points off it); any other takes a single value.
  *   --max-memory BYTES           refuse runs that would need more (suffix
  *                                K, M, G allowed; default 4G)
  *   --quiet         no progress or tables on stdout/stderr
@@ -33,8 +40,20 @@ enum {
     /* not an option: --out has no default; o->out_dir stays NULL and no
      * directory is created or checked unless --out is given (bin/attention,
      * whose output may go to stdout only) */
-    OPT_NO_OUT_DEFAULT = 1u << 7
+    OPT_NO_OUT_DEFAULT = 1u << 7,
+    /* --T, --d, --dk, --dv take lists and ranges (a sweep experiment) */
+    OPT_LISTS = 1u << 8,
+    /* --verbose: print every verdict row, not only the summary */
+    OPT_VERBOSE_FLAG = 1u << 9
 };
+
+enum { OPTS_MAX_LIST = 64 };
+
+/* The values of one sweep option (n = 0: not given). */
+typedef struct {
+    size_t n;
+    size_t v[OPTS_MAX_LIST];
+} opts_list;
 
 typedef enum {
     OPT_FLAG,     /* int *, set to 1                                 */
@@ -69,7 +88,9 @@ typedef struct {
     size_t draws;
     const char *rng_name;
     int quiet;
-    size_t T, d, dk, dv;       /* 0 = not given: run the whole sweep   */
+    size_t T, d, dk, dv;       /* 0 = not given; else the (first) value */
+    opts_list T_list, d_list, dk_list, dv_list;   /* every value given  */
+    int verbose;               /* --verbose: every verdict row on stdout */
     size_t max_memory;         /* bytes                                 */
     int argc;
     char **argv;
@@ -90,6 +111,9 @@ int parse_size(const char *s, size_t *out, const char *what);
 int parse_ulong(const char *s, unsigned long *out, const char *what);
 int parse_double(const char *s, double *out, const char *what);
 int parse_bytes(const char *s, size_t *out, const char *what);  /* 64M, 4G */
+/* "N", "N1,N2,...", "A..B" (A, 2A, 4A, ... <= B) or a mix, every value >= 1,
+ * no repeats, at most OPTS_MAX_LIST values. */
+int parse_size_list(const char *s, opts_list *out, const char *what);
 
 /* ATT_EUSAGE (naming `what` and both sizes) if bytes > o->max_memory or
  * bytes == 0 (the size_t overflow marker of mat_bytes). */

@@ -64,11 +64,6 @@ int par_enabled(void) { return 1; }
 
 void par_set_name(const char *id) { if (id) program_name = id; }
 
-void par_barrier(void)
-{
-    if (par_size() > 1) MPI_Barrier(MPI_COMM_WORLD);
-}
-
 void par_abort(int code)
 {
     if (par_size() > 1) MPI_Abort(MPI_COMM_WORLD, code);
@@ -161,14 +156,6 @@ int par_bcast_pieces(void *base, const size_t *off, const size_t *len, size_t nb
     return ATT_OK;
 }
 
-int par_bcast(void *buf, size_t bytes, int root)
-{
-    if (par_size() == 1) return ATT_OK;
-    if (bytes > INT_MAX) return att_fail(ATT_ERUNTIME, "MPI: a broadcast of %zu bytes is too large", bytes);
-    if (MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD) != MPI_SUCCESS) mpi_failed("Bcast");
-    return ATT_OK;
-}
-
 int par_test_env(const char *name)
 {
     const char *s = getenv(name);
@@ -185,7 +172,6 @@ int par_rank(void) { return 0; }
 int par_size(void) { return 1; }
 int par_enabled(void) { return 0; }
 void par_set_name(const char *id) { (void)id; }
-void par_barrier(void) {}
 void par_abort(int code) { exit(code); }
 int par_agree_keyed(int status, int site, unsigned long long key)
 {
@@ -198,7 +184,6 @@ int par_bcast_pieces(void *base, const size_t *off, const size_t *len, size_t nb
     (void)base; (void)off; (void)len; (void)nblocks; (void)root;
     return ATT_OK;
 }
-int par_bcast(void *buf, size_t bytes, int root) { (void)buf; (void)bytes; (void)root; return ATT_OK; }
 int par_test_env(const char *name) { (void)name; return -1; }
 
 #endif

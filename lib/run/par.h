@@ -37,8 +37,6 @@ int par_is_root(void);    /* rank 0: the one that writes        */
 int par_enabled(void);    /* 1 in the MPI build                 */
 void par_set_name(const char *id);   /* the program's name, for messages */
 
-void par_barrier(void);
-
 /* End every rank now with exit code `code` (MPI_Abort). */
 void par_abort(int code) __attribute__((noreturn));
 
@@ -58,9 +56,6 @@ int par_agree_keyed(int status, int site, unsigned long long key);
  * off[i]) from rank `root` into the same places on every other rank. One
  * collective call; ATT_OK or ATT_ERUNTIME. */
 int par_bcast_pieces(void *base, const size_t *off, const size_t *len, size_t nblocks, int root);
-
-/* Broadcast bytes from rank `root` (collective). */
-int par_bcast(void *buf, size_t bytes, int root);
 
 /* The run's frame, called by opts_parse (begin) and opts_exit (end), so
  * every program that parses options and returns through opts_exit writes

@@ -44,7 +44,7 @@ double stat_se(const stat_acc *s) { return s->n > 1 ? stat_sd(s) / sqrt((double)
 /* mean -+ z_{0.975} se */
 void stat_ci95(const stat_acc *s, double *lo, double *hi)
 {
-    const double z = 1.959963984540054;
+    const double z = STAT_Z95;
     double se = stat_se(s);
     *lo = s->mean - z * se;
     *hi = s->mean + z * se;
@@ -79,11 +79,30 @@ double stat_fit_line(const double *x, const double *y, size_t n, double *a, doub
 /* Wilson (1927): (p + z^2/2n -+ z sqrt(p (1 - p)/n + z^2/4n^2)) / (1 + z^2/n) */
 void stat_ci95_wilson(double k, double n, double *lo, double *hi)
 {
-    const double z = 1.959963984540054;
+    const double z = STAT_Z95;
     if (!(n > 0.0)) { *lo = 0.0; *hi = 1.0; return; }
     double p = k / n, z2 = z * z, den = 1.0 + z2 / n;
     double centre = (p + z2 / (2.0 * n)) / den;
     double half = z * sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / den;
     *lo = k <= 0.0 ? 0.0 : fmax(0.0, centre - half);    /* exact ends, not 1 - 1e-16 */
     *hi = k >= n ? 1.0 : fmin(1.0, centre + half);
+}
+
+/* b = sum c_i y_i, c_i = (x_i - xbar) / Sxx; se_mc^2 = sum c_i^2 se_i^2 */
+stat_fit stat_fit_slope(const double *x, const double *y, const double *se_y, size_t n)
+{
+    stat_fit f = {0};
+    double xbar = 0.0, sxx = 0.0, var_mc = 0.0;
+    for (size_t i = 0; i < n; i++) xbar += x[i] / (double)n;
+    for (size_t i = 0; i < n; i++) sxx += (x[i] - xbar) * (x[i] - xbar);
+    for (size_t i = 0; se_y && i < n; i++) {
+        double c = (x[i] - xbar) / sxx;
+        var_mc += c * c * se_y[i] * se_y[i];
+    }
+    f.slope = stat_fit_line(x, y, n, &f.intercept, &f.se_ols);
+    f.se_mc = sqrt(var_mc);
+    f.se = f.se_ols > f.se_mc ? f.se_ols : f.se_mc;
+    f.ci_lo = f.slope - STAT_Z95 * f.se;
+    f.ci_hi = f.slope + STAT_Z95 * f.se;
+    return f;
 }

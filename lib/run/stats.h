@@ -13,6 +13,9 @@
 
 #include <stddef.h>
 
+/* z_{0.975}: the normal quantile of every 95% CI in the suite (written once). */
+#define STAT_Z95 1.959963984540054
+
 typedef struct {
     size_t n;
     double mean;
@@ -28,7 +31,7 @@ double stat_var(const stat_acc *s);    /* sample variance, M2 / (n - 1) */
 double stat_sd(const stat_acc *s);
 double stat_se(const stat_acc *s);     /* sd / sqrt(n)                 */
 
-/* 95% CI of the mean, mean -+ z se with z = 1.959963984540054 (normal;
+/* 95% CI of the mean, mean -+ STAT_Z95 se (normal;
  * every draw count used here is >= 100). */
 void stat_ci95(const stat_acc *s, double *lo, double *hi);
 
@@ -42,5 +45,15 @@ void stat_ci95_wilson(double k, double n, double *lo, double *hi);
  * (may be NULL) and intercept in *a (may be NULL). n >= 3. */
 double stat_fit_line(const double *x, const double *y, size_t n,
                      double *a, double *se_b);
+
+/* A slope fitted through points that carry Monte Carlo errors se_y (NULL:
+ * none): the least-squares slope b = sum c_i y_i, c_i = (x_i - xbar) / Sxx;
+ * se_ols from the residuals (stat_fit_line), se_mc = sqrt(sum c_i^2 se_i^2)
+ * propagated from the points; the CI is b -+ STAT_Z95 max(se_ols, se_mc).
+ * n >= 3. */
+typedef struct {
+    double slope, intercept, se, se_ols, se_mc, ci_lo, ci_hi;
+} stat_fit;
+stat_fit stat_fit_slope(const double *x, const double *y, const double *se_y, size_t n);
 
 #endif

@@ -27,25 +27,6 @@ void csv_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-int csv_write_table(const char *dir, const char *name, const char *index_col,
-                    const char *const *cols, size_t ncols, const double *rows,
-                    size_t nrows, size_t stride)
-{
-    afile af;
-    int rc = afile_open(&af, dir, name);
-    if (rc) return rc;
-    csv_str(af.f, index_col);
-    for (size_t k = 0; k < ncols; k++) { fputc(',', af.f); csv_str(af.f, cols[k]); }
-    fputc('\n', af.f);
-    for (size_t i = 0; i < nrows; i++) {
-        fprintf(af.f, "%zu", i);
-        for (size_t k = 0; k < ncols; k++) { fputc(',', af.f); csv_num(af.f, rows[i * stride + k]); }
-        fputc('\n', af.f);
-    }
-    return afile_commit(&af);
-}
-
-
 /* ---- tables from a column list --------------------------------------- */
 
 static void put_cell(FILE *f, const table_col *c, const void *row)

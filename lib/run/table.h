@@ -58,10 +58,4 @@ void table_abort(csv_table *t);
 void csv_num(FILE *f, double x);
 void csv_str(FILE *f, const char *s);
 
-/* Older form (a header "index_col,cols...", then index and ncols numbers
- * rows[i * stride + k] per row), kept for the numeric matrices of figures. */
-int csv_write_table(const char *dir, const char *name, const char *index_col,
-                    const char *const *cols, size_t ncols, const double *rows,
-                    size_t nrows, size_t stride);
-
 #endif

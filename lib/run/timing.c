@@ -14,14 +14,8 @@
 
 /* OpenBLAS exports these; with GSL's reference CBLAS they are absent. */
 extern int openblas_get_num_threads(void) __attribute__((weak));
-extern void openblas_set_num_threads(int) __attribute__((weak));
 
 int timing_blas_threads(void) { return openblas_get_num_threads ? openblas_get_num_threads() : 1; }
-
-void timing_set_blas_threads(int n)
-{
-    if (openblas_set_num_threads) openblas_set_num_threads(n);
-}
 
 static int cmp_double(const void *a, const void *b)
 {

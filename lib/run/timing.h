@@ -29,10 +29,9 @@ int timing_measure(int (*fn)(void *), void *arg, size_t reps, double min_sample,
  * library itself is named by the provenance). Returns buf. */
 char *timing_machine(char *buf, size_t n);
 
-/* The number of threads OpenBLAS uses now (1 with another BLAS), and set it
- * (ignored with another BLAS). */
+/* The number of threads OpenBLAS uses now (1 with another BLAS); to set it,
+ * blas_single_thread (blas.h), the one call that does. */
 int timing_blas_threads(void);
-void timing_set_blas_threads(int n);
 
 /* Run job(ctx, t) in a child process (fork) and bring back its timing, its
  * status and error message, and the child's peak resident memory in bytes

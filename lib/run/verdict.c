@@ -151,8 +151,27 @@ void verdicts_free(verdict_list *vl)
     memset(vl, 0, sizeof *vl);
 }
 
+static int add_row(verdict_list *vl, verdict_kind kind, const char *macro, double expected,
+                   measure m, verdict_rule r, const char *q);
+
 int verdict_add(verdict_list *vl, verdict_kind kind, const char *macro, double expected,
                 measure m, verdict_rule r, const char *quantity_fmt, ...)
+{
+    char q[1024];
+    va_list ap;
+    va_start(ap, quantity_fmt);
+    vsnprintf(q, sizeof q, quantity_fmt, ap);
+    va_end(ap);
+    int st = add_row(vl, kind, macro, expected, m, r, q);
+    if (st != ATT_OK && vl->status == ATT_OK) {      /* sticky: the first error */
+        vl->status = st;
+        snprintf(vl->err, sizeof vl->err, "verdict '%.200s': %.290s", q, att_last_error());
+    }
+    return st;
+}
+
+static int add_row(verdict_list *vl, verdict_kind kind, const char *macro, double expected,
+                   measure m, verdict_rule r, const char *q)
 {
     if (macro == NULL) macro = "";
     for (const char *p = macro; *p; p++)
@@ -175,11 +194,6 @@ int verdict_add(verdict_list *vl, verdict_kind kind, const char *macro, double e
         vl->v = nv;
         vl->cap = cap;
     }
-    char q[1024];
-    va_list ap;
-    va_start(ap, quantity_fmt);
-    vsnprintf(q, sizeof q, quantity_fmt, ap);
-    va_end(ap);
     verdict *d = &vl->v[vl->n];
     *d = (verdict){kind, strdup(q), strdup(macro), r, expected, m, verdict_decide(r, m), 0};
     if (!d->quantity || !d->macro) {
@@ -221,7 +235,7 @@ static void print_row(const verdict *v)
 }
 
 int verdicts_write(const verdict_list *vl, const char *dir, const char *id,
-                   unsigned long seed, int quiet)
+                   unsigned long seed, int print)
 {
     char name[256], rt[128];
     snprintf(name, sizeof name, "%s.verdicts.csv", id);
@@ -246,10 +260,10 @@ int verdicts_write(const verdict_list *vl, const char *dir, const char *id,
         csv_num(f, v->rule.hi);                     fputc(',', f);
         csv_str(f, verdict_rule_text(v->rule, rt, sizeof rt)); fputc(',', f);
         csv_str(f, v->macro);                       fprintf(f, ",%d,%d\n", v->m.run_dependent, v->headline);
-        if (!quiet) print_row(v);
+        if (print & VERDICTS_ROWS) print_row(v);
     }
     if ((st = afile_commit(&af))) return st;
-    for (size_t i = 0; i < vl->n && !quiet; i++) {
+    for (size_t i = 0; i < vl->n && (print & VERDICTS_NOTES); i++) {
         const verdict *v = &vl->v[i];
         if (v->outcome != OUT_INCONCLUSIVE) continue;
         double n = verdict_draws_to_decide(v->rule, v->m);

@@ -94,6 +94,8 @@ typedef struct {
 typedef struct {
     verdict *v;
     size_t n, cap;
+    int status;         /* sticky: the first verdict_add error (ATT_OK: none) */
+    char err[512];      /* ... and its message                                 */
 } verdict_list;
 
 void verdicts_init(verdict_list *vl);
@@ -103,7 +105,9 @@ void verdicts_free(verdict_list *vl);
  * macro name (letters only) that cites `measured`, or "" for none. The
  * quantity is printf-formatted. ATT_ERUNTIME on a bad macro name, a kind
  * that does not fit the rule (reported needs rule none and the others a
- * rule), or no memory. */
+ * rule), or no memory. The first error is also kept in vl->status and
+ * vl->err (sticky): experiment_main turns it into exit 3 and writes no
+ * verdict file, so an ignored return value cannot drop a row silently. */
 int verdict_add(verdict_list *vl, verdict_kind kind, const char *macro, double expected,
                 measure m, verdict_rule r, const char *quantity_fmt, ...)
     __attribute__((format(printf, 7, 8)));
@@ -132,11 +136,12 @@ int rule_cmp_parse(const char *s);
 /* The header of a verdicts CSV (no newline). */
 extern const char *const verdict_csv_header;
 
-/* Write dir/<id>.verdicts.csv and, unless quiet, print the rows on stdout
- * and the INCONCLUSIVE ones, with the draws that would decide them, on
- * stderr. */
+/* Write dir/<id>.verdicts.csv; with VERDICTS_ROWS print the rows on stdout,
+ * with VERDICTS_NOTES the INCONCLUSIVE ones, with the draws that would
+ * decide them, on stderr. */
+enum { VERDICTS_ROWS = 1, VERDICTS_NOTES = 2 };
 int verdicts_write(const verdict_list *vl, const char *dir, const char *id,
-                   unsigned long seed, int quiet);
+                   unsigned long seed, int print);
 
 /* ATT_FAIL when some row FAILs, ATT_OK otherwise (INCONCLUSIVE is not a
  * failure of the claim: exit 0). */

@@ -1,0 +1,290 @@
+/* sweep.c - a grid, its Monte Carlo and its CSV tables (see sweep.h). */
+#include "sweep.h"
+#include "afile.h"
+#include "mc.h"
+#include "mem.h"
+#include "rng.h"
+#include "status.h"
+#include "table.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const axis_names[AX_N] = {"T", "d", "d_k", "d_v", "x", "case"};
+
+void sweep_grid_init(sweep_grid *g) { memset(g, 0, sizeof *g); }
+
+void sweep_axis(sweep_grid *g, sweep_axis_id a, size_t n, const size_t *values)
+{
+    g->declared[a] = 1;
+    g->n[a] = n < SWEEP_MAX_VALUES ? n : SWEEP_MAX_VALUES;
+    for (size_t i = 0; i < g->n[a]; i++) g->v[a][i] = (double)values[i];
+}
+
+void sweep_axis_x(sweep_grid *g, const char *name, size_t n, const double *values)
+{
+    g->declared[AX_X] = 1;
+    g->x_name = name;
+    g->n[AX_X] = n < SWEEP_MAX_VALUES ? n : SWEEP_MAX_VALUES;
+    for (size_t i = 0; i < g->n[AX_X]; i++) g->v[AX_X][i] = values[i];
+}
+
+void sweep_axis_cases(sweep_grid *g, const char *name, size_t n, const char *const *labels)
+{
+    g->declared[AX_CASE] = 1;
+    g->case_name = name;
+    g->case_labels = labels;
+    g->n[AX_CASE] = n < SWEEP_MAX_VALUES ? n : SWEEP_MAX_VALUES;
+    for (size_t i = 0; i < g->n[AX_CASE]; i++) g->v[AX_CASE][i] = (double)i;
+}
+
+size_t sweep_max(const sweep_grid *g, sweep_axis_id a)
+{
+    double m = 0.0;
+    for (size_t i = 0; i < g->n[a]; i++) m = fmax(m, g->v[a][i]);
+    return (size_t)m;
+}
+
+/* stream = mix(... mix(mix(0, T), d) ..., case): splitmix64 chained over the
+ * six parameters (rng_stream_seed), so it depends on them and nothing else */
+uint64_t sweep_stream(const sweep_point *pt)
+{
+    uint64_t xbits;
+    memcpy(&xbits, &pt->x, sizeof xbits);
+    const uint64_t par[AX_N] = {pt->T, pt->d, pt->dk, pt->dv, xbits, pt->kase};
+    uint64_t h = 0x5eed5eedULL;
+    for (int a = 0; a < AX_N; a++) h = rng_stream_seed(h, (uint64_t)a, par[a]);
+    return h;
+}
+
+/* ---- the grid after the options ------------------------------------- */
+
+/* The run's values of axis a: the option's list when given, else the grid's. */
+static size_t run_values(const sweep_grid *g, const opts *o, sweep_axis_id a, double *v)
+{
+    const opts_list *l = a == AX_T ? &o->T_list : a == AX_D ? &o->d_list
+                       : a == AX_DK ? &o->dk_list : a == AX_DV ? &o->dv_list : NULL;
+    if (!g->declared[a]) { v[0] = 0.0; return 1; }
+    if (l && l->n) {
+        for (size_t i = 0; i < l->n; i++) v[i] = (double)l->v[i];
+        return l->n;
+    }
+    memcpy(v, g->v[a], g->n[a] * sizeof *v);
+    return g->n[a];
+}
+
+typedef struct {
+    const sweep_def *def;
+    const sweep_point *pt;
+    const sweep_grid *grid;    /* the run's values, for work_alloc */
+} run_ctx;
+
+static int draw_at(void *cv, void *work, gsl_rng *rng, size_t p, size_t i, double *out)
+{
+    (void)i;
+    const run_ctx *c = cv;
+    return c->def->draw(out, rng, &c->pt[p], work, c->def->ctx);
+}
+
+static uint64_t stream_at(const void *cv, size_t p) { return sweep_stream(&((const run_ctx *)cv)->pt[p]); }
+static size_t draws_at(const void *cv, size_t p) { return ((const run_ctx *)cv)->pt[p].draws; }
+
+static void *work_alloc(void *cv)
+{
+    const run_ctx *c = cv;
+    return c->def->work_alloc(c->grid, c->def->ctx);
+}
+
+/* ---- the tables ------------------------------------------------------ */
+
+static void put_point(FILE *f, const sweep_grid *g, const sweep_point *pt)
+{
+    const size_t sz[4] = {pt->T, pt->d, pt->dk, pt->dv};
+    for (int a = AX_T; a <= AX_DV; a++)
+        if (g->declared[a]) fprintf(f, "%zu,", sz[a]);
+    if (g->declared[AX_X]) { csv_num(f, pt->x); fputc(',', f); }
+    if (g->declared[AX_CASE]) {
+        if (g->case_labels) csv_str(f, g->case_labels[pt->kase]);
+        else fprintf(f, "%zu", pt->kase);
+        fputc(',', f);
+    }
+}
+
+static void put_point_header(FILE *f, const sweep_grid *g)
+{
+    for (int a = AX_T; a <= AX_DV; a++)
+        if (g->declared[a]) fprintf(f, "%s,", axis_names[a]);
+    if (g->declared[AX_X]) fprintf(f, "%s,", g->x_name ? g->x_name : "x");
+    if (g->declared[AX_CASE]) fprintf(f, "%s,", g->case_name ? g->case_name : "case");
+}
+
+static int write_summary(const experiment *e, const sweep_grid *g, const sweep_def *def,
+                         const sweep_result *r)
+{
+    char name[256];
+    snprintf(name, sizeof name, "%s", def->csv ? def->csv : "");
+    if (!def->csv) snprintf(name, sizeof name, "%s.csv", e->o.id);
+    afile af;
+    int st = afile_open(&af, e->o.out_dir, name);
+    if (st) return st;
+    FILE *f = af.f;
+    static const char *const part[] = {"mean", "lo", "hi", "min", "max", "n"};
+    put_point_header(f, g);
+    fputs("draws", f);
+    for (size_t k = 0; k < def->nstats; k++)
+        for (size_t j = 0; j < 6; j++) fprintf(f, ",%s_%s", def->stat_names[k], part[j]);
+    for (size_t k = 0; k < def->nderived; k++) { fputc(',', f); csv_str(f, def->derived_names[k]); }
+    fputc('\n', f);
+    double *cols = def->nderived ? calloc(def->nderived, sizeof *cols) : NULL;
+    if (def->nderived && cols == NULL) { afile_abort(&af); return att_fail(ATT_ERUNTIME, "out of memory"); }
+    for (size_t p = 0; p < r->npoints; p++) {
+        put_point(f, g, &r->pt[p]);
+        fprintf(f, "%zu", r->pt[p].draws);
+        for (size_t k = 0; k < def->nstats; k++) {
+            const stat_acc *a = sweep_acc(r, p, k);
+            double lo, hi;
+            stat_ci95(a, &lo, &hi);
+            const double v[5] = {a->mean, lo, hi, a->min, a->max};
+            for (size_t j = 0; j < 5; j++) { fputc(',', f); csv_num(f, v[j]); }
+            fprintf(f, ",%zu", a->n);
+        }
+        if (def->nderived) def->derive(cols, &r->pt[p], sweep_acc(r, p, 0), def->ctx);
+        for (size_t k = 0; k < def->nderived; k++) { fputc(',', f); csv_num(f, cols[k]); }
+        fputc('\n', f);
+    }
+    free(cols);
+    return afile_commit(&af);
+}
+
+static int write_draws(const experiment *e, const sweep_grid *g, const sweep_def *def,
+                       const sweep_result *r)
+{
+    afile af;
+    int st = afile_open(&af, e->o.out_dir, def->draws_csv);
+    if (st) return st;
+    FILE *f = af.f;
+    put_point_header(f, g);
+    fputs("draw", f);
+    for (size_t k = 0; k < def->nstats; k++) fprintf(f, ",%s", def->stat_names[k]);
+    fputc('\n', f);
+    const double *v = r->values;
+    for (size_t p = 0; p < r->npoints; p++)
+        for (size_t i = 0; i < r->pt[p].draws; i++, v += def->nstats) {
+            put_point(f, g, &r->pt[p]);
+            fprintf(f, "%zu", i);
+            for (size_t k = 0; k < def->nstats; k++) { fputc(',', f); csv_num(f, v[k]); }
+            fputc('\n', f);
+        }
+    return afile_commit(&af);
+}
+
+/* ---- the run --------------------------------------------------------- */
+
+int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_result *r)
+{
+    memset(r, 0, sizeof *r);
+    double vals[AX_N][(size_t)OPTS_MAX_LIST > (size_t)SWEEP_MAX_VALUES ? (size_t)OPTS_MAX_LIST : (size_t)SWEEP_MAX_VALUES];
+    size_t n[AX_N], total = 1;
+    for (int a = 0; a < AX_N; a++) {
+        n[a] = run_values(g, &e->o, (sweep_axis_id)a, vals[a]);
+        if (n[a] == 0) return att_fail(ATT_EUSAGE, "%s: the grid has no %s value", e->o.id, axis_names[a]);
+        total *= n[a];
+        if (total > SWEEP_MAX_POINTS)
+            return att_fail(ATT_EUSAGE, "%s: more than %d grid points", e->o.id, SWEEP_MAX_POINTS);
+    }
+    r->npoints = total;
+    r->nstats = def->nstats;
+    r->pt = calloc(total, sizeof *r->pt);
+    r->acc = calloc(total * def->nstats, sizeof *r->acc);
+    if (!r->pt || !r->acc) { sweep_result_free(r); return att_fail(ATT_ERUNTIME, "out of memory for the grid"); }
+    /* the product of the axes, the last one fastest: T, d, d_k, d_v, x, case */
+    for (size_t p = 0; p < total; p++) {
+        size_t idx[AX_N], rest = p;
+        for (int a = AX_N - 1; a >= 0; a--) { idx[a] = rest % n[a]; rest /= n[a]; }
+        sweep_point *pt = &r->pt[p];
+        pt->T = (size_t)vals[AX_T][idx[AX_T]];
+        pt->d = (size_t)vals[AX_D][idx[AX_D]];
+        pt->dk = (size_t)vals[AX_DK][idx[AX_DK]];
+        pt->dv = (size_t)vals[AX_DV][idx[AX_DV]];
+        pt->x = vals[AX_X][idx[AX_X]];
+        pt->kase = (size_t)vals[AX_CASE][idx[AX_CASE]];
+        pt->index = p;
+        pt->draws = def->draws_of ? def->draws_of(pt, def->ctx) : e->o.draws;
+    }
+    /* the grid with the run's values (what work_alloc's sweep_max sees) */
+    sweep_grid run_grid = *g;
+    for (int a = 0; a < AX_N; a++) {
+        run_grid.n[a] = n[a] < SWEEP_MAX_VALUES ? n[a] : SWEEP_MAX_VALUES;
+        memcpy(run_grid.v[a], vals[a], run_grid.n[a] * sizeof(double));
+    }
+    run_ctx c = {def, r->pt, &run_grid};
+    mc_config cfg = exp_mc(e, NULL);
+    cfg.nstats = def->nstats;
+    cfg.points = total;
+    cfg.draw_at = draw_at;
+    cfg.point_stream = stream_at;
+    cfg.point_draws = draws_at;
+    cfg.alloc = def->work_alloc ? work_alloc : NULL;
+    cfg.free = def->work_free;
+    cfg.ctx = &c;
+    if (def->draws_csv) {
+        size_t nd = mc_total_draws(&cfg);
+        r->values = mem_calloc(nd, def->nstats * sizeof(double), "the per-draw table");
+        if (r->values == NULL) { sweep_result_free(r); return att_last_code() ? att_last_code() : ATT_ERUNTIME; }
+        cfg.values = r->values;
+    }
+    int st = mc_run(&cfg, r->acc);
+    if (!st && !(def->csv && def->csv[0] == '\0')) st = write_summary(e, &run_grid, def, r);
+    if (!st && def->draws_csv) st = write_draws(e, &run_grid, def, r);
+    if (st) sweep_result_free(r);
+    return st;
+}
+
+void sweep_result_free(sweep_result *r)
+{
+    if (r->values) {
+        size_t nd = 0;
+        for (size_t p = 0; p < r->npoints; p++) nd += r->pt[p].draws;
+        mem_free(r->values, nd, r->nstats * sizeof(double));
+    }
+    free(r->pt);
+    free(r->acc);
+    memset(r, 0, sizeof *r);
+}
+
+const stat_acc *sweep_acc(const sweep_result *r, size_t p, size_t k) { return &r->acc[p * r->nstats + k]; }
+
+measure sweep_measure(const sweep_result *r, size_t p, size_t k) { return measure_stat(sweep_acc(r, p, k)); }
+
+size_t sweep_find(const sweep_result *r, size_t T, size_t d, size_t dk, size_t dv)
+{
+    for (size_t p = 0; p < r->npoints; p++) {
+        const sweep_point *q = &r->pt[p];
+        if ((!T || q->T == T) && (!d || q->d == d) && (!dk || q->dk == dk) && (!dv || q->dv == dv)) return p;
+    }
+    return r->npoints;
+}
+
+/* ---- a work buffer of doubles ---------------------------------------- */
+
+typedef struct {
+    size_t n;
+    double x[];
+} doubles;
+
+double *sweep_doubles_new(size_t n)
+{
+    doubles *w = mem_calloc(1, sizeof *w + n * sizeof(double), "a work vector");
+    if (w == NULL) return NULL;
+    w->n = n;
+    return w->x;
+}
+
+void sweep_doubles_free(void *p)
+{
+    if (p == NULL) return;
+    doubles *w = (doubles *)((char *)p - offsetof(doubles, x));
+    mem_free(w, 1, sizeof *w + w->n * sizeof(double));
+}

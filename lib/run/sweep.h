@@ -1,0 +1,142 @@
+/* sweep.h - a Monte Carlo sweep over a grid, written once for every experiment.
+ *
+ * An experiment names its per-draw statistics in ONE list, declares its grid
+ * ONCE, and gives a draw function; sweep_run does the rest: it runs the Monte
+ * Carlo (mc.h: blocks, threads, MPI), and writes <id>.csv with, per point,
+ * the point's columns, its draws, then for every statistic
+ *     <name>_mean, <name>_lo, <name>_hi (95% CI), <name>_min, <name>_max, <name>_n
+ * then any derived columns; and, when asked, <id>_draws.csv with every draw.
+ *
+ *     // the statistics of one draw: the enum and the CSV names from one list
+ *     #define STATS(X) X(S_NORM2, "norm2") X(S_DOT, "dot")
+ *     SWEEP_STATS(STATS);            // enum { S_NORM2, S_DOT, NSTAT }; stat_names[]
+ *
+ *     // one draw at a point: out[k] for every statistic k
+ *     static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work,
+ *                     const void *ctx) { ... out[S_NORM2] = ...; return ATT_OK; }
+ *
+ *     sweep_grid g;
+ *     sweep_grid_init(&g);
+ *     sweep_axis(&g, AX_D, n, d_values);     // --d filters (or replaces) it
+ *     sweep_def def = SWEEP_DEF(draw);        // + .work_alloc, .work_free, .ctx, ...
+ *     sweep_result r;
+ *     if ((st = sweep_run(e, &g, &def, &r))) return st;
+ *     measure m = sweep_measure(&r, p, S_NORM2);   // mean and 95% CI of point p
+ *     ...
+ *     sweep_result_free(&r);
+ *
+ * The grid is the product of its axes: T, d, d_k, d_v (which --T, --d, --dk,
+ * --dv set: the run takes exactly the listed values, so a listed value on the
+ * grid reruns that point with the numbers it has in the sweep, and one off
+ * the grid is a new point), and up to one axis of the experiment's own (AX_X,
+ * a double such as cond(R)) and one of cases (AX_CASE, e.g. control and
+ * treatment, labelled). An axis not declared is absent from the CSV and 0 in
+ * the point.
+ *
+ * The random stream of a point is sweep_stream(point): a function of the
+ * point's parameters alone (T, d, d_k, d_v, x, case), never of its position
+ * in the grid, so a point run alone gives the numbers it has in any sweep.
+ *
+ * Work buffers: one per thread, from def.work_alloc(grid, ctx) (size them
+ * for the largest point: sweep_max) and def.work_free. sweep_doubles_new /
+ * sweep_doubles_free are the pair for a plain array of doubles.
+ */
+#ifndef ATT_SWEEP_H
+#define ATT_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <gsl/gsl_rng.h>
+#include "experiment.h"
+#include "stats.h"
+#include "verdict.h"
+
+/* The list of statistics: X(ENUM_NAME, "csv_name") per statistic. */
+#define SWEEP_STAT_ENUM_(id, name) id,
+#define SWEEP_STAT_NAME_(id, name) name,
+#define SWEEP_STATS(LIST) SWEEP_STATS_AS(LIST, NSTAT, stat_names)
+/* A second list in one file: its count and names array named by the caller. */
+#define SWEEP_STATS_AS(LIST, count, names)                              \
+    enum { LIST(SWEEP_STAT_ENUM_) count };                              \
+    static const char *const names[count] = {LIST(SWEEP_STAT_NAME_)}
+
+typedef enum { AX_T, AX_D, AX_DK, AX_DV, AX_X, AX_CASE, AX_N } sweep_axis_id;
+
+enum { SWEEP_MAX_VALUES = 64, SWEEP_MAX_POINTS = 4096 };
+
+/* One point of the grid. */
+typedef struct {
+    size_t T, d, dk, dv;   /* 0 where the grid has no such axis */
+    double x;              /* the experiment's own parameter (AX_X), or 0 */
+    size_t kase;           /* the case (AX_CASE), 0 .. ncases - 1, or 0 */
+    size_t draws;          /* the draws at this point */
+    size_t index;          /* its position in this run's grid */
+} sweep_point;
+
+typedef struct {
+    int declared[AX_N];
+    size_t n[AX_N];
+    double v[AX_N][SWEEP_MAX_VALUES];
+    const char *x_name;                       /* column name of AX_X        */
+    const char *case_name;                    /* column name of AX_CASE     */
+    const char *const *case_labels;           /* a label per case, or NULL  */
+} sweep_grid;
+
+void sweep_grid_init(sweep_grid *g);
+/* Declare axis a (AX_T .. AX_DV) with n values (the full grid). */
+void sweep_axis(sweep_grid *g, sweep_axis_id a, size_t n, const size_t *values);
+/* Declare the experiment's own axis: column `name`, n values. */
+void sweep_axis_x(sweep_grid *g, const char *name, size_t n, const double *values);
+/* Declare n cases, column `name`, written as labels[k] (or k when NULL). */
+void sweep_axis_cases(sweep_grid *g, const char *name, size_t n, const char *const *labels);
+/* The largest value of an axis over the grid (for sizing work buffers). */
+size_t sweep_max(const sweep_grid *g, sweep_axis_id a);
+
+/* The random stream of a point: a function of its parameters only. */
+uint64_t sweep_stream(const sweep_point *pt);
+
+typedef int (*sweep_draw_fn)(double *out, gsl_rng *rng, const sweep_point *pt, void *work,
+                             const void *ctx);
+
+typedef struct {
+    sweep_draw_fn draw;
+    size_t nstats;
+    const char *const *stat_names;
+    void *(*work_alloc)(const sweep_grid *g, const void *ctx);  /* NULL: no work */
+    void (*work_free)(void *work);
+    const void *ctx;                  /* read-only during the run           */
+    size_t (*draws_of)(const sweep_point *pt, const void *ctx); /* NULL: --draws */
+    const char *csv;                  /* NULL: "<id>.csv"; "" writes none   */
+    const char *draws_csv;            /* NULL: no per-draw CSV; else name   */
+    /* derived columns after the statistics: names, and f(point, accs) */
+    size_t nderived;
+    const char *const *derived_names;
+    void (*derive)(double *cols, const sweep_point *pt, const stat_acc *acc, const void *ctx);
+} sweep_def;
+#define SWEEP_DEF(draw_fn) SWEEP_DEF_AS(draw_fn, NSTAT, stat_names)
+#define SWEEP_DEF_AS(draw_fn, count, names) ((sweep_def){.draw = (draw_fn), .nstats = (count), .stat_names = (names)})
+
+typedef struct {
+    size_t npoints, nstats;
+    sweep_point *pt;       /* npoints                          */
+    stat_acc *acc;         /* npoints * nstats, point by point */
+    double *values;        /* every draw (when def.draws_csv)  */
+} sweep_result;
+
+/* Build the grid (after the --T/--d/--dk/--dv lists of e->o), run every
+ * point, write the CSVs. ATT_EUSAGE when the grid is empty or too large;
+ * the Monte Carlo's or the writer's error otherwise. */
+int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_result *r);
+void sweep_result_free(sweep_result *r);
+
+/* Point p's statistic k: its accumulator, and its mean with the 95% CI. */
+const stat_acc *sweep_acc(const sweep_result *r, size_t p, size_t k);
+measure sweep_measure(const sweep_result *r, size_t p, size_t k);
+/* The first point whose parameters match (0 matches any), or npoints. */
+size_t sweep_find(const sweep_result *r, size_t T, size_t d, size_t dk, size_t dv);
+
+/* An array of n doubles counted against --max-memory: a work alloc/free pair. */
+double *sweep_doubles_new(size_t n);
+void sweep_doubles_free(void *p);
+
+#endif

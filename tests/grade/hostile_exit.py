@@ -1,0 +1,3 @@
+# hostile: ends the process at import
+import sys
+sys.exit(0)

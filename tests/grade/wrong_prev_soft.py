@@ -1,0 +1,12 @@
+# known wrong: the right direction with a fixed factor 1, too soft once T grows
+import numpy as np
+def previous_token_head(n_vocab, T):
+    d = n_vocab + T
+    W_Q = np.zeros((d, T)); W_K = np.zeros((d, T)); W_V = np.zeros((d, n_vocab))
+    for t in range(1, T):
+        W_Q[n_vocab + t, t - 1] = 1.0
+    for j in range(T):
+        W_K[n_vocab + j, j] = 1.0
+    for v in range(n_vocab):
+        W_V[v, v] = 1.0
+    return W_Q, W_K, W_V

@@ -1,0 +1,12 @@
+# known wrong: k_j = v_j, the value reads the position code used for matching
+import numpy as np
+def previous_token_head(n_vocab, T):
+    d = n_vocab + T
+    c = np.log(999.0 * max(T - 1, 1))
+    W_Q = np.zeros((d, T)); W_K = np.zeros((d, T)); W_V = np.zeros((d, n_vocab))
+    for t in range(1, T):
+        W_Q[n_vocab + t, t - 1] = c
+    for j in range(T):
+        W_K[n_vocab + j, j] = 1.0
+        W_V[n_vocab + j, j % n_vocab] = 1.0
+    return W_Q, W_K, W_V

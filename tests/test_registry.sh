@@ -1,0 +1,27 @@
+#!/bin/sh
+# purpose: the claims registry is whole (every claim's experiment, figures and code exist) and its generators work
+# tests/test_registry.sh - experiments/registry.tsv against the tree, and
+# tools/registry.sh's outputs: one row per experiments/*.c (the Makefile's IDS come from it),
+# every figure and file:function it names exists, the README blocks are
+# rewritten in place and nothing else moves.
+set -u
+fail=0
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+sh tools/registry.sh check || bad "tools/registry.sh check"
+ids=$(ls experiments/*.c | sed 's|experiments/||; s|\.c$||' | sort)
+reg=$(sh tools/registry.sh ids | sort)
+[ "$ids" = "$reg" ] || bad "registry IDs differ from experiments/*.c: $(echo "$ids" | tr '\n' ' ') / $(echo "$reg" | tr '\n' ' ')"
+[ "$(sh tools/registry.sh ids extension | sort | tr '\n' ' ')" = "learned_previous_token long_sequences " ] ||
+    bad "the extensions are not exactly long_sequences and learned_previous_token"
+n=$(sh tools/registry.sh claims-code | grep -c '^| [^-]')
+[ "$n" -eq $(($(echo "$reg" | wc -l) + 1)) ] || bad "claims-code table has $n rows"
+t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
+printf 'top\n<!-- registry:layout -->\nstale\n<!-- /registry:layout -->\nbottom\n' >"$t/r.md"
+sh tools/registry.sh readme "$t/r.md" >/dev/null || bad "readme rewrite failed"
+grep -q stale "$t/r.md" && bad "readme rewrite kept the stale block"
+[ "$(head -1 "$t/r.md")" = top ] && [ "$(tail -1 "$t/r.md")" = bottom ] || bad "readme rewrite moved the text around the block"
+grep -q 'experiments/concentration.c' "$t/r.md" || bad "the layout block is missing a row"
+cp "$t/r.md" "$t/r2.md"; sh tools/registry.sh readme "$t/r2.md" >/dev/null; cmp -s "$t/r.md" "$t/r2.md" || bad "readme rewrite is not idempotent"
+sh tools/registry.sh get nope claim 2>/dev/null && bad "get of an unknown claim succeeded"
+[ "$(sh tools/registry.sh get concentration headline)" = concNormSlope ] || bad "get concentration headline"
+[ $fail -eq 0 ] && echo "test_registry: ok" || { echo "test_registry: $fail failure(s)"; exit 1; }

@@ -534,7 +534,7 @@ int main(int argc, char **argv)
                 fprintf(sum.f, "\n%s\n\n| claim | in short | headline: what is measured | measured | "
                         "status |\n|---|---|---|---|---|\n",
                         pass ? "**Extensions**: questions the suite adds beyond the section."
-                             : "**The section's claims**, in the section's order.");
+                             : "**The section's claims.**");
             summary_row(sum.f, argv[a], e ? e->claim : "", rows, start[a], start[a + 1], "");
         }
         /* parts of a section's claim that are extensions (the registry's note) */

@@ -35,7 +35,7 @@ mkdir -p "$logs" || { echo "run_tests: cannot create $logs" >&2; exit 3; }
 purpose_table() {
     case "$1" in
         build)                       echo "the library, every bin/<ID>, tools, tests" ;;
-        test_bias_claims)            echo "the key bias's identities, the bias tables" ;;
+        test_bias_claims|test_bias)  echo "the key bias's identities, the bias tables" ;;
         test_csvmat)                 echo "the strict matrix CSV reader" ;;
         test_exact_claims)           echo "identities behind the exact claims" ;;
         test_extreme)                echo "the head on extreme and infinite scores" ;;
@@ -44,9 +44,10 @@ purpose_table() {
         test_head_causal)            echo "the causal mask" ;;
         test_io)                     echo "option parsing, atomic files, verdict rows" ;;
         test_longseq)                echo "the long_sequences estimator" ;;
-        test_machinery)              echo "NaN rules, memory budget, Monte Carlo grids" ;;
-        test_mc_claims_a)            echo "self-weight draws, expectations at 5 sigma" ;;
-        test_mc_claims_b)            echo "asymmetry, low rank, QK invariance" ;;
+        test_machinery|test_mc)      echo "NaN rules, memory budget, Monte Carlo grids" ;;
+        test_mc_claims_a|test_selfweight) echo "self-weight draws, expectations at 5 sigma" ;;
+        test_mc_claims_b|test_qkov)  echo "asymmetry, low rank, QK invariance" ;;
+        test_head_ref)               echo "the loop-level head equals the fast one" ;;
         test_ov_invariance)          echo "the OV circuit's invariance" ;;
         test_par)                    echo "the single-process parallel context" ;;
         test_prevtrain)              echo "the learned head: gradients, Adam, training" ;;

@@ -30,9 +30,10 @@ SAN     ?=
 # The project's flags are not replaceable from the command line:
 # `make CFLAGS+=-O3` or `make EXTRA_CFLAGS=...` add to them.
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
-# lib/ in layers: math (the section's mathematics), run (the machinery that
+# lib/ in layers: math (the section's mathematics, plainly), fast (the fast
+# path: the tiled head and its vectorized exp), run (the machinery that
 # runs experiments), claims (helpers for one claim or the explorer).
-INCLUDES := -Ilib/math -Ilib/run -Ilib/claims
+INCLUDES := -Ilib/math -Ilib/fast -Ilib/run -Ilib/claims
 override CFLAGS := -std=c11 $(OPT) -g $(WARN) -D_GNU_SOURCE -fopenmp $(INCLUDES) \
            -MMD -MP $(SAN) $(CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS := -fopenmp $(SAN)

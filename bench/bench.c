@@ -13,7 +13,7 @@
  *                              threads, best of 3: GFLOP/s
  *   bench expcmp [--T N] [--reps R]
  *                              the tiled head at T (default 100,000) with
- *                              lib/math/vexp.c's exponential and with SLEEF's,
+ *                              lib/fast/vexp.c's exponential and with SLEEF's,
  *                              interleaved in one run (R runs each, default 3):
  *                              min/median/max seconds, the speed ratio, the
  *                              outputs' difference, and both exponentials'

@@ -28,15 +28,15 @@ mkdir -p "$BUILD/bench" "$OUT"
 GSL_LIBS=$(pkg-config --libs gsl | sed 's/-lgslcblas//')
 BLAS_LIBS=$(pkg-config --exists openblas && pkg-config --libs openblas || echo -lgslcblas)
 # SLEEF (Debian libsleef-dev), when installed, for `bench expcmp`: its
-# exponential against lib/math/vexp.c's inside the tiled head
+# exponential against lib/fast/vexp.c's inside the tiled head
 SLEEF_SRC=; SLEEF_FLAGS=; SLEEF_LIBS=
 if pkg-config --exists sleef 2>/dev/null; then
-    ${CC:-cc} -std=c11 -O2 -g -Wall -Wextra -Werror -mavx512f -mavx2 -mfma -Ilib/math \
+    ${CC:-cc} -std=c11 -O2 -g -Wall -Wextra -Werror -mavx512f -mavx2 -mfma -Ilib/math -Ilib/fast \
         -c bench/vexp_sleef.c -o "$BUILD/bench/vexp_sleef.o"
     SLEEF_SRC="$BUILD/bench/vexp_sleef.o"; SLEEF_FLAGS=-DATT_HAVE_SLEEF; SLEEF_LIBS=$(pkg-config --libs sleef)
 fi
 ${CC:-cc} -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -D_GNU_SOURCE $SLEEF_FLAGS \
-    -fopenmp -Ilib/math -Ilib/run -Ilib/claims $(pkg-config --cflags gsl) bench/bench.c $SLEEF_SRC -o "$BUILD/bench/bench" \
+    -fopenmp -Ilib/math -Ilib/fast -Ilib/run -Ilib/claims $(pkg-config --cflags gsl) bench/bench.c $SLEEF_SRC -o "$BUILD/bench/bench" \
     -fopenmp "$BUILD/libattn.a" $GSL_LIBS $BLAS_LIBS $SLEEF_LIBS -lm
 B="$BUILD/bench/bench"
 
@@ -113,7 +113,7 @@ echo "bench: tiled head, T = $T_LONG" >&2
 tg=$(value tiled_gflops "$tmp/tiled")
 ts=$(value tiled_seconds "$tmp/tiled")
 trss=$(value tiled_peak_rss_bytes "$tmp/tiled")
-# the tiled head with lib/math/vexp.c's exponential and with SLEEF's, interleaved
+# the tiled head with lib/fast/vexp.c's exponential and with SLEEF's, interleaved
 if [ -n "$SLEEF_SRC" ]; then
     echo "bench: vexp vs SLEEF inside the tiled head, T = $T_LONG, 3 runs each" >&2
     "$B" expcmp --T "$T_LONG" --reps 3 > "$tmp/expcmp"
@@ -164,7 +164,7 @@ echo "| any_length tiled head, T = $T_LONG, d = d_k = d_v = 64 (GFLOP/s) | $(cal
 echo "| same: time (s) | $(calc "%.1f" "$ts") | | | < 60 s | $(yes_no "$ts < 60") |"
 echo "| same: peak resident memory (MiB) | $rss_mib | | | < 256 MiB | $(yes_no "$rss_mib < 256") |"
 if [ -n "$SLEEF_SRC" ]; then
-    echo "| tiled head, T = $T_LONG, median of 3 (s): lib/math/vexp.c exp vs SLEEF's (interleaved) | $(calc "%.2f" "$(value exp_own_seconds_median "$tmp/expcmp")") (max $(value exp_own_max_ulps "$tmp/expcmp") ulp) | SLEEF $(calc "%.2f" "$(value exp_sleef_seconds_median "$tmp/expcmp")") (max $(value exp_sleef_max_ulps "$tmp/expcmp") ulp) | SLEEF speed / own $(value exp_sleef_speed_over_own "$tmp/expcmp") | >= 0.95 to switch | |"
+    echo "| tiled head, T = $T_LONG, median of 3 (s): lib/fast/vexp.c exp vs SLEEF's (interleaved) | $(calc "%.2f" "$(value exp_own_seconds_median "$tmp/expcmp")") (max $(value exp_own_max_ulps "$tmp/expcmp") ulp) | SLEEF $(calc "%.2f" "$(value exp_sleef_seconds_median "$tmp/expcmp")") (max $(value exp_sleef_max_ulps "$tmp/expcmp") ulp) | SLEEF speed / own $(value exp_sleef_speed_over_own "$tmp/expcmp") | >= 0.95 to switch | |"
 fi
 echo "| wall time of \`make reproduce\` | $rep_s | $rep_note | | about a minute | |"
 [ -n "$mpi_row" ] && echo "$mpi_row"

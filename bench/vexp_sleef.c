@@ -1,5 +1,5 @@
 /* vexp_sleef.c - SLEEF's 1-ulp vector exponential as a row function of
- * vexp.h, for `bench expcmp` (the comparison behind keeping lib/math/vexp.c).
+ * vexp.h, for `bench expcmp` (the comparison behind keeping lib/fast/vexp.c).
  * Compiled with -mavx512f -mavx2 -mfma by bench/run.sh when SLEEF is
  * installed (Debian libsleef-dev); the caller checks the CPU first. */
 #include <stddef.h>

@@ -3,7 +3,7 @@
  * Claim (any_length): W_Q, W_K, W_V do not depend on the sequence length,
  * so one set of weights handles 5 tokens or 100,000. The plain head holds
  * the T x T scores (S alone is 80 GB at T = 100,000); a tiled head with an
- * online softmax (lib/math/tiled.h) never does: its memory grows like T,
+ * online softmax (lib/fast/tiled.h) never does: its memory grows like T,
  * its time like T^2.
  * Measured, with ONE set of weights (d = d_k = d_v = 64, W ~ N(0, 1/d)) and
  * X ~ N(0, 1) per T (stream T of --seed), T = 5 .. 100,000:
@@ -48,7 +48,7 @@ static const size_t FIT_MIN_T = 5000;       /* slopes of memory and time use T >
 static size_t max_T = 100000, max_plain_T = 4096, timing_max_T = 20000, reps = 5;
 
 typedef struct { size_t T; double flops, max_abs_err, tolerance, output_mean; } length_row;
-static const table_col COLS[] = {COL(length_row, T), COL(length_row, flops), COL(length_row, max_abs_err),
+static const table_col COLS[] = {COL(length_row, T), COL(length_row, flops), COL_ROUND(length_row, max_abs_err, "tolerance"),
                                  COL(length_row, tolerance), COL(length_row, output_mean)};
 
 /* times (seconds per run, min/median/max) and bytes of both heads at one T */

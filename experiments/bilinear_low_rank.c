@@ -178,10 +178,10 @@ typedef struct {
 static const table_col point_cols[] = {
     COL(point_row, d), COL(point_row, d_k), COL(point_row, d_v), COL(point_row, draws),
     COL(point_row, params_factored), COL(point_row, params_2ddk), COL(point_row, params_full),
-    COL(point_row, score_err_max), COL(point_row, score_tol_min), COL(point_row, identity_err_max),
-    COL(point_row, uut_err_max), COL(point_row, uut_tol_min), COL(point_row, qk_rank_mismatch),
-    COL(point_row, qk_kept_min), COL(point_row, qk_zero_max), COL(point_row, ov_rank_mismatch),
-    COL(point_row, ov_kept_min), COL(point_row, ov_zero_max), COL(point_row, ov_err_max),
+    COL_ROUND(point_row, score_err_max, "score_tol_min"), COL(point_row, score_tol_min), COL_ROUND(point_row, identity_err_max, "1e-10"),
+    COL_ROUND(point_row, uut_err_max, "uut_tol_min"), COL(point_row, uut_tol_min), COL(point_row, qk_rank_mismatch),
+    COL(point_row, qk_kept_min), COL_ROUND(point_row, qk_zero_max, "1e-10"), COL(point_row, ov_rank_mismatch),
+    COL(point_row, ov_kept_min), COL_ROUND(point_row, ov_zero_max, "1e-10"), COL_ROUND(point_row, ov_err_max, "ov_tol_min"),
     COL(point_row, ov_tol_min)};
 
 static size_t count(const stat_acc *a) { return (size_t)(a->mean * (double)a->n + 0.5); }
@@ -234,13 +234,15 @@ static int run(experiment *e)
     }
     // the spectra table: columns i, d_k=N ..., d_v=N ... (names from the grid)
     char names[2 * NGRID][16];
-    table_col scols[1 + 2 * NGRID] = {{"i", COL_DOUBLE, 0}};
+    table_col scols[1 + 2 * NGRID] = {{"i", COL_DOUBLE, 0, NAT_EXACT, NULL, NULL, NULL}};
     for (size_t p = 0; p < c.n; p++) {
         snprintf(names[p], sizeof names[p], "d_k=%zu", c.d_k[p]);
         snprintf(names[c.n + p], sizeof names[0], "d_v=%zu", c.d_v[p]);
     }
     for (size_t k = 0; k < 2 * c.n; k++)
-        scols[1 + k] = (table_col){names[k], COL_DOUBLE, (1 + k) * sizeof(double)};
+        // singular values / sigma_1 beyond the rank are zero up to rounding (below 1e-10): make verify
+        // compares them by order of magnitude, the others as computed (table.h)
+        scols[1 + k] = (table_col){names[k], COL_DOUBLE, (1 + k) * sizeof(double), NAT_ROUNDING, NULL, NULL, "1e-10"};
     if (!st) st = TABLE_WRITE(o->out_dir, "bilinear_low_rank.csv", point_cols, rows, c.n);
     if (!st) st = table_write(o->out_dir, "bilinear_low_rank_spectra.csv", scols, 1 + 2 * c.n,
                               spec, c.d, (1 + 2 * c.n) * sizeof(double));

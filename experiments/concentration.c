@@ -23,8 +23,8 @@
 #include <math.h>
 #include <gsl/gsl_randist.h>
 
-#define STATS(X) X(S_NORM2, "norm2") X(S_NORM2_DEV2, "norm2_dev2") X(S_DOT, "dot") \
-                 X(S_DOT2, "dot2") X(S_ABSDOT, "absdot")
+#define STATS(X) X(S_NORM2, "norm2", SW_MC) X(S_NORM2_DEV2, "norm2_dev2", SW_MC) X(S_DOT, "dot", SW_MC) \
+                 X(S_DOT2, "dot2", SW_MC) X(S_ABSDOT, "absdot", SW_MC)
 SWEEP_STATS(STATS);
 
 /* one draw at d: x, y (d) ~ N(0, I) */
@@ -61,8 +61,13 @@ static measure rms(const stat_acc *a)
     return measure_ci(sqrt(m.value), isnan(m.ci_low) ? NAN : sqrt(fmax(m.ci_low, 0.0)), sqrt(m.ci_high), m.draws);
 }
 
-static const char *const derived_names[] = {"norm2_spread", "norm2_spread_lo", "norm2_spread_hi",
-                                            "dot_rms", "dot_rms_lo", "dot_rms_hi"};
+static const table_col derived[] = {
+    SWEEP_DERIVED(0, "norm2_spread", NAT_MC, "norm2_spread_lo", "norm2_spread_hi", NULL),
+    SWEEP_DERIVED(1, "norm2_spread_lo", NAT_MC, "norm2_spread_lo", "norm2_spread_hi", NULL),
+    SWEEP_DERIVED(2, "norm2_spread_hi", NAT_MC, "norm2_spread_lo", "norm2_spread_hi", NULL),
+    SWEEP_DERIVED(3, "dot_rms", NAT_MC, "dot_rms_lo", "dot_rms_hi", NULL),
+    SWEEP_DERIVED(4, "dot_rms_lo", NAT_MC, "dot_rms_lo", "dot_rms_hi", NULL),
+    SWEEP_DERIVED(5, "dot_rms_hi", NAT_MC, "dot_rms_lo", "dot_rms_hi", NULL)};
 static void derive(double *col, const sweep_point *pt, const stat_acc *a, const void *ctx)
 {
     (void)pt, (void)ctx;
@@ -82,8 +87,9 @@ typedef struct {
     stat_fit f;
 } fit_row;
 static const table_col fit_cols[] = {
-    COL(fit_row, quantity), COL(fit_row, expected_slope), COL_AS(fit_row, f.slope, "slope"),
-    COL_AS(fit_row, f.se, "se"), COL_AS(fit_row, f.ci_lo, "ci_lo"), COL_AS(fit_row, f.ci_hi, "ci_hi"),
+    COL(fit_row, quantity), COL(fit_row, expected_slope), COL_MC_AS(fit_row, f.slope, "slope", "ci_lo", "ci_hi"),
+    COL_AS(fit_row, f.se, "se"), COL_MC_AS(fit_row, f.ci_lo, "ci_lo", "ci_lo", "ci_hi"),
+    COL_MC_AS(fit_row, f.ci_hi, "ci_hi", "ci_lo", "ci_hi"),
     COL_AS(fit_row, f.intercept, "intercept"), COL_AS(fit_row, f.se_ols, "se_ols"),
     COL_AS(fit_row, f.se_mc, "se_mc")};
 
@@ -105,7 +111,7 @@ static int run(experiment *e)
     sweep_axis(&g, AX_D, 23, dgrid);
     sweep_def def = SWEEP_DEF(draw);
     def.work_alloc = work_alloc, def.work_free = sweep_doubles_free;
-    def.nderived = 6, def.derived_names = derived_names, def.derive = derive;
+    def.nderived = 6, def.derived = derived, def.derive = derive;
     sweep_result r;
     int st = sweep_run(e, &g, &def, &r);
     if (st) return st;

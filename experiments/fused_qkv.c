@@ -54,7 +54,8 @@ typedef struct {
 static const table_col COLS[] = {
     COL_AS(check_row, name, "case"), COL(check_row, B), COL(check_row, T), COL(check_row, d),
     COL(check_row, d_k), COL(check_row, d_v), COL(check_row, heads), COL(check_row, check),
-    COL(check_row, max_abs_err), COL(check_row, tolerance)};
+    COL_ROUND(check_row, max_abs_err, "tolerance"),
+    COL_ROUND(check_row, tolerance, NULL)};   /* the tolerance of the worst head: rounding picks it */
 
 /* Case c: X (B T, d), W_Q, W_K (d, H d_k), W_V (d, H d_v) ~ N(0, 1/d);
  * W = [W_Q | W_K | W_V] (d, n), Wt = W^T (n, d); err/tol per check. */

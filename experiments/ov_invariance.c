@@ -43,12 +43,29 @@
 
 enum { NCOND = 17, NHEADS = 2 };   /* cond 10^(k/2); two heads without, with biases */
 /* per draw, at a cond point */
-#define COND_STATS(X) X(C_V, "v") X(C_WOV, "wov") X(C_Y, "y") X(C_UWOV, "wov_units") X(C_UY, "y_units")
+#define COND_STATS(X) X(C_V, "v", SW_MC) X(C_WOV, "wov", SW_ROUND(NULL)) X(C_Y, "y", SW_ROUND(NULL)) \
+    X(C_UWOV, "wov_units", SW_ROUND("allowed_units")) X(C_UY, "y_units", SW_ROUND("allowed_units"))
 SWEEP_STATS_AS(COND_STATS, NCOND_STAT, cond_names);
 /* per draw, at a two-heads point */
-#define HEAD_STATS(X) X(H_Y, "y") X(H_UY, "y_units") X(H_WQ, "wq") X(H_WV, "wv") X(H_CTRL, "control")
+/* without biases the control equals y: zero up to rounding (below 1e-10) */
+#define HEAD_STATS(X) X(H_Y, "y", SW_ROUND(NULL)) X(H_UY, "y_units", SW_ROUND("allowed_units")) \
+    X(H_WQ, "wq", SW_MC) X(H_WV, "wv", SW_MC) X(H_CTRL, "control", SW_MC_ROUND("1e-10"))
 SWEEP_STATS_AS(HEAD_STATS, NHEAD_STAT, head_names);
 static const char *const head_cases[NHEADS] = {"none", "b_Q b_K b_V b_O"};
+
+/* the allowed errors beside every point: C = 4 (T + d + 2 d_v) in units of
+ * cond(R) eps, C2 = 16 (T + 2d + d_k + d_v) in units of eps */
+static const table_col derived[] = {SWEEP_DERIVED(0, "allowed_units", NAT_COMPUTED, NULL, NULL, NULL)};
+static void derive_c(double *col, const sweep_point *pt, const stat_acc *a, const void *ctx)
+{
+    (void)a, (void)ctx;
+    col[0] = 4.0 * (double)(pt->T + pt->d + 2 * pt->dv);
+}
+static void derive_c2(double *col, const sweep_point *pt, const stat_acc *a, const void *ctx)
+{
+    (void)a, (void)ctx;
+    col[0] = 16.0 * (double)(pt->T + 2 * pt->d + pt->dk + pt->dv);
+}
 
 enum { X, W_Q, W_K, W_V, W_O, R, WV2, WO2, WOV, WOV2, WQ2, WK2, Y1, Y2, NMAT };
 enum { bQ, bK, bV, bO, bQ2, bK2, bV2, bO2, NVEC };
@@ -188,8 +205,10 @@ static int run(experiment *e)
     sweep_axis_cases(&gh, "biases", NHEADS, head_cases);
     sweep_def dc = SWEEP_DEF_AS(draw_at_cond, NCOND_STAT, cond_names);
     dc.work_alloc = scratch_alloc, dc.work_free = scratch_free;
+    dc.nderived = 1, dc.derived = derived, dc.derive = derive_c;
     sweep_def dh = SWEEP_DEF_AS(draw_at_heads, NHEAD_STAT, head_names);
     dh.work_alloc = scratch_alloc, dh.work_free = scratch_free, dh.csv = "ov_invariance_heads.csv";
+    dh.nderived = 1, dh.derived = derived, dh.derive = derive_c2;
     sweep_result r, rh;
     int st = sweep_run(e, &g, &dc, &r);
     if (st) return st;

@@ -40,9 +40,19 @@
 enum { NCOND_GRID = 17 };                 /* cond = 10^(k/2), k = 0 .. 16 */
 #define MAX_COND 1e15                     /* --cond at most this, below 1/eps */
 
-#define STATS(X) X(E_WQK, "wqk") X(E_S, "s") X(E_O, "o") X(E_Q, "q") X(E_G, "gram") \
-                 X(U_WQK, "wqk_units") X(U_S, "s_units") X(U_O, "o_units")
+/* relative changes (rounding-level but for the queries'), and in units of cond(R) eps */
+#define STATS(X) X(E_WQK, "wqk", SW_ROUND(NULL)) X(E_S, "s", SW_ROUND(NULL)) X(E_O, "o", SW_ROUND(NULL)) \
+    X(E_Q, "q", SW_MC) X(E_G, "gram", SW_ROUND(NULL)) X(U_WQK, "wqk_units", SW_ROUND("allowed_units")) \
+    X(U_S, "s_units", SW_ROUND("allowed_units")) X(U_O, "o_units", SW_ROUND("allowed_units"))
 SWEEP_STATS(STATS);
+
+/* the allowed error C = 4 (d + 2 d_k), in units of cond(R) eps, beside every point */
+static const table_col derived[] = {SWEEP_DERIVED(0, "allowed_units", NAT_COMPUTED, NULL, NULL, NULL)};
+static void derive(double *col, const sweep_point *pt, const stat_acc *a, const void *ctx)
+{
+    (void)a, (void)ctx;
+    col[0] = 4.0 * (double)(pt->d + 2 * pt->dk);
+}
 
 typedef struct {
     gsl_matrix *X, *W_Q, *W_K, *W_V, *R, *WQ2, *WK2, *WQK, *WQK2, *G1, *G2;
@@ -158,6 +168,7 @@ static int run(experiment *e)
     sweep_axis_x(&g, "cond", ncond, cond);
     sweep_def def = SWEEP_DEF(draw);
     def.work_alloc = scratch_alloc, def.work_free = scratch_free;
+    def.nderived = 1, def.derived = derived, def.derive = derive;
     sweep_result r;
     int st = sweep_run(e, &g, &def, &r);
     if (st) return st;

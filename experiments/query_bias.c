@@ -194,8 +194,8 @@ typedef struct { size_t i, j; const char *query, *key; double score_shift, weigh
 
 static const table_col head_cols[] = {
     COL(head_row, draw), COL(head_row, T_q), COL(head_row, T_k), COL(head_row, d), COL(head_row, d_k),
-    COL(head_row, self), COL(head_row, b_sigma), COL(head_row, rel_row_spread), COL(head_row, tol_row_spread),
-    COL(head_row, rel_shift_err), COL(head_row, zero_wq_err), COL(head_row, zero_wq_tol),
+    COL(head_row, self), COL(head_row, b_sigma), COL_ROUND(head_row, rel_row_spread, "tol_row_spread"), COL(head_row, tol_row_spread),
+    COL_ROUND(head_row, rel_shift_err, "1e-10"), COL_ROUND(head_row, zero_wq_err, "zero_wq_tol"), COL(head_row, zero_wq_tol),
     COL(head_row, rel_change_A), COL(head_row, pref_tv)};
 static const table_col example_cols[] = {
     COL(example_row, i), COL(example_row, j), COL(example_row, query), COL(example_row, key),

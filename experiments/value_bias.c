@@ -199,8 +199,8 @@ typedef struct { size_t i; const char *token; double softmax_shift, row_sum; } e
 
 static const table_col head_cols[] = {
     COL(head_row, draw), COL(head_row, T_q), COL(head_row, T_k), COL(head_row, d), COL(head_row, d_k),
-    COL(head_row, d_v), COL(head_row, self), COL(head_row, b_sigma), COL(head_row, pass_err),
-    COL(head_row, pass_tol), COL(head_row, fold_err), COL(head_row, fold_tol), COL(head_row, fold_err_vs_bias),
+    COL(head_row, d_v), COL(head_row, self), COL(head_row, b_sigma), COL_ROUND(head_row, pass_err, "pass_tol"),
+    COL(head_row, pass_tol), COL_ROUND(head_row, fold_err, "fold_tol"), COL(head_row, fold_tol), COL_ROUND(head_row, fold_err_vs_bias, "1e-10"),
     COL(head_row, control_err_vs_bias), COL(head_row, control_max_row_sum_defect)};
 static const table_col example_cols[] = {
     COL(example_row, i), COL(example_row, token), COL(example_row, softmax_shift), COL(example_row, row_sum)};

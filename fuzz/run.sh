@@ -31,7 +31,7 @@ command -v "$CLANG" >/dev/null 2>&1 || { echo "fuzz/run.sh: $CLANG not found (ap
 
 GSL_CFLAGS=$(pkg-config --cflags gsl 2>/dev/null)
 GSL_LIBS=$(pkg-config --libs gsl 2>/dev/null || echo "-lgsl -lgslcblas -lm")
-CFLAGS="-std=c11 -g -O1 -D_GNU_SOURCE -Ilib/math -Ilib/run -Ilib/claims -Wall -Wextra -Werror \
+CFLAGS="-std=c11 -g -O1 -D_GNU_SOURCE -Ilib/math -Ilib/fast -Ilib/run -Ilib/claims -Wall -Wextra -Werror \
  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
 # the library sources each target needs

@@ -17,6 +17,7 @@
 #include <gsl/gsl_rng.h>
 #include "opts.h"
 #include "rng.h"
+#include "status.h"
 
 enum { PROP_DEFAULT_CASES = 200 };
 #define PROP_DEFAULT_SEED 20261129UL
@@ -95,5 +96,40 @@ static inline int prop_run_suite(Suite *s)
     srunner_free(sr);
     return failed ? 1 : 0;
 }
+
+/* The one main() of every check suite: its name, then its test cases, each
+ * {"name", timeout in seconds (0: check's default), {test, test, ...}}:
+ *     PROP_MAIN("head",
+ *               {"unit", 60, {test_worked_example, test_shape_errors}},
+ *               {"properties", 300, {test_prop_rope, test_prop_grad_cross}})
+ * It announces the property seed, runs every case and exits 0 when every
+ * test passed, 1 otherwise. */
+enum { PROP_MAX_TESTS = 32 };
+typedef struct {
+    const char *name;
+    double timeout;
+    const TTest *tests[PROP_MAX_TESTS];
+} prop_case;
+
+static inline int prop_main(const char *suite, const prop_case *cases, size_t ncases)
+{
+    att_init();
+    prop_announce(suite);
+    Suite *s = suite_create(suite);
+    for (size_t c = 0; c < ncases; c++) {
+        TCase *tc = tcase_create(cases[c].name);
+        if (cases[c].timeout > 0) tcase_set_timeout(tc, cases[c].timeout);
+        for (size_t k = 0; k < PROP_MAX_TESTS && cases[c].tests[k]; k++) tcase_add_test(tc, cases[c].tests[k]);
+        suite_add_tcase(s, tc);
+    }
+    return prop_run_suite(s);
+}
+
+#define PROP_MAIN(suite, ...)                                                   \
+    int main(void)                                                              \
+    {                                                                           \
+        const prop_case prop_cases_[] = {__VA_ARGS__};                          \
+        return prop_main(suite, prop_cases_, sizeof prop_cases_ / sizeof prop_cases_[0]); \
+    }
 
 #endif

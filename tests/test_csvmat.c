@@ -334,22 +334,6 @@ START_TEST(test_prop_ragged_line_named)
 }
 END_TEST
 
-int main(void)
-{
-    att_init();
-    prop_announce("csvmat");
-    Suite *s = suite_create("csvmat");
-    TCase *unit = tcase_create("unit");
-    tcase_add_test(unit, test_good_inputs);
-    tcase_add_test(unit, test_bad_inputs);
-    tcase_add_test(unit, test_limits);
-    tcase_add_test(unit, test_files);
-    suite_add_tcase(s, unit);
-    TCase *prop = tcase_create("properties");
-    tcase_set_timeout(prop, 60);
-    tcase_add_test(prop, test_prop_write_read_exact);
-    tcase_add_test(prop, test_prop_random_bytes);
-    tcase_add_test(prop, test_prop_ragged_line_named);
-    suite_add_tcase(s, prop);
-    return prop_run_suite(s);
-}
+PROP_MAIN("csvmat",
+          {"unit", 0, {test_good_inputs, test_bad_inputs, test_limits, test_files}},
+          {"properties", 60, {test_prop_write_read_exact, test_prop_random_bytes, test_prop_ragged_line_named}})

@@ -550,33 +550,6 @@ START_TEST(test_control_fails_to_fold)
 }
 END_TEST
 
-int main(void)
-{
-    att_init();
-    prop_announce("test_exact_claims");
-    Suite *s = suite_create("exact_claims");
-    TCase *unit = tcase_create("unit");
-    tcase_add_test(unit, test_worked_by_hand);
-    tcase_add_test(unit, test_worked_factor_zero_is_uniform);
-    tcase_add_test(unit, test_worked_weights_extremes);
-    tcase_add_test(unit, test_worked_bad_input);
-    tcase_add_test(unit, test_worked_circuits_by_hand);
-    tcase_add_test(unit, test_gpt2_counts);
-    tcase_add_test(unit, test_prev_token_factor);
-    tcase_add_test(unit, test_prev_token_small_by_hand);
-    tcase_add_test(unit, test_prev_token_bad_input);
-    tcase_add_test(unit, test_prev_token_needs_the_factor);
-    tcase_add_test(unit, test_fold_value_bias_by_hand);
-    tcase_add_test(unit, test_helpers_by_hand);
-    tcase_add_test(unit, test_control_fails_to_fold);
-    suite_add_tcase(s, unit);
-    TCase *prop = tcase_create("properties");
-    tcase_set_timeout(prop, 120);
-    tcase_add_test(prop, prop_worked_closed_form_any_factor);
-    tcase_add_test(prop, prop_shapes_match_head_forward);
-    tcase_add_test(prop, prop_prev_token_head);
-    tcase_add_test(prop, prop_query_bias_rows_identical);
-    tcase_add_test(prop, prop_value_bias_folds);
-    suite_add_tcase(s, prop);
-    return prop_run_suite(s);
-}
+PROP_MAIN("test_exact_claims",
+          {"unit", 0, {test_worked_by_hand, test_worked_factor_zero_is_uniform, test_worked_weights_extremes, test_worked_bad_input, test_worked_circuits_by_hand, test_gpt2_counts, test_prev_token_factor, test_prev_token_small_by_hand, test_prev_token_bad_input, test_prev_token_needs_the_factor, test_fold_value_bias_by_hand, test_helpers_by_hand, test_control_fails_to_fold}},
+          {"properties", 120, {prop_worked_closed_form_any_factor, prop_shapes_match_head_forward, prop_prev_token_head, prop_query_bias_rows_identical, prop_value_bias_folds}})

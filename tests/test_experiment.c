@@ -91,7 +91,7 @@ START_TEST(test_size_lists)
 END_TEST
 
 /* a sweep: one N(0, 1) per draw; a point run alone gives its numbers in the sweep */
-#define STATS(X) X(S_Z, "z") X(S_T, "t")
+#define STATS(X) X(S_Z, "z", SW_MC) X(S_T, "t", SW_EXACT)
 SWEEP_STATS(STATS);
 static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, const void *ctx)
 {
@@ -149,16 +149,5 @@ START_TEST(test_sweep_filter_keeps_numbers)
 }
 END_TEST
 
-int main(void)
-{
-    att_init();
-    prop_announce("test_experiment");
-    Suite *s = suite_create("experiment");
-    TCase *unit = tcase_create("unit");
-    tcase_set_timeout(unit, 60);
-    tcase_add_test(unit, test_sticky_verdict_errors);
-    tcase_add_test(unit, test_size_lists);
-    tcase_add_test(unit, test_sweep_filter_keeps_numbers);
-    suite_add_tcase(s, unit);
-    return prop_run_suite(s);
-}
+PROP_MAIN("test_experiment",
+          {"unit", 60, {test_sticky_verdict_errors, test_size_lists, test_sweep_filter_keeps_numbers}})

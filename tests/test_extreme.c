@@ -211,19 +211,6 @@ START_TEST(test_prop_any_scale)
 }
 END_TEST
 
-int main(void)
-{
-    att_init();
-    prop_announce("extreme");
-    Suite *s = suite_create("extreme");
-    TCase *unit = tcase_create("unit");
-    tcase_add_test(unit, test_worked_huge_scales);
-    tcase_add_test(unit, test_policy_rows);
-    tcase_add_test(unit, test_head_single_overflow);
-    suite_add_tcase(s, unit);
-    TCase *prop = tcase_create("properties");
-    tcase_set_timeout(prop, 60);
-    tcase_add_test(prop, test_prop_any_scale);
-    suite_add_tcase(s, prop);
-    return prop_run_suite(s);
-}
+PROP_MAIN("extreme",
+          {"unit", 0, {test_worked_huge_scales, test_policy_rows, test_head_single_overflow}},
+          {"properties", 60, {test_prop_any_scale}})

@@ -189,19 +189,6 @@ START_TEST(test_prop_batched_equals_one_by_one)
 }
 END_TEST
 
-int main(void)
-{
-    att_init();
-    prop_announce("test_fused");
-    Suite *s = suite_create("fused");
-    TCase *unit = tcase_create("unit");
-    tcase_add_test(unit, test_pack_by_hand);
-    tcase_add_test(unit, test_max_norms_by_hand);
-    suite_add_tcase(s, unit);
-    TCase *prop = tcase_create("properties");
-    tcase_set_timeout(prop, 120);
-    tcase_add_test(prop, test_prop_fused_equals_separate);
-    tcase_add_test(prop, test_prop_batched_equals_one_by_one);
-    suite_add_tcase(s, prop);
-    return prop_run_suite(s);
-}
+PROP_MAIN("test_fused",
+          {"unit", 0, {test_pack_by_hand, test_max_norms_by_hand}},
+          {"properties", 120, {test_prop_fused_equals_separate, test_prop_batched_equals_one_by_one}})

@@ -9,6 +9,7 @@
 #include "prop.h"
 #include "tol.h"
 #include "head.h"
+#include "gradcheck.h"
 #include "mat.h"
 #include "rope.h"
 #include "status.h"
@@ -455,28 +456,15 @@ static double fd_loss(fd_ctx *f)
 {
     int rc = head_forward(&f->st, f->p, f->Xq, f->Xkv);
     ck_assert_msg(rc == ATT_OK, "%s", att_last_error());
-    double L = 0.0;
-    for (size_t i = 0; i < f->G->size1; i++)
-        for (size_t j = 0; j < f->G->size2; j++)
-            L += gsl_matrix_get(f->G, i, j) * gsl_matrix_get(f->st.O, i, j);
-    return L;
+    return gradcheck_loss(f->G, f->st.O);
 }
 
-/* fd[i] = (L(theta + h e_i) - L(theta - h e_i)) / 2h, h = 1e-5 max(1, |theta_i|),
+/* fd[i] by central differences (gradcheck_head), h = 1e-5 max(1, |theta_i|),
  * theta = n numbers at stride `stride` that the forward pass reads */
 static void fd_grad(double *fd, fd_ctx *f, double *theta, size_t n, size_t stride)
 {
-    for (size_t i = 0; i < n; i++) {
-        double *x = theta + i * stride, x0 = *x;
-        double h = 1e-5 * fmax(1.0, fabs(x0));
-        volatile double xp = x0 + h, xm = x0 - h;   /* the steps actually taken */
-        *x = xp;
-        double Lp = fd_loss(f);
-        *x = xm;
-        double Lm = fd_loss(f);
-        *x = x0;
-        fd[i] = (Lp - Lm) / (xp - xm);
-    }
+    int rc = gradcheck_head(fd, &f->st, f->p, f->Xq, f->Xkv, f->G, theta, n, stride, 1e-5, 1);
+    ck_assert_msg(rc == ATT_OK, "%s", att_last_error());
 }
 
 /* worst ratio of error to allowance, over a whole run of a property */
@@ -647,28 +635,6 @@ START_TEST(test_prop_key_bias_gradient)
 }
 END_TEST
 
-int main(void)
-{
-    att_init();
-    prop_announce("test_head");
-    Suite *s = suite_create("head");
-    TCase *unit = tcase_create("unit");
-    tcase_add_test(unit, test_worked_example);
-    tcase_add_test(unit, test_shape_errors);
-    tcase_add_test(unit, test_rope_by_hand);
-    suite_add_tcase(s, unit);
-    TCase *prop = tcase_create("properties");
-    tcase_set_timeout(prop, 300);
-    tcase_add_test(prop, test_prop_rope);
-    tcase_add_test(prop, test_prop_permute_keys_values);
-    tcase_add_test(prop, test_prop_key_bias_no_effect);
-    tcase_add_test(prop, test_prop_query_bias_rows);
-    tcase_add_test(prop, test_prop_value_bias_adds);
-    tcase_add_test(prop, test_prop_grad_cross);
-    tcase_add_test(prop, test_prop_grad_cross_rope);
-    tcase_add_test(prop, test_prop_grad_self);
-    tcase_add_test(prop, test_prop_grad_self_rope);
-    tcase_add_test(prop, test_prop_key_bias_gradient);
-    suite_add_tcase(s, prop);
-    return prop_run_suite(s);
-}
+PROP_MAIN("test_head",
+          {"unit", 0, {test_worked_example, test_shape_errors, test_rope_by_hand}},
+          {"properties", 300, {test_prop_rope, test_prop_permute_keys_values, test_prop_key_bias_no_effect, test_prop_query_bias_rows, test_prop_value_bias_adds, test_prop_grad_cross, test_prop_grad_cross_rope, test_prop_grad_self, test_prop_grad_self_rope, test_prop_key_bias_gradient}})

@@ -192,20 +192,6 @@ START_TEST(test_tiled_refuses_causal)
 }
 END_TEST
 
-int main(void)
-{
-    att_init();
-    prop_announce("test_head_causal");
-    Suite *s = suite_create("head_causal");
-    TCase *unit = tcase_create("unit");
-    tcase_add_test(unit, test_default_off);
-    tcase_add_test(unit, test_batched_causal);
-    tcase_add_test(unit, test_tiled_refuses_causal);
-    suite_add_tcase(s, unit);
-    TCase *prop = tcase_create("properties");
-    tcase_set_timeout(prop, 120);
-    tcase_add_test(prop, test_prop_mask_forward);
-    tcase_add_test(prop, test_prop_mask_backward);
-    suite_add_tcase(s, prop);
-    return prop_run_suite(s);
-}
+PROP_MAIN("test_head_causal",
+          {"unit", 0, {test_default_off, test_batched_causal, test_tiled_refuses_causal}},
+          {"properties", 120, {test_prop_mask_forward, test_prop_mask_backward}})

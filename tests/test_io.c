@@ -237,7 +237,7 @@ START_TEST(test_verdict_rows)
                                  rule_at_most(1), "t"), ATT_ERUNTIME);
     ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoT", NAN, measure_exact(1, 1), rule_none(),
                                  "t"), ATT_ERUNTIME);
-    ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoT", NAN, measure_exact(1, 1),
+    ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoT", NAN, measure_exact(1, 10),
                                  rule_ci_above(0), "t"), ATT_ERUNTIME);
     ck_assert_int_eq(vl.n, 2);
     ck_assert_int_eq(verdicts_status(&vl), ATT_OK);
@@ -246,11 +246,11 @@ START_TEST(test_verdict_rows)
     snprintf(path, sizeof path, "%s/demo.verdicts.csv", dir);
     const char *want =
         "id,kind,quantity,expected,measured,ci_low,ci_high,tolerance,draws,seed,verdict,rule,"
-        "bound_lo,bound_hi,rule_text,macro,run_dependent,headline\n"
+        "bound_lo,bound_hi,rule_text,macro,run_dependent,headline,nature\n"
         "demo,identity,\"a, quoted \"\"thing\"\"\",,1.0000000000000001e-17,,,1.0000000000000001e-15,"
-        "4,3,PASS,at_most,,1.0000000000000001e-15,<= 1e-15,demoExact,0,0\n"
+        "4,3,PASS,at_most,,1.0000000000000001e-15,<= 1e-15,demoExact,0,0,rounding\n"
         "demo,claim,mean,0.5,0.48999999999999999,0.47999999999999998,0.5,,1000,3,PASS,ci_within,"
-        "0.40000000000000002,0.59999999999999998,\"95% CI inside [0.4, 0.6]\",demoMc,0,1\n";
+        "0.40000000000000002,0.59999999999999998,\"95% CI inside [0.4, 0.6]\",demoMc,0,1,mc\n";
     ck_assert_str_eq(slurp(path), want);
     /* an INCONCLUSIVE row is not a FAIL (exit 0); a FAIL is */
     ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoI", NAN, measure_ci(1.0, 0.9, 1.1, 10),
@@ -288,19 +288,5 @@ START_TEST(test_table_columns)
 }
 END_TEST
 
-int main(void)
-{
-    att_init();
-    Suite *s = suite_create("io");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_parse_ulong_table);
-    tcase_add_test(tc, test_parse_double_table);
-    tcase_add_test(tc, test_opts_parse);
-    tcase_add_test(tc, test_atomic_file);
-    tcase_add_test(tc, test_verdict_decide_table);
-    tcase_add_test(tc, test_verdict_draws_to_decide);
-    tcase_add_test(tc, test_verdict_rows);
-    tcase_add_test(tc, test_table_columns);
-    suite_add_tcase(s, tc);
-    return prop_run_suite(s);
-}
+PROP_MAIN("io",
+          {"core", 0, {test_parse_ulong_table, test_parse_double_table, test_opts_parse, test_atomic_file, test_verdict_decide_table, test_verdict_draws_to_decide, test_verdict_rows, test_table_columns}})

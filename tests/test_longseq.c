@@ -286,20 +286,5 @@ START_TEST(test_threads_bit_identical)
 }
 END_TEST
 
-int main(void)
-{
-    att_init();
-    prop_announce("test_longseq");
-    Suite *s = suite_create("longseq");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 300);
-    tcase_add_test(tc, test_lse_matches_library);
-    tcase_add_test(tc, test_streaming_sampler_is_the_lse_of_its_draws);
-    tcase_add_test(tc, test_row_by_hand);
-    tcase_add_test(tc, test_law_known_answers);
-    tcase_add_test(tc, test_tilted_weights);
-    tcase_add_test(tc, test_shortcut_matches_direct);
-    tcase_add_test(tc, test_threads_bit_identical);
-    suite_add_tcase(s, tc);
-    return prop_run_suite(s);
-}
+PROP_MAIN("test_longseq",
+          {"core", 300, {test_lse_matches_library, test_streaming_sampler_is_the_lse_of_its_draws, test_row_by_hand, test_law_known_answers, test_tilted_weights, test_shortcut_matches_direct, test_threads_bit_identical}})

@@ -222,17 +222,5 @@ START_TEST(test_rebuild_bias_control)
 }
 END_TEST
 
-int main(void)
-{
-    att_init();
-    prop_announce("test_ov_invariance");
-    Suite *s = suite_create("ov_invariance");
-    TCase *tc = tcase_create("identities");
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test_ov_reparam);
-    tcase_add_test(tc, test_ov_values_move);
-    tcase_add_test(tc, test_rebuild_same_output);
-    tcase_add_test(tc, test_rebuild_bias_control);
-    suite_add_tcase(s, tc);
-    return prop_run_suite(s);
-}
+PROP_MAIN("test_ov_invariance",
+          {"identities", 120, {test_ov_reparam, test_ov_values_move, test_rebuild_same_output, test_rebuild_bias_control}})

@@ -208,22 +208,6 @@ START_TEST(test_bad_config)
 }
 END_TEST
 
-int main(void)
-{
-    att_init();
-    prop_announce("test_prevtrain");
-    Suite *s = suite_create("prevtrain");
-    TCase *unit = tcase_create("unit");
-    tcase_set_timeout(unit, 120);
-    tcase_add_test(unit, test_tied_gradient_is_the_sum);
-    tcase_add_test(unit, test_adam_by_hand);
-    tcase_add_test(unit, test_train_in_pieces);
-    tcase_add_test(unit, test_tiny_training_learns);
-    tcase_add_test(unit, test_bad_config);
-    suite_add_tcase(s, unit);
-    TCase *prop = tcase_create("properties");
-    tcase_set_timeout(prop, 120);
-    tcase_add_test(prop, test_prop_model_gradient);
-    suite_add_tcase(s, prop);
-    return prop_run_suite(s);
-}
+PROP_MAIN("test_prevtrain",
+          {"unit", 120, {test_tied_gradient_is_the_sum, test_adam_by_hand, test_train_in_pieces, test_tiny_training_learns, test_bad_config}},
+          {"properties", 120, {test_prop_model_gradient}})

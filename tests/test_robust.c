@@ -179,16 +179,5 @@ START_TEST(test_opts_no_out_default)
 }
 END_TEST
 
-int main(void)
-{
-    att_init();
-    Suite *s = suite_create("robust");
-    TCase *tc = tcase_create("robust");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_replay_csvmat);
-    tcase_add_test(tc, test_replay_opts);
-    tcase_add_test(tc, test_gsl_env_ignored);
-    tcase_add_test(tc, test_opts_no_out_default);
-    suite_add_tcase(s, tc);
-    return prop_run_suite(s);
-}
+PROP_MAIN("robust",
+          {"robust", 60, {test_replay_csvmat, test_replay_opts, test_gsl_env_ignored, test_opts_no_out_default}})

@@ -156,18 +156,6 @@ START_TEST(test_prop_shapes_match_head)
 }
 END_TEST
 
-int main(void)
-{
-    att_init();
-    prop_announce("test_shapes");
-    Suite *s = suite_create("shapes");
-    TCase *unit = tcase_create("unit");
-    tcase_add_test(unit, test_gpt2_counts);
-    tcase_add_test(unit, test_shapes_by_hand);
-    suite_add_tcase(s, unit);
-    TCase *prop = tcase_create("properties");
-    tcase_set_timeout(prop, 120);
-    tcase_add_test(prop, test_prop_shapes_match_head);
-    suite_add_tcase(s, prop);
-    return prop_run_suite(s);
-}
+PROP_MAIN("test_shapes",
+          {"unit", 0, {test_gpt2_counts, test_shapes_by_hand}},
+          {"properties", 120, {test_prop_shapes_match_head}})

@@ -240,23 +240,6 @@ START_TEST(test_prop_online_softmax)
 }
 END_TEST
 
-int main(void)
-{
-    att_init();
-    prop_announce("test_softmax");
-    Suite *s = suite_create("softmax");
-    TCase *unit = tcase_create("unit");
-    tcase_add_test(unit, test_softmax_2x2_by_hand);
-    tcase_add_test(unit, test_softmax_large_scores);
-    tcase_add_test(unit, test_softmax_nonfinite_policy);
-    tcase_add_test(unit, test_logsumexp_values);
-    suite_add_tcase(s, unit);
-    TCase *prop = tcase_create("properties");
-    tcase_set_timeout(prop, 120);
-    tcase_add_test(prop, test_prop_rows_sum_to_one);
-    tcase_add_test(prop, test_prop_shift_invariance);
-    tcase_add_test(prop, test_prop_log_softmax);
-    tcase_add_test(prop, test_prop_online_softmax);
-    suite_add_tcase(s, prop);
-    return prop_run_suite(s);
-}
+PROP_MAIN("test_softmax",
+          {"unit", 0, {test_softmax_2x2_by_hand, test_softmax_large_scores, test_softmax_nonfinite_policy, test_logsumexp_values}},
+          {"properties", 120, {test_prop_rows_sum_to_one, test_prop_shift_invariance, test_prop_log_softmax, test_prop_online_softmax}})

@@ -188,21 +188,5 @@ START_TEST(test_wilson)
 }
 END_TEST
 
-int main(void)
-{
-    att_init();
-    prop_announce("test_stats");
-    Suite *s = suite_create("stats");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test_welford_by_hand);
-    tcase_add_test(tc, test_merge_equals_sequential);
-    tcase_add_test(tc, test_fit_line);
-    tcase_add_test(tc, test_wilson);
-    tcase_add_test(tc, test_mc_deterministic_across_threads);
-    tcase_add_test(tc, test_mc_ci_coverage);
-    tcase_add_test(tc, test_mc_errors);
-    tcase_add_test(tc, test_stream_seeds_distinct);
-    suite_add_tcase(s, tc);
-    return prop_run_suite(s);
-}
+PROP_MAIN("test_stats",
+          {"core", 120, {test_welford_by_hand, test_merge_equals_sequential, test_fit_line, test_wilson, test_mc_deterministic_across_threads, test_mc_ci_coverage, test_mc_errors, test_stream_seeds_distinct}})

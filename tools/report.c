@@ -28,9 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NCOL = 18, LINE_MAX_LEN = 8192, CELL = 1024 };
+enum { NCOL = 19, LINE_MAX_LEN = 8192, CELL = 1024 };
 enum { C_ID, C_KIND, C_QUANT, C_EXP, C_MEAS, C_LO, C_HI, C_TOL, C_DRAWS, C_SEED, C_VERDICT,
-       C_RULE, C_BLO, C_BHI, C_RTEXT, C_MACRO, C_RUNDEP, C_HEADLINE };
+       C_RULE, C_BLO, C_BHI, C_RTEXT, C_MACRO, C_RUNDEP, C_HEADLINE, C_NATURE };
 
 typedef struct {
     char f[NCOL][CELL];
@@ -73,13 +73,18 @@ static int check_row(const char *path, int lineno, const char *id, const char *l
                  r->f[C_RULE], r->f[C_VERDICT]);
         return refuse(path, lineno, macro, why);
     }
+    if (col_nature_parse(r->f[C_NATURE]) < 0) {
+        snprintf(why, sizeof why, "unknown nature '%s' (how make verify compares it)", r->f[C_NATURE]);
+        return refuse(path, lineno, macro, why);
+    }
     if ((kind == KIND_REPORTED) != (cmp == RULE_NONE)) {
         snprintf(why, sizeof why, "kind %s with rule %s", r->f[C_KIND], r->f[C_RULE]);
         return refuse(path, lineno, macro, why);
     }
     verdict_rule rule = {(rule_cmp)cmp, cell_num(r->f[C_BLO]), cell_num(r->f[C_BHI])};
     measure m = {cell_num(r->f[C_MEAS]), cell_num(r->f[C_LO]), cell_num(r->f[C_HI]),
-                 (size_t)strtoull(r->f[C_DRAWS], NULL, 10), atoi(r->f[C_RUNDEP])};
+                 (size_t)strtoull(r->f[C_DRAWS], NULL, 10), atoi(r->f[C_RUNDEP]),
+                 (col_nature)col_nature_parse(r->f[C_NATURE])};
     verdict_outcome want = verdict_decide(rule, m);
     char text[256];
     verdict_rule_text(rule, text, sizeof text);
@@ -555,7 +560,8 @@ int main(int argc, char **argv)
     free(order);
     free(rows);
     free(start);
-    if (afile_commit(&sum) || afile_commit(&csv) || afile_commit(&md) || afile_commit(&tex)) {
+    if (afile_commit(&sum) || afile_commit(&csv) || verdicts_write_schema(dir, "claims.csv")
+        || afile_commit(&md) || afile_commit(&tex)) {
         att_print_error("report");
         return 3;
     }

@@ -81,14 +81,12 @@ extern const char *const bias_param_names[BIAS_NPARAM];   /* b_Q b_K b_V W_Q W_K
 int bias_head_fd_errors(double err[BIAS_NPARAM], head_state *work, bias_head *h,
                         const head_grads *g, int rope, double step);
 
-/* L = sum_ij G_ij O_ij, the loss of the key-bias experiment; G, O (T_q, d_v). */
-double bias_loss(const gsl_matrix *G, const gsl_matrix *O);
-
 /* Central differences of L against a backprop gradient, for one parameter
  * P (rows, cols) that p uses (a vector is passed as a 1 x n view of itself);
  * P is changed and restored entry by entry, `work` is a head state of the
  * right sizes. Entry by entry, row-major:
- *   D_fd = (L(P + h E) - L(P - h E)) / 2h          (error O(h^2) + O(eps / h))
+ *   D_fd = (L(P + h E) - L(P - h E)) / 2h, by gradcheck_head (gradcheck.h),
+ *          L = gradcheck_loss (error O(h^2) + O(eps / h))
  *   err  = ||D - D_fd||_F / max(||D||_F, ||D_fd||_F, floor)
  * `floor` is the norm to compare with where the exact gradient is zero (the
  * key bias without RoPE: ||dL/db_Q||). Returns the forward pass's status. */

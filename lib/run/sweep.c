@@ -120,6 +120,77 @@ static void put_point_header(FILE *f, const sweep_grid *g)
     if (g->declared[AX_CASE]) fprintf(f, "%s,", g->case_name ? g->case_name : "case");
 }
 
+/* ---- the schema: how make verify compares each column (table.h) ---- */
+
+typedef struct {
+    table_col *c;
+    char **names;
+    size_t n, cap;
+    int oom;
+} schema;
+
+static void schema_add(schema *sc, const char *name, col_nature nat, const char *lo,
+                       const char *hi, const char *bound)
+{
+    if (sc->oom) return;
+    if (sc->n == sc->cap) {
+        size_t cap = sc->cap ? 2 * sc->cap : 64;
+        table_col *c = realloc(sc->c, cap * sizeof *c);
+        char **nm = c ? realloc(sc->names, cap * 3 * sizeof *nm) : NULL;
+        if (!c || !nm) { if (c) sc->c = c; sc->oom = 1; return; }
+        sc->c = c, sc->names = nm, sc->cap = cap;
+    }
+    char **keep = &sc->names[3 * sc->n];
+    keep[0] = strdup(name), keep[1] = lo ? strdup(lo) : NULL, keep[2] = hi ? strdup(hi) : NULL;
+    if (!keep[0] || (lo && !keep[1]) || (hi && !keep[2])) sc->oom = 1;
+    sc->c[sc->n] = (table_col){keep[0], COL_DOUBLE, 0, nat, keep[1], keep[2], bound};
+    sc->n++;
+}
+
+static void schema_free(schema *sc)
+{
+    for (size_t i = 0; i < 3 * sc->n; i++) free(sc->names[i]);
+    free(sc->names);
+    free(sc->c);
+}
+
+static void schema_point(schema *sc, const sweep_grid *g)
+{
+    for (int a = AX_T; a <= AX_DV; a++)
+        if (g->declared[a]) schema_add(sc, axis_names[a], NAT_EXACT, NULL, NULL, NULL);
+    if (g->declared[AX_X]) schema_add(sc, g->x_name ? g->x_name : "x", NAT_COMPUTED, NULL, NULL, NULL);
+    if (g->declared[AX_CASE]) schema_add(sc, g->case_name ? g->case_name : "case", NAT_EXACT, NULL, NULL, NULL);
+}
+
+/* a statistic's six columns: mean, lo, hi by its nature; min, max; n exact */
+static void schema_stat(schema *sc, const char *s, sweep_nature nat)
+{
+    static const char *const part[] = {"mean", "lo", "hi", "min", "max"};
+    char name[5][160], lo[160], hi[160];
+    snprintf(lo, sizeof lo, "%s_lo", s);
+    snprintf(hi, sizeof hi, "%s_hi", s);
+    for (int j = 0; j < 5; j++) {
+        snprintf(name[j], sizeof name[j], "%s_%s", s, part[j]);
+        if (nat.nature == NAT_MC && j < 3) schema_add(sc, name[j], NAT_MC, lo, hi, nat.bound);
+        else if (nat.nature == NAT_MC) schema_add(sc, name[j], nat.bound ? NAT_ROUNDING : NAT_COMPUTED,
+                                                  NULL, NULL, nat.bound);
+        else schema_add(sc, name[j], nat.nature, NULL, NULL, nat.bound);
+    }
+    snprintf(name[0], sizeof name[0], "%s_n", s);
+    schema_add(sc, name[0], NAT_EXACT, NULL, NULL, NULL);
+}
+
+static sweep_nature nature_of(const sweep_def *def, size_t k)
+{
+    return def->stat_nature ? def->stat_nature(k) : SW_MC;
+}
+
+static int write_schema(const experiment *e, const char *name, const schema *sc)
+{
+    if (sc->oom) return att_fail(ATT_ERUNTIME, "%s: out of memory for its schema", name);
+    return table_write_schema(e->o.out_dir, name, sc->c, sc->n);
+}
+
 static int write_summary(const experiment *e, const sweep_grid *g, const sweep_def *def,
                          const sweep_result *r)
 {
@@ -135,7 +206,7 @@ static int write_summary(const experiment *e, const sweep_grid *g, const sweep_d
     fputs("draws", f);
     for (size_t k = 0; k < def->nstats; k++)
         for (size_t j = 0; j < 6; j++) fprintf(f, ",%s_%s", def->stat_names[k], part[j]);
-    for (size_t k = 0; k < def->nderived; k++) { fputc(',', f); csv_str(f, def->derived_names[k]); }
+    for (size_t k = 0; k < def->nderived; k++) { fputc(',', f); csv_str(f, def->derived[k].name); }
     fputc('\n', f);
     double *cols = def->nderived ? calloc(def->nderived, sizeof *cols) : NULL;
     if (def->nderived && cols == NULL) { afile_abort(&af); return att_fail(ATT_ERUNTIME, "out of memory"); }
@@ -151,11 +222,25 @@ static int write_summary(const experiment *e, const sweep_grid *g, const sweep_d
             fprintf(f, ",%zu", a->n);
         }
         if (def->nderived) def->derive(cols, &r->pt[p], sweep_acc(r, p, 0), def->ctx);
-        for (size_t k = 0; k < def->nderived; k++) { fputc(',', f); csv_num(f, cols[k]); }
+        for (size_t k = 0; k < def->nderived; k++) {
+            fputc(',', f);
+            csv_num(f, cols[def->derived[k].offset / sizeof(double)]);
+        }
         fputc('\n', f);
     }
     free(cols);
-    return afile_commit(&af);
+    if ((st = afile_commit(&af))) return st;
+    schema sc = {0};
+    schema_point(&sc, g);
+    schema_add(&sc, "draws", NAT_EXACT, NULL, NULL, NULL);
+    for (size_t k = 0; k < def->nstats; k++) schema_stat(&sc, def->stat_names[k], nature_of(def, k));
+    for (size_t k = 0; k < def->nderived; k++) {
+        const table_col *c = &def->derived[k];
+        schema_add(&sc, c->name, c->nature ? c->nature : NAT_COMPUTED, c->lo, c->hi, c->bound);
+    }
+    st = write_schema(e, name, &sc);
+    schema_free(&sc);
+    return st;
 }
 
 static int write_draws(const experiment *e, const sweep_grid *g, const sweep_def *def,
@@ -177,7 +262,20 @@ static int write_draws(const experiment *e, const sweep_grid *g, const sweep_def
             for (size_t k = 0; k < def->nstats; k++) { fputc(',', f); csv_num(f, v[k]); }
             fputc('\n', f);
         }
-    return afile_commit(&af);
+    if ((st = afile_commit(&af))) return st;
+    /* one draw's value is deterministic: computed, or rounding-level */
+    schema sc = {0};
+    schema_point(&sc, g);
+    schema_add(&sc, "draw", NAT_EXACT, NULL, NULL, NULL);
+    for (size_t k = 0; k < def->nstats; k++) {
+        sweep_nature n = nature_of(def, k);
+        int round = n.nature == NAT_ROUNDING || (n.nature == NAT_MC && n.bound);
+        schema_add(&sc, def->stat_names[k], round ? NAT_ROUNDING : n.nature == NAT_MC ? NAT_COMPUTED : n.nature,
+                   NULL, NULL, n.bound);
+    }
+    st = write_schema(e, def->draws_csv, &sc);
+    schema_free(&sc);
+    return st;
 }
 
 /* ---- the run --------------------------------------------------------- */

@@ -7,9 +7,10 @@
  *     <name>_mean, <name>_lo, <name>_hi (95% CI), <name>_min, <name>_max, <name>_n
  * then any derived columns; and, when asked, <id>_draws.csv with every draw.
  *
- *     // the statistics of one draw: the enum and the CSV names from one list
- *     #define STATS(X) X(S_NORM2, "norm2") X(S_DOT, "dot")
- *     SWEEP_STATS(STATS);            // enum { S_NORM2, S_DOT, NSTAT }; stat_names[]
+ *     // the statistics of one draw: the enum, the CSV names and how make
+ *     // verify compares them (table.h's natures) from one list
+ *     #define STATS(X) X(S_NORM2, "norm2", SW_MC) X(S_ERR, "err", SW_ROUND("tol_max"))
+ *     SWEEP_STATS(STATS);            // enum { S_NORM2, S_ERR, NSTAT }; stat_names[], ...
  *
  *     // one draw at a point: out[k] for every statistic k
  *     static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work,
@@ -49,16 +50,43 @@
 #include <gsl/gsl_rng.h>
 #include "experiment.h"
 #include "stats.h"
+#include "table.h"
 #include "verdict.h"
 
-/* The list of statistics: X(ENUM_NAME, "csv_name") per statistic. */
-#define SWEEP_STAT_ENUM_(id, name) id,
-#define SWEEP_STAT_NAME_(id, name) name,
+/* How make verify compares a statistic's columns (table.h):
+ *   SW_MC         a Monte Carlo quantity: <s>_mean, _lo, _hi within the
+ *                 committed CI (mc), _min, _max computed, _n exact
+ *   SW_MC_ROUND(b) the same, but rounding-level in the rows where it is <= b
+ *   SW_ROUND(b)   a rounding-level quantity (an error, a residual): every
+ *                 column by order of magnitude, at most b (a column name,
+ *                 a number, or NULL)
+ *   SW_EXACT      a deterministic count or parameter: equal text
+ *   SW_COMPUTED   a deterministic floating-point value: relative 1e-9 */
+typedef struct {
+    col_nature nature;
+    const char *bound;
+} sweep_nature;
+#define SW_MC ((sweep_nature){NAT_MC, NULL})
+#define SW_MC_ROUND(b) ((sweep_nature){NAT_MC, b})
+#define SW_ROUND(b) ((sweep_nature){NAT_ROUNDING, b})
+#define SW_EXACT ((sweep_nature){NAT_EXACT, NULL})
+#define SW_COMPUTED ((sweep_nature){NAT_COMPUTED, NULL})
+
+/* The list of statistics: X(ENUM_NAME, "csv_name", nature) per statistic. */
+#define SWEEP_STAT_ENUM_(id, name, nat) id,
+#define SWEEP_STAT_NAME_(id, name, nat) name,
+#define SWEEP_STAT_NAT_(id, name, nat) nat,
 #define SWEEP_STATS(LIST) SWEEP_STATS_AS(LIST, NSTAT, stat_names)
-/* A second list in one file: its count and names array named by the caller. */
-#define SWEEP_STATS_AS(LIST, count, names)                              \
-    enum { LIST(SWEEP_STAT_ENUM_) count };                              \
-    static const char *const names[count] = {LIST(SWEEP_STAT_NAME_)}
+/* A second list in one file: its count and names array named by the caller
+ * (the natures are names##_nat). */
+#define SWEEP_STATS_AS(LIST, count, names)                                          \
+    enum { LIST(SWEEP_STAT_ENUM_) count };                                          \
+    static const char *const names[count] = {LIST(SWEEP_STAT_NAME_)};               \
+    static sweep_nature names##_nat(size_t k)                                       \
+    {                                                                               \
+        const sweep_nature n[count] = {LIST(SWEEP_STAT_NAT_)};                      \
+        return n[k];                                                                \
+    }
 
 typedef enum { AX_T, AX_D, AX_DK, AX_DV, AX_X, AX_CASE, AX_N } sweep_axis_id;
 
@@ -102,19 +130,24 @@ typedef struct {
     sweep_draw_fn draw;
     size_t nstats;
     const char *const *stat_names;
+    sweep_nature (*stat_nature)(size_t k);   /* from the list (SWEEP_DEF) */
     void *(*work_alloc)(const sweep_grid *g, const void *ctx);  /* NULL: no work */
     void (*work_free)(void *work);
     const void *ctx;                  /* read-only during the run           */
     size_t (*draws_of)(const sweep_point *pt, const void *ctx); /* NULL: --draws */
     const char *csv;                  /* NULL: "<id>.csv"; "" writes none   */
     const char *draws_csv;            /* NULL: no per-draw CSV; else name   */
-    /* derived columns after the statistics: names, and f(point, accs) */
+    /* derived columns after the statistics: cols[k] for column derived[k]
+     * (SWEEP_DERIVED: its name and nature), filled by f(point, accs) */
     size_t nderived;
-    const char *const *derived_names;
+    const table_col *derived;
     void (*derive)(double *cols, const sweep_point *pt, const stat_acc *acc, const void *ctx);
 } sweep_def;
 #define SWEEP_DEF(draw_fn) SWEEP_DEF_AS(draw_fn, NSTAT, stat_names)
-#define SWEEP_DEF_AS(draw_fn, count, names) ((sweep_def){.draw = (draw_fn), .nstats = (count), .stat_names = (names)})
+#define SWEEP_DEF_AS(draw_fn, count, names) \
+    ((sweep_def){.draw = (draw_fn), .nstats = (count), .stat_names = (names), .stat_nature = names##_nat})
+/* Derived column k: its CSV name and nature, lo/hi/bound as in table.h. */
+#define SWEEP_DERIVED(k, name, nat, lo, hi, bound) {name, COL_DOUBLE, (k) * sizeof(double), nat, lo, hi, bound}
 
 typedef struct {
     size_t npoints, nstats;

@@ -5,7 +5,96 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* ---- natures: how make verify compares a column ---------------------- */
+
+static const char *const nature_names[NAT_N] = {"auto", "exact", "computed", "mc", "rounding",
+                                                "training", "run"};
+
+const char *col_nature_name(col_nature n) { return n < NAT_N ? nature_names[n] : "?"; }
+
+int col_nature_parse(const char *s)
+{
+    for (int i = 1; i < NAT_N; i++)
+        if (strcmp(nature_names[i], s) == 0) return i;
+    return -1;
+}
+
+col_nature col_nature_of(const table_col *c)
+{
+    if (c->nature != NAT_AUTO) return c->nature;
+    return c->type == COL_DOUBLE ? NAT_COMPUTED : NAT_EXACT;
+}
+
+void table_schema_name(const char *name, char *buf, size_t n)
+{
+    size_t len = strlen(name);
+    if (len >= 4 && strcmp(name + len - 4, ".csv") == 0) len -= 4;
+    snprintf(buf, n, "%.*s.schema.csv", (int)len, name);
+}
+
+/* 1 when `ref` is a column of the table (or, for a bound, a number) */
+static int ref_ok(const char *ref, const table_col *cols, size_t ncols, int number_ok)
+{
+    if (ref == NULL) return 1;
+    if (number_ok) {
+        char *end;
+        strtod(ref, &end);
+        if (*ref && *end == '\0') return 1;
+    }
+    if (strncmp(ref, "group:", 6) == 0) {
+        // group:a;b;c names columns
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", ref + 6);
+        for (char *save = NULL, *tok = strtok_r(buf, ";", &save); tok; tok = strtok_r(NULL, ";", &save))
+            if (!ref_ok(tok, cols, ncols, 0)) return 0;
+        return 1;
+    }
+    for (size_t k = 0; k < ncols; k++)
+        if (strcmp(cols[k].name, ref) == 0) return 1;
+    return 0;
+}
+
+static int schema_check(const char *name, const table_col *cols, size_t ncols)
+{
+    for (size_t k = 0; k < ncols; k++) {
+        const table_col *c = &cols[k];
+        if (!ref_ok(c->lo, cols, ncols, 0) || !ref_ok(c->hi, cols, ncols, 0) || !ref_ok(c->bound, cols, ncols, 1))
+            return att_fail(ATT_ERUNTIME, "%s: column %s (%s) refers to a column the table does not have "
+                            "(lo %s, hi %s, bound %s)", name, c->name, col_nature_name(col_nature_of(c)),
+                            c->lo ? c->lo : "-", c->hi ? c->hi : "-", c->bound ? c->bound : "-");
+        col_nature n = col_nature_of(c);
+        if ((n == NAT_MC && (!c->lo || !c->hi)) || (n == NAT_TRAINING && !c->lo))
+            return att_fail(ATT_ERUNTIME, "%s: column %s (%s) needs the columns of its CI", name, c->name,
+                            col_nature_name(n));
+    }
+    return ATT_OK;
+}
+
+int table_write_schema(const char *dir, const char *name, const table_col *cols, size_t ncols)
+{
+    int st = schema_check(name, cols, ncols);
+    if (st) return st;
+    char sname[512];
+    table_schema_name(name, sname, sizeof sname);
+    afile af;
+    if ((st = afile_open(&af, dir, sname))) return st;
+    fputs("column,nature,lo,hi,bound\n", af.f);
+    for (size_t k = 0; k < ncols; k++) {
+        const table_col *c = &cols[k];
+        csv_str(af.f, c->name);
+        fprintf(af.f, ",%s,", col_nature_name(col_nature_of(c)));
+        csv_str(af.f, c->lo ? c->lo : "");
+        fputc(',', af.f);
+        csv_str(af.f, c->hi ? c->hi : "");
+        fputc(',', af.f);
+        csv_str(af.f, c->bound ? c->bound : "");
+        fputc('\n', af.f);
+    }
+    return afile_commit(&af);
+}
 
 /* ---- CSV cells ------------------------------------------------------- */
 
@@ -44,8 +133,17 @@ int table_open(csv_table *t, const char *dir, const char *name, const table_col 
 {
     t->cols = cols;
     t->ncols = ncols;
-    int st = afile_open(&t->af, dir, name);
+    t->dir = t->name = NULL;
+    int st = schema_check(name, cols, ncols);
     if (st) return st;
+    t->dir = strdup(dir);
+    t->name = strdup(name);
+    if (!t->dir || !t->name) {
+        free(t->dir); free(t->name); t->dir = t->name = NULL;
+        return att_fail(ATT_ERUNTIME, "%s: out of memory", name);
+    }
+    st = afile_open(&t->af, dir, name);
+    if (st) { free(t->dir); free(t->name); t->dir = t->name = NULL; return st; }
     for (size_t k = 0; k < ncols; k++) {
         if (k) fputc(',', t->af.f);
         csv_str(t->af.f, cols[k].name);
@@ -63,8 +161,19 @@ void table_row(csv_table *t, const void *row)
     fputc('\n', t->af.f);
 }
 
-int table_commit(csv_table *t) { return afile_commit(&t->af); }
-void table_abort(csv_table *t) { afile_abort(&t->af); }
+int table_commit(csv_table *t)
+{
+    int st = afile_commit(&t->af);
+    if (!st) st = table_write_schema(t->dir, t->name, t->cols, t->ncols);
+    free(t->dir); free(t->name); t->dir = t->name = NULL;
+    return st;
+}
+
+void table_abort(csv_table *t)
+{
+    afile_abort(&t->af);
+    free(t->dir); free(t->name); t->dir = t->name = NULL;
+}
 
 int table_write(const char *dir, const char *name, const table_col *cols, size_t ncols,
                 const void *rows, size_t nrows, size_t rowsize)

@@ -17,7 +17,7 @@ static const char *const rule_names[RULE_N] = {"none", "at_most", "at_least", "b
 
 const char *const verdict_csv_header =
     "id,kind,quantity,expected,measured,ci_low,ci_high,tolerance,draws,seed,"
-    "verdict,rule,bound_lo,bound_hi,rule_text,macro,run_dependent,headline";
+    "verdict,rule,bound_lo,bound_hi,rule_text,macro,run_dependent,headline,nature";
 
 const char *verdict_kind_name(verdict_kind k) { return k < KIND_N ? kind_names[k] : "?"; }
 const char *verdict_outcome_name(verdict_outcome o) { return o < OUT_N ? outcome_names[o] : "?"; }
@@ -49,21 +49,37 @@ static int is_ci_rule(rule_cmp c)
     return c == RULE_CI_WITHIN || c == RULE_CI_ABOVE || c == RULE_CI_BELOW || c == RULE_PRECISION;
 }
 
-measure measure_exact(double value, size_t cases) { return (measure){value, NAN, NAN, cases, 0}; }
+measure measure_exact(double value, size_t cases) { return (measure){value, NAN, NAN, cases, 0, NAT_AUTO}; }
 
 measure measure_ci(double mean, double ci_low, double ci_high, size_t draws)
 {
-    return (measure){mean, ci_low, ci_high, draws, 0};
+    return (measure){mean, ci_low, ci_high, draws, 0, NAT_AUTO};
 }
 
 measure measure_time(double median, double min, double max, size_t reps)
 {
-    return (measure){median, min, max, reps, 1};
+    return (measure){median, min, max, reps, 1, NAT_RUN};
+}
+
+measure measure_as(measure m, col_nature nature)
+{
+    m.nature = nature;
+    return m;
+}
+
+/* The nature a row is compared by (verdict.h): declared, or derived once here. */
+static col_nature row_nature(verdict_kind kind, measure m)
+{
+    if (m.nature != NAT_AUTO) return m.nature;
+    if (m.run_dependent) return NAT_RUN;
+    if (kind == KIND_IDENTITY) return NAT_ROUNDING;
+    if (!isnan(m.ci_low) || !isnan(m.ci_high)) return NAT_MC;
+    return NAT_COMPUTED;
 }
 
 measure measure_stat(const stat_acc *a)
 {
-    measure m = {a->mean, NAN, NAN, a->n, 0};
+    measure m = {a->mean, NAN, NAN, a->n, 0, NAT_AUTO};
     stat_ci95(a, &m.ci_low, &m.ci_high);
     return m;
 }
@@ -137,6 +153,36 @@ double verdict_draws_to_decide(verdict_rule r, measure m)
     return ceil((double)m.draws * (hw / dist) * (hw / dist));
 }
 
+/* ---- the schema of a verdicts file ----------------------------------- */
+
+/* The columns of verdict_csv_header and how make verify compares them:
+ * measured, ci_low, ci_high by the row's own nature ("row": the CI is
+ * ci_low, ci_high; a rounding row's bound is bound_hi). */
+int verdicts_write_schema(const char *dir, const char *name)
+{
+    static const struct { const char *col, *nature, *lo, *hi, *bound; } s[] = {
+        {"id", "exact", "", "", ""}, {"kind", "exact", "", "", ""}, {"quantity", "exact", "", "", ""},
+        {"expected", "computed", "", "", ""},
+        {"measured", "row", "ci_low", "ci_high", "bound_hi"},
+        {"ci_low", "row", "ci_low", "ci_high", "bound_hi"},
+        {"ci_high", "row", "ci_low", "ci_high", "bound_hi"},
+        {"tolerance", "computed", "", "", ""}, {"draws", "exact", "", "", ""}, {"seed", "exact", "", "", ""},
+        {"verdict", "exact", "", "", ""}, {"rule", "exact", "", "", ""},
+        {"bound_lo", "computed", "", "", ""}, {"bound_hi", "computed", "", "", ""},
+        {"rule_text", "exact", "", "", ""}, {"macro", "exact", "", "", ""},
+        {"run_dependent", "exact", "", "", ""}, {"headline", "exact", "", "", ""},
+        {"nature", "exact", "", "", ""}};
+    char sname[512];
+    table_schema_name(name, sname, sizeof sname);
+    afile af;
+    int st = afile_open(&af, dir, sname);
+    if (st) return st;
+    fputs("column,nature,lo,hi,bound\n", af.f);
+    for (size_t k = 0; k < sizeof s / sizeof s[0]; k++)
+        fprintf(af.f, "%s,%s,%s,%s,%s\n", s[k].col, s[k].nature, s[k].lo, s[k].hi, s[k].bound);
+    return afile_commit(&af);
+}
+
 /* ---- the list -------------------------------------------------------- */
 
 void verdicts_init(verdict_list *vl) { memset(vl, 0, sizeof *vl); }
@@ -181,6 +227,11 @@ static int add_row(verdict_list *vl, verdict_kind kind, const char *macro, doubl
         return att_fail(ATT_ERUNTIME, "verdict %s: kind %s with rule %s (a reported row has no "
                         "rule, every other kind has one)", macro, verdict_kind_name(kind),
                         rule_cmp_name(r.cmp));
+    if (m.nature >= NAT_N)
+        return att_fail(ATT_ERUNTIME, "verdict %s: unknown nature %d", macro, (int)m.nature);
+    if ((m.nature == NAT_MC || m.nature == NAT_TRAINING) && (isnan(m.ci_low) || isnan(m.ci_high)) && !isnan(m.value))
+        return att_fail(ATT_ERUNTIME, "verdict %s: a %s value needs its confidence interval", macro,
+                        col_nature_name(m.nature));
     if (m.run_dependent && kind != KIND_REPORTED)
         return att_fail(ATT_ERUNTIME, "verdict %s: a time varies from run to run; it is "
                         "reported, never a rule's input", macro);
@@ -195,6 +246,7 @@ static int add_row(verdict_list *vl, verdict_kind kind, const char *macro, doubl
         vl->cap = cap;
     }
     verdict *d = &vl->v[vl->n];
+    m.nature = row_nature(kind, m);
     *d = (verdict){kind, strdup(q), strdup(macro), r, expected, m, verdict_decide(r, m), 0};
     if (!d->quantity || !d->macro) {
         free(d->quantity);
@@ -259,10 +311,12 @@ int verdicts_write(const verdict_list *vl, const char *dir, const char *id,
         csv_num(f, v->rule.lo);                     fputc(',', f);
         csv_num(f, v->rule.hi);                     fputc(',', f);
         csv_str(f, verdict_rule_text(v->rule, rt, sizeof rt)); fputc(',', f);
-        csv_str(f, v->macro);                       fprintf(f, ",%d,%d\n", v->m.run_dependent, v->headline);
+        csv_str(f, v->macro);                       fprintf(f, ",%d,%d,%s\n", v->m.run_dependent, v->headline,
+                                                            col_nature_name(v->m.nature));
         if (print & VERDICTS_ROWS) print_row(v);
     }
     if ((st = afile_commit(&af))) return st;
+    if ((st = verdicts_write_schema(dir, name))) return st;
     for (size_t i = 0; i < vl->n && (print & VERDICTS_NOTES); i++) {
         const verdict *v = &vl->v[i];
         if (v->outcome != OUT_INCONCLUSIVE) continue;

@@ -27,7 +27,7 @@
  *
  * The row written to <id>.verdicts.csv (and gathered into claims.csv):
  *   id,kind,quantity,expected,measured,ci_low,ci_high,tolerance,draws,seed,
- *   verdict,rule,bound_lo,bound_hi,rule_text,macro,run_dependent,headline
+ *   verdict,rule,bound_lo,bound_hi,rule_text,macro,run_dependent,headline,nature
  * `tolerance` repeats bound_hi for an at_most rule (the tolerance of an
  * identity). run_dependent = 1 marks a time: its value is the median and
  * ci_low/ci_high are the min and max over `draws` repetitions, and make
@@ -35,12 +35,18 @@
  * the claim (verdict_headline); without one, the report takes the first claim
  * row with a macro. The report re-derives `verdict` and `rule_text` from the other
  * columns and refuses a row that disagrees.
+ * `nature` says how make verify compares measured, ci_low and ci_high with a
+ * rerun (the natures of table.h): the measure's own (measure_as), else
+ * derived once, here, and stored: run_dependent -> run; an identity ->
+ * rounding (against bound_hi); a CI -> mc; otherwise computed. The other
+ * columns have fixed natures (verdicts_write_schema).
  */
 #ifndef ATT_VERDICT_H
 #define ATT_VERDICT_H
 
 #include <stddef.h>
 #include "stats.h"
+#include "table.h"
 
 typedef enum { KIND_CLAIM, KIND_IDENTITY, KIND_CONTROL, KIND_REPORTED, KIND_N } verdict_kind;
 
@@ -73,7 +79,14 @@ typedef struct {
     int run_dependent;  /* a time: differs from run to run (not compared by
                            make verify); ci_low/ci_high hold min and max over
                            the `draws` repetitions, value the median */
+    col_nature nature;  /* how make verify compares it; NAT_AUTO: derived
+                           by verdict_add (see the top of this file) */
 } measure;
+
+/* m with its comparison nature declared: NAT_TRAINING for a trained model's
+ * result over seeds, NAT_ROUNDING for a rounding-level value that is not an
+ * identity's (a reported residual), NAT_EXACT for a count. */
+measure measure_as(measure m, col_nature nature);
 
 measure measure_exact(double value, size_t cases);
 /* A time (or rate) measured `reps` times: the median, with min and max. */
@@ -136,9 +149,14 @@ int rule_cmp_parse(const char *s);
 /* The header of a verdicts CSV (no newline). */
 extern const char *const verdict_csv_header;
 
-/* Write dir/<id>.verdicts.csv; with VERDICTS_ROWS print the rows on stdout,
- * with VERDICTS_NOTES the INCONCLUSIVE ones, with the draws that would
- * decide them, on stderr. */
+/* Write dir/<base>.schema.csv for a verdicts file (or claims.csv) `name`:
+ * measured, ci_low, ci_high compared by the row's `nature`; the rest exact,
+ * or computed for the bounds, tolerance and expected value. */
+int verdicts_write_schema(const char *dir, const char *name);
+
+/* Write dir/<id>.verdicts.csv (and its schema); with VERDICTS_ROWS print the
+ * rows on stdout, with VERDICTS_NOTES the INCONCLUSIVE ones, with the draws
+ * that would decide them, on stderr. */
 enum { VERDICTS_ROWS = 1, VERDICTS_NOTES = 2 };
 int verdicts_write(const verdict_list *vl, const char *dir, const char *id,
                    unsigned long seed, int print);

@@ -1,4 +1,4 @@
-/* test_machinery.c - the parts of lib/ that every experiment relies on:
+/* test_mc.c - the parts of lib/ that every experiment relies on:
  * NaN propagation of the matrix comparisons (mat.h promises it), the memory
  * budget on real allocations (mem.h), and Monte Carlo grids (mc.h): each
  * point equal to its own single run, the same bytes for any thread count,
@@ -144,15 +144,5 @@ START_TEST(test_mc_scratch_over_budget)
 }
 END_TEST
 
-int main(void)
-{
-    att_init();
-    Suite *s = suite_create("machinery");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_max_abs_diff_nan);
-    tcase_add_test(tc, test_memory_budget);
-    tcase_add_test(tc, test_mc_grid);
-    tcase_add_test(tc, test_mc_scratch_over_budget);
-    suite_add_tcase(s, tc);
-    return prop_run_suite(s);
-}
+PROP_MAIN("test_mc",
+          {"core", 0, {test_max_abs_diff_nan, test_memory_budget, test_mc_grid, test_mc_scratch_over_budget}})

@@ -1,4 +1,4 @@
-/* test_bias_claims.c - the key bias's identities (lib/claims/bias.h) and the
+/* test_bias.c - the key bias's identities (lib/claims/bias.h) and the
  * tables the bias and worked-example experiments write.
  *
  * Properties over seeded random heads (prop.h: a failure prints the replay
@@ -260,23 +260,7 @@ START_TEST(test_tables_parse)
 }
 END_TEST
 
-int main(void)
-{
-    att_init();
-    prop_announce("test_bias_claims");
-    Suite *s = suite_create("bias_claims");
-    TCase *unit = tcase_create("unit");
-    tcase_add_test(unit, test_fold_error_by_hand);
-    tcase_add_test(unit, test_head_draw_is_seeded);
-    suite_add_tcase(s, unit);
-    TCase *prop = tcase_create("properties");
-    tcase_set_timeout(prop, 120);
-    tcase_add_test(prop, prop_key_bias_no_gradient);
-    tcase_add_test(prop, prop_fd_check_agrees_and_catches);
-    suite_add_tcase(s, prop);
-    TCase *tables = tcase_create("tables");
-    tcase_set_timeout(tables, 120);
-    tcase_add_test(tables, test_tables_parse);
-    suite_add_tcase(s, tables);
-    return prop_run_suite(s);
-}
+PROP_MAIN("test_bias",
+          {"unit", 0, {test_fold_error_by_hand, test_head_draw_is_seeded}},
+          {"properties", 120, {prop_key_bias_no_gradient, prop_fd_check_agrees_and_catches}},
+          {"tables", 120, {test_tables_parse}})

@@ -1,4 +1,4 @@
-/* test_mc_claims_a.c - the Monte Carlo claims concentration,
+/* test_selfweight.c - the Monte Carlo claims concentration,
  * naive_self_attention and random_projections: lib/claims/selfweight (the draw the experiments and the bench use) against the
  * library softmax, the engine's thread-count invariance on these draws, and
  * statistical checks of exact expectations at 5 standard errors with fixed
@@ -430,27 +430,5 @@ START_TEST(test_concentration_laws)
 }
 END_TEST
 
-int main(void)
-{
-    att_init();
-    prop_announce("test_mc_claims_a");
-    Suite *s = suite_create("mc_claims_a");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test_row_by_hand);
-    tcase_add_test(tc, test_row_huge_scores);
-    tcase_add_test(tc, test_row_matches_softmax);
-    tcase_add_test(tc, test_stable_at_d768);
-    tcase_add_test(tc, test_from_scores_by_hand);
-    tcase_add_test(tc, test_work_errors);
-    tcase_add_test(tc, test_threads_bit_identical);
-    tcase_add_test(tc, test_naive_large_d_is_self);
-    tcase_add_test(tc, test_projected_exact_expectations);
-    tcase_add_test(tc, test_projected_about_one_over_T);
-    tcase_add_test(tc, test_concentration_laws);
-    tcase_add_test(tc, test_draw_properties);
-    tcase_add_test(tc, test_t2_exact);
-    tcase_add_test(tc, test_contour_crossing);
-    suite_add_tcase(s, tc);
-    return prop_run_suite(s);
-}
+PROP_MAIN("test_selfweight",
+          {"core", 120, {test_row_by_hand, test_row_huge_scores, test_row_matches_softmax, test_stable_at_d768, test_from_scores_by_hand, test_work_errors, test_threads_bit_identical, test_naive_large_d_is_self, test_projected_exact_expectations, test_projected_about_one_over_T, test_concentration_laws, test_draw_properties, test_t2_exact, test_contour_crossing}})

@@ -1,8 +1,8 @@
-/* test_mc_claims_b.c - the identities behind score_asymmetry (and its
+/* test_qkov.c - the identities behind score_asymmetry (and its
  * sentence), bilinear_low_rank and qk_invariance, as property tests over
  * random sizes, and the thread-count determinism of their binaries (with
  * key_bias's and ov_invariance's; key_bias's identities are in
- * test_bias_claims.c, ov_invariance's in test_ov_invariance.c).
+ * test_bias.c, ov_invariance's in test_ov_invariance.c).
  *
  * Every tolerance is a rounding bound that scales with the sizes and with
  * the data of the case (Higham, ASNA 2nd ed., 3.5: |fl(AB) - AB| <= gamma_n
@@ -369,7 +369,7 @@ START_TEST(test_qk_invariance_queries_change)
 }
 END_TEST
 
-/* key_bias: tests/test_bias_claims.c */
+/* key_bias: tests/test_bias.c */
 
 /* ---- determinism of the binaries across thread counts -------------------- */
 
@@ -451,27 +451,6 @@ START_TEST(test_determinism_threads)
 }
 END_TEST
 
-int main(void)
-{
-    att_init();
-    prop_announce("test_mc_claims_b");
-    Suite *s = suite_create("mc_claims_b");
-    TCase *tc = tcase_create("identities");
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test_randmat_orthogonal);
-    tcase_add_test(tc, test_randmat_cond);
-    tcase_add_test(tc, test_symmetric_wqk_symmetric_scores);
-    tcase_add_test(tc, test_independent_scores_asymmetric);
-    tcase_add_test(tc, test_sentence_one_way);
-    tcase_add_test(tc, test_rank_wqk_is_dk);
-    tcase_add_test(tc, test_bilinear_scores_equal_head);
-    tcase_add_test(tc, test_rank_profile_and_abs_product);
-    tcase_add_test(tc, test_qk_invariance);
-    tcase_add_test(tc, test_qk_invariance_queries_change);
-    suite_add_tcase(s, tc);
-    TCase *td = tcase_create("determinism");
-    tcase_set_timeout(td, 120);
-    tcase_add_test(td, test_determinism_threads);
-    suite_add_tcase(s, td);
-    return prop_run_suite(s);
-}
+PROP_MAIN("test_qkov",
+          {"identities", 120, {test_randmat_orthogonal, test_randmat_cond, test_symmetric_wqk_symmetric_scores, test_independent_scores_asymmetric, test_sentence_one_way, test_rank_wqk_is_dk, test_bilinear_scores_equal_head, test_rank_profile_and_abs_product, test_qk_invariance, test_qk_invariance_queries_change}},
+          {"determinism", 120, {test_determinism_threads}})

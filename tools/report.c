@@ -279,7 +279,7 @@ static void fmt_band(char meas[NUMTXT], char band[BANDTXT], const row *r, int te
  * subheading, claim, figures, headline, code, note; '#' lines, then a
  * header line. Missing file: no entries (every claim shown as the section's). */
 enum { REG_MAX = 64, REG_LINE = 4096 };
-typedef struct { char id[64], origin[16], claim[1024], note[512]; } reg_entry;
+typedef struct { char id[64], origin[16], claim[1024], code[512], note[512]; } reg_entry;
 typedef struct { reg_entry e[REG_MAX]; size_t n; } registry;
 
 static void reg_field(char *dst, size_t n, const char *src, size_t len)
@@ -317,6 +317,7 @@ static void registry_read(registry *r, const char *path)
         reg_field(e->id, sizeof e->id, fld[0], len[0]);
         reg_field(e->origin, sizeof e->origin, fld[1], len[1]);
         reg_field(e->claim, sizeof e->claim, fld[3], len[3]);
+        reg_field(e->code, sizeof e->code, fld[6], len[6]);
         reg_field(e->note, sizeof e->note, fld[7], len[7]);
     }
     fclose(f);
@@ -342,9 +343,10 @@ static const row *note_row(const char *note, const row *rows, size_t a, size_t b
     return NULL;
 }
 
-/* One README row: | [`id`](experiments/id.c)suffix | in short | headline quantity | measured [CI] | status | */
-static void summary_row(FILE *f, const char *id, const char *in_short, const row *rows, size_t a,
-                        size_t b, const char *suffix)
+/* One README row: | [`id`](experiments/id.c)suffix | in short | headline quantity |
+ * measured [CI] | status | [`function`](file) | (code = the registry's file:function) */
+static void summary_row(FILE *f, const char *id, const char *in_short, const char *code,
+                        const row *rows, size_t a, size_t b, const char *suffix)
 {
     tally t = {{{0}}};
     for (size_t i = a; i < b; i++) count(&t, &rows[i]);
@@ -361,7 +363,11 @@ static void summary_row(FILE *f, const char *id, const char *in_short, const row
     } else {
         fputs("see [results/claims.md](results/claims.md) | | ", f);
     }
-    fprintf(f, "%s |\n", claim_status(&t));
+    fprintf(f, "%s | ", claim_status(&t));
+    const char *colon = strchr(code, ':');
+    if (colon) fprintf(f, "[`%s`](%.*s)", colon + 1, (int)(colon - code), code);
+    else md_text(f, code);
+    fputs(" |\n", f);
 }
 
 /* ---- writing ------------------------------------------------------------ */
@@ -537,10 +543,11 @@ int main(int argc, char **argv)
             if (ext != pass) continue;
             if (!shown++)
                 fprintf(sum.f, "\n%s\n\n| claim | in short | headline: what is measured | measured | "
-                        "status |\n|---|---|---|---|---|\n",
+                        "status | mathematics |\n|---|---|---|---|---|---|\n",
                         pass ? "**Extensions**: questions the suite adds beyond the section."
                              : "**The section's claims.**");
-            summary_row(sum.f, argv[a], e ? e->claim : "", rows, start[a], start[a + 1], "");
+            summary_row(sum.f, argv[a], e ? e->claim : "", e ? e->code : "", rows, start[a],
+                        start[a + 1], "");
         }
         /* parts of a section's claim that are extensions (the registry's note) */
         for (int o = 0; pass == 1 && o < norder; o++) {
@@ -550,11 +557,11 @@ int main(int argc, char **argv)
             if (start[a] == start[a + 1]) continue;
             if (!shown++)
                 fprintf(sum.f, "\n**Extensions**: questions the suite adds beyond the section.\n\n"
-                        "| claim | in short | headline: what is measured | measured | status |\n"
-                        "|---|---|---|---|---|\n");
+                        "| claim | in short | headline: what is measured | measured | status | "
+                        "mathematics |\n|---|---|---|---|---|---|\n");
             const char *what = e->note + 10;
             while (*what == ' ') what++;
-            summary_row(sum.f, argv[a], what, rows, start[a], start[a + 1], " (part)");
+            summary_row(sum.f, argv[a], what, e->code, rows, start[a], start[a + 1], " (part)");
         }
     }
     free(order);

@@ -118,7 +118,7 @@ $(BUILD)/tests/%: tests/%.c $(LIB_A) | $(BUILD)/tests
 tests: $(addprefix $(BUILD)/tests/,$(TESTS))
 
 # make check: the unit and property suites and the fast end-to-end tests
-# (about 1 minute on 2 idle cores); make check-all adds the slow end-to-end
+# (1 to 2 minutes on 2 idle cores); make check-all adds the slow end-to-end
 # suites below (CI runs it). Each suite prints one line: name, what it
 # checks, time; its output is in $(BUILD)/test-logs/ (VERBOSE=1 shows it).
 # The build inside runs as a sub-make ('+'), so make -j2 check builds in parallel.
@@ -131,7 +131,7 @@ LATER_TESTS  = $(filter $(wildcard tests/test_*.sh),$(SLOW_TESTS))
 CHECK_SUITES = $(addprefix $(BUILD)/tests/,$(TESTS)) $(filter-out $(SLOW_TESTS),$(wildcard tests/test_*.sh))
 RUN_TESTS    = ATT_BIN_DIR=$(BIN) BUILD=$(BUILD) sh tools/run_tests.sh --logs $(BUILD)/test-logs \
                --build "$(MAKE) --no-print-directory tests all"
-check: deps ## build, then every unit and property test and the fast end-to-end tests (about 1 min)
+check: deps ## build, then every unit and property test and the fast end-to-end tests (1 to 2 min)
 	@+$(RUN_TESTS) --later "$(LATER_TESTS)" $(CHECK_SUITES)
 check-all: deps ## make check plus the slow end-to-end suites: bad inputs, MPI, Chromium, verify, threads (about 6 min)
 	@+$(RUN_TESTS) $(CHECK_SUITES) $(LATER_TESTS)

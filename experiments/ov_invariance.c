@@ -36,6 +36,7 @@
 #include "randmat.h"
 #include "status.h"
 #include "table.h"
+#include "workset.h"
 
 #include <float.h>
 #include <math.h>
@@ -69,23 +70,6 @@ static void derive_c2(double *col, const sweep_point *pt, const stat_acc *a, con
 
 enum { X, W_Q, W_K, W_V, W_O, R, WV2, WO2, WOV, WOV2, WQ2, WK2, Y1, Y2, NMAT };
 enum { bQ, bK, bV, bO, bQ2, bK2, bV2, bO2, NVEC };
-typedef struct {
-    gsl_matrix *m[NMAT];
-    gsl_vector *v[NVEC];
-    head_state st1, st2;
-} scratch;
-
-static void scratch_free(void *p)
-{
-    scratch *s = p;
-    if (s == NULL) return;
-    for (int k = 0; k < NMAT; k++) mat_free(s->m[k]);
-    for (int k = 0; k < NVEC; k++) vec_free(s->v[k]);
-    head_state_free(&s->st1);
-    head_state_free(&s->st2);
-    free(s);
-}
-
 /* X, Y1, Y2 (T, d); W_Q, W_K, WQ2, WK2 (d, d_k); W_V, WV2 (d, d_v);
  * W_O, WO2 (d_v, d); R (d_v, d_v); WOV, WOV2 (d, d); b_Q, b_K (d_k),
  * b_V (d_v), b_O (d), and the same for head 2 */
@@ -98,19 +82,12 @@ static void *scratch_alloc(const sweep_grid *g, const void *ctx)
         [R] = {dv, dv}, [WV2] = {d, dv}, [WO2] = {dv, d}, [WOV] = {d, d}, [WOV2] = {d, d},
         [WQ2] = {d, dk}, [WK2] = {d, dk}, [Y1] = {T, d}, [Y2] = {T, d}};
     const size_t len[NVEC] = {dk, dk, dv, d, dk, dk, dv, d};
-    scratch *s = calloc(1, sizeof *s);
-    int ok = s != NULL;
-    for (int k = 0; k < NMAT && ok; k++) ok = (s->m[k] = mat_new(shape[k][0], shape[k][1])) != NULL;
-    for (int k = 0; k < NVEC && ok; k++) ok = (s->v[k] = vec_new(len[k])) != NULL;
-    if (!ok || head_state_alloc(&s->st1, T, T, d, dk, dv) || head_state_alloc(&s->st2, T, T, d, dk, dv)) {
-        scratch_free(s);
-        return NULL;
-    }
-    return s;
+    const size_t head[2][5] = {{T, T, d, dk, dv}, {T, T, d, dk, dv}};
+    return workset_new(NMAT, shape, NVEC, len, 2, head);
 }
 
 /* 1. W_V -> W_V R, W_O -> R^{-1} W_O with cond(R) = cond */
-static int draw_cond(scratch *s, gsl_rng *rng, double cond, double *out)
+static int draw_cond(workset *s, gsl_rng *rng, double cond, double *out)
 {
     gsl_matrix **m = s->m;
     int rc = randmat_with_cond(m[R], rng, cond);
@@ -119,14 +96,14 @@ static int draw_cond(scratch *s, gsl_rng *rng, double cond, double *out)
     if (!rc) rc = qkov_ov(m[WOV2], m[WV2], m[WO2]);
     head_params p1 = head_params_make(m[W_Q], m[W_K], m[W_V]);
     head_params p2 = head_params_make(m[W_Q], m[W_K], m[WV2]);
-    if (!rc) rc = head_forward(&s->st1, &p1, m[X], m[X]);
-    if (!rc) rc = head_forward(&s->st2, &p2, m[X], m[X]);
+    if (!rc) rc = head_forward(&s->h[0], &p1, m[X], m[X]);
+    if (!rc) rc = head_forward(&s->h[1], &p2, m[X], m[X]);
     // Y = O W_O, the head's contribution, before and after
-    if (!rc) rc = mat_gemm(m[Y1], 1.0, s->st1.O, 0, m[W_O], 0, 0.0);
-    if (!rc) rc = mat_gemm(m[Y2], 1.0, s->st2.O, 0, m[WO2], 0, 0.0);
+    if (!rc) rc = mat_gemm(m[Y1], 1.0, s->h[0].O, 0, m[W_O], 0, 0.0);
+    if (!rc) rc = mat_gemm(m[Y2], 1.0, s->h[1].O, 0, m[WO2], 0, 0.0);
     if (rc) return rc;
     double unit = cond * DBL_EPSILON;
-    out[C_V] = mat_rel_diff(s->st2.V, s->st1.V);
+    out[C_V] = mat_rel_diff(s->h[1].V, s->h[0].V);
     out[C_WOV] = mat_rel_diff(m[WOV2], m[WOV]);
     out[C_Y] = mat_rel_diff(m[Y2], m[Y1]);
     out[C_UWOV] = out[C_WOV] / unit;
@@ -135,7 +112,7 @@ static int draw_cond(scratch *s, gsl_rng *rng, double cond, double *out)
 }
 
 /* 2. head 2 rebuilt from head 1's (W_QK, u, W_OV, c) alone; biases when `bias` */
-static int draw_heads(scratch *s, gsl_rng *rng, int bias, double *out)
+static int draw_heads(workset *s, gsl_rng *rng, int bias, double *out)
 {
     gsl_matrix **m = s->m;
     gsl_vector **v = s->v;
@@ -146,8 +123,8 @@ static int draw_heads(scratch *s, gsl_rng *rng, int bias, double *out)
     // W_Q2 W_K2^T = W_QK, W_V2 W_O2 = W_OV (SVD), W_K2 b_Q2 = W_K b_Q, b_V2 W_O2 + b_O2 = c
     int rc = qkov_rebuild(&h2, &h1);
     // y_i = o_i W_O + b_O of both heads
-    if (!rc) rc = qkov_head_output(m[Y1], &h1, m[X], &s->st1);
-    if (!rc) rc = qkov_head_output(m[Y2], &h2, m[X], &s->st2);
+    if (!rc) rc = qkov_head_output(m[Y1], &h1, m[X], &s->h[0]);
+    if (!rc) rc = qkov_head_output(m[Y2], &h2, m[X], &s->h[1]);
     if (rc) return rc;
     out[H_Y] = mat_rel_diff(m[Y2], m[Y1]);
     out[H_UY] = out[H_Y] / DBL_EPSILON;
@@ -155,13 +132,13 @@ static int draw_heads(scratch *s, gsl_rng *rng, int bias, double *out)
     out[H_WV] = mat_rel_diff(m[WV2], m[W_V]);
     // negative control: head 2 with b_Q untransformed (W_K b_Q not kept)
     h2.b_Q = h1.b_Q;
-    if ((rc = qkov_head_output(m[Y2], &h2, m[X], &s->st2))) return rc;
+    if ((rc = qkov_head_output(m[Y2], &h2, m[X], &s->h[1]))) return rc;
     out[H_CTRL] = mat_rel_diff(m[Y2], m[Y1]);
     return ATT_OK;
 }
 
 /* X ~ N(0, 1), W_Q, W_K, W_V, W_O ~ N(0, 1/d): the head both draws start from */
-static void draw_head(scratch *s, gsl_rng *rng, size_t d)
+static void draw_head(workset *s, gsl_rng *rng, size_t d)
 {
     double sw = 1.0 / sqrt((double)d);
     mat_randn(s->m[X], rng, 1.0);
@@ -195,19 +172,15 @@ static int run(experiment *e)
     size_t ncond = 0;
     for (int k = 0; k < NCOND && !(d_v == 1 && k > 0); k++) cond[ncond++] = pow(10.0, 0.5 * k);
     sweep_grid g;
-    sweep_grid_init(&g);
-    sweep_axis(&g, AX_T, 1, &T);
-    sweep_axis(&g, AX_D, 1, &d);
-    sweep_axis(&g, AX_DK, 1, &dk);
-    sweep_axis(&g, AX_DV, 1, &dv);
+    sweep_grid_head(&g, T, d, dk, dv);
     sweep_grid gh = g;
     sweep_axis_x(&g, "cond", ncond, cond);
     sweep_axis_cases(&gh, "biases", NHEADS, head_cases);
     sweep_def dc = SWEEP_DEF_AS(draw_at_cond, NCOND_STAT, cond_names);
-    dc.work_alloc = scratch_alloc, dc.work_free = scratch_free;
+    dc.work_alloc = scratch_alloc, dc.work_free = workset_free;
     dc.nderived = 1, dc.derived = derived, dc.derive = derive_c;
     sweep_def dh = SWEEP_DEF_AS(draw_at_heads, NHEAD_STAT, head_names);
-    dh.work_alloc = scratch_alloc, dh.work_free = scratch_free, dh.csv = "ov_invariance_heads.csv";
+    dh.work_alloc = scratch_alloc, dh.work_free = workset_free, dh.csv = "ov_invariance_heads.csv";
     dh.nderived = 1, dh.derived = derived, dh.derive = derive_c2;
     sweep_result r, rh;
     int st = sweep_run(e, &g, &dc, &r);

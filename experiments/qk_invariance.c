@@ -32,6 +32,7 @@
 #include "randmat.h"
 #include "status.h"
 #include "table.h"
+#include "workset.h"
 
 #include <float.h>
 #include <math.h>
@@ -54,45 +55,18 @@ static void derive(double *col, const sweep_point *pt, const stat_acc *a, const 
     col[0] = 4.0 * (double)(pt->d + 2 * pt->dk);
 }
 
-typedef struct {
-    gsl_matrix *X, *W_Q, *W_K, *W_V, *R, *WQ2, *WK2, *WQK, *WQK2, *G1, *G2;
-    head_state st1, st2;
-} scratch;
-
-static void scratch_free(void *p)
-{
-    scratch *s = p;
-    if (s == NULL) return;
-    gsl_matrix *m[] = {s->X, s->W_Q, s->W_K, s->W_V, s->R, s->WQ2, s->WK2, s->WQK, s->WQK2,
-                       s->G1, s->G2};
-    for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) mat_free(m[k]);
-    head_state_free(&s->st1);
-    head_state_free(&s->st2);
-    free(s);
-}
-
-/* X (T, d), W_Q, W_K, WQ2, WK2 (d, d_k), W_V (d, d_v), R (d_k, d_k),
- * WQK, WQK2 (d, d), G1, G2 (T, T), two head states */
-static void *scratch_alloc(const sweep_grid *g, const void *ctx)
+/* a draw's buffers (workset.h): X (T, d), W_Q, W_K, WQ2, WK2 (d, d_k), W_V (d, d_v),
+ * R (d_k, d_k), WQK, WQK2 (d, d), G1, G2 (T, T); two head states */
+enum { X, W_Q, W_K, W_V, R, WQ2, WK2, WQK, WQK2, G1, G2, NMAT };
+static void *work_alloc(const sweep_grid *g, const void *ctx)
 {
     (void)ctx;
     size_t T = sweep_max(g, AX_T), d = sweep_max(g, AX_D), d_k = sweep_max(g, AX_DK), d_v = sweep_max(g, AX_DV);
-    scratch *s = calloc(1, sizeof *s);
-    if (s == NULL) return NULL;
-    s->X = mat_new(T, d);
-    s->W_Q = mat_new(d, d_k); s->W_K = mat_new(d, d_k); s->W_V = mat_new(d, d_v);
-    s->R = mat_new(d_k, d_k);
-    s->WQ2 = mat_new(d, d_k); s->WK2 = mat_new(d, d_k);
-    s->WQK = mat_new(d, d); s->WQK2 = mat_new(d, d);
-    s->G1 = mat_new(T, T); s->G2 = mat_new(T, T);
-    if (!s->X || !s->W_Q || !s->W_K || !s->W_V || !s->R || !s->WQ2 || !s->WK2 || !s->WQK
-        || !s->WQK2 || !s->G1 || !s->G2
-        || head_state_alloc(&s->st1, T, T, d, d_k, d_v) != ATT_OK
-        || head_state_alloc(&s->st2, T, T, d, d_k, d_v) != ATT_OK) {
-        scratch_free(s);
-        return NULL;
-    }
-    return s;
+    const size_t shape[NMAT][2] = {[X] = {T, d}, [W_Q] = {d, d_k}, [W_K] = {d, d_k}, [W_V] = {d, d_v},
+        [R] = {d_k, d_k}, [WQ2] = {d, d_k}, [WK2] = {d, d_k}, [WQK] = {d, d}, [WQK2] = {d, d},
+        [G1] = {T, T}, [G2] = {T, T}};
+    const size_t head[2][5] = {{T, T, d, d_k, d_v}, {T, T, d, d_k, d_v}};
+    return workset_new(NMAT, shape, 0, NULL, 2, head);
 }
 
 /* One draw at grid point p: X ~ N(0, 1), weights ~ N(0, 1/d), R with
@@ -100,35 +74,37 @@ static void *scratch_alloc(const sweep_grid *g, const void *ctx)
 static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *sp, const void *ctx)
 {
     (void)ctx;
-    scratch *s = sp;
+    workset *w = sp;
+    gsl_matrix **m = w->m;
+    head_state *st1 = &w->h[0], *st2 = &w->h[1];
     double sw = 1.0 / sqrt((double)pt->d);
-    mat_randn(s->X, rng, 1.0);
-    mat_randn(s->W_Q, rng, sw);
-    mat_randn(s->W_K, rng, sw);
-    mat_randn(s->W_V, rng, sw);
-    int rc = randmat_with_cond(s->R, rng, pt->x);
+    mat_randn(m[X], rng, 1.0);
+    mat_randn(m[W_Q], rng, sw);
+    mat_randn(m[W_K], rng, sw);
+    mat_randn(m[W_V], rng, sw);
+    int rc = randmat_with_cond(m[R], rng, pt->x);
     // W_Q' = W_Q R,  W_K' = W_K R^{-T}  (LU solves, no explicit inverse)
-    if (!rc) rc = qkov_reparam(s->WQ2, s->WK2, s->W_Q, s->W_K, s->R);
+    if (!rc) rc = qkov_reparam(m[WQ2], m[WK2], m[W_Q], m[W_K], m[R]);
     // W_QK = W_Q W_K^T  and  W_QK' = W_Q' W_K'^T
-    if (!rc) rc = qkov_qk(s->WQK, s->W_Q, s->W_K);
-    if (!rc) rc = qkov_qk(s->WQK2, s->WQ2, s->WK2);
+    if (!rc) rc = qkov_qk(m[WQK], m[W_Q], m[W_K]);
+    if (!rc) rc = qkov_qk(m[WQK2], m[WQ2], m[WK2]);
     // the head, before and after (no biases, scale 1)
-    head_params p1 = head_params_make(s->W_Q, s->W_K, s->W_V);
-    head_params p2 = head_params_make(s->WQ2, s->WK2, s->W_V);
-    if (!rc) rc = head_forward(&s->st1, &p1, s->X, s->X);
-    if (!rc) rc = head_forward(&s->st2, &p2, s->X, s->X);
+    head_params p1 = head_params_make(m[W_Q], m[W_K], m[W_V]);
+    head_params p2 = head_params_make(m[WQ2], m[WK2], m[W_V]);
+    if (!rc) rc = head_forward(st1, &p1, m[X], m[X]);
+    if (!rc) rc = head_forward(st2, &p2, m[X], m[X]);
     // Gram matrices of the queries, Q Q^T and Q' Q'^T
-    if (!rc) rc = mat_gemm(s->G1, 1.0, s->st1.Q, 0, s->st1.Q, 1, 0.0);
-    if (!rc) rc = mat_gemm(s->G2, 1.0, s->st2.Q, 0, s->st2.Q, 1, 0.0);
+    if (!rc) rc = mat_gemm(m[G1], 1.0, st1->Q, 0, st1->Q, 1, 0.0);
+    if (!rc) rc = mat_gemm(m[G2], 1.0, st2->Q, 0, st2->Q, 1, 0.0);
     if (rc) return rc;
 
     // e = ||M' - M||_F / ||M||_F, and e / (cond(R) eps)
     double unit = pt->x * DBL_EPSILON;
-    out[E_WQK] = mat_rel_diff(s->WQK2, s->WQK);
-    out[E_S] = mat_rel_diff(s->st2.S, s->st1.S);
-    out[E_O] = mat_rel_diff(s->st2.O, s->st1.O);
-    out[E_Q] = mat_rel_diff(s->st2.Q, s->st1.Q);
-    out[E_G] = mat_rel_diff(s->G2, s->G1);
+    out[E_WQK] = mat_rel_diff(m[WQK2], m[WQK]);
+    out[E_S] = mat_rel_diff(st2->S, st1->S);
+    out[E_O] = mat_rel_diff(st2->O, st1->O);
+    out[E_Q] = mat_rel_diff(st2->Q, st1->Q);
+    out[E_G] = mat_rel_diff(m[G2], m[G1]);
     out[U_WQK] = out[E_WQK] / unit;
     out[U_S] = out[E_S] / unit;
     out[U_O] = out[E_O] / unit;
@@ -160,14 +136,10 @@ static int run(experiment *e)
     for (int k = 0; k < NCOND_GRID && !(d_k == 1 && k > 0); k++) cond[ncond++] = pow(10.0, 0.5 * k);
     if (cond_only != 0.0) cond[0] = cond_only, ncond = 1;
     sweep_grid g;
-    sweep_grid_init(&g);
-    sweep_axis(&g, AX_T, 1, &T);
-    sweep_axis(&g, AX_D, 1, &d);
-    sweep_axis(&g, AX_DK, 1, &dk);
-    sweep_axis(&g, AX_DV, 1, &dv);
+    sweep_grid_head(&g, T, d, dk, dv);
     sweep_axis_x(&g, "cond", ncond, cond);
     sweep_def def = SWEEP_DEF(draw);
-    def.work_alloc = scratch_alloc, def.work_free = scratch_free;
+    def.work_alloc = work_alloc, def.work_free = workset_free;
     def.nderived = 1, def.derived = derived, def.derive = derive;
     sweep_result r;
     int st = sweep_run(e, &g, &def, &r);

@@ -34,10 +34,12 @@
 #include "sentence.h"
 #include "status.h"
 #include "table.h"
+#include "workset.h"
 #include "tol.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { C_RAW, C_TIED, C_SYM, C_IND, NCASE };
 /* per draw: the asymmetry of each case, its tolerance, 1 when exactly 0 */
@@ -50,38 +52,17 @@ enum { C_RAW, C_TIED, C_SYM, C_IND, NCASE };
     X(S_ZERO_SYM, "zero_symmetric", SW_MC) X(S_ZERO_IND, "zero_independent", SW_MC)
 SWEEP_STATS(STATS);
 
-typedef struct {
-    gsl_matrix *X, *W_Q, *W_K, *W_V, *B, *M, *S;
-    head_state st;
-} scratch;
-
-static void scratch_free(void *p)
-{
-    scratch *s = p;
-    if (s == NULL) return;
-    gsl_matrix *m[] = {s->X, s->W_Q, s->W_K, s->W_V, s->B, s->M, s->S};
-    for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) mat_free(m[k]);
-    head_state_free(&s->st);
-    free(s);
-}
-
-/* X (T, d), W_Q, W_K (d, d_k), W_V (d, 1), B, M (d_k, d_k), S (T, T) */
+/* a draw's buffers (workset.h): X (T, d), W_Q, W_K (d, d_k), W_V (d, 1), B, M (d_k, d_k),
+ * S_RAW (T, T) the raw scores, one head state */
+enum { X, W_Q, W_K, W_V, B, M, S_RAW, NMAT };
 static void *scratch_alloc(const sweep_grid *g, const void *ctx)
 {
     (void)ctx;
     size_t T = sweep_max(g, AX_T), d = sweep_max(g, AX_D), d_k = sweep_max(g, AX_DK);
-    scratch *s = calloc(1, sizeof *s);
-    if (s == NULL) return NULL;
-    s->X = mat_new(T, d);
-    s->W_Q = mat_new(d, d_k); s->W_K = mat_new(d, d_k); s->W_V = mat_new(d, 1);
-    s->B = mat_new(d_k, d_k); s->M = mat_new(d_k, d_k);
-    s->S = mat_new(T, T);
-    if (!s->X || !s->W_Q || !s->W_K || !s->W_V || !s->B || !s->M || !s->S
-        || head_state_alloc(&s->st, T, T, d, d_k, 1) != ATT_OK) {
-        scratch_free(s);
-        return NULL;
-    }
-    return s;
+    const size_t shape[NMAT][2] = {[X] = {T, d}, [W_Q] = {d, d_k}, [W_K] = {d, d_k}, [W_V] = {d, 1},
+                                   [B] = {d_k, d_k}, [M] = {d_k, d_k}, [S_RAW] = {T, T}};
+    const size_t head[1][5] = {{T, T, d, d_k, 1}};
+    return workset_new(NMAT, shape, 0, NULL, 1, head);
 }
 
 /* tol = 16 n eps || |Q| |K|^T ||_F / ||S||_F, Q (T, n'), K (T, n'), S (T, T) */
@@ -94,42 +75,44 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *sp, cons
 {
     (void)ctx;
     const sweep_point *c = pt;
-    scratch *s = sp;
+    workset *w = sp;
+    gsl_matrix **m = w->m;
+    head_state *st = &w->h[0];
     double sw = 1.0 / sqrt((double)c->d);
     int rc;
-    mat_randn(s->X, rng, 1.0);
-    mat_randn(s->W_V, rng, sw);
+    mat_randn(m[X], rng, 1.0);
+    mat_randn(m[W_V], rng, sw);
 
     // a(S) = ||S - S^T||_F / ||S||_F of each case (qkov_asymmetry)
     // raw: S = X X^T
-    if ((rc = head_scores(s->S, s->X, s->X, 1.0))) return rc;
-    out[S_ASYM + C_RAW] = qkov_asymmetry(s->S);
-    out[S_TOL + C_RAW] = rounding_tol(c->d, s->X, s->X, s->S);
+    if ((rc = head_scores(m[S_RAW], m[X], m[X], 1.0))) return rc;
+    out[S_ASYM + C_RAW] = qkov_asymmetry(m[S_RAW]);
+    out[S_TOL + C_RAW] = rounding_tol(c->d, m[X], m[X], m[S_RAW]);
 
     // tied: W_Q = W_K = W, S = (X W)(X W)^T
-    mat_randn(s->W_Q, rng, sw);
-    head_params p = head_params_make(s->W_Q, s->W_Q, s->W_V);
-    if ((rc = head_forward(&s->st, &p, s->X, s->X))) return rc;
-    out[S_ASYM + C_TIED] = qkov_asymmetry(s->st.S);
-    out[S_TOL + C_TIED] = rounding_tol(c->d + c->dk, s->st.Q, s->st.K, s->st.S);
+    mat_randn(m[W_Q], rng, sw);
+    head_params p = head_params_make(m[W_Q], m[W_Q], m[W_V]);
+    if ((rc = head_forward(st, &p, m[X], m[X]))) return rc;
+    out[S_ASYM + C_TIED] = qkov_asymmetry(st->S);
+    out[S_TOL + C_TIED] = rounding_tol(c->d + c->dk, st->Q, st->K, st->S);
 
     // symmetric on purpose: M = (B + B^T)/sqrt(2), W_K = W_Q M, so W_QK = W_Q M W_Q^T
-    mat_randn(s->B, rng, 1.0 / sqrt((double)c->dk));
-    gsl_matrix_transpose_memcpy(s->M, s->B);
-    gsl_matrix_add(s->M, s->B);
-    gsl_matrix_scale(s->M, M_SQRT1_2);
-    if ((rc = mat_gemm(s->W_K, 1.0, s->W_Q, 0, s->M, 0, 0.0))) return rc;
-    p = head_params_make(s->W_Q, s->W_K, s->W_V);
-    if ((rc = head_forward(&s->st, &p, s->X, s->X))) return rc;
-    out[S_ASYM + C_SYM] = qkov_asymmetry(s->st.S);
-    out[S_TOL + C_SYM] = rounding_tol(c->d + 2 * c->dk, s->st.Q, s->st.K, s->st.S);
+    mat_randn(m[B], rng, 1.0 / sqrt((double)c->dk));
+    gsl_matrix_transpose_memcpy(m[M], m[B]);
+    gsl_matrix_add(m[M], m[B]);
+    gsl_matrix_scale(m[M], M_SQRT1_2);
+    if ((rc = mat_gemm(m[W_K], 1.0, m[W_Q], 0, m[M], 0, 0.0))) return rc;
+    p = head_params_make(m[W_Q], m[W_K], m[W_V]);
+    if ((rc = head_forward(st, &p, m[X], m[X]))) return rc;
+    out[S_ASYM + C_SYM] = qkov_asymmetry(st->S);
+    out[S_TOL + C_SYM] = rounding_tol(c->d + 2 * c->dk, st->Q, st->K, st->S);
 
     // independent: fresh W_Q and W_K
-    mat_randn(s->W_Q, rng, sw);
-    mat_randn(s->W_K, rng, sw);
-    if ((rc = head_forward(&s->st, &p, s->X, s->X))) return rc;
-    out[S_ASYM + C_IND] = qkov_asymmetry(s->st.S);
-    out[S_TOL + C_IND] = rounding_tol(c->d + c->dk, s->st.Q, s->st.K, s->st.S);
+    mat_randn(m[W_Q], rng, sw);
+    mat_randn(m[W_K], rng, sw);
+    if ((rc = head_forward(st, &p, m[X], m[X]))) return rc;
+    out[S_ASYM + C_IND] = qkov_asymmetry(st->S);
+    out[S_TOL + C_IND] = rounding_tol(c->d + c->dk, st->Q, st->K, st->S);
 
     for (int k = 0; k < NCASE; k++) out[S_ZERO + k] = out[S_ASYM + k] == 0.0;
     return ATT_OK;
@@ -146,18 +129,16 @@ static int run(experiment *e)
     if (e->o.T_list.n && e->o.T_list.v[0] < 2)
         return exp_usage("--T %zu: the claim compares s_ij with s_ji, it needs T >= 2 tokens", e->o.T);
     sweep_grid g;
-    sweep_grid_init(&g);
-    sweep_axis(&g, AX_T, 1, &T);
-    sweep_axis(&g, AX_D, 1, &d);
-    sweep_axis(&g, AX_DK, 1, &d_k);
+    sweep_grid_head(&g, T, d, d_k, 0);
     sweep_def def = SWEEP_DEF(draw);
-    def.work_alloc = scratch_alloc, def.work_free = scratch_free;
+    def.work_alloc = scratch_alloc, def.work_free = workset_free;
     def.draws_csv = "score_asymmetry_draws.csv";
     sweep_result r;
     int st = sweep_run(e, &g, &def, &r);
     if (st) return st;
     const sweep_point c = r.pt[0];
-    const stat_acc *acc = sweep_acc(&r, 0, 0);
+    stat_acc acc[NSTAT];                 /* kept: the result is freed below */
+    memcpy(acc, sweep_acc(&r, 0, 0), sizeof acc);
     size_t n = c.draws;
 
     // the sentence: raw scores X X^T and a hand-made head's scores

@@ -13,6 +13,9 @@ reg=$(sh tools/registry.sh ids | sort)
 [ "$ids" = "$reg" ] || bad "registry IDs differ from experiments/*.c: $(echo "$ids" | tr '\n' ' ') / $(echo "$reg" | tr '\n' ' ')"
 [ "$(sh tools/registry.sh ids extension | sort | tr '\n' ' ')" = "learned_previous_token long_sequences " ] ||
     bad "the extensions are not exactly long_sequences and learned_previous_token"
+listed=$(grep -v '^#' experiments/registry.tsv | tail -n +2 | cut -f5 | tr ' ' '\n' | grep -v '^-$' | sort)
+[ "$listed" = "$(ls plots/*.gp | sed 's|plots/||; s|\.gp$||' | sort)" ] ||
+    bad "the registry's figures are not exactly plots/*.gp, each once"
 n=$(sh tools/registry.sh claims-code | grep -c '^| [^-]')
 [ "$n" -eq $(($(echo "$reg" | wc -l) + 1)) ] || bad "claims-code table has $n rows"
 t=$(mktemp -d); trap 'rm -rf "$t"' EXIT

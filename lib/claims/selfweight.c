@@ -1,6 +1,7 @@
 /* selfweight.c - the self-weight, argmax-is-self and fresh-token control of
  * one raw or projected head (shapes and formulas in selfweight.h). */
 #include "selfweight.h"
+#include "head.h"
 #include "mat.h"
 #include "softmax.h"
 #include "status.h"
@@ -204,11 +205,12 @@ int selfweight_projected(selfweight_work *w, selfweight_stats *r)
 {
     if (w->d_k == 0)
         return att_fail(ATT_EUSAGE, "self-weight workspace has no projections (d_k = 0)");
-    int st = mat_gemm(w->Q, 1.0, w->X, 0, w->W_Q, 0, 0.0);
-    if (!st) st = mat_gemm(w->K, 1.0, w->X, 0, w->W_K, 0, 0.0);
-    if (!st) st = mat_gemm(w->S, 1.0, w->Q, 0, w->K, 1, 0.0);
+    // q_i = W_Q^T x_i, k_j = W_K^T x_j, s_ij = q_i . k_j: the head's own steps (head.h)
+    int st = head_project(w->Q, w->X, w->W_Q, NULL);
+    if (!st) st = head_project(w->K, w->X, w->W_K, NULL);
+    if (!st) st = head_scores(w->S, w->Q, w->K, 1.0);
     if (!st && w->control) {
-        st = mat_gemm(w->Kc, 1.0, w->Xc, 0, w->W_K, 0, 0.0);
+        st = head_project(w->Kc, w->Xc, w->W_K, NULL);
         for (size_t i = 0; !st && i < w->T; i++) {
             gsl_vector_const_view q = gsl_matrix_const_row(w->Q, i);
             gsl_vector_const_view kc = gsl_matrix_const_row(w->Kc, i);
@@ -381,7 +383,7 @@ int selfweight_stable_check(gsl_rng *rng, size_t T, size_t d, double *err, doubl
     gsl_matrix *X = mat_new(T, d), *S = mat_new(T, T), *A = mat_new(T, T);
     int st = X && S && A ? ATT_OK : att_last_code();
     if (!st) mat_randn(X, rng, 1.0);
-    if (!st) st = mat_gemm(S, 1.0, X, 0, X, 1, 0.0);
+    if (!st) st = head_scores(S, X, X, 1.0);        /* s_ij = x_i . x_j */
     if (!st) st = softmax_rows(A, S);
     *err = 0.0;
     *nover = 0;
@@ -409,11 +411,11 @@ int selfweight_heatmaps(gsl_rng *rng, size_t d, size_t d_k, gsl_matrix *A_raw, g
     int st = selfweight_work_alloc(&w, A_raw->size1, d, d_k, 0);
     if (st) return st;
     selfweight_draw_inputs(&w, rng, 1.0 / sqrt((double)d));
-    st = mat_gemm(w.S, 1.0, w.X, 0, w.X, 1, 0.0);
+    st = head_scores(w.S, w.X, w.X, 1.0);                      /* raw: s_ij = x_i . x_j */
     if (!st) st = softmax_rows(A_raw, w.S);
-    if (!st) st = mat_gemm(w.Q, 1.0, w.X, 0, w.W_Q, 0, 0.0);
-    if (!st) st = mat_gemm(w.K, 1.0, w.X, 0, w.W_K, 0, 0.0);
-    if (!st) st = mat_gemm(w.S, 1.0, w.Q, 0, w.K, 1, 0.0);
+    if (!st) st = head_project(w.Q, w.X, w.W_Q, NULL);          /* projected: q_i . k_j */
+    if (!st) st = head_project(w.K, w.X, w.W_K, NULL);
+    if (!st) st = head_scores(w.S, w.Q, w.K, 1.0);
     if (!st) st = softmax_rows(A_proj, w.S);
     selfweight_work_free(&w);
     return st;

@@ -231,9 +231,9 @@ static void print_help(const opts_info *info)
             char left[64];
             int size = COMMON[i].mask >= OPT_T && COMMON[i].mask <= OPT_DV;
             int list = size && (info->common & OPT_LISTS);
-            snprintf(left, sizeof left, "--%s %s", COMMON[i].name, list ? "L" : COMMON[i].arg);
+            snprintf(left, sizeof left, "--%s %s", COMMON[i].name, COMMON[i].arg);
             printf("  %-18s %s%s", left, list ? "run the " : size ? "run only " : "", COMMON[i].help);
-            if (list) printf(" values L: N, N1,N2,... or A..B (A, 2A, 4A, ... up to B)");
+            if (list) printf(" values N: one, a list N1,N2,... or A..B (A, 2A, 4A, ... up to B)");
             else if (size) printf(" = N");
             if (COMMON[i].mask == OPT_SEED) printf(" (default %lu)", info->seed);
             if (COMMON[i].mask == OPT_DRAWS) printf(" (default %zu)", info->draws);

@@ -16,6 +16,14 @@ static const char *const axis_names[AX_N] = {"T", "d", "d_k", "d_v", "x", "case"
 
 void sweep_grid_init(sweep_grid *g) { memset(g, 0, sizeof *g); }
 
+void sweep_grid_head(sweep_grid *g, size_t T, size_t d, size_t dk, size_t dv)
+{
+    sweep_grid_init(g);
+    const size_t v[4] = {T, d, dk, dv};
+    for (int a = AX_T; a <= AX_DV; a++)
+        if (v[a]) sweep_axis(g, (sweep_axis_id)a, 1, &v[a]);
+}
+
 void sweep_axis(sweep_grid *g, sweep_axis_id a, size_t n, const size_t *values)
 {
     g->declared[a] = 1;
@@ -38,6 +46,31 @@ void sweep_axis_cases(sweep_grid *g, const char *name, size_t n, const char *con
     g->case_labels = labels;
     g->n[AX_CASE] = n < SWEEP_MAX_VALUES ? n : SWEEP_MAX_VALUES;
     for (size_t i = 0; i < g->n[AX_CASE]; i++) g->v[AX_CASE][i] = (double)i;
+}
+
+size_t sweep_npoints(const sweep_grid *g)
+{
+    size_t n = 1;
+    for (int a = 0; a < AX_N; a++) n *= g->declared[a] ? g->n[a] : 1;
+    return n;
+}
+
+sweep_point sweep_grid_point(const sweep_grid *g, size_t p)
+{
+    double v[AX_N];
+    for (int a = AX_N - 1; a >= 0; a--) {
+        size_t n = g->declared[a] ? g->n[a] : 1;
+        v[a] = g->declared[a] ? g->v[a][p % n] : 0.0;
+        p /= n;
+    }
+    return (sweep_point){(size_t)v[AX_T], (size_t)v[AX_D], (size_t)v[AX_DK], (size_t)v[AX_DV], v[AX_X],
+                         (size_t)v[AX_CASE], 0, 0};
+}
+
+gsl_rng *sweep_rng(const experiment *e, const sweep_point *pt)
+{
+    gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, sweep_stream(pt), 0));
+    return rng;
 }
 
 size_t sweep_max(const sweep_grid *g, sweep_axis_id a)
@@ -188,6 +221,10 @@ static sweep_nature nature_of(const sweep_def *def, size_t k)
 static int write_schema(const experiment *e, const char *name, const schema *sc)
 {
     if (sc->oom) return att_fail(ATT_ERUNTIME, "%s: out of memory for its schema", name);
+    for (size_t i = 0; i < sc->n; i++)      /* a derived column named like a statistic's */
+        for (size_t j = i + 1; j < sc->n; j++)
+            if (strcmp(sc->c[i].name, sc->c[j].name) == 0)
+                return att_fail(ATT_ERUNTIME, "%s: two columns are called '%s'", name, sc->c[i].name);
     return table_write_schema(e->o.out_dir, name, sc->c, sc->n);
 }
 

@@ -111,12 +111,20 @@ typedef struct {
 } sweep_grid;
 
 void sweep_grid_init(sweep_grid *g);
+/* The same, with a head's sizes as one-value axes T, d, d_k, d_v (0: that
+ * axis is not declared); --T, --d, --dk, --dv replace them. */
+void sweep_grid_head(sweep_grid *g, size_t T, size_t d, size_t dk, size_t dv);
 /* Declare axis a (AX_T .. AX_DV) with n values (the full grid). */
 void sweep_axis(sweep_grid *g, sweep_axis_id a, size_t n, const size_t *values);
 /* Declare the experiment's own axis: column `name`, n values. */
 void sweep_axis_x(sweep_grid *g, const char *name, size_t n, const double *values);
 /* Declare n cases, column `name`, written as labels[k] (or k when NULL). */
 void sweep_axis_cases(sweep_grid *g, const char *name, size_t n, const char *const *labels);
+/* The p-th point of the grid's product of axes (as sweep_run orders them:
+ * T, d, d_k, d_v, x, case, the last fastest), p < sweep_npoints(g); its
+ * draws are 0. For work buffers sized point by point. */
+size_t sweep_npoints(const sweep_grid *g);
+sweep_point sweep_grid_point(const sweep_grid *g, size_t p);
 /* The largest value of an axis over the grid (for sizing work buffers). */
 size_t sweep_max(const sweep_grid *g, sweep_axis_id a);
 
@@ -167,6 +175,11 @@ const stat_acc *sweep_acc(const sweep_result *r, size_t p, size_t k);
 measure sweep_measure(const sweep_result *r, size_t p, size_t k);
 /* The first point whose parameters match (0 matches any), or npoints. */
 size_t sweep_find(const sweep_result *r, size_t T, size_t d, size_t dk, size_t dv);
+
+/* The generator of point pt's first block, as the Monte Carlo seeds it: the
+ * next draw from it is the point's draw 0 (e.g. a figure's example draw,
+ * computed again outside the run). NULL + error on failure; gsl_rng_free. */
+gsl_rng *sweep_rng(const experiment *e, const sweep_point *pt);
 
 /* An array of n doubles counted against --max-memory: a work alloc/free pair. */
 double *sweep_doubles_new(size_t n);

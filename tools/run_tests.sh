@@ -154,9 +154,11 @@ for t in "$@"; do
     esac
 done
 T1=$(now)
-total=$(awk -v a="$T0" -v b="$T1" 'BEGIN { printf "%.0f", b - a }')
+times >"$logs/.times1"
+total=$(awk -v a="$T0" -v b="$T1" -v c="$(cpu_of "$logs/.times1")" 'BEGIN { printf "%.0f s (cpu %.0f s)", b - a, c }')
+rm -f "$logs/.times0" "$logs/.times1"
 echo
 [ "$fail" -eq 0 ] || echo "failing suites:$failed (their output: $logs/<suite>.log)"
 [ -z "$later" ] || echo "not run here (make check-all runs them):" $(for t in $later; do basename "$t"; done)
-echo "suites: $((pass - skip)) passed, $skip skipped (a tool missing), $fail failed, in $total s"
+echo "suites: $((pass - skip)) passed, $skip skipped (a tool missing), $fail failed, in $total"
 [ "$fail" -eq 0 ]

@@ -352,7 +352,20 @@ static void summary_row(FILE *f, const char *id, const char *in_short, const cha
     for (size_t i = a; i < b; i++) count(&t, &rows[i]);
     const row *h = suffix[0] ? note_row(in_short, rows, a, b) : headline(rows, a, b);
     fprintf(f, "| [`%s`](experiments/%s.c)%s | ", id, id, suffix);
-    md_text(f, in_short);
+    /* a note's text without the macro it names (", \\Name" or " \\Name") */
+    char text[CELL];
+    size_t k = 0;
+    for (const char *p = in_short; *p && k + 1 < sizeof text; p++) {
+        if (p[0] == '\\' && suffix[0]) {
+            while (k > 0 && (text[k - 1] == ' ' || text[k - 1] == ',')) k--;
+            for (p++; (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'); p++) {}
+            p--;
+            continue;
+        }
+        text[k++] = *p;
+    }
+    text[k] = '\0';
+    md_text(f, text);
     fputs(" | ", f);
     if (h) {
         char meas[NUMTXT], band[BANDTXT];

@@ -241,7 +241,7 @@ bench: ## benchmarks: Monte Carlo vs NumPy and the RNG limit, any_length vs DGEM
 	@$(MAKE) --no-print-directory all
 	@sh bench/run.sh
 
-# (make check-all includes tests/test_experiments.sh: every experiment once, with
+# (make check, and so make sanitize, includes tests/test_experiments.sh: every experiment once, with
 # few draws, so this runs every program under the sanitizers too)
 sanitize: ## tests and every experiment (few draws) under AddressSanitizer + UndefinedBehaviorSanitizer (in build-san/, bin-san/)
 	@$(MAKE) --no-print-directory check-all BUILD=build-san BIN=bin-san OPT=-O1 \

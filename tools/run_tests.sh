@@ -78,6 +78,7 @@ purpose_table() {
         test_selfweight_cli.sh)      echo "few draws: INCONCLUSIVE, never FAIL" ;;
         test_torch.sh)               echo "the head against PyTorch's conventions" ;;
         test_tqfk_locale.sh)         echo "explorer printout under a comma locale" ;;
+        test_docs.sh)                echo "the four lecture documents build from results/" ;;
         test_threads.sh)             echo "every experiment: same bytes at 1, 2, 5 threads" ;;
         test_verify.sh)              echo "make verify: other CPUs agree, changes caught" ;;
         *) return 1 ;;

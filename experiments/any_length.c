@@ -12,7 +12,8 @@
  *     is checked against the tolerance of tol.h (inner products of length
  *     d + d_k, sums over T keys);
  *   - the bytes each run allocates (counted by lib/math/mem.h, which also
- *     refuses a run over --max-memory before it starts), and the log-log
+ *     refuses a run over --max-memory before it starts; the tiled head's with
+ *     one thread's tiles, so no number depends on the thread count), and the log-log
  *     slope of that memory against T: tiled about 1 (the claim), plain
  *     about 2 (the control);
  *   - times: both heads under the SAME threading (one thread each, in a child
@@ -105,7 +106,10 @@ static void head_run_free(head_run *r)
     mat_free(r->O);
 }
 
-/* One run of a head at T; *bytes = the most it had allocated at once. */
+/* One run of a head at T; *bytes = the most it had allocated at once, with
+ * the tiles of ONE thread for the tiled head (tiled.h: each further thread
+ * adds its own tiles, a constant), so the bytes, their slope and the cited
+ * MiB do not depend on OMP_NUM_THREADS. */
 static int counted_run(const experiment *e, const head_params *p, int plain, size_t T, head_run *r, double *bytes)
 {
     mem_reset_peak();
@@ -113,6 +117,10 @@ static int counted_run(const experiment *e, const head_params *p, int plain, siz
     int rc = head_run_alloc(r, e, p, plain, T);
     if (!rc) rc = head_once(r);
     *bytes = (double)(mem_peak() - before);
+    if (!plain) {
+        tiled_tiles tl = tiled_tiles_default();
+        *bytes -= (double)(tiled_threads(T, T, DK, DV, tl) - 1) * (double)tiled_thread_bytes(tl, DK, DV);
+    }
     return rc;
 }
 
@@ -253,9 +261,11 @@ static int run(experiment *e)
         exp_control(e, "anyLengthPlainMemSlope", 2.0, measure_exact(sp, n), rule_at_least(1.5),
                     "log-log slope of the bytes the plain head allocates vs T, 500 <= T <= %zu (T x T terms: toward 2)", max_plain_T);
     exp_reported(e, "anyLengthLongestMiB", NAN, measure_exact(tiled_bytes[n - 1] / 1048576.0, 1),
-                "MiB the tiled head allocates at T = %zu (%d threads' tiles)", Tmax, omp_get_max_threads());
+                 "MiB the tiled head allocates at T = %zu (one thread's tiles; each further "
+                 "thread adds %.2f MiB)", Tmax, (double)tiled_thread_bytes(tiled_tiles_default(), DK, DV) / 1048576.0);
     exp_reported(e, "anyLengthBytesPerToken", NAN, measure_exact(tiled_bytes[n - 1] / (double)Tmax, 1),
-                "bytes per token at T = %zu (X, K, V, O hold %d)", Tmax, 8 * (D + DK + DV + DV));
+                 "bytes per token at T = %zu, one thread's tiles (X, K, V, O hold %d)", Tmax,
+                 8 * (D + DK + DV + DV));
     if (!isnan(st))
         exp_reported(e, "anyLengthTimeSlope", NAN, measure_time(st, NAN, NAN, reps), "log-log slope of the tiled head's median time vs T, %zu <= T <= %zu, one thread (about 2)",
                     FIT_MIN_T, timing_max_T);

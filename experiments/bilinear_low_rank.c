@@ -204,7 +204,7 @@ static int write_spectra(experiment *e, const sweep_result *r, const ctx *c, con
         snprintf(names[P + p], sizeof names[0], "d_v=%zu", dv_of(&r->pt[p], c));
     }
     for (size_t k = 0; k < 2 * P && P <= SWEEP_MAX_VALUES; k++)
-        scols[1 + k] = (table_col){names[k], COL_DOUBLE, (1 + k) * sizeof(double), NAT_AUTO, NULL, NULL, NULL};
+        scols[1 + k] = (table_col){names[k], COL_DOUBLE, (1 + k) * sizeof(double), NAT_ROUNDING, NULL, NULL, "1e-10"};
     if (!st && P <= SWEEP_MAX_VALUES)
         st = table_write(e->o.out_dir, "bilinear_low_rank_spectra.csv", scols, w, spec, d, w * sizeof(double));
     scratch_free(all);

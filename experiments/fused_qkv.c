@@ -222,6 +222,9 @@ static int run(experiment *e)
     check_row rows[NCASES * NCHECKS];
     double err[NCASES][NCHECKS], tol[NCASES][NCHECKS];
     int rc = ATT_OK;
+    if (no_timing && e->o.T)    /* --T picks a timed length; the checks have fixed cases */
+        return exp_usage("--T %zu with --no-timing: --T restricts the timing sweep, which "
+                         "--no-timing skips (drop one of the two)", e->o.T);
     for (size_t i = 0; i < NCASES && !rc; i++) rc = check_case(e, i, err[i], tol[i]);
     for (size_t i = 0; i < NCASES && !rc; i++)
         for (int k = 0; k < NCHECKS; k++) {

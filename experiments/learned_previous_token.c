@@ -192,12 +192,14 @@ static int run(experiment *e)
         mr[i] = (map_row){ i / T, i % T, values[(size_t)pm * seeds * cx.nstats + V_MAP + i],
                            values[(size_t)(pm + 1) * seeds * cx.nstats + V_MAP + i] };
     static const table_col wcols[] = { COL(width_row, dk), COL(width_row, tied), COL(width_row, steps),
-        COL(width_row, seeds), COL(width_row, predictions), COL(width_row, accuracy),
-        COL(width_row, acc_lo), COL(width_row, acc_hi), COL(width_row, weight_prev),
-        COL(width_row, weight_lo), COL(width_row, weight_hi) };
+        COL(width_row, seeds), COL(width_row, predictions), COL_TRAIN(width_row, accuracy, "acc_lo", "acc_hi"),
+        COL_TRAIN(width_row, acc_lo, "acc_lo", "acc_hi"), COL_TRAIN(width_row, acc_hi, "acc_lo", "acc_hi"),
+        COL_TRAIN(width_row, weight_prev, "weight_lo", "weight_hi"),
+        COL_TRAIN(width_row, weight_lo, "weight_lo", "weight_hi"), COL_TRAIN(width_row, weight_hi, "weight_lo", "weight_hi") };
     static const table_col rcols[] = { COL(run_row, dk), COL(run_row, tied), COL(run_row, seed),
-        COL(run_row, accuracy), COL(run_row, weight_prev), COL(run_row, train_loss),
-        COL(run_row, heldout_loss), COL(run_row, distinct) };
+        COL_TRAIN_RUNS(run_row, accuracy, "dk;tied"), COL_TRAIN_RUNS(run_row, weight_prev, "dk;tied"),
+        COL_TRAIN_RUNS(run_row, train_loss, "dk;tied"), COL_TRAIN_RUNS(run_row, heldout_loss, "dk;tied"),
+        COL(run_row, distinct) };
     static const table_col mcols[] = { COL(map_row, query), COL(map_row, key),
         COL(map_row, separate), COL(map_row, tied) };
     if (!rc) rc = TABLE_WRITE(e->o.out_dir, "learned_previous_token.csv", wcols, wr, nrows);
@@ -209,8 +211,9 @@ static int run(experiment *e)
 
     // verdicts at the full budget S (the last checkpoint of every point)
 #define ROW(p) (&wr[(size_t)(p) * NCP + NCP - 1])
-#define ACC(r) measure_ci((r)->accuracy, (r)->acc_lo, (r)->acc_hi, seeds)
-#define WGT(r) measure_ci((r)->weight_prev, (r)->weight_lo, (r)->weight_hi, seeds)
+/* trained heads: make verify allows their seed-to-seed spread (table.h) */
+#define ACC(r) measure_as(measure_ci((r)->accuracy, (r)->acc_lo, (r)->acc_hi, seeds), NAT_TRAINING)
+#define WGT(r) measure_as(measure_ci((r)->weight_prev, (r)->weight_lo, (r)->weight_hi, seeds), NAT_TRAINING)
     int ps = point_of(&cx, W_SMALL, 0), pw = point_of(&cx, W_SIDE, 1);
     int pf = point_of(&cx, n_vocab + T, 1), p1 = point_of(&cx, 1, 0);
     if (!rc && ps >= 0) {

@@ -24,11 +24,11 @@ cd "$(dirname "$0")/.." || exit 2
 BIN=${BIN:-bin}
 A="$BIN/attention"
 [ -x "$A" ] || { echo "test_attention: $A not found: build it first (make all)" >&2; exit 1; }
-# Debian's python3 has python3-numpy; another python3 first in PATH may not
-PY=${PYTHON:-/usr/bin/python3}
-[ -x "$PY" ] || PY=python3
-"$PY" -c 'import numpy' 2>/dev/null ||
-    { echo "test_attention: $PY with numpy is needed (apt-get install python3-numpy)" >&2; exit 1; }
+# an interpreter with NumPy (a python3 first on PATH may lack it while
+# Debian's /usr/bin/python3 has python3-numpy): tools/python.sh finds it
+PY=$(sh tools/python.sh numpy) ||
+    { echo "test_attention: NumPy is needed (sh tools/deps.sh installs python3-numpy)" >&2; exit 1; }
+echo "test_attention: NumPy from $PY"
 T=$(mktemp -d "${TMPDIR:-/tmp}/att-cli.XXXXXX") || exit 2
 trap 'rm -rf "$T"' EXIT
 

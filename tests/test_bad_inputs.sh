@@ -1,5 +1,6 @@
 #!/bin/sh
 # test_bad_inputs.sh - the table of bad inputs, run against the real binaries.
+# purpose: bad options and inputs; a run leaves its folder exactly as before on any failure
 #
 # Every case runs a binary of $BIN (default bin/) and checks
 #   - the exit code (2 usage/input, 3 runtime; never a crash or an abort),
@@ -14,8 +15,18 @@
 #      ragged, non-numeric, NaN/inf, overflow, long lines, binary, too large,
 #      shapes that do not conform, bad option combinations;
 #   3. the softmax policy on extreme scores, through bin/attention;
-#   4. SIGINT and SIGKILL in the middle of a run: earlier files intact (each
-#      file is the old or the complete new version), no temporaries left;
+#   4. a run's files appear together or not at all, for every binary: after
+#      SIGINT/SIGTERM/SIGHUP/SIGKILL mid-run (4a), a --max-memory refusal
+#      (4b), a full disk (4c, a tmpfs in a private mount namespace) and on a
+#      filesystem without O_TMPFILE (4d, an LD_PRELOAD shim), and with a
+#      directory where a file goes (4e), the whole --out folder is exactly
+#      as before: every prior file byte-identical, no new file, no temporary;
+#   7. --draws 1 and 2 on every experiment: INCONCLUSIVE rows or a usage
+#      error before writing, never exit 3;
+#   8. --max-memory counts the Monte Carlo plan (huge --draws, --d, --dk:
+#      exit 2 naming the budget), --draws <= 2^53, provenance from inside
+#      another git repository, hexadecimal options, a repeated option, a
+#      named pipe with no writer, the CSV reader's fixed cap;
 #   5. GSL_RNG_TYPE / GSL_RNG_SEED are never read;
 #   6. results/ of the source tree is unchanged by all of the above.
 # Run from anywhere: sh tests/test_bad_inputs.sh   (VERBOSE=1 lists passes)
@@ -49,10 +60,15 @@ pass() {
     [ -z "${VERBOSE:-}" ] || printf 'ok    %s\n' "$1"
 }
 
-# A checksum of a directory (every file, hidden ones too) or of a file.
+# Every entry of a folder (hidden ones and folders too) with the bytes of
+# every file: two folders with the same state hold the same files.
+folder_state() {
+    (cd "$1" && find . -mindepth 1 \( -type f -exec sha256sum {} + \) -o -printf 'entry %y %p\n' | LC_ALL=C sort)
+}
+# A checksum of a directory (its folder_state) or of a file.
 tree_sum() {
     if [ -d "$1" ]; then
-        (cd "$1" && find . -type f -exec sha256sum {} + | LC_ALL=C sort | sha256sum)
+        folder_state "$1" | sha256sum
     elif [ -e "$1" ]; then
         sha256sum <"$1"
     else
@@ -76,6 +92,8 @@ expect() {
         fail "$desc" "the message does not match /$pat/" "stderr: $msg"
     elif grep -qE 'runtime error:|Sanitizer' "$T/stderr"; then
         fail "$desc" "sanitizer report" "stderr: $msg"
+    elif grep -qF '(null)' "$T/stderr"; then
+        fail "$desc" "the message says '(null)' where a name belongs" "stderr: $msg"
     elif [ "$before" != "$after" ]; then
         fail "$desc" "$watch changed"
     else
@@ -232,7 +250,7 @@ both --x and --xq|2|not both|--x $I/X.csv --xq $I/X.csv --xkv $I/X.csv
 no input|2|no input|--print
 missing --wv|2|--wv is missing|--x $I/X.csv --wq $W/W_Q.csv --wk $W/W_K.csv
 rope base zero|2|--rope-base|--x $I/X.csv --rope --rope-base 0
-memory of S beyond --max-memory|2|needs [0-9]+ bytes, more than --max-memory|--x $I/X_long.csv --wq $I/W_1x1.csv --wk $I/W_1x1.csv --wv $I/W_1x1.csv --max-memory 64M
+memory of S beyond --max-memory|2|needs .* --max-memory|--x $I/X_long.csv --wq $I/W_1x1.csv --wk $I/W_1x1.csv --wv $I/W_1x1.csv --max-memory 64M
 inputs beyond --max-memory|2|more than [0-9]+ numbers, the limit|--x $I/X.csv --max-memory 64
 EOF
 while IFS='|' read -r name code pat args; do
@@ -299,119 +317,343 @@ fi
 expect "attention: Q overflows" 3 "Q \(1 x 1\) has the non-finite entry inf" "$R" "$A" --out "$R" \
     --x "$I/big.csv" --wq "$I/big.csv" --wk "$I/one.csv" --wv "$I/one.csv"
 
-[ -z "${VERBOSE:-}" ] || echo "== section 4 $(date +%T)"
-# ---- 4. SIGINT and SIGKILL in the middle of a run ----------------------------
+# ---- 4. a run's files appear together or not at all --------------------------
+# Every table below checks the WHOLE --out folder (folder_state: every entry,
+# hidden ones and folders too, and the bytes of every file): after a failed
+# or interrupted run it must be exactly the earlier folder (every prior file
+# byte-identical, no new file, no temporary, no run folder .att-run.PID).
+
+# the small arguments that make a run of each experiment take well under 5 s
+small_args() {
+    case "$1" in
+    any_length) echo "--max-T 500 --timing-max-T 200 --max-plain-T 200" ;;
+    fused_qkv) echo "--no-timing" ;;
+    learned_previous_token) echo "--draws 20 --steps 32 --seeds 2" ;;
+    naive_self_attention) echo "--draws 20 --T 4 --d 8" ;;
+    *) "$BIN/$1" --help 2>/dev/null | grep -q -- '--draws N' && echo "--draws 20" ;;
+    esac
+}
+# a folder of earlier files for experiment ID (its own names and a stranger)
+prior_folder() {
+    rm -rf "$2"
+    mkdir -p "$2"
+    if [ "$1" = attention ]; then
+        for m in Q K V S A O; do printf '# earlier\n1\n' >"$2/$m.csv"; done
+        printf 'earlier provenance\n' >"$2/attention.meta"
+    else
+        cp "$R/$1.csv" "$R/$1.verdicts.csv" "$R/$1.meta" "$2/"
+    fi
+    printf 'a file of the user\n' >"$2/notes.txt"
+}
+# state_check DESC DIR WANT_STATE_FILE: DIR is exactly as the state says
+state_check() {
+    folder_state "$2" >"$T/state.now"
+    if cmp -s "$3" "$T/state.now"; then return 0; fi
+    fail "$1" "the folder changed:" "$(diff "$3" "$T/state.now" | grep '^[<>]' | head -6 | tr '\n' ' ')"
+    return 1
+}
+attention_small="--x $W/X.csv --wq $W/W_Q.csv --wk $W/W_K.csv --wv $W/W_V.csv --grad $W/G.csv --quiet"
+
+[ -z "${VERBOSE:-}" ] || echo "== section 4a (signals) $(date +%T)"
+# ---- 4a. SIGINT, SIGTERM, SIGHUP, SIGKILL in the middle of a run --------------
 
 # inputs big enough that writing S.csv and A.csv takes a while
 awk 'BEGIN { srand(7); for (i = 0; i < 1000; i++) { for (j = 0; j < 8; j++) printf "%s%.6f", (j ? "," : ""), rand() - 0.5; print "" } }' >"$I/Xbig.csv"
 awk 'BEGIN { srand(8); for (i = 0; i < 8; i++) { for (j = 0; j < 8; j++) printf "%s%.6f", (j ? "," : ""), rand() - 0.5; print "" } }' >"$I/W8.csv"
 big="--x $I/Xbig.csv --wq $I/W8.csv --wk $I/W8.csv --wv $I/W8.csv --quiet"
-names="Q.csv K.csv V.csv S.csv A.csv O.csv"
-
-# file_sums DIR: "name sum" lines for the six result files
-file_sums() { for n in $names; do printf '%s %s\n' "$n" "$(tree_sum "$1/$n")"; done; }
-
-# the old results (scale 1) and what a complete new run (scale 0.5) writes
+# the old results (scale 1) and the time of a complete new run (scale 0.5)
 # shellcheck disable=SC2086
-"$A" $big --out "$T/old" && "$A" $big --scale 0.5 --out "$T/new" || fail "attention: big reference runs"
-file_sums "$T/old" >"$T/old.sums"
-file_sums "$T/new" >"$T/new.sums"
+"$A" $big --out "$T/old" || fail "attention: big reference run"
+folder_state "$T/old" >"$T/old.state"
+t0=$(date +%s%N)
+# shellcheck disable=SC2086
+"$A" $big --scale 0.5 --out "$T/new" || fail "attention: big reference run"
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+folder_state "$T/new" >"$T/new.state"
 
-for sig in INT KILL; do
-    D="$T/interrupted-$sig"
-    rm -rf "$D"
-    cp -r "$T/old" "$D"
+# sig_run DESC SIGNAL DELAY_S DIR STATE CMD...: CMD killed by SIGNAL after
+# DELAY_S leaves DIR as STATE says; if CMD finished first, says so (pass)
+sig_run() {
+    desc=$1 sig=$2 delay=$3 dir=$4 state=$5
+    shift 5
     # default signal dispositions, as in a terminal (a background job of a
     # script would otherwise ignore SIGINT)
-    # shellcheck disable=SC2086
-    env --default-signal=INT "$A" $big --scale 0.5 --out "$D" &
+    env --default-signal=INT "$@" >/dev/null 2>"$T/sig.err" &
     pid=$!
-    # wait until the first file (Q.csv) is replaced (a new inode: renamed
-    # into place); S.csv and A.csv are then being written
-    ino=$(stat -c %i "$D/Q.csv")
-    n=0
-    while [ "$(stat -c %i "$D/Q.csv")" = "$ino" ] && kill -0 "$pid" 2>/dev/null && [ $n -lt 3000 ]; do
-        sleep 0.005
-        n=$((n + 1))
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-        kill -s "$sig" "$pid"
-        wait "$pid" 2>/dev/null
+    sleep "$delay"
+    early=0
+    if ! kill -0 "$pid" 2>/dev/null; then
+        wait "$pid"
         rc=$?
-        when="mid-write"
-    else
-        wait "$pid" 2>/dev/null
-        rc=$?
-        when="after the run (it finished first)"
+        early=$rc
+        if [ "$rc" -ge 2 ]; then
+            # refused (e.g. the draws exceed --max-memory): nothing written
+            state_check "$desc (refused, exit $rc)" "$dir" "$state" &&
+                pass "$desc: refused at once (exit $rc), the folder exactly as before"
+        else
+            pass "$desc: finished within $delay s (exit $rc): nothing to interrupt"
+        fi
+        return
     fi
-    bad=""
-    nnew=0
-    for n in $names; do
-        s=$(tree_sum "$D/$n")
-        if grep -qx "$n $s" "$T/new.sums" && ! grep -qx "$n $s" "$T/old.sums"; then nnew=$((nnew + 1))
-        elif ! grep -qx "$n $s" "$T/old.sums"; then bad="$bad $n"; fi
-    done
-    tmps=$(find "$D" -name '.*.tmp.*' | wc -l)
-    if [ "$sig" = KILL ] && [ "$tmps" -ne 0 ]; then
-        # killed between link and rename: the next run removes the leftover
-        # shellcheck disable=SC2086
-        "$A" $big --scale 0.5 --out "$D" >/dev/null 2>&1
-        tmps=$(find "$D" -name '.*.tmp.*' | wc -l)
+    kill -s "$sig" "$pid"
+    wait "$pid" 2>/dev/null
+    rc=$?
+    case "$sig" in HUP) want=129 ;; INT) want=130 ;; KILL) want=137 ;; TERM) want=143 ;; esac
+    if [ "$sig" = KILL ] && [ -n "$(find "$dir" -name '.att-run.*' -o -name '.*.tmp.*')" ]; then
+        # killed between the links and the renames of the release, or without
+        # O_TMPFILE: the run folder is left; the next run writing there removes it
+        "$@" >/dev/null 2>&1
+        if [ -n "$(find "$dir" -name '.att-run.*' -o -name '.*.tmp.*')" ]; then
+            fail "$desc" "the next run did not remove the temporaries: $(find "$dir" -name '.att-run.*' -o -name '.*.tmp.*')"
+        else
+            pass "$desc: killed in the release; the next run removed its run folder"
+        fi
+        return
     fi
-    case "$sig" in INT) want=130 ;; KILL) want=137 ;; esac
-    if [ -n "$bad" ]; then
-        fail "attention: SIG$sig $when" "files neither old nor complete new:$bad"
-    elif [ "$tmps" -ne 0 ]; then
-        fail "attention: SIG$sig $when" "temporary files left: $(find "$D" -name '.*.tmp.*')"
-    elif [ "$when" = mid-write ] && [ "$rc" -ne "$want" ]; then
-        fail "attention: SIG$sig $when" "exit $rc, expected $want (killed by the signal)"
-    else
-        pass "attention: SIG$sig $when: every file old or complete ($nnew of 6 new), no temporaries"
+    if [ "$rc" -ne "$want" ]; then
+        fail "$desc" "exit $rc, expected $want (killed by SIG$sig)" "$(head -c 200 "$T/sig.err")"
+    elif state_check "$desc" "$dir" "$state"; then
+        pass "$desc: the folder is exactly as before"
     fi
+}
+
+half=$(awk -v m="$ms" 'BEGIN { printf "%.3f", m / 2000 }')
+for sig in INT TERM HUP KILL; do
+    D="$T/interrupted-$sig"
+    rm -rf "$D"
+    cp -a "$T/old" "$D"
+    # shellcheck disable=SC2086
+    sig_run "attention: SIG$sig at $half s of a ${ms} ms run" "$sig" "$half" "$D" "$T/old.state" \
+        "$A" $big --scale 0.5 --out "$D"
 done
 
-# experiments: a signal during the computation leaves the earlier files as they were
+# experiments: a signal during the computation leaves the earlier folder as it was
+k=0
 for id in $ids; do
     [ "$id" = attention ] && continue
     b="$BIN/$id"
-    "$b" --help | grep -q -- '--draws N' || continue
     D="$T/sig-$id"
-    rm -rf "$D"
-    cp -r "$R" "$D"
-    before=$(tree_sum "$D")
-    env --default-signal=INT "$b" --out "$D" --quiet --draws 100000000 >/dev/null 2>&1 &
-    pid=$!
-    sleep 0.3
-    if kill -0 "$pid" 2>/dev/null; then
-        kill -s INT "$pid"
-        wait "$pid" 2>/dev/null
-        rc=$?
-        tmps=$(find "$D" -name '.*.tmp.*' | wc -l)
-        if [ "$(tree_sum "$D")" != "$before" ]; then
-            changed=""
-            for f in "$D"/*; do cmp -s "$f" "$R/$(basename "$f")" || changed="$changed $(basename "$f")"; done
-            # a file replaced before the signal must be complete (end in a newline)
-            for f in $changed; do
-                [ "$(tail -c 1 "$D/$f" | od -An -c | tr -d ' ')" = '\n' ] || { fail "$id: SIGINT" "$f is truncated"; continue 2; }
-            done
-            pass "$id: SIGINT: replaced files complete:$changed"
-        elif [ "$tmps" -ne 0 ]; then
-            fail "$id: SIGINT" "temporary files left"
-        elif [ "$rc" -ne 130 ]; then
-            fail "$id: SIGINT" "exit $rc, expected 130"
-        else
-            pass "$id: SIGINT during the computation leaves the earlier files"
-        fi
+    prior_folder "$id" "$D"
+    folder_state "$D" >"$T/sig-$id.state"
+    k=$((k + 1))
+    case $((k % 3)) in 0) sig=INT ;; 1) sig=TERM ;; 2) sig=HUP ;; esac
+    if "$b" --help | grep -q -- '--draws N'; then
+        # as many draws as the memory budget allows (a refusal is checked too)
+        for n in 100000000 1000000 100000; do
+            sig_run "$id: SIG$sig during the computation (--draws $n)" "$sig" 0.3 "$D" "$T/sig-$id.state" \
+                "$b" --out "$D" --quiet --draws "$n"
+            [ "$early" -ge 2 ] || break
+        done
     else
-        wait "$pid" 2>/dev/null
-        rc=$?
-        if [ "$rc" -ge 2 ] && [ "$(tree_sum "$D")" != "$before" ]; then
-            fail "$id: --draws 100000000" "exit $rc, and the --out directory changed"
-        else
-            pass "$id: SIGINT (done within 0.3 s, exit $rc: nothing to interrupt)"
-        fi
+        # shellcheck disable=SC2046
+        sig_run "$id: SIG$sig during a run" "$sig" 0.3 "$D" "$T/sig-$id.state" \
+            "$b" --out "$D" --quiet
     fi
 done
+
+[ -z "${VERBOSE:-}" ] || echo "== section 4b (memory refusals) $(date +%T)"
+# ---- 4b. --max-memory refusals: before any write, the folder as before --------
+
+for id in $ids; do
+    b="$BIN/$id"
+    D="$T/mem-$id"
+    for budget in 1K 64K 1M; do
+        prior_folder "$id" "$D"
+        folder_state "$D" >"$T/mem.state"
+        if [ "$id" = attention ]; then args=$attention_small; else args=$(small_args "$id"); fi
+        # shellcheck disable=SC2086
+        timeout 120 "$b" --out "$D" $args --max-memory "$budget" >/dev/null 2>"$T/mem.err"
+        rc=$?
+        desc="$id: --max-memory $budget"
+        if [ "$rc" -eq 2 ]; then
+            if ! grep -q -- '--max-memory' "$T/mem.err"; then
+                fail "$desc" "exit 2 without naming --max-memory" "$(head -c 200 "$T/mem.err")"
+            elif state_check "$desc" "$D" "$T/mem.state"; then
+                pass "$desc: refused, the folder exactly as before"
+            fi
+        elif [ "$rc" -le 1 ]; then
+            [ -z "$(find "$D" -name '.att-run.*' -o -name '.*.tmp.*')" ] && pass "$desc: runs within the budget" ||
+                fail "$desc" "temporaries left after a complete run"
+        else
+            fail "$desc" "exit $rc (a refusal is exit 2 naming the budget)" "$(head -c 200 "$T/mem.err")"
+        fi
+    done
+done
+# the cases of issue 20: a refusal after the first tables were computed
+for c in "naive_self_attention --T 4 --d 8 --draws 64 --max-memory 1K" \
+         "random_projections --T 2 --d 2 --dk 1 --draws 64 --max-memory 2K"; do
+    set -- $c
+    id=$1
+    shift
+    [ -x "$BIN/$id" ] || continue
+    D="$T/mem2-$id"
+    prior_folder "$id" "$D"
+    folder_state "$D" >"$T/mem.state"
+    "$BIN/$id" --out "$D" --quiet "$@" >/dev/null 2>"$T/mem.err"
+    rc=$?
+    if [ "$rc" -ne 2 ]; then fail "$c" "exit $rc, expected 2" "$(head -c 200 "$T/mem.err")"
+    elif state_check "$c" "$D" "$T/mem.state"; then pass "$c: refused, the folder exactly as before"; fi
+done
+
+[ -z "${VERBOSE:-}" ] || echo "== section 4c (disk full) $(date +%T)"
+# ---- 4c. disk full: a small tmpfs in a private mount namespace ----------------
+# Each program runs once into a folder of the prior files on a tmpfs with
+# room for about half of what its run writes: it must fail with exit 3 naming
+# the file, and leave the folder exactly as before.
+
+if unshare -rm sh -c 'mount -t tmpfs -o size=64k tmpfs "$1"' sh "$T" 2>/dev/null; then
+    for id in $ids; do
+        b="$BIN/$id"
+        if [ "$id" = attention ]; then args=$attention_small; else args=$(small_args "$id"); fi
+        ref="$T/dfref-$id"
+        mkdir -p "$ref"
+        # shellcheck disable=SC2086
+        timeout 120 "$b" --out "$ref" $args --quiet >/dev/null 2>&1
+        pages=$(find "$ref" -type f -printf '%s\n' | awk '{ p += int(($1 + 4095) / 4096) } END { print p + 0 }')
+        P="$T/dfprior-$id"
+        prior_folder "$id" "$P"
+        folder_state "$P" >"$T/df-$id.want"
+        ppages=$(find "$P" -type f | wc -l)
+        MNT="$T/dfmnt-$id"
+        mkdir -p "$MNT"
+        kb=$(( 4 * (ppages + pages / 2) ))
+        # shellcheck disable=SC2016,SC2086
+        unshare -rm sh -c '
+            M=$1 kb=$2 P=$3 out=$4
+            shift 4
+            mount -t tmpfs -o "size=${kb}k" tmpfs "$M" || exit 99
+            cp -a "$P/." "$M/"
+            timeout 120 "$@" --out "$M" >/dev/null 2>"$out.err"
+            echo $? >"$out.rc"
+            (cd "$M" && find . -mindepth 1 \( -type f -exec sha256sum {} + \) -o -printf "entry %y %p\n" | LC_ALL=C sort) >"$out.state"
+        ' sh "$MNT" "$kb" "$P" "$T/df-$id" "$b" $args --quiet
+        rc=$(cat "$T/df-$id.rc" 2>/dev/null || echo none)
+        desc="$id: disk full ($kb KiB tmpfs, the run writes $pages pages)"
+        if [ "$rc" != 3 ]; then
+            fail "$desc" "exit $rc, expected 3" "$(head -c 200 "$T/df-$id.err")"
+        elif ! grep -q "'$MNT/[^']*'" "$T/df-$id.err" || grep -qF '(null)' "$T/df-$id.err"; then
+            fail "$desc" "the message names no file" "$(head -c 200 "$T/df-$id.err")"
+        elif ! cmp -s "$T/df-$id.want" "$T/df-$id.state"; then
+            fail "$desc" "the folder changed:" "$(diff "$T/df-$id.want" "$T/df-$id.state" | grep '^[<>]' | head -6 | tr '\n' ' ')"
+        else
+            pass "$desc: exit 3 naming the file, the folder exactly as before"
+        fi
+    done
+else
+    echo "test_bad_inputs: section 4c (disk full) skipped: no private mount namespace here (unshare -rm)"
+fi
+
+[ -z "${VERBOSE:-}" ] || echo "== section 4d (no O_TMPFILE) $(date +%T)"
+# ---- 4d. a filesystem without O_TMPFILE (NFS, vfat): the run folder ----------
+# An LD_PRELOAD shim makes open(O_TMPFILE) fail with EOPNOTSUPP: every held
+# file is then a named temporary in DIR/.att-run.PID/, which a signal removes
+# and, after a SIGKILL, the next run writing into DIR removes.
+cat >"$T/notmpfile.c" <<'CEOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+static int pass_on(const char *name, const char *p, int flags, va_list ap)
+{
+    mode_t mode = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(ap, int) : 0;
+    if ((flags & O_TMPFILE) == O_TMPFILE) { errno = EOPNOTSUPP; return -1; }
+    int (*real)(const char *, int, ...) = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, name);
+    return real(p, flags, mode);
+}
+int open(const char *p, int flags, ...) { va_list ap; va_start(ap, flags); int r = pass_on("open", p, flags, ap); va_end(ap); return r; }
+int open64(const char *p, int flags, ...) { va_list ap; va_start(ap, flags); int r = pass_on("open64", p, flags, ap); va_end(ap); return r; }
+CEOF
+if ${CC:-cc} -shared -fPIC -O1 -o "$T/notmpfile.so" "$T/notmpfile.c" -ldl 2>"$T/cc.err"; then
+    NOTMP="LD_PRELOAD=$T/notmpfile.so"
+    D="$T/notmp"
+    rm -rf "$D"; cp -a "$T/old" "$D"
+    # shellcheck disable=SC2086
+    env "$NOTMP" "$A" $big --scale 0.5 --out "$D" 2>"$T/notmp.err"
+    rc=$?
+    # (attention.meta records the command, which names the folder: not compared)
+    folder_state "$D" | grep -v attention.meta >"$T/notmp.state"
+    grep -v attention.meta "$T/new.state" >"$T/new.data"
+    if [ "$rc" -eq 0 ] && cmp -s "$T/notmp.state" "$T/new.data"; then
+        pass "attention without O_TMPFILE: the complete new set, no run folder left"
+    else
+        fail "attention without O_TMPFILE" "exit $rc; the folder differs from a complete run" "$(head -c 200 "$T/notmp.err")"
+    fi
+    for sig in INT TERM KILL; do
+        D="$T/notmp-$sig"
+        rm -rf "$D"; cp -a "$T/old" "$D"
+        # shellcheck disable=SC2086
+        sig_run "attention without O_TMPFILE: SIG$sig at $half s" "$sig" "$half" "$D" "$T/old.state" \
+            env "$NOTMP" "$A" $big --scale 0.5 --out "$D"
+    done
+    # a SIGKILL leaves DIR/.att-run.PID/ (planted here as a dead process's);
+    # the next run removes it and leaves no temporary of its own
+    D="$T/notmp-stale"
+    rm -rf "$D"; cp -a "$T/old" "$D"
+    mkdir -p "$D/.att-run.999999999"
+    printf 'half a file' >"$D/.att-run.999999999/1.S.csv"
+    # shellcheck disable=SC2086
+    env "$NOTMP" "$A" $big --scale 0.5 --out "$D" >/dev/null 2>&1
+    folder_state "$D" | grep -v attention.meta >"$T/notmp.state"
+    cmp -s "$T/notmp.state" "$T/new.data" && pass "a dead run's folder .att-run.PID is removed by the next run" ||
+        fail "a stale run folder" "$(diff "$T/new.state" "$T/notmp.state" | head -4 | tr '\n' ' ')"
+    id=$(echo $ids | tr ' ' '\n' | grep -vx attention | head -n 1)
+    D="$T/notmp-$id"
+    prior_folder "$id" "$D"
+    # shellcheck disable=SC2046
+    env "$NOTMP" "$BIN/$id" --out "$D" --quiet $(small_args "$id") >/dev/null 2>&1
+    rc=$?
+    if [ "$rc" -le 1 ] && [ -f "$D/$id.verdicts.csv" ] && [ -z "$(find "$D" -name '.att-run.*')" ]; then
+        pass "$id without O_TMPFILE: written, no run folder left"
+    else
+        fail "$id without O_TMPFILE" "exit $rc, or a run folder left"
+    fi
+else
+    fail "section 4d: cannot build the O_TMPFILE shim" "$(head -c 200 "$T/cc.err")"
+fi
+
+[ -z "${VERBOSE:-}" ] || echo "== section 4e (a directory in the way) $(date +%T)"
+# ---- 4e. a directory where a file goes: refused before anything moves --------
+D="$T/dir-in-the-way"
+rm -rf "$D"; cp -a "$T/old" "$D"
+rm -f "$D/S.csv"; mkdir "$D/S.csv"
+folder_state "$D" >"$T/dir.state"
+# shellcheck disable=SC2086
+"$A" $big --scale 0.5 --out "$D" 2>"$T/dir.err"
+rc=$?
+if [ "$rc" -ne 3 ] || ! grep -q "$D/S.csv': it is a directory" "$T/dir.err"; then
+    fail "attention: a directory where S.csv goes" "exit $rc" "$(head -c 200 "$T/dir.err")"
+elif state_check "attention: a directory where S.csv goes" "$D" "$T/dir.state"; then
+    pass "attention: a directory where S.csv goes: exit 3 naming it, the folder exactly as before"
+fi
+
+# a rename that fails half-way through the release (S.csv is a mount point
+# in a private mount namespace: rename onto it is EBUSY, after Q, K, V have
+# been renamed): the renamed files are put back, the folder is as before
+D="$T/rename-fails"
+rm -rf "$D"; cp -a "$T/old" "$D"
+folder_state "$D" >"$T/rf.want"
+printf 'the file mounted over S.csv\n' >"$T/rf.cover"
+# shellcheck disable=SC2016,SC2086
+if unshare -rm sh -c 'mount --bind "$1" "$2/S.csv"' sh "$T/rf.cover" "$D" 2>/dev/null; then
+    # shellcheck disable=SC2016,SC2086
+    unshare -rm sh -c '
+        cover=$1 D=$2 out=$3
+        shift 3
+        mount --bind "$cover" "$D/S.csv" || exit 99
+        "$@" --out "$D" >/dev/null 2>"$out.err"
+        echo $? >"$out.rc"
+        umount "$D/S.csv"
+    ' sh "$T/rf.cover" "$D" "$T/rf" "$A" $big --scale 0.5
+    rc=$(cat "$T/rf.rc" 2>/dev/null || echo none)
+    if [ "$rc" != 3 ] || ! grep -q "cannot rename into '$D/S.csv'" "$T/rf.err"; then
+        fail "attention: a rename that fails half-way" "exit $rc" "$(head -c 200 "$T/rf.err")"
+    elif state_check "attention: a rename that fails half-way" "$D" "$T/rf.want"; then
+        pass "attention: a rename that fails half-way (EBUSY on S.csv): Q, K, V put back, the folder exactly as before"
+    fi
+else
+    echo "test_bad_inputs: the half-way rename case skipped: no private mount namespace here"
+fi
 
 [ -z "${VERBOSE:-}" ] || echo "== section 5 $(date +%T)"
 # ---- 5. GSL_RNG_TYPE / GSL_RNG_SEED are never read ---------------------------
@@ -428,28 +670,140 @@ done
 for id in $ids; do
     b="$BIN/$id"
     [ "$id" = attention ] && continue
-    # a short run: few draws, or one small T for the experiments without draws
-    help=$("$b" --help)
-    if echo "$help" | grep -q -- '--draws N'; then set -- --draws 50
-    elif echo "$help" | grep -q -- '--T N'; then set -- --T 64
-    else set --; fi
+    # a short run (section 4's small arguments)
+    # shellcheck disable=SC2046
+    set -- $(small_args "$id")
     for k in 1 2 3; do mkdir -p "$T/env$k-$id"; done
-    "$b" --out "$T/env1-$id" --quiet "$@" >/dev/null 2>&1
-    "$b" --out "$T/env2-$id" --quiet "$@" >/dev/null 2>&1
+    # a clean run (section 4c's reference run of the same arguments, if any)
+    if [ -f "$T/dfref-$id/$id.verdicts.csv" ]; then cp -a "$T/dfref-$id/." "$T/env1-$id/"
+    else "$b" --out "$T/env1-$id" --quiet "$@" >/dev/null 2>&1; fi
     GSL_RNG_TYPE=garbage GSL_RNG_SEED=not-a-number \
         "$b" --out "$T/env3-$id" --quiet "$@" >/dev/null 2>"$T/stderr"
     rc=$?
     csvs() { (cd "$1" && find . -name '*.csv' -type f -exec sha256sum {} + | LC_ALL=C sort); }
     if [ "$rc" -ge 2 ]; then
         fail "$id: GSL_RNG_TYPE=garbage" "exit $rc: $(head -c 300 "$T/stderr")"
-    elif [ "$(csvs "$T/env1-$id")" != "$(csvs "$T/env2-$id")" ]; then
-        pass "$id: GSL environment (not compared: two clean runs differ, e.g. timings)"
-    elif [ "$(csvs "$T/env1-$id")" != "$(csvs "$T/env3-$id")" ]; then
-        fail "$id: GSL_RNG_TYPE=garbage GSL_RNG_SEED=not-a-number changed the output"
-    else
+    elif [ "$(csvs "$T/env1-$id")" = "$(csvs "$T/env3-$id")" ]; then
         pass "$id: GSL_RNG_TYPE / GSL_RNG_SEED garbage changes nothing"
+    else
+        # they differ: is it the environment, or do two clean runs differ too (timings)?
+        "$b" --out "$T/env2-$id" --quiet "$@" >/dev/null 2>&1
+        if [ "$(csvs "$T/env1-$id")" != "$(csvs "$T/env2-$id")" ]; then
+            pass "$id: GSL environment (not compared: two clean runs differ, e.g. timings)"
+        else
+            fail "$id: GSL_RNG_TYPE=garbage GSL_RNG_SEED=not-a-number changed the output"
+        fi
     fi
 done
+
+[ -z "${VERBOSE:-}" ] || echo "== section 7 $(date +%T)"
+# ---- 7. --draws 1 and --draws 2 on every experiment ---------------------------
+# One draw has no confidence interval: a CI rule is INCONCLUSIVE (exit 0 or
+# 1), or the experiment refuses the count before writing (exit 2 naming
+# --draws, the folder as before); never exit 3.
+# rows with a CI rule, fewer than 2 draws and an outcome other than INCONCLUSIVE
+CSVCOL=${BUILD:-build}/tools/csvcol
+undecidable() {
+    "$CSVCOL" "$1" draws verdict rule macro | awk -F"\t" '$1 < 2 && $3 ~ /^(ci_within|ci_above|ci_below|precision)$/ && $2 != "INCONCLUSIVE"'
+}
+[ -x "$CSVCOL" ] || fail "section 7 needs $CSVCOL (make all builds it)"
+for id in $ids; do
+    b="$BIN/$id"
+    [ "$id" = attention ] && continue
+    if ! "$b" --help | grep -q -- '--draws N'; then
+        pass "$id: takes no --draws (refused as an unknown option in section 1)"
+        continue
+    fi
+    extra=$(small_args "$id" | sed 's/--draws [0-9]*//')
+    for n in 1 2; do
+        D="$T/draws$n-$id"
+        prior_folder "$id" "$D"
+        folder_state "$D" >"$T/draws.state"
+        # shellcheck disable=SC2086
+        timeout 120 "$b" --out "$D" --quiet $extra --draws "$n" >/dev/null 2>"$T/draws.err"
+        rc=$?
+        desc="$id --draws $n"
+        if [ "$rc" -le 1 ]; then
+            if [ ! -f "$D/$id.verdicts.csv" ] || cmp -s "$D/$id.verdicts.csv" "$R/$id.verdicts.csv"; then
+                fail "$desc" "exit $rc but no new verdict file"
+            elif [ -n "$(undecidable "$D/$id.verdicts.csv")" ]; then
+                fail "$desc" "a CI rule decided from fewer than 2 draws:" "$(undecidable "$D/$id.verdicts.csv" | head -2)"
+            else
+                pass "$desc: exit $rc, $(grep -c ',INCONCLUSIVE,' "$D/$id.verdicts.csv") INCONCLUSIVE rows"
+            fi
+        elif [ "$rc" -eq 2 ] && grep -q -- '--draws' "$T/draws.err"; then
+            state_check "$desc" "$D" "$T/draws.state" && pass "$desc: refused before writing: $(head -c 80 "$T/draws.err")"
+        else
+            fail "$desc" "exit $rc" "$(head -c 200 "$T/draws.err")"
+        fi
+    done
+done
+
+[ -z "${VERBOSE:-}" ] || echo "== section 8 $(date +%T)"
+# ---- 8. memory budgets, provenance, options and inputs (issue 20 items 6, 7, 9)
+
+# the Monte Carlo plan and tables count against --max-memory: refused (exit 2
+# naming the budget or --draws) at once, never exit 3 or a long run
+for c in "random_projections --T 2 --d 2 --dk 1 --draws 2000000000 --max-memory 64M" \
+         "random_projections --dk 4294967297" "random_projections --d 4294967297" \
+         "long_sequences --dk 4294967297" "long_sequences --max-memory 64K" \
+         "learned_previous_token --draws 18446744073709551615"; do
+    set -- $c
+    id=$1
+    shift
+    [ -x "$BIN/$id" ] || continue
+    expect "$c" 2 "--max-memory|--draws|--dk|--d|too large" "$R" timeout 20 "$BIN/$id" --out "$R" --quiet "$@"
+done
+for id in $ids; do
+    "$BIN/$id" --help 2>/dev/null | grep -q -- '--draws N' || continue
+    # (learned_previous_token's --draws counts held-out sequences, evaluated
+    # one at a time: it needs no memory per draw, only time)
+    [ "$id" = learned_previous_token ] ||
+    expect "$id --draws 2^53 --max-memory 64M" 2 "--max-memory|--draws|overflows" "$R" \
+        timeout 20 "$BIN/$id" --out "$R" --quiet --draws 9007199254740992 --max-memory 64M
+    expect "$id --draws 2^53 + 1" 2 "--draws 9007199254740993: at most 2\^53" "$R" \
+        "$BIN/$id" --out "$R" --quiet --draws 9007199254740993
+done
+
+# provenance names the project's commit, not that of the repository the run is in
+if command -v git >/dev/null 2>&1 && git rev-parse --short=12 HEAD >/dev/null 2>&1; then
+    G="$T/other-repo"
+    mkdir -p "$G"
+    (cd "$G" && git init -q && git -c user.email=t@t -c user.name=t commit -q --allow-empty -m other) 2>/dev/null
+    other=$(cd "$G" && git rev-parse --short=12 HEAD)
+    ours=$(git rev-parse --short=12 HEAD)
+    id=$(echo $ids | tr ' ' '\n' | grep -vx attention | head -n 1)
+    # shellcheck disable=SC2046
+    (cd "$G" && "$BIN/$id" --out o --quiet $(small_args "$id") >/dev/null 2>&1)
+    got=$(sed -n 's/^git: //p' "$G/o/$id.meta")
+    case "$got" in
+    "$ours"*) pass "provenance from inside another repository: the project's commit $got" ;;
+    *) fail "provenance from inside another repository" "git: '$got', expected $ours (that repository's is $other)" ;;
+    esac
+fi
+
+# options: hexadecimal numbers are refused (the rule of CSV cells); --help
+# says that an option given twice takes its last value
+expect "attention: --scale 0x1p-1 (hexadecimal)" 2 "--scale: '0x1p-1' is a hexadecimal number" "$R" \
+    "$A" --out "$R" --x "$W/X.csv" $base --scale 0x1p-1
+"$A" --help | grep -q 'given twice takes its last value' && pass "--help: a repeated option takes its last value" ||
+    fail "--help does not say what a repeated option does"
+if [ -x "$BIN/fused_qkv" ]; then
+    expect "fused_qkv --no-timing --T 8" 2 "--T 8 with --no-timing" "$R" "$BIN/fused_qkv" --out "$R" --no-timing --T 8
+fi
+# a named pipe without a writer is refused after a bounded wait (here 0.3 s)
+mkfifo "$I/fifo.csv"
+expect "attention: a named pipe with no writer" 2 "fifo.csv: a named pipe with no writer" "$R" \
+    env ATT_TEST_FIFO_WAIT_MS=300 "$A" --out "$R" --x "$I/fifo.csv" $base
+# ... and one with a writer is read
+(cat "$W/X.csv" >"$I/fifo.csv" &)
+# shellcheck disable=SC2086
+"$A" --x "$I/fifo.csv" $base --print >/dev/null 2>"$T/stderr" && pass "attention: a named pipe with a writer is read" ||
+    fail "attention: a named pipe with a writer" "$(head -c 200 "$T/stderr")"
+# the CSV reader's fixed cap says it is fixed (raising --max-memory does not help)
+awk 'BEGIN { for (i = 0; i < 8200; i++) { s = "0"; for (j = 1; j < 1024; j++) s = s ",0"; print s } }' >"$I/cells.csv"
+expect "attention: more than 8 Mi numbers" 2 "more than 8388608 numbers, the limit of the CSV reader .*fixed cap" "$R" \
+    "$A" --out "$R" --x "$I/cells.csv" $base
 
 [ -z "${VERBOSE:-}" ] || echo "== section 6 $(date +%T)"
 # ---- 6. the source tree's results/ --------------------------------------------

@@ -93,7 +93,7 @@ naive_self_attention --T 16 --d 32 --draws 4000
 key_bias --T 8 --draws 300"
 # the long-sequence map, when it exists (another issue adds it)
 [ -f experiments/long_sequences.c ] && CASES="$CASES
-long_sequences --T 256 --draws 1000"
+long_sequences --d 64 --dk 4 --draws 1000"
 
 while read -r id args; do
     [ -x "$REF/$id" ] && [ -x "$MPIBIN/$id" ] || { echo "  note: $id not built; not compared"; continue; }

@@ -11,14 +11,14 @@ ok() { pass=$((pass + 1)); }
 bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 tmp=$(mktemp -d /tmp/attn-report-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
-H="id,kind,quantity,expected,measured,ci_low,ci_high,tolerance,draws,seed,verdict,rule,bound_lo,bound_hi,rule_text,macro,run_dependent,headline"
+H="id,kind,quantity,expected,measured,ci_low,ci_high,tolerance,draws,seed,verdict,rule,bound_lo,bound_hi,rule_text,macro,run_dependent,headline,nature"
 good() {
     printf '%s\n' "$H" \
-      'demo,identity,rows identical,0,3e-16,,,1e-12,10,7,PASS,at_most,,1e-12,<= 1e-12,demoRows,0,0' \
-      'demo,claim,"T times the mean, T = 4",1,1.01,0.99,1.03,,1000,7,PASS,ci_within,0.95,1.05,"95% CI inside [0.95, 1.05]",demoT,0,1' \
-      'demo,claim,few draws,1,1.0,0.9,1.1,,10,7,INCONCLUSIVE,ci_within,0.95,1.05,"95% CI inside [0.95, 1.05]",demoFew,0,0' \
-      'demo,control,sigmoid weights,,0.2,,,,10,7,PASS,at_least,0.001,,>= 0.001,demoCtl,0,0' \
-      'demo,reported,time (ms),,3.5,3.1,4.2,,5,7,REPORTED,none,,,"reported, no rule",demoTime,1,0'
+      'demo,identity,rows identical,0,3e-16,,,1e-12,10,7,PASS,at_most,,1e-12,<= 1e-12,demoRows,0,0,rounding' \
+      'demo,claim,"T times the mean, T = 4",1,1.01,0.99,1.03,,1000,7,PASS,ci_within,0.95,1.05,"95% CI inside [0.95, 1.05]",demoT,0,1,mc' \
+      'demo,claim,few draws,1,1.0,0.9,1.1,,10,7,INCONCLUSIVE,ci_within,0.95,1.05,"95% CI inside [0.95, 1.05]",demoFew,0,0,mc' \
+      'demo,control,sigmoid weights,,0.2,,,,10,7,PASS,at_least,0.001,,>= 0.001,demoCtl,0,0,computed' \
+      'demo,reported,time (ms),,3.5,3.1,4.2,,5,7,REPORTED,none,,,"reported, no rule",demoTime,1,0,run'
 }
 expect_ok() { # what
     if "$report" --out "$tmp" --check demo >"$tmp/out" 2>&1; then ok; else bad "$1: refused: $(cat "$tmp/out")"; fi

@@ -1,5 +1,6 @@
 #!/bin/sh
 # test_reproduce_out.sh - make reproduce never removes a file it did not write.
+# purpose: make reproduce OUT=DIR keeps your files, refuses a foreign folder, prunes only its own
 #
 # Small reproduces (ONLY="concentration", a few seconds each) into private
 # folders check issue 24's rules (tools/prune_results.sh, Makefile reproduce):
@@ -13,7 +14,9 @@
 #      make figures still name results/ and out/;
 #   5. ONLY with results/ is refused before anything is written;
 #   6. the first line of make reproduce names the folder; each experiment
-#      prints its name, time and verdicts; the last line the total.
+#      prints its name, time and verdicts; the last line the total;
+#   7. results/ before its first manifest (a scratch git checkout): the files
+#      git tracks there count as the suite's earlier output.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 T=$(mktemp -d "${TMPDIR:-/tmp}/att-reproduce-out.XXXXXX") || exit 2
@@ -133,6 +136,32 @@ printf 'x\n' >"$T/afile"
 $MK reproduce OUT="$T/afile" ONLY=concentration >"$T/out9" 2>&1
 [ $? -ne 0 ] && grep -q "is not a folder" "$T/out9" && [ "$(cat "$T/afile")" = x ] &&
     pass "OUT that is a file is refused" || fail "OUT=a file" "$(cat "$T/out9")"
+
+# 7. results/ of a checkout before its first manifest: the files git tracks
+# there are the suite's earlier output (stale ones are removed; bench.md,
+# which make bench writes, stays); untracked files are never touched. A
+# scratch checkout with a copy of tools/prune_results.sh stands for this one.
+C="$T/checkout"
+mkdir -p "$C/tools" "$C/results/figures"
+cp tools/prune_results.sh "$C/tools/"
+for f in kept.csv stale.csv figures/stale.png bench.md; do printf 'committed %s\n' "$f" >"$C/results/$f"; done
+printf 'mine\n' >"$C/results/my_notes.txt"
+(cd "$C" && git init -q && git add tools results/kept.csv results/stale.csv results/figures/stale.png results/bench.md &&
+    git -c user.email=t@t -c user.name=t commit -q -m results) >/dev/null 2>&1
+if [ -d "$C/.git" ]; then
+    sh "$C/tools/prune_results.sh" begin "$C/results" >/dev/null 2>&1
+    printf 'rewritten\n' >"$C/results/kept.csv"
+    printf 'new\n' >"$C/results/new.csv"
+    sh "$C/tools/prune_results.sh" end "$C/results" >"$T/out10" 2>&1
+    if [ ! -e "$C/results/stale.csv" ] && [ ! -e "$C/results/figures/stale.png" ] &&
+       [ -f "$C/results/bench.md" ] && [ "$(cat "$C/results/my_notes.txt")" = mine ] &&
+       grep -qx new.csv "$C/results/.reproduce-manifest" && grep -qx kept.csv "$C/results/.reproduce-manifest" &&
+       ! grep -q my_notes "$C/results/.reproduce-manifest"; then
+        pass "results/ without a manifest: stale tracked files removed, bench.md and untracked files kept"
+    else
+        fail "results/ without a manifest (bootstrap from git)" "$(cat "$T/out10")" "$(ls -R "$C/results" | tr '\n' ' ')"
+    fi
+fi
 
 echo "test_reproduce_out: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

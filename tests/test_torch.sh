@@ -8,11 +8,11 @@ cd "$(dirname "$0")/.." || exit 2
 BIN=${ATT_BIN_DIR:-${BIN:-bin}}
 A="$BIN/attention"
 [ -x "$A" ] || { echo "test_torch: $A not found: build it first (make all)" >&2; exit 1; }
-# Debian's python3 has python3-torch; another python3 first in PATH may not
-PY=${PYTHON:-/usr/bin/python3}
-[ -x "$PY" ] || PY=python3
-if ! "$PY" -c 'import torch, numpy' 2>/dev/null; then
-    echo "test_torch: SKIPPED: no PyTorch for $PY (apt-get install python3-torch, or sh tools/deps.sh torch)"
+# an interpreter with PyTorch and NumPy (a python3 first on PATH may lack
+# them while Debian's /usr/bin/python3 has them): tools/python.sh finds it
+if ! PY=$(sh tools/python.sh torch numpy 2>/dev/null); then
+    echo "test_torch: SKIPPED: no Python 3 with PyTorch (sh tools/deps.sh torch installs python3-torch)"
     exit 0
 fi
+echo "test_torch: PyTorch from $PY"
 exec "$PY" tests/test_torch.py "$A"

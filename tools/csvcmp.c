@@ -21,7 +21,8 @@
  *              is compared as computed
  *   training   a mean over seeds: |x - y| <= (hi - lo) / 4, about one
  *              standard error; a per-seed value (lo = "group:a;b"): |x - y|
- *              <= the sd of the column over OLD's rows of the same group
+ *              <= the sd of the column over OLD's rows of the same group;
+ *              with a bound, as mc
  *   run        not compared (times)
  *   row        the nature named by the row's own `nature` cell (verdict rows;
  *              a row of nature run, a time, is compared only by its id,
@@ -214,7 +215,7 @@ static double group_sd(const table *t, size_t r, int c, const col_rule *cr)
 
 /* Compare one cell; 1 when it moved, with what was allowed in `why`. */
 static int moved(const table *old, size_t r, int c, const char *xs, const char *ys, int nature,
-                 const col_rule *cr, char *why, size_t nwhy)
+                 int from_row, const col_rule *cr, char *why, size_t nwhy)
 {
     double x, y;
     if (nature == NAT_RUN) return 0;
@@ -229,8 +230,10 @@ static int moved(const table *old, size_t r, int c, const char *xs, const char *
     // above it, a rounding column is a computed value (an identity that failed, or a row
     // where the quantity is not zero)
     double B = cr && cr->bound >= 0 ? cell(old, r, cr->bound) : cr ? cr->bound_value : NAN;
+    // a verdict row's bound (bound_hi) is a rounding bound only for a rounding row
+    if (from_row && nature != NAT_ROUNDING) B = NAN;
     if (nature == NAT_ROUNDING && B > 0 && fabs(x) > B) nature = NAT_COMPUTED;
-    if (nature == NAT_MC && B > 0 && fabs(x) <= B) nature = NAT_ROUNDING;
+    if ((nature == NAT_MC || nature == NAT_TRAINING) && B > 0 && fabs(x) <= B) nature = NAT_ROUNDING;
     switch (nature) {
     case NAT_MC: {
         double lo = cell(old, r, cr->lo), hi = cell(old, r, cr->hi);
@@ -319,9 +322,9 @@ int main(int argc, char **argv)
             // a row of nature run (a time) is compared only by what names it
             if (row_nature == NAT_RUN && strcmp(a.f[0][c], "id") && strcmp(a.f[0][c], "kind")
                 && strcmp(a.f[0][c], "macro") && strcmp(a.f[0][c], "nature")) continue;
-            int nature = r == 0 || c >= ncols ? NAT_EXACT : rules[c].nature;
-            if (nature == NAT_ROW) nature = row_nature;
-            if (moved(&a, r, c, a.f[r][c], b.f[r][c], nature, c < ncols ? &rules[c] : NULL, why, sizeof why)) {
+            int nature = r == 0 || c >= ncols ? NAT_EXACT : rules[c].nature, from_row = nature == NAT_ROW;
+            if (from_row) nature = row_nature;
+            if (moved(&a, r, c, a.f[r][c], b.f[r][c], nature, from_row, c < ncols ? &rules[c] : NULL, why, sizeof why)) {
                 printf("%s line %d, column %s: %s -> %s (%s)\n", pa, a.lineno[r], c < ncols ? a.f[0][c] : "?",
                        a.f[r][c][0] ? a.f[r][c] : "''", b.f[r][c][0] ? b.f[r][c] : "''", why);
                 nmoved++;

@@ -13,14 +13,18 @@
 #     removes the entries of the previous manifest that this run did not
 #     write again (a figure or CSV whose script or experiment is gone). A
 #     file that no manifest names is never removed, whatever its age or name.
-#     Carried over, not removed, when not rewritten: handout.pdf and
-#     slides.pdf (rebuilt only where TeX is installed) and explorer.* (file
-#     targets of their own sources, rebuilt only when those change).
+#     Carried over, not removed, when not rewritten: handout.pdf,
+#     slides.pdf, slides-notes.pdf and instructor.pdf (rebuilt only where TeX
+#     is installed), explorer.* (file targets of their own sources, rebuilt
+#     only when those change) and bench* (make bench writes them).
 #   - `begin` refuses (exit 2) a DIR that exists, is not empty and holds no
 #     manifest, unless DIR is results/ of this checkout or FORCE is 1: such
 #     a folder is somebody's own, not the suite's. An empty or new DIR gets
 #     an empty manifest at once, so a reproduce that fails half-way leaves
-#     a folder the next reproduce accepts. `begin` prints the folder first.
+#     a folder the next reproduce accepts; results/ of this checkout, the
+#     first time, gets the files git tracks there (the committed output of
+#     earlier reproduces; untracked files are never named). `begin` prints
+#     the folder first.
 # Exit status: 0 done, 2 refused or bad usage, 3 an I/O error.
 set -u
 MANIFEST=.reproduce-manifest
@@ -77,7 +81,15 @@ begin)
     check
     mkdir -p "$dir" || exit 3
     if [ ! -f "$dir/$MANIFEST" ]; then
-        echo "$HEADER" >"$dir/$MANIFEST" || exit 3
+        {
+            echo "$HEADER"
+            # results/ of this checkout before its first manifest: what the
+            # suite wrote there before is what git tracks there (committed
+            # reproduce output); untracked files are never touched
+            if is_results "$dir" && command -v git >/dev/null 2>&1; then
+                git -C "$here" ls-files -- results 2>/dev/null | sed -n 's|^results/||p' | awk '!/[[:cntrl:]]/'
+            fi
+        } >"$dir/$MANIFEST" || exit 3
     fi
     # the start time, then every file already there (inode, mtime, path): a
     # file this run writes is one that is new or whose inode or mtime changed
@@ -97,7 +109,7 @@ end)
         # earlier files carried over when this run did not rebuild them
         [ -f "$old" ] && grep -v '^#' "$old" | while IFS= read -r f; do
             case "$(basename "$f")" in
-            handout.pdf|slides.pdf|explorer.*) [ -f "$dir/$f" ] && echo "$f" ;;
+            handout.pdf|slides.pdf|slides-notes.pdf|instructor.pdf|explorer.*|bench*) [ -f "$dir/$f" ] && echo "$f" ;;
             esac
         done
     } | awk 'NR == 1 || !seen[$0]++' >"$new" || exit 3

@@ -7,7 +7,9 @@
 # From every run's <ID>.verdicts.csv it takes the verdict row with the listed
 # macro: the measured value, its 95% CI (Monte Carlo rows) or its verdict
 # (exact rows). Writes (atomically: a temporary, then mv)
-#   OUTDIR/robustness.csv   one row per number and run
+#   OUTDIR/robustness.csv   one row per number and run (with the verdict
+#                           row's nature; robustness.schema.csv: how make
+#                           verify compares it)
 #   OUTDIR/robustness.md    a summary per number and the table of every run
 #
 # "All agree", defined:
@@ -71,7 +73,7 @@ wait
 
 # ---- 2. one CSV row per number and run -----------------------------------
 csv="$tmp/robustness.csv"
-echo "number,id,options,macro,seed,rng,kind,measured,ci_low,ci_high,tolerance,draws,verdict,status" > "$csv"
+echo "number,id,options,macro,seed,rng,kind,measured,ci_low,ci_high,tolerance,draws,verdict,status,nature" > "$csv"
 failed=0
 printf '%s\n' "$NUMBERS" | while IFS='|' read -r id opts macro label; do
     k=$(awk -F'|' -v key="$id|$opts" '$0 == key { print NR; exit }' "$tmp/list")
@@ -102,15 +104,15 @@ printf '%s\n' "$NUMBERS" | while IFS='|' read -r id opts macro label; do
                     # id,kind,quantity,expected,measured,ci_low,ci_high,tolerance,draws,seed,
                     # verdict,rule,bound_lo,bound_hi,rule_text,macro,run_dependent
                     print q(label) "," id "," q(opts) "," macro "," seed "," gen "," f[2] "," f[5] "," \
-                          f[6] "," f[7] "," f[8] "," f[9] "," f[11] "," st
+                          f[6] "," f[7] "," f[8] "," f[9] "," f[11] "," st "," f[19]
                     found = 1
                 }
                 END {
                     if (!found)
                         print q(label) "," id "," q(opts) "," macro "," seed "," gen ",,,,,,,," \
-                              (st == "0" || st == "1" ? "no such macro" : st)
+                              (st == "0" || st == "1" ? "no such macro" : st) ",exact"
                 }' "$dir/$id.verdicts.csv" 2>/dev/null >> "$csv" ||
-            echo "\"$label\",$id,\"$opts\",$macro,$seed,$gen,,,,,,,,$st" >> "$csv"
+            echo "\"$label\",$id,\"$opts\",$macro,$seed,$gen,,,,,,,,$st,exact" >> "$csv"
         done
     done
 done
@@ -212,7 +214,17 @@ for d in "$tmp"/run*; do
     case "$s" in 0|1|missing) ;; *) failed=1; echo "robustness: a run failed ($(basename "$d")): $(head -c 300 "$d/stderr")" >&2 ;; esac
 done
 
+# how make verify compares each column (lib/run/table.h): the numbers by the
+# verdict row's own nature (its last column), the rest exactly
+schema="$tmp/robustness.schema.csv"
+{ echo "column,nature,lo,hi,bound"
+  for c in number id options macro seed rng kind; do echo "$c,exact,,,"; done
+  for c in measured ci_low ci_high; do echo "$c,row,ci_low,ci_high,tolerance"; done
+  echo "tolerance,computed,,,"
+  for c in draws verdict status nature; do echo "$c,exact,,,"; done; } > "$schema"
+
 # ---- 4. into place, atomically --------------------------------------------
+cp "$schema" "$out/.robustness.schema.csv.tmp.$$" && mv "$out/.robustness.schema.csv.tmp.$$" "$out/robustness.schema.csv" &&
 cp "$csv" "$out/.robustness.csv.tmp.$$" && mv "$out/.robustness.csv.tmp.$$" "$out/robustness.csv" &&
 cp "$md" "$out/.robustness.md.tmp.$$" && mv "$out/.robustness.md.tmp.$$" "$out/robustness.md" || exit 3
 echo "robustness: $(printf '%s\n' "$NUMBERS" | wc -l) numbers x $(echo $SEEDS | wc -w) seeds x $(echo $GENERATORS | wc -w) generators -> $out/robustness.{csv,md}"

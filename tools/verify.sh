@@ -40,16 +40,40 @@ compare() {
     return $status
 }
 
+# the advice on a failure: find the cause; never "commit your numbers"
+advice() {
+    cat >&2 <<'EOF'
+verify: the rerun differs from the committed results beyond what each number's nature allows
+  (listed above: file, line, column, old -> new, the comparison). Each comparison already allows
+  what another CPU, BLAS kernel or thread count changes, so this is a real change: a code or
+  package change since the results were committed, or a bug. Do not commit your machine's
+  numbers to make it pass: find the cause (git log -- lib experiments; the .meta files name the
+  commit and the packages of the committed run). If the change is intended, the maintainers
+  regenerate results/ with make reproduce on the merged main.
+EOF
+}
+
 if [ "${1:-}" = --compare ]; then
     [ $# -eq 3 ] || { echo "usage: sh tools/verify.sh [--compare OLD_DIR NEW_DIR]" >&2; exit 2; }
     [ -d "$2" ] && [ -d "$3" ] || { echo "verify: $2 and $3 must be folders" >&2; exit 2; }
     compare "$2" "$3"; st=$?
-    [ $st -eq 0 ] && echo "verify: $compared result files of $3 agree with $2"
+    if [ $st -eq 0 ]; then echo "verify: $compared result files of $3 agree with $2"; else advice; fi
     exit $st
 fi
 [ $# -eq 0 ] || { echo "usage: sh tools/verify.sh [--compare OLD_DIR NEW_DIR]" >&2; exit 2; }
 
-if [ -n "${VERIFY_OUT:-}" ]; then tmp=$VERIFY_OUT; rm -rf "$tmp"; mkdir -p "$tmp"
+if [ -n "${VERIFY_OUT:-}" ]; then
+    # only a folder verify made (its marker) or an empty one is cleared: never a user's files
+    tmp=$VERIFY_OUT
+    if [ -d "$tmp" ] && [ -n "$(ls -A "$tmp")" ] && [ ! -f "$tmp/.verify-out" ]; then
+        echo "verify: VERIFY_OUT=$tmp is not empty and was not written by make verify: refusing to clear it" >&2
+        exit 2
+    fi
+    if [ -f "$tmp/.verify-out" ]; then
+        # what a previous verify wrote: the folder's entries (it made the folder)
+        find "$tmp" -mindepth 1 -delete || { echo "verify: cannot clear $tmp" >&2; exit 3; }
+    fi
+    mkdir -p "$tmp" && : > "$tmp/.verify-out" || { echo "verify: cannot create $tmp" >&2; exit 3; }
 else tmp=$(mktemp -d /tmp/attention-verify.XXXXXX); trap 'rm -rf "$tmp"' EXIT INT TERM; fi
 echo "verify: rerunning everything into $tmp"
 make --no-print-directory figures-report OUT="$tmp" BUILD="$BUILD" BIN="$BIN" >"$tmp.log" 2>&1 || {
@@ -58,14 +82,6 @@ rm -f "$tmp.log"
 compare results "$tmp"; status=$?
 if [ $status -eq 0 ]; then echo "verify: $compared result files agree with the committed results/"
 else
-    cat >&2 <<'EOF'
-verify: the rerun differs from the committed results/ beyond what each number's nature allows
-  (listed above: file, line, column, old -> new, the comparison). Each comparison already allows
-  what another CPU, BLAS kernel or thread count changes, so this is a real change: a code or
-  package change since results/ was committed, or a bug. Do not commit your machine's numbers to
-  make it pass: find the cause (git log -- lib experiments; the .meta files name the commit and
-  the packages of the committed run). If the change is intended, the maintainers regenerate
-  results/ with make reproduce on the merged main.
-EOF
+    advice
 fi
 exit $status

@@ -19,7 +19,7 @@ int longseq_work_alloc(longseq_work *w, size_t d, size_t d_k)
     w->W_Q = mat_new(d, d_k);
     w->W_K = mat_new(d, d_k);
     w->G = mat_new(d_k, d_k);
-    w->perm = gsl_permutation_alloc(d_k);
+    w->perm = w->G ? gsl_permutation_alloc(d_k) : NULL;   /* uncounted, but smaller than G (counted) */
     w->x = vec_new(d);
     w->y = vec_new(d);
     w->v = vec_new(d);
@@ -28,8 +28,10 @@ int longseq_work_alloc(longseq_work *w, size_t d, size_t d_k)
     w->u = vec_new(d_k);
     if (!w->W_Q || !w->W_K || !w->G || !w->perm || !w->x || !w->y || !w->v || !w->q || !w->k
         || !w->u) {
+        int rc = att_alloc_status();      /* a --max-memory refusal stays exit 2, naming it */
         longseq_work_free(w);
-        return att_fail(ATT_ERUNTIME, "longseq: out of memory (d = %zu, d_k = %zu)", d, d_k);
+        return rc == ATT_EUSAGE ? rc
+                                : att_fail(ATT_ERUNTIME, "longseq: out of memory (d = %zu, d_k = %zu)", d, d_k);
     }
     return ATT_OK;
 }

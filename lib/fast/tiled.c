@@ -48,6 +48,20 @@ tiled_tiles tiled_tiles_default(void)
     return t;
 }
 
+/* threads = 1 for a head of <= TILED_PARALLEL_FLOPS flops or one query tile, else the team */
+int tiled_threads(size_t T_q, size_t T_k, size_t d_k, size_t d_v, tiled_tiles tiles)
+{
+    size_t ntiles = tiles.bq ? (T_q + tiles.bq - 1) / tiles.bq : 0;
+    double flops = 2.0 * (double)T_q * (double)T_k * (double)(d_k + d_v);
+    return ntiles > 1 && flops > TILED_PARALLEL_FLOPS ? omp_get_max_threads() : 1;
+}
+
+/* bytes of S_t (B_q, B_k), Q_t (B_q, d_k), O_t (B_q, d_v), as mat_new counts them */
+size_t tiled_thread_bytes(tiled_tiles tiles, size_t d_k, size_t d_v)
+{
+    return mat_bytes(tiles.bq, tiles.bk) + mat_bytes(tiles.bq, d_k) + mat_bytes(tiles.bq, d_v);
+}
+
 /* max_j x_j over a row; *bad = 1 if some x_j is NaN or +inf. */
 __attribute__((target_clones("avx512f", "avx2", "default")))
 static double row_max(const double *x, size_t n, int *bad)
@@ -216,11 +230,12 @@ static int tiled_run(gsl_matrix *O, const tiled_job *job)
 
     // Threads only when there is work for them: waking and parking a team
     // costs more than a small head (and the spinning threads steal a core).
-    double flops = 2.0 * (double)T_q * (double)job->K->size1
-                   * (double)(job->K->size2 + job->V->size2);
-    int parallel = ntiles > 1 && flops > TILED_PARALLEL_FLOPS;
+    // Every thread of the team holds its tiles until the loop's end (the
+    // barrier of the omp for), so the counted memory is exactly
+    // threads x tiled_thread_bytes above the rest (tiled.h).
+    int nth = tiled_threads(T_q, job->K->size1, job->K->size2, job->V->size2, job->tl);
 
-    #pragma omp parallel if (parallel)
+    #pragma omp parallel num_threads(nth) if (nth > 1)
     {
         tiled_work w;
         int ok = tiled_work_alloc(&w, job->tl, job->K->size2, job->V->size2);

@@ -46,6 +46,19 @@ typedef struct {
 /* The tile sizes chosen by profiling on this project's machine. */
 tiled_tiles tiled_tiles_default(void);
 
+/* Memory by thread count. A tiled call on T_q queries with T_k keys runs on
+ *   tiled_threads(T_q, T_k, d_k, d_v, tiles)
+ * threads (1 for a small head, else omp_get_max_threads()), and each of them
+ * holds, for the whole call, its tiles S_t (B_q, B_k), Q_t (B_q, d_k),
+ * O_t (B_q, d_v): tiled_thread_bytes(tiles, d_k, d_v) bytes counted by mem.h.
+ * So the counted memory of a call is
+ *   (what does not depend on threads: K, V, and the caller's X, O)
+ *   + tiled_threads(...) * tiled_thread_bytes(...),
+ * and subtracting (threads - 1) * tiled_thread_bytes gives the memory of the
+ * same call on one thread, whatever OMP_NUM_THREADS is (any_length cites it). */
+int tiled_threads(size_t T_q, size_t T_k, size_t d_k, size_t d_v, tiled_tiles tiles);
+size_t tiled_thread_bytes(tiled_tiles tiles, size_t d_k, size_t d_v);
+
 /* O (T_q, d_v) = softmax(scale Q K^T) V, tiled. Q (T_q, d_k), K (T_k, d_k),
  * V (T_k, d_v). Shapes are checked (ATT_EUSAGE naming both matrices). */
 int tiled_attend(gsl_matrix *O, const gsl_matrix *Q, const gsl_matrix *K,

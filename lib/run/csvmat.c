@@ -17,6 +17,9 @@
 #include "status.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -166,9 +169,12 @@ static int csv_append(csv_parser *p, double v)
 {
     if (p->nvals == p->vals_cap) {
         if (p->nvals >= p->lim.max_cells)
-            return att_fail(ATT_EUSAGE, "%s, line %zu: more than %zu number%s, the limit "
-                            "(raise --max-memory for larger matrices)",
-                            p->name, p->lineno, p->lim.max_cells, p->lim.max_cells == 1 ? "" : "s");
+            return att_fail(ATT_EUSAGE, "%s, line %zu: more than %zu number%s, the limit %s",
+                            p->name, p->lineno, p->lim.max_cells, p->lim.max_cells == 1 ? "" : "s",
+                            p->lim.max_cells >= CSVMAT_MAX_CELLS
+                                ? "of the CSV reader (8 Mi numbers, 64 MiB, per matrix; a fixed cap, "
+                                  "not the memory budget)"
+                                : "that the memory budget leaves for this matrix (raise --max-memory)");
         size_t cap = p->vals_cap ? 2 * p->vals_cap : 64;
         if (cap > p->lim.max_cells) cap = p->lim.max_cells;
         if (cap > SIZE_MAX / sizeof(double)) cap = SIZE_MAX / sizeof(double);
@@ -319,8 +325,32 @@ static int csv_parse(gsl_matrix **A, const char *name, csv_src *src, const csvma
 int csvmat_read(gsl_matrix **A, const char *path, const csvmat_limits *lim)
 {
     *A = NULL;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) return att_fail(ATT_EUSAGE, "%s: cannot open: %s", path, strerror(errno));
+    /* non-blocking open: a named pipe that nobody writes to would block
+     * open() forever; wait for its writer a bounded time instead */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return att_fail(ATT_EUSAGE, "%s: cannot open: %s", path, strerror(errno));
+    struct stat fsb;
+    if (fstat(fd, &fsb) == 0 && S_ISFIFO(fsb.st_mode)) {
+        int ms = CSVMAT_FIFO_WAIT_MS;
+        const char *t = getenv("ATT_TEST_FIFO_WAIT_MS");        /* test-only */
+        if (t && *t) ms = atoi(t);
+        struct pollfd pfd = {fd, POLLIN, 0};
+        int r;
+        while ((r = poll(&pfd, 1, ms)) < 0 && errno == EINTR) {}
+        if (r == 0) {
+            close(fd);
+            return att_fail(ATT_EUSAGE, "%s: a named pipe with no writer after %.3g s (nothing to read)",
+                            path, ms / 1000.0);
+        }
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "rb");
+    if (f == NULL) {
+        int e = errno;
+        close(fd);
+        return att_fail(ATT_ERUNTIME, "%s: cannot open a stream: %s", path, strerror(e));
+    }
     size_t max_bytes = lim && lim->max_bytes ? lim->max_bytes : CSVMAT_MAX_BYTES;
     struct stat sb;
     if (fstat(fileno(f), &sb) == 0) {

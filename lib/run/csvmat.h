@@ -19,6 +19,11 @@
  *   max_line   bytes in one line, without its newline    default 1 MiB
  *   max_bytes  bytes in the file                         default 64 MiB
  *   max_cells  numbers in the matrix                     default 8 Mi (64 MiB)
+ * The defaults are fixed caps of the reader (a caller such as bin/attention
+ * lowers max_cells to what its --max-memory budget leaves; it cannot raise
+ * them). A named pipe is read once its writer has opened it; with no writer
+ * for CSVMAT_FIFO_WAIT_MS (10 s) it is refused (ATT_EUSAGE), never waited
+ * for forever.
  */
 #ifndef ATT_CSVMAT_H
 #define ATT_CSVMAT_H
@@ -30,6 +35,8 @@
 #define CSVMAT_MAX_LINE  ((size_t)1 << 20)
 #define CSVMAT_MAX_BYTES ((size_t)64 << 20)
 #define CSVMAT_MAX_CELLS ((size_t)8 << 20)
+/* a named pipe (mkfifo, <(command)) must get a writer within this time */
+#define CSVMAT_FIFO_WAIT_MS 10000
 
 typedef struct {
     size_t max_line;    /* bytes per line (without the newline) */

@@ -1,12 +1,13 @@
 /* mc.c - blocks of draws, a generator per block, OpenMP over blocks,
  * statistics merged in block order (so results do not depend on threads). */
 #include "mc.h"
+#include "mc_mpi.h"
 #include "blas.h"
+#include "mem.h"
 #include "par.h"
 #include "rng.h"
 #include "status.h"
 
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,12 +44,6 @@ size_t mc_total_draws(const mc_config *cfg)
     return n;
 }
 
-/* The unit of work is one block of one point: (point, block), listed point
- * after point, block after block. first_draw is the point's first draw in
- * the `values` layout. */
-typedef struct {
-    size_t point, block, first_draw;
-} mc_unit;
 
 /* Run this rank's share of the units, u = rank, rank + size, rank + 2 size,
  * ... < nunits (all of them in one process), into part[u * ns] and
@@ -125,57 +120,6 @@ static void run_units(const mc_config *cfg, const gsl_rng_type *type, const mc_u
     if (shown) fputc('\n', stderr);
 }
 
-/* Under MPI: every rank learns the first error in unit order (the one a
- * single process reports), or receives every other rank's units (their
- * statistics and, with cfg->values, their draws), so that every rank merges
- * the same numbers in the same order. Returns the agreed status. */
-static int gather_units(const mc_config *cfg, const mc_unit *units, size_t nunits, stat_acc *part,
-                        const int *status, char *errmsg, size_t errlen, size_t err_unit)
-{
-    size_t ns = cfg->nstats, rank = (size_t)par_rank(), size = (size_t)par_size();
-    /* test-only (par.h): a rank that fails in a draw, a rank that is killed */
-    int st_mine = err_unit < nunits ? status[err_unit] : ATT_OK;
-    if (par_test_env("ATT_MPI_TEST_FAIL_RANK") == (int)rank && rank < nunits && rank <= err_unit) {
-        err_unit = rank;
-        st_mine = ATT_ERUNTIME;
-        snprintf(errmsg, errlen, "rank %zu: a draw failed (test-only failure injected by "
-                 "ATT_MPI_TEST_FAIL_RANK)", rank);
-    }
-    if (par_test_env("ATT_MPI_TEST_KILL_RANK") == (int)rank) raise(SIGKILL);
-
-    /* the first error in unit order, the one a single process reports */
-    if (err_unit < nunits) att_fail(st_mine, "%s", errmsg);
-    int st = par_agree_keyed(st_mine, PAR_SITE_MC_DRAWS, err_unit);
-    if (st != ATT_OK) return st;
-    size_t nmax = nunits / size + 1;
-    size_t *off = malloc(nmax * sizeof *off), *len = malloc(nmax * sizeof *len);
-    if (off == NULL || len == NULL) {
-        /* every rank needs the same answer: there is no way to agree without memory */
-        fprintf(stderr, "rank %zu: out of memory gathering Monte Carlo results\n", rank);
-        par_abort(ATT_ERUNTIME);
-    }
-    for (size_t q = 0; q < size && st == ATT_OK; q++) {
-        size_t k = 0;
-        for (size_t u = q; u < nunits; u += size, k++) {
-            off[k] = u * ns * sizeof *part;
-            len[k] = ns * sizeof *part;
-        }
-        /* the same plan on every rank: an error here is the same everywhere */
-        st = par_bcast_pieces(part, off, len, k, (int)q);
-        if (cfg->values == NULL || st != ATT_OK) continue;
-        k = 0;
-        for (size_t u = q; u < nunits; u += size, k++) {
-            size_t n = draws_of(cfg, units[u].point) - units[u].block * MC_BLOCK;
-            off[k] = (units[u].first_draw + units[u].block * MC_BLOCK) * ns * sizeof(double);
-            len[k] = (n < MC_BLOCK ? n : MC_BLOCK) * ns * sizeof(double);
-        }
-        st = par_bcast_pieces(cfg->values, off, len, k, (int)q);
-    }
-    free(off);
-    free(len);
-    return st;
-}
-
 int mc_run(const mc_config *cfg, stat_acc *acc)
 {
     size_t P = npoints(cfg), ns = cfg->nstats;
@@ -191,15 +135,22 @@ int mc_run(const mc_config *cfg, stat_acc *acc)
     for (size_t p = 0; p < P; p++) {
         size_t n = draws_of(cfg, p);
         if (n == 0) return att_fail(ATT_EUSAGE, "Monte Carlo run needs draws >= 1 (got 0)");
-        nunits += n / MC_BLOCK + (n % MC_BLOCK != 0);
+        size_t add = n / MC_BLOCK + (n % MC_BLOCK != 0);
+        if (nunits > SIZE_MAX - add)
+            return att_fail(ATT_EUSAGE, "--draws %zu: too many Monte Carlo blocks to count", n);
+        nunits += add;
     }
-    mc_unit *units = calloc(nunits, sizeof *units);
-    stat_acc *part = calloc(nunits, ns * sizeof *part);     /* calloc checks the product */
-    int *status = calloc(nunits, sizeof *status);
-    int st = units == NULL || part == NULL || status == NULL
-                 ? att_fail(ATT_ERUNTIME, "out of memory for %zu Monte Carlo blocks", nunits) : ATT_OK;
+    /* the plan and its partial statistics count against --max-memory (mem.h):
+     * too many draws are refused (exit 2, naming the budget), not run out of */
+    size_t part_size = ns > SIZE_MAX / sizeof(stat_acc) ? 0 : ns * sizeof(stat_acc);
+    mc_unit *units = mem_calloc(nunits, sizeof *units, "the Monte Carlo plan (one entry per block of draws)");
+    stat_acc *part = units && part_size ? mem_calloc(nunits, part_size, "the Monte Carlo partial statistics") : NULL;
+    int *status = part ? mem_calloc(nunits, sizeof *status, "the Monte Carlo block status") : NULL;
+    int st = status ? ATT_OK : att_alloc_status();
     if ((st = par_agree(st, PAR_SITE_MC_PLAN)) != ATT_OK) {   /* every rank stops together */
-        free(units); free(part); free(status);
+        mem_free(units, nunits, sizeof *units);
+        mem_free(part, nunits, part_size);
+        mem_free(status, nunits, sizeof *status);
         return st;
     }
     for (size_t p = 0, u = 0, first = 0; p < P; p++) {
@@ -212,7 +163,7 @@ int mc_run(const mc_config *cfg, stat_acc *acc)
     size_t err_unit = nunits;
     run_units(cfg, T, units, nunits, part, status, errmsg, sizeof errmsg, &err_unit);
 
-    st = par_size() > 1 ? gather_units(cfg, units, nunits, part, status, errmsg, sizeof errmsg, err_unit)
+    st = par_size() > 1 ? mc_mpi_gather(cfg, units, nunits, part, status, errmsg, sizeof errmsg, err_unit)
                             : err_unit < nunits ? att_fail(status[err_unit], "%s", errmsg) : ATT_OK;
     if (st == ATT_OK) {
         /* merge each point's blocks in block order: the same for any thread count */
@@ -220,8 +171,8 @@ int mc_run(const mc_config *cfg, stat_acc *acc)
         for (size_t u = 0; u < nunits; u++)
             for (size_t k = 0; k < ns; k++) stat_merge(&acc[units[u].point * ns + k], &part[u * ns + k]);
     }
-    free(units);
-    free(part);
-    free(status);
+    mem_free(units, nunits, sizeof *units);
+    mem_free(part, nunits, part_size);
+    mem_free(status, nunits, sizeof *status);
     return st;
 }

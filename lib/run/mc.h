@@ -11,7 +11,8 @@
  * (d, T) point), so each point has independent draws and can be rerun alone
  * with the same numbers.
  *
- * Under MPI (make mpi, par.h) the units of work (one block of one point) are
+ * Under MPI (make mpi, par.h; the gather is in mc_mpi.c, apart from the
+ * single-process path) the units of work (one block of one point) are
  * shared out over the ranks, unit u on rank u mod N; every rank receives the
  * other ranks' block statistics and `values`, and merges them in the same
  * order, so the results are the same for any number of ranks and threads.

@@ -50,6 +50,10 @@ int parse_double(const char *s, double *out, const char *what)
 {
     if (s == NULL || *s == '\0' || isspace((unsigned char)*s))
         return att_fail(ATT_EUSAGE, "%s: empty value, expected a finite number", what);
+    /* one rule with the CSV cells (csvmat.h): decimal numbers only */
+    const char *h = s + (*s == '+' || *s == '-');
+    if (h[0] == '0' && (h[1] == 'x' || h[1] == 'X'))
+        return att_fail(ATT_EUSAGE, "%s: '%s' is a hexadecimal number; write it in decimal", what, s);
     char *end;
     errno = 0;
     double v = strtod(s, &end);
@@ -160,7 +164,7 @@ typedef struct {
 
 static const common_spec COMMON[] = {
     {"seed", OPT_SEED, OPT_ULONG, "N", "seed of the random generator (unsigned integer)"},
-    {"draws", OPT_DRAWS, OPT_SIZE, "N", "Monte Carlo draws per configuration (>= 1)"},
+    {"draws", OPT_DRAWS, OPT_SIZE, "N", "Monte Carlo draws per configuration (1 .. 2^53)"},
     {"rng", OPT_RNG, OPT_STRING, "NAME", "GSL generator: mt19937 (default), ranlxd2, taus2, ..."},
     {"T", OPT_T, OPT_SIZE, "N", "sequence length T"},
     {"d", OPT_D, OPT_SIZE, "N", "model width d"},
@@ -249,7 +253,8 @@ static void print_help(const opts_info *info)
     if (info->common & OPT_VERBOSE_FLAG)
         printf("  --verbose          print every verdict row (they are always in <id>.verdicts.csv)\n");
     printf("  --quiet            print nothing but errors\n");
-    printf("  --help             this text\n\n");
+    printf("  --help             this text\n");
+    printf("an option given twice takes its last value; numbers are decimal (no hex)\n\n");
     printf("exit status: 0 no verdict FAIL (INCONCLUSIVE rows, which more draws would decide,\n"
            "are named on stderr), 1 some verdict FAIL, 2 bad usage or input, 3 runtime error\n"
            "(I/O, memory)\n");
@@ -349,6 +354,10 @@ int opts_parse(opts *o, const opts_info *info, int argc, char **argv)
         if (st) return st;
     }
     if ((info->common & OPT_RNG) && rng_type_find(o->rng_name) == NULL) return ATT_EUSAGE;
+    /* counts and means of draws stay exact in a double up to 2^53 */
+    if ((info->common & OPT_DRAWS) && o->draws > OPTS_MAX_DRAWS)
+        return att_fail(ATT_EUSAGE, "--draws %zu: at most 2^53 = %llu (a count of draws must stay "
+                        "exact in a double)", o->draws, (unsigned long long)OPTS_MAX_DRAWS);
     return o->out_dir ? check_out_dir(o->out_dir) : ATT_OK;
 }
 

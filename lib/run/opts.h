@@ -8,7 +8,7 @@
  *                   results/, which only make reproduce writes); created
  *                   if missing, must be a writable directory
  *   --seed N        unsigned integer seed
- *   --draws N       Monte Carlo draws (>= 1)
+ *   --draws N       Monte Carlo draws (1 .. 2^53)
  *   --rng NAME      GSL generator (default mt19937)
  *   --T L --d L --dk L --dv L    the sweep's values of T, d, d_k, d_v (each >= 1):
  *                   L is one value N, a list N1,N2,... or a range A..B, the
@@ -22,9 +22,10 @@
  *                                K, M, G allowed; default 4G)
  *   --quiet         no progress or tables on stdout/stderr
  *   --help          usage, exit 0
- * Values may be given as "--opt V" or "--opt=V". Numbers are parsed
+ * Values may be given as "--opt V" or "--opt=V"; an option given twice takes
+ * its last value (--help says so). Numbers are parsed
  * strictly: no trailing garbage, no sign on unsigned values, no overflow,
- * no nan/inf; every error names the option and what it accepts.
+ * no nan/inf, no hexadecimal (the rule of CSV cells); every error names the option and what it accepts.
  */
 #ifndef ATT_OPTS_H
 #define ATT_OPTS_H
@@ -32,6 +33,8 @@
 #include <stddef.h>
 
 #define OPTS_DEFAULT_OUT "out"
+/* the largest --draws: 2^53, where a double still counts every draw */
+#define OPTS_MAX_DRAWS ((size_t)1 << 53)
 
 enum {
     OPT_SEED = 1u << 0, OPT_DRAWS = 1u << 1, OPT_RNG = 1u << 2,

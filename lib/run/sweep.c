@@ -204,9 +204,9 @@ static void schema_stat(schema *sc, const char *s, sweep_nature nat)
     snprintf(hi, sizeof hi, "%s_hi", s);
     for (int j = 0; j < 5; j++) {
         snprintf(name[j], sizeof name[j], "%s_%s", s, part[j]);
-        if (nat.nature == NAT_MC && j < 3) schema_add(sc, name[j], NAT_MC, lo, hi, nat.bound);
-        else if (nat.nature == NAT_MC) schema_add(sc, name[j], nat.bound ? NAT_ROUNDING : NAT_COMPUTED,
-                                                  NULL, NULL, nat.bound);
+        int ci = nat.nature == NAT_MC || nat.nature == NAT_TRAINING;   /* natures with a CI */
+        if (ci && j < 3) schema_add(sc, name[j], nat.nature, lo, hi, nat.bound);
+        else if (ci) schema_add(sc, name[j], nat.bound ? NAT_ROUNDING : NAT_COMPUTED, NULL, NULL, nat.bound);
         else schema_add(sc, name[j], nat.nature, NULL, NULL, nat.bound);
     }
     snprintf(name[0], sizeof name[0], "%s_n", s);
@@ -306,8 +306,8 @@ static int write_draws(const experiment *e, const sweep_grid *g, const sweep_def
     schema_add(&sc, "draw", NAT_EXACT, NULL, NULL, NULL);
     for (size_t k = 0; k < def->nstats; k++) {
         sweep_nature n = nature_of(def, k);
-        int round = n.nature == NAT_ROUNDING || (n.nature == NAT_MC && n.bound);
-        schema_add(&sc, def->stat_names[k], round ? NAT_ROUNDING : n.nature == NAT_MC ? NAT_COMPUTED : n.nature,
+        int ci = n.nature == NAT_MC || n.nature == NAT_TRAINING, round = n.nature == NAT_ROUNDING || (ci && n.bound);
+        schema_add(&sc, def->stat_names[k], round ? NAT_ROUNDING : ci ? NAT_COMPUTED : n.nature,
                    NULL, NULL, n.bound);
     }
     st = write_schema(e, def->draws_csv, &sc);

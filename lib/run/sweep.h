@@ -60,6 +60,9 @@
  *   SW_ROUND(b)   a rounding-level quantity (an error, a residual): every
  *                 column by order of magnitude, at most b (a column name,
  *                 a number, or NULL)
+ *   SW_TRAIN_ROUND(b) like SW_MC_ROUND, compared as a trained model's result
+ *                 (training: within the standard error), e.g. a quantity
+ *                 whose sign convention the BLAS kernel picks
  *   SW_EXACT      a deterministic count or parameter: equal text
  *   SW_COMPUTED   a deterministic floating-point value: relative 1e-9 */
 typedef struct {
@@ -69,6 +72,7 @@ typedef struct {
 #define SW_MC ((sweep_nature){NAT_MC, NULL})
 #define SW_MC_ROUND(b) ((sweep_nature){NAT_MC, b})
 #define SW_ROUND(b) ((sweep_nature){NAT_ROUNDING, b})
+#define SW_TRAIN_ROUND(b) ((sweep_nature){NAT_TRAINING, b})
 #define SW_EXACT ((sweep_nature){NAT_EXACT, NULL})
 #define SW_COMPUTED ((sweep_nature){NAT_COMPUTED, NULL})
 

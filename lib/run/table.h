@@ -10,8 +10,9 @@
  *
  * Numbers are written with "%.17g" so that they read back exactly; NaN is
  * an empty cell. Every table is written with its schema (the nature of each
- * column: how make verify compares it; see col_nature below). Files are written atomically (afile.h). Data CSVs never hold
- * timestamps: one seed gives byte-identical files.
+ * column: how make verify compares it; see col_nature below). Files are
+ * written atomically (afile.h). Data CSVs never hold timestamps: one seed
+ * gives byte-identical files.
  */
 #ifndef ATT_TABLE_H
 #define ATT_TABLE_H
@@ -39,11 +40,13 @@ typedef enum { COL_DOUBLE, COL_SIZE, COL_INT, COL_STR } col_type;
  *              count as bound / 100) and, with a bound, at most the bound;
  *              it differs between BLAS kernels by design. A row where it
  *              is above its bound (not rounding-level there) as computed
- *   training   a trained model's result: a mean over seeds with its CI
- *              [lo, hi] moves by at most the standard error (half-width / 2);
- *              a per-seed value (lo = "group:a;b", the columns naming its
- *              configuration) by at most the sd over the committed rows of
- *              its group
+ *   training   a result that a chaotic process amplifies rounding into (a
+ *              trained model; an SVD whose signs the BLAS kernel picks): a
+ *              mean over seeds or draws with its CI [lo, hi] moves by at most
+ *              about a standard error (half-width / 2); a per-seed value
+ *              (lo = "group:a;b", the columns naming its configuration) by at
+ *              most the sd over the committed rows of its group; with a
+ *              bound, the rows <= bound as rounding (like mc)
  *   run        differs from run to run (times, resident memory): not compared
  * NAT_AUTO (what COL and COL_AS give) is exact for size_t, int and string
  * fields and computed for double fields; the schema names the result. */
@@ -77,6 +80,7 @@ typedef struct {
 #define COL_ROUND(type, field, bound) COL_NAT_AS(type, field, #field, NAT_ROUNDING, NULL, NULL, bound)
 #define COL_ROUND_AS(type, field, name, bound) COL_NAT_AS(type, field, name, NAT_ROUNDING, NULL, NULL, bound)
 #define COL_TRAIN(type, field, lo, hi) COL_NAT_AS(type, field, #field, NAT_TRAINING, lo, hi, NULL)
+#define COL_TRAIN_AS(type, field, name, lo, hi, bound) COL_NAT_AS(type, field, name, NAT_TRAINING, lo, hi, bound)
 #define COL_TRAIN_RUNS(type, field, group) COL_NAT_AS(type, field, #field, NAT_TRAINING, "group:" group, NULL, NULL)
 #define COL_EXACT(type, field) COL_NAT_AS(type, field, #field, NAT_EXACT, NULL, NULL, NULL)
 #define COL_RUN(type, field) COL_NAT_AS(type, field, #field, NAT_RUN, NULL, NULL, NULL)

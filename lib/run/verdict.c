@@ -68,11 +68,12 @@ measure measure_as(measure m, col_nature nature)
 }
 
 /* The nature a row is compared by (verdict.h): declared, or derived once here. */
-static col_nature row_nature(verdict_kind kind, measure m)
+static col_nature row_nature(verdict_kind kind, verdict_rule r, measure m)
 {
     if (m.nature != NAT_AUTO) return m.nature;
     if (m.run_dependent) return NAT_RUN;
-    if (kind == KIND_IDENTITY) return NAT_ROUNDING;
+    // an identity's residual against its upper bound (a count of agreements: computed)
+    if (kind == KIND_IDENTITY && !isnan(r.hi)) return NAT_ROUNDING;
     if (!isnan(m.ci_low) || !isnan(m.ci_high)) return NAT_MC;
     return NAT_COMPUTED;
 }
@@ -246,7 +247,7 @@ static int add_row(verdict_list *vl, verdict_kind kind, const char *macro, doubl
         vl->cap = cap;
     }
     verdict *d = &vl->v[vl->n];
-    m.nature = row_nature(kind, m);
+    m.nature = row_nature(kind, r, m);
     *d = (verdict){kind, strdup(q), strdup(macro), r, expected, m, verdict_decide(r, m), 0};
     if (!d->quantity || !d->macro) {
         free(d->quantity);

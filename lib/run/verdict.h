@@ -37,8 +37,8 @@
  * columns and refuses a row that disagrees.
  * `nature` says how make verify compares measured, ci_low and ci_high with a
  * rerun (the natures of table.h): the measure's own (measure_as), else
- * derived once, here, and stored: run_dependent -> run; an identity ->
- * rounding (against bound_hi); a CI -> mc; otherwise computed. The other
+ * derived once, here, and stored: run_dependent -> run; an identity with an
+ * upper bound -> rounding (against bound_hi); a CI -> mc; otherwise computed. The other
  * columns have fixed natures (verdicts_write_schema).
  */
 #ifndef ATT_VERDICT_H

@@ -62,7 +62,7 @@ PLOTS       := $(foreach id,$(EXPERIMENTS),$(filter $(id) $(id)_%,$(PLOTS)))
 CHECK_PLOTS := $(foreach id,$(EXPERIMENTS),$(filter $(id) $(id)_%,$(CHECK_PLOTS)))
 endif
 
-.PHONY: all check reproduce figures report verify bench sanitize valgrind fuzz \
+.PHONY: all check check-all reproduce figures report verify bench sanitize valgrind fuzz \
         deps clean help tests mpi experiments grade
 .DELETE_ON_ERROR:
 
@@ -78,8 +78,9 @@ mpi: ## build every experiment for MPI into bin-mpi/ (mpirun -np N bin-mpi/<ID> 
 	@$(MAKE) --no-print-directory experiments BUILD=build-mpi BIN=bin-mpi CC=mpicc \
 	    EXTRA_CFLAGS="$(EXTRA_CFLAGS) -DATT_MPI"
 
-help: ## list the targets
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
+# (only this Makefile is read: MAKEFILE_LIST also holds the build/*.d files)
+help: ## list every target with what it does
+	@awk -f tools/make_help.awk $(firstword $(MAKEFILE_LIST))
 
 deps: ## install (as root) or name the missing Debian packages
 	@sh tools/deps.sh
@@ -116,9 +117,24 @@ $(BUILD)/tests/%: tests/%.c $(LIB_A) | $(BUILD)/tests
 
 tests: $(addprefix $(BUILD)/tests/,$(TESTS))
 
-check: deps ## install what is missing, build, run every unit and property test
-	@$(MAKE) --no-print-directory tests all
-	@ATT_BIN_DIR=$(BIN) BUILD=$(BUILD) sh tools/run_tests.sh $(addprefix $(BUILD)/tests/,$(TESTS)) $(wildcard tests/test_*.sh)
+# make check: the unit and property suites and the fast end-to-end tests
+# (1 to 2 minutes on 2 idle cores); make check-all adds the slow end-to-end
+# suites below (CI runs it). Each suite prints one line: name, what it
+# checks, time; its output is in $(BUILD)/test-logs/ (VERBOSE=1 shows it).
+# The build inside runs as a sub-make ('+'), so make -j2 check builds in parallel.
+SLOW_TESTS  := tests/test_bad_inputs.sh tests/test_mpi.sh tests/test_browser.sh \
+               tests/test_verify.sh tests/test_threads.sh tests/test_docs.sh
+# make sanitize runs check-all with these slow ones (what make check held
+# before the split); verify and threads test determinism, not memory.
+SAN_SLOW_TESTS := tests/test_bad_inputs.sh tests/test_mpi.sh tests/test_browser.sh
+LATER_TESTS  = $(filter $(wildcard tests/test_*.sh),$(SLOW_TESTS))
+CHECK_SUITES = $(addprefix $(BUILD)/tests/,$(TESTS)) $(filter-out $(SLOW_TESTS),$(wildcard tests/test_*.sh))
+RUN_TESTS    = ATT_BIN_DIR=$(BIN) BUILD=$(BUILD) sh tools/run_tests.sh --logs $(BUILD)/test-logs \
+               --build "$(MAKE) --no-print-directory tests all"
+check: deps ## build, then every unit and property test and the fast end-to-end tests (1 to 2 min)
+	@+$(RUN_TESTS) --later "$(LATER_TESTS)" $(CHECK_SUITES)
+check-all: deps ## make check plus the slow end-to-end suites: bad inputs, MPI, Chromium, verify, threads (about 6 min)
+	@+$(RUN_TESTS) $(CHECK_SUITES) $(LATER_TESTS)
 
 # ---- reproduce: every experiment, every figure, the claims report ---------
 
@@ -227,10 +243,11 @@ bench: ## benchmarks: Monte Carlo vs NumPy and the RNG limit, any_length vs DGEM
 	@$(MAKE) --no-print-directory all
 	@sh bench/run.sh
 
-# (make check includes tests/test_experiments.sh: every experiment once, with
+# (make check, and so make sanitize, includes tests/test_experiments.sh: every experiment once, with
 # few draws, so this runs every program under the sanitizers too)
 sanitize: ## tests and every experiment (few draws) under AddressSanitizer + UndefinedBehaviorSanitizer (in build-san/, bin-san/)
-	@$(MAKE) --no-print-directory check BUILD=build-san BIN=bin-san OPT=-O1 \
+	@$(MAKE) --no-print-directory check-all BUILD=build-san BIN=bin-san OPT=-O1 \
+	    LATER_TESTS="$(filter $(wildcard tests/test_*.sh),$(SAN_SLOW_TESTS))" \
 	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
 valgrind: ## the tests under valgrind, without fork: no leaks, no invalid reads

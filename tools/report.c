@@ -13,7 +13,8 @@
  *                           found (tools/notes/<ID>.md), the robustness table
  *   DIR/claims.tex          one LaTeX macro per cited number, with its CI,
  *                           draws, tolerance, seed; counts by kind
- *   DIR/claims_summary.md   one row per claim, for the README
+ *   DIR/claims_summary.md   one row per claim, for the README: the section's
+ *                           claims, then the extensions (experiments/registry.tsv)
  * It only gathers and formats; it never invents a number.
  */
 #include "afile.h"
@@ -334,6 +335,116 @@ static void fmt_band(char meas[NUMTXT], char band[BANDTXT], const row *r, int te
     }
 }
 
+/* ---- the claims registry (experiments/registry.tsv) --------------------- */
+
+/* One line per claim, tab-separated: id, origin (section | extension),
+ * subheading, claim, figures, headline, code, note; '#' lines, then a
+ * header line. Missing file: no entries (every claim shown as the section's). */
+enum { REG_MAX = 64, REG_LINE = 4096 };
+typedef struct { char id[64], origin[16], claim[1024], code[512], note[512]; } reg_entry;
+typedef struct { reg_entry e[REG_MAX]; size_t n; } registry;
+
+static void reg_field(char *dst, size_t n, const char *src, size_t len)
+{
+    if (len >= n) len = n - 1;
+    memcpy(dst, src, len);
+    dst[len] = '\0';
+    if (!strcmp(dst, "-")) dst[0] = '\0';
+}
+
+static void registry_read(registry *r, const char *path)
+{
+    r->n = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char line[REG_LINE];
+    int header = 1;
+    while (fgets(line, sizeof line, f) && r->n < REG_MAX) {
+        if (line[0] == '#' || line[0] == '\n') continue;
+        if (header) { header = 0; continue; }
+        line[strcspn(line, "\r\n")] = '\0';
+        const char *fld[8];
+        size_t len[8], k = 0;
+        const char *p = line;
+        while (k < 8) {
+            const char *t = strchr(p, '\t');
+            fld[k] = p;
+            len[k] = t ? (size_t)(t - p) : strlen(p);
+            k++;
+            if (!t) break;
+            p = t + 1;
+        }
+        if (k < 8) continue;
+        reg_entry *e = &r->e[r->n++];
+        reg_field(e->id, sizeof e->id, fld[0], len[0]);
+        reg_field(e->origin, sizeof e->origin, fld[1], len[1]);
+        reg_field(e->claim, sizeof e->claim, fld[3], len[3]);
+        reg_field(e->code, sizeof e->code, fld[6], len[6]);
+        reg_field(e->note, sizeof e->note, fld[7], len[7]);
+    }
+    fclose(f);
+}
+
+static const reg_entry *registry_find(const registry *r, const char *id)
+{
+    for (size_t i = 0; i < r->n; i++) if (!strcmp(r->e[i].id, id)) return &r->e[i];
+    return NULL;
+}
+
+/* The row of a note "extension: ... \Macro ...": the verdict row with that
+ * macro, or NULL. */
+static const row *note_row(const char *note, const row *rows, size_t a, size_t b)
+{
+    const char *m = strchr(note, '\\');
+    if (!m) return NULL;
+    char name[CELL];
+    size_t k = 0;
+    for (m++; k + 1 < sizeof name && ((*m >= 'a' && *m <= 'z') || (*m >= 'A' && *m <= 'Z')); m++) name[k++] = *m;
+    name[k] = '\0';
+    for (size_t i = a; i < b; i++) if (!strcmp(rows[i].f[C_MACRO], name)) return &rows[i];
+    return NULL;
+}
+
+/* One README row: | [`id`](experiments/id.c)suffix | in short | headline quantity |
+ * measured [CI] | status | [`function`](file) | (code = the registry's file:function) */
+static void summary_row(FILE *f, const char *id, const char *in_short, const char *code,
+                        const row *rows, size_t a, size_t b, const char *suffix)
+{
+    tally t = {{{0}}};
+    for (size_t i = a; i < b; i++) count(&t, &rows[i]);
+    const row *h = suffix[0] ? note_row(in_short, rows, a, b) : headline(rows, a, b);
+    fprintf(f, "| [`%s`](experiments/%s.c)%s | ", id, id, suffix);
+    /* a note's text without the macro it names (", \\Name" or " \\Name") */
+    char text[CELL];
+    size_t k = 0;
+    for (const char *p = in_short; *p && k + 1 < sizeof text; p++) {
+        if (p[0] == '\\' && suffix[0]) {
+            while (k > 0 && (text[k - 1] == ' ' || text[k - 1] == ',')) k--;
+            for (p++; (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'); p++) {}
+            p--;
+            continue;
+        }
+        text[k++] = *p;
+    }
+    text[k] = '\0';
+    md_text(f, text);
+    fputs(" | ", f);
+    if (h) {
+        char meas[NUMTXT], band[BANDTXT];
+        fmt_band(meas, band, h, 0);
+        md_text(f, h->f[C_QUANT]);
+        fprintf(f, " | %s%s%s%s%s | ", meas, band[0] ? " " : "", band[0] == 't' ? "(" : "", band,
+                band[0] == 't' ? ")" : "");
+    } else {
+        fputs("see [results/claims.md](results/claims.md) | | ", f);
+    }
+    fprintf(f, "%s | ", claim_status(&t));
+    const char *colon = strchr(code, ':');
+    if (colon) fprintf(f, "[`%s`](%.*s)", colon + 1, (int)(colon - code), code);
+    else md_text(f, code);
+    fputs(" |\n", f);
+}
+
 /* ---- writing ------------------------------------------------------------ */
 
 /* x at lecture precision: a count whole, anything else (an estimate) at 3 significant
@@ -587,24 +698,49 @@ int main(int argc, char **argv)
     fputc('\n', md.f);
     copy_file(md.f, path);
 
-    /* one row per claim for the README */
-    fprintf(sum.f, "%s\n\n| claim | status | checks: claim / identity / control / reported | "
-                   "headline | measured | 95%% CI or tolerance | macro |\n|---|---|---|---|---|---|---|\n",
-            counts);
-    for (int a = first; a < argc; a++) {
-        if (start[a] == start[a + 1]) continue;
-        tally t = {{{0}}};
-        for (size_t i = start[a]; i < start[a + 1]; i++) count(&t, &rows[i]);
-        const row *h = headline(rows, start[a], start[a + 1]);
-        char meas[NUMTXT], band[BANDTXT];
-        fmt_band(meas, band, h, 0);
-        fprintf(sum.f, "| `%s` | %s | %zu / %zu / %zu / %zu | ", argv[a], claim_status(&t),
-                total(&t, KIND_CLAIM), total(&t, KIND_IDENTITY), total(&t, KIND_CONTROL),
-                total(&t, KIND_REPORTED));
-        md_text(sum.f, h->f[C_QUANT]);
-        fprintf(sum.f, " | %s | %s | %s%s%s |\n", meas, band, h->f[C_MACRO][0] ? "`\\" : "",
-                h->f[C_MACRO], h->f[C_MACRO][0] ? "`" : "");
+    /* one row per claim for the README: the section's claims first, then the
+     * suite's extensions (experiments/registry.tsv says which is which) */
+    registry reg;
+    registry_read(&reg, "experiments/registry.tsv");
+    fprintf(sum.f, "%s\n", counts);
+    /* the order: the registry's (the section's), then IDs it does not know */
+    int *order = malloc((size_t)argc * sizeof *order), norder = 0;
+    if (!order) { fprintf(stderr, "report: out of memory\n"); free(rows); free(start); return 3; }
+    for (size_t k = 0; k < reg.n; k++)
+        for (int a = first; a < argc; a++) if (!strcmp(argv[a], reg.e[k].id)) { order[norder++] = a; break; }
+    for (int a = first; a < argc; a++) if (!registry_find(&reg, argv[a])) order[norder++] = a;
+    for (int pass = 0; pass < 2; pass++) {
+        int shown = 0;
+        for (int o = 0; o < norder; o++) {
+            int a = order[o];
+            if (start[a] == start[a + 1]) continue;
+            const reg_entry *e = registry_find(&reg, argv[a]);
+            int ext = e && !strcmp(e->origin, "extension");
+            if (ext != pass) continue;
+            if (!shown++)
+                fprintf(sum.f, "\n%s\n\n| claim | in short | headline: what is measured | measured | "
+                        "status | mathematics |\n|---|---|---|---|---|---|\n",
+                        pass ? "**Extensions**: questions the suite adds beyond the section."
+                             : "**The section's claims.**");
+            summary_row(sum.f, argv[a], e ? e->claim : "", e ? e->code : "", rows, start[a],
+                        start[a + 1], "");
+        }
+        /* parts of a section's claim that are extensions (the registry's note) */
+        for (int o = 0; pass == 1 && o < norder; o++) {
+            int a = order[o];
+            const reg_entry *e = registry_find(&reg, argv[a]);
+            if (!e || strcmp(e->origin, "section") || strncmp(e->note, "extension:", 10)) continue;
+            if (start[a] == start[a + 1]) continue;
+            if (!shown++)
+                fprintf(sum.f, "\n**Extensions**: questions the suite adds beyond the section.\n\n"
+                        "| claim | in short | headline: what is measured | measured | status | "
+                        "mathematics |\n|---|---|---|---|---|---|\n");
+            const char *what = e->note + 10;
+            while (*what == ' ') what++;
+            summary_row(sum.f, argv[a], what, e->code, rows, start[a], start[a + 1], " (part)");
+        }
     }
+    free(order);
     free(rows);
     free(start);
     if (afile_commit(&sum) || afile_commit(&csv) || verdicts_write_schema(dir, "claims.csv")

@@ -1,6 +1,7 @@
 # learned_previous_token_steps.gp - held-out accuracy against the training
 # budget (Adam steps, checkpoints S/16 .. S) at the width map_dk of the .meta,
-# separate against tied keys and values; 95% CI bands.
+# separate against tied keys and values; 95% CI bands. Each budget is its own
+# point (d_k, steps) with its own seeds: a curve of means, not one head's history.
 # Data: learned_previous_token.csv (sweep.h; by name: d_k, steps, sep_acc_mean,
 #       tied_acc_mean, sep_acc_ci_lo/_hi, tied_acc_ci_lo/_hi).
 # size: 6.5,3.6

@@ -50,33 +50,30 @@ static double factor_of(size_t T) { return isnan(fixed_factor) ? circuit_prev_to
 
 /* per thread, per point p: X (T, V + T), W_Q, W_K (V + T, T), W_V (V + T, V) built
  * once, one head state; the tokens (T) and token counts (V) of a draw */
-enum { X, WQ, WK, WV, NMAT };
-typedef struct { size_t n, *tokens, *count; workset *p[]; } work;
+enum { X, WQ, WK, WV, NMAT, MAX_T = 64, MAX_V = 500 };
+typedef struct { size_t n, tokens[MAX_T], count[MAX_V]; workset *p[]; } work;
 static void work_free(void *wp)
 {
     work *w = wp;
-    if (w == NULL) return;
-    for (size_t p = 0; p < w->n; p++) workset_free(w->p[p]);
-    free(w->tokens), free(w->count), free(w);
+    for (size_t p = 0; w && p < w->n; p++) workset_free(w->p[p]);
+    free(w);
 }
 static void *work_alloc(const sweep_grid *g, const void *ctx)
 {
     (void)ctx;
-    size_t n = sweep_npoints(g);
-    work *w = calloc(1, sizeof *w + n * sizeof w->p[0]);
-    if (w && (!(w->tokens = calloc(sweep_max(g, AX_T), sizeof(size_t)))
-              || !(w->count = calloc((size_t)g->v[AX_X][g->n[AX_X] - 1] + EX_VOCAB, sizeof(size_t))))) n = 0;
-    for (size_t p = 0; w && p < n; p++) {
+    work *w = calloc(1, sizeof *w + sweep_npoints(g) * sizeof w->p[0]);
+    for (size_t p = 0; w && p < sweep_npoints(g); p++) {
         sweep_point pt = sweep_grid_point(g, p);
         size_t T = pt.T, V = (size_t)pt.x, d = V + T;
         const size_t shape[NMAT][2] = {[X] = {T, d}, [WQ] = {d, T}, [WK] = {d, T}, [WV] = {d, V}};
         const size_t head[1][5] = {{T, T, d, T, V}};
         w->n = p + 1;
         if (!(w->p[p] = workset_new(NMAT, shape, 0, NULL, 1, head))
-            || circuit_prev_token_build(w->p[p]->m[WQ], w->p[p]->m[WK], w->p[p]->m[WV], V, T, factor_of(T)))
-            n = 0;
+            || circuit_prev_token_build(w->p[p]->m[WQ], w->p[p]->m[WK], w->p[p]->m[WV], V, T, factor_of(T))) {
+            work_free(w);
+            return NULL;
+        }
     }
-    if (w && (n == 0 || !w->tokens)) { work_free(w); return NULL; }
     return w;
 }
 

@@ -1,140 +1,190 @@
-/* learned_previous_token - keys and values must differ: a previous-token head, learned.
+/* learned_previous_token - "Three projections, three roles"
  *
- * Claim (learned_previous_token): a previous-token head needs keys that encode
- * position (to find t - 1) and values that carry the token (what is
- * delivered); with tied keys and values, k_j = v_j, the head would have to
- * deliver the position code it matched on. Trained here, not written by hand:
+ * Claim: within one training budget, a previous-token head with tied keys and
+ * values (k_j = v_j) is learned only at a wider head than one with separate
+ * W_K, W_V (exact tied heads exist at d_k = 2). A previous-token head needs
+ * keys that encode position (to find t - 1) and values that carry the token;
+ * with W_V = W_K one vector must do both. Trained here, not written by hand:
  * one causal head and an output matrix W_O on x_t = [e_{token_t} ; e_t]
  * (d = n_vocab + T), by Adam on the library's backward pass (lib/claims/
  * prevtrain.h), to output token_{t-1} at every t >= 1, with the loss
- *   L = -1/(B (T-1)) sum_b sum_{t>=1} log softmax(o_t W_O)_{token_{t-1}}
- * (cross-entropy). The control is the same head with W_V = W_K (so d_v = d_k)
- * under the same budget: the same steps, learning rate, initial W_Q, W_K, W_O,
- * training batches and held-out sequences. What tied heads fail to do is a matter of
- * learnability under this budget, not of width: exact tied heads exist at d_k = 2 and 3
- * (lib/claims/tiedhead.h, control rows lptTiedExact*) thanks to the causal mask (without it
- * a 1-D position code cannot pick t - 1 in the middle of a sequence).
+ *   L = -1/(B (T-1)) sum_b sum_{t>=1} log softmax(o_t W_O)_{token_{t-1}}.
+ * Every draw (a seed) trains a separate and a tied head (W_V = W_K, d_v = d_k)
+ * from the same generator state: the same initial W_Q, W_K, W_O, training
+ * batches and held-out sequences. What tied heads fail to do is learnability
+ * under this budget, not width: exact tied heads exist at d_k = 2 and 3
+ * (lib/claims/tiedhead.h, control rows lptTiedExact*) thanks to the causal mask.
  *
- * Measured, for n_vocab = 8, T = 8 (d = 16), batches of 8 sequences, lr 0.05,
- * widths d_k = d_v in {1, 2, 3, 4, 6, 8, 12, 16}, separate and tied, --seeds
- * trained heads each:
- * held-out accuracy (argmax of the output = token_{t-1}, t >= 1, on --draws
- * fresh random sequences) and the mean weight a_{t,t-1}, at the checkpoints
- * S/16, S/8, S/4, S/2, S of S = --steps Adam steps; the mean attention map.
- * 95% CIs: over seeds, t-interval (t_{0.975, seeds-1}); for accuracy the
- * union of that and the Wilson interval of all pooled held-out predictions,
- * so that seeds that all score 1.000 still get an interval of nonzero width.
- * Options: --seeds N (heads per width and kind), --draws N (held-out
- * sequences per head), --steps S, --vocab N, --T N, --dk W (one width),
- * --map-dk W, --seed, --rng, --out, --quiet.
- *
- * Writes into --out:
- *   learned_previous_token.csv       one row per (d_k, tied, steps): accuracy and
- *                                    weight on t-1 with CIs, seeds, predictions
- *   learned_previous_token_runs.csv  one row per trained head at S: accuracy, weight
- *                                    on t-1, train loss (mean over steps S/2+1 .. S),
- *                                    held-out loss, distinct tokens output
- *   learned_previous_token_A.csv     the mean attention map (seed 0, --map-dk),
- *                                    separate and tied: query t, key j
- *   learned_previous_token.meta, learned_previous_token.verdicts.csv
+ * Measured, for n_vocab = 8, T = 8 (d = 16), batches of 8, lr 0.05, widths
+ * d_k = d_v in {1, 2, 3, 4, 6, 8, 12, 16} (--dk filters) x budgets S/16, S/8,
+ * S/4, S/2, S (S = --steps), --seeds heads per point: held-out accuracy
+ * (argmax of the output = token_{t-1}, t >= 1, on --draws fresh sequences) and
+ * the mean weight a_{t,t-1}. 95% CIs over seeds: the t-interval; for accuracy
+ * its union with the Wilson interval of all pooled predictions (seeds that all
+ * score 1.000 still get an interval of nonzero width): the *_ci_lo/_hi columns.
+ * Writes (sweep.h): learned_previous_token.csv (per (d_k, steps): every
+ * statistic's mean, CI, min, max, n; then the seed CIs),
+ * learned_previous_token_draws.csv (every trained pair), and
+ * learned_previous_token_A.csv (the mean attention map of draw 0 at --map-dk, S).
  */
 #include "experiment.h"
+#include "sweep.h"
 #include "mat.h"
-#include "mem.h"
-#include "tiedhead.h"
 #include "prevtrain.h"
 #include "rng.h"
 #include "status.h"
 #include "table.h"
+#include "tiedhead.h"
 
+#include <gsl/gsl_cdf.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 
-static const size_t WIDTHS[] = { 1, 2, 3, 4, 6, 8, 12, 16 };
-enum { NW_ALL = sizeof WIDTHS / sizeof WIDTHS[0], NCP = 5 };
-enum { W_SMALL = 2, W_SIDE = 4 };   /* the widths the verdicts name (see below) */
+static const size_t WIDTHS[] = {1, 2, 3, 4, 6, 8, 12, 16};
+enum { NCP = 5, W_SMALL = 2, W_SIDE = 4 };   /* checkpoints; the widths the verdicts name */
 static size_t n_vocab = 8, seeds = 10, steps = 1600, batch = 8, map_dk = W_SMALL;
 
-typedef struct {
-    size_t widths[NW_ALL], nw, cp[NCP], nstats;
-    prev_config base;
-    unsigned long seed;
-    const char *rng_name;
-} ctx;
+/* per draw, for the separate head then the tied one (C_TIED offsets the second) */
+#define TRAIN SW_TRAIN_ROUND(NULL)
+#define STATS(X) X(S_ACC, "sep_acc", TRAIN) X(S_W, "sep_weight", TRAIN) X(S_TRAIN, "sep_train_loss", TRAIN) \
+    X(S_LOSS, "sep_heldout_loss", TRAIN) X(S_DIST, "sep_distinct", TRAIN) X(S_T_ACC, "tied_acc", TRAIN)   \
+    X(S_T_W, "tied_weight", TRAIN) X(S_T_TRAIN, "tied_train_loss", TRAIN)                                  \
+    X(S_T_LOSS, "tied_heldout_loss", TRAIN) X(S_T_DIST, "tied_distinct", TRAIN)
+SWEEP_STATS(STATS);
+enum { C_TIED = S_T_ACC };
 
-typedef struct { gsl_rng *train, *eval; } scratch;
-
-/* per-draw values: (accuracy, weight on t-1) at each checkpoint, then the
- * final train loss, held-out loss, distinct outputs, and A_mean (T x T) */
-enum { V_CP = 0, V_TRAIN = 2 * NCP, V_LOSS, V_DISTINCT, V_MAP };
-
-typedef struct { size_t dk; int tied; size_t steps, seeds, predictions;
-                 double accuracy, acc_lo, acc_hi, weight_prev, weight_lo, weight_hi; } width_row;
-typedef struct { size_t dk; int tied; size_t seed; double accuracy, weight_prev, train_loss,
-                 heldout_loss; size_t distinct; } run_row;
-typedef struct { size_t query, key; double separate, tied; } map_row;
-
-static void scratch_free(void *p)
+typedef struct { prev_config base; const char *rng_name; } ctx;
+typedef struct { gsl_rng *train, *eval; } work;   /* the two generators of a head */
+static void work_free(void *p)
 {
-    scratch *s = p;
-    if (s == NULL) return;
-    if (s->train) gsl_rng_free(s->train);
-    if (s->eval) gsl_rng_free(s->eval);
-    free(s);
+    work *w = p;
+    if (w && w->train) gsl_rng_free(w->train);
+    if (w && w->eval) gsl_rng_free(w->eval);
+    free(w);
 }
-
-/* the two generators of a head, of the --rng type (seeded per head in draw_at) */
-static void *scratch_alloc(void *c)
+static void *work_alloc(const sweep_grid *g, const void *c)
 {
-    const ctx *cx = c;
-    scratch *s = calloc(1, sizeof *s);
-    if (s && (s->train = rng_new(cx->rng_name, 1)) && (s->eval = rng_new(cx->rng_name, 1))) return s;
-    scratch_free(s);
+    (void)g;
+    work *w = calloc(1, sizeof *w);
+    if (w && (w->train = rng_new(((const ctx *)c)->rng_name, 1)) && (w->eval = rng_new(((const ctx *)c)->rng_name, 1))) return w;
+    work_free(w);
     return NULL;
 }
 
-/* One trained head: point = (width index, tied), draw = its seed index. The
- * generators depend on (seed, d_k, draw) only, so the tied and separate heads
- * of a width share init, batches and held-out data, and a --dk run repeats
- * the full run's numbers. out: see V_* above. */
-static int draw_at(void *c, void *sp, gsl_rng *rng, size_t point, size_t draw, double *out)
+/* One head (tied or not) of width d_k trained for S Adam steps from the generator
+ * state `start`, evaluated on the held-out sequences of eval_seed: out[S_ACC .. S_DIST]
+ * (of that case); the mean attention map (T, T) into A if not NULL. */
+static int train_eval(double *out, const ctx *c, size_t dk, int tied, size_t S, const gsl_rng *start,
+                      unsigned long eval_seed, work *w, gsl_matrix *A)
 {
-    (void)rng;
-    const ctx *cx = c;
-    scratch *s = sp;
-    prev_config pc = cx->base;
-    pc.dk = cx->widths[point / 2];
-    pc.tied = (int)(point % 2);
+    prev_config pc = c->base;
+    pc.dk = dk, pc.tied = tied;
     prev_model m;
+    prev_eval ev = {0};
     int rc = prev_model_alloc(&m, &pc);
     if (rc) return rc;
-    gsl_rng_set(s->train, rng_stream_seed(cx->seed, pc.dk, 2 * draw));
-    prev_init(&m, s->train);
-    size_t k = 1;
-    prev_eval ev = { 0 };
-    gsl_matrix_view A = gsl_matrix_view_array(out + V_MAP, pc.T, pc.T);
-    for (size_t i = 0; i < NCP && !rc; i++) {
-        // train steps k .. cp[i], then evaluate on the same held-out sequences
-        rc = prev_train(&m, s->train, k, cx->cp[i], &out[V_TRAIN]);
-        k = cx->cp[i] + 1;
-        gsl_rng_set(s->eval, rng_stream_seed(cx->seed, pc.dk, 2 * draw + 1));
-        if (!rc) rc = prev_evaluate(&m, s->eval, &ev, i + 1 == NCP ? &A.matrix : NULL);
-        out[V_CP + 2 * i] = ev.accuracy;
-        out[V_CP + 2 * i + 1] = ev.weight_prev;
-    }
-    out[V_LOSS] = ev.loss;
-    out[V_DISTINCT] = (double)ev.distinct;
+    gsl_rng_memcpy(w->train, start);
+    prev_init(&m, w->train);
+    // Adam steps 1 .. S/2, then S/2 + 1 .. S: the train loss is the mean over the second half
+    if (S / 2 >= 1) rc = prev_train(&m, w->train, 1, S / 2, NULL);
+    if (!rc) rc = prev_train(&m, w->train, S / 2 + 1, S, &out[S_TRAIN]);
+    gsl_rng_set(w->eval, eval_seed);
+    if (!rc) rc = prev_evaluate(&m, w->eval, &ev, A);
+    out[S_ACC] = ev.accuracy, out[S_W] = ev.weight_prev, out[S_LOSS] = ev.loss, out[S_DIST] = (double)ev.distinct;
     prev_model_free(&m);
     return rc;
 }
 
-static int point_of(const ctx *cx, size_t dk, int tied)
+/* one draw at (d_k, S): a separate and a tied head from the same generator state */
+static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *w, const void *c)
 {
-    for (size_t i = 0; i < cx->nw; i++)
-        if (cx->widths[i] == dk) return (int)(2 * i) + tied;
-    return -1;
+    unsigned long eval_seed = gsl_rng_get(rng);
+    int rc = train_eval(out, c, pt->dk, 0, (size_t)pt->x, rng, eval_seed, w, NULL);
+    return rc ? rc : train_eval(out + C_TIED, c, pt->dk, 1, (size_t)pt->x, rng, eval_seed, w, NULL);
 }
+
+/* 95% CIs over the seeds: mean -+ t_{0.975, n-1} sd / sqrt(n); for accuracy the union
+ * with the Wilson interval of round(mean N) correct out of N = n H (T - 1) predictions */
+static size_t predictions;   /* H (T - 1): held-out predictions per head */
+static measure seed_ci(const stat_acc *a, int accuracy)
+{
+    double h = a->n > 1 ? gsl_cdf_tdist_Pinv(0.975, (double)(a->n - 1)) * stat_se(a) : NAN;
+    double lo = a->mean - h, hi = a->mean + h, N = (double)a->n * (double)predictions, wl, wh;
+    if (accuracy) {
+        stat_ci95_wilson(round(a->mean * N), N, &wl, &wh);
+        lo = fmax(0.0, fmin(lo, wl)), hi = fmin(1.0, fmax(hi, wh));
+    }
+    return measure_as(measure_ci(a->mean, lo, hi, a->n), NAT_TRAINING);
+}
+
+static const table_col derived[] = {
+    SWEEP_DERIVED(0, "sep_acc_ci_lo", NAT_TRAINING, "sep_acc_ci_lo", "sep_acc_ci_hi", NULL),
+    SWEEP_DERIVED(1, "sep_acc_ci_hi", NAT_TRAINING, "sep_acc_ci_lo", "sep_acc_ci_hi", NULL),
+    SWEEP_DERIVED(2, "sep_weight_ci_lo", NAT_TRAINING, "sep_weight_ci_lo", "sep_weight_ci_hi", NULL),
+    SWEEP_DERIVED(3, "sep_weight_ci_hi", NAT_TRAINING, "sep_weight_ci_lo", "sep_weight_ci_hi", NULL),
+    SWEEP_DERIVED(4, "tied_acc_ci_lo", NAT_TRAINING, "tied_acc_ci_lo", "tied_acc_ci_hi", NULL),
+    SWEEP_DERIVED(5, "tied_acc_ci_hi", NAT_TRAINING, "tied_acc_ci_lo", "tied_acc_ci_hi", NULL),
+    SWEEP_DERIVED(6, "tied_weight_ci_lo", NAT_TRAINING, "tied_weight_ci_lo", "tied_weight_ci_hi", NULL),
+    SWEEP_DERIVED(7, "tied_weight_ci_hi", NAT_TRAINING, "tied_weight_ci_lo", "tied_weight_ci_hi", NULL)};
+static void derive(double *col, const sweep_point *pt, const stat_acc *a, const void *c)
+{
+    (void)pt, (void)c;
+    for (int k = 0; k < 4; k++) {
+        measure m = seed_ci(&a[(k / 2) * C_TIED + (k % 2 ? S_W : S_ACC)], k % 2 == 0);
+        col[2 * k] = m.ci_low, col[2 * k + 1] = m.ci_high;
+    }
+}
+
+/* the figure's map: draw 0 at (map_dk, S) again, separate and tied, A_mean (T, T) each */
+typedef struct { size_t query, key; double separate, tied; } map_row;
+static const table_col map_cols[] = {COL(map_row, query), COL(map_row, key), COL(map_row, separate), COL(map_row, tied)};
+static int write_map(experiment *e, const ctx *c, size_t T)
+{
+    const sweep_point pt = {.dk = map_dk, .x = (double)steps};
+    gsl_rng *rng = sweep_rng(e, &pt);
+    work *w = work_alloc(NULL, c);
+    gsl_matrix *A[2] = {mat_new(T, T), mat_new(T, T)};
+    map_row *rows = calloc(T * T, sizeof *rows);
+    double out[NSTAT];
+    int rc = rng && w && A[0] && A[1] && rows ? ATT_OK : att_alloc_status();
+    unsigned long eval_seed = rng ? gsl_rng_get(rng) : 0;
+    for (int t = 0; t < 2 && !rc; t++) rc = train_eval(out, c, map_dk, t, steps, rng, eval_seed, w, A[t]);
+    for (size_t i = 0; i < T * T && !rc; i++)
+        rows[i] = (map_row){i / T, i % T, gsl_matrix_get(A[0], i / T, i % T), gsl_matrix_get(A[1], i / T, i % T)};
+    if (!rc) rc = table_write(e->o.out_dir, "learned_previous_token_A.csv", map_cols, 4, rows, T * T, sizeof *rows);
+    free(rows), mat_free(A[0]), mat_free(A[1]), work_free(w);
+    if (rng) gsl_rng_free(rng);
+    return rc;
+}
+
+/* the exact tied head (lib/claims/tiedhead.h) at d_k = w: its accuracy, with and without the mask */
+static int exact_tied(experiment *e, size_t w, prev_eval *ev, prev_eval *nomask)
+{
+    prev_config c = prev_config_default(n_vocab, e->o.T ? e->o.T : 8, w, 1);
+    c.heldout = 20000;
+    prev_model m;
+    int rc = prev_model_alloc(&m, &c);
+    if (rc) return rc;
+    const sweep_point pt = {.dk = w, .kase = 1};     /* its held-out stream */
+    gsl_rng *g = sweep_rng(e, &pt);
+    rc = g ? tiedhead_exact(&m, 12.0) : ATT_ERUNTIME;
+    if (!rc) rc = prev_evaluate(&m, g, ev, NULL);
+    m.p.causal = 0;   /* the same weights without the mask */
+    if (!rc) rc = prev_evaluate(&m, g, nomask, NULL);
+    if (g) gsl_rng_free(g);
+    prev_model_free(&m);
+    return rc;
+}
+
+/* the point (d_k, S) of the result, or r->npoints */
+static size_t find(const sweep_result *r, size_t dk, double S)
+{
+    size_t p = 0;
+    while (p < r->npoints && !(r->pt[p].dk == dk && r->pt[p].x == S)) p++;
+    return p;
+}
+
+static size_t draws_of(const sweep_point *pt, const void *c) { (void)pt, (void)c; return seeds; }
 
 static int run(experiment *e)
 {
@@ -144,175 +194,101 @@ static int run(experiment *e)
     if (n_vocab < 2) return exp_usage("--vocab %zu: needs >= 2 tokens", n_vocab);
     if (seeds < 2) return exp_usage("--seeds %zu: a t-interval over seeds needs >= 2", seeds);
     if (steps < 16) return exp_usage("--steps %zu: needs >= 16 (checkpoints at S/16 .. S)", steps);
-    ctx cx = { .seed = e->o.seed, .rng_name = e->o.rng_name, .base = prev_config_default(n_vocab, T, 1, 0) };
-    cx.base.steps = steps;
-    cx.base.batch = batch;
-    cx.base.heldout = H;
-    for (size_t i = 0; i < NW_ALL; i++)
-        if (!e->o.dk || WIDTHS[i] == e->o.dk) cx.widths[cx.nw++] = WIDTHS[i];
-    if (!cx.nw) cx.widths[cx.nw++] = e->o.dk;
-    for (size_t i = 0; i < NCP; i++) cx.cp[i] = steps >> (NCP - 1 - i);
-    cx.nstats = V_MAP + T * T;
-    size_t P = 2 * cx.nw, nv = P * seeds * cx.nstats;
-    if (seeds > SIZE_MAX / P / cx.nstats) return exp_usage("--seeds %zu: too many to keep", seeds);
-    double *values = mem_calloc(nv, sizeof *values, "per-run values");
-    if (values == NULL) return ATT_EUSAGE;
-
-    mc_config cfg = exp_mc(e, "learned_previous_token");
-    cfg.draws = seeds; cfg.nstats = cx.nstats; cfg.points = P; cfg.draw_at = draw_at;
-    cfg.alloc = scratch_alloc; cfg.free = scratch_free; cfg.ctx = &cx; cfg.values = values;
-    stat_acc *acc = mem_calloc(P * cx.nstats, sizeof *acc, "statistics");
-    int rc = acc ? mc_run(&cfg, acc) : ATT_EUSAGE;
-
-    // tables: per (width, tied, checkpoint); per run; the attention map
-    size_t npred = H * (T - 1), nrows = P * NCP;
-    width_row *wr = mem_calloc(nrows, sizeof *wr, "table");
-    run_row *rr = mem_calloc(P * seeds, sizeof *rr, "table");
-    map_row *mr = mem_calloc(T * T, sizeof *mr, "table");
-    if (!rc && (!wr || !rr || !mr)) rc = ATT_EUSAGE;
-    for (size_t p = 0; p < P && !rc; p++) {
-        const double *v = values + p * seeds * cx.nstats;
-        for (size_t i = 0; i < NCP; i++) {
-            width_row *w = &wr[p * NCP + i];
-            *w = (width_row){ .dk = cx.widths[p / 2], .tied = (int)(p % 2), .steps = cx.cp[i],
-                              .seeds = seeds, .predictions = npred };
-            w->accuracy = prev_seed_ci(v + V_CP + 2 * i, seeds, cx.nstats, &w->acc_lo, &w->acc_hi);
-            w->weight_prev = prev_seed_ci(v + V_CP + 2 * i + 1, seeds, cx.nstats, &w->weight_lo, &w->weight_hi);
-            // accuracy: the union with Wilson over seeds x predictions pooled
-            double n = (double)(seeds * npred), lo, hi;
-            stat_ci95_wilson(round(w->accuracy * n), n, &lo, &hi);
-            w->acc_lo = fmax(0.0, fmin(w->acc_lo, lo)); w->acc_hi = fmin(1.0, fmax(w->acc_hi, hi));
-        }
-        for (size_t s = 0; s < seeds; s++) {
-            const double *u = v + s * cx.nstats;
-            rr[p * seeds + s] = (run_row){ cx.widths[p / 2], (int)(p % 2), s, u[V_CP + 2 * (NCP - 1)],
-                                           u[V_CP + 2 * NCP - 1], u[V_TRAIN], u[V_LOSS], (size_t)u[V_DISTINCT] };
-        }
-    }
-    int pm = point_of(&cx, map_dk, 0);
-    if (pm < 0) pm = 0;
-    size_t map_w = cx.widths[pm / 2];
-    for (size_t i = 0; i < T * T && !rc; i++)
-        mr[i] = (map_row){ i / T, i % T, values[(size_t)pm * seeds * cx.nstats + V_MAP + i],
-                           values[(size_t)(pm + 1) * seeds * cx.nstats + V_MAP + i] };
-    static const table_col wcols[] = { COL(width_row, dk), COL(width_row, tied), COL(width_row, steps),
-        COL(width_row, seeds), COL(width_row, predictions), COL_TRAIN(width_row, accuracy, "acc_lo", "acc_hi"),
-        COL_TRAIN(width_row, acc_lo, "acc_lo", "acc_hi"), COL_TRAIN(width_row, acc_hi, "acc_lo", "acc_hi"),
-        COL_TRAIN(width_row, weight_prev, "weight_lo", "weight_hi"),
-        COL_TRAIN(width_row, weight_lo, "weight_lo", "weight_hi"), COL_TRAIN(width_row, weight_hi, "weight_lo", "weight_hi") };
-    static const table_col rcols[] = { COL(run_row, dk), COL(run_row, tied), COL(run_row, seed),
-        COL_TRAIN_RUNS(run_row, accuracy, "dk;tied"), COL_TRAIN_RUNS(run_row, weight_prev, "dk;tied"),
-        COL_TRAIN_RUNS(run_row, train_loss, "dk;tied"), COL_TRAIN_RUNS(run_row, heldout_loss, "dk;tied"),
-        COL(run_row, distinct) };
-    static const table_col mcols[] = { COL(map_row, query), COL(map_row, key),
-        COL(map_row, separate), COL(map_row, tied) };
-    if (!rc) rc = TABLE_WRITE(e->o.out_dir, "learned_previous_token.csv", wcols, wr, nrows);
-    if (!rc) rc = TABLE_WRITE(e->o.out_dir, "learned_previous_token_runs.csv", rcols, rr, P * seeds);
-    if (!rc) rc = TABLE_WRITE(e->o.out_dir, "learned_previous_token_A.csv", mcols, mr, T * T);
+    ctx c = {.base = prev_config_default(n_vocab, T, 1, 0), .rng_name = e->o.rng_name};
+    c.base.steps = steps, c.base.batch = batch, c.base.heldout = H;
+    predictions = H * (T - 1);
+    double cp[NCP];
+    for (size_t i = 0; i < NCP; i++) cp[i] = (double)(steps >> (NCP - 1 - i));
+    sweep_grid g;
+    sweep_grid_init(&g);
+    sweep_axis(&g, AX_DK, sizeof WIDTHS / sizeof WIDTHS[0], WIDTHS);
+    sweep_axis_x(&g, "steps", NCP, cp);
+    sweep_def def = SWEEP_DEF(draw);
+    def.ctx = &c, def.draws_of = draws_of, def.work_alloc = work_alloc, def.work_free = work_free;
+    def.nderived = 8, def.derived = derived, def.derive = derive;
+    def.draws_csv = "learned_previous_token_draws.csv";
+    sweep_result r;
+    prev_eval ex[2][2];
+    int st = write_map(e, &c, T);
+    for (size_t w = 2; w <= 3 && !st; w++) st = exact_tied(e, w, &ex[w - 2][0], &ex[w - 2][1]);
+    if (!st) st = sweep_run(e, &g, &def, &r);
+    if (st) return st;
     exp_meta(e, "n_vocab: %zu\nT: %zu\nd: %zu\nsteps: %zu\nbatch: %zu\nlr: %g\nseeds: %zu\n"
-             "heldout: %zu\nmap_dk: %zu", n_vocab, T, n_vocab + T, steps, cx.base.batch,
-             cx.base.adam.lr, seeds, H, map_w);
+             "heldout: %zu\nmap_dk: %zu", n_vocab, T, n_vocab + T, steps, batch, c.base.adam.lr, seeds, H, map_dk);
 
-    // verdicts at the full budget S (the last checkpoint of every point)
-#define ROW(p) (&wr[(size_t)(p) * NCP + NCP - 1])
-/* trained heads: make verify allows their seed-to-seed spread (table.h) */
-#define ACC(r) measure_as(measure_ci((r)->accuracy, (r)->acc_lo, (r)->acc_hi, seeds), NAT_TRAINING)
-#define WGT(r) measure_as(measure_ci((r)->weight_prev, (r)->weight_lo, (r)->weight_hi, seeds), NAT_TRAINING)
-    int ps = point_of(&cx, W_SMALL, 0), pw = point_of(&cx, W_SIDE, 1);
-    int pf = point_of(&cx, n_vocab + T, 1), p1 = point_of(&cx, 1, 0);
-    if (!rc && ps >= 0) {
-        // d_k = 2: room for a position code or a token code, not both side by side
-        rc = verdict_add(&e->v, KIND_CLAIM, "lptSepAcc", 1.0, ACC(ROW(ps)), rule_ci_above(0.95),
-                         "separate W_K, W_V at d_k = d_v = %d: held-out accuracy after %zu steps", W_SMALL, steps);
-        if (!rc) rc = verdict_add(&e->v, KIND_CLAIM, "lptSepWeight", 1.0, WGT(ROW(ps)), rule_ci_above(0.9),
-                                  "separate at d_k = %d: mean attention weight on t-1", W_SMALL);
-        if (!rc) rc = verdict_add(&e->v, KIND_CLAIM, "lptTiedAcc", NAN, ACC(ROW(ps + 1)), rule_ci_below(0.9),
-                                  "tied W_V = W_K at d_k = %d, same budget (%zu Adam steps, over %zu seeds): held-out "
-                                  "accuracy; not learned in this budget, though an exact tied head exists at this width "
-                                  "(lptTiedExact)", W_SMALL, steps, seeds);
-        if (!rc) rc = verdict_add(&e->v, KIND_REPORTED, "lptTiedWeight", NAN, WGT(ROW(ps + 1)), rule_none(),
-                                  "tied at d_k = %d: mean attention weight on t-1", W_SMALL);
+    // verdicts at the full budget S: the accumulators of the point (d_k, S)
+#define AT(dk) find(&r, dk, (double)steps)
+#define ACC(p, t) seed_ci(sweep_acc(&r, p, (t) * C_TIED + S_ACC), 1)
+#define WGT(p, t) seed_ci(sweep_acc(&r, p, (t) * C_TIED + S_W), 0)
+    size_t n = r.npoints, ps = AT(W_SMALL), pw = AT(W_SIDE), pf = AT(n_vocab + T), p1 = AT(1);
+    if (ps < n) {   // d_k = 2: room for a position code or a token code, not both side by side
+        exp_claim(e, "lptSepAcc", 1.0, ACC(ps, 0), rule_ci_above(0.95),
+                  "separate W_K, W_V at d_k = d_v = %d: held-out accuracy after %zu steps", W_SMALL, steps);
+        exp_headline(e);
+        exp_claim(e, "lptSepWeight", 1.0, WGT(ps, 0), rule_ci_above(0.9),
+                  "separate at d_k = %d: mean attention weight on t-1", W_SMALL);
+        exp_claim(e, "lptTiedAcc", NAN, ACC(ps, 1), rule_ci_below(0.9),
+                  "tied W_V = W_K at d_k = %d, same budget (%zu Adam steps, over %zu seeds): held-out "
+                  "accuracy; not learned in this budget, though an exact tied head exists at this width "
+                  "(lptTiedExact)", W_SMALL, steps, seeds);
+        exp_reported(e, "lptTiedWeight", NAN, WGT(ps, 1), "tied at d_k = %d: mean attention weight on t-1", W_SMALL);
+        exp_summary_measure(e, "separate W_K, W_V at d_k = 2: held-out accuracy", ACC(ps, 0), "the section: keys find, values deliver");
+        exp_summary_measure(e, "tied W_V = W_K at d_k = 2, same budget", ACC(ps, 1), "not learned; an exact tied head exists");
     }
-    if (!rc && ps < 0)     // a run without d_k = 2 (--dk W): what it measured, without a rule
-        for (int t = 0; t <= 1 && !rc; t++)
-            rc = verdict_add(&e->v, KIND_REPORTED, "", NAN, ACC(ROW(t)), rule_none(),
-                             "%s at d_k = %zu: held-out accuracy", t ? "tied" : "separate", cx.widths[0]);
-    if (!rc && pw >= 0)
-        rc = verdict_add(&e->v, KIND_CLAIM, "lptTiedSide", NAN, ACC(ROW(pw)), rule_ci_above(0.95),
-                         "learnability: tied at d_k = %d reaches the task within %zu Adam steps (over %zu seeds; "
-                         "a budget result: exact tied heads exist from d_k = 2, lptTiedExact)", W_SIDE, steps, seeds);
-    if (!rc && pf >= 0)
-        rc = verdict_add(&e->v, KIND_CONTROL, "lptTiedFull", NAN, ACC(ROW(pf)), rule_ci_above(0.95),
-                         "positive control: tied at d_k = d = %zu (all of x_j fits) learns it", n_vocab + T);
-    if (!rc && p1 >= 0) {
-        double most = 0.0;
-        for (size_t s = 0; s < seeds; s++) most = fmax(most, fmax((double)rr[p1 * seeds + s].distinct,
-                                                                  (double)rr[(p1 + 1) * seeds + s].distinct));
-        // d_v = 1: z_v = o w_v, so argmax_v is the largest or the smallest w_v
-        rc = verdict_add(&e->v, KIND_IDENTITY, "", 2.0, measure_exact(most, 2 * seeds), rule_at_most(2.0),
-                         "d_k = d_v = 1: distinct tokens the head ever outputs (a scalar value names at most 2)");
-        if (!rc) rc = verdict_add(&e->v, KIND_REPORTED, "lptOneDimAcc", 2.0 / (double)n_vocab, ACC(ROW(p1)),
-                                  rule_none(), "separate at d_k = 1: accuracy (expected <= 2/n_vocab)");
+    for (int t = 0; t <= 1 && ps == n; t++)   // a run without d_k = 2 (--dk W): what it measured
+        exp_reported(e, "", NAN, ACC(AT(r.pt[0].dk), t), "%s at d_k = %zu: held-out accuracy", t ? "tied" : "separate", r.pt[0].dk);
+    if (pw < n)
+        exp_claim(e, "lptTiedSide", NAN, ACC(pw, 1), rule_ci_above(0.95),
+                  "learnability: tied at d_k = %d reaches the task within %zu Adam steps (over %zu seeds; "
+                  "a budget result: exact tied heads exist from d_k = 2, lptTiedExact)", W_SIDE, steps, seeds);
+    if (pf < n)
+        exp_control(e, "lptTiedFull", NAN, ACC(pf, 1), rule_ci_above(0.95),
+                    "positive control: tied at d_k = d = %zu (all of x_j fits) learns it", n_vocab + T);
+    if (p1 < n) {   // d_v = 1: z_v = o w_v, so argmax_v is the largest or the smallest w_v
+        double most = fmax(sweep_acc(&r, p1, S_DIST)->max, sweep_acc(&r, p1, S_T_DIST)->max);
+        exp_identity(e, "", 2.0, measure_exact(most, 2 * seeds), rule_at_most(2.0),
+                     "d_k = d_v = 1: distinct tokens the head ever outputs (a scalar value names at most 2)");
+        exp_reported(e, "lptOneDimAcc", 2.0 / (double)n_vocab, ACC(p1, 0),
+                     "separate at d_k = 1: accuracy (expected <= 2/n_vocab)");
     }
-    for (size_t i = 0; i < cx.nw && !rc; i++)
-        if (ROW(2 * i + 1)->acc_lo >= 0.95) {
-            rc = verdict_add(&e->v, KIND_REPORTED, "lptTiedFirstWidth", NAN,
-                             measure_exact((double)cx.widths[i], seeds), rule_none(),
-                             "smallest width at which tied training reaches accuracy CI above 0.95 within %zu "
-                             "Adam steps (over %zu seeds; what the width allows is 2: lptTiedExact)", steps, seeds);
+    for (size_t p = 0; p < n; p++)
+        if (r.pt[p].x == (double)steps && ACC(p, 1).ci_low >= 0.95) {
+            exp_reported(e, "lptTiedFirstWidth", NAN, measure_exact((double)r.pt[p].dk, seeds),
+                         "smallest width at which tied training reaches accuracy CI above 0.95 within %zu "
+                         "Adam steps (over %zu seeds; what the width allows is 2: lptTiedExact)", steps, seeds);
             break;
         }
-    /* the exact tied head (lib/claims/tiedhead.h): the width allows d_k = 2 under the mask */
-    for (size_t w = 2; w <= 3 && !rc; w++) {
-        prev_config c = prev_config_default(n_vocab, T, w, 1);
-        c.heldout = 20000;
-        prev_model m;
-        prev_eval ev;
-        if ((rc = prev_model_alloc(&m, &c))) break;
-        gsl_rng *g = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 0x71ED, w));
-        rc = g ? tiedhead_exact(&m, 12.0) : ATT_EUSAGE;
-        if (!rc) rc = prev_evaluate(&m, g, &ev, NULL);
-        if (!rc) {
-            double lo, hi;
-            stat_ci95_wilson((double)ev.correct, (double)ev.predictions, &lo, &hi);
-            rc = verdict_add(&e->v, KIND_CONTROL, w == 2 ? "lptTiedExact" : "lptTiedExactThree", 1.0,
-                             measure_ci(ev.accuracy, lo, hi, ev.predictions), rule_ci_above(0.999),
-                             "an exact tied head W_V = W_K at d_k = %zu, built (1-D zig-zag position code, token "
-                             "heights 4^v, token-blind queries, sector read-out; needs the causal mask): accuracy "
-                             "over %zu predictions", w, ev.predictions);
-        }
-        if (!rc && w == 2) {   /* the same weights without the mask */
-            m.p.causal = 0;
-            rc = prev_evaluate(&m, g, &ev, NULL);
-            if (!rc)
-                rc = verdict_add(&e->v, KIND_REPORTED, "lptTiedExactNoMask", NAN, measure_exact(ev.accuracy, ev.predictions),
-                                 rule_none(), "the same exact tied head without the causal mask: accuracy (all T keys "
-                                 "visible: a 1-D code is extreme at two positions only)");
-        }
-        if (g) gsl_rng_free(g);
-        prev_model_free(&m);
+    for (size_t w = 2; w <= 3; w++) {   // the width allows d_k = 2 under the causal mask
+        double lo, hi;
+        stat_ci95_wilson((double)ex[w - 2][0].correct, (double)ex[w - 2][0].predictions, &lo, &hi);
+        exp_control(e, w == 2 ? "lptTiedExact" : "lptTiedExactThree", 1.0,
+                    measure_ci(ex[w - 2][0].accuracy, lo, hi, ex[w - 2][0].predictions), rule_ci_above(0.999),
+                    "an exact tied head W_V = W_K at d_k = %zu, built (1-D zig-zag position code, token "
+                    "heights 4^v, token-blind queries, sector read-out; needs the causal mask): accuracy "
+                    "over %zu predictions", w, ex[w - 2][0].predictions);
+        if (w == 2)
+            exp_reported(e, "lptTiedExactNoMask", NAN, measure_exact(ex[0][1].accuracy, ex[0][1].predictions),
+                         "the same exact tied head without the causal mask: accuracy (all T keys "
+                         "visible: a 1-D code is extreme at two positions only)");
     }
-    mem_free(values, nv, sizeof *values);
-    if (acc) mem_free(acc, P * cx.nstats, sizeof *acc);
-    if (wr) mem_free(wr, nrows, sizeof *wr);
-    if (rr) mem_free(rr, P * seeds, sizeof *rr);
-    if (mr) mem_free(mr, T * T, sizeof *mr);
-    return rc;
+    exp_summary(e, "an exact tied head at d_k = 2 (causal mask): accuracy %.4f; without the mask %.4f",
+                ex[0][0].accuracy, ex[0][1].accuracy);
+    sweep_result_free(&r);
+    return ATT_OK;
 }
 
 int main(int argc, char **argv)
 {
     static const opt_spec extra[] = {
-        { "seeds", OPT_SIZE, &seeds, "N", "trained heads per (width, tied) (default 10; >= 2)" },
-        { "steps", OPT_SIZE, &steps, "S", "Adam steps per head (default 1600; checkpoints S/16 .. S)" },
-        { "batch", OPT_SIZE, &batch, "B", "sequences per Adam step (default 8)" },
-        { "vocab", OPT_SIZE, &n_vocab, "N", "vocabulary size (default 8)" },
-        { "map-dk", OPT_SIZE, &map_dk, "W", "width of the attention-map figure (default 2)" },
-        { NULL, 0, NULL, NULL, NULL }
-    };
-    static const experiment_def def = { "learned_previous_token",
+        {"seeds", OPT_SIZE, &seeds, "N", "trained heads per (width, budget) (default 10; >= 2)"},
+        {"steps", OPT_SIZE, &steps, "S", "Adam steps per head (default 1600; checkpoints S/16 .. S)"},
+        {"batch", OPT_SIZE, &batch, "B", "sequences per Adam step (default 8)"},
+        {"vocab", OPT_SIZE, &n_vocab, "N", "vocabulary size (default 8)"},
+        {"map-dk", OPT_SIZE, &map_dk, "W", "width of the attention-map figure (default 2)"},
+        {NULL, 0, NULL, NULL, NULL}};
+    static const experiment_def def = {"learned_previous_token",
         "a previous-token head learned by Adam: separate vs tied keys and values (W_V = W_K); "
         "--draws N = held-out sequences per trained head",
-        OPT_MC | OPT_T | OPT_DK, 20261201UL, 200, extra, run };
+        OPT_MC | OPT_T | OPT_DK, 20261201UL, 200, extra, run};
     return experiment_main(&def, argc, argv);
 }

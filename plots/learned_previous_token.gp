@@ -2,18 +2,21 @@
 # head against its width d_k = d_v, with separate keys and values and with
 # tied ones (W_V = W_K, so k_j = v_j), after the same Adam budget; 95% CI
 # bands over seeds (union with the Wilson interval of the pooled predictions).
-# Data: learned_previous_token.csv (dk, tied, steps, seeds, predictions,
-#       accuracy, acc_lo, acc_hi, weight_prev, weight_lo, weight_hi);
-#       parameters from learned_previous_token.meta.
+# Data: learned_previous_token.csv (sweep.h: one row per (d_k, steps); columns read
+#       by name: d_k, steps, sep_acc_mean, tied_acc_mean and the seed CIs
+#       sep_acc_ci_lo/_hi, tied_acc_ci_lo/_hi); parameters from learned_previous_token.meta.
 # size: 6.5,3.9
 # slide: 5.6,2.4
 meta_id = 'learned_previous_token'
 f = datadir.'/learned_previous_token.csv'
 S = meta('steps'); V = meta('n_vocab'); T = meta('T'); N = meta('seeds')
-stats f using 1 skip 1 nooutput
+set datafile columnheaders
+stats f using "d_k" nooutput
 wmin = STATS_min; wmax = STATS_max
-# the rows of the full budget S, one stream per kind of head (tied 0 / 1)
-rows(t) = sprintf("< awk -F, -v S=%d -v t=%d 'NR > 1 && $3 == S && $2 == t' '%s'", S, t, f)
+# the rows of the full budget S (header kept; columns found by name)
+awkname = "NR == 1 {for (i = 1; i <= NF; i++) c[$i] = i; print; next}"
+rows = sprintf("< awk -F, -v S=%d '%s $c[\"steps\"] == S' '%s'", S, awkname, f)
+kind(t) = t ? "tied" : "sep"
 set title sprintf("Tied keys and values (k_j = v_j) need a wider head\n{/*0.8 previous token, causal mask, W_O trained too;}\n{/*0.8 n_{vocab} = %d, T = %d; %d Adam steps; %d seeds; 95%% CI}", V, T, S, N)
 set xlabel "head width d_k = d_v"
 set ylabel (SLIDE ? "accuracy" : "held-out accuracy")
@@ -23,7 +26,7 @@ if (wmin == wmax) { set xtics (sprintf("%d", wmin) wmin) }
 set yrange [0:1.16]
 set ytics 0, (SLIDE ? 0.5 : 0.2), 1
 # direct labels at width 2 (or the smallest width run), placed from the data
-val(t, w) = system(sprintf("awk -F, -v S=%d -v t=%d -v w=%d 'NR > 1 && $3 == S && $2 == t && $1 == w {print $6}' '%s'", S, t, w, f))
+val(t, w) = system(sprintf("awk -F, -v S=%d -v w=%d -v k=%s_acc_mean '%s $c[\"steps\"] == S && $c[\"d_k\"] == w {print $c[k]}' '%s' | tail -n +2", S, w, kind(t), awkname, f))
 lw = (val(0, 2) ne "") ? 2 : wmin
 set label 1 "separate W_K, W_V" at lw, real(val(0, lw)) left offset -0.5, 0.8 tc rgb col_v front
 set label 2 "tied W_V = W_K" at lw, real(val(1, lw)) left offset 1.0, -0.2 tc rgb col_k front
@@ -36,8 +39,8 @@ if (SLIDE) {
     set label 2 at lw, real(val(1, lw)) left offset 1.0, 0.3
     set label 3 at wmax, 1.0 / V right offset 0, 0.6
 }
-plot rows(0) using 1:7:8 with filledcurves fc rgb col_v notitle, \
-     rows(1) using 1:7:8 with filledcurves fc rgb col_k notitle, \
-     rows(0) using 1:6 with linespoints ls 1 lc rgb col_v notitle, \
-     rows(1) using 1:6 with linespoints ls 3 lc rgb col_k notitle, \
+plot rows using "d_k":"sep_acc_ci_lo":"sep_acc_ci_hi" with filledcurves fc rgb col_v notitle, \
+     rows using "d_k":"tied_acc_ci_lo":"tied_acc_ci_hi" with filledcurves fc rgb col_k notitle, \
+     rows using "d_k":"sep_acc_mean" with linespoints ls 1 lc rgb col_v notitle, \
+     rows using "d_k":"tied_acc_mean" with linespoints ls 3 lc rgb col_k notitle, \
      1.0 / V with lines ls 9 notitle

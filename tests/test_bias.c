@@ -242,8 +242,8 @@ START_TEST(test_tables_parse)
     check_csv(dir, "query_bias.csv", "draw,T_q,T_k,d,d_k,self,b_sigma,rel_row_spread,tol_row_spread,rel_shift_err,"
               "zero_wq_err,zero_wq_tol,rel_change_A,pref_tv", 30, "");
     check_csv(dir, "query_bias_example.csv", "i,j,query,key,score_shift,weight_zero_query", 36, "query,key");
-    check_csv(dir, "value_bias.csv", "draw,T_q,T_k,d,d_k,d_v,self,b_sigma,pass_err,pass_tol,fold_err,fold_tol,"
-              "fold_err_vs_bias,control_err_vs_bias,control_max_row_sum_defect", 30, "");
+    check_csv(dir, "value_bias_draws.csv", "draw,T_q,T_k,d,d_k,d_v,self,b_sigma,pass_units,fold_units,"
+              "fold_err_vs_bias,control_err_vs_bias,control_max_row_sum_defect,control_pred_units", 30, "");
     check_csv(dir, "value_bias_example.csv", "i,token,softmax_shift,row_sum", 5, "token");
     check_csv(dir, "worked_example_circuits.csv", "matrix,row,col,row_label,col_label,value", 40,
               "matrix,row_label,col_label");

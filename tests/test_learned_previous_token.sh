@@ -3,7 +3,7 @@
 #   1. the same seed gives byte-identical CSVs with OMP_NUM_THREADS = 1 and 2
 #      (a small run: one width, 3 seeds, 64 steps);
 #   2. a --dk run repeats the numbers of that width in a two-width run
-#      (every trained head is seeded by (seed, d_k, seed index) alone);
+#      (every trained pair's stream is sweep_stream of its point (d_k, steps));
 #   3. bad input exits 2 with a message naming the option, writing nothing.
 # Run from anywhere: sh tests/test_learned_previous_token.sh (ATT_BIN_DIR=bin-x)
 set -u
@@ -24,15 +24,15 @@ OMP_NUM_THREADS=1 "$B" --out "$T/a" $small; rc1=$?
 # shellcheck disable=SC2086
 OMP_NUM_THREADS=2 "$B" --out "$T/b" $small; rc2=$?
 [ "$rc1" -le 1 ] && [ "$rc2" -le 1 ] || fail "small runs exit $rc1 / $rc2"
-for f in learned_previous_token.csv learned_previous_token_runs.csv learned_previous_token_A.csv; do
+for f in learned_previous_token.csv learned_previous_token_draws.csv learned_previous_token_A.csv; do
     if cmp -s "$T/a/$f" "$T/b/$f"; then pass; else fail "$f differs between 1 and 2 threads"; fi
 done
 
 # --dk 2 alone against the rows of width 2 in a run of widths 1..16 restricted
-# by seeds/steps: compare the runs table rows of d_k = 2
+# by seeds/steps: compare the per-draw rows of d_k = 2
 OMP_NUM_THREADS=2 "$B" --out "$T/c" --seeds 3 --steps 64 --draws 20 --quiet; rc=$?
 [ "$rc" -le 1 ] || fail "full small run exit $rc"
-if [ "$(grep '^2,' "$T/a/learned_previous_token_runs.csv")" = "$(grep '^2,' "$T/c/learned_previous_token_runs.csv")" ]; then
+if [ "$(grep '^2,' "$T/a/learned_previous_token_draws.csv")" = "$(grep '^2,' "$T/c/learned_previous_token_draws.csv")" ]; then
     pass
 else
     fail "--dk 2 does not repeat the d_k = 2 rows of the full run"

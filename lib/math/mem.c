@@ -15,7 +15,6 @@ void mem_set_budget(size_t bytes, const char *option)
     if (option) budget_option = option;
 }
 
-size_t mem_budget(void) { return atomic_load(&budget); }
 size_t mem_live(void) { return atomic_load(&live); }
 size_t mem_peak(void) { return atomic_load(&peak); }
 void mem_reset_peak(void) { atomic_store(&peak, atomic_load(&live)); }

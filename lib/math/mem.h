@@ -14,10 +14,9 @@
 
 #include <stddef.h>
 
-/* The budget in bytes (0: none), and the option that set it, for messages
- * ("--max-memory"). */
+/* Set the budget in bytes (0: none), and the option that set it, for
+ * messages ("--max-memory"). */
 void mem_set_budget(size_t bytes, const char *option);
-size_t mem_budget(void);
 
 /* Bytes live now, and the most that were live at once since the start (or
  * since mem_reset_peak). */

@@ -214,7 +214,6 @@ static size_t nheld, held_cap;
 static unsigned long seq;              /* unique temporary names in a run folder */
 
 void afile_hold(void) { holding = 1; }
-int afile_holding(void) { return holding; }
 void afile_discard(void) { discarding = 1; }
 
 static int open_discarded(afile *af)

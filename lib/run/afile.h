@@ -45,9 +45,6 @@ typedef struct {
  * throws them all away. Under MPI (par.h) the same frame spans every rank. */
 void afile_hold(void);
 int afile_release(int keep);
-/* 1 while files are held. */
-int afile_holding(void);
-
 /* After afile_discard(), files are written to /dev/null and commit renames
  * nothing: the non-root ranks of an MPI run (par.h), which compute the same
  * files as rank 0 but must not write them. */

@@ -370,14 +370,4 @@ int opts_exit(const opts *o, int status)
     return status;
 }
 
-int opts_check_memory(const opts *o, size_t bytes, const char *what)
-{
-    if (bytes == 0)
-        return att_fail(ATT_EUSAGE, "%s: the size overflows size_t", what);
-    if (bytes > o->max_memory)
-        return att_fail(ATT_EUSAGE, "%s needs %zu bytes, more than --max-memory %zu; "
-                        "choose smaller sizes or raise --max-memory", what, bytes, o->max_memory);
-    return ATT_OK;
-}
-
 int opts_verbose(const opts *o) { return !o->quiet; }

@@ -121,10 +121,6 @@ int parse_bytes(const char *s, size_t *out, const char *what);  /* 64M, 4G */
  * no repeats, at most OPTS_MAX_LIST values. */
 int parse_size_list(const char *s, opts_list *out, const char *what);
 
-/* ATT_EUSAGE (naming `what` and both sizes) if bytes > o->max_memory or
- * bytes == 0 (the size_t overflow marker of mat_bytes). */
-int opts_check_memory(const opts *o, size_t bytes, const char *what);
-
 /* 1 when progress/tables may be printed (not --quiet). */
 int opts_verbose(const opts *o);
 

@@ -206,6 +206,8 @@ static void schema_stat(schema *sc, const char *s, sweep_nature nat)
         snprintf(name[j], sizeof name[j], "%s_%s", s, part[j]);
         int ci = nat.nature == NAT_MC || nat.nature == NAT_TRAINING;   /* natures with a CI */
         if (ci && j < 3) schema_add(sc, name[j], nat.nature, lo, hi, nat.bound);
+        /* a trained result's min and max over seeds: training, within a quarter of the CI */
+        else if (ci && nat.nature == NAT_TRAINING && !nat.bound) schema_add(sc, name[j], NAT_TRAINING, lo, hi, NULL);
         else if (ci) schema_add(sc, name[j], nat.bound ? NAT_ROUNDING : NAT_COMPUTED, NULL, NULL, nat.bound);
         else schema_add(sc, name[j], nat.nature, NULL, NULL, nat.bound);
     }
@@ -304,11 +306,20 @@ static int write_draws(const experiment *e, const sweep_grid *g, const sweep_def
     schema sc = {0};
     schema_point(&sc, g);
     schema_add(&sc, "draw", NAT_EXACT, NULL, NULL, NULL);
+    /* a trained model's value, one per seed: within the seed-to-seed sd of its point */
+    char group[256] = "group:";
+    for (int a = AX_T; a < AX_N; a++)
+        if (g->declared[a]) {
+            const char *nm = a == AX_X && g->x_name ? g->x_name : a == AX_CASE && g->case_name ? g->case_name : axis_names[a];
+            size_t len = strlen(group);
+            snprintf(group + len, sizeof group - len, "%s%s", len > 6 ? ";" : "", nm);
+        }
     for (size_t k = 0; k < def->nstats; k++) {
         sweep_nature n = nature_of(def, k);
         int ci = n.nature == NAT_MC || n.nature == NAT_TRAINING, round = n.nature == NAT_ROUNDING || (ci && n.bound);
-        schema_add(&sc, def->stat_names[k], round ? NAT_ROUNDING : ci ? NAT_COMPUTED : n.nature,
-                   NULL, NULL, n.bound);
+        if (n.nature == NAT_TRAINING && !n.bound) schema_add(&sc, def->stat_names[k], NAT_TRAINING, group, NULL, NULL);
+        else schema_add(&sc, def->stat_names[k], round ? NAT_ROUNDING : ci ? NAT_COMPUTED : n.nature,
+                        NULL, NULL, n.bound);
     }
     st = write_schema(e, def->draws_csv, &sc);
     schema_free(&sc);

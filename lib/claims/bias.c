@@ -2,7 +2,9 @@
 #include "bias.h"
 #include "gradcheck.h"
 #include "mat.h"
+#include "mem.h"
 #include "status.h"
+#include "tol.h"
 
 #include <math.h>
 #include <gsl/gsl_blas.h>
@@ -171,4 +173,40 @@ int bias_head_fd_errors(double err[BIAS_NPARAM], head_state *work, bias_head *h,
         if (rc) return rc;
     }
     return ATT_OK;
+}
+
+/* out  = 16 (d_k + T) eps (1 + P) sqrt(T) max_j ||v_j||
+ * grad = 8 T eps sum_i ||q_i|| ||g_i|| max_j ||v_j||   (bias.h) */
+bias_key_bounds bias_key_rounding(const bias_head *h)
+{
+    size_t T = h->X->size1, d_k = h->W_K->size2;
+    double P = fmax(tol_product_scale(h->with.Q, h->with.K), tol_product_scale(h->without.Q, h->without.K));
+    double vmax = mat_max_row_norm(h->with.V), qg = 0.0;
+    for (size_t i = 0; i < T; i++) {
+        gsl_vector_const_view q = gsl_matrix_const_row(h->with.Q, i), g = gsl_matrix_const_row(h->G, i);
+        qg += gsl_blas_dnrm2(&q.vector) * gsl_blas_dnrm2(&g.vector);
+    }
+    return (bias_key_bounds){tol_eps(16, d_k + T, (1.0 + P) * sqrt((double)T) * vmax), tol_eps(8, T, qg * vmax)};
+}
+
+void bias_work_free(void *p)
+{
+    bias_work *w = p;
+    if (w == NULL) return;
+    bias_head_free(&w->h);
+    head_state_free(&w->fd);
+    head_grads_free(&w->g);
+    mem_free(w, 1, sizeof *w);
+}
+
+bias_work *bias_work_new(size_t T, size_t d, size_t d_k, size_t d_v)
+{
+    bias_work *w = mem_calloc(1, sizeof *w, "bias work");
+    if (w == NULL) return NULL;
+    if (bias_head_alloc(&w->h, T, d, d_k, d_v) || head_state_alloc(&w->fd, T, T, d, d_k, d_v)
+        || head_grads_alloc(&w->g, T, T, d, d_k, d_v)) {
+        bias_work_free(w);
+        return NULL;
+    }
+    return w;
 }

@@ -67,6 +67,32 @@ int bias_head_draw(bias_head *h, gsl_rng *rng, int rope);
 /* The parameters of the head (b_K left out when with_bk = 0). */
 head_params bias_head_params(const bias_head *h, int rope, int with_bk);
 
+/* A draw's work: the head, the finite differences' forward state and the
+ * gradients, for sizes up to (T, d, d_k, d_v). One alloc/free pair (a sweep's
+ * work_alloc / work_free); NULL + error on no memory. */
+typedef struct {
+    bias_head h;
+    head_state fd;
+    head_grads g;
+} bias_work;
+bias_work *bias_work_new(size_t T, size_t d, size_t d_k, size_t d_v);
+void bias_work_free(void *w);
+
+/* The rounding bounds of the key bias without RoPE, for a head run by
+ * bias_head_draw(h, rng, 0) (one function for the experiment and its test):
+ *   output:   the two runs differ by the rounding of q_i . k_j, <= (d_k + 1) eps P,
+ *             P = max_ij sum_l |q_il| |k_jl| of either run (Higham 3.5), and of the
+ *             softmax and sum, ~ T eps; a score error D moves a weight row by <= 2 D
+ *             in l1, so ||O(b_K) - O(0)||_F <= 16 (d_k + T) eps (1 + P) sqrt(T) vmax;
+ *   gradient: dL/db_K = sum_i q_i sum_j dS_ij with sum_j dS_ij = 0 up to rounding,
+ *             so ||dL/db_K|| <= 8 T eps sum_i ||q_i|| ||g_i|| vmax,
+ * vmax = max_j ||v_j|| (mat_max_row_norm of V (T, d_v)). */
+typedef struct {
+    double out;    /* bound on ||O(b_K) - O(0)||_F (absolute) */
+    double grad;   /* bound on ||dL/db_K||                    */
+} bias_key_bounds;
+bias_key_bounds bias_key_rounding(const bias_head *h);
+
 /* The six parameter groups of the head, in this order. */
 enum { BIAS_NPARAM = 6 };
 extern const char *const bias_param_names[BIAS_NPARAM];   /* b_Q b_K b_V W_Q W_K W_V */

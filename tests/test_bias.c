@@ -236,8 +236,18 @@ START_TEST(test_tables_parse)
     check_csv(dir, "key_bias_base.csv", "T,d,d_k,d_v,base,draws,ratio_mean,ratio_lo,ratio_hi,ratio_min,ratio_max,ratio_n",
               4, "");
     check_csv(dir, "key_bias_shift.csv", "j,score_without,score_with,weight_without,weight_with", 4, "");
-    check_csv(dir, "query_bias.csv", "draw,T_q,T_k,d,d_k,self,b_sigma,rel_row_spread,tol_row_spread,rel_shift_err,"
-              "zero_wq_err,zero_wq_tol,rel_change_A,pref_tv", 30, "");
+    static const char *const qb_stats[] = {"T_q", "T_k", "d", "d_k", "self", "b_sigma", "row_spread", "shift_err",
+                                           "zero_wq_err", "change_A", "pref_tv"};
+    char qb_head[2048] = "draws", qb_draws[1024] = "draw";
+    for (size_t k = 0; k < sizeof qb_stats / sizeof *qb_stats; k++) {
+        static const char *const six[] = {"mean", "lo", "hi", "min", "max", "n"};
+        for (int m = 0; m < 6; m++)
+            snprintf(qb_head + strlen(qb_head), sizeof qb_head - strlen(qb_head), ",%s_%s", qb_stats[k], six[m]);
+        snprintf(qb_draws + strlen(qb_draws), sizeof qb_draws - strlen(qb_draws), ",%s", qb_stats[k]);
+    }
+    check_csv(dir, "query_bias.csv", qb_head, 1, "");
+    check_csv(dir, "query_bias_draws.csv", qb_draws, 30, "");
+    check_csv(dir, "query_bias_pref.csv", "u,draws,tv_mean,tv_lo,tv_hi,tv_min,tv_max,tv_n", 5, "");
     check_csv(dir, "query_bias_example.csv", "i,j,query,key,score_shift,weight_zero_query", 36, "query,key");
     check_csv(dir, "value_bias.csv", "draw,T_q,T_k,d,d_k,d_v,self,b_sigma,pass_err,pass_tol,fold_err,fold_tol,"
               "fold_err_vs_bias,control_err_vs_bias,control_max_row_sum_defect", 30, "");

@@ -60,76 +60,10 @@ SWEEP_STATS(STATS);
 #define PREF_STATS(X) X(P_TV, "tv", SW_MC)
 SWEEP_STATS_AS(PREF_STATS, NPSTAT, pref_names);
 
-/* One random head: every matrix at its maximum size, used through views. */
-typedef struct {
-    gsl_matrix *Xq, *Xkv, *W_Q, *W_K, *W_V, *Z;
-    gsl_vector *b, *kb, *astar;
-} scratch;
-
-static void scratch_free(void *p)
-{
-    scratch *s = p;
-    if (s == NULL) return;
-    mat_free(s->Xq); mat_free(s->Xkv); mat_free(s->W_Q); mat_free(s->W_K);
-    mat_free(s->W_V); mat_free(s->Z);
-    vec_free(s->b); vec_free(s->kb); vec_free(s->astar);
-    free(s);
-}
-
-static void *scratch_alloc(const sweep_grid *g, const void *c)
+static void *work_alloc(const sweep_grid *g, const void *c)
 {
     (void)g, (void)c;
-    scratch *s = calloc(1, sizeof *s);
-    if (s == NULL) return NULL;
-    s->Xq = mat_new(MAX_T, MAX_D); s->Xkv = mat_new(MAX_T, MAX_D);
-    s->W_Q = mat_new(MAX_D, MAX_DK); s->W_K = mat_new(MAX_D, MAX_DK);
-    s->W_V = mat_new(MAX_D, MAX_DK); s->Z = mat_new(MAX_D, MAX_DK);
-    s->b = vec_new(MAX_DK); s->kb = vec_new(MAX_T); s->astar = vec_new(MAX_T);
-    if (!s->Xq || !s->Xkv || !s->W_Q || !s->W_K || !s->W_V || !s->Z || !s->b || !s->kb || !s->astar) {
-        scratch_free(s);
-        return NULL;
-    }
-    return s;
-}
-
-/* The three heads of one draw: without b_Q (s0), with it (sb), and with
- * W_Q = 0 (sz). Xq (T_q, d), Xkv (T_k, d), W (d, d_k), b (d_k). */
-typedef struct { head_state s0, sb, sz; } three_heads;
-
-static void three_free(three_heads *h) { head_state_free(&h->s0); head_state_free(&h->sb); head_state_free(&h->sz); }
-
-/* A random head of sizes (T_q, T_k, d, d_k) in the scratch's views, run three
- * times into h: Xq (T_q, d), Xkv (T_k, d, = Xq when self), W_Q ~ N(0, sharp^2/d),
- * W_K, W_V ~ N(0, 1/d) (d, d_k), b_Q ~ N(0, sigma^2) (d_k), drawn in this order. */
-static int run_heads(three_heads *h, scratch *s, gsl_rng *rng, size_t T_q, size_t T_k, size_t d, size_t d_k,
-                     int self, double sharp, double sigma)
-{
-    gsl_matrix_view Xq = gsl_matrix_submatrix(s->Xq, 0, 0, T_q, d);
-    gsl_matrix_view Xkv = gsl_matrix_submatrix(self ? s->Xq : s->Xkv, 0, 0, T_k, d);
-    gsl_matrix_view W_Q = gsl_matrix_submatrix(s->W_Q, 0, 0, d, d_k);
-    gsl_matrix_view W_K = gsl_matrix_submatrix(s->W_K, 0, 0, d, d_k);
-    gsl_matrix_view W_V = gsl_matrix_submatrix(s->W_V, 0, 0, d, d_k);
-    gsl_matrix_view Z = gsl_matrix_submatrix(s->Z, 0, 0, d, d_k);
-    gsl_vector_view b = gsl_vector_subvector(s->b, 0, d_k);
-    mat_randn(&Xq.matrix, rng, 1.0);
-    if (!self) mat_randn(&Xkv.matrix, rng, 1.0);
-    mat_randn(&W_Q.matrix, rng, sharp / sqrt((double)d));
-    mat_randn(&W_K.matrix, rng, 1.0 / sqrt((double)d));
-    mat_randn(&W_V.matrix, rng, 1.0 / sqrt((double)d));
-    vec_randn(&b.vector, rng, sigma);
-    gsl_matrix_set_zero(&Z.matrix);
-    *h = (three_heads){{0}, {0}, {0}};
-    int rc = head_state_alloc(&h->s0, T_q, T_k, d, d_k, d_k);
-    if (!rc) rc = head_state_alloc(&h->sb, T_q, T_k, d, d_k, d_k);
-    if (!rc) rc = head_state_alloc(&h->sz, T_q, T_k, d, d_k, d_k);
-    head_params p0 = head_params_make(&W_Q.matrix, &W_K.matrix, &W_V.matrix), pb = p0;
-    head_params pz = head_params_make(&Z.matrix, &W_K.matrix, &W_V.matrix);
-    pb.b_Q = &b.vector;
-    pz.b_Q = &b.vector;
-    if (!rc) rc = head_forward(&h->s0, &p0, &Xq.matrix, &Xkv.matrix);
-    if (!rc) rc = head_forward(&h->sb, &pb, &Xq.matrix, &Xkv.matrix);
-    if (!rc) rc = head_forward(&h->sz, &pz, &Xq.matrix, &Xkv.matrix);
-    return rc;
+    return bias_qhead_new(MAX_T, MAX_D, MAX_DK);
 }
 
 /* 1/2 sum_j |p_j - 1/n|: how far p (n) is from the uniform distribution */
@@ -140,43 +74,38 @@ static double preference(const gsl_vector *p)
     return 0.5 * tv;
 }
 
-/* One random head (sizes drawn first, then run_heads): S, A (T_q, T_k),
- * K b_Q and a* = softmax(K b_Q) (T_k). */
-static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *vs, const void *c)
+/* One random head (sizes drawn first, then the head, bias.h): S, A (T_q, T_k) of the
+ * three runs, K b_Q and a* = softmax(K b_Q) (T_k). */
+static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, const void *c)
 {
-    scratch *s = vs;
+    bias_qhead *h = work;
     (void)c, (void)pt;
     // sizes, then the head at these sizes
     int self = gsl_rng_uniform(rng) < 0.5;
     size_t T_q = rng_uniform_size(rng, 1, MAX_T), T_k = self ? T_q : rng_uniform_size(rng, 2, MAX_T);
     if (self && T_q < 2) T_q = T_k = 2;
     size_t d = rng_uniform_size(rng, 1, MAX_D), d_k = rng_uniform_size(rng, 1, MAX_DK);
-    double sharp = rng_log_uniform(rng, -1, 1), sigma = rng_log_uniform(rng, -2, 2);
-    gsl_vector_view b = gsl_vector_subvector(s->b, 0, d_k);
-    gsl_vector_view kb = gsl_vector_subvector(s->kb, 0, T_k);
-    gsl_vector_view astar = gsl_vector_subvector(s->astar, 0, T_k);
-    three_heads h;
-    int rc = run_heads(&h, s, rng, T_q, T_k, d, d_k, self, sharp, sigma);
-    if (rc) goto done;
+    double sharp = rng_log_uniform(rng, -1, 1), sigma = rng_log_uniform(rng, -2, 2), kbv[MAX_T], astarv[MAX_T];
+    int rc = bias_qhead_draw(h, rng, T_q, T_k, d, d_k, self, sharp, sigma);
+    if (rc) return rc;
+    gsl_vector_view kb = gsl_vector_view_array(kbv, T_k), astar = gsl_vector_view_array(astarv, T_k);
 
     // D = S(b_Q) - S(0), in place of S(b_Q); exactly D = 1 (K b_Q)^T
-    double r0 = tol_product_scale(h.s0.Q, h.s0.K), rb = tol_product_scale(h.sb.Q, h.sb.K);
-    gsl_matrix_sub(h.sb.S, h.s0.S);
-    double rel_spread = bias_row_spread(h.sb.S) / fmax(rb + r0, DBL_MIN);
+    double r0 = tol_product_scale(h->s0.Q, h->s0.K), rb = tol_product_scale(h->sb.Q, h->sb.K);
+    gsl_matrix_sub(h->sb.S, h->s0.S);
+    double rel_spread = bias_row_spread(h->sb.S) / fmax(rb + r0, DBL_MIN);
 
     // kb = K b_Q by dgemv, its rounding scale max_j sum_l |k_jl| |b_l|; rows of D against kb^T
-    gsl_blas_dgemv(CblasNoTrans, 1.0, h.s0.K, &b.vector, 0.0, &kb.vector);
-    gsl_matrix_const_view b_row = gsl_matrix_const_view_vector(&b.vector, 1, d_k);
-    double rkb = tol_product_scale(&b_row.matrix, h.s0.K), shift = 0.0, zero = 0.0;
+    gsl_blas_dgemv(CblasNoTrans, 1.0, h->s0.K, &h->b.vector, 0.0, &kb.vector);
+    gsl_matrix_const_view b_row = gsl_matrix_const_view_vector(&h->b.vector, 1, d_k);
+    double rkb = tol_product_scale(&b_row.matrix, h->s0.K), shift = 0.0, zero = 0.0;
     for (size_t i = 0; i < T_q; i++)
-        for (size_t j = 0; j < T_k; j++)
-            shift = fmax(shift, fabs(gsl_matrix_get(h.sb.S, i, j) - gsl_vector_get(&kb.vector, j)));
+        for (size_t j = 0; j < T_k; j++) shift = fmax(shift, fabs(gsl_matrix_get(h->sb.S, i, j) - kbv[j]));
 
     // W_Q = 0: every row of A against a* = softmax(K b_Q)
-    if ((rc = softmax_vec(astar.vector.data, kb.vector.data, T_k))) goto done;
+    if ((rc = softmax_vec(astarv, kbv, T_k))) return rc;
     for (size_t i = 0; i < T_q; i++)
-        for (size_t j = 0; j < T_k; j++)
-            zero = fmax(zero, fabs(gsl_matrix_get(h.sz.A, i, j) - gsl_vector_get(&astar.vector, j)));
+        for (size_t j = 0; j < T_k; j++) zero = fmax(zero, fabs(gsl_matrix_get(h->sz.A, i, j) - astarv[j]));
 
     const double size[] = {(double)T_q, (double)T_k, (double)d, (double)d_k, (double)self, sigma};
     for (int k = 0; k < 6; k++) out[S_TQ + k] = size[k];
@@ -185,12 +114,10 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *vs, cons
     out[S_SHIFT] = shift / fmax(rb + r0 + rkb, DBL_MIN) / tol_eps(4, d_k, 1.0);
     out[S_ZERO] = zero / (tol_eps(8, d_k, rkb) + tol_eps(4, T_k, 1.0));
     // the effect: ||A(b_Q) - A(0)||_F / ||A(0)||_F
-    out[S_CHANGE] = mat_rel_diff(h.sb.A, h.s0.A);
+    out[S_CHANGE] = mat_rel_diff(h->sb.A, h->s0.A);
     // the preference: TV(softmax(K b_Q), uniform) = 1/2 sum_j |a*_j - 1/T_k|
     out[S_PREF] = preference(&astar.vector);
-done:
-    three_free(&h);
-    return rc;
+    return ATT_OK;
 }
 
 typedef struct { size_t i, j; const char *query, *key; double score_shift, weight_zero_query; } example_row;
@@ -204,22 +131,20 @@ static const table_col example_cols[] = {
 static int example(experiment *e)
 {
     gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 1, 0));
-    scratch *s = scratch_alloc(NULL, NULL);
-    three_heads h = {{0}, {0}, {0}};
-    int rc = (rng && s) ? run_heads(&h, s, rng, EX_T, EX_T, EX_D, EX_DK, 1, 1.0, 1.0) : att_alloc_status();
+    bias_qhead *h = bias_qhead_new(EX_T, EX_D, EX_DK);
+    int rc = (rng && h) ? bias_qhead_draw(h, rng, EX_T, EX_T, EX_D, EX_DK, 1, 1.0, 1.0) : att_alloc_status();
     example_row rows[EX_T * EX_T];
     for (size_t i = 0; i < EX_T && !rc; i++)
         for (size_t j = 0; j < EX_T; j++)
             rows[i * EX_T + j] = (example_row){i, j, example_tokens[i], example_tokens[j],
-                gsl_matrix_get(h.sb.S, i, j) - gsl_matrix_get(h.s0.S, i, j), gsl_matrix_get(h.sz.A, i, j)};
+                gsl_matrix_get(h->sb.S, i, j) - gsl_matrix_get(h->s0.S, i, j), gsl_matrix_get(h->sz.A, i, j)};
     if (!rc) rc = TABLE_WRITE(e->o.out_dir, "query_bias_example.csv", example_cols, rows, EX_T * EX_T);
     if (!rc) {
-        gsl_vector_view a0 = gsl_matrix_row(h.sz.A, 0);
+        gsl_vector_view a0 = gsl_matrix_row(h->sz.A, 0);
         exp_meta(e, "example_pref_tv: %.17g\nexample_top_weight: %.17g", preference(&a0.vector),
                  gsl_vector_max(&a0.vector));
     }
-    three_free(&h);
-    scratch_free(s);
+    bias_qhead_free(h);
     if (rng) gsl_rng_free(rng);
     return rc;
 }
@@ -263,7 +188,7 @@ static int run(experiment *e)
     sweep_grid_init(&gp);
     sweep_axis_x(&gp, "u", 5, us);
     sweep_def def = SWEEP_DEF(draw), defp = SWEEP_DEF_AS(draw_pref, NPSTAT, pref_names);
-    def.work_alloc = scratch_alloc, def.work_free = scratch_free, def.draws_csv = "query_bias_draws.csv";
+    def.work_alloc = work_alloc, def.work_free = bias_qhead_free, def.draws_csv = "query_bias_draws.csv";
     defp.csv = "query_bias_pref.csv", defp.draws_of = pref_draws;
     sweep_result r, rp;
     int st = example(e);      /* its allocations before anything is written */

@@ -120,4 +120,25 @@ int bias_fd_error(double *err, head_state *work, const head_params *p, const gsl
                   const gsl_matrix *Xkv, const gsl_matrix *G, gsl_matrix *P, const gsl_matrix *D,
                   double h, double floor);
 
+/* ---- the query bias ---------------------------------------------------------- */
+
+/* A random head run three times: without b_Q (s0), with it (sb), and with
+ * W_Q = 0 and b_Q (sz), so that every query is b_Q. Its matrices have the
+ * largest sizes (T, d, d_k) and are used through views; d_v = d_k. After a
+ * draw: Xq (T_q, d), Xkv (T_k, d), W (d, d_k), b_Q (d_k) in b, and the three
+ * forward passes (S, A: T_q x T_k; K: T_k x d_k) at the draw's sizes. */
+typedef struct {
+    gsl_matrix *Xq, *Xkv, *W_Q, *W_K, *W_V, *Z;
+    gsl_vector *b_max;
+    gsl_vector_view b;             /* b_Q of the last draw (d_k) */
+    head_state s0, sb, sz;
+} bias_qhead;
+bias_qhead *bias_qhead_new(size_t T, size_t d, size_t d_k);   /* NULL + error on no memory */
+void bias_qhead_free(void *q);
+/* Draw, in this order, Xq ~ N(0, 1), Xkv ~ N(0, 1) (Xkv = Xq when self),
+ * W_Q ~ N(0, sharp^2 / d), W_K, W_V ~ N(0, 1 / d), b_Q ~ N(0, sigma^2); run
+ * the three heads. Sizes above the allocated ones: ATT_EUSAGE. */
+int bias_qhead_draw(bias_qhead *q, gsl_rng *rng, size_t T_q, size_t T_k, size_t d, size_t d_k, int self,
+                    double sharp, double sigma);
+
 #endif

@@ -34,7 +34,6 @@
 #include "experiment.h"
 #include "head.h"
 #include "mat.h"
-#include "mem.h"
 #include "rng.h"
 #include "softmax.h"
 #include "status.h"
@@ -44,7 +43,6 @@
 
 #include <float.h>
 #include <math.h>
-#include <stdlib.h>
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_randist.h>
 

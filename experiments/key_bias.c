@@ -1,328 +1,196 @@
-/* key_bias - the key bias changes nothing: its gradient is zero (unless RoPE comes after it).
+/* key_bias - "Biases, and the one that does nothing"
  *
- * Claim (key_bias): with k_j = W_K^T x_j + b_K the score is
- *   s_ij = q_i . k_j = q_i . (W_K^T x_j) + q_i . b_K,
- * and the second term is the same for every key j of row i. Softmax ignores a
- * constant added to a row, so the weights, the output and any loss do not
- * depend on b_K: its gradient is exactly zero. With rotary position
- * embeddings after the bias, key j sees R_j b_K, a different vector for every
- * position, and the bias is no longer redundant.
+ * Claim: the key bias shifts every score of a row by one constant, so softmax
+ * ignores it and its gradient is exactly zero (not with RoPE after the bias).
+ * With k_j = W_K^T x_j + b_K,  s_ij = q_i . (W_K^T x_j) + q_i . b_K, and the
+ * second term is the same for every key j of row i. With rotary embeddings
+ * after the bias, key j sees R_j b_K, a different vector per position.
  *
- * Measured, at T = 8, d = 16, d_k = d_v = 8 (X ~ N(0, 1), weights ~ N(0, 1/d),
- * b_Q, b_K, b_V ~ N(0, 1), loss L = sum(G .* O), G ~ N(0, 1)), --draws heads
- * without RoPE (grid point 0) and with RoPE, base 10000 (point 1), per draw:
- *   - ||dL/db_K|| / ||dL/db_Q|| from the backward pass (lib/math/head.h);
- *   - ||O(b_K) - O(0)||_F / ||O(0)||_F, the change when b_K is removed;
- *   - every backprop gradient (b_Q, b_K, b_V, W_Q, W_K, W_V) against central
- *     finite differences, h = 1e-5 (bias_fd_error, lib/claims/bias.h), relative
- *     to the larger of the group's gradient and the draw's largest gradient.
- * Rounding bounds per draw, without RoPE (the identity rows):
- *   output: the runs differ by the rounding of q_i . k_j, <= (d_k + 1) eps P,
- *     P = max_ij sum_l |q_il| |k_jl| (Higham 3.5), and of softmax and sum,
- *     ~ T eps; a score error D moves a weight row by <= 2 D in l1, so
- *     tol = 16 (d_k + T) eps (1 + P) sqrt(T) max_j ||v_j|| / ||O||_F;
- *   gradient: dL/db_K = sum_i q_i sum_j dS_ij, sum_j dS_ij = 0 up to rounding,
- *     ||dL/db_K|| <= 8 T eps sum_i ||q_i|| ||g_i|| max_j ||v_j||.
- *
- * Headline: the largest ||dL/db_K|| without RoPE over all draws in units of its rounding
- * bound (the claim: zero). The RoPE ratio is the contrast; it depends on the base, so a small
- * sweep over the base (100 .. 1e5, 200 heads each) is reported (key_bias_base.csv).
- *
- * Writes into --out:
- *   key_bias_base.csv   base, draws, ratio mean and CI (RoPE after the bias)
- *   key_bias.csv        one row per mode (rope 0/1): draws, mean/CI/max of the
- *                       output change, the gradient ratio, the FD errors
- *   key_bias_draws.csv  one row per draw and mode: rope,draw,norm_dbq,norm_dbk,
- *                       ratio,fd_err,out_change (the figure)
- *   key_bias_shift.csv  one head without RoPE, row i = 0: j,score_without,
- *                       score_with,weight_without,weight_with (the shift figure)
- *   key_bias.meta, key_bias.verdicts.csv
+ * Measured, at T = 8, d = 16, d_k = d_v = 8 (--T/--d/--dk/--dv replace them),
+ * X ~ N(0, 1), weights ~ N(0, 1/d), b_Q, b_K, b_V ~ N(0, 1), L = sum(G .* O),
+ * G ~ N(0, 1); --draws heads per case, rope = 0 (none) and rope = 1 (base 1e4):
+ * ||dL/db_K|| / ||dL/db_Q||, ||dL/db_K|| in units of its rounding bound and
+ * the change of O when b_K is removed (bias_key_rounding, bias.h), every
+ * backprop gradient against central differences, h = 1e-5 (bias.h).
+ * Headline: the largest ||dL/db_K|| without RoPE in units of its bound (the
+ * claim: zero). The contrast with RoPE depends on the base: a sweep over the
+ * base (100 .. 1e5, 200 heads each) is reported (key_bias_base.csv).
+ * Writes: key_bias.csv (sweep.h: T, d, d_k, d_v, rope, every statistic's mean,
+ * CI, min, max, n), key_bias_draws.csv (every draw), key_bias_base.csv (base,
+ * ratio), key_bias_shift.csv (rope = 0's draw 0, query row 0: j, scores and
+ * weights without and with b_K), key_bias.meta.
  */
 #include "bias.h"
 #include "experiment.h"
 #include "head.h"
 #include "mat.h"
-#include "mem.h"
-#include "rng.h"
 #include "status.h"
+#include "sweep.h"
 #include "table.h"
-#include "tol.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <gsl/gsl_blas.h>
 
 #define FD_STEP 1e-5
+#define FD_TOL "1e-6"   /* backprop against central differences: the rule keyBiasFDErrMax applies */
+#define ZERO "1e-10"   /* without RoPE, b_K's gradient ratio is rounding: far below this */
+#define STATS(X) X(S_OUT, "out", SW_MC_ROUND(ZERO)) X(S_TOL, "tol", SW_MC) X(S_RATIO, "ratio", SW_MC_ROUND(ZERO)) \
+    X(S_GRAD_REL, "grad_rel", SW_MC_ROUND("1e3")) X(S_NQ, "dbq", SW_MC) X(S_NK, "dbk", SW_MC_ROUND(ZERO))        \
+    X(S_FD, "fd", SW_ROUND(FD_TOL)) X(S_FD0, "fd_b_Q", SW_ROUND(FD_TOL)) X(S_FD1, "fd_b_K", SW_ROUND(FD_TOL))           \
+    X(S_FD2, "fd_b_V", SW_ROUND(FD_TOL)) X(S_FD3, "fd_W_Q", SW_ROUND(FD_TOL)) X(S_FD4, "fd_W_K", SW_ROUND(FD_TOL))       \
+    X(S_FD5, "fd_W_V", SW_ROUND(FD_TOL))
+SWEEP_STATS(STATS);
+#define BASE_STATS(X) X(B_RATIO, "ratio", SW_MC)
+SWEEP_STATS_AS(BASE_STATS, NBSTAT, base_names);
 
-enum { NPARAM = BIAS_NPARAM };   /* b_Q, b_K, b_V, W_Q, W_K, W_V */
-/* per-draw values */
-enum { S_OUT, S_TOL, S_RATIO, S_FD, S_FD0, S_NQ = S_FD0 + NPARAM, S_NK, S_RATIO_REL, NSTAT };
-
-typedef struct { size_t T, d, d_k, d_v; } ctx;     /* read-only during the draws */
-
-typedef struct {
-    bias_head h;                       /* the random head, with b_K and without (bias.h) */
-    head_state stf;                    /* the finite differences' forward passes */
-    head_grads g;
-} scratch;
-
-static void scratch_free(void *p)
+static void *work_alloc(const sweep_grid *g, const void *ctx)
 {
-    scratch *s = p;
-    if (s == NULL) return;
-    bias_head_free(&s->h);
-    head_state_free(&s->stf);
-    head_grads_free(&s->g);
-    free(s);
+    (void)ctx;
+    return bias_work_new(sweep_max(g, AX_T), sweep_max(g, AX_D), sweep_max(g, AX_DK), sweep_max(g, AX_DV));
 }
 
-static void *scratch_alloc(void *vc)
+/* One head at point pt (rope = pt->kase, or the base pt->x when set): X (T, d), W_Q, W_K
+ * (d, d_k), W_V (d, d_v), b_Q, b_K (d_k), b_V (d_v), G (T, d_v), run with and without b_K;
+ * the backprop gradients of L = sum(G .* O) with b_K in. */
+static int head_at(bias_work *w, gsl_rng *rng, const sweep_point *pt)
 {
-    const ctx *c = vc;
-    scratch *s = calloc(1, sizeof *s);
-    if (s == NULL) return NULL;
-    if (bias_head_alloc(&s->h, c->T, c->d, c->d_k, c->d_v)
-        || head_state_alloc(&s->stf, c->T, c->T, c->d, c->d_k, c->d_v)
-        || head_grads_alloc(&s->g, c->T, c->T, c->d, c->d_k, c->d_v)) {
-        scratch_free(s);
-        return NULL;
-    }
-    return s;
+    int rope = pt->x > 0.0 || pt->kase;
+    int rc = bias_head_draw(&w->h, rng, rope);
+    head_params p = bias_head_params(&w->h, rope, 1);
+    if (pt->x > 0.0) p.rope_base = pt->x;
+    if (!rc && pt->x > 0.0) rc = head_forward(&w->h.with, &p, w->h.X, w->h.X);
+    return rc ? rc : head_backward(&w->g, &w->h.with, &p, w->h.X, w->h.X, w->h.G);
 }
 
-/* max_j ||v_j||, V (T, d_v) */
-static double max_row_norm(const gsl_matrix *V)
+static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, const void *ctx)
 {
-    double m = 0.0;
-    for (size_t j = 0; j < V->size1; j++) {
-        gsl_vector_const_view v = gsl_matrix_const_row(V, j);
-        m = fmax(m, gsl_blas_dnrm2(&v.vector));
-    }
-    return m;
-}
-
-/* One draw at grid point `rope` (0: no RoPE, 1: RoPE after the bias): the head
- * X (T, d), W_Q, W_K (d, d_k), W_V (d, d_v), b_Q, b_K (d_k), b_V (d_v), G (T, d_v)
- * with and without b_K, its gradients and their finite-difference check. */
-static int draw_at(void *vc, void *vs, gsl_rng *rng, size_t rope, size_t draw, double *out)
-{
-    const ctx *c = vc;
-    scratch *s = vs;
-    (void)draw;
-    bias_head *h = &s->h;
-    int rc = bias_head_draw(h, rng, (int)rope);
-    head_params p = bias_head_params(h, (int)rope, 1);
-    // backprop of L = sum(G .* O)
-    if (!rc) rc = head_backward(&s->g, &h->with, &p, h->X, h->X, h->G);
+    (void)ctx;
+    bias_work *w = work;
+    int rc = head_at(w, rng, pt);
     if (rc) return rc;
-
-    out[S_OUT] = mat_rel_diff(h->with.O, h->without.O);
-    // tol = 16 (d_k + T) eps (1 + P) sqrt(T) max_j ||v_j|| / ||O||_F   (header comment)
-    double P = fmax(tol_product_scale(h->with.Q, h->with.K), tol_product_scale(h->without.Q, h->without.K));
-    double vmax = max_row_norm(h->with.V);
-    out[S_TOL] = 16.0 * (double)(c->d_k + c->T) * DBL_EPSILON * (1.0 + P) * sqrt((double)c->T)
-                 * vmax / mat_frob(h->without.O);
-    double nq = gsl_blas_dnrm2(s->g.db_Q), nk = gsl_blas_dnrm2(s->g.db_K);
-    out[S_RATIO] = nk / nq;
-    out[S_NQ] = nq;
-    out[S_NK] = nk;
-    // ||dL/db_K|| in units of its bound 8 T eps sum_i ||q_i|| ||g_i|| max_j ||v_j||
-    double qg = 0.0;
-    for (size_t i = 0; i < c->T; i++) {
-        gsl_vector_const_view q = gsl_matrix_const_row(h->with.Q, i), g = gsl_matrix_const_row(h->G, i);
-        qg += gsl_blas_dnrm2(&q.vector) * gsl_blas_dnrm2(&g.vector);
-    }
-    out[S_RATIO_REL] = nk / tol_eps(8, c->T, qg * vmax);
-
-    // every gradient against central differences (bias_head_fd_errors, bias.h)
-    if ((rc = bias_head_fd_errors(&out[S_FD0], &s->stf, h, &s->g, (int)rope, FD_STEP))) return rc;
+    bias_key_bounds b = bias_key_rounding(&w->h);
+    // ||O(b_K) - O(0)||_F / ||O(0)||_F against its bound 16 (d_k + T) eps (1 + P) sqrt(T) vmax / ||O||_F
+    out[S_OUT] = mat_rel_diff(w->h.with.O, w->h.without.O);
+    out[S_TOL] = b.out / mat_frob(w->h.without.O);
+    out[S_NQ] = gsl_blas_dnrm2(w->g.db_Q);
+    out[S_NK] = gsl_blas_dnrm2(w->g.db_K);
+    // ||dL/db_K|| / ||dL/db_Q||, and ||dL/db_K|| in units of 8 T eps sum_i ||q_i|| ||g_i|| vmax
+    out[S_RATIO] = out[S_NK] / out[S_NQ];
+    out[S_GRAD_REL] = out[S_NK] / b.grad;
+    // every gradient against central differences; the worst of the six groups
+    if ((rc = bias_head_fd_errors(&out[S_FD0], &w->fd, &w->h, &w->g, (int)pt->kase, FD_STEP))) return rc;
     out[S_FD] = 0.0;
-    for (int k = 0; k < NPARAM; k++) out[S_FD] = fmax(out[S_FD], out[S_FD0 + k]);
+    for (int k = 0; k < BIAS_NPARAM; k++) out[S_FD] = fmax(out[S_FD], out[S_FD0 + k]);
     return ATT_OK;
 }
 
-typedef struct {
-    int rope;
-    size_t draws;
-    double out_mean, out_lo, out_hi, out_max, tol_min, ratio_mean, ratio_lo, ratio_hi, ratio_min,
-        ratio_max, fd_max, fd[NPARAM], dbq_mean, dbk_mean;
-} mode_row;
-typedef struct { int rope; size_t draw; double norm_dbq, norm_dbk, ratio, fd_err, out_change; } draw_row;
-typedef struct { size_t j; double score_without, score_with, weight_without, weight_with; } shift_row;
-
-/* make verify (table.h): without RoPE, b_K's effect is zero up to rounding
- * (below tol_min, or far below 1e-10): those rows compare by order of
- * magnitude, the BLAS kernel moves them; with RoPE they are Monte Carlo. */
-#define ZERO "1e-10"
-static const table_col mode_cols[] = {
-    COL(mode_row, rope), COL(mode_row, draws), COL_MC_ROUND(mode_row, out_mean, "out_lo", "out_hi", "tol_min"),
-    COL_MC_ROUND(mode_row, out_lo, "out_lo", "out_hi", "tol_min"),
-    COL_MC_ROUND(mode_row, out_hi, "out_lo", "out_hi", "tol_min"), COL_ROUND(mode_row, out_max, "tol_min"),
-    COL(mode_row, tol_min), COL_MC_ROUND(mode_row, ratio_mean, "ratio_lo", "ratio_hi", ZERO),
-    COL_MC_ROUND(mode_row, ratio_lo, "ratio_lo", "ratio_hi", ZERO),
-    COL_MC_ROUND(mode_row, ratio_hi, "ratio_lo", "ratio_hi", ZERO), COL_ROUND(mode_row, ratio_min, ZERO),
-    COL_ROUND(mode_row, ratio_max, ZERO), COL_ROUND(mode_row, fd_max, NULL),
-    COL_ROUND_AS(mode_row, fd[0], "fd_b_Q_max", NULL), COL_ROUND_AS(mode_row, fd[1], "fd_b_K_max", NULL),
-    COL_ROUND_AS(mode_row, fd[2], "fd_b_V_max", NULL), COL_ROUND_AS(mode_row, fd[3], "fd_W_Q_max", NULL),
-    COL_ROUND_AS(mode_row, fd[4], "fd_W_K_max", NULL), COL_ROUND_AS(mode_row, fd[5], "fd_W_V_max", NULL),
-    COL(mode_row, dbq_mean), COL_ROUND(mode_row, dbk_mean, ZERO)};
-static const table_col draw_cols[] = {
-    COL(draw_row, rope), COL(draw_row, draw), COL(draw_row, norm_dbq), COL_ROUND(draw_row, norm_dbk, ZERO),
-    COL_ROUND(draw_row, ratio, ZERO), COL_ROUND(draw_row, fd_err, NULL), COL_ROUND(draw_row, out_change, ZERO)};
-static const table_col shift_cols[] = {
-    COL(shift_row, j), COL(shift_row, score_without), COL(shift_row, score_with),
-    COL(shift_row, weight_without), COL(shift_row, weight_with)};
-
-/* The figure's example: one head without RoPE (its own stream), query row 0,
- * scores and weights with and without b_K; the shift q_0 . b_K into *shift. */
-static int shift_example(const experiment *e, const ctx *c, double *shift)
+/* the base sweep's draw (RoPE, base pt->x): ||dL/db_K|| / ||dL/db_Q|| */
+static int draw_base(double *out, gsl_rng *rng, const sweep_point *pt, void *work, const void *ctx)
 {
-    bias_head h;
-    gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 2, 0));
-    shift_row *rows = mem_calloc(c->T, sizeof *rows, "key_bias shift rows");
-    int rc = bias_head_alloc(&h, c->T, c->d, c->d_k, c->d_v);
-    if (!rc) rc = (rng && rows) ? bias_head_draw(&h, rng, 0) : att_alloc_status();
-    // s_0j with and without b_K differ by q_0 . b_K for every key j
-    for (size_t j = 0; j < c->T && !rc; j++)
-        rows[j] = (shift_row){j, gsl_matrix_get(h.without.S, 0, j), gsl_matrix_get(h.with.S, 0, j),
-                              gsl_matrix_get(h.without.A, 0, j), gsl_matrix_get(h.with.A, 0, j)};
-    if (!rc) {
-        gsl_vector_const_view q = gsl_matrix_const_row(h.with.Q, 0);
-        gsl_blas_ddot(&q.vector, h.b_K, shift);
-        rc = TABLE_WRITE(e->o.out_dir, "key_bias_shift.csv", shift_cols, rows, c->T);
-    }
-    if (rows) mem_free(rows, c->T, sizeof *rows);
-    if (rng) gsl_rng_free(rng);
-    bias_head_free(&h);
+    (void)ctx;
+    bias_work *w = work;
+    int rc = head_at(w, rng, pt);
+    out[B_RATIO] = rc ? NAN : gsl_blas_dnrm2(w->g.db_K) / gsl_blas_dnrm2(w->g.db_Q);
     return rc;
 }
+static size_t base_draws(const sweep_point *pt, const void *ctx) { (void)pt, (void)ctx; return 200; }
 
-/* The RoPE ratio against the base: 200 heads per base, each base its own stream;
- * key_bias_base.csv (base, draws, ratio mean and CI). */
-static const double BASES[] = {100.0, 1000.0, 10000.0, 100000.0};
-enum { NBASE = 4, BASE_DRAWS = 200 };
-typedef struct { double base; size_t draws; double ratio, ratio_lo, ratio_hi; } base_row;
-static const table_col base_cols[] = {COL(base_row, base), COL(base_row, draws), COL_MC(base_row, ratio, "ratio_lo", "ratio_hi"),
-                                      COL_MC(base_row, ratio_lo, "ratio_lo", "ratio_hi"), COL_MC(base_row, ratio_hi, "ratio_lo", "ratio_hi")};
-
-static int base_sweep(experiment *e, const ctx *c)
+/* The figure's example: rope = 0's draw 0 again, query row 0: s_0j with and without b_K
+ * differ by q_0 . b_K for every key j (into *shift). */
+typedef struct { size_t j; double score_without, score_with, weight_without, weight_with; } shift_row;
+static const table_col shift_cols[] = {COL(shift_row, j), COL(shift_row, score_without), COL(shift_row, score_with),
+                                       COL(shift_row, weight_without), COL(shift_row, weight_with)};
+static int shift_example(experiment *e, const sweep_point *pt0, bias_work *w, double *shift)
 {
-    base_row br[NBASE];
-    scratch *s = scratch_alloc((void *)c);
-    gsl_rng *rng = rng_new(e->o.rng_name, 0);
-    int rc = s && rng ? ATT_OK : att_alloc_status();
-    for (int k = 0; k < NBASE && !rc; k++) {
-        stat_acc a;
-        stat_init(&a);
-        gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0xBA5E, k));
-        for (size_t i = 0; i < BASE_DRAWS && !rc; i++) {
-            bias_head *h = &s->h;
-            rc = bias_head_draw(h, rng, 1);
-            head_params p = bias_head_params(h, 1, 1);
-            p.rope_base = BASES[k];
-            if (!rc) rc = head_forward(&h->with, &p, h->X, h->X);
-            if (!rc) rc = head_backward(&s->g, &h->with, &p, h->X, h->X, h->G);
-            if (!rc) stat_push(&a, gsl_blas_dnrm2(s->g.db_K) / gsl_blas_dnrm2(s->g.db_Q));
-        }
-        br[k] = (base_row){BASES[k], a.n, a.mean, 0, 0};
-        stat_ci95(&a, &br[k].ratio_lo, &br[k].ratio_hi);
-    }
+    gsl_rng *rng = sweep_rng(e, pt0);
+    int rc = rng ? head_at(w, rng, pt0) : att_alloc_status();
+    shift_row rows[64];
+    size_t T = pt0->T < 64 ? pt0->T : 64;
+    for (size_t j = 0; j < T; j++)
+        rows[j] = (shift_row){j, gsl_matrix_get(w->h.without.S, 0, j), gsl_matrix_get(w->h.with.S, 0, j),
+                              gsl_matrix_get(w->h.without.A, 0, j), gsl_matrix_get(w->h.with.A, 0, j)};
+    gsl_vector_const_view q = gsl_matrix_const_row(w->h.with.Q, 0);
+    if (!rc) gsl_blas_ddot(&q.vector, w->h.b_K, shift);
+    if (!rc) rc = TABLE_WRITE(e->o.out_dir, "key_bias_shift.csv", shift_cols, rows, T);
     if (rng) gsl_rng_free(rng);
-    scratch_free(s);
-    if (!rc) rc = TABLE_WRITE(e->o.out_dir, "key_bias_base.csv", base_cols, br, NBASE);
-    if (!rc)
-        exp_reported(e, "keyBiasRopeBaseSpread", NAN, measure_exact(br[NBASE - 1].ratio - br[0].ratio, NBASE),
-                     "change of the mean RoPE ratio ||dL/db_K|| / ||dL/db_Q|| from base %g (%.3f) to base %g (%.3f), "
-                     "%d heads each: a number of the set-up, not of the claim", BASES[0], br[0].ratio,
-                     BASES[NBASE - 1], br[NBASE - 1].ratio, BASE_DRAWS);
     return rc;
 }
 
 static int run(experiment *e)
 {
     const opts *o = &e->o;
-    ctx c = {o->T ? o->T : 8, o->d ? o->d : 16, o->dk ? o->dk : 8, o->dv ? o->dv : 8};
     if (o->draws < 2) return exp_usage("--draws %zu: a 95%% CI needs at least 2 draws", o->draws);
-    if (c.d_k % 2 != 0) return exp_usage("--dk %zu: RoPE rotates pairs, d_k must be even", c.d_k);
-    if (c.T < 2)
-        return exp_usage("--T %zu: the claim needs T >= 2 keys (with one key its weight is 1 "
-                         "whatever the scores, and every score gradient is zero)", c.T);
-    // point 0: no RoPE (stream 0), point 1: RoPE after the bias (stream 1)
-    mc_config cfg = exp_mc(e, "key_bias");
-    cfg.points = 2, cfg.nstats = NSTAT, cfg.draw_at = draw_at, cfg.ctx = &c;
-    cfg.alloc = scratch_alloc, cfg.free = scratch_free;
-    size_t n = o->draws;
-    stat_acc acc[2 * NSTAT];
-    cfg.values = mem_calloc(2 * n * NSTAT, sizeof(double), "key_bias per-draw values");
-    if (cfg.values == NULL) return att_alloc_status();
-    int rc = mc_run(&cfg, acc);
-
-    mode_row m[2];
-    draw_row *dr = rc ? NULL : mem_calloc(2 * n, sizeof *dr, "key_bias per-draw rows");
-    if (!rc && dr == NULL) rc = att_alloc_status();
-    for (int r = 0; r < 2 && !rc; r++) {
-        const stat_acc *a = acc + r * NSTAT;
-        m[r] = (mode_row){.rope = r, .draws = a[S_OUT].n, .out_mean = a[S_OUT].mean, .out_max = a[S_OUT].max,
-                          .tol_min = a[S_TOL].min, .ratio_mean = a[S_RATIO].mean, .ratio_min = a[S_RATIO].min,
-                          .ratio_max = a[S_RATIO].max, .fd_max = a[S_FD].max, .dbq_mean = a[S_NQ].mean,
-                          .dbk_mean = a[S_NK].mean};
-        stat_ci95(&a[S_OUT], &m[r].out_lo, &m[r].out_hi);
-        stat_ci95(&a[S_RATIO], &m[r].ratio_lo, &m[r].ratio_hi);
-        for (int k = 0; k < NPARAM; k++) m[r].fd[k] = a[S_FD0 + k].max;
-        for (size_t i = 0; i < n; i++) {
-            const double *v = cfg.values + (r * n + i) * NSTAT;
-            dr[r * n + i] = (draw_row){r, i, v[S_NQ], v[S_NK], v[S_RATIO], v[S_FD], v[S_OUT]};
-        }
-    }
+    if (o->dk % 2 != 0) return exp_usage("--dk %zu: RoPE rotates pairs, d_k must be even", o->dk);
+    if (o->T == 1)
+        return exp_usage("--T 1: the claim needs T >= 2 keys (with one key its weight is 1 whatever the scores, "
+                         "and every score gradient is zero)");
+    static const double bases[] = {100.0, 1000.0, 10000.0, 100000.0};
+    sweep_grid g, gb;
+    sweep_grid_head(&g, 8, 16, 8, 8);
+    sweep_axis_cases(&g, "rope", 2, NULL);
+    gb = g;
+    gb.declared[AX_CASE] = 0;
+    sweep_axis_x(&gb, "base", 4, bases);
+    sweep_def def = SWEEP_DEF(draw), defb = SWEEP_DEF_AS(draw_base, NBSTAT, base_names);
+    def.work_alloc = defb.work_alloc = work_alloc, def.work_free = defb.work_free = bias_work_free;
+    def.draws_csv = "key_bias_draws.csv";
+    defb.csv = "key_bias_base.csv", defb.draws_of = base_draws;
+    sweep_result r, rb;
+    int st = sweep_run(e, &g, &def, &r);
+    if (st) return st;
+    if ((st = sweep_run(e, &gb, &defb, &rb))) { sweep_result_free(&r); return st; }
+    bias_work *w = work_alloc(&g, NULL);
     double shift = NAN;
-    if (!rc) rc = shift_example(e, &c, &shift);
-    if (!rc) rc = TABLE_WRITE(o->out_dir, "key_bias.csv", mode_cols, m, 2);
-    if (!rc) rc = TABLE_WRITE(o->out_dir, "key_bias_draws.csv", draw_cols, dr, 2 * n);
-    if (dr) mem_free(dr, 2 * n, sizeof *dr);
-    mem_free(cfg.values, 2 * n * NSTAT, sizeof(double));
-    if (rc) return rc;
-    exp_meta(e, "T: %zu\nd: %zu\nd_k: %zu\nd_v: %zu\nrope_base: 10000\nfd_step: %g", c.T, c.d, c.d_k,
-             c.d_v, FD_STEP);
-    exp_meta(e, "shift_example: %.17g", shift);
+    st = w ? shift_example(e, &r.pt[0], w, &shift) : att_alloc_status();
+    bias_work_free(w);
+    if (st) { sweep_result_free(&r); sweep_result_free(&rb); return st; }
+    const sweep_point pt = r.pt[0];
+    exp_meta(e, "T: %zu\nd: %zu\nd_k: %zu\nd_v: %zu\nrope_base: 10000\nfd_step: %g\nshift_example: %.17g", pt.T, pt.d,
+             pt.dk, pt.dv, FD_STEP, shift);
 
-    const stat_acc *a0 = acc, *a1 = acc + NSTAT;
+    const stat_acc *a0 = sweep_acc(&r, 0, 0), *a1 = sweep_acc(&r, 1, 0), *b0 = sweep_acc(&rb, 0, 0);
+    size_t n = o->draws, wk = 0;
     double worst = fmax(a0[S_FD].max, a1[S_FD].max);
-    int wk = 0;
-    for (int k = 0; k < NPARAM; k++)
+    for (size_t k = 0; k < BIAS_NPARAM; k++)
         if (fmax(a0[S_FD0 + k].max, a1[S_FD0 + k].max) == worst) wk = k;
     // the headline: without RoPE the key bias's gradient is zero, to rounding, in every draw
-    exp_identity(e, "keyBiasGradRoundingMax", 0.0, measure_exact(a0[S_RATIO_REL].max, n), rule_at_most(1.0),
+    exp_identity(e, "keyBiasGradRoundingMax", 0.0, measure_exact(a0[S_GRAD_REL].max, n), rule_at_most(1.0),
                  "largest ||dL/db_K|| without RoPE over all %zu draws, in units of its per-draw rounding bound "
                  "8 T eps sum_i ||q_i|| ||g_i|| max_j ||v_j|| (zero gradient: at most 1)", n);
     exp_headline(e);
-    exp_summary(e, "||dL/db_K|| without RoPE: at most %.3g of its rounding bound over %zu draws (exactly zero in "
-                 "exact arithmetic); with RoPE after the bias, ||dL/db_K|| / ||dL/db_Q|| = %.3g on average",
-                 a0[S_RATIO_REL].max, n, a1[S_RATIO].mean);
+    exp_summary(e, "||dL/db_K|| without RoPE: at most %.3g of its rounding bound over %zu draws (the section: "
+                "exactly zero); with RoPE after the bias, ||dL/db_K|| / ||dL/db_Q|| = %.3g on average",
+                a0[S_GRAD_REL].max, n, a1[S_RATIO].mean);
     exp_reported(e, "keyBiasGradRatioMax", NAN, measure_as(measure_exact(a0[S_RATIO].max, n), NAT_ROUNDING),
                  "largest ||dL/db_K|| / ||dL/db_Q|| without RoPE (zero up to rounding)");
-    exp_claim(e, "keyBiasGradRatioRope", NAN, measure_stat(&a1[S_RATIO]), rule_ci_above(1e-3),
+    exp_claim(e, "keyBiasGradRatioRope", NAN, sweep_measure(&r, 1, S_RATIO), rule_ci_above(1e-3),
               "the contrast: mean ||dL/db_K|| / ||dL/db_Q|| with RoPE after the bias, base 10000 (of order one, "
               "not zero; its value depends on the base, T, the scales: key_bias_base.csv) (T = %zu, d = %zu, "
-              "d_k = %zu, d_v = %zu)", c.T, c.d, c.d_k, c.d_v);
+              "d_k = %zu, d_v = %zu)", pt.T, pt.d, pt.dk, pt.dv);
     exp_identity(e, "keyBiasOutChangeMax", 0.0, measure_exact(a0[S_OUT].max, n), rule_at_most(a0[S_TOL].min),
                  "largest relative change of O when b_K is removed, without RoPE (bound: the smallest per-draw "
                  "rounding tolerance)");
-    exp_claim(e, "keyBiasOutChangeRope", NAN, measure_stat(&a1[S_OUT]), rule_ci_above(1e-3),
+    exp_claim(e, "keyBiasOutChangeRope", NAN, sweep_measure(&r, 1, S_OUT), rule_ci_above(1e-3),
               "mean relative change of O when b_K is removed, with RoPE");
     exp_reported(e, "keyBiasGradRatioRopeMin", NAN, measure_exact(a1[S_RATIO].min, n),
                  "smallest ||dL/db_K|| / ||dL/db_Q|| with RoPE over the draws");
-    exp_identity(e, "keyBiasFDErrMax", 0.0, measure_exact(worst, 2 * n), rule_at_most(1e-6),
+    exp_identity(e, "keyBiasFDErrMax", 0.0, measure_exact(worst, 2 * n), rule_at_most(atof(FD_TOL)),
                  "worst disagreement of backprop and central differences (h = %g: error O(h^2) + O(eps/h)), "
                  "relative to the draw's gradient, over b_Q b_K b_V W_Q W_K W_V, with and without RoPE (worst: %s)",
                  FD_STEP, bias_param_names[wk]);
-    return base_sweep(e, &c);
+    exp_reported(e, "keyBiasRopeBaseSpread", NAN, measure_exact(b0[3 * NBSTAT].mean - b0[0].mean, rb.pt[0].draws),
+                 "change of the mean RoPE ratio ||dL/db_K|| / ||dL/db_Q|| from base %g (%.3f) to base %g (%.3f), "
+                 "%zu heads each: a number of the set-up, not of the claim", bases[0], b0[0].mean, bases[3],
+                 b0[3 * NBSTAT].mean, rb.pt[0].draws);
+    sweep_result_free(&r);
+    sweep_result_free(&rb);
+    return ATT_OK;
 }
 
 int main(int argc, char **argv)
 {
-    static const experiment_def def = {"key_bias", "the key bias changes nothing and gets a zero gradient, "
-                                       "unless RoPE follows it", OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_DV,
-                                       20261129UL, 400, NULL, run};
+    static const experiment_def def = {"key_bias", NULL, OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_DV, 20261129UL, 400,
+                                       NULL, run};
     return experiment_main(&def, argc, argv);
 }

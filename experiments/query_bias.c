@@ -1,53 +1,48 @@
-/* query_bias - the query bias is a preference over keys that every query shares.
+/* query_bias - "Biases, and the one that does nothing"
  *
- * Claim (query_bias): with q_i = W_Q^T x_i + b_Q the score becomes
+ * Claim: the query bias adds b_Q . k_j to s_ij: a preference for some keys
+ * whatever the query. With q_i = W_Q^T x_i + b_Q,
  *   s_ij = (q_i + b_Q) . k_j = q_i . k_j + b_Q . k_j,
- * and the added term b_Q . k_j depends on the key j but not on the query i:
- * S(b_Q) - S(0) = 1 (K b_Q)^T has identical rows. Unlike b_K (whose term is
- * constant along a row and cancels in the softmax), it changes the weights.
- * With W_Q = 0 every query is b_Q, so every row of A equals softmax(K b_Q).
+ * and the added term depends on the key j, not on the query i: S(b_Q) - S(0)
+ * = 1 (K b_Q)^T has identical rows. Unlike b_K's term (constant along a row,
+ * cancelled by softmax) it changes the weights; with W_Q = 0 every query is
+ * b_Q, so every row of A is softmax(K b_Q).
  *
- * Measured on --draws random heads (sizes T_q, T_k, d, d_k drawn per head;
- * self-attention in half of them; X ~ N(0, 1), weights ~ N(0, 1/d) with W_Q
- * scaled by a sharpness in [0.1, 10], b_Q ~ N(0, sigma^2) with sigma
- * log-uniform in [0.01, 100]):
- *   - row spread of D = S(b_Q) - S(0), max_ij |D_ij - D_0j|, relative to the
- *     rounding scale r = max_ij sum_l |q_il| |k_jl| of both score matrices,
- *     against 4 d_k eps (Higham's dot-product bound), head by head;
- *   - max_ij |D_ij - (K b_Q)_j| relative to the same scale plus that of K b_Q;
- *   - W_Q = 0: max_ij |a_ij - softmax(K b_Q)_j| against
- *     8 d_k eps r(K b_Q) + 4 T_k eps, head by head;
- *   - the preference b_Q creates: the total-variation distance of the shared
- *     row softmax(K b_Q) from uniform, 1/2 sum_j |a*_j - 1/T_k| (mean, 95% CI);
- *   - the effect: ||A(b_Q) - A(0)||_F / ||A(0)||_F (mean and 95% CI).
- * And one example head (T = 6, d = 16, d_k = 8, sigma = 1) for the figure.
- * Headline: the exact statement (W_Q = 0: every row of A is softmax(K b_Q), to rounding).
- * The preference is a curve of u = sigma(b_Q) ||W_K||_F (the scale of the added scores),
- * T_k = 8, d = 16, d_k = 8, 2000 heads per u (query_bias_pref.csv), cited at u = 1; the
- * mean over the random heads above depends on the chosen sigma range and is only reported.
- *
- * Writes into --out:
- *   query_bias.csv          one row per head: draw,T_q,T_k,d,d_k,self,b_sigma,
- *                           rel_row_spread,tol_row_spread,rel_shift_err,
- *                           zero_wq_err,zero_wq_tol,rel_change_A,pref_tv
- *   query_bias_example.csv  i,j,query,key,score_shift (D = S(b_Q) - S(0)),
- *                           weight_zero_query (A with W_Q = 0)
- *   query_bias.meta, query_bias.verdicts.csv
+ * Measured on --draws random heads (T_q, T_k, d, d_k drawn per head; self-
+ * attention in half; X ~ N(0, 1), weights ~ N(0, 1/d), W_Q scaled by a
+ * sharpness in [0.1, 10], b_Q ~ N(0, sigma^2), sigma log-uniform in
+ * [0.01, 100]), each identity in units of its own rounding bound, head by head:
+ *   - row spread of D = S(b_Q) - S(0), max_ij |D_ij - D_0j| / r, r = the
+ *     rounding scale max_ij sum_l |q_il| |k_jl| of both score matrices, in
+ *     units of 4 d_k eps (Higham's dot-product bound);
+ *   - max_ij |D_ij - (K b_Q)_j| relative to r plus K b_Q's scale, same units;
+ *   - W_Q = 0: max_ij |a_ij - softmax(K b_Q)_j| in units of
+ *     8 d_k eps r(K b_Q) + 4 T_k eps;
+ *   - the effect ||A(b_Q) - A(0)||_F / ||A(0)||_F and the preference
+ *     TV(softmax(K b_Q), uniform) (means and 95% CIs).
+ * Headline: W_Q = 0 gives every row of A the weights softmax(K b_Q), to
+ * rounding. The preference is a curve of u = sigma(b_Q) ||W_K||_F (the scale
+ * of the added scores), T_k = 8, d = 16, d_k = 8, 2000 heads per u, cited at
+ * u = 1; its mean over the random heads above is set by the sigma range
+ * (reported only).
+ * Writes: query_bias.csv and query_bias_draws.csv (sweep.h: every statistic's
+ * mean, CI, min, max, n; every head), query_bias_pref.csv (u, tv), and
+ * query_bias_example.csv (one head, T = 6, d = 16, d_k = 8, sigma = 1: i, j,
+ * query, key, score_shift D, weight_zero_query), query_bias.meta.
  */
 #include "bias.h"
 #include "experiment.h"
 #include "head.h"
 #include "mat.h"
-#include "mem.h"
 #include "rng.h"
 #include "softmax.h"
 #include "status.h"
+#include "sweep.h"
 #include "table.h"
 #include "tol.h"
 
 #include <float.h>
 #include <math.h>
-#include <stdlib.h>
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_randist.h>
 
@@ -55,80 +50,18 @@ enum { MAX_T = 48, MAX_D = 48, MAX_DK = 32 };
 enum { EX_T = 6, EX_D = 16, EX_DK = 8 };
 static const char *const example_tokens[EX_T] = {"a", "cat", "sat", "on", "the", "mat"};
 
-/* per-draw values, in the order of query_bias.csv */
-enum { V_TQ, V_TK, V_D, V_DK, V_SELF, V_SIGMA, V_SPREAD, V_SPREAD_TOL, V_SHIFT, V_ZERO,
-       V_ZERO_TOL, V_CHANGE, V_PREF, NV };
+#define STATS(X) X(S_TQ, "T_q", SW_MC) X(S_TK, "T_k", SW_MC) X(S_D, "d", SW_MC) X(S_DK, "d_k", SW_MC)    \
+    X(S_SELF, "self", SW_MC) X(S_SIGMA, "b_sigma", SW_MC) X(S_SPREAD, "row_spread", SW_ROUND("1"))               \
+    X(S_SHIFT, "shift_err", SW_ROUND("1")) X(S_ZERO, "zero_wq_err", SW_ROUND("1")) X(S_CHANGE, "change_A", SW_MC) \
+    X(S_PREF, "pref_tv", SW_MC)
+SWEEP_STATS(STATS);
+#define PREF_STATS(X) X(P_TV, "tv", SW_MC)
+SWEEP_STATS_AS(PREF_STATS, NPSTAT, pref_names);
 
-/* One random head: every matrix at its maximum size, used through views. */
-typedef struct {
-    gsl_matrix *Xq, *Xkv, *W_Q, *W_K, *W_V, *Z;
-    gsl_vector *b, *kb, *astar;
-} scratch;
-
-static void scratch_free(void *p)
+static void *work_alloc(const sweep_grid *g, const void *c)
 {
-    scratch *s = p;
-    if (s == NULL) return;
-    mat_free(s->Xq); mat_free(s->Xkv); mat_free(s->W_Q); mat_free(s->W_K);
-    mat_free(s->W_V); mat_free(s->Z);
-    vec_free(s->b); vec_free(s->kb); vec_free(s->astar);
-    free(s);
-}
-
-static void *scratch_alloc(void *c)
-{
-    (void)c;
-    scratch *s = calloc(1, sizeof *s);
-    if (s == NULL) return NULL;
-    s->Xq = mat_new(MAX_T, MAX_D); s->Xkv = mat_new(MAX_T, MAX_D);
-    s->W_Q = mat_new(MAX_D, MAX_DK); s->W_K = mat_new(MAX_D, MAX_DK);
-    s->W_V = mat_new(MAX_D, MAX_DK); s->Z = mat_new(MAX_D, MAX_DK);
-    s->b = vec_new(MAX_DK); s->kb = vec_new(MAX_T); s->astar = vec_new(MAX_T);
-    if (!s->Xq || !s->Xkv || !s->W_Q || !s->W_K || !s->W_V || !s->Z || !s->b || !s->kb || !s->astar) {
-        scratch_free(s);
-        return NULL;
-    }
-    return s;
-}
-
-/* The three heads of one draw: without b_Q (s0), with it (sb), and with
- * W_Q = 0 (sz). Xq (T_q, d), Xkv (T_k, d), W (d, d_k), b (d_k). */
-typedef struct { head_state s0, sb, sz; } three_heads;
-
-static void three_free(three_heads *h) { head_state_free(&h->s0); head_state_free(&h->sb); head_state_free(&h->sz); }
-
-/* A random head of sizes (T_q, T_k, d, d_k) in the scratch's views, run three
- * times into h: Xq (T_q, d), Xkv (T_k, d, = Xq when self), W_Q ~ N(0, sharp^2/d),
- * W_K, W_V ~ N(0, 1/d) (d, d_k), b_Q ~ N(0, sigma^2) (d_k), drawn in this order. */
-static int run_heads(three_heads *h, scratch *s, gsl_rng *rng, size_t T_q, size_t T_k, size_t d, size_t d_k,
-                     int self, double sharp, double sigma)
-{
-    gsl_matrix_view Xq = gsl_matrix_submatrix(s->Xq, 0, 0, T_q, d);
-    gsl_matrix_view Xkv = gsl_matrix_submatrix(self ? s->Xq : s->Xkv, 0, 0, T_k, d);
-    gsl_matrix_view W_Q = gsl_matrix_submatrix(s->W_Q, 0, 0, d, d_k);
-    gsl_matrix_view W_K = gsl_matrix_submatrix(s->W_K, 0, 0, d, d_k);
-    gsl_matrix_view W_V = gsl_matrix_submatrix(s->W_V, 0, 0, d, d_k);
-    gsl_matrix_view Z = gsl_matrix_submatrix(s->Z, 0, 0, d, d_k);
-    gsl_vector_view b = gsl_vector_subvector(s->b, 0, d_k);
-    mat_randn(&Xq.matrix, rng, 1.0);
-    if (!self) mat_randn(&Xkv.matrix, rng, 1.0);
-    mat_randn(&W_Q.matrix, rng, sharp / sqrt((double)d));
-    mat_randn(&W_K.matrix, rng, 1.0 / sqrt((double)d));
-    mat_randn(&W_V.matrix, rng, 1.0 / sqrt((double)d));
-    vec_randn(&b.vector, rng, sigma);
-    gsl_matrix_set_zero(&Z.matrix);
-    *h = (three_heads){{0}, {0}, {0}};
-    int rc = head_state_alloc(&h->s0, T_q, T_k, d, d_k, d_k);
-    if (!rc) rc = head_state_alloc(&h->sb, T_q, T_k, d, d_k, d_k);
-    if (!rc) rc = head_state_alloc(&h->sz, T_q, T_k, d, d_k, d_k);
-    head_params p0 = head_params_make(&W_Q.matrix, &W_K.matrix, &W_V.matrix), pb = p0;
-    head_params pz = head_params_make(&Z.matrix, &W_K.matrix, &W_V.matrix);
-    pb.b_Q = &b.vector;
-    pz.b_Q = &b.vector;
-    if (!rc) rc = head_forward(&h->s0, &p0, &Xq.matrix, &Xkv.matrix);
-    if (!rc) rc = head_forward(&h->sb, &pb, &Xq.matrix, &Xkv.matrix);
-    if (!rc) rc = head_forward(&h->sz, &pz, &Xq.matrix, &Xkv.matrix);
-    return rc;
+    (void)g, (void)c;
+    return bias_qhead_new(MAX_T, MAX_D, MAX_DK);
 }
 
 /* 1/2 sum_j |p_j - 1/n|: how far p (n) is from the uniform distribution */
@@ -139,69 +72,54 @@ static double preference(const gsl_vector *p)
     return 0.5 * tv;
 }
 
-/* One random head (sizes drawn first, then run_heads): S, A (T_q, T_k),
- * K b_Q and a* = softmax(K b_Q) (T_k); out[] in the order of query_bias.csv. */
-static int draw(void *c, void *vs, gsl_rng *rng, size_t di, double *out)
+/* One random head (sizes drawn first, then the head, bias.h): S, A (T_q, T_k) of the
+ * three runs, K b_Q and a* = softmax(K b_Q) (T_k). */
+static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, const void *c)
 {
-    scratch *s = vs;
-    (void)c; (void)di;
+    bias_qhead *h = work;
+    (void)c, (void)pt;
     // sizes, then the head at these sizes
     int self = gsl_rng_uniform(rng) < 0.5;
     size_t T_q = rng_uniform_size(rng, 1, MAX_T), T_k = self ? T_q : rng_uniform_size(rng, 2, MAX_T);
     if (self && T_q < 2) T_q = T_k = 2;
     size_t d = rng_uniform_size(rng, 1, MAX_D), d_k = rng_uniform_size(rng, 1, MAX_DK);
-    double sharp = rng_log_uniform(rng, -1, 1), sigma = rng_log_uniform(rng, -2, 2);
-    gsl_vector_view b = gsl_vector_subvector(s->b, 0, d_k);
-    gsl_vector_view kb = gsl_vector_subvector(s->kb, 0, T_k);
-    gsl_vector_view astar = gsl_vector_subvector(s->astar, 0, T_k);
-    three_heads h;
-    int rc = run_heads(&h, s, rng, T_q, T_k, d, d_k, self, sharp, sigma);
-    if (rc) goto done;
+    double sharp = rng_log_uniform(rng, -1, 1), sigma = rng_log_uniform(rng, -2, 2), kbv[MAX_T], astarv[MAX_T];
+    int rc = bias_qhead_draw(h, rng, T_q, T_k, d, d_k, self, sharp, sigma);
+    if (rc) return rc;
+    gsl_vector_view kb = gsl_vector_view_array(kbv, T_k), astar = gsl_vector_view_array(astarv, T_k);
 
     // D = S(b_Q) - S(0), in place of S(b_Q); exactly D = 1 (K b_Q)^T
-    double r0 = tol_product_scale(h.s0.Q, h.s0.K), rb = tol_product_scale(h.sb.Q, h.sb.K);
-    gsl_matrix_sub(h.sb.S, h.s0.S);
-    double rel_spread = bias_row_spread(h.sb.S) / fmax(rb + r0, DBL_MIN);
+    double r0 = tol_product_scale(h->s0.Q, h->s0.K), rb = tol_product_scale(h->sb.Q, h->sb.K);
+    gsl_matrix_sub(h->sb.S, h->s0.S);
+    double rel_spread = bias_row_spread(h->sb.S) / fmax(rb + r0, DBL_MIN);
 
     // kb = K b_Q by dgemv, its rounding scale max_j sum_l |k_jl| |b_l|; rows of D against kb^T
-    gsl_blas_dgemv(CblasNoTrans, 1.0, h.s0.K, &b.vector, 0.0, &kb.vector);
-    gsl_matrix_const_view b_row = gsl_matrix_const_view_vector(&b.vector, 1, d_k);
-    double rkb = tol_product_scale(&b_row.matrix, h.s0.K), shift = 0.0, zero = 0.0;
+    gsl_blas_dgemv(CblasNoTrans, 1.0, h->s0.K, &h->b.vector, 0.0, &kb.vector);
+    gsl_matrix_const_view b_row = gsl_matrix_const_view_vector(&h->b.vector, 1, d_k);
+    double rkb = tol_product_scale(&b_row.matrix, h->s0.K), shift = 0.0, zero = 0.0;
     for (size_t i = 0; i < T_q; i++)
-        for (size_t j = 0; j < T_k; j++)
-            shift = fmax(shift, fabs(gsl_matrix_get(h.sb.S, i, j) - gsl_vector_get(&kb.vector, j)));
+        for (size_t j = 0; j < T_k; j++) shift = fmax(shift, fabs(gsl_matrix_get(h->sb.S, i, j) - kbv[j]));
 
     // W_Q = 0: every row of A against a* = softmax(K b_Q)
-    if ((rc = softmax_vec(astar.vector.data, kb.vector.data, T_k))) goto done;
+    if ((rc = softmax_vec(astarv, kbv, T_k))) return rc;
     for (size_t i = 0; i < T_q; i++)
-        for (size_t j = 0; j < T_k; j++)
-            zero = fmax(zero, fabs(gsl_matrix_get(h.sz.A, i, j) - gsl_vector_get(&astar.vector, j)));
+        for (size_t j = 0; j < T_k; j++) zero = fmax(zero, fabs(gsl_matrix_get(h->sz.A, i, j) - astarv[j]));
 
-    const double v[NV] = {(double)T_q, (double)T_k, (double)d, (double)d_k, (double)self, sigma,
-                          rel_spread, tol_eps(4, d_k, 1.0), shift / fmax(rb + r0 + rkb, DBL_MIN), zero,
-                          tol_eps(8, d_k, rkb) + tol_eps(4, T_k, 1.0),
-                          // the effect: ||A(b_Q) - A(0)||_F / ||A(0)||_F
-                          mat_rel_diff(h.sb.A, h.s0.A),
-                          // the preference: TV(softmax(K b_Q), uniform) = 1/2 sum_j |a*_j - 1/T_k|
-                          preference(&astar.vector)};
-    for (int k = 0; k < NV; k++) out[k] = v[k];
-done:
-    three_free(&h);
-    return rc;
+    const double size[] = {(double)T_q, (double)T_k, (double)d, (double)d_k, (double)self, sigma};
+    for (int k = 0; k < 6; k++) out[S_TQ + k] = size[k];
+    // each identity's error in units of its rounding bound: 4 d_k eps, and 8 d_k eps r(K b_Q) + 4 T_k eps
+    out[S_SPREAD] = rel_spread / tol_eps(4, d_k, 1.0);
+    out[S_SHIFT] = shift / fmax(rb + r0 + rkb, DBL_MIN) / tol_eps(4, d_k, 1.0);
+    out[S_ZERO] = zero / (tol_eps(8, d_k, rkb) + tol_eps(4, T_k, 1.0));
+    // the effect: ||A(b_Q) - A(0)||_F / ||A(0)||_F
+    out[S_CHANGE] = mat_rel_diff(h->sb.A, h->s0.A);
+    // the preference: TV(softmax(K b_Q), uniform) = 1/2 sum_j |a*_j - 1/T_k|
+    out[S_PREF] = preference(&astar.vector);
+    return ATT_OK;
 }
 
-typedef struct {
-    size_t draw, T_q, T_k, d, d_k;
-    int self;
-    double b_sigma, rel_row_spread, tol_row_spread, rel_shift_err, zero_wq_err, zero_wq_tol, rel_change_A, pref_tv;
-} head_row;
 typedef struct { size_t i, j; const char *query, *key; double score_shift, weight_zero_query; } example_row;
 
-static const table_col head_cols[] = {
-    COL(head_row, draw), COL(head_row, T_q), COL(head_row, T_k), COL(head_row, d), COL(head_row, d_k),
-    COL(head_row, self), COL(head_row, b_sigma), COL_ROUND(head_row, rel_row_spread, "tol_row_spread"), COL(head_row, tol_row_spread),
-    COL_ROUND(head_row, rel_shift_err, "1e-10"), COL_ROUND(head_row, zero_wq_err, "zero_wq_tol"), COL(head_row, zero_wq_tol),
-    COL(head_row, rel_change_A), COL(head_row, pref_tv)};
 static const table_col example_cols[] = {
     COL(example_row, i), COL(example_row, j), COL(example_row, query), COL(example_row, key),
     COL(example_row, score_shift), COL(example_row, weight_zero_query)};
@@ -211,135 +129,105 @@ static const table_col example_cols[] = {
 static int example(experiment *e)
 {
     gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 1, 0));
-    scratch *s = scratch_alloc(NULL);
-    three_heads h = {{0}, {0}, {0}};
-    int rc = (rng && s) ? run_heads(&h, s, rng, EX_T, EX_T, EX_D, EX_DK, 1, 1.0, 1.0) : att_alloc_status();
+    bias_qhead *h = bias_qhead_new(EX_T, EX_D, EX_DK);
+    int rc = (rng && h) ? bias_qhead_draw(h, rng, EX_T, EX_T, EX_D, EX_DK, 1, 1.0, 1.0) : att_alloc_status();
     example_row rows[EX_T * EX_T];
     for (size_t i = 0; i < EX_T && !rc; i++)
         for (size_t j = 0; j < EX_T; j++)
             rows[i * EX_T + j] = (example_row){i, j, example_tokens[i], example_tokens[j],
-                gsl_matrix_get(h.sb.S, i, j) - gsl_matrix_get(h.s0.S, i, j), gsl_matrix_get(h.sz.A, i, j)};
+                gsl_matrix_get(h->sb.S, i, j) - gsl_matrix_get(h->s0.S, i, j), gsl_matrix_get(h->sz.A, i, j)};
     if (!rc) rc = TABLE_WRITE(e->o.out_dir, "query_bias_example.csv", example_cols, rows, EX_T * EX_T);
     if (!rc) {
-        gsl_vector_view a0 = gsl_matrix_row(h.sz.A, 0);
+        gsl_vector_view a0 = gsl_matrix_row(h->sz.A, 0);
         exp_meta(e, "example_pref_tv: %.17g\nexample_top_weight: %.17g", preference(&a0.vector),
                  gsl_vector_max(&a0.vector));
     }
-    three_free(&h);
-    scratch_free(s);
+    bias_qhead_free(h);
     if (rng) gsl_rng_free(rng);
     return rc;
 }
 
 /* The preference as a function of u = sigma(b_Q) ||W_K||_F (the sd scale of the added scores
- * b_Q . k_j): T_k = 8, d = 16, d_k = 8, W_Q = 0, 2000 heads per u, each u its own stream;
- * TV(softmax(K b_Q), uniform). query_bias_pref.csv: u, heads, tv_mean, tv_lo, tv_hi. */
-static const double PREF_U[] = {0.1, 0.3, 1.0, 3.0, 10.0};
-enum { PREF_NU = 5, PREF_HEADS = 2000, PREF_T = 8, PREF_D = 16, PREF_DK = 8 };
-typedef struct { double u; size_t heads; double tv, tv_lo, tv_hi; } pref_row;
-static const table_col pref_cols[] = {COL(pref_row, u), COL(pref_row, heads), COL_MC(pref_row, tv, "tv_lo", "tv_hi"),
-                                      COL_MC(pref_row, tv_lo, "tv_lo", "tv_hi"), COL_MC(pref_row, tv_hi, "tv_lo", "tv_hi")};
-
-static int pref_curve(experiment *e)
+ * b_Q . k_j), u = pt->x: T_k = 8, d = 16, d_k = 8, W_Q = 0, TV(softmax(K b_Q), uniform). */
+enum { PREF_T = 8, PREF_D = 16, PREF_DK = 8 };
+static int draw_pref(double *out, gsl_rng *rng, const sweep_point *pt, void *work, const void *c)
 {
-    pref_row pr[PREF_NU];
-    gsl_rng *rng = rng_new(e->o.rng_name, 0);
-    if (!rng) return ATT_EUSAGE;
-    size_t iu = 0;
-    for (size_t k = 0; k < PREF_NU; k++) {
-        stat_acc a;
-        stat_init(&a);
-        gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0x9EF, k));
-        for (size_t h = 0; h < PREF_HEADS; h++) {
-            double X[PREF_T][PREF_D], W[PREF_D][PREF_DK], z[PREF_DK], kb[PREF_T], p[PREF_T], fr = 0.0;
-            for (size_t j = 0; j < PREF_T; j++) for (size_t m = 0; m < PREF_D; m++) X[j][m] = gsl_ran_gaussian(rng, 1.0);
-            for (size_t m = 0; m < PREF_D; m++)
-                for (size_t l = 0; l < PREF_DK; l++) {
-                    W[m][l] = gsl_ran_gaussian(rng, 1.0 / sqrt((double)PREF_D));
-                    fr += W[m][l] * W[m][l];
-                }
-            for (size_t l = 0; l < PREF_DK; l++) z[l] = gsl_ran_gaussian(rng, 1.0);
-            /* b_Q = sigma z with sigma = u / ||W_K||_F; (K b_Q)_j = x_j^T W_K b_Q */
-            double sigma = PREF_U[k] / sqrt(fr), tv = 0.0;
-            for (size_t j = 0; j < PREF_T; j++) {
-                kb[j] = 0.0;
-                for (size_t m = 0; m < PREF_D; m++)
-                    for (size_t l = 0; l < PREF_DK; l++) kb[j] += X[j][m] * W[m][l] * sigma * z[l];
-            }
-            int rc = softmax_vec(p, kb, PREF_T);
-            if (rc) { gsl_rng_free(rng); return rc; }
-            // TV(p, uniform) = 1/2 sum_j |p_j - 1/T_k|
-            for (size_t j = 0; j < PREF_T; j++) tv += 0.5 * fabs(p[j] - 1.0 / PREF_T);
-            stat_push(&a, tv);
+    (void)work, (void)c;
+    double X[PREF_T][PREF_D], W[PREF_D][PREF_DK], z[PREF_DK], kb[PREF_T], p[PREF_T], fr = 0.0, tv = 0.0;
+    for (size_t j = 0; j < PREF_T; j++) for (size_t m = 0; m < PREF_D; m++) X[j][m] = gsl_ran_gaussian(rng, 1.0);
+    for (size_t m = 0; m < PREF_D; m++)
+        for (size_t l = 0; l < PREF_DK; l++) {
+            W[m][l] = gsl_ran_gaussian(rng, 1.0 / sqrt((double)PREF_D));
+            fr += W[m][l] * W[m][l];
         }
-        pr[k] = (pref_row){PREF_U[k], a.n, a.mean, 0, 0};
-        stat_ci95(&a, &pr[k].tv_lo, &pr[k].tv_hi);
-        if (PREF_U[k] == 1.0) iu = k;
+    for (size_t l = 0; l < PREF_DK; l++) z[l] = gsl_ran_gaussian(rng, 1.0);
+    // b_Q = sigma z with sigma = u / ||W_K||_F; (K b_Q)_j = x_j^T W_K b_Q
+    double sigma = pt->x / sqrt(fr);
+    for (size_t j = 0; j < PREF_T; j++) {
+        kb[j] = 0.0;
+        for (size_t m = 0; m < PREF_D; m++)
+            for (size_t l = 0; l < PREF_DK; l++) kb[j] += X[j][m] * W[m][l] * sigma * z[l];
     }
-    gsl_rng_free(rng);
-    int rc = TABLE_WRITE(e->o.out_dir, "query_bias_pref.csv", pref_cols, pr, PREF_NU);
-    if (rc) return rc;
-    exp_claim(e, "queryBiasPreference", NAN, measure_ci(pr[iu].tv, pr[iu].tv_lo, pr[iu].tv_hi, pr[iu].heads),
-              rule_ci_above(0.01), "W_Q = 0: b_Q prefers some keys: mean total-variation distance of softmax(K b_Q) "
-              "from uniform at sigma(b_Q) ||W_K||_F = 1 (T_k = %d, d = %d, d_k = %d; %.3f at 0.1, %.3f at 10: "
-              "query_bias_pref.csv)", PREF_T, PREF_D, PREF_DK, pr[0].tv, pr[PREF_NU - 1].tv);
-    exp_summary(e, "W_Q = 0: every row has the same weights softmax(K b_Q); their distance from uniform is %.3f at "
-                "sigma(b_Q) ||W_K||_F = 1 (95%% CI [%.3f, %.3f])", pr[iu].tv, pr[iu].tv_lo, pr[iu].tv_hi);
-    return ATT_OK;
+    int rc = softmax_vec(p, kb, PREF_T);
+    // TV(p, uniform) = 1/2 sum_j |p_j - 1/T_k|
+    for (size_t j = 0; j < PREF_T; j++) tv += 0.5 * fabs(p[j] - 1.0 / PREF_T);
+    out[P_TV] = tv;
+    return rc;
 }
+static size_t pref_draws(const sweep_point *pt, const void *c) { (void)pt, (void)c; return 2000; }
 
 static int run(experiment *e)
 {
     size_t n = e->o.draws;
     if (n < 2) return exp_usage("--draws %zu: a 95%% CI needs at least 2 draws", n);
-    mc_config cfg = exp_mc(e, "query_bias");
-    cfg.nstats = NV, cfg.draw = draw, cfg.alloc = scratch_alloc, cfg.free = scratch_free;
-    cfg.values = mem_calloc(n * NV, sizeof(double), "query_bias per-draw values");
-    head_row *rows = cfg.values ? mem_calloc(n, sizeof *rows, "query_bias rows") : NULL;
-    stat_acc acc[NV];
-    int rc = rows ? mc_run(&cfg, acc) : att_alloc_status();
-    // each identity head by head: its error in units of its own tolerance
-    double spread = 0.0, shift = 0.0, zero = 0.0;
-    for (size_t i = 0; i < n && !rc; i++) {
-        const double *v = cfg.values + i * NV;
-        rows[i] = (head_row){i, (size_t)v[V_TQ], (size_t)v[V_TK], (size_t)v[V_D], (size_t)v[V_DK], (int)v[V_SELF],
-                             v[V_SIGMA], v[V_SPREAD], v[V_SPREAD_TOL], v[V_SHIFT], v[V_ZERO], v[V_ZERO_TOL],
-                             v[V_CHANGE], v[V_PREF]};
-        spread = fmax(spread, v[V_SPREAD] / v[V_SPREAD_TOL]);
-        shift = fmax(shift, v[V_SHIFT] / v[V_SPREAD_TOL]);
-        zero = fmax(zero, v[V_ZERO] / v[V_ZERO_TOL]);
-    }
-    if (!rc) rc = example(e);      /* its allocations before anything is written */
-    if (!rc) rc = TABLE_WRITE(e->o.out_dir, "query_bias.csv", head_cols, rows, n);
-    mem_free(rows, n, sizeof *rows);
-    mem_free(cfg.values, n * NV, sizeof(double));
-    if (rc) return rc;
+    static const double us[] = {0.1, 0.3, 1.0, 3.0, 10.0};
+    sweep_grid g, gp;
+    sweep_grid_init(&g);
+    sweep_grid_init(&gp);
+    sweep_axis_x(&gp, "u", 5, us);
+    sweep_def def = SWEEP_DEF(draw), defp = SWEEP_DEF_AS(draw_pref, NPSTAT, pref_names);
+    def.work_alloc = work_alloc, def.work_free = bias_qhead_free, def.draws_csv = "query_bias_draws.csv";
+    defp.csv = "query_bias_pref.csv", defp.draws_of = pref_draws;
+    sweep_result r, rp;
+    int st = example(e);      /* its allocations before anything is written */
+    if (st || (st = sweep_run(e, &g, &def, &r))) return st;
+    if ((st = sweep_run(e, &gp, &defp, &rp))) { sweep_result_free(&r); return st; }
     exp_meta(e, "heads: %zu\nmax_T: %d\nmax_d: %d\nmax_d_k: %d\nexample_T: %d\nexample_d: %d\nexample_d_k: %d",
              n, MAX_T, MAX_D, MAX_DK, EX_T, EX_D, EX_DK);
+    const stat_acc *a = sweep_acc(&r, 0, 0);
 
     // the headline: the exact statement, W_Q = 0 gives every row the same weights
-    exp_identity(e, "queryBiasZeroQuery", 0.0, measure_exact(zero, n), rule_at_most(1.0),
+    exp_identity(e, "queryBiasZeroQuery", 0.0, measure_exact(a[S_ZERO].max, n), rule_at_most(1.0),
                  "W_Q = 0: every row of A is softmax(K b_Q): max |a_ij - softmax(K b_Q)_j| over every row of %zu heads, "
                  "in units of 8 d_k eps |K||b_Q| + 4 T_k eps", n);
     exp_headline(e);
-    exp_identity(e, "queryBiasRowSpread", 0.0, measure_exact(spread, n), rule_at_most(1.0),
+    exp_identity(e, "queryBiasRowSpread", 0.0, measure_exact(a[S_SPREAD].max, n), rule_at_most(1.0),
                  "row spread of S(b_Q) - S(0) (rows identical), relative to the rounding scale, in units of 4 d_k eps; "
                  "largest over the heads");
-    exp_identity(e, "queryBiasShift", 0.0, measure_exact(shift, n), rule_at_most(1.0),
+    exp_identity(e, "queryBiasShift", 0.0, measure_exact(a[S_SHIFT].max, n), rule_at_most(1.0),
                  "max |S(b_Q) - S(0) - 1 (K b_Q)^T| (the added score is b_Q . k_j), relative to the rounding scale, in "
                  "units of 4 d_k eps");
-    exp_claim(e, "queryBiasEffect", NAN, measure_stat(&acc[V_CHANGE]), rule_ci_above(1e-3),
+    exp_claim(e, "queryBiasEffect", NAN, sweep_measure(&r, 0, S_CHANGE), rule_ci_above(1e-3),
               "relative change of A caused by b_Q, ||A(b_Q) - A(0)|| / ||A(0)|| (b_K would cause none), over %zu random "
               "heads", n);
-    exp_reported(e, "queryBiasPreferenceMixed", NAN, measure_stat(&acc[V_PREF]),
+    exp_reported(e, "queryBiasPreferenceMixed", NAN, sweep_measure(&r, 0, S_PREF),
                  "W_Q = 0: mean total-variation distance of softmax(K b_Q) from uniform over %zu heads with sigma(b_Q) "
                  "log-uniform in [0.01, 100] (a number the chosen range sets; the curve is query_bias_pref.csv)", n);
-    return pref_curve(e);
+    measure m1 = sweep_measure(&rp, 2, P_TV);   /* u = 1 */
+    exp_claim(e, "queryBiasPreference", NAN, m1, rule_ci_above(0.01),
+              "W_Q = 0: b_Q prefers some keys: mean total-variation distance of softmax(K b_Q) from uniform at "
+              "sigma(b_Q) ||W_K||_F = 1 (T_k = %d, d = %d, d_k = %d; %.3f at 0.1, %.3f at 10: query_bias_pref.csv)",
+              PREF_T, PREF_D, PREF_DK, sweep_acc(&rp, 0, P_TV)->mean, sweep_acc(&rp, 4, P_TV)->mean);
+    exp_summary(e, "W_Q = 0: every row has the weights softmax(K b_Q) to %.3g of rounding (the section: exactly the "
+                "same weights for every query); their distance from uniform is %.3f at sigma(b_Q) ||W_K||_F = 1 "
+                "(95%% CI [%.3f, %.3f])", a[S_ZERO].max, m1.value, m1.ci_low, m1.ci_high);
+    sweep_result_free(&r);
+    sweep_result_free(&rp);
+    return ATT_OK;
 }
 
 int main(int argc, char **argv)
 {
-    static const experiment_def def = {"query_bias", "the query bias adds a preference over keys that every "
-                                       "query shares: S(b_Q) - S(0) has identical rows", OPT_MC, 42, 5000, NULL, run};
+    static const experiment_def def = {"query_bias", NULL, OPT_MC, 42, 5000, NULL, run};
     return experiment_main(&def, argc, argv);
 }

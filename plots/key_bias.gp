@@ -2,23 +2,24 @@
 # ||∂L/∂b_K|| / ||∂L/∂b_Q||, one point per random head: without RoPE every
 # point is at zero (rounding, at most 1e-13); with RoPE after the bias the
 # ratio spreads around its mean (marked with its 95% CI).
-# Data: key_bias_draws.csv (rope, draw, norm_dbq, norm_dbk, ratio, fd_err,
-# out_change), key_bias.csv (rope, draws, ..., ratio_mean col 8, lo 9, hi 10,
-# ratio_max col 12); sizes from key_bias.meta.
+# Data (sweep.h's layouts, read by name): key_bias_draws.csv (rope, draw,
+# ratio), key_bias.csv (row rope = 0: ratio_max; row rope = 1: ratio_mean,
+# ratio_lo, ratio_hi); sizes from key_bias.meta.
 # size: 6.5,3.6
 # slide: 2.9,2.6
 meta_id = 'key_bias'
 f = datadir.'/key_bias_draws.csv'
 s = datadir.'/key_bias.csv'
-stats s skip 1 every ::0::0 using 12 nooutput
+set datafile columnheaders   # columns by name (sweep.h's layout)
+stats s every ::0::0 using "ratio_max" nooutput
 max0 = STATS_max
-stats s skip 1 every ::1::1 using 8 nooutput
+stats s every ::1::1 using "ratio_mean" nooutput
 mean1 = STATS_max
-stats s skip 1 every ::1::1 using 9 nooutput
+stats s every ::1::1 using "ratio_lo" nooutput
 lo1 = STATS_max
-stats s skip 1 every ::1::1 using 10 nooutput
+stats s every ::1::1 using "ratio_hi" nooutput
 hi1 = STATS_max
-stats f skip 1 using 5 nooutput
+stats f using "ratio" nooutput
 top = STATS_max
 set title "The key bias changes nothing: its gradient is zero\n(unless RoPE comes after it)"
 set xlabel sprintf("||∂L/∂b_K|| / ||∂L/∂b_Q|| per random head (T = %g, d = %g)", meta('T'), meta('d'))
@@ -43,5 +44,5 @@ if (SLIDE) {
     set label "all 0" at 0.04 * top, 0.45 left
     set label "of order 1" at mean1, 1.55 left offset -1, 0   # the ratio's size is set by the set-up (issue 18)
 }
-plot f skip 1 using 5:($1 + jit($2)) with points ls 2 pt 6 ps 0.5, \
-     s skip 1 every ::1::1 using 8:(1):9:10 with xerrorbars ls 1 pt 7 ps 1.2 lw 2
+plot f using "ratio":(column("rope") + jit(column("draw"))) with points ls 2 pt 6 ps 0.5, \
+     s every ::1::1 using "ratio_mean":(1):"ratio_lo":"ratio_hi" with xerrorbars ls 1 pt 7 ps 1.2 lw 2

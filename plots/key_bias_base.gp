@@ -4,7 +4,8 @@
 # against the RoPE base (log axis). It stays of order one at every base: the
 # contrast with the exactly-zero gradient without RoPE, not a constant of
 # attention (its size depends on the set-up).
-# Data: key_bias_base.csv (base, draws, ratio, ratio_lo, ratio_hi).
+# Data: key_bias_base.csv (sweep.h's layout, read by name: base, draws, ratio_mean,
+# ratio_lo, ratio_hi).
 # size: 6.5,3.4
 f = datadir.'/key_bias_base.csv'
 if (system(sprintf("test -s '%s' && echo 1", f)) ne "1") {
@@ -14,8 +15,9 @@ if (system(sprintf("test -s '%s' && echo 1", f)) ne "1") {
     plot [0:1][0:1] NaN notitle
     exit
 }
-stats f skip 1 using 1 name "B" nooutput
-stats f skip 1 using 2 name "N" nooutput
+set datafile columnheaders
+stats f using "base" name "B" nooutput
+stats f using "draws" name "N" nooutput
 set title "With RoPE after it, b_K has a gradient of order one"
 set xlabel "RoPE base"
 set ylabel "||∂L/∂b_K|| / ||∂L/∂b_Q||"
@@ -25,5 +27,5 @@ set xrange [B_min / 3 : B_max * 3]
 set yrange [0:1.2]
 set ytics 0, 0.25, 1
 set label 1 sprintf("%d random heads per base, 95%% CI;\nwithout RoPE the ratio is 0", N_min) at graph 0.03, graph 0.90 left font ',9'
-plot f skip 1 using 1:3:4:5 with yerrorbars lc rgb '#1f4e9c' pt 7 ps 0.8 notitle, \
-     f skip 1 using 1:3 with lines ls 2 notitle
+plot f using "base":"ratio_mean":"ratio_lo":"ratio_hi" with yerrorbars lc rgb '#1f4e9c' pt 7 ps 0.8 notitle, \
+     f using "base":"ratio_mean" with lines ls 2 notitle

@@ -11,7 +11,7 @@ f = datadir.'/key_bias_shift.csv'
 stats f skip 1 using 1 nooutput
 T = STATS_records
 if (SLIDE) {
-    set multiplot layout 1,2 margins 0.15,0.98,0.38,0.84 spacing 0.21,0
+    set multiplot layout 1,2 margins 0.21,0.98,0.38,0.84 spacing 0.21,0   # room for labels such as -16
     unset xlabel
 } else {
 set multiplot layout 1,2 title main(sprintf("Adding b_K shifts a row of scores by one constant (q_0·b_K = %.2f):\nthe softmax weights do not move", shift)) \
@@ -26,13 +26,18 @@ unset key
 set label 1 (SLIDE ? "light: without b_K\ndark: with b_K" : "light bars: without b_K      dark bars: with b_K") at screen 0.5, screen (SLIDE ? 0.18 : 0.05) center
 set grid ytics
 set title (SLIDE ? "scores" : "scores s_{0j}") font (SLIDE ? ',9' : '') offset 0, (SLIDE ? -0.6 : 0)
-if (SLIDE) { set ytics 4 }
+stats f skip 1 using 2 name "S0" nooutput
+stats f skip 1 using 3 name "S1" nooutput
+span = (S0_max > S1_max ? S0_max : S1_max) - (S0_min < S1_min ? S0_min : S1_min)
+sstep = span > 12 ? 10 : (span > 6 ? 5 : 2)
+if (SLIDE) { set ytics sstep }   # at most about four labels on the small slide
 set xzeroaxis lt -1
 plot f skip 1 using ($1 - 0.2):2 with boxes lc rgb '#9ecae1', \
      '' skip 1 using ($1 + 0.2):3 with boxes lc rgb '#08306b'
 unset label 1
 set title (SLIDE ? "weights" : "weights a_{0j} = softmax") font (SLIDE ? ',9' : '') offset 0, (SLIDE ? -0.6 : 0)
-if (SLIDE) { set ytics 0.5 }
+wstep = SLIDE ? 0.5 : 0.25   # weights in [0, 1]: at most five labels
+set ytics wstep
 set yrange [0:*]
 plot f skip 1 using ($1 - 0.2):4 with boxes lc rgb '#9ecae1', \
      '' skip 1 using ($1 + 0.2):5 with boxes lc rgb '#08306b'

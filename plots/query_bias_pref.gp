@@ -3,7 +3,7 @@
 # variation distance from uniform (mean over random heads, 95% CI band)
 # against u = sigma(b_Q) ||W_K||_F, the typical size of the added scores,
 # on a log axis. Small biases barely prefer anything, large ones pick a key.
-# Data: query_bias_pref.csv (u, heads, tv, tv_lo, tv_hi).
+# Data: query_bias_pref.csv (sweep.h's layout, read by name: u, draws, tv_mean, tv_lo, tv_hi).
 # size: 6.5,3.6
 f = datadir.'/query_bias_pref.csv'
 if (system(sprintf("test -s '%s' && echo 1", f)) ne "1") {
@@ -13,8 +13,9 @@ if (system(sprintf("test -s '%s' && echo 1", f)) ne "1") {
     plot [0:1][0:1] NaN notitle
     exit
 }
-stats f skip 1 using 1 name "U" nooutput
-stats f skip 1 using 2 name "H" nooutput
+set datafile columnheaders
+stats f using "u" name "U" nooutput
+stats f using "draws" name "H" nooutput
 set title "A larger query bias, a stronger shared preference over keys"
 set xlabel "size of the added scores, σ(b_Q) ‖W_K‖_F"
 set ylabel "distance from uniform (TV)"
@@ -27,10 +28,10 @@ set label 1 sprintf("%d random heads per point; 95%% CI band", H_min) at graph 0
 set label 2 "0: every key the same weight" at graph 0.97, graph 0.06 right font ',9'
 one = (U_records == 1)
 if (one) {
-    stats f skip 1 using 3 name "M" nooutput; stats f skip 1 using 4 name "L" nooutput; stats f skip 1 using 5 name "HI" nooutput
+    stats f using "tv_mean" name "M" nooutput; stats f using "tv_lo" name "L" nooutput; stats f using "tv_hi" name "HI" nooutput
     set label 3 sprintf("u = %g: %.3f [%.3f, %.3f]", U_min, M_min, L_min, HI_min) at U_min, M_min left offset 1, 0
-    plot f skip 1 using 1:3:4:5 with yerrorbars lc rgb '#1f4e9c' pt 7 ps 0.8 notitle
+    plot f using "u":"tv_mean":"tv_lo":"tv_hi" with yerrorbars lc rgb '#1f4e9c' pt 7 ps 0.8 notitle
 } else {
-    plot f skip 1 using 1:4:5 with filledcurves ls 2 notitle, \
-         f skip 1 using 1:3 with linespoints ls 2 ps 0.6 notitle
+    plot f using "u":"tv_lo":"tv_hi" with filledcurves ls 2 notitle, \
+         f using "u":"tv_mean" with linespoints ls 2 ps 0.6 notitle
 }

@@ -34,19 +34,8 @@
 
 #define EPS DBL_EPSILON
 
-/* ||dL/db_K|| bound without RoPE: 8 T eps sum_i ||q_i|| ||g_i|| max_j ||v_j|| */
-static double grad_bound(const bias_head *h)
-{
-    size_t T = h->X->size1;
-    double qg = 0.0, vmax = 0.0;
-    for (size_t i = 0; i < T; i++) {
-        gsl_vector_const_view q = gsl_matrix_const_row(h->with.Q, i), g = gsl_matrix_const_row(h->G, i);
-        gsl_vector_const_view v = gsl_matrix_const_row(h->with.V, i);
-        qg += gsl_blas_dnrm2(&q.vector) * gsl_blas_dnrm2(&g.vector);
-        vmax = fmax(vmax, gsl_blas_dnrm2(&v.vector));
-    }
-    return tol_eps(8, T, qg * vmax);
-}
+/* ||dL/db_K|| bound without RoPE: bias_key_rounding (bias.h), the experiment's own */
+static double grad_bound(const bias_head *h) { return bias_key_rounding(h).grad; }
 
 START_TEST(prop_key_bias_no_gradient)
 {
@@ -67,10 +56,8 @@ START_TEST(prop_key_bias_no_gradient)
             if (!rope) {
                 double bound = grad_bound(&h);
                 PROP_ASSERT(nk <= bound, "T %zu d_k %zu: ||db_K|| = %g > bound %g", T, dk, nk, bound);
-                // the output: score rows shifted by rounding (d_k + 1) eps P, P the product scale
-                double P = fmax(tol_product_scale(h.with.Q, h.with.K), tol_product_scale(h.without.Q, h.without.K));
-                double vmax = mat_max_abs(h.with.V) * sqrt((double)dv);
-                double tol = tol_eps(16, dk + T, (1.0 + P) * sqrt((double)T) * vmax);
+                // the output: score rows shifted by rounding, the experiment's bound (bias.h)
+                double tol = bias_key_rounding(&h).out;
                 PROP_ASSERT(change <= tol, "T %zu d_k %zu: O moved by %g > %g", T, dk, change, tol);
             } else {
                 // RoPE rotates b_K differently for every key: the bias is not removable
@@ -191,20 +178,20 @@ static const char *bin_dir(void)
  * numeric column (all but `text`, comma-separated names) parses as a number. */
 static void check_csv(const char *dir, const char *name, const char *header, size_t min_rows, const char *text)
 {
-    char path[512], line[4096], buf[4096];
-    char *fields[64];
+    char path[512], line[8192], buf[8192];
+    char *fields[128];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = fopen(path, "r");
     ck_assert_msg(f != NULL, "%s was not written", path);
     ck_assert_msg(fgets(line, sizeof line, f) != NULL, "%s is empty", path);
     line[strcspn(line, "\n")] = '\0';
     ck_assert_msg(strcmp(line, header) == 0, "%s: header\n  %s\nexpected\n  %s", name, line, header);
-    char hbuf[4096];
-    char *heads[64];
-    int nh = csv_split(header, heads, 64, hbuf, sizeof hbuf);
+    char hbuf[8192];
+    char *heads[128];
+    int nh = csv_split(header, heads, 128, hbuf, sizeof hbuf);
     size_t rows = 0;
     while (fgets(line, sizeof line, f)) {
-        int n = csv_split(line, fields, 64, buf, sizeof buf);
+        int n = csv_split(line, fields, 128, buf, sizeof buf);
         ck_assert_msg(n == nh, "%s row %zu: %d fields, header has %d", name, rows + 1, n, nh);
         for (int k = 0; k < n; k++) {
             char pat[128];
@@ -234,13 +221,33 @@ START_TEST(test_tables_parse)
         int st = system(cmd);
         ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s exited %d", runs[r], WEXITSTATUS(st));
     }
-    check_csv(dir, "key_bias.csv", "rope,draws,out_mean,out_lo,out_hi,out_max,tol_min,ratio_mean,ratio_lo,ratio_hi,"
-              "ratio_min,ratio_max,fd_max,fd_b_Q_max,fd_b_K_max,fd_b_V_max,fd_W_Q_max,fd_W_K_max,fd_W_V_max,"
-              "dbq_mean,dbk_mean", 2, "");
-    check_csv(dir, "key_bias_draws.csv", "rope,draw,norm_dbq,norm_dbk,ratio,fd_err,out_change", 40, "");
+    // sweep.h's layouts: the point's columns, draws, then six columns per statistic
+    static const char *const kb_stats[] = {"out", "tol", "ratio", "grad_rel", "dbq", "dbk", "fd", "fd_b_Q",
+                                           "fd_b_K", "fd_b_V", "fd_W_Q", "fd_W_K", "fd_W_V"};
+    char kb_head[2048] = "T,d,d_k,d_v,rope,draws", kb_draws[1024] = "T,d,d_k,d_v,rope,draw";
+    for (size_t k = 0; k < sizeof kb_stats / sizeof *kb_stats; k++) {
+        static const char *const six[] = {"mean", "lo", "hi", "min", "max", "n"};
+        for (int m = 0; m < 6; m++)
+            snprintf(kb_head + strlen(kb_head), sizeof kb_head - strlen(kb_head), ",%s_%s", kb_stats[k], six[m]);
+        snprintf(kb_draws + strlen(kb_draws), sizeof kb_draws - strlen(kb_draws), ",%s", kb_stats[k]);
+    }
+    check_csv(dir, "key_bias.csv", kb_head, 2, "");
+    check_csv(dir, "key_bias_draws.csv", kb_draws, 40, "");
+    check_csv(dir, "key_bias_base.csv", "T,d,d_k,d_v,base,draws,ratio_mean,ratio_lo,ratio_hi,ratio_min,ratio_max,ratio_n",
+              4, "");
     check_csv(dir, "key_bias_shift.csv", "j,score_without,score_with,weight_without,weight_with", 4, "");
-    check_csv(dir, "query_bias.csv", "draw,T_q,T_k,d,d_k,self,b_sigma,rel_row_spread,tol_row_spread,rel_shift_err,"
-              "zero_wq_err,zero_wq_tol,rel_change_A,pref_tv", 30, "");
+    static const char *const qb_stats[] = {"T_q", "T_k", "d", "d_k", "self", "b_sigma", "row_spread", "shift_err",
+                                           "zero_wq_err", "change_A", "pref_tv"};
+    char qb_head[2048] = "draws", qb_draws[1024] = "draw";
+    for (size_t k = 0; k < sizeof qb_stats / sizeof *qb_stats; k++) {
+        static const char *const six[] = {"mean", "lo", "hi", "min", "max", "n"};
+        for (int m = 0; m < 6; m++)
+            snprintf(qb_head + strlen(qb_head), sizeof qb_head - strlen(qb_head), ",%s_%s", qb_stats[k], six[m]);
+        snprintf(qb_draws + strlen(qb_draws), sizeof qb_draws - strlen(qb_draws), ",%s", qb_stats[k]);
+    }
+    check_csv(dir, "query_bias.csv", qb_head, 1, "");
+    check_csv(dir, "query_bias_draws.csv", qb_draws, 30, "");
+    check_csv(dir, "query_bias_pref.csv", "u,draws,tv_mean,tv_lo,tv_hi,tv_min,tv_max,tv_n", 5, "");
     check_csv(dir, "query_bias_example.csv", "i,j,query,key,score_shift,weight_zero_query", 36, "query,key");
     check_csv(dir, "value_bias_draws.csv", "draw,T_q,T_k,d,d_k,d_v,self,b_sigma,pass_units,fold_units,"
               "fold_err_vs_bias,control_err_vs_bias,control_max_row_sum_defect,control_pred_units", 30, "");

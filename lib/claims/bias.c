@@ -2,7 +2,9 @@
 #include "bias.h"
 #include "gradcheck.h"
 #include "mat.h"
+#include "mem.h"
 #include "status.h"
+#include "tol.h"
 
 #include <math.h>
 #include <gsl/gsl_blas.h>
@@ -171,4 +173,97 @@ int bias_head_fd_errors(double err[BIAS_NPARAM], head_state *work, bias_head *h,
         if (rc) return rc;
     }
     return ATT_OK;
+}
+
+/* out  = 16 (d_k + T) eps (1 + P) sqrt(T) max_j ||v_j||
+ * grad = 8 T eps sum_i ||q_i|| ||g_i|| max_j ||v_j||   (bias.h) */
+bias_key_bounds bias_key_rounding(const bias_head *h)
+{
+    size_t T = h->X->size1, d_k = h->W_K->size2;
+    double P = fmax(tol_product_scale(h->with.Q, h->with.K), tol_product_scale(h->without.Q, h->without.K));
+    double vmax = mat_max_row_norm(h->with.V), qg = 0.0;
+    for (size_t i = 0; i < T; i++) {
+        gsl_vector_const_view q = gsl_matrix_const_row(h->with.Q, i), g = gsl_matrix_const_row(h->G, i);
+        qg += gsl_blas_dnrm2(&q.vector) * gsl_blas_dnrm2(&g.vector);
+    }
+    return (bias_key_bounds){tol_eps(16, d_k + T, (1.0 + P) * sqrt((double)T) * vmax), tol_eps(8, T, qg * vmax)};
+}
+
+void bias_work_free(void *p)
+{
+    bias_work *w = p;
+    if (w == NULL) return;
+    bias_head_free(&w->h);
+    head_state_free(&w->fd);
+    head_grads_free(&w->g);
+    mem_free(w, 1, sizeof *w);
+}
+
+bias_work *bias_work_new(size_t T, size_t d, size_t d_k, size_t d_v)
+{
+    bias_work *w = mem_calloc(1, sizeof *w, "bias work");
+    if (w == NULL) return NULL;
+    if (bias_head_alloc(&w->h, T, d, d_k, d_v) || head_state_alloc(&w->fd, T, T, d, d_k, d_v)
+        || head_grads_alloc(&w->g, T, T, d, d_k, d_v)) {
+        bias_work_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+void bias_qhead_free(void *p)
+{
+    bias_qhead *q = p;
+    if (q == NULL) return;
+    mat_free(q->Xq); mat_free(q->Xkv); mat_free(q->W_Q); mat_free(q->W_K); mat_free(q->W_V); mat_free(q->Z);
+    vec_free(q->b_max);
+    head_state_free(&q->s0); head_state_free(&q->sb); head_state_free(&q->sz);
+    mem_free(q, 1, sizeof *q);
+}
+
+bias_qhead *bias_qhead_new(size_t T, size_t d, size_t d_k)
+{
+    bias_qhead *q = mem_calloc(1, sizeof *q, "query-bias head");
+    if (q == NULL) return NULL;
+    q->Xq = mat_new(T, d); q->Xkv = mat_new(T, d);
+    q->W_Q = mat_new(d, d_k); q->W_K = mat_new(d, d_k); q->W_V = mat_new(d, d_k); q->Z = mat_new(d, d_k);
+    q->b_max = vec_new(d_k);
+    if (!q->Xq || !q->Xkv || !q->W_Q || !q->W_K || !q->W_V || !q->Z || !q->b_max) {
+        bias_qhead_free(q);
+        return NULL;
+    }
+    return q;
+}
+
+/* Xq (T_q, d), Xkv (T_k, d), W_Q, W_K, W_V, Z = 0 (d, d_k), b_Q (d_k): three forward passes */
+int bias_qhead_draw(bias_qhead *q, gsl_rng *rng, size_t T_q, size_t T_k, size_t d, size_t d_k, int self,
+                    double sharp, double sigma)
+{
+    if (T_q > q->Xq->size1 || T_k > q->Xq->size1 || d > q->Xq->size2 || d_k > q->W_Q->size2 || (self && T_q != T_k))
+        return att_fail(ATT_EUSAGE, "query-bias head: sizes T_q %zu, T_k %zu, d %zu, d_k %zu beyond (%zu, %zu, %zu)",
+                        T_q, T_k, d, d_k, q->Xq->size1, q->Xq->size2, q->W_Q->size2);
+    gsl_matrix_view Xq = gsl_matrix_submatrix(q->Xq, 0, 0, T_q, d);
+    gsl_matrix_view Xkv = gsl_matrix_submatrix(self ? q->Xq : q->Xkv, 0, 0, T_k, d);
+    gsl_matrix_view W_Q = gsl_matrix_submatrix(q->W_Q, 0, 0, d, d_k), W_K = gsl_matrix_submatrix(q->W_K, 0, 0, d, d_k);
+    gsl_matrix_view W_V = gsl_matrix_submatrix(q->W_V, 0, 0, d, d_k), Z = gsl_matrix_submatrix(q->Z, 0, 0, d, d_k);
+    q->b = gsl_vector_subvector(q->b_max, 0, d_k);
+    mat_randn(&Xq.matrix, rng, 1.0);
+    if (!self) mat_randn(&Xkv.matrix, rng, 1.0);
+    mat_randn(&W_Q.matrix, rng, sharp / sqrt((double)d));
+    mat_randn(&W_K.matrix, rng, 1.0 / sqrt((double)d));
+    mat_randn(&W_V.matrix, rng, 1.0 / sqrt((double)d));
+    vec_randn(&q->b.vector, rng, sigma);
+    gsl_matrix_set_zero(&Z.matrix);
+    head_state_free(&q->s0); head_state_free(&q->sb); head_state_free(&q->sz);
+    int rc = head_state_alloc(&q->s0, T_q, T_k, d, d_k, d_k);
+    if (!rc) rc = head_state_alloc(&q->sb, T_q, T_k, d, d_k, d_k);
+    if (!rc) rc = head_state_alloc(&q->sz, T_q, T_k, d, d_k, d_k);
+    // p0: no b_Q; pb: b_Q; pz: W_Q = 0 with b_Q (every query is b_Q)
+    head_params p0 = head_params_make(&W_Q.matrix, &W_K.matrix, &W_V.matrix), pb = p0;
+    head_params pz = head_params_make(&Z.matrix, &W_K.matrix, &W_V.matrix);
+    pb.b_Q = pz.b_Q = &q->b.vector;
+    if (!rc) rc = head_forward(&q->s0, &p0, &Xq.matrix, &Xkv.matrix);
+    if (!rc) rc = head_forward(&q->sb, &pb, &Xq.matrix, &Xkv.matrix);
+    if (!rc) rc = head_forward(&q->sz, &pz, &Xq.matrix, &Xkv.matrix);
+    return rc;
 }

@@ -67,6 +67,32 @@ int bias_head_draw(bias_head *h, gsl_rng *rng, int rope);
 /* The parameters of the head (b_K left out when with_bk = 0). */
 head_params bias_head_params(const bias_head *h, int rope, int with_bk);
 
+/* A draw's work: the head, the finite differences' forward state and the
+ * gradients, for sizes up to (T, d, d_k, d_v). One alloc/free pair (a sweep's
+ * work_alloc / work_free); NULL + error on no memory. */
+typedef struct {
+    bias_head h;
+    head_state fd;
+    head_grads g;
+} bias_work;
+bias_work *bias_work_new(size_t T, size_t d, size_t d_k, size_t d_v);
+void bias_work_free(void *w);
+
+/* The rounding bounds of the key bias without RoPE, for a head run by
+ * bias_head_draw(h, rng, 0) (one function for the experiment and its test):
+ *   output:   the two runs differ by the rounding of q_i . k_j, <= (d_k + 1) eps P,
+ *             P = max_ij sum_l |q_il| |k_jl| of either run (Higham 3.5), and of the
+ *             softmax and sum, ~ T eps; a score error D moves a weight row by <= 2 D
+ *             in l1, so ||O(b_K) - O(0)||_F <= 16 (d_k + T) eps (1 + P) sqrt(T) vmax;
+ *   gradient: dL/db_K = sum_i q_i sum_j dS_ij with sum_j dS_ij = 0 up to rounding,
+ *             so ||dL/db_K|| <= 8 T eps sum_i ||q_i|| ||g_i|| vmax,
+ * vmax = max_j ||v_j|| (mat_max_row_norm of V (T, d_v)). */
+typedef struct {
+    double out;    /* bound on ||O(b_K) - O(0)||_F (absolute) */
+    double grad;   /* bound on ||dL/db_K||                    */
+} bias_key_bounds;
+bias_key_bounds bias_key_rounding(const bias_head *h);
+
 /* The six parameter groups of the head, in this order. */
 enum { BIAS_NPARAM = 6 };
 extern const char *const bias_param_names[BIAS_NPARAM];   /* b_Q b_K b_V W_Q W_K W_V */
@@ -93,5 +119,26 @@ int bias_head_fd_errors(double err[BIAS_NPARAM], head_state *work, bias_head *h,
 int bias_fd_error(double *err, head_state *work, const head_params *p, const gsl_matrix *Xq,
                   const gsl_matrix *Xkv, const gsl_matrix *G, gsl_matrix *P, const gsl_matrix *D,
                   double h, double floor);
+
+/* ---- the query bias ---------------------------------------------------------- */
+
+/* A random head run three times: without b_Q (s0), with it (sb), and with
+ * W_Q = 0 and b_Q (sz), so that every query is b_Q. Its matrices have the
+ * largest sizes (T, d, d_k) and are used through views; d_v = d_k. After a
+ * draw: Xq (T_q, d), Xkv (T_k, d), W (d, d_k), b_Q (d_k) in b, and the three
+ * forward passes (S, A: T_q x T_k; K: T_k x d_k) at the draw's sizes. */
+typedef struct {
+    gsl_matrix *Xq, *Xkv, *W_Q, *W_K, *W_V, *Z;
+    gsl_vector *b_max;
+    gsl_vector_view b;             /* b_Q of the last draw (d_k) */
+    head_state s0, sb, sz;
+} bias_qhead;
+bias_qhead *bias_qhead_new(size_t T, size_t d, size_t d_k);   /* NULL + error on no memory */
+void bias_qhead_free(void *q);
+/* Draw, in this order, Xq ~ N(0, 1), Xkv ~ N(0, 1) (Xkv = Xq when self),
+ * W_Q ~ N(0, sharp^2 / d), W_K, W_V ~ N(0, 1 / d), b_Q ~ N(0, sigma^2); run
+ * the three heads. Sizes above the allocated ones: ATT_EUSAGE. */
+int bias_qhead_draw(bias_qhead *q, gsl_rng *rng, size_t T_q, size_t T_k, size_t d, size_t d_k, int self,
+                    double sharp, double sigma);
 
 #endif

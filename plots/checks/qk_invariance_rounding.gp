@@ -8,7 +8,7 @@
 # size: 6.5,5.5
 f = datadir.'/qk_invariance.csv'
 set title "Rounding under W_Q R, W_K R^{-T}"
-set xlabel "cond(R)" offset 0, 0.4
+set xlabel "cond(R)"
 set ylabel "||new - old||_F / ||old||_F"
 set logscale xy
 set format x "10^{%L}"
@@ -16,7 +16,8 @@ set format y "10^{%L}"
 set xrange [0.5:3e8]
 set yrange [1e-17:1e9]
 set ytics 1e-16, 1e4
-set key outside right top vertical box opaque spacing 1.3 font ",8"
+set rmargin at screen 0.54
+set key at screen 0.99, graph 1.0 right top vertical Left reverse box opaque spacing 1.2 samplen 2 width -4 font ",8"
 set xtics 1, 1e4
 eps = 2.220446049250313e-16
 set datafile columnheaders

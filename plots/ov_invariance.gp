@@ -2,20 +2,29 @@
 # values by O(1) (more as R gets less orthogonal) while the head's output
 # O W_O changes only by rounding. Mean over the draws with its 95% CI band,
 # against cond(R) (cond 1: an orthogonal R).
-# Data: ov_invariance.csv (cond, draws, then mean, lo, hi, max of v (3-6),
-# wov (7-10), y = O W_O (11-14), ...).
+# Data: ov_invariance.csv, read by column name (engine layout: T, d, d_k, d_v,
+# cond, draws, then <stat>_mean, _lo, _hi, _min, _max, _n for v, wov,
+# y = O W_O, wov_units, y_units, then allowed_units).
 # size: 6.5,4
 f = datadir.'/ov_invariance.csv'
 meta_id = 'ov_invariance'
-stats f skip 1 using 1 nooutput
+set datafile columnheaders
+stats f using "cond" nooutput
 cmin = STATS_min; cmax = STATS_max
-stats f skip 1 using 3 nooutput
+stats f using "v_mean" nooutput
 qlast = STATS_max
-stats f skip 1 using 11 nooutput
+stats f using "y_mean" nooutput
 slast = STATS_max > 1e-17 ? STATS_max : 1e-17
 clamp(y) = y > 1e-17 ? y : 1e-17
-stats f skip 1 using 2 nooutput
+stats f using "draws" nooutput
 draws = STATS_min
+# the run's sizes, from the table (one value per run)
+stats f using "d" nooutput
+d = STATS_min
+stats f using "d_v" nooutput
+dv = STATS_min
+stats f using "T" nooutput
+T = STATS_min
 set title "Only W_{OV} matters: V and O = AV move, O W_O does not"
 set xlabel "condition number of R   (1: R = c × an orthogonal matrix)"
 set ylabel "relative change  ‖new − old‖ / ‖old‖" offset 1,-0.8 font ",9"
@@ -30,12 +39,12 @@ set yrange [1e-17 : 1e5]
 set ytics 1e-16, 1e4
 set rmargin 14
 set lmargin 10
-set label 1 sprintf("%d heads per point;\nd = %g, d_v = %g, T = %g", draws, meta("d"), meta("d_v"), meta("T")) \
+set label 1 sprintf("%d heads per point;\nd = %g, d_v = %g, T = %g", draws, d, dv, T) \
     at graph 0.02, graph 0.62 left font ',9'
 set label 2 "values V" at graph 1.03, first qlast left tc rgb col_v
 set label 3 "output O W_O" at graph 1.03, first slast left
 set label 4 "(rounding only)" at graph 1.03, first slast / 300.0 left font ',9'
-plot f skip 1 using 1:4:5 with filledcurves lc rgb col_v notitle, \
-     f skip 1 using 1:3 with linespoints ls 2 lc rgb col_v notitle, \
-     f skip 1 using 1:(clamp($12)):(clamp($13)) with filledcurves lc rgb '#000000' notitle, \
-     f skip 1 using 1:(clamp($11)) with linespoints ls 1 notitle
+plot f using "cond":"v_lo":"v_hi" with filledcurves lc rgb col_v notitle, \
+     f using "cond":"v_mean" with linespoints ls 2 lc rgb col_v notitle, \
+     f using "cond":(clamp(column("y_lo"))):(clamp(column("y_hi"))) with filledcurves lc rgb '#000000' notitle, \
+     f using "cond":(clamp(column("y_mean"))) with linespoints ls 1 notitle

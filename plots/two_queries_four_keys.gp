@@ -20,6 +20,15 @@ stats vec using (abs($3) > abs($4) ? abs($3) : abs($4)) nooutput
 R = ceil(STATS_max + 0.5) > 4 ? ceil(STATS_max + 0.5) : 4
 first(c) = substr(strcol(1), 1, 1) eq c
 isname(n) = strcol(1) eq n
+# a query's or key's label sits r (plot units) beyond the arrow's tip, in
+# the arrow's direction turned 30 degrees counter-clockwise: every arrow
+# starts at the origin, so a label placed outward meets no other arrow (unless
+# two point almost the same way) and no other label (q1 = (1, 0.5) beside
+# k1 = (2, 0) and k2 = (0, 2) included), and the turn keeps a key on an axis
+# (k1..k4) off the axis line; a zero vector's label goes up and to the right
+nrm(x, y) = sqrt(x * x + y * y)
+lx(x, y, r) = nrm(x, y) > 0 ? x + r * (x * cos(pi / 6) - y * sin(pi / 6)) / nrm(x, y) : x + r
+ly(x, y, r) = nrm(x, y) > 0 ? y + r * (x * sin(pi / 6) + y * cos(pi / 6)) / nrm(x, y) : y + r
 
 if (SLIDE) {
 # slide: three panels in a row, queries and keys | weights | values and
@@ -40,14 +49,10 @@ set title 'queries, keys' font ',9'
 set size ratio -1
 set xrange [-Rq:Rq]; set yrange [-Rq:Rq]
 set xzeroaxis lt -1 lw 0.8; set yzeroaxis lt -1 lw 0.8
-right(c) = first(c) && $3 >= -0.01
-left(c) = first(c) && $3 < -0.01
 plot vec using (0):(0):(first('k') ? $3 : NaN):4 with vectors as 2, \
      ''  using (0):(0):(first('q') ? $3 : NaN):4 with vectors as 1, \
-     ''  using (right('k') ? $3 : NaN):4:1 with labels left offset char 0.3,-0.8 tc rgb '#a85a00', \
-     ''  using (left('k') ? $3 : NaN):4:1 with labels right offset char -0.3,-0.8 tc rgb '#a85a00', \
-     ''  using (right('q') ? $3 : NaN):4:1 with labels left offset char 0.3,0.7 font ':Bold' tc rgb col_q, \
-     ''  using (left('q') ? $3 : NaN):4:1 with labels right offset char -0.3,0.7 font ':Bold' tc rgb col_q
+     ''  using (first('k') ? lx($3, $4, 1.0) : NaN):(ly($3, $4, 1.0)):1 with labels center tc rgb '#a85a00', \
+     ''  using (first('q') ? lx($3, $4, 1.0) : NaN):(ly($3, $4, 1.0)):1 with labels center font ':Bold' tc rgb col_q
 set origin 0.30, 0.04; set size 0.39, 0.92
 set lmargin 3.5; set rmargin 0.5; set tmargin 1.5; set bmargin 1.5
 set title 'weights a_{ij}' font ',9'
@@ -98,8 +103,8 @@ set xtics R > 6 ? 4 : 2; set ytics R > 6 ? 4 : 2
 set xzeroaxis lt -1 lw 0.8; set yzeroaxis lt -1 lw 0.8
 plot vec using (0):(0):(first('k') ? $3 : NaN):4 with vectors as 2, \
      ''  using (0):(0):(first('q') ? $3 : NaN):4 with vectors as 1, \
-     ''  using (first('k') ? $3 : NaN):4:1 with labels offset char 0.9,-0.6 tc rgb '#a85a00', \
-     ''  using (first('q') ? $3 : NaN):4:1 with labels offset char 0.9,0.6 font ':Bold' tc rgb col_q
+     ''  using (first('k') ? lx($3, $4, 0.6) : NaN):(ly($3, $4, 0.6)):1 with labels center tc rgb '#a85a00', \
+     ''  using (first('q') ? lx($3, $4, 0.6) : NaN):(ly($3, $4, 0.6)):1 with labels center font ':Bold' tc rgb col_q
 
 # ---- panel 2: the weights --------------------------------------------------
 set origin 0.08, 0; set size 0.84, 0.37

@@ -67,26 +67,14 @@ typedef struct {
     gsl_matrix *S;         /* (T, T)                                       */
     gsl_matrix *Xc, *Kc;   /* control: X' (T, d), K' (T, d_k)              */
     gsl_vector *s_ctrl;    /* control: s'_i = q_i . k'_i (T)               */
-    /* the allocation (capacity) behind the matrices above: each matrix of
-     * the current shape is a contiguous view (tda = its columns) of the
-     * start of its buffer, laid out exactly as a fresh mat_new would be */
-    size_t cap_T, cap_d, cap_dk;
-    int cap_control;
-    gsl_matrix *own[8];
-    gsl_vector *own_s;
-    gsl_matrix_view view[8];
-    gsl_vector_view view_s;
 } selfweight_work;
 
-/* Allocate for (T, d, d_k) and take that shape; d_k = 0 for the raw head
+/* Allocate every matrix at exactly (T, d, d_k); d_k = 0 for the raw head
  * only; control = 1 adds the fresh-token control (needs d_k >= 1). T, d >= 1.
  * ATT_EUSAGE (over --max-memory) or ATT_ERUNTIME (message recorded) on
  * failure; w is then empty, safe to free. */
 int selfweight_work_alloc(selfweight_work *w, size_t T, size_t d, size_t d_k, int control);
 void selfweight_work_free(selfweight_work *w);
-/* Take a smaller shape (each size <= the allocated one; control only if
- * allocated with it): ATT_EUSAGE otherwise. No allocation. */
-int selfweight_work_shape(selfweight_work *w, size_t T, size_t d, size_t d_k, int control);
 
 /* Draw, in this order from rng: X ~ N(0, 1); if d_k > 0, W_Q then W_K
  * ~ N(0, sigma_w^2); if control, X' ~ N(0, 1). */

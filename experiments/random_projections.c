@@ -95,7 +95,8 @@ static int heatmap(const experiment *e, size_t T, size_t d, size_t dk)
     sweep_point pt = {.T = T, .d = d, .dk = dk, .x = 1.0};
     gsl_rng *rng = sweep_rng(e, &pt);
     gsl_matrix *A[2] = {mat_new(T, T), mat_new(T, T)};
-    int st = rng && A[0] && A[1] ? selfweight_heatmaps(rng, d, dk, A[0], A[1]) : ATT_ERUNTIME;
+    int st = rng && A[0] && A[1] ? selfweight_heatmaps(rng, d, dk, A[0], A[1])
+                                       : att_last_code() == ATT_EUSAGE ? ATT_EUSAGE : ATT_ERUNTIME;
     for (size_t n = 0; n < 2 * T * T && !st; n++) {
         size_t i = n % (T * T) / T, j = n % T;
         rows[n] = (heat_row){n < T * T ? "raw" : "projected", i + 1, j + 1, gsl_matrix_get(A[n / (T * T)], i, j),

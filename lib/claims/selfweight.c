@@ -108,7 +108,7 @@ int selfweight_row(selfweight_row_t *r, const double *s, size_t n, size_t i)
 
 /* S (T, T), s_ctrl (T) or NULL: the row stats averaged over the T rows;
  * the control a'_ii = 1/(1 + Z_i e^{m_i - s'_i}) reuses row i's m_i, Z_i. */
-int selfweight_from_scores(selfweight_stats *r, const gsl_matrix *S, const gsl_vector *s_ctrl)
+int selfweight_from_scores(double *out, const gsl_matrix *S, const gsl_vector *s_ctrl)
 {
     size_t T = S->size1;
     if (S->size2 != T || T == 0)
@@ -139,19 +139,21 @@ int selfweight_from_scores(selfweight_stats *r, const gsl_matrix *S, const gsl_v
         if (s_ctrl)
             sum_ctrl += T == 1 ? 1.0 : weight_against(gsl_vector_get(s_ctrl, i), row.m, row.Z);
     }
-    r->self_weight = sum_self / (double)T;
-    r->leak = sum_leak / (double)T;
-    r->argmax_self = (double)n_self / (double)T;
-    r->control = s_ctrl ? sum_ctrl / (double)T : NAN;
-    r->diag_sq = sum_dsq / (double)T;
-    r->off_sq = T > 1 ? sum_osq / ((double)T * (double)(T - 1)) : NAN;
-    r->max_score = smax;
+    out[SW_SELF] = sum_self / (double)T;
+    out[SW_LEAK] = sum_leak / (double)T;
+    out[SW_LEAK_LAW] = 0.0;
+    out[SW_ARGMAX] = (double)n_self / (double)T;
+    out[SW_CONTROL] = s_ctrl ? sum_ctrl / (double)T : 0.0;
+    out[SW_EXCESS] = s_ctrl ? (double)T * (out[SW_SELF] - out[SW_CONTROL]) : 0.0;
+    out[SW_DIAG_SQ] = sum_dsq / (double)T;
+    out[SW_OFF_SQ] = T > 1 ? sum_osq / ((double)T * (double)(T - 1)) : NAN;
+    out[SW_MAX_SCORE] = smax;
     return ATT_OK;
 }
 
 /* S = X X^T: dsyrk fills the lower triangle (T^2 d / 2 multiply-adds), the
  * upper one is its mirror image, so s_ij = s_ji exactly. */
-int selfweight_raw(selfweight_work *w, selfweight_stats *r)
+int selfweight_raw(selfweight_work *w, double *out)
 {
     gsl_matrix *S = w->S;
     if (gsl_blas_dsyrk(CblasLower, CblasNoTrans, 1.0, w->X, 0.0, S))
@@ -160,11 +162,14 @@ int selfweight_raw(selfweight_work *w, selfweight_stats *r)
     for (size_t i = 0; i < w->T; i++)
         for (size_t j = i + 1; j < w->T; j++)
             S->data[i * S->tda + j] = S->data[j * S->tda + i];
-    return selfweight_from_scores(r, S, NULL);
+    int st = selfweight_from_scores(out, S, NULL);
+    // the leak in units of the large-d law (T - 1) 2^(-d/2)
+    if (w->T >= 2) out[SW_LEAK_LAW] = out[SW_LEAK] / selfweight_leak_law(w->T, (double)w->d);
+    return st;
 }
 
 /* Q = X W_Q,  K = X W_K,  S = Q K^T;  control: K' = X' W_K,  s'_i = q_i . k'_i */
-int selfweight_projected(selfweight_work *w, selfweight_stats *r)
+int selfweight_projected(selfweight_work *w, double *out)
 {
     if (w->d_k == 0)
         return att_fail(ATT_EUSAGE, "self-weight workspace has no projections (d_k = 0)");
@@ -182,7 +187,7 @@ int selfweight_projected(selfweight_work *w, selfweight_stats *r)
             gsl_vector_set(w->s_ctrl, i, dot);
         }
     }
-    if (!st) st = selfweight_from_scores(r, w->S, w->control ? w->s_ctrl : NULL);
+    if (!st) st = selfweight_from_scores(out, w->S, w->control ? w->s_ctrl : NULL);
     return st;
 }
 
@@ -222,19 +227,8 @@ int selfweight_draw(const selfweight_config *c, selfweight_work *w, gsl_rng *rng
         st = selfweight_work_alloc(w, c->T, c->d, c->d_k, c->control);
     }
     if (st) return st;
-    selfweight_stats r;
     selfweight_draw_inputs(w, rng, c->sigma_w);
-    st = c->d_k ? selfweight_projected(w, &r) : selfweight_raw(w, &r);
-    out[SW_SELF] = r.self_weight;
-    out[SW_LEAK] = r.leak;
-    out[SW_LEAK_LAW] = c->d_k || c->T < 2 ? 0.0 : r.leak / selfweight_leak_law(c->T, (double)c->d);
-    out[SW_ARGMAX] = r.argmax_self;
-    out[SW_CONTROL] = c->control ? r.control : 0.0;
-    out[SW_EXCESS] = c->control ? (double)c->T * (r.self_weight - r.control) : 0.0;
-    out[SW_DIAG_SQ] = r.diag_sq;
-    out[SW_OFF_SQ] = r.off_sq;
-    out[SW_MAX_SCORE] = r.max_score;
-    return st;
+    return c->d_k ? selfweight_projected(w, out) : selfweight_raw(w, out);
 }
 
 /* ---- the raw head's leak, exactly and at large d ---------------------- */

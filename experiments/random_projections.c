@@ -90,8 +90,9 @@ static int heatmap(const experiment *e, size_t T, size_t d, size_t dk)
 {
     static heat_row rows[2 * HEAT_MAX * HEAT_MAX];
     static char names[HEAT_MAX][8];
-    for (size_t i = 0; i < T; i++) snprintf(names[i], sizeof names[i], "%s", i < 12 ? TOKENS[i] : "t");
-    for (size_t i = 12; i < T; i++) snprintf(names[i], sizeof names[i], "t%zu", i + 1);
+    for (size_t i = 0; i < T; i++)
+        if (i < 12) snprintf(names[i], sizeof names[i], "%s", TOKENS[i]);
+        else snprintf(names[i], sizeof names[i], "t%zu", i + 1);
     sweep_point pt = {.T = T, .d = d, .dk = dk, .x = 1.0};
     gsl_rng *rng = sweep_rng(e, &pt);
     gsl_matrix *A[2] = {mat_new(T, T), mat_new(T, T)};

@@ -1,16 +1,16 @@
-/* naive_self_attention - with Q = K = V = X every token mostly attends to itself.
+/* naive_self_attention - "The naive version, where each token is its own query, key, and value"
  *
- * Claim (naive_self_attention): a token that is its own query, key and value
- * finds itself the best match and keeps about 99.5% of its weight, since
- * s_ii = ||x_i||^2 ~ d while s_ij = x_i.x_j ~ sqrt(d) (concentration). The
- * section gives no (d, T): we cite the width d*(T) where the mean self-weight
- * crosses 0.995 and test the law of that contour: for large d
+ * Claim: a token that is its own query, key and value finds itself the best
+ * match and keeps about 99.5% of its weight, since s_ii = ||x_i||^2 ~ d while
+ * s_ij = x_i.x_j ~ sqrt(d) (concentration). The section gives no (d, T): we
+ * cite the width d*(T) where the mean self-weight crosses 0.995 and test the
+ * law of that contour: for large d
  *   E[1 - a_ii] ~ c (T - 1) 2^(-d/2),   c = 1/2 exactly at T = 2,
  * so d*(T) rises by 2 per doubling of T - 1 (a prediction the data can refute).
  * Measured: X (T, d) ~ N(0, 1), S = X X^T, T = 2, 4, 8, 12, 16, 32, 64, 128,
- * 256, d = 2, 3, 4, 6, 8..40, 48, 64, 96, ..., 768: one Monte Carlo grid, each
- * point its own stream (T << 32) | d, max(128, ceil(N / T)) draws for a
- * budget of N = --draws rows (4 N at T = 12), 128 beyond d = 64. Per point:
+ * 256, d = 2, 3, 4, 6, 8..40, 48, 64, 96, ..., 768 (--T, --d filter it): one
+ * sweep (sweep.h, each point its own stream), max(128, ceil(N / T)) draws for
+ * a budget of N = --draws rows (4 N at T = 12), 128 beyond d = 64. Per point:
  * mean a_ii; the leak 1 - a_ii with its se from the leak in units of the law
  * (no underflow); its relative error, the larger of the sample's and the
  * law's sqrt(4 2^(d/2) / (sqrt(pi d)(T - 1)) / (draws T)) (from the T = 2
@@ -24,11 +24,13 @@
  * to about +-0.003; the plain rows' contour above is kept for the figure and as a check.
  * The law "d* + 2 per doubling of T - 1" holds at fixed T and large d (c -> 1/2: claim
  * naiveLawLargeD); along the contour the local rise falls below 2 (naiveContourDrift).
- * Writes into --out: naive_self_attention.csv (per (T, d)), _contour.csv and
- * _contour_999.csv (d* per T, plain), _exact.csv (d* per T, re-weighted, with the local
- * rise per doubling), .meta, .verdicts.csv.
+ * Writes: naive_self_attention.csv (sweep.h columns per (T, d), then the leak's CI
+ * from the law, its rse, shown, the law, the Wilson CI of argmax_self), _contour.csv
+ * and _contour_999.csv (d* per T, plain), _exact.csv (d* per T, re-weighted, with the
+ * local rise per doubling).
  */
 #include "experiment.h"
+#include "sweep.h"
 #include "rng.h"
 #include "naiveleak.h"
 #include "selfweight.h"
@@ -57,24 +59,68 @@ enum { NT_GRID = sizeof T_GRID / sizeof T_GRID[0], ND_MAX = sizeof D_GRID / size
 static const double LEVELS[] = {0.995, 0.999}, MAX_RSE = 0.1;
 enum { NLEVEL = sizeof LEVELS / sizeof LEVELS[0] };
 
-/* the grid: T-major, nT x nd points; read-only during the draws */
-typedef struct {
-    size_t Tl[NT_GRID], dl[ND_MAX], nT, nd, rows;
-} ctx;
+/* the leak (and its ratio to the law) below 1e-140: its squares underflow, its plain CI is
+ * [x, x], so make verify compares it there at rounding level (order of magnitude) */
+#define STATS(X) X(S_SELF, "self_weight", SW_MC) X(S_LEAK, "leak", SW_MC_ROUND("1e-140")) \
+                 X(S_RATIO, "leak_ratio", SW_MC_ROUND("1e-140")) \
+                 X(S_ARGMAX, "argmax_self", SW_MC) X(S_MAXS, "max_score", SW_MC)
+SWEEP_STATS(STATS);
 
-typedef struct {
-    size_t T, d, draws;
-    double self_weight, self_weight_lo, self_weight_hi, leak, leak_lo, leak_hi, leak_se, leak_rse;
-    int shown;           /* leak_rse <= 10%: the figures plot this point */
-    double leak_law, leak_exact_t2;
-    double argmax_self, argmax_self_lo, argmax_self_hi, max_score_mean;
-} point_row;
-#define C(f) COL(point_row, f)
-static const table_col point_cols[] = {
-    C(T), C(d), C(draws), C(self_weight), C(self_weight_lo), C(self_weight_hi), C(leak), C(leak_lo),
-    C(leak_hi), C(leak_se), C(leak_rse), C(shown), C(leak_law), C(leak_exact_t2), C(argmax_self),
-    C(argmax_self_lo), C(argmax_self_hi), C(max_score_mean)};
-#undef C
+/* one draw at (T, d): X (T, d) ~ N(0, 1), S = X X^T, averaged over the T rows */
+static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, const void *ctx)
+{
+    (void)ctx;
+    selfweight_config c = {pt->T, pt->d, 0, 0.0, 0};
+    double sw[SW_NSTAT];
+    int st = selfweight_draw(&c, work, rng, sw);
+    out[S_SELF] = sw[SW_SELF];          // a_ii = 1 / (1 + Z_i e^{m_i - s_ii})
+    out[S_LEAK] = sw[SW_LEAK];          // 1 - a_ii = 1 / (1 + e^{s_ii - m_i} / Z_i)
+    out[S_RATIO] = sw[SW_LEAK_LAW];     // (1 - a_ii) / ((T - 1) 2^(-d/2))
+    out[S_ARGMAX] = sw[SW_ARGMAX];      // [s_ii > s_ij for every j != i]
+    out[S_MAXS] = sw[SW_MAX_SCORE];     // max_ij s_ij
+    return st;
+}
+
+static void *work_alloc(const sweep_grid *g, const void *ctx)
+{
+    (void)ctx;
+    selfweight_config max = {sweep_max(g, AX_T), sweep_max(g, AX_D), 0, 0.0, 0};
+    return selfweight_scratch_new(&max);
+}
+
+/* max(128, ceil(rows / T)) for d <= 64 with 4x the rows at T = 12; 128 beyond */
+static size_t draws_of(const sweep_point *pt, const void *ctx)
+{
+    size_t rows = *(const size_t *)ctx, T = pt->T;
+    if (T == HEADLINE_T) rows = rows > SIZE_MAX / HEADLINE_BOOST ? SIZE_MAX : HEADLINE_BOOST * rows;
+    size_t n = rows / T + (rows % T != 0);
+    return n < MIN_DRAWS || pt->d > FULL_DRAWS_MAX_D ? MIN_DRAWS : n;
+}
+
+/* the leak's se, rse and CI (from the ratio to the law), argmax's Wilson CI */
+enum { D_SLO, D_SHI, D_LLO, D_LHI, D_LSE, D_RSE, D_SHOWN, D_LAW, D_T2, D_ALO, D_AHI, ND };
+static const table_col dcols[ND] = {
+    SWEEP_DERIVED(D_SLO, "self_ci_lo", NAT_COMPUTED, NULL, NULL, NULL), SWEEP_DERIVED(D_SHI, "self_ci_hi", NAT_COMPUTED, NULL, NULL, NULL),
+    SWEEP_DERIVED(D_LLO, "leak_ci_lo", NAT_COMPUTED, NULL, NULL, NULL), SWEEP_DERIVED(D_LHI, "leak_ci_hi", NAT_COMPUTED, NULL, NULL, NULL),
+    SWEEP_DERIVED(D_LSE, "leak_se", NAT_COMPUTED, NULL, NULL, NULL), SWEEP_DERIVED(D_RSE, "leak_rse", NAT_COMPUTED, NULL, NULL, NULL),
+    SWEEP_DERIVED(D_SHOWN, "shown", NAT_COMPUTED, NULL, NULL, NULL), SWEEP_DERIVED(D_LAW, "leak_law", NAT_COMPUTED, NULL, NULL, NULL),
+    SWEEP_DERIVED(D_T2, "leak_exact_t2", NAT_COMPUTED, NULL, NULL, NULL),
+    SWEEP_DERIVED(D_ALO, "argmax_ci_lo", NAT_COMPUTED, NULL, NULL, NULL), SWEEP_DERIVED(D_AHI, "argmax_ci_hi", NAT_COMPUTED, NULL, NULL, NULL)};
+static void derive(double *col, const sweep_point *pt, const stat_acc *a, const void *ctx)
+{
+    (void)ctx;
+    double T = (double)pt->T, d = (double)pt->d, n = (double)a[S_LEAK].n, leak = a[S_LEAK].mean;
+    col[D_LAW] = selfweight_leak_law(pt->T, d);
+    col[D_T2] = pt->T == 2 ? selfweight_leak_t2(d) : NAN;
+    // se(leak) = law * se(leak / law): the ratio is O(1), its variance never underflows
+    col[D_LSE] = col[D_LAW] * stat_se(&a[S_RATIO]);
+    col[D_LLO] = leak - STAT_Z95 * col[D_LSE], col[D_LHI] = leak + STAT_Z95 * col[D_LSE];
+    col[D_SLO] = 1.0 - col[D_LHI], col[D_SHI] = 1.0 - col[D_LLO];
+    // rse of the mean leak: the sample's, or the law's sqrt(4 2^(d/2) / (sqrt(pi d)(T - 1)) / (n T))
+    col[D_RSE] = fmax(col[D_LSE] / leak, sqrt(4.0 * exp2(0.5 * d) / (sqrt(M_PI * d) * (T - 1.0)) / (n * T)));
+    col[D_SHOWN] = col[D_RSE] <= MAX_RSE;
+    stat_ci95_wilson(round(a[S_ARGMAX].mean * n * T), n * T, &col[D_ALO], &col[D_AHI]);   /* n T rows */
+}
 
 typedef struct {
     size_t T;
@@ -87,69 +133,6 @@ static const table_col contour_cols[] = {C(T), C(level), C(d_star), C(d_star_lo)
                                          C(d_star_se), C(d_below), C(d_above), C(draws_min),
                                          C(d_star_t2_law)};
 #undef C
-
-/* grid point p runs the costly points (large T, d) first: i = nT nd - 1 - p */
-static size_t index_of(const ctx *c, size_t p) { return c->nT * c->nd - 1 - p; }
-static size_t T_of(const ctx *c, size_t i) { return c->Tl[i / c->nd]; }
-static size_t d_of(const ctx *c, size_t i) { return c->dl[i % c->nd]; }
-
-/* max(128, ceil(rows / T)) for d <= 64 with 4x the rows at T = 12; 128 beyond */
-static size_t point_draws(const void *cv, size_t p)
-{
-    const ctx *c = cv;
-    size_t i = index_of(c, p), T = T_of(c, i), rows = c->rows;
-    if (T == HEADLINE_T) rows = rows > SIZE_MAX / HEADLINE_BOOST ? SIZE_MAX : HEADLINE_BOOST * rows;
-    size_t n = rows / T + (rows % T != 0);
-    return n < MIN_DRAWS || d_of(c, i) > FULL_DRAWS_MAX_D ? MIN_DRAWS : n;
-}
-
-static uint64_t point_stream(const void *cv, size_t p)
-{
-    const ctx *c = cv;
-    size_t i = index_of(c, p);
-    return ((uint64_t)T_of(c, i) << 32) | (uint64_t)d_of(c, i);
-}
-
-static void *scratch_alloc(void *cv)
-{
-    const ctx *c = cv;
-    selfweight_config max = {c->Tl[c->nT - 1], c->dl[c->nd - 1], 0, 0.0, 0};   /* lists ascend */
-    return selfweight_scratch_new(&max);
-}
-
-/* one draw at grid point p: X (T, d) ~ N(0, 1), S = X X^T, the row stats */
-static int draw(void *cv, void *scratch, gsl_rng *rng, size_t p, size_t i, double *out)
-{
-    (void)i;
-    const ctx *c = cv;
-    size_t k = index_of(c, p);
-    selfweight_config sc = {T_of(c, k), d_of(c, k), 0, 0.0, 0};
-    return selfweight_draw(&sc, scratch, rng, out);
-}
-
-static point_row row_of(const ctx *c, size_t i, const stat_acc *a)
-{
-    point_row r = {.T = T_of(c, i), .d = d_of(c, i), .draws = a[SW_SELF].n};
-    double T = (double)r.T, d = (double)r.d, n = (double)r.draws, z = 1.959963984540054;
-    r.self_weight = a[SW_SELF].mean;
-    r.leak = a[SW_LEAK].mean;
-    r.leak_law = selfweight_leak_law(r.T, d);
-    r.leak_exact_t2 = r.T == 2 ? selfweight_leak_t2(d) : NAN;
-    // se(leak) = law * se(leak / law): the ratio is O(1), its variance never underflows
-    r.leak_se = r.leak_law * stat_se(&a[SW_LEAK_LAW]);
-    r.leak_lo = r.leak - z * r.leak_se;
-    r.leak_hi = r.leak + z * r.leak_se;
-    r.self_weight_lo = 1.0 - r.leak_hi;
-    r.self_weight_hi = 1.0 - r.leak_lo;
-    // rse of the mean leak: the sample's, or the law's sqrt(4 2^(d/2) / (sqrt(pi d)(T - 1)) / (n T))
-    double rse_law = sqrt(4.0 * exp2(0.5 * d) / (sqrt(M_PI * d) * (T - 1.0)) / (n * T));
-    r.leak_rse = fmax(r.leak_se / r.leak, rse_law);
-    r.shown = r.leak_rse <= MAX_RSE;
-    r.argmax_self = a[SW_ARGMAX].mean;     /* a fraction of n T rows: Wilson */
-    stat_ci95_wilson(round(r.argmax_self * n * T), n * T, &r.argmax_self_lo, &r.argmax_self_hi);
-    r.max_score_mean = a[SW_MAX_SCORE].mean;
-    return r;
-}
 
 /* ---- the exact contour: E[1 - a_ii] = (T - 1) 2^(-d/2) c(T, d) (lib/claims/naiveleak.h) ---- */
 typedef struct {
@@ -165,16 +148,16 @@ static const table_col exact_cols[] = {C(T), C(draws), M(d_star), M(d_star_lo), 
 #undef C
 enum { EXACT_PAIRS = 100000, LARGE_D = 64, MEDIAN_ROWS = 20000 };
 
-static int exact_contour(experiment *e, const ctx *c)
+static int exact_contour(experiment *e, const size_t *Tl, size_t nT)
 {
     static exact_row ex[NT_GRID];
     gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 0xC0DE, 0));
     if (rng == NULL) return ATT_EUSAGE;
     int st = ATT_OK;
     size_t ht = 0;
-    for (size_t t = 0; t < c->nT && !st; t++) {
+    for (size_t t = 0; t < nT && !st; t++) {
         naiveleak_width w;
-        size_t T = c->Tl[t];
+        size_t T = Tl[t];
         gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0xC0DE, T));   /* each T its own stream */
         if ((st = naiveleak_dstar(rng, T, LEVELS[0], EXACT_PAIRS, &w))) break;
         ex[t] = (exact_row){T, w.n, w.d_star, w.lo, w.hi, w.se, w.c_below, w.c_above,
@@ -183,7 +166,7 @@ static int exact_contour(experiment *e, const ctx *c)
         if (t) ex[t].slope_local = (ex[t].d_star - ex[t - 1].d_star) / log2((T - 1.0) / (ex[t - 1].T - 1.0));
         if (T == HEADLINE_T) ht = t;
     }
-    if (!st) st = TABLE_WRITE(e->o.out_dir, "naive_self_attention_exact.csv", exact_cols, ex, c->nT);
+    if (!st) st = TABLE_WRITE(e->o.out_dir, "naive_self_attention_exact.csv", exact_cols, ex, nT);
     if (!st) {
         const exact_row *h = &ex[ht];
         exp_reported(e, "naiveWidth", NAN, measure_ci(h->d_star, h->d_star_lo, h->d_star_hi, h->draws),
@@ -193,14 +176,14 @@ static int exact_contour(experiment *e, const ctx *c)
         exp_headline(e);
         exp_summary(e, "mean self-weight 0.995 (the section's 99.5%%) at width d* = %.3f, 95%% CI [%.3f, %.3f], "
                     "T = %zu", h->d_star, h->d_star_lo, h->d_star_hi, h->T);
-        if (c->nT >= 2)
-            exp_reported(e, "naiveContourDrift", NAN, measure_exact(ex[c->nT - 1].slope_local, c->nT),
+        if (nT >= 2)
+            exp_reported(e, "naiveContourDrift", NAN, measure_exact(ex[nT - 1].slope_local, nT),
                          "local rise of the 0.995 contour per doubling of T - 1 between T = %zu and %zu (first "
                          "pair: %.3f; the large-d law says 2: along the contour d stays small, the other tokens' "
-                         "weight bends it)", ex[c->nT - 2].T, ex[c->nT - 1].T, ex[1].slope_local);
+                         "weight bends it)", ex[nT - 2].T, ex[nT - 1].T, ex[1].slope_local);
     }
     /* where the law holds: fixed T, large d, c(T, d) = 1/2 to (T - 2)(2/3)^(d/2) */
-    size_t Tmax = c->Tl[c->nT - 1];
+    size_t Tmax = Tl[nT - 1];
     if (!st && Tmax > 2) {
         stat_acc a;
         stat_init(&a);
@@ -239,7 +222,7 @@ static int exact_contour(experiment *e, const ctx *c)
         }
         if (!st) {
             qsort(lk, MEDIAN_ROWS, sizeof lk[0], cmp_double);
-            double z = 1.959963984540054 * sqrt((double)MEDIAN_ROWS) / 2.0, m = MEDIAN_ROWS / 2.0;
+            double z = STAT_Z95 * sqrt((double)MEDIAN_ROWS) / 2.0, m = MEDIAN_ROWS / 2.0;
             exp_reported(e, "naiveMedianLeak", NAN, measure_ci(lk[MEDIAN_ROWS / 2], lk[(size_t)(m - z)], lk[(size_t)(m + z)],
                          MEDIAN_ROWS), "median leak 1 - a_ii of a row at d = 20, T = %d (%d rows; order-statistic "
                          "CI): the typical row keeps 1 - this, while the mean leak 0.005 comes from rare rows",
@@ -252,127 +235,123 @@ static int exact_contour(experiment *e, const ctx *c)
 
 static int run(experiment *e)
 {
-    static ctx c;
-    static point_row pts[NT_GRID * ND_MAX];
-    static stat_acc acc[NT_GRID * ND_MAX * SW_NSTAT];
-    if (e->o.T) c.Tl[c.nT++] = e->o.T;
-    else for (size_t t = 0; t < NT_GRID; t++) c.Tl[c.nT++] = T_GRID[t];
-    if (e->o.d) c.dl[c.nd++] = e->o.d;
-    else for (size_t k = 0; k < ND_MAX; k++) c.dl[c.nd++] = D_GRID[k];
     if (e->o.T == 1) return exp_usage("--T 1: a token alone keeps all its weight; give T >= 2");
-    c.rows = e->o.draws;
-    size_t N = c.nT * c.nd;
-
-    mc_config cfg = exp_mc(e, "naive_self_attention");
-    cfg.nstats = SW_NSTAT, cfg.points = N, cfg.ctx = &c;
-    cfg.draw_at = draw, cfg.point_draws = point_draws, cfg.point_stream = point_stream;
-    cfg.alloc = scratch_alloc, cfg.free = selfweight_scratch_delete;
-    int st = mc_run(&cfg, acc);
+    sweep_grid g;
+    sweep_grid_init(&g);
+    sweep_axis(&g, AX_T, NT_GRID, T_GRID);
+    sweep_axis(&g, AX_D, ND_MAX, D_GRID);
+    sweep_def def = SWEEP_DEF(draw);
+    def.work_alloc = work_alloc, def.work_free = selfweight_scratch_delete;
+    def.draws_of = draws_of, def.ctx = &e->o.draws;
+    def.nderived = ND, def.derived = dcols, def.derive = derive;
+    sweep_result r;
+    int st = sweep_run(e, &g, &def, &r);
     if (st) return st;
-    for (size_t p = 0; p < N; p++) pts[index_of(&c, p)] = row_of(&c, index_of(&c, p), acc + p * SW_NSTAT);
-    if ((st = TABLE_WRITE(e->o.out_dir, "naive_self_attention.csv", point_cols, pts, N))) return st;
+    /* the run's T and d lists (T-major, d fastest) */
+    size_t Tl[SWEEP_MAX_VALUES], nT = 0, nd = 0;
+    for (size_t p = 0; p < r.npoints; p++) {
+        if (p == 0 || r.pt[p].T != r.pt[p - 1].T) Tl[nT++] = r.pt[p].T;
+        if (r.pt[p].T == r.pt[0].T) nd++;
+    }
 
     /* the contours d*(T) of 0.995 and 0.999, level-major */
-    static contour_row cont[NLEVEL][NT_GRID];
-    double dd[ND_MAX], leak[ND_MAX], se[ND_MAX];
-    size_t ncont = 0;
-    for (size_t t = 0; t < c.nT && c.nd >= 2; t++, ncont++)
-        for (size_t l = 0; l < NLEVEL; l++) {
-            const point_row *row = pts + t * c.nd;
-            for (size_t k = 0; k < c.nd; k++) dd[k] = (double)row[k].d, leak[k] = row[k].leak, se[k] = row[k].leak_rse * row[k].leak;
+    static contour_row cont[NLEVEL][SWEEP_MAX_VALUES];
+    double dd[SWEEP_MAX_VALUES], leak[SWEEP_MAX_VALUES], se[SWEEP_MAX_VALUES], col[ND];
+    size_t ncont = 0, dmin[SWEEP_MAX_VALUES];
+    for (size_t t = 0; t < nT && nd >= 2 && !st; t++, ncont++)
+        for (size_t l = 0; l < NLEVEL && !st; l++) {
+            for (size_t k = 0; k < nd; k++) {
+                const sweep_point *pt = &r.pt[t * nd + k];
+                derive(col, pt, sweep_acc(&r, t * nd + k, 0), NULL);
+                dd[k] = (double)pt->d, leak[k] = sweep_acc(&r, t * nd + k, S_LEAK)->mean, se[k] = col[D_RSE] * leak[k];
+                dmin[k] = pt->draws;
+            }
             selfweight_crossing x;
-            if ((st = selfweight_contour_crossing(dd, leak, se, c.nd, LEVELS[l], &x))) return st;
-            const point_row *a = &row[x.k], *b = &row[x.k + 1];
-            cont[l][t] = (contour_row){row->T, LEVELS[l], x.d_star, x.lo, x.hi, x.se, a->d, b->d,
-                                       a->draws < b->draws ? a->draws : b->draws,
-                                       2.0 * log2(((double)row->T - 1.0) / (2.0 * (1.0 - LEVELS[l])))};
+            if ((st = selfweight_contour_crossing(dd, leak, se, nd, LEVELS[l], &x))) break;
+            double T = (double)Tl[t];
+            cont[l][t] = (contour_row){Tl[t], LEVELS[l], x.d_star, x.lo, x.hi, x.se, (size_t)dd[x.k], (size_t)dd[x.k + 1],
+                                       dmin[x.k] < dmin[x.k + 1] ? dmin[x.k] : dmin[x.k + 1],
+                                       2.0 * log2((T - 1.0) / (2.0 * (1.0 - LEVELS[l])))};
         }
-    for (size_t l = 0; l < NLEVEL && ncont; l++)
-        if ((st = table_write(e->o.out_dir, l ? "naive_self_attention_contour_999.csv"
-                                              : "naive_self_attention_contour.csv",
-                              contour_cols, sizeof contour_cols / sizeof contour_cols[0], cont[l],
-                              ncont, sizeof cont[l][0])))
-            return st;
+    for (size_t l = 0; l < NLEVEL && ncont && !st; l++)
+        st = table_write(e->o.out_dir, l ? "naive_self_attention_contour_999.csv" : "naive_self_attention_contour.csv",
+                         contour_cols, sizeof contour_cols / sizeof contour_cols[0], cont[l], ncont, sizeof cont[l][0]);
 
-    double err, smax = 0.0;
-    size_t nover;
-    gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 0xE768, 0));
-    if (rng == NULL) return ATT_EUSAGE;
-    st = selfweight_stable_check(rng, 256, 768, &err, &smax, &nover);
-    gsl_rng_free(rng);
-    if (st) return st;
+    double err = 0.0, smax = 0.0;
+    size_t nover = 0;
+    gsl_rng *rng = st ? NULL : rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 0xE768, 0));
+    if (!st && rng == NULL) st = ATT_EUSAGE;
+    if (!st) st = selfweight_stable_check(rng, 256, 768, &err, &smax, &nover);
+    if (rng) gsl_rng_free(rng);
+    if (st) goto done;
 
     size_t ht = 0;   /* the headline T: 12 when run, else the first */
-    for (size_t t = 0; t < c.nT; t++) if (c.Tl[t] == HEADLINE_T) ht = t;
+    for (size_t t = 0; t < nT; t++) if (Tl[t] == HEADLINE_T) ht = t;
     exp_meta(e, "grid: T in {2,4,8,12,16,32,64,128,256}, d in {2,3,4,6,8..40,48,64,96,...,512,768} "
              "(or --T/--d)");
     exp_meta(e, "draws per point: max(128, ceil(%zu / T)) for d <= 64 (4x at T = 12), 128 beyond",
              e->o.draws);
-    exp_meta(e, "T: %zu", c.Tl[ht]);
+    exp_meta(e, "T: %zu", Tl[ht]);
     exp_meta(e, "max_rse: %g", MAX_RSE);
     if (ncont) {
         const contour_row *h = &cont[0][ht];
         exp_meta(e, "d_star: %.2f\nd_star_lo: %.2f\nd_star_hi: %.2f", h->d_star, h->d_star_lo, h->d_star_hi);
-        verdict_add(&e->v, KIND_REPORTED, "naiveWidthPlain", NAN, measure_ci(h->d_star, h->d_star_lo,
-                    h->d_star_hi, h->draws_min), rule_none(), "width d* at which the mean "
-                    "self-weight crosses 0.995 at T = %zu by plain Monte Carlo of the rows (its leak is a "
-                    "rare-event mean, right-skewed; the exact re-weighting is naiveWidth)", h->T);
-        const point_row *p = &pts[ht * c.nd];
-        for (size_t k = 0; k < c.nd; k++) if (pts[ht * c.nd + k].d == h->d_above) p = &pts[ht * c.nd + k];
-        verdict_add(&e->v, KIND_CLAIM, "naiveArgmaxSelf", NAN, measure_ci(p->argmax_self,
-                    p->argmax_self_lo, p->argmax_self_hi, p->draws * p->T), rule_ci_above(0.99),
-                    "fraction of rows whose best match is itself (Wilson CI over rows) at T = %zu, "
-                    "d = %zu, the first width past d*", p->T, p->d);
-        for (size_t t = 0; t < c.nT; t++)
+        exp_reported(e, "naiveWidthPlain", NAN, measure_ci(h->d_star, h->d_star_lo, h->d_star_hi, h->draws_min),
+                     "width d* at which the mean self-weight crosses 0.995 at T = %zu by plain Monte Carlo of the rows "
+                     "(its leak is a rare-event mean, right-skewed; the exact re-weighting is naiveWidth)", h->T);
+        size_t p = ht * nd;
+        for (size_t k = 0; k < nd; k++) if (r.pt[ht * nd + k].d == h->d_above) p = ht * nd + k;
+        derive(col, &r.pt[p], sweep_acc(&r, p, 0), NULL);
+        exp_claim(e, "naiveArgmaxSelf", NAN, measure_ci(sweep_acc(&r, p, S_ARGMAX)->mean, col[D_ALO], col[D_AHI],
+                  r.pt[p].draws * r.pt[p].T), rule_ci_above(0.99), "fraction of rows whose best match is itself "
+                  "(Wilson CI over rows) at T = %zu, d = %zu, the first width past d*", r.pt[p].T, r.pt[p].d);
+        for (size_t t = 0; t < nT; t++)
             exp_meta(e, "contour 0.995 at T = %zu: d* = %.2f [%.2f, %.2f]; 0.999: %.2f [%.2f, %.2f]",
                      cont[0][t].T, cont[0][t].d_star, cont[0][t].d_star_lo, cont[0][t].d_star_hi,
                      cont[1][t].d_star, cont[1][t].d_star_lo, cont[1][t].d_star_hi);
     }
-    if (ncont && c.Tl[0] == 2) {   /* T = 2: the estimator against the exact crossing */
+    if (ncont && Tl[0] == 2) {   /* T = 2: the estimator against the exact crossing */
         const contour_row *t2 = &cont[0][0];
-        verdict_add(&e->v, KIND_CONTROL, "naiveExactTwo", t2->d_star_t2_law,
-                    measure_ci(t2->d_star, t2->d_star_lo, t2->d_star_hi, t2->draws_min),
-                    rule_ci_within(t2->d_star_t2_law - 0.5, t2->d_star_t2_law + 0.5),
+        exp_control(e, "naiveExactTwo", t2->d_star_t2_law, measure_ci(t2->d_star, t2->d_star_lo, t2->d_star_hi,
+                    t2->draws_min), rule_ci_within(t2->d_star_t2_law - 0.5, t2->d_star_t2_law + 0.5),
                     "d* of 0.995 at T = 2 against the exact 2 log2(1/(2 (1 - 0.995))) = %.3f "
                     "(E[1 - a_ii] = 2^(-d/2 - 1))", t2->d_star_t2_law);
     }
     for (size_t l = 0; l < NLEVEL && ncont >= 3; l++) {
-        double x[NT_GRID], y[NT_GRID], sy[NT_GRID], s_se, z = 1.959963984540054;
+        double x[SWEEP_MAX_VALUES], y[SWEEP_MAX_VALUES], sy[SWEEP_MAX_VALUES], s_se;
         for (size_t t = 0; t < ncont; t++)
             x[t] = log2((double)cont[l][t].T - 1.0), y[t] = cont[l][t].d_star, sy[t] = cont[l][t].d_star_se;
         double s = selfweight_weighted_slope(x, y, sy, ncont, &s_se);
-        if (l == 0) exp_meta(e, "slope: %.3f\nslope_ci: %.3f", s, z * s_se);
-        verdict_add(&e->v, KIND_REPORTED, l ? "naiveContourSlopeHigh" : "naiveContourSlope", 2.0,
-                    measure_ci(s, s - z * s_se, s + z * s_se, cont[l][ncont - 1].draws_min),
-                    rule_none(), "rise of the %.3f contour d*(T) per doubling of T - 1, weighted fit over %zu T "
-                    "(plain Monte Carlo; the large-d law's 2 holds at fixed T, naiveLawLargeD, not along the "
-                    "contour, naiveContourDrift)", LEVELS[l], ncont);
+        if (l == 0) exp_meta(e, "slope: %.3f\nslope_ci: %.3f", s, STAT_Z95 * s_se);
+        exp_reported(e, l ? "naiveContourSlopeHigh" : "naiveContourSlope", 2.0,
+                     measure_ci(s, s - STAT_Z95 * s_se, s + STAT_Z95 * s_se, cont[l][ncont - 1].draws_min),
+                     "rise of the %.3f contour d*(T) per doubling of T - 1, weighted fit over %zu T "
+                     "(plain Monte Carlo; the large-d law's 2 holds at fixed T, naiveLawLargeD, not along the "
+                     "contour, naiveContourDrift)", LEVELS[l], ncont);
     }
-    if (c.nd == 1)
-        for (size_t t = 0; t < c.nT; t++)
-            verdict_add(&e->v, KIND_REPORTED, "", NAN, measure_ci(pts[t].self_weight,
-                        pts[t].self_weight_lo, pts[t].self_weight_hi, pts[t].draws), rule_none(),
-                        "mean self-weight at d = %zu, T = %zu", pts[t].d, pts[t].T);
-    if ((st = exact_contour(e, &c))) return st;
+    for (size_t t = 0; t < nT && nd == 1; t++) {
+        derive(col, &r.pt[t], sweep_acc(&r, t, 0), NULL);
+        exp_reported(e, "", NAN, measure_ci(sweep_acc(&r, t, S_SELF)->mean, col[D_SLO], col[D_SHI], r.pt[t].draws),
+                     "mean self-weight at d = %zu, T = %zu", r.pt[t].d, r.pt[t].T);
+    }
+    if ((st = exact_contour(e, Tl, nT))) goto done;
     double q = 0.0;   /* the closed form of the T = 2 leak against quadrature, d = 1..40 */
     for (int d = 1; d <= 40; d++)
         q = fmax(q, fabs(selfweight_leak_t2_numeric(d) / selfweight_leak_t2(d) - 1.0));
-    verdict_add(&e->v, KIND_IDENTITY, "naiveExactTwoQuadrature", 0.0, measure_exact(q, 40),
-                rule_at_most(1e-6), "T = 2: largest relative gap between E[1 - a_ii] = 2^(-d/2 - 1) "
-                "and its numerical integral over d = 1..40 (quadrature accuracy 1e-9)");
-    verdict_add(&e->v, KIND_IDENTITY, "naiveStableSoftmax", 0.0, measure_exact(err, 256),
-                rule_at_most(tol_eps(16.0, 256, 1.0)),
-                "d = 768, T = 256: max |row sum - 1|, |a_ii - closed form| of the stable softmax "
-                "(largest score %.0f; plain exp overflows for %zu of 65536 scores)", smax, nover);
-    return ATT_OK;
+    exp_identity(e, "naiveExactTwoQuadrature", 0.0, measure_exact(q, 40), rule_at_most(1e-6),
+                 "T = 2: largest relative gap between E[1 - a_ii] = 2^(-d/2 - 1) "
+                 "and its numerical integral over d = 1..40 (quadrature accuracy 1e-9)");
+    exp_identity(e, "naiveStableSoftmax", 0.0, measure_exact(err, 256), rule_at_most(tol_eps(16.0, 256, 1.0)),
+                 "d = 768, T = 256: max |row sum - 1|, |a_ii - closed form| of the stable softmax "
+                 "(largest score %.0f; plain exp overflows for %zu of 65536 scores)", smax, nover);
+done:
+    sweep_result_free(&r);
+    return st;
 }
 
 int main(int argc, char **argv)
 {
     static const experiment_def def = {
-        "naive_self_attention",
-        "self-weight a_ii of raw self-attention (Q = K = V = X) over a (d, T) grid;\n"
-        "--draws is a budget of token rows per grid point (draws = max(128, ceil(N/T)), 4N at T = 12)",
-        OPT_MC | OPT_T | OPT_D, 20261129UL, 16384, NULL, run};
+        "naive_self_attention", NULL, OPT_MC | OPT_T | OPT_D | OPT_LISTS, 20261129UL, 16384, NULL, run};
     return experiment_main(&def, argc, argv);
 }

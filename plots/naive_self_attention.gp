@@ -8,7 +8,8 @@
 # draws a sample misses), the exact T = 2 curve 2^(-d/2-1) and the large-d
 # law (T - 1) 2^(-d/2-1) for the longest T: T - 1 rivals, each rarely close,
 # each taking the exact T = 2 mean 2^(-d/2-1) (the contour figure's law).
-# Data: naive_self_attention.csv, naive_self_attention.meta (T, d_star...).
+# Data: naive_self_attention.csv (columns by name: T, d, self_weight_mean, self_ci_lo/hi,
+# leak_mean, leak_ci_lo/hi, shown), naive_self_attention.meta (T, d_star...).
 # size: 6.5,3.6
 # slide: 5.6,2.4
 f = datadir.'/naive_self_attention.csv'
@@ -28,13 +29,14 @@ nall = words(all)
 TS = nall <= 3 ? all : sprintf("%s %d %s", word(all, 1), HT, word(all, nall))
 nT = words(TS)
 Tmax = real(word(TS, nT))
-stats f skip 1 using 2 name "D" nooutput
+set datafile columnheaders
+stats f using "d" name "D" nooutput
 dall = system(sprintf("cut -d, -f2 '%s' | tail -n +2 | sort -un | wc -l", f))
 oned = int(dall) == 1          # a run at one width (--d 8): draw against T instead
 ex(d) = 2**(-d / 2.0 - 1)                   # exact at T = 2
 law(d, T) = (T - 1) * 2**(-d / 2.0 - 1)     # large d: T - 1 rivals, each as at T = 2
-sel(T, v) = ($1 == T ? v : 1/0)
-shown(T, v) = ($1 == T && $12 == 1 ? v : 1/0)
+sel(T, v) = (column("T") == T ? v : 1/0)
+shown(T, v) = (column("T") == T && column("shown") == 1 ? v : 1/0)
 set samples 200
 
 if (SLIDE) {
@@ -74,13 +76,13 @@ if (has_dstar && !oned) {
     }
 }
 if (!oned) {
-    plot for [k=1:nT] f skip 1 using (sel(real(word(TS, k)), $2)):5:6 with filledcurves ls k notitle, \
-         for [k=1:nT] f skip 1 using (sel(real(word(TS, k)), $2)):4 with linespoints ls k ps 0.5 \
+    plot for [k=1:nT] f using (sel(real(word(TS, k)), column("d"))):"self_ci_lo":"self_ci_hi" with filledcurves ls k notitle, \
+         for [k=1:nT] f using (sel(real(word(TS, k)), column("d"))):"self_weight_mean" with linespoints ls k ps 0.5 \
              title sprintf("T = %s", word(TS, k))
 } else {
     unset key
-    plot f skip 1 using 1:4:5:6 with yerrorbars lc rgb '#1f4e9c' dt 1 pt 7 ps 0.7 notitle, \
-         f skip 1 using 1:4 with lines ls 2 notitle
+    plot f using "T":"self_weight_mean":"self_ci_lo":"self_ci_hi" with yerrorbars lc rgb '#1f4e9c' dt 1 pt 7 ps 0.7 notitle, \
+         f using "T":"self_weight_mean" with lines ls 2 notitle
 }
 unset object 1
 unset label 1; unset label 2; unset arrow 1; unset arrow 2
@@ -101,11 +103,11 @@ if (!oned) {
         at graph 0.04, graph (SLIDE ? 0.22 : 0.36) left font ',9'
     plot ex(x) with lines lc rgb '#000000' lw 1.2 dt 1 notitle, \
          law(x, Tmax) with lines ls 9 lw 1.5 dt 2 notitle, \
-         for [k=1:nT] f skip 1 using (shown(real(word(TS, k)), $2)):($8 > 0 ? $8 : $7 / 10):9 with filledcurves ls k notitle, \
-         for [k=1:nT] f skip 1 using (shown(real(word(TS, k)), $2)):7 with linespoints ls k ps 0.5 notitle
+         for [k=1:nT] f using (shown(real(word(TS, k)), column("d"))):(column("leak_ci_lo") > 0 ? column("leak_ci_lo") : column("leak_mean") / 10):"leak_ci_hi" with filledcurves ls k notitle, \
+         for [k=1:nT] f using (shown(real(word(TS, k)), column("d"))):"leak_mean" with linespoints ls k ps 0.5 notitle
 } else {
     set label 5 "dashed: law" at graph 0.97, graph 0.08 right font ',9'
     plot law(D_min, x) with lines ls 9 lw 1.5 dt 2 notitle, \
-         f skip 1 using 1:($7 > 0 ? $7 : 1/0):($8 > 0 ? $8 : $7 / 10):9 with yerrorbars lc rgb '#1f4e9c' dt 1 pt 7 ps 0.7 notitle
+         f using "T":(column("leak_mean") > 0 ? column("leak_mean") : 1/0):(column("leak_ci_lo") > 0 ? column("leak_ci_lo") : column("leak_mean") / 10):"leak_ci_hi" with yerrorbars lc rgb '#1f4e9c' dt 1 pt 7 ps 0.7 notitle
 }
 unset multiplot

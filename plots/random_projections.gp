@@ -3,13 +3,15 @@
 # against T (95% CI band), at 1 for "no preference for itself". For
 # contrast, the raw head's self-weight at the same T and width is about T
 # times larger (it is 1 at d = 64: the raw panel of the heatmap figure).
-# Data: random_projections.csv (main sweep), random_projections.meta (d, d_k).
+# Data: random_projections.csv (main sweep; columns by name: T, draws, T_self_mean,
+# T_self_lo, T_self_hi), random_projections.meta (d, d_k).
 # size: 6.5,3.4
 # slide: 5.6,2.4
 f = datadir.'/random_projections.csv'
 meta_id = 'random_projections'
-stats f skip 1 using 1 name "TT" nooutput
-stats f skip 1 using 6 name "N" nooutput
+set datafile columnheaders   # columns by name (sweep.h: T, ..., draws, T_self_mean, _lo, _hi, ...)
+stats f using "T" name "TT" nooutput
+stats f using "draws" name "N" nooutput
 set title "With two random projections, a token keeps only about 1/T for itself" offset -3,0
 set lmargin 9
 set xlabel "sequence length T"
@@ -30,9 +32,9 @@ if (!SLIDE) {
         at graph 0.03, 0.92 left font ',9'
 }
 if (one) {
-    stats f skip 1 using 11 name "M" nooutput
-    stats f skip 1 using 12 name "L" nooutput
-    stats f skip 1 using 13 name "H" nooutput
+    stats f using "T_self_mean" name "M" nooutput
+    stats f using "T_self_lo" name "L" nooutput
+    stats f using "T_self_hi" name "H" nooutput
     set label 3 sprintf("T = %d: %.3f\n95%% CI [%.3f, %.3f]", TT_min, M_min, L_min, H_min) \
         at graph 0.03, graph (SLIDE ? 0.88 : 0.74) left
     set yrange [(L_min - 0.02 < 0.9 ? L_min - 0.02 : 0.9):(H_min + 0.02 > 1.1 ? H_min + 0.02 : 1.1)]
@@ -40,8 +42,8 @@ if (one) {
 }
 if (SLIDE) { unset title }   # the slide's frame title states the claim
 if (one) {
-    plot f skip 1 using 1:11:12:13 with yerrorbars lc rgb '#1f4e9c' dt 1 pt 7 ps 1.0 lw 2 notitle
+    plot f using "T":"T_self_mean":"T_self_lo":"T_self_hi" with yerrorbars lc rgb '#1f4e9c' dt 1 pt 7 ps 1.0 lw 2 notitle
 } else {
-    plot f skip 1 using 1:12:13 with filledcurves ls 2 notitle, \
-         f skip 1 using 1:11 with linespoints ls 2 ps 0.6 notitle
+    plot f using "T":"T_self_lo":"T_self_hi" with filledcurves ls 2 notitle, \
+         f using "T":"T_self_mean" with linespoints ls 2 ps 0.6 notitle
 }

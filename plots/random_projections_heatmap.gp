@@ -4,6 +4,8 @@
 # every token looks at itself, the bright diagonal) and with two random
 # projections S = (X W_Q)(X W_K)^T (right: the diagonal is nothing special).
 # Each panel states its mean diagonal weight; 1/T is the uniform weight.
+# T is the run's (meta heatmap_T: 12 tokens named by the sentence by default, up to 32
+# with --T, those beyond the 12th named t13, t14, ...; numbered ticks beyond 16).
 # Data: random_projections_A.csv (panel, i, j, a, query, key),
 #       random_projections.meta (d, d_k, heatmap_T).
 # size: 6.5,4.6
@@ -46,7 +48,7 @@ set xtics rotate by 90 right scale 0 font ',8' offset 0,0.3
 set ytics scale 0 font ',8'
 if (T > 16) { set xtics 1, int(T / 8) norotate; set ytics 1, int(T / 8) }   # too many tokens to name
 set grid noxtics noytics
-set xlabel "keys" offset 0,1.2
+set xlabel "keys" offset 0,(T > 16 ? 0.5 : 1.2)   # numbered ticks (T > 16) are short, names are not
 set cbrange [0:1]
 set style fill solid 1.0 noborder
 unset colorbox

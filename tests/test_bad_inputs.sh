@@ -517,7 +517,7 @@ for id in $ids; do
 done
 # the cases of issue 20: a refusal after the first tables were computed
 for c in "naive_self_attention --T 4 --d 8 --draws 64 --max-memory 1K" \
-         "random_projections --T 2 --d 2 --dk 1 --draws 64 --max-memory 2K"; do
+         "random_projections --T 12 --d 2 --dk 1 --draws 64 --max-memory 2K"; do   # the 12 x 12 heatmap, after the sweep
     set -- $c
     id=$1
     shift

@@ -144,11 +144,11 @@ START_TEST(test_stable_at_d768)
     selfweight_work w;
     ck_assert_int_eq(selfweight_work_alloc(&w, T, d, 0, 0), ATT_OK);
     gsl_matrix_memcpy(w.X, X);
-    selfweight_stats st;
-    ck_assert_int_eq(selfweight_raw(&w, &st), ATT_OK);
-    ck_assert_double_eq_tol(st.self_weight, 1.0, 4 * EPS);
-    ck_assert_double_eq(st.argmax_self, 1.0);
-    ck_assert(st.max_score > 709.78);
+    double st[SW_NSTAT];
+    ck_assert_int_eq(selfweight_raw(&w, st), ATT_OK);
+    ck_assert_double_eq_tol(st[SW_SELF], 1.0, 4 * EPS);
+    ck_assert_double_eq(st[SW_ARGMAX], 1.0);
+    ck_assert(st[SW_MAX_SCORE] > 709.78);
     selfweight_work_free(&w);
     mat_free(X); mat_free(S); mat_free(A);
     gsl_rng_free(rng);
@@ -166,18 +166,22 @@ START_TEST(test_from_scores_by_hand)
     gsl_matrix_set(S, 0, 0, 2); gsl_matrix_set(S, 0, 1, 0);
     gsl_matrix_set(S, 1, 0, 3); gsl_matrix_set(S, 1, 1, 1);
     gsl_vector_set(c, 0, 0.0); gsl_vector_set(c, 1, 3.0);
-    selfweight_stats r;
-    ck_assert_int_eq(selfweight_from_scores(&r, S, c), ATT_OK);
+    double r[SW_NSTAT];
+    ck_assert_int_eq(selfweight_from_scores(r, S, c), ATT_OK);
     double e2 = exp(2.0);
-    ck_assert_double_eq_tol(r.self_weight, 0.5 * (e2 / (e2 + 1) + 1 / (e2 + 1)), 4 * EPS);
-    ck_assert_double_eq_tol(r.self_weight + r.leak, 1.0, 4 * EPS);
-    ck_assert_double_eq(r.argmax_self, 0.5);
-    ck_assert_double_eq_tol(r.control, 0.5, 4 * EPS);
-    ck_assert_double_eq(r.diag_sq, 2.5);
-    ck_assert_double_eq(r.off_sq, 4.5);
-    ck_assert_double_eq(r.max_score, 3.0);
+    ck_assert_double_eq_tol(r[SW_SELF], 0.5 * (e2 / (e2 + 1) + 1 / (e2 + 1)), 4 * EPS);
+    ck_assert_double_eq_tol(r[SW_SELF] + r[SW_LEAK], 1.0, 4 * EPS);
+    ck_assert_double_eq(r[SW_ARGMAX], 0.5);
+    ck_assert_double_eq_tol(r[SW_CONTROL], 0.5, 4 * EPS);
+    ck_assert_double_eq_tol(r[SW_EXCESS], 2.0 * (r[SW_SELF] - 0.5), 8 * EPS);   /* T (self - control) */
+    ck_assert_double_eq(r[SW_DIAG_SQ], 2.5);
+    ck_assert_double_eq(r[SW_OFF_SQ], 4.5);
+    ck_assert_double_eq(r[SW_MAX_SCORE], 3.0);
+    ck_assert_int_eq(selfweight_from_scores(r, S, NULL), ATT_OK);                /* no control: 0 */
+    ck_assert_double_eq(r[SW_CONTROL], 0.0);
+    ck_assert_double_eq(r[SW_EXCESS], 0.0);
     gsl_vector *bad = vec_new(3);
-    ck_assert_int_eq(selfweight_from_scores(&r, S, bad), ATT_EUSAGE);
+    ck_assert_int_eq(selfweight_from_scores(r, S, bad), ATT_EUSAGE);
     vec_free(bad); vec_free(c); mat_free(S);
 }
 END_TEST
@@ -188,8 +192,8 @@ START_TEST(test_work_errors)
     ck_assert_int_eq(selfweight_work_alloc(&w, 0, 4, 0, 0), ATT_EUSAGE);
     ck_assert_int_eq(selfweight_work_alloc(&w, 4, 4, 0, 1), ATT_EUSAGE);   /* control needs d_k */
     ck_assert_int_eq(selfweight_work_alloc(&w, 4, 4, 0, 0), ATT_OK);
-    selfweight_stats r;
-    ck_assert_int_eq(selfweight_projected(&w, &r), ATT_EUSAGE);           /* no projections */
+    double r[SW_NSTAT];
+    ck_assert_int_eq(selfweight_projected(&w, r), ATT_EUSAGE);           /* no projections */
     selfweight_work_free(&w);
     selfweight_work_free(&w);                                             /* twice is safe */
 }

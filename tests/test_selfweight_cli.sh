@@ -7,7 +7,11 @@
 #   2. bin/naive_self_attention --draws 100: exit 0, no FAIL row, and the
 #      T = 2 control (naiveExactTwo) INCONCLUSIVE (its CI is honest: wide);
 #   3. point runs --T 32 and --d 48 of naive_self_attention, --d 48 of
-#      concentration: exit 0.
+#      concentration: exit 0;
+#   4. random_projections' heatmap follows the run's T and is the point's
+#      draw 0: at --T 12 --draws 1 the projected panel's diagonal sums to the
+#      CSV's T_self_mean (T times the mean self-weight of that one draw); at
+#      --T 40 it shows 32 tokens, the 13th named t13.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 BIN=${ATT_BIN_DIR:-${BIN:-bin}}
@@ -41,6 +45,23 @@ for a in "--T 32" "--d 48"; do
         fail "naive_self_attention $a exits $?"
 done
 OMP_NUM_THREADS=1 "$BIN/concentration" --d 48 --quiet --out "$T/c" 2>/dev/null || fail "concentration --d 48 exits $?"
+
+for t in 12 40; do
+    OMP_NUM_THREADS=1 "$BIN/random_projections" --T $t --draws 1 --quiet --out "$T/h$t" 2>/dev/null
+    /usr/bin/python3 -c 'import csv, sys
+d = sys.argv[1]; t = int(sys.argv[2])
+a = list(csv.DictReader(open(d + "/random_projections_A.csv")))
+n = max(int(r["i"]) for r in a)
+meta = dict(l.split(": ", 1) for l in open(d + "/random_projections.meta").read().splitlines() if ": " in l)
+assert n == min(t, 32) and int(meta["heatmap_T"]) == n, "heatmap T %d, meta %s, want %d" % (n, meta.get("heatmap_T"), min(t, 32))
+assert len(a) == 2 * n * n, "%d cells" % len(a)
+if t > 12: assert a[12]["key"] == "t13", "13th key named %s" % a[12]["key"]
+if t == 12:
+    diag = sum(float(r["a"]) for r in a if r["panel"] == "projected" and r["i"] == r["j"])
+    ts = float(next(csv.DictReader(open(d + "/random_projections.csv")))["T_self_mean"])
+    assert abs(diag - ts) <= 1e-12 * n, "diagonal sum %.17g, T_self_mean %.17g" % (diag, ts)
+' "$T/h$t" $t || fail "random_projections --T $t: heatmap (above)"
+done
 
 [ $fails -eq 0 ] && echo "test_selfweight_cli: all checks passed"
 [ $fails -eq 0 ]

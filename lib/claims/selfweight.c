@@ -16,46 +16,10 @@
 
 void selfweight_work_free(selfweight_work *w)
 {
-    for (size_t k = 0; k < sizeof w->own / sizeof w->own[0]; k++) mat_free(w->own[k]);
-    vec_free(w->own_s);
+    gsl_matrix *m[] = {w->X, w->W_Q, w->W_K, w->Q, w->K, w->S, w->Xc, w->Kc};
+    for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) mat_free(m[k]);
+    vec_free(w->s_ctrl);
     memset(w, 0, sizeof *w);
-}
-
-enum { M_X, M_WQ, M_WK, M_Q, M_K, M_S, M_XC, M_KC };
-
-/* the buffer of matrix k seen as a contiguous rows x cols matrix */
-static gsl_matrix *shape_view(selfweight_work *w, int k, size_t rows, size_t cols)
-{
-    if (w->own[k] == NULL) return NULL;
-    w->view[k] = gsl_matrix_view_array(w->own[k]->data, rows, cols);
-    return &w->view[k].matrix;
-}
-
-int selfweight_work_shape(selfweight_work *w, size_t T, size_t d, size_t d_k, int control)
-{
-    if (T == 0 || d == 0 || T > w->cap_T || d > w->cap_d || d_k > w->cap_dk
-        || (control && !w->cap_control) || (d_k > 0) != (w->cap_dk > 0))
-        return att_fail(ATT_EUSAGE, "self-weight workspace (T %zu, d %zu, d_k %zu%s) cannot take "
-                        "the shape T %zu, d %zu, d_k %zu%s", w->cap_T, w->cap_d, w->cap_dk,
-                        w->cap_control ? ", control" : "", T, d, d_k, control ? ", control" : "");
-    w->T = T;
-    w->d = d;
-    w->d_k = d_k;
-    w->control = control != 0;
-    w->X = shape_view(w, M_X, T, d);
-    w->S = shape_view(w, M_S, T, T);
-    w->W_Q = d_k ? shape_view(w, M_WQ, d, d_k) : NULL;
-    w->W_K = d_k ? shape_view(w, M_WK, d, d_k) : NULL;
-    w->Q = d_k ? shape_view(w, M_Q, T, d_k) : NULL;
-    w->K = d_k ? shape_view(w, M_K, T, d_k) : NULL;
-    w->Xc = control ? shape_view(w, M_XC, T, d) : NULL;
-    w->Kc = control ? shape_view(w, M_KC, T, d_k) : NULL;
-    w->s_ctrl = NULL;
-    if (control) {
-        w->view_s = gsl_vector_view_array(w->own_s->data, T);
-        w->s_ctrl = &w->view_s.vector;
-    }
-    return ATT_OK;
 }
 
 int selfweight_work_alloc(selfweight_work *w, size_t T, size_t d, size_t d_k, int control)
@@ -66,13 +30,12 @@ int selfweight_work_alloc(selfweight_work *w, size_t T, size_t d, size_t d_k, in
                         "(got T %zu, d %zu)", T, d);
     if (control && d_k == 0)
         return att_fail(ATT_EUSAGE, "the fresh-token control needs projections (d_k >= 1)");
-    int ok = (w->own[M_X] = mat_new(T, d)) && (w->own[M_S] = mat_new(T, T));
+    int ok = (w->X = mat_new(T, d)) && (w->S = mat_new(T, T));
     if (ok && d_k > 0)
-        ok = (w->own[M_WQ] = mat_new(d, d_k)) && (w->own[M_WK] = mat_new(d, d_k))
-             && (w->own[M_Q] = mat_new(T, d_k)) && (w->own[M_K] = mat_new(T, d_k));
+        ok = (w->W_Q = mat_new(d, d_k)) && (w->W_K = mat_new(d, d_k))
+             && (w->Q = mat_new(T, d_k)) && (w->K = mat_new(T, d_k));
     if (ok && control)
-        ok = (w->own[M_XC] = mat_new(T, d)) && (w->own[M_KC] = mat_new(T, d_k))
-             && (w->own_s = vec_new(T));
+        ok = (w->Xc = mat_new(T, d)) && (w->Kc = mat_new(T, d_k)) && (w->s_ctrl = vec_new(T));
     if (!ok) {
         int code = att_last_code() == ATT_EUSAGE ? ATT_EUSAGE : ATT_ERUNTIME;
         char msg[512];
@@ -81,11 +44,11 @@ int selfweight_work_alloc(selfweight_work *w, size_t T, size_t d, size_t d_k, in
         return att_fail(code, "self-weight workspace (T %zu, d %zu, d_k %zu): %s",
                         T, d, d_k, msg);
     }
-    w->cap_T = T;
-    w->cap_d = d;
-    w->cap_dk = d_k;
-    w->cap_control = control != 0;
-    return selfweight_work_shape(w, T, d, d_k, control);
+    w->T = T;
+    w->d = d;
+    w->d_k = d_k;
+    w->control = control != 0;
+    return ATT_OK;
 }
 
 void selfweight_draw_inputs(selfweight_work *w, gsl_rng *rng, double sigma_w)
@@ -145,7 +108,7 @@ int selfweight_row(selfweight_row_t *r, const double *s, size_t n, size_t i)
 
 /* S (T, T), s_ctrl (T) or NULL: the row stats averaged over the T rows;
  * the control a'_ii = 1/(1 + Z_i e^{m_i - s'_i}) reuses row i's m_i, Z_i. */
-int selfweight_from_scores(selfweight_stats *r, const gsl_matrix *S, const gsl_vector *s_ctrl)
+int selfweight_from_scores(double *out, const gsl_matrix *S, const gsl_vector *s_ctrl)
 {
     size_t T = S->size1;
     if (S->size2 != T || T == 0)
@@ -176,19 +139,21 @@ int selfweight_from_scores(selfweight_stats *r, const gsl_matrix *S, const gsl_v
         if (s_ctrl)
             sum_ctrl += T == 1 ? 1.0 : weight_against(gsl_vector_get(s_ctrl, i), row.m, row.Z);
     }
-    r->self_weight = sum_self / (double)T;
-    r->leak = sum_leak / (double)T;
-    r->argmax_self = (double)n_self / (double)T;
-    r->control = s_ctrl ? sum_ctrl / (double)T : NAN;
-    r->diag_sq = sum_dsq / (double)T;
-    r->off_sq = T > 1 ? sum_osq / ((double)T * (double)(T - 1)) : NAN;
-    r->max_score = smax;
+    out[SW_SELF] = sum_self / (double)T;
+    out[SW_LEAK] = sum_leak / (double)T;
+    out[SW_LEAK_LAW] = 0.0;
+    out[SW_ARGMAX] = (double)n_self / (double)T;
+    out[SW_CONTROL] = s_ctrl ? sum_ctrl / (double)T : 0.0;
+    out[SW_EXCESS] = s_ctrl ? (double)T * (out[SW_SELF] - out[SW_CONTROL]) : 0.0;
+    out[SW_DIAG_SQ] = sum_dsq / (double)T;
+    out[SW_OFF_SQ] = T > 1 ? sum_osq / ((double)T * (double)(T - 1)) : NAN;
+    out[SW_MAX_SCORE] = smax;
     return ATT_OK;
 }
 
 /* S = X X^T: dsyrk fills the lower triangle (T^2 d / 2 multiply-adds), the
  * upper one is its mirror image, so s_ij = s_ji exactly. */
-int selfweight_raw(selfweight_work *w, selfweight_stats *r)
+int selfweight_raw(selfweight_work *w, double *out)
 {
     gsl_matrix *S = w->S;
     if (gsl_blas_dsyrk(CblasLower, CblasNoTrans, 1.0, w->X, 0.0, S))
@@ -197,11 +162,14 @@ int selfweight_raw(selfweight_work *w, selfweight_stats *r)
     for (size_t i = 0; i < w->T; i++)
         for (size_t j = i + 1; j < w->T; j++)
             S->data[i * S->tda + j] = S->data[j * S->tda + i];
-    return selfweight_from_scores(r, S, NULL);
+    int st = selfweight_from_scores(out, S, NULL);
+    // the leak in units of the large-d law (T - 1) 2^(-d/2)
+    if (w->T >= 2) out[SW_LEAK_LAW] = out[SW_LEAK] / selfweight_leak_law(w->T, (double)w->d);
+    return st;
 }
 
 /* Q = X W_Q,  K = X W_K,  S = Q K^T;  control: K' = X' W_K,  s'_i = q_i . k'_i */
-int selfweight_projected(selfweight_work *w, selfweight_stats *r)
+int selfweight_projected(selfweight_work *w, double *out)
 {
     if (w->d_k == 0)
         return att_fail(ATT_EUSAGE, "self-weight workspace has no projections (d_k = 0)");
@@ -219,7 +187,7 @@ int selfweight_projected(selfweight_work *w, selfweight_stats *r)
             gsl_vector_set(w->s_ctrl, i, dot);
         }
     }
-    if (!st) st = selfweight_from_scores(r, w->S, w->control ? w->s_ctrl : NULL);
+    if (!st) st = selfweight_from_scores(out, w->S, w->control ? w->s_ctrl : NULL);
     return st;
 }
 
@@ -254,25 +222,13 @@ int selfweight_draw(const selfweight_config *c, selfweight_work *w, gsl_rng *rng
      * in another order for another layout or alignment, and a point must
      * give the same bits alone as in a sweep */
     int st = ATT_OK;
-    if (w->cap_T != c->T || w->cap_d != c->d || w->cap_dk != c->d_k
-        || w->cap_control != (c->control != 0)) {
+    if (w->T != c->T || w->d != c->d || w->d_k != c->d_k || w->control != (c->control != 0)) {
         selfweight_work_free(w);
         st = selfweight_work_alloc(w, c->T, c->d, c->d_k, c->control);
     }
     if (st) return st;
-    selfweight_stats r;
     selfweight_draw_inputs(w, rng, c->sigma_w);
-    st = c->d_k ? selfweight_projected(w, &r) : selfweight_raw(w, &r);
-    out[SW_SELF] = r.self_weight;
-    out[SW_LEAK] = r.leak;
-    out[SW_LEAK_LAW] = c->d_k || c->T < 2 ? 0.0 : r.leak / selfweight_leak_law(c->T, (double)c->d);
-    out[SW_ARGMAX] = r.argmax_self;
-    out[SW_CONTROL] = c->control ? r.control : 0.0;
-    out[SW_EXCESS] = c->control ? (double)c->T * (r.self_weight - r.control) : 0.0;
-    out[SW_DIAG_SQ] = r.diag_sq;
-    out[SW_OFF_SQ] = r.off_sq;
-    out[SW_MAX_SCORE] = r.max_score;
-    return st;
+    return c->d_k ? selfweight_projected(w, out) : selfweight_raw(w, out);
 }
 
 /* ---- the raw head's leak, exactly and at large d ---------------------- */

@@ -29,14 +29,19 @@
  * E[a'_ii] = 1/T exactly: any excess of E[a_ii] over 1/T comes from k_i
  * sharing x_i with q_i.
  *
- * What one draw reports, averaged over the T rows:
- *   self_weight   (1/T) sum_i a_ii
- *   leak          (1/T) sum_i (1 - a_ii)          (the weight on other tokens)
- *   argmax_self   (1/T) #{ i : s_ii > s_ij for every j != i }   (ties: not self)
- *   control       (1/T) sum_i a'_ii               (NAN without a control)
- *   diag_sq       (1/T) sum_i s_ii^2
- *   off_sq        (1/(T (T-1))) sum_{i != j} s_ij^2   (NAN for T = 1)
- *   max_score     max_ij s_ij                      (how large the scores get)
+ * What one draw reports: out[SW_*] (the one representation of a draw),
+ * each averaged over the T rows:
+ *   SW_SELF      (1/T) sum_i a_ii
+ *   SW_LEAK      (1/T) sum_i (1 - a_ii)          (the weight on other tokens)
+ *   SW_LEAK_LAW  SW_LEAK / ((T - 1) 2^(-d/2)): the leak in units of the large-d
+ *                law (raw head, T >= 2; else 0). O(1) where the leak itself is
+ *                1e-200, so its variance does not underflow
+ *   SW_ARGMAX    (1/T) #{ i : s_ii > s_ij for every j != i }   (ties: not self)
+ *   SW_CONTROL   (1/T) sum_i a'_ii               (0 without a control)
+ *   SW_EXCESS    T (SW_SELF - SW_CONTROL)       (0 without a control)
+ *   SW_DIAG_SQ   (1/T) sum_i s_ii^2
+ *   SW_OFF_SQ    (1/(T (T-1))) sum_{i != j} s_ij^2   (NAN for T = 1)
+ *   SW_MAX_SCORE max_ij s_ij                      (how large the scores get)
  *
  * The workspace is allocated once (per Monte Carlo thread) and reused, so a
  * draw allocates nothing.
@@ -49,14 +54,8 @@
 #include <gsl/gsl_vector.h>
 #include <gsl/gsl_rng.h>
 
-typedef struct {
-    double self_weight;
-    double leak;
-    double argmax_self;
-    double control;
-    double diag_sq, off_sq;
-    double max_score;
-} selfweight_stats;
+enum { SW_SELF, SW_LEAK, SW_LEAK_LAW, SW_ARGMAX, SW_CONTROL, SW_EXCESS, SW_DIAG_SQ,
+       SW_OFF_SQ, SW_MAX_SCORE, SW_NSTAT };
 
 typedef struct {
     size_t T, d, d_k;      /* the current shape; d_k = 0: raw head only     */
@@ -67,37 +66,25 @@ typedef struct {
     gsl_matrix *S;         /* (T, T)                                       */
     gsl_matrix *Xc, *Kc;   /* control: X' (T, d), K' (T, d_k)              */
     gsl_vector *s_ctrl;    /* control: s'_i = q_i . k'_i (T)               */
-    /* the allocation (capacity) behind the matrices above: each matrix of
-     * the current shape is a contiguous view (tda = its columns) of the
-     * start of its buffer, laid out exactly as a fresh mat_new would be */
-    size_t cap_T, cap_d, cap_dk;
-    int cap_control;
-    gsl_matrix *own[8];
-    gsl_vector *own_s;
-    gsl_matrix_view view[8];
-    gsl_vector_view view_s;
 } selfweight_work;
 
-/* Allocate for (T, d, d_k) and take that shape; d_k = 0 for the raw head
+/* Allocate every matrix at exactly (T, d, d_k); d_k = 0 for the raw head
  * only; control = 1 adds the fresh-token control (needs d_k >= 1). T, d >= 1.
  * ATT_EUSAGE (over --max-memory) or ATT_ERUNTIME (message recorded) on
  * failure; w is then empty, safe to free. */
 int selfweight_work_alloc(selfweight_work *w, size_t T, size_t d, size_t d_k, int control);
 void selfweight_work_free(selfweight_work *w);
-/* Take a smaller shape (each size <= the allocated one; control only if
- * allocated with it): ATT_EUSAGE otherwise. No allocation. */
-int selfweight_work_shape(selfweight_work *w, size_t T, size_t d, size_t d_k, int control);
 
 /* Draw, in this order from rng: X ~ N(0, 1); if d_k > 0, W_Q then W_K
  * ~ N(0, sigma_w^2); if control, X' ~ N(0, 1). */
 void selfweight_draw_inputs(selfweight_work *w, gsl_rng *rng, double sigma_w);
 
-/* Raw head on w->X: S = X X^T (dsyrk, mirrored), then the row stats. */
-int selfweight_raw(selfweight_work *w, selfweight_stats *r);
+/* Raw head on w->X: S = X X^T (dsyrk, mirrored), then out[SW_NSTAT]. */
+int selfweight_raw(selfweight_work *w, double *out);
 
 /* Projected head on w->X, W_Q, W_K: Q = X W_Q, K = X W_K, S = Q K^T, then
- * the row stats (with the control if w->control). */
-int selfweight_projected(selfweight_work *w, selfweight_stats *r);
+ * out[SW_NSTAT] (with the control if w->control). */
+int selfweight_projected(selfweight_work *w, double *out);
 
 /* One row: the scores s (n) of token i against tokens 0..n-1 (i < n). */
 typedef struct {
@@ -112,9 +99,9 @@ typedef struct {
  * must their squares, |s| < 1e154). n = 1: a_ii = 1, leak 0, m = -inf, Z = 0. */
 int selfweight_row(selfweight_row_t *r, const double *s, size_t n, size_t i);
 
-/* The row stats of S (T, T); s_ctrl (T) holds the control self-scores, or
- * is NULL (control = NAN). */
-int selfweight_from_scores(selfweight_stats *r, const gsl_matrix *S, const gsl_vector *s_ctrl);
+/* out[SW_NSTAT] from S (T, T); s_ctrl (T) holds the control self-scores, or
+ * is NULL (SW_CONTROL, SW_EXCESS = 0); SW_LEAK_LAW = 0 (it needs d: raw). */
+int selfweight_from_scores(double *out, const gsl_matrix *S, const gsl_vector *s_ctrl);
 
 /* ---- one Monte Carlo draw, shared by the experiments, tests and bench ---- */
 
@@ -127,18 +114,6 @@ typedef struct {
     int control;
 } selfweight_config;
 
-/* The values of one draw (out[SW_*]), each averaged over the T rows:
- *   SW_SELF      self_weight
- *   SW_LEAK      leak = 1 - a_ii
- *   SW_LEAK_LAW  leak / ((T - 1) 2^(-d/2)): the leak in units of the large-d
- *                law (raw head; 0 for the projected one). O(1) where the
- *                leak itself is 1e-200, so its variance does not underflow
- *   SW_ARGMAX    argmax_self
- *   SW_CONTROL   control (0 without the control)
- *   SW_EXCESS    T (self_weight - control) (0 without the control)
- *   SW_DIAG_SQ, SW_OFF_SQ, SW_MAX_SCORE   as in selfweight_stats */
-enum { SW_SELF, SW_LEAK, SW_LEAK_LAW, SW_ARGMAX, SW_CONTROL, SW_EXCESS, SW_DIAG_SQ,
-       SW_OFF_SQ, SW_MAX_SCORE, SW_NSTAT };
 
 /* A workspace (malloc'd) for config max, allocated now so that a run over
  * --max-memory stops before any draw (as a Monte Carlo scratch: one per
@@ -146,7 +121,7 @@ enum { SW_SELF, SW_LEAK, SW_LEAK_LAW, SW_ARGMAX, SW_CONTROL, SW_EXCESS, SW_DIAG_
 selfweight_work *selfweight_scratch_new(const selfweight_config *max);
 void selfweight_scratch_delete(void *w);
 
-/* One draw of config c into out[SW_NSTAT], using w (re-allocated at c's
+/* One draw of config c into out[SW_NSTAT] (SW_* above), using w (re-allocated at c's
  * shape when it has another: a grid point gives the same bits alone as in a
  * sweep, whatever the other points' sizes): the inputs in the order of selfweight_draw_inputs
  * (X, then W_Q, W_K, then X'), then the raw or projected head. */

@@ -319,6 +319,7 @@ static int run(experiment *e)
     verdict_add(&e->v, KIND_CLAIM, "shapesDisagree", 0, measure_exact((double)disagree, nrows),
                 rule_at_most(0), "matrices whose computed shape differs from attention_shapes "
                 "(%zu checked, %d configurations)", nrows, (int)NCONFIG + checked_mine);
+    exp_headline(e);
     verdict_add(&e->v, KIND_CLAIM, "shapesWeightsNoT", 0, measure_exact((double)differ, nT),
                 rule_at_most(0), "values of T (1 .. 100,000, %zu) at which a weight shape changes", nT);
     verdict_add(&e->v, KIND_CLAIM, "shapesSameWeightsTwoT", 0, measure_exact((double)failed, 2),

@@ -150,6 +150,7 @@ static int run(experiment *e)
     /* the numbers the figure shows: how much q1 looks at k1, q2 at k2 */
     verdict_add(&e->v, KIND_REPORTED, "tqfkQoneKoneWeight", NAN, measure_exact(r.A[0][0], 1),
                 rule_none(), "weight a_11 that q1 gives k1 (scale %g)", cfg.scale);
+    exp_headline(e);   // the lookup itself: how much q1 looks at k1
     verdict_add(&e->v, KIND_REPORTED, "tqfkQtwoKtwoWeight", NAN, measure_exact(r.A[1][1], 1),
                 rule_none(), "weight a_22 that q2 gives k2 (scale %g)", cfg.scale);
     exp_summary(e, "rows of A sum to 1 (largest error %.2g); each o_i is the weighted average "

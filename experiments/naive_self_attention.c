@@ -258,14 +258,19 @@ static int run(experiment *e)
     static contour_row cont[NLEVEL][SWEEP_MAX_VALUES];
     double dd[SWEEP_MAX_VALUES], leak[SWEEP_MAX_VALUES], se[SWEEP_MAX_VALUES], col[ND];
     size_t ncont = 0, dmin[SWEEP_MAX_VALUES];
-    for (size_t t = 0; t < nT && nd >= 2 && !st; t++, ncont++)
-        for (size_t l = 0; l < NLEVEL && !st; l++) {
+    int bracketed = 1;   /* the widths run put each level between two of them, at every T */
+    for (size_t t = 0; t < nT && nd >= 2 && !st && bracketed; t++, ncont++)
+        for (size_t l = 0; l < NLEVEL && !st && bracketed; l++) {
             for (size_t k = 0; k < nd; k++) {
                 const sweep_point *pt = &r.pt[t * nd + k];
                 derive(col, pt, sweep_acc(&r, t * nd + k, 0), NULL);
                 dd[k] = (double)pt->d, leak[k] = sweep_acc(&r, t * nd + k, S_LEAK)->mean, se[k] = col[D_RSE] * leak[k];
                 dmin[k] = pt->draws;
             }
+            bracketed = 0;   // some width keeps more than the level, the next one less
+            for (size_t k = 0; k + 1 < nd; k++)
+                bracketed |= leak[k] > 1.0 - LEVELS[l] && leak[k + 1] <= 1.0 - LEVELS[l];
+            if (!bracketed) break;
             selfweight_crossing x;
             if ((st = selfweight_contour_crossing(dd, leak, se, nd, LEVELS[l], &x))) break;
             double T = (double)Tl[t];
@@ -273,6 +278,13 @@ static int run(experiment *e)
                                        dmin[x.k] < dmin[x.k + 1] ? dmin[x.k] : dmin[x.k + 1],
                                        2.0 * log2((T - 1.0) / (2.0 * (1.0 - LEVELS[l])))};
         }
+    if (!bracketed) {
+        ncont = 0;
+        if (!e->o.quiet)
+            fprintf(stderr, "naive_self_attention: the widths run do not put the mean self-weight's 0.995 and "
+                    "0.999 levels between two of them at every T: no contour d*(T) (give widths on both "
+                    "sides, e.g. --d 16..40)\n");
+    }
     for (size_t l = 0; l < NLEVEL && ncont && !st; l++)
         st = table_write(e->o.out_dir, l ? "naive_self_attention_contour_999.csv" : "naive_self_attention_contour.csv",
                          contour_cols, sizeof contour_cols / sizeof contour_cols[0], cont[l], ncont, sizeof cont[l][0]);
@@ -333,6 +345,11 @@ static int run(experiment *e)
         derive(col, &r.pt[t], sweep_acc(&r, t, 0), NULL);
         exp_reported(e, "", NAN, measure_ci(sweep_acc(&r, t, S_SELF)->mean, col[D_SLO], col[D_SHI], r.pt[t].draws),
                      "mean self-weight at d = %zu, T = %zu", r.pt[t].d, r.pt[t].T);
+    }
+    for (size_t p = 0; p < r.npoints && r.npoints <= 4; p++) {   /* a small run: its own points, plainly */
+        derive(col, &r.pt[p], sweep_acc(&r, p, 0), NULL);
+        exp_summary(e, "at d = %zu, T = %zu: mean self-weight %.6g, 95%% CI [%.6g, %.6g] (%zu draws)", r.pt[p].d,
+                    r.pt[p].T, sweep_acc(&r, p, S_SELF)->mean, col[D_SLO], col[D_SHI], r.pt[p].draws);
     }
     if ((st = exact_contour(e, Tl, nT))) goto done;
     double q = 0.0;   /* the closed form of the T = 2 leak against quadrature, d = 1..40 */

@@ -11,7 +11,10 @@
 #   4. random_projections' heatmap follows the run's T and is the point's
 #      draw 0: at --T 12 --draws 1 the projected panel's diagonal sums to the
 #      CSV's T_self_mean (T times the mean self-weight of that one draw); at
-#      --T 40 it shows 32 tokens, the 13th named t13.
+#      --T 40 it shows 32 tokens, the 13th named t13;
+#   5. naive_self_attention on widths that do not bracket both contour levels
+#      (--T 12 --d 20,21): exit 0, no contour table, a note on stderr naming
+#      the widths to give; a small run's summary prints its own points.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 BIN=${ATT_BIN_DIR:-${BIN:-bin}}
@@ -62,6 +65,13 @@ if t == 12:
     assert abs(diag - ts) <= 1e-12 * n, "diagonal sum %.17g, T_self_mean %.17g" % (diag, ts)
 ' "$T/h$t" $t || fail "random_projections --T $t: heatmap (above)"
 done
+
+OMP_NUM_THREADS=1 "$BIN/naive_self_attention" --T 12 --d 20,21 --draws 400 --out "$T/nb" >"$T/nb.out" 2>"$T/nb.err"
+rc=$?
+[ $rc -eq 0 ] || fail "naive_self_attention --T 12 --d 20,21 exits $rc, want 0: $(cat "$T/nb.err")"
+[ -e "$T/nb/naive_self_attention_contour.csv" ] && fail "naive --d 20,21 wrote a contour table from widths that do not bracket 0.999"
+grep -q "no contour d\*(T) (give widths on both sides" "$T/nb.err" || fail "naive --d 20,21: no note on stderr: $(cat "$T/nb.err")"
+grep -q "at d = 21, T = 12: mean self-weight" "$T/nb.out" || fail "naive --d 20,21: the summary does not print the run's own points"
 
 [ $fails -eq 0 ] && echo "test_selfweight_cli: all checks passed"
 [ $fails -eq 0 ]

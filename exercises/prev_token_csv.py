@@ -6,7 +6,8 @@
 Imports previous_token_head from MY_FILE.py (your own code: it runs here, not
 in the grader's sandbox), takes the word types of --words in order of first
 appearance as the vocabulary (n_vocab of them) and T = the number of words,
-and writes into DIR (default mine/):
+and writes into DIR (default mine/prev_token/, apart from the files of
+README.md's "your own matrices" step in mine/):
     X.csv    (T, n_vocab + T)   row t = [one-hot of word t ; one-hot of position t]
     W_Q.csv, W_K.csv (n_vocab + T, T), W_V.csv (n_vocab + T, n_vocab)
 then prints the bin/attention command that shows the weights A and the
@@ -25,7 +26,7 @@ def main():
     ap = argparse.ArgumentParser(description="Write an Exercise 4.2b head and its input as CSV.")
     ap.add_argument("file", help="your Python file with previous_token_head(n_vocab, T)")
     ap.add_argument("--words", default="the cat sat on the mat", help="the sequence (default: %(default)s)")
-    ap.add_argument("--out", default="mine", help="folder for the CSV files (default mine/)")
+    ap.add_argument("--out", default="mine/prev_token", help="folder for the CSV files (default mine/prev_token/)")
     a = ap.parse_args()
     try:
         import numpy as np

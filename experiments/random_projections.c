@@ -216,8 +216,12 @@ static int run(experiment *e)
                   p == worst ? ", the T farthest from 1" : "", d, dk, scale * scale);
         if (p == worst) exp_headline(e);
     }
-    exp_summary_measure(e, "T x mean self-weight", sweep_measure(m, worst, S_TSELF),
-                        "the section: about 1/T, i.e. 1; T = %zu, the farthest of %zu", m->pt[worst].T, m->npoints);
+    if (m->npoints > 1)
+        exp_summary_measure(e, "T x mean self-weight", sweep_measure(m, worst, S_TSELF), "the section: about 1/T, "
+                            "i.e. 1; T = %zu, the farthest from 1 of the %zu T run", m->pt[worst].T, m->npoints);
+    else
+        exp_summary_measure(e, "T x mean self-weight", sweep_measure(m, worst, S_TSELF),
+                            "the section: about 1/T, i.e. 1; T = %zu, the only T run", m->pt[worst].T);
     exp_control(e, "rpRelHalfWidth", NAN, sweep_measure(m, wide, S_TSELF), rule_precision(0.01),
                 "precision: largest CI half-width of T times the mean self-weight (at T = %zu), "
                 "i.e. relative to 1/T", m->pt[wide].T);

@@ -16,7 +16,7 @@ soft(x, d) = 1 + (1 - 1/T) * (1 - 2/T) * x**2 / d
 
 have = system(sprintf("test -f '%s' && echo 1 || echo 0", w)) eq "1"
 if (!have) {
-    set label 1 "this run has no width and scale sweeps (a point run)" at graph 0.5, 0.5 center
+    set label 1 "this run has no width and scale sweeps:\n--T, --d, --dk, --scale or --control run the main sweep only" at graph 0.5, 0.5 center
     unset border; unset tics
     plot [0:1][0:1] NaN notitle
     exit

@@ -167,7 +167,7 @@ static int exact_tied(experiment *e, size_t w, prev_eval *ev, prev_eval *nomask)
     if (rc) return rc;
     const sweep_point pt = {.dk = w, .kase = 1};     /* its held-out stream */
     gsl_rng *g = sweep_rng(e, &pt);
-    rc = g ? tiedhead_exact(&m, 12.0) : ATT_ERUNTIME;
+    rc = g ? tiedhead_exact(&m, 12.0) : att_alloc_status();
     if (!rc) rc = prev_evaluate(&m, g, ev, NULL);
     m.p.causal = 0;   /* the same weights without the mask */
     if (!rc) rc = prev_evaluate(&m, g, nomask, NULL);

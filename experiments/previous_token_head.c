@@ -155,7 +155,7 @@ static int write_example(experiment *e)
     work *w = work_alloc(&g, NULL);
     gsl_rng *rng = w ? sweep_rng(e, &pt) : NULL;
     double out[NSTAT];
-    int rc = rng ? draw_seq(out, rng, EX_T, EX_VOCAB, w->p[0], w) : ATT_ERUNTIME;
+    int rc = rng ? draw_seq(out, rng, EX_T, EX_VOCAB, w->p[0], w) : att_alloc_status();
     weight_row a[EX_T * EX_T];
     token_row tk[EX_T];
     for (size_t i = 0; i < EX_T && !rc; i++) {

@@ -168,7 +168,7 @@ static int example(const experiment *e)
     gsl_matrix *O[4] = {mat_new(EX_T, EX_DV), mat_new(EX_T, EX_DV), mat_new(EX_T, EX_DV), mat_new(EX_T, EX_DV)};
     double v[NSTAT] = {[S_TQ] = EX_T, [S_TK] = EX_T, [S_D] = EX_D, [S_DK] = EX_DK, [S_DV] = EX_DV,
                        [S_SELF] = 1, [S_SIGMA] = 1.0};
-    int rc = (rng && w && O[0] && O[1] && O[2] && O[3]) ? head_draw(v, w, rng, 1.0, O) : ATT_ERUNTIME;
+    int rc = (rng && w && O[0] && O[1] && O[2] && O[3]) ? head_draw(v, w, rng, 1.0, O) : att_alloc_status();
     example_row rows[EX_T];
     for (size_t i = 0; i < EX_T && !rc; i++) {
         double bx = gsl_vector_get(w->v[BV], 0), by = gsl_vector_get(w->v[BV], 1), bb = bx * bx + by * by;

@@ -86,7 +86,8 @@ int prev_model_alloc(prev_model *mdl, const prev_config *c)
         || !mdl->P || !mdl->G || (rc = head_state_alloc(&mdl->st, T, T, d, dk, dk))
         || (rc = head_grads_alloc(&mdl->hg, T, T, d, dk, dk))) {
         prev_model_free(mdl);
-        return rc ? rc : att_fail(ATT_ERUNTIME, "prevtrain: out of memory");
+        if (rc) return rc;   // a --max-memory refusal stays a usage error (exit 2)
+        return att_alloc_status() == ATT_EUSAGE ? ATT_EUSAGE : att_fail(ATT_ERUNTIME, "prevtrain: out of memory");
     }
     size_t o1 = 0, o2 = 0;
     mdl->W_Q = block(mdl->theta, &o1, d, dk);   mdl->dW_Q = block(mdl->grad, &o2, d, dk);

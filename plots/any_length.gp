@@ -39,8 +39,8 @@ set label 2 'plain head' at Pmax * 1.3, pmem / MiB / 1.5 left tc ls 3
 if (Tmax > Pmax) set label 3 sprintf("S and A alone at\nT = %s: %.0f GB", thousands(Tmax), 16.0 * Tmax * Tmax / 1e9) at Tmax / 1.5, 16.0 * Tmax * Tmax / MiB right tc rgb '#8b1a1a'
 if (SLIDE) {
     unset title   # the slide's frame title states the claim
-    set label 2 at Tmin * 2, 0.012 left
-    set label 1 at Tmax, tmem / MiB right offset 0, -1.1
+    set label 2 at Tmin * 12, 0.02 left     # under its line, clear of it
+    set label 1 at Tmax, tmem / MiB right offset 0, -1.8
     set yrange [0.002:*]
     if (Tmax > Pmax) { set label 3 sprintf("dashed: S and A alone,\n%.0f GB at T = %s", 16.0 * Tmax * Tmax / 1e9, thousands(Tmax)) at graph 0.03, graph 0.86 left }
 }

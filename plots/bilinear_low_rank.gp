@@ -27,7 +27,7 @@ set ytics 0, 0.25, 1
 last(k) = word(dks, k) + 0
 if (SLIDE) {
     unset title   # the slide's frame title states the claim
-    set label 1 "label: d_k" at graph 0.98, graph 0.92 right
+    set label 1 "number: d_k" at graph 0.98, graph 0.92 right
     set xlabel "index i"
     set xtics 1, 4
     set ytics 0, 0.5, 1

@@ -73,7 +73,9 @@ do for [k = 0:NC - 1] {
 sel(k, v) = (column(1) == k) ? v : NaN
 if (SLIDE) {
     unset title   # the slide's frame title states the claim
-    unset label 3
+    # the labels at the right are (d, d_k, c²): say so, under them (the top
+    # label leaves no room above)
+    set label 3 "(d, d_k, c²)" at graph 1.03, graph 0.0 left offset 0, -2.1 font ',9'
     set ylabel "T × self-weight"
     set xlabel "sequence length T"
     set ytics (1.0, 1.05, 1.1)     # the ticks name the two lines: exactly 1/T and 5% above

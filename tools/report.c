@@ -448,21 +448,28 @@ static void summary_row(FILE *f, const char *id, const char *in_short, const cha
 /* ---- writing ------------------------------------------------------------ */
 
 /* x at lecture precision: a count whole, anything else (an estimate) at 3 significant
- * digits (14818.4 -> 14,800; 1.0237 -> 1.02; 6.13e-14 in scientific form). */
-static void fmt_lecture(char *buf, size_t n, double x, int estimate)
+ * digits (1.0237 -> 1.02; 6.13e-14 in scientific form), and never more digits than
+ * its CI supports: with a CI half-width hw, sig = e(x) - e(hw) + 1, at least 2
+ * (0.649 [0.512, 0.786] -> 0.65; 3,056 [2,798, 3,337] -> 3,100; 14,818 [207, 36,489]
+ * -> 15,000). hw = NaN: no CI. */
+static void fmt_lecture(char *buf, size_t n, double x, int estimate, double hw)
 {
     if (isnan(x) || isinf(x) || x == 0.0) { fmt_sig(buf, n, x, 3, 1); return; }
     // a whole number without a CI (a count) stays whole; an estimate that
     // happens to be 1 is 1.00
     if (!estimate && fmt_count(buf, n, x, 1)) return;
-    int e = (int)floor(log10(fabs(x)));
-    if (e >= 3 && e < 6) {
-        double u = pow(10.0, e - 2);
+    int e = (int)floor(log10(fabs(x))), sig = 3;
+    if (hw > 0.0 && isfinite(hw)) {
+        int s = e - (int)floor(log10(hw)) + 1;
+        sig = s < 2 ? 2 : s > 3 ? 3 : s;
+    }
+    if (e >= sig && e < 6) {   // a whole number, rounded and grouped: 3,100
+        double u = pow(10.0, e - sig + 1);
         snprintf(buf, n, "%.0f", round(x / u) * u);
         group_fixed(buf, n, 1);
         return;
     }
-    fmt_sig(buf, n, x, 3, 1);
+    fmt_sig(buf, n, x, sig, 1);
 }
 
 /* Decimals of a fraction x in [0, 1] printed as a percent: 3 significant
@@ -534,20 +541,22 @@ static void write_tex_macros(FILE *f, const row *r)
             fprintf(f, "\\newcommand{\\%sCI}{%s\\xspace}\n", m, band);
         }
     }
-    fmt_lecture(meas, sizeof meas, x, !isnan(l) || !isnan(h));
+    fmt_lecture(meas, sizeof meas, x, !isnan(l) || !isnan(h), (h - l) / 2.0);
     fprintf(f, "\\newcommand{\\%sLec}{%s\\xspace}\n", m, meas);
     int dec = pct_decimals(x);
     if (dec >= 0 && !rundep) {
-        fprintf(f, "\\newcommand{\\%sPct}{%.*f\\%%\\xspace}\n", m, dec, 100.0 * x);
-        if (pct_decimals(l) >= 0 && pct_decimals(h) >= 0) {
-            // the ends get the value's decimals, or more if the CI is narrower
-            // (1 significant digit of its half-width)
-            double hw = 50.0 * (h - l);
-            int dci = hw > 0.0 ? -(int)floor(log10(hw)) : dec;
-            if (dci < dec) dci = dec;
-            if (dci > 4) dci = 4;
-            fprintf(f, "\\newcommand{\\%sPctCI}{[%.*f\\%%, %.*f\\%%]\\xspace}\n", m, dci, 100.0 * l, dci, 100.0 * h);
+        int ci = pct_decimals(l) >= 0 && pct_decimals(h) >= 0;
+        // with a CI, the value and both ends get the decimals of 1 significant digit
+        // of its half-width (64.9 [51.2, 78.6] -> 65% [51%, 79%]; 99.879 [99.85, 99.90]
+        // -> 99.88% [99.85%, 99.90%]); without one, pct_decimals
+        double hw = 50.0 * (h - l);
+        if (ci && hw > 0.0) {
+            dec = -(int)floor(log10(hw));
+            dec = dec < 0 ? 0 : dec > 4 ? 4 : dec;
         }
+        fprintf(f, "\\newcommand{\\%sPct}{%.*f\\%%\\xspace}\n", m, dec, 100.0 * x);
+        if (ci)
+            fprintf(f, "\\newcommand{\\%sPctCI}{[%.*f\\%%, %.*f\\%%]\\xspace}\n", m, dec, 100.0 * l, dec, 100.0 * h);
     }
     if (strcmp(r->f[C_DRAWS], "0") != 0) {
         char d[64];

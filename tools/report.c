@@ -253,6 +253,18 @@ static void tex_text(FILE *f, const char *s)
     for (const char *s0 = s; *s; s++) {
         // an integer part of 4 or more digits is grouped, as every number is
         if (*s >= '0' && *s <= '9' && (s == s0 || !((s[-1] >= '0' && s[-1] <= '9') || s[-1] == '.'))) {
+            // a number in C's exponent form, as %g writes it, in a reader's form:
+            // 1e-10 -> 10^{-10}, 8.52651e-14 -> 8.52651 x 10^{-14}
+            char *end;
+            (void)strtod(s, &end);
+            const char *ex = s + strspn(s, "0123456789.");
+            if ((*ex == 'e' || *ex == 'E') && end > ex + 1 && !(*end >= 'a' && *end <= 'z')) {
+                int exp10 = atoi(ex + 1);
+                if (ex - s == 1 && *s == '1') fprintf(f, "\\ensuremath{10^{%d}}", exp10);
+                else fprintf(f, "\\ensuremath{%.*s\\times 10^{%d}}", (int)(ex - s), s, exp10);
+                s = end - 1;
+                continue;
+            }
             size_t n = strspn(s, "0123456789");
             if (n >= 4 && s[n] != 'e' && s[n] != 'E') {
                 for (size_t i = 0; i < n; i++) {

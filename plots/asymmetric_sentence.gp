@@ -4,7 +4,8 @@
 # x_i . x_j, symmetric, so "it" and "animal" are paired the same both ways.
 # Right: the head's attention weights A = softmax(x_i W_QK x_j^T): "it" puts
 # most of its weight on "animal", "animal" almost none on "it". The two cells
-# are boxed and their values written in them.
+# are boxed and their values written in them, all in one format (0.933, not
+# .93 beside .006 and 0.5).
 # Data: score_asymmetry_sentence.csv (qi, ki, query, key, raw_score,
 # raw_weight, score, weight), written by bin/score_asymmetry.
 # size: 6.5,4.2
@@ -27,7 +28,8 @@ s_ia = STATS_max
 if (SLIDE) {
 # slide: only the two rows the claim is about ("animal", "it"), as two
 # strips over the same keys: the raw scores above, the head's weights
-# below; the two boxed cells carry their values
+# below; the two boxed cells' values stand in the white cell beside them
+# (three decimals do not fit inside a cell at 9 pt)
 ya(q) = (q eq "animal") ? 0 : (q eq "it") ? 1 : NaN
 set xrange [-0.5 : n - 0.5]
 set yrange [1.5 : -0.5]
@@ -46,16 +48,16 @@ set lmargin at screen 0.16; set rmargin at screen 0.99
 set tmargin at screen 0.88; set bmargin at screen 0.70
 set title "raw scores x_i · x_j: symmetric" font ',9' offset 0,-0.9
 unset xtics
-set label 11 sprintf("%.2g", s_ia) at an, 1 center font ',9' front
-set label 12 sprintf("%.2g", s_ia) at it, 0 center font ',9' front
+set label 11 sprintf("%.3f", s_ia) at an + 0.5, 1 left offset 0.4, 0 font ',9' front
+set label 12 sprintf("%.3f", s_ia) at it + 0.5, 0 left offset 0.4, 0 font ',9' front
 set cbrange [0 : smax]
 plot f skip 1 using 2:(ya(strcol(3))):(0.5):(0.5):5 with boxxyerror fc palette notitle
 set tmargin at screen 0.59; set bmargin at screen 0.41
 set title "weights of a hand-made head: one-way" font ',9' offset 0,-0.9
 set xtics () rotate by 90 right scale 0
 do for [i = 1:n] { set xtics add (word(tokens, i) i - 1) }
-set label 11 sprintf(".%02.0f", 100 * a_ia) at an, 1 center font ',9' front tc rgb '#ffffff'
-set label 12 sprintf(".%03.0f", 1000 * a_ai) at it, 0 center font ',9' front
+set label 11 sprintf("%.3f", a_ia) at an + 0.5, 1 left offset 0.4, 0 font ',9' front tc rgb '#000000'
+set label 12 sprintf("%.3f", a_ai) at it - 0.5, 0 right offset -0.4, 0 font ',9' front
 set cbrange [0 : 1]
 plot f skip 1 using 2:(ya(strcol(3))):(0.5):(0.5):8 with boxxyerror fc palette notitle
 unset multiplot
@@ -82,15 +84,15 @@ set tmargin at screen 0.76
 set lmargin at screen 0.18
 set rmargin at screen 0.48
 set title "raw scores x_i · x_j: symmetric" font ',9'
-set label 11 sprintf("%.2g", s_ia) at it - 4.0, an center font ',9' front
-set label 12 sprintf("%.2g", s_ia) at an + 2.5, it center font ',9' front
+set label 11 sprintf("%.3f", s_ia) at it - 4.0, an center font ',9' front
+set label 12 sprintf("%.3f", s_ia) at an + 2.5, it center font ',9' front
 set cbrange [0 : smax]
 plot f skip 1 using 2:1:5 with image notitle
 set lmargin at screen 0.62
 set rmargin at screen 0.92
 set title "weights A of a hand-made head:\none-way" font ',9'
 set label 11 sprintf("%.3f", a_ai) at it - 2.0, an center font ',9' front
-set label 12 sprintf("%.2f", a_ia) at an + 2.5, it center font ',9' front
+set label 12 sprintf("%.3f", a_ia) at an + 2.5, it center font ',9' front
 set cbrange [0 : 1]
 set ylabel ""
 plot f skip 1 using 2:1:8 with image notitle

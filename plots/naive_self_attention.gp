@@ -95,12 +95,22 @@ set format y "10^{%L}"
 set yrange [1e-8:1]
 set ytics 1e-8, (SLIDE ? 1e4 : 100), 1
 set arrow 1 from graph 0, first 0.005 to graph 1, first 0.005 nohead ls 9
-set label 1 "0.5%" at graph 0.97, first 0.005 right offset 0,-0.7 font ',9'
+# above its line at the right: the curves there have passed below 0.5%
+set label 1 "0.5%" at graph 0.97, first 0.005 right offset 0,0.7 font ',9'
+if (!oned && SLIDE) {
+    # slide: each line named beside it, in the empty space on its far side
+    # from the data: "law" above the dashed line near the right edge, "exact
+    # T = 2" below the solid line (log axis: a factor is a fixed distance)
+    xl = dlo + 0.88 * (dhi - dlo); xe = dlo + 0.40 * (dhi - dlo)
+    set label 5 "law" at xl, law(xl, Tmax) * 15 center font ',9'
+    set label 6 "exact T = 2" at xe, ex(xe) / 600 center font ',9'
+}
 if (!oned) {
-    # a small key in the empty lower left: which line is which
-    set label 5 (SLIDE ? sprintf("dashed: law\nsolid: T = 2", Tmax) : \
-        sprintf("dashed: law, T = %d\nsolid: exact, T = 2\nMonte Carlo where\nits error ≤ 10%%", Tmax)) \
-        at graph 0.04, graph (SLIDE ? 0.22 : 0.36) left font ',9'
+    # print: a small key in the empty lower left: which line is which
+    if (!SLIDE) {
+        set label 5 sprintf("dashed: law, T = %d\nsolid: exact, T = 2\nMonte Carlo where\nits error ≤ 10%%", Tmax) \
+            at graph 0.04, graph 0.36 left font ',9'
+    }
     plot ex(x) with lines lc rgb '#000000' lw 1.2 dt 1 notitle, \
          law(x, Tmax) with lines ls 9 lw 1.5 dt 2 notitle, \
          for [k=1:nT] f using (shown(real(word(TS, k)), column("d"))):(column("leak_ci_lo") > 0 ? column("leak_ci_lo") : column("leak_mean") / 10):"leak_ci_hi" with filledcurves ls k notitle, \

@@ -55,22 +55,32 @@ set label 2 "5% above 1/T" at 2, 1.062 left font ',9'
 if (X1 == X1 && XL == XL && XH == XH) {
     set object 1 rect from XL, 1.045 to XH, 1.055 fc rgb '#1f4e9c' fs solid 0.5 noborder front
 }
+# a configuration is drawn only where its curve passes its own check at T = 2,
+# where T E[a_ii] is exactly 1 (W_K -> -W_K): at c = 1 the tilted rows'
+# weights are heavy-tailed and the estimate misses 1 (lsTwoCurve*, a FAIL)
+array OK[NC]
+nbad = 0; bad = ""
+do for [k = 0:NC - 1] {
+    OK[k + 1] = int(real(system(sprintf("awk -F, 'NR > 1 && $1 == %d && $5 == 2 {print ($8 <= 1 && $9 >= 1) ? 1 : 0; exit}' '%s'", k, f))))
+    if (!OK[k + 1]) { nbad = nbad + 1; bad = bad.(nbad > 1 ? "; " : "").short(k) }
+}
+if (nbad > 0) { set title sprintf("“About 1/T” fails slowly: T × self-weight keeps rising with T\n{/*0.85 %s}\n{/*0.8 not drawn (the estimator misses T = 2's exact 1 there): %s}", str_cross, bad) }
 # labels at the right end: the configuration, placed at its last value and
 # pushed apart where two end values nearly coincide
 gap = SLIDE ? 0.045 : 0.019     # one label's height in y units (9 pt, 11 pt on a slide)
 array Y[NC]
 do for [k = 0:NC - 1] { Y[k + 1] = real(system(sprintf("awk -F, 'NR > 1 && $1 == %d && $5 == %.0f {print $7}' '%s'", k, TM, f))) }
 do for [it = 1:NC] { do for [i = 0:NC - 1] { do for [j = 0:NC - 1] {
-    if (i != j && Y[j + 1] >= Y[i + 1] && Y[j + 1] - Y[i + 1] < gap) { Y[j + 1] = Y[i + 1] + gap }
+    if (i != j && OK[i + 1] && OK[j + 1] && Y[j + 1] >= Y[i + 1] && Y[j + 1] - Y[i + 1] < gap) { Y[j + 1] = Y[i + 1] + gap }
 } } }
 set label 3 "d, d_k, c²:" at graph 1.03, first 1.163 left font ',9'
-do for [k = 0:NC - 1] {
+do for [k = 0:NC - 1] { if (OK[k + 1]) {
     set label 10 + k short(k) at graph 1.03, first Y[k + 1] left font ',9' tc ls (k + 1)
     # the typical (median) 1/|det| of the configuration: a short dash at the right edge
     ty = num(row("typical value of 1/|det", k), 1)
     if (ty == ty && ty < 1.17) { set arrow 20 + k from TM * 1.35, ty to TM * 2.1, ty nohead ls (k + 1) lw 3 dt 1 }
-}
-sel(k, v) = (column(1) == k) ? v : NaN
+} }
+sel(k, v) = (column(1) == k && OK[k + 1]) ? v : NaN
 if (SLIDE) {
     unset title   # the slide's frame title states the claim
     # the labels at the right are (d, d_k, c²): say so, under them (the top

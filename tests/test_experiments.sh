@@ -13,6 +13,15 @@ out=$(mktemp -d /tmp/attn-experiments.XXXXXX)
 trap 'rm -rf "$out"' EXIT INT TERM
 # one draw of learned_previous_token is a trained head: a quick run trains fewer and shorter
 export QUICK_ARGS_learned_previous_token="${QUICK_ARGS_learned_previous_token:---seeds 3 --steps 160}"
+# long_sequences' tilted-row estimator is biased low at small n (heavy-tailed weights): with 64
+# draws even its soft-scale check at T = 2 fails; 2000 draws cost ~2 s
+export QUICK_ARGS_long_sequences="${QUICK_ARGS_long_sequences:---draws 2000}"
+# exit 1 is accepted only when every FAIL row is an expected, explained one
+expected_only() {
+    "$BUILD/tools/csvcol" "$1" verdict macro | awk -F'\t' '$1 == "FAIL" {print $2}' | while read -r m; do
+        grep -q "^$m[[:space:]]" tools/expected_failures.txt || { echo "$m"; }
+    done
+}
 QUICK_OUT=$out QUICK_DRAWS=${QUICK_DRAWS:-64} BIN=$BIN sh tools/quick_reproduce.sh > "$out/log" 2>&1 || true
 for b in "$BIN"/*; do
     id=$(basename "$b")
@@ -20,6 +29,9 @@ for b in "$BIN"/*; do
     line=$(grep "^$id " "$out/log")
     case "$line" in
         *"exit 0 ("*) ok ;;
+        *"exit 1 ("*)
+            u=$(expected_only "$out/$id/$id.verdicts.csv")
+            if [ -z "$u" ]; then ok; else bad "$id: FAIL rows not in tools/expected_failures.txt: $u"; fi ;;
         *) bad "$id: $line $(sed -n '1,5p' "$out/$id.stderr" 2>/dev/null)" ;;
     esac
     [ -f "$out/$id/$id.verdicts.csv" ] || { bad "$id wrote no verdicts"; continue; }

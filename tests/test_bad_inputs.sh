@@ -142,6 +142,8 @@ max-memory-garbage|--max-memory|--max-memory 12Q
 max-memory-zero|--max-memory|--max-memory 0
 max-memory-overflow|--max-memory|--max-memory 99999999999999999999G
 unknown-option|--bogus-option|--bogus-option
+misspelt-option|did you mean --quiet\?|--quiett
+misspelt-option-prefix|did you mean --max-memory\?|--max-mem 64M
 flag-with-value|--quiet|--quiet=yes
 stray-argument|stray-argument|stray-argument
 single-dash|-seed|-seed 1
@@ -160,6 +162,37 @@ for id in $ids; do
     expect "$id: --out empty" 2 "--out" "$R" "$b" --out=
     expect "$id: --help" 0 "" "$R" "$b" --help
     grep -q -- '--out' "$T/stdout" || fail "$id: --help does not document --out"
+    if grep -q -- '--draws N' "$T/stdout"; then
+        expect "$id: misspelt --drwas 10" 2 "did you mean --draws\?" "$R" "$b" --out "$R" --drwas 10
+    fi
+
+    # --help: each sweep option reads plainly, offers a list exactly when the
+    # program takes one (--X 2,4 is refused before --help otherwise), and names
+    # the file that declares the default grid
+    "$b" --help >"$T/help" 2>/dev/null
+    sweep=0
+    for ax in "T|sequence length|T" "d|model width|d" "dk|query/key width|d_k" "dv|value width|d_v"; do
+        o=${ax%%|*} rest=${ax#*|}; noun=${rest%|*} sym=${rest#*|}
+        grep -qE -- "^  --$o N +$noun" "$T/help" || continue
+        # a program's own option of that name (shapes: --d N ... (default 768)) states its default
+        grep -qE -- "^  --$o N .*\\(default [^)]+\\)\$" "$T/help" && continue
+        sweep=1
+        if "$b" --"$o" 2,4 --help >/dev/null 2>&1; then
+            line="--$o N +$noun\\(s\\) $sym: one value, a list 4,8,16 or a range 2\\.\\.256 \\(doubling\\)\$"
+        else
+            line="--$o N +$noun $sym: one value\$"
+        fi
+        if grep -qE -- "$line" "$T/help"; then pass "$id: --help --$o reads plainly"
+        else fail "$id: --help --$o" "expected /$line/" "got: $(grep -- "--$o N" "$T/help")"; fi
+    done
+    if [ $sweep = 1 ]; then
+        if grep -qE "(none given: the full sweep, as declared in|not given: the value set in) experiments/$id\\.c" "$T/help" &&
+            [ -f "experiments/$id.c" ]; then
+            pass "$id: --help names experiments/$id.c for the default sweep"
+        else
+            fail "$id: --help does not name experiments/$id.c (the default sweep)"
+        fi
+    fi
 
     # a size beyond --max-memory is refused before allocating, or refused as
     # outside the option's range (naming --T), or, if the experiment needs no

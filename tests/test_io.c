@@ -103,6 +103,87 @@ START_TEST(test_opts_parse)
 }
 END_TEST
 
+/* an unknown option near a known one names it; one far from all names none */
+START_TEST(test_opts_suggest)
+{
+    opts o;
+    static char longname[300];
+    memset(longname, 'd', sizeof longname - 1);
+    longname[0] = longname[1] = '-';
+    static char oddname[66];             /* 63 letters: the longest name compared */
+    memset(oddname, 'q', sizeof oddname - 1);
+    oddname[0] = oddname[1] = '-';
+    struct { const char *arg; const char *needle; } near[] = {
+        {"--drwas", "did you mean --draws?"},      /* a swap of neighbours */
+        {"--dras", "did you mean --draws?"},       /* a deletion */
+        {"--drawz0", "did you mean --draws?"},     /* two edits */
+        {"--scael=2", "did you mean --scale?"},    /* an experiment option, with =V */
+        {"--max-mem", "did you mean --max-memory?"},  /* a unique prefix */
+        {"--qiuet", "did you mean --quiet?"},
+        {"--t", "did you mean --T?"},              /* case */
+    };
+    for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
+        const char *argv[] = {"x", near[i].arg, "10"};
+        ck_assert_int_eq(parse(&o, OPT_MC | OPT_T, 3, argv), ATT_EUSAGE);
+        ck_assert_msg(strstr(att_last_error(), near[i].needle) != NULL, "%s: message '%s'",
+                      near[i].arg, att_last_error());
+    }
+    const char *far[] = {"--bogus", "--ab", "--x", "--drawsdraws", longname, oddname, "--\377\001"};
+    for (size_t i = 0; i < sizeof far / sizeof far[0]; i++) {
+        const char *argv[] = {"x", far[i]};
+        ck_assert_int_eq(parse(&o, OPT_MC | OPT_T, 2, argv), ATT_EUSAGE);
+        ck_assert_msg(strstr(att_last_error(), "did you mean") == NULL, "%.20s: message '%s'",
+                      far[i], att_last_error());
+    }
+    /* a common option this program does not take: said so, no look-alike offered */
+    const char *dk[] = {"x", "--dk", "4"};
+    ck_assert_int_eq(parse(&o, OPT_MC | OPT_T | OPT_DV, 3, dk), ATT_EUSAGE);
+    ck_assert_msg(strstr(att_last_error(), "takes no --dk") && !strstr(att_last_error(), "did you mean"),
+                  "message '%s'", att_last_error());
+}
+END_TEST
+
+/* --help: the sweep options read plainly and say where the default grid is */
+static char *help_text(unsigned common)
+{
+    static char buf[8192];
+    char path[] = "/tmp/att-test-help-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    fflush(stdout);
+    int saved = dup(1);
+    ck_assert_int_ge(dup2(fd, 1), 0);
+    opts o;
+    const char *argv[] = {"x", "--help"};
+    int st = parse(&o, common, 2, argv);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    ck_assert_int_eq(st, ATT_HELP);
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    buf[n > 0 ? n : 0] = '\0';
+    close(fd);
+    unlink(path);
+    return buf;
+}
+
+START_TEST(test_opts_help)
+{
+    const char *h = help_text(OPT_MC | OPT_T | OPT_DK | OPT_LISTS);
+    ck_assert_msg(strstr(h, "--T N              sequence length(s) T: one value, a list 4,8,16 "
+                            "or a range 2..256 (doubling)"), "%s", h);
+    ck_assert_msg(strstr(h, "--dk N             query/key width(s) d_k: one value, a list"), "%s", h);
+    ck_assert_msg(strstr(h, "none given: the full sweep, as declared in experiments/test.c"), "%s", h);
+    ck_assert_msg(!strstr(h, "run the ") && !strstr(h, "values N"), "%s", h);
+    h = help_text(OPT_MC | OPT_D);
+    ck_assert_msg(strstr(h, "--d N              model width d: one value\n"), "%s", h);
+    ck_assert_msg(strstr(h, "not given: the value set in experiments/test.c"), "%s", h);
+    ck_assert_msg(!strstr(h, "a list"), "%s", h);
+    h = help_text(OPT_MC);
+    ck_assert_msg(!strstr(h, "experiments/test.c"), "no sweep option, no grid line: %s", h);
+}
+END_TEST
+
 static char *slurp(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -289,4 +370,4 @@ START_TEST(test_table_columns)
 END_TEST
 
 PROP_MAIN("io",
-          {"core", 0, {test_parse_ulong_table, test_parse_double_table, test_opts_parse, test_atomic_file, test_verdict_decide_table, test_verdict_draws_to_decide, test_verdict_rows, test_table_columns}})
+          {"core", 0, {test_parse_ulong_table, test_parse_double_table, test_opts_parse, test_opts_suggest, test_opts_help, test_atomic_file, test_verdict_decide_table, test_verdict_draws_to_decide, test_verdict_rows, test_table_columns}})

@@ -160,16 +160,17 @@ typedef struct {
     opt_kind kind;
     const char *arg;
     const char *help;
+    const char *symbol;   /* the sweep options: T, d, d_k, d_v */
 } common_spec;
 
 static const common_spec COMMON[] = {
-    {"seed", OPT_SEED, OPT_ULONG, "N", "seed of the random generator (unsigned integer)"},
-    {"draws", OPT_DRAWS, OPT_SIZE, "N", "Monte Carlo draws per configuration (1 .. 2^53)"},
-    {"rng", OPT_RNG, OPT_STRING, "NAME", "GSL generator: mt19937 (default), ranlxd2, taus2, ..."},
-    {"T", OPT_T, OPT_SIZE, "N", "sequence length T"},
-    {"d", OPT_D, OPT_SIZE, "N", "model width d"},
-    {"dk", OPT_DK, OPT_SIZE, "N", "query/key width d_k"},
-    {"dv", OPT_DV, OPT_SIZE, "N", "value width d_v"},
+    {"seed", OPT_SEED, OPT_ULONG, "N", "seed of the random generator (unsigned integer)", NULL},
+    {"draws", OPT_DRAWS, OPT_SIZE, "N", "Monte Carlo draws per configuration (1 .. 2^53)", NULL},
+    {"rng", OPT_RNG, OPT_STRING, "NAME", "GSL generator: mt19937 (default), ranlxd2, taus2, ...", NULL},
+    {"T", OPT_T, OPT_SIZE, "N", "sequence length", "T"},
+    {"d", OPT_D, OPT_SIZE, "N", "model width", "d"},
+    {"dk", OPT_DK, OPT_SIZE, "N", "query/key width", "d_k"},
+    {"dv", OPT_DV, OPT_SIZE, "N", "value width", "d_v"},
 };
 enum { NCOMMON = sizeof COMMON / sizeof COMMON[0] };
 
@@ -230,19 +231,27 @@ static void print_help(const opts_info *info)
     else
         printf("  --out DIR          write CSVs and verdicts into DIR (default %s/, which git\n"
                "                     ignores; only make reproduce writes results/)\n", OPTS_DEFAULT_OUT);
+    int sweep = 0, list = (info->common & OPT_LISTS) != 0;
     for (size_t i = 0; i < NCOMMON; i++)
         if (info->common & COMMON[i].mask) {
             char left[64];
             int size = COMMON[i].mask >= OPT_T && COMMON[i].mask <= OPT_DV;
-            int list = size && (info->common & OPT_LISTS);
             snprintf(left, sizeof left, "--%s %s", COMMON[i].name, COMMON[i].arg);
-            printf("  %-18s %s%s", left, list ? "run the " : size ? "run only " : "", COMMON[i].help);
-            if (list) printf(" values N: one, a list N1,N2,... or A..B (A, 2A, 4A, ... up to B)");
-            else if (size) printf(" = N");
+            printf("  %-18s %s", left, COMMON[i].help);
+            if (size) {
+                sweep = 1;
+                printf("%s %s: %s", list ? "(s)" : "", COMMON[i].symbol,
+                       list ? "one value, a list 4,8,16 or a range 2..256 (doubling)" : "one value");
+            }
             if (COMMON[i].mask == OPT_SEED) printf(" (default %lu)", info->seed);
             if (COMMON[i].mask == OPT_DRAWS) printf(" (default %zu)", info->draws);
             printf("\n");
         }
+    /* the grid is declared inside each experiment's run(), after the options
+     * are parsed: --help names where it is, not its values */
+    if (sweep)
+        printf("  %-18s %s experiments/%s.c\n", "",
+               list ? "none given: the full sweep, as declared in" : "not given: the value set in", info->id);
     for (const opt_spec *e = info->extra; e && e->name; e++) {
         char left[64];
         snprintf(left, sizeof left, "--%s%s%s", e->name, e->kind == OPT_FLAG ? "" : " ",
@@ -259,6 +268,91 @@ static void print_help(const opts_info *info)
     printf("exit status: 0 no verdict FAIL (INCONCLUSIVE rows, which more draws would decide,\n"
            "are named on stderr), 1 some verdict FAIL, 2 bad usage or input, 3 runtime error\n"
            "(I/O, memory)\n");
+}
+
+/* ---- "did you mean --draws?" ------------------------------------------ */
+
+enum { NAME_MAX_LEN = 63 };   /* option names longer than this are never compared */
+
+/* The optimal-string-alignment (restricted Damerau-Levenshtein) distance of a
+ * and b, ASCII letters compared without case: the fewest insertions, deletions,
+ * substitutions and swaps of two neighbours that turn a into b. Both strings
+ * at most NAME_MAX_LEN characters (the caller checks); O(|a| |b|) work, no
+ * allocation.
+ *   D[i][j] = min(D[i-1][j] + 1, D[i][j-1] + 1, D[i-1][j-1] + [a_i != b_j],
+ *                 D[i-2][j-2] + 1 if a_i = b_{j-1} and a_{i-1} = b_j)      */
+static size_t edit_distance(const char *a, size_t la, const char *b, size_t lb)
+{
+    unsigned char D[NAME_MAX_LEN + 1][NAME_MAX_LEN + 1];
+    for (size_t i = 0; i <= la; i++) D[i][0] = (unsigned char)i;
+    for (size_t j = 0; j <= lb; j++) D[0][j] = (unsigned char)j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            int ne = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            size_t v = D[i - 1][j - 1] + (size_t)ne;
+            if (D[i - 1][j] + 1u < v) v = D[i - 1][j] + 1u;
+            if (D[i][j - 1] + 1u < v) v = D[i][j - 1] + 1u;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && D[i - 2][j - 2] + 1u < v)
+                v = D[i - 2][j - 2] + 1u;
+            D[i][j] = (unsigned char)v;
+        }
+    return D[la][lb];
+}
+
+typedef struct {
+    const char *name;   /* the input, without "--" */
+    size_t len;
+    const char *best;   /* the suggestion so far */
+    size_t best_dist;
+    const char *prefix_of;   /* the one known option the input begins, or NULL */
+    size_t nprefix;
+} suggest;
+
+static void suggest_try(suggest *s, const char *cand)
+{
+    size_t lc = strlen(cand);
+    if (lc > NAME_MAX_LEN || s->len > NAME_MAX_LEN) return;
+    if (s->len >= 2 && s->len < lc && !strncmp(s->name, cand, s->len)) {
+        s->nprefix++;
+        s->prefix_of = cand;
+    }
+    /* a distance up to 2 (1 for names of 3 letters or fewer), and never as
+     * large as the longer name: "--ab" suggests no "--d" */
+    size_t shorter = s->len < lc ? s->len : lc, longer = s->len < lc ? lc : s->len;
+    size_t limit = shorter >= 4 ? 2 : 1;
+    size_t dist = edit_distance(s->name, s->len, cand, lc);
+    if (dist <= limit && dist < longer && dist < s->best_dist) {
+        s->best = cand;
+        s->best_dist = dist;
+    }
+}
+
+/* The known option closest to the unknown `name` that this program accepts, or
+ * NULL: a unique prefix first, else the nearest within the distance limit. */
+static const char *suggest_option(const opts_info *info, const char *name)
+{
+    suggest s = {name, strlen(name), NULL, (size_t)-1, NULL, 0};
+    static const char *const ALWAYS[] = {"out", "quiet", "max-memory", "help"};
+    for (size_t i = 0; i < sizeof ALWAYS / sizeof ALWAYS[0]; i++) suggest_try(&s, ALWAYS[i]);
+    if (info->common & OPT_VERBOSE_FLAG) suggest_try(&s, "verbose");
+    for (size_t c = 0; c < NCOMMON; c++)
+        if (info->common & COMMON[c].mask) suggest_try(&s, COMMON[c].name);
+    for (const opt_spec *e = info->extra; e && e->name; e++) suggest_try(&s, e->name);
+    return s.nprefix == 1 ? s.prefix_of : s.best;
+}
+
+/* The error for an unknown option: names it, and the nearest known one. */
+static int unknown_option(const opts_info *info, const char *name)
+{
+    for (size_t c = 0; c < NCOMMON; c++)
+        if (!strcmp(name, COMMON[c].name))   /* a common option this program does not take */
+            return att_fail(ATT_EUSAGE, "unknown option '--%s' for %s: it takes no --%s (see --help)",
+                            name, info->id, name);
+    const char *near = suggest_option(info, name);
+    if (near)
+        return att_fail(ATT_EUSAGE, "unknown option '--%s' for %s: did you mean --%s? (see --help)",
+                        name, info->id, near);
+    return att_fail(ATT_EUSAGE, "unknown option '--%s' for %s (see --help)", name, info->id);
 }
 
 /* --out: create if missing, then it must be a writable directory. */
@@ -326,8 +420,7 @@ int opts_parse(opts *o, const opts_info *info, int argc, char **argv)
                 }
             for (const opt_spec *e = info->extra; e && e->name && !dest; e++)
                 if (!strcmp(name, e->name)) { kind = e->kind; dest = e->dest; }
-            if (!dest)
-                return att_fail(ATT_EUSAGE, "unknown option '--%s' for %s (see --help)", name, info->id);
+            if (!dest) return unknown_option(info, name);
         }
         if (kind == OPT_FLAG) {
             if (eq) return att_fail(ATT_EUSAGE, "option --%s takes no value", name);

@@ -21,7 +21,13 @@
  *   --max-memory BYTES           refuse runs that would need more (suffix
  *                                K, M, G allowed; default 4G)
  *   --quiet         no progress or tables on stdout/stderr
- *   --help          usage, exit 0
+ *   --help          usage, exit 0 (the sweep options say whether they take a
+ *                   list, and name experiments/<ID>.c, which declares the
+ *                   default grid: the grid itself is built in run(), after
+ *                   the options are parsed)
+ * An unknown option is refused naming the nearest known one the program takes
+ * ("did you mean --draws?": a unique prefix, else within 2 edits, letters,
+ * swaps of neighbours, case ignored), computed on the stack in bounded time.
  * Values may be given as "--opt V" or "--opt=V"; an option given twice takes
  * its last value (--help says so). Numbers are parsed
  * strictly: no trailing garbage, no sign on unsigned values, no overflow,

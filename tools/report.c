@@ -511,7 +511,7 @@ static const char *count_unit(const row *r)
         {"repetitions", "Repetitions"}, {"runs", "Runs"}, {"predictions", "Predictions"},
         {"widths", "Widths"}, {"configurations", "Configurations"}};
     const char *d = r->f[C_DRAWS], *q = r->f[C_QUANT];
-    char pat[128];
+    char pat[2100];   // a draws field (< 1024) and a unit word
     for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
         snprintf(pat, sizeof pat, "%s %s", d, units[u][0]);
         const char *hit = strstr(q, pat);

@@ -635,10 +635,12 @@ int open64(const char *p, int flags, ...) { va_list ap; va_start(ap, flags); int
 CEOF
 if ${CC:-cc} -shared -fPIC -O1 -o "$T/notmpfile.so" "$T/notmpfile.c" -ldl 2>"$T/cc.err"; then
     NOTMP="LD_PRELOAD=$T/notmpfile.so"
+    # under ASan (make sanitize) the shim comes before the sanitizer's runtime: tell ASan that is fine
+    ASANOK="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
     D="$T/notmp"
     rm -rf "$D"; cp -a "$T/old" "$D"
     # shellcheck disable=SC2086
-    env "$NOTMP" "$A" $big --scale 0.5 --out "$D" 2>"$T/notmp.err"
+    env "$NOTMP" "$ASANOK" "$A" $big --scale 0.5 --out "$D" 2>"$T/notmp.err"
     rc=$?
     # (attention.meta records the command, which names the folder: not compared)
     folder_state "$D" | grep -v attention.meta >"$T/notmp.state"
@@ -653,7 +655,7 @@ if ${CC:-cc} -shared -fPIC -O1 -o "$T/notmpfile.so" "$T/notmpfile.c" -ldl 2>"$T/
         rm -rf "$D"; cp -a "$T/old" "$D"
         # shellcheck disable=SC2086
         sig_run "attention without O_TMPFILE: SIG$sig at $half s" "$sig" "$half" "$D" "$T/old.state" \
-            env "$NOTMP" "$A" $big --scale 0.5 --out "$D"
+            env "$NOTMP" "$ASANOK" "$A" $big --scale 0.5 --out "$D"
     done
     # a SIGKILL leaves DIR/.att-run.PID/ (planted here as a dead process's);
     # the next run removes it and leaves no temporary of its own
@@ -662,7 +664,7 @@ if ${CC:-cc} -shared -fPIC -O1 -o "$T/notmpfile.so" "$T/notmpfile.c" -ldl 2>"$T/
     mkdir -p "$D/.att-run.999999999"
     printf 'half a file' >"$D/.att-run.999999999/1.S.csv"
     # shellcheck disable=SC2086
-    env "$NOTMP" "$A" $big --scale 0.5 --out "$D" >/dev/null 2>&1
+    env "$NOTMP" "$ASANOK" "$A" $big --scale 0.5 --out "$D" >/dev/null 2>&1
     folder_state "$D" | grep -v attention.meta >"$T/notmp.state"
     cmp -s "$T/notmp.state" "$T/new.data" && pass "a dead run's folder .att-run.PID is removed by the next run" ||
         fail "a stale run folder" "$(diff "$T/new.state" "$T/notmp.state" | head -4 | tr '\n' ' ')"
@@ -670,7 +672,7 @@ if ${CC:-cc} -shared -fPIC -O1 -o "$T/notmpfile.so" "$T/notmpfile.c" -ldl 2>"$T/
     D="$T/notmp-$id"
     prior_folder "$id" "$D"
     # shellcheck disable=SC2046
-    env "$NOTMP" "$BIN/$id" --out "$D" --quiet $(small_args "$id") >/dev/null 2>&1
+    env "$NOTMP" "$ASANOK" "$BIN/$id" --out "$D" --quiet $(small_args "$id") >/dev/null 2>&1
     rc=$?
     if [ "$rc" -le 1 ] && [ -f "$D/$id.verdicts.csv" ] && [ -z "$(find "$D" -name '.att-run.*')" ]; then
         pass "$id without O_TMPFILE: written, no run folder left"

@@ -316,17 +316,17 @@ static int run(experiment *e)
     size_t disagree = 0;
     for (size_t i = 0; i < nrows; i++) disagree += !rows[i].agree;
     size_t layer = GPT2_HEADS * count;
-    verdict_add(&e->v, KIND_CLAIM, "shapesDisagree", 0, measure_exact((double)disagree, nrows),
+    exp_claim(e, "shapesDisagree", 0, measure_exact((double)disagree, nrows),
                 rule_at_most(0), "matrices whose computed shape differs from attention_shapes "
                 "(%zu checked, %d configurations)", nrows, (int)NCONFIG + checked_mine);
     exp_headline(e);
-    verdict_add(&e->v, KIND_CLAIM, "shapesWeightsNoT", 0, measure_exact((double)differ, nT),
+    exp_claim(e, "shapesWeightsNoT", 0, measure_exact((double)differ, nT),
                 rule_at_most(0), "values of T (1 .. 100,000, %zu) at which a weight shape changes", nT);
-    verdict_add(&e->v, KIND_CLAIM, "shapesSameWeightsTwoT", 0, measure_exact((double)failed, 2),
+    exp_claim(e, "shapesSameWeightsTwoT", 0, measure_exact((double)failed, 2),
                 rule_at_most(0), "runs of the same weights at T = 5 and T = 64 that failed");
-    verdict_add(&e->v, KIND_CLAIM, "shapesGPTTwoHead", 147456, measure_exact((double)count, 1),
+    exp_claim(e, "shapesGPTTwoHead", 147456, measure_exact((double)count, 1),
                 rule_between(147456, 147456), "projection weights of one GPT-2 head, 3 x 768 x 64 (formula)");
-    verdict_add(&e->v, KIND_IDENTITY, "shapesGPTTwoAllocated", 147456, measure_exact((double)allocated, 1),
+    exp_identity(e, "shapesGPTTwoAllocated", 147456, measure_exact((double)allocated, 1),
                 rule_between(147456, 147456), "elements of W_Q, W_K, W_V allocated at GPT-2 sizes");
     rc = verdict_add(&e->v, KIND_CLAIM, "shapesGPTTwoLayer", 1769472, measure_exact((double)layer, 1),
                      rule_between(1769472, 1769472), "projection weights of 12 GPT-2 heads");

@@ -434,3 +434,38 @@ void sweep_doubles_free(void *p)
     doubles *w = (doubles *)((char *)p - offsetof(doubles, x));
     mem_free(w, 1, sizeof *w + w->n * sizeof(double));
 }
+
+stat_acc sweep_merged(const sweep_result *r, size_t k)
+{
+    stat_acc a;
+    stat_init(&a);
+    for (size_t p = 0; p < r->npoints; p++) stat_merge(&a, sweep_acc(r, p, k));
+    return a;
+}
+
+void sweep_merge_all(const sweep_result *r, stat_acc *acc)
+{
+    for (size_t k = 0; k < r->nstats; k++) acc[k] = sweep_merged(r, k);
+}
+
+void sweep_put_ci(double *col, measure m)
+{
+    col[0] = m.value, col[1] = m.ci_low, col[2] = m.ci_high;
+}
+
+int sweep_write_fits(const experiment *e, const char *name, const sweep_fit_row *rows, size_t n)
+{
+    static const table_col cols[] = {
+        COL(sweep_fit_row, quantity), COL(sweep_fit_row, expected_slope),
+        COL_MC_AS(sweep_fit_row, f.slope, "slope", "ci_lo", "ci_hi"), COL_AS(sweep_fit_row, f.se, "se"),
+        COL_MC_AS(sweep_fit_row, f.ci_lo, "ci_lo", "ci_lo", "ci_hi"),
+        COL_MC_AS(sweep_fit_row, f.ci_hi, "ci_hi", "ci_lo", "ci_hi"),
+        COL_AS(sweep_fit_row, f.intercept, "intercept"), COL_AS(sweep_fit_row, f.se_ols, "se_ols"),
+        COL_AS(sweep_fit_row, f.se_mc, "se_mc")};
+    return TABLE_WRITE(e->o.out_dir, name, cols, rows, n);
+}
+
+measure sweep_fit_measure(const stat_fit *f, size_t draws)
+{
+    return measure_ci(f->slope, f->ci_lo, f->ci_hi, draws);
+}

@@ -180,6 +180,33 @@ measure sweep_measure(const sweep_result *r, size_t p, size_t k);
 /* The first point whose parameters match (0 matches any), or npoints. */
 size_t sweep_find(const sweep_result *r, size_t T, size_t d, size_t dk, size_t dv);
 
+/* Statistic k merged over every point of the run (the worst case over a
+ * sweep: its min, max and n over all draws). */
+stat_acc sweep_merged(const sweep_result *r, size_t k);
+/* Every statistic merged over the run: acc[k] for k < r->nstats. */
+void sweep_merge_all(const sweep_result *r, stat_acc *acc);
+
+/* A measure as three derived columns <name>, <name>_lo, <name>_hi (the
+ * Monte Carlo nature, its CI in the other two), from derived column k;
+ * sweep_put_ci fills them: col[0..2] = value, ci_low, ci_high. */
+#define SWEEP_DERIVED_CI(k, name)                                                 \
+    SWEEP_DERIVED(k, name, NAT_MC, name "_lo", name "_hi", NULL),                 \
+    SWEEP_DERIVED((k) + 1, name "_lo", NAT_MC, name "_lo", name "_hi", NULL),     \
+    SWEEP_DERIVED((k) + 2, name "_hi", NAT_MC, name "_lo", name "_hi", NULL)
+void sweep_put_ci(double *col, measure m);
+
+/* A table of fitted slopes, one row per law: quantity, expected_slope,
+ * slope, se, ci_lo, ci_hi (Monte Carlo: slope and CI), intercept, se_ols,
+ * se_mc (stat_fit_slope). */
+typedef struct {
+    const char *quantity;
+    double expected_slope;
+    stat_fit f;
+} sweep_fit_row;
+int sweep_write_fits(const experiment *e, const char *name, const sweep_fit_row *rows, size_t n);
+/* A fitted slope as a measure (its CI), over `draws` draws per point. */
+measure sweep_fit_measure(const stat_fit *f, size_t draws);
+
 /* The generator of point pt's first block, as the Monte Carlo seeds it: the
  * next draw from it is the point's draw 0 (e.g. a figure's example draw,
  * computed again outside the run). NULL + error on failure; gsl_rng_free. */

@@ -56,19 +56,11 @@ static void derive(double *col, const sweep_point *pt, const stat_acc *a, const 
     col[0] = 4.0 * (double)(pt->d + 2 * pt->dk);
 }
 
-/* a draw's buffers (workset.h): X (T, d), W_Q, W_K, WQ2, WK2 (d, d_k), W_V (d, d_v),
- * R (d_k, d_k), WQK, WQK2 (d, d), G1, G2 (T, T); two head states */
+/* a draw's buffers (workset.h): X (T, d), W_Q, W_K (d, d_k), W_V (d, d_v), R (d_k, d_k),
+ * WQ2, WK2 (d, d_k), WQK, WQK2 (d, d), G1, G2 (T, T); two head states */
 enum { X, W_Q, W_K, W_V, R, WQ2, WK2, WQK, WQK2, G1, G2, NMAT };
-static void *work_alloc(const sweep_grid *g, const void *ctx)
-{
-    (void)ctx;
-    size_t T = sweep_max(g, AX_T), d = sweep_max(g, AX_D), d_k = sweep_max(g, AX_DK), d_v = sweep_max(g, AX_DV);
-    const size_t shape[NMAT][2] = {[X] = {T, d}, [W_Q] = {d, d_k}, [W_K] = {d, d_k}, [W_V] = {d, d_v},
-        [R] = {d_k, d_k}, [WQ2] = {d, d_k}, [WK2] = {d, d_k}, [WQK] = {d, d}, [WQK2] = {d, d},
-        [G1] = {T, T}, [G2] = {T, T}};
-    const size_t head[2][5] = {{T, T, d, d_k, d_v}, {T, T, d, d_k, d_v}};
-    return workset_new(NMAT, shape, 0, NULL, 2, head);
-}
+#define WORK_MATS "T.d d.dk d.dk d.dv dk.dk d.dk d.dk d.d d.d T.T T.T"
+#define WORK_HEADS "T.T.d.dk.dv T.T.d.dk.dv"
 
 /* One draw at grid point p: X ~ N(0, 1), weights ~ N(0, 1/d), R with
  * cond(R) = cond[p]; the head before and after W_Q -> W_Q R, W_K -> W_K R^{-T}. */
@@ -140,20 +132,20 @@ static int run(experiment *e)
     sweep_grid_head(&g, T, d, dk, dv);
     sweep_axis_x(&g, "cond", ncond, cond);
     sweep_def def = SWEEP_DEF(draw);
-    def.work_alloc = work_alloc, def.work_free = workset_free;
+    def.work_mats = WORK_MATS, def.work_heads = WORK_HEADS;
     def.nderived = 1, def.derived = derived, def.derive = derive;
     sweep_result r;
     int st = sweep_run(e, &g, &def, &r);
     if (st) return st;
 
     /* worst cases over every draw and every point; the allowed C = 4 (d + 2 d_k) */
-    double worst[3] = {0, 0, 0}, qmin = INFINITY, C = 0.0, cmin = INFINITY, cmax = 0.0;
-    size_t total = 0, nonorth = 0, orth = r.npoints, h = 0;
+    stat_acc w[NSTAT];
+    sweep_merge_all(&r, w);
+    double worst[3] = {w[U_WQK].max, w[U_S].max, w[U_O].max}, qmin = INFINITY, C = 0.0, cmin = INFINITY, cmax = 0.0;
+    size_t total = w[0].n, nonorth = 0, orth = r.npoints, h = 0;
     for (size_t p = 0; p < r.npoints; p++) {
         const sweep_point *pt = &r.pt[p];
         C = fmax(C, 4.0 * (double)(pt->d + 2 * pt->dk));
-        total += pt->draws;
-        for (int k = 0; k < 3; k++) worst[k] = fmax(worst[k], sweep_acc(&r, p, U_WQK + k)->max);
         if (pt->x > 1.0) { qmin = fmin(qmin, sweep_acc(&r, p, E_Q)->min); nonorth += pt->draws; }
         if (pt->x == 1.0 && pt->dk >= 2 && orth == r.npoints) orth = p;
         if (pt->x >= r.pt[h].x) h = p;

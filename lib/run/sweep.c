@@ -112,22 +112,49 @@ typedef struct {
     const sweep_def *def;
     const sweep_point *pt;
     const sweep_grid *grid;    /* the run's values, for work_alloc */
+    size_t npoints;
 } run_ctx;
 
 static int draw_at(void *cv, void *work, gsl_rng *rng, size_t p, size_t i, double *out)
 {
     (void)i;
     const run_ctx *c = cv;
+    if (c->def->work_per_point) work = ((workset **)work)[1 + p];
     return c->def->draw(out, rng, &c->pt[p], work, c->def->ctx);
 }
 
 static uint64_t stream_at(const void *cv, size_t p) { return sweep_stream(&((const run_ctx *)cv)->pt[p]); }
 static size_t draws_at(const void *cv, size_t p) { return ((const run_ctx *)cv)->pt[p].draws; }
 
+/* a per-point work: [0] holds the count, [1 + p] point p's workset */
+static void worksets_free(void *w)
+{
+    workset **all = w;
+    for (size_t p = 0; all && p < (size_t)(uintptr_t)all[0]; p++) workset_free(all[1 + p]);
+    free(all);
+}
+
 static void *work_alloc(void *cv)
 {
     const run_ctx *c = cv;
-    return c->def->work_alloc(c->grid, c->def->ctx);
+    const sweep_def *d = c->def;
+    if (d->work_alloc) return d->work_alloc(c->grid, d->ctx);
+    if (!d->work_per_point) {
+        sweep_point mx = {.T = sweep_max(c->grid, AX_T), .d = sweep_max(c->grid, AX_D),
+                          .dk = sweep_max(c->grid, AX_DK), .dv = sweep_max(c->grid, AX_DV)};
+        return sweep_workset(&mx, d->work_mats, d->work_vecs, d->work_heads);
+    }
+    workset **all = calloc(1 + c->npoints, sizeof *all);
+    for (size_t p = 0; all && p < c->npoints; p++) {
+        all[0] = (workset *)(uintptr_t)p;
+        if (!(all[1 + p] = sweep_workset(&c->pt[p], d->work_mats, d->work_vecs, d->work_heads))) {
+            worksets_free(all);
+            return NULL;
+        }
+    }
+    if (all) all[0] = (workset *)(uintptr_t)c->npoints;
+    else att_fail(ATT_ERUNTIME, "out of memory for the work buffers");
+    return all;
 }
 
 /* ---- the tables ------------------------------------------------------ */
@@ -365,15 +392,15 @@ int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_re
         run_grid.n[a] = n[a] < SWEEP_MAX_VALUES ? n[a] : SWEEP_MAX_VALUES;
         memcpy(run_grid.v[a], vals[a], run_grid.n[a] * sizeof(double));
     }
-    run_ctx c = {def, r->pt, &run_grid};
+    run_ctx c = {def, r->pt, &run_grid, total};
     mc_config cfg = exp_mc(e, NULL);
     cfg.nstats = def->nstats;
     cfg.points = total;
     cfg.draw_at = draw_at;
     cfg.point_stream = stream_at;
     cfg.point_draws = draws_at;
-    cfg.alloc = def->work_alloc ? work_alloc : NULL;
-    cfg.free = def->work_free;
+    cfg.alloc = def->work_alloc || def->work_mats ? work_alloc : NULL;
+    cfg.free = def->work_alloc ? def->work_free : def->work_per_point ? worksets_free : workset_free;
     cfg.ctx = &c;
     if (def->draws_csv) {
         size_t nd = mc_total_draws(&cfg);
@@ -468,4 +495,62 @@ int sweep_write_fits(const experiment *e, const char *name, const sweep_fit_row 
 measure sweep_fit_measure(const stat_fit *f, size_t draws)
 {
     return measure_ci(f->slope, f->ci_lo, f->ci_hi, draws);
+}
+
+/* a size word: T, d, dk, dv or a number; 0 when unknown */
+static size_t size_word(const sweep_point *pt, const char *w, size_t n)
+{
+    if (n == 1 && w[0] == 'T') return pt->T;
+    if (n == 1 && w[0] == 'd') return pt->d;
+    if (n == 2 && w[0] == 'd' && w[1] == 'k') return pt->dk;
+    if (n == 2 && w[0] == 'd' && w[1] == 'v') return pt->dv;
+    size_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (w[i] < '0' || w[i] > '9') return 0;
+        v = 10 * v + (size_t)(w[i] - '0');
+    }
+    return v;
+}
+
+/* the shapes of `spec`, words of `per` sizes joined by '.', into out; the count, or -1 */
+static int shape_words(const sweep_point *pt, const char *spec, size_t per, size_t *out, size_t max)
+{
+    size_t k = 0;
+    for (const char *s = spec ? spec : ""; *s;) {
+        if (*s == ' ') { s++; continue; }
+        if (k >= max) return -1;
+        for (size_t i = 0; i < per; i++) {
+            size_t n = strcspn(s, ". ");
+            if (!(out[k * per + i] = size_word(pt, s, n))) return -1;
+            s += n;
+            if (i + 1 < per && *s++ != '.') return -1;
+        }
+        k++;
+    }
+    return (int)k;
+}
+
+workset *sweep_workset(const sweep_point *pt, const char *mats, const char *vecs, const char *heads)
+{
+    size_t shape[WORKSET_MATS][2], len[WORKSET_VECS], head[WORKSET_HEADS][5];
+    int nm = shape_words(pt, mats, 2, &shape[0][0], WORKSET_MATS);
+    int nv = shape_words(pt, vecs, 1, len, WORKSET_VECS);
+    int nh = shape_words(pt, heads, 5, &head[0][0], WORKSET_HEADS);
+    if (nm < 0 || nv < 0 || nh < 0) {
+        att_fail(ATT_ERUNTIME, "sweep_workset: a bad shape word in \"%s\" / \"%s\" / \"%s\"", mats ? mats : "",
+                 vecs ? vecs : "", heads ? heads : "");
+        return NULL;
+    }
+    return workset_new((size_t)nm, (const size_t(*)[2])shape, (size_t)nv, len, (size_t)nh,
+                       (const size_t(*)[5])head);
+}
+
+int sweep_redraw(const experiment *e, const sweep_def *def, const sweep_point *pt, double *out,
+                 workset **work)
+{
+    gsl_rng *rng = sweep_rng(e, pt);
+    *work = rng ? sweep_workset(pt, def->work_mats, def->work_vecs, def->work_heads) : NULL;
+    int st = *work ? def->draw(out, rng, pt, *work, def->ctx) : att_alloc_status();
+    if (rng) gsl_rng_free(rng);
+    return st;
 }

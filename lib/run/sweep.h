@@ -52,6 +52,7 @@
 #include "stats.h"
 #include "table.h"
 #include "verdict.h"
+#include "workset.h"
 
 /* How make verify compares a statistic's columns (table.h):
  *   SW_MC         a Monte Carlo quantity: <s>_mean, _lo, _hi within the
@@ -147,6 +148,11 @@ typedef struct {
     void (*work_free)(void *work);
     const void *ctx;                  /* read-only during the run           */
     size_t (*draws_of)(const sweep_point *pt, const void *ctx); /* NULL: --draws */
+    /* or, without work_alloc: a workset (workset.h) declared by shape words
+     * (sweep_workset), sized for the run's largest point, or exactly for
+     * each point when work_per_point (the draw then gets its point's) */
+    const char *work_mats, *work_vecs, *work_heads;
+    int work_per_point;
     const char *csv;                  /* NULL: "<id>.csv"; "" writes none   */
     const char *draws_csv;            /* NULL: no per-draw CSV; else name   */
     /* derived columns after the statistics: cols[k] for column derived[k]
@@ -211,6 +217,17 @@ measure sweep_fit_measure(const stat_fit *f, size_t draws);
  * next draw from it is the point's draw 0 (e.g. a figure's example draw,
  * computed again outside the run). NULL + error on failure; gsl_rng_free. */
 gsl_rng *sweep_rng(const experiment *e, const sweep_point *pt);
+
+/* A workset (workset.h) for point pt's sizes, from shape words: mats
+ * "T.d d.dk ..." (rows.columns), vecs "d dk ..." (lengths), heads
+ * "T.T.d.dk.dv ..." (T_q.T_k.d.d_k.d_v); a size is T, d, dk, dv or a
+ * number. NULL (error recorded) on a bad word or no memory. */
+workset *sweep_workset(const sweep_point *pt, const char *mats, const char *vecs, const char *heads);
+/* Point p's draw 0 again, outside the run (a figure's example): a workset
+ * from def's shape words sized for that point, the draw into out[nstats]
+ * from the point's first generator; *work gets the workset (workset_free). */
+int sweep_redraw(const experiment *e, const sweep_def *def, const sweep_point *pt, double *out,
+                 workset **work);
 
 /* An array of n doubles counted against --max-memory: a work alloc/free pair. */
 double *sweep_doubles_new(size_t n);

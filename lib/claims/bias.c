@@ -4,6 +4,7 @@
 #include "mat.h"
 #include "mem.h"
 #include "status.h"
+#include "table.h"
 #include "tol.h"
 
 #include <math.h>
@@ -265,5 +266,38 @@ int bias_qhead_draw(bias_qhead *q, gsl_rng *rng, size_t T_q, size_t T_k, size_t 
     if (!rc) rc = head_forward(&q->s0, &p0, &Xq.matrix, &Xkv.matrix);
     if (!rc) rc = head_forward(&q->sb, &pb, &Xq.matrix, &Xkv.matrix);
     if (!rc) rc = head_forward(&q->sz, &pz, &Xq.matrix, &Xkv.matrix);
+    return rc;
+}
+
+double bias_preference(const gsl_vector *p)
+{
+    double tv = 0.0;
+    for (size_t j = 0; j < p->size; j++) tv += fabs(gsl_vector_get(p, j) - 1.0 / (double)p->size);
+    return 0.5 * tv;
+}
+
+typedef struct { size_t i, j; const char *query, *key; double score_shift, weight_zero_query; } qex_row;
+
+int bias_query_example(const char *dir, const char *name, gsl_rng *rng, double *tv, double *top)
+{
+    enum { T = BIAS_QEX_T };
+    static const char *const tokens[T] = {"a", "cat", "sat", "on", "the", "mat"};
+    static const table_col cols[] = {
+        COL(qex_row, i), COL(qex_row, j), COL(qex_row, query), COL(qex_row, key),
+        COL(qex_row, score_shift), COL(qex_row, weight_zero_query)};
+    bias_qhead *h = bias_qhead_new(T, BIAS_QEX_D, BIAS_QEX_DK);
+    int rc = h ? bias_qhead_draw(h, rng, T, T, BIAS_QEX_D, BIAS_QEX_DK, 1, 1.0, 1.0) : att_alloc_status();
+    qex_row rows[T * T];
+    for (size_t i = 0; i < T && !rc; i++)
+        for (size_t j = 0; j < T; j++)
+            rows[i * T + j] = (qex_row){i, j, tokens[i], tokens[j],
+                gsl_matrix_get(h->sb.S, i, j) - gsl_matrix_get(h->s0.S, i, j), gsl_matrix_get(h->sz.A, i, j)};
+    if (!rc) rc = TABLE_WRITE(dir, name, cols, rows, T * T);
+    if (!rc) {
+        gsl_vector_view a0 = gsl_matrix_row(h->sz.A, 0);
+        *tv = bias_preference(&a0.vector);
+        *top = gsl_vector_max(&a0.vector);
+    }
+    bias_qhead_free(h);
     return rc;
 }

@@ -141,4 +141,15 @@ void bias_qhead_free(void *q);
 int bias_qhead_draw(bias_qhead *q, gsl_rng *rng, size_t T_q, size_t T_k, size_t d, size_t d_k, int self,
                     double sharp, double sigma);
 
+/* 1/2 sum_j |p_j - 1/n|: how far p (n) is from the uniform distribution */
+double bias_preference(const gsl_vector *p);
+
+/* The query-bias figure's head, drawn from rng: T = 6 self-attention over
+ * "a cat sat on the mat", d = 16, d_k = 8, W_Q sharpness 1, b_Q ~ N(0, 1).
+ * Writes dir/name (i, j, query, key, score_shift = S(b_Q) - S(0),
+ * weight_zero_query = A with W_Q = 0); row 0 of the W_Q = 0 weights: its
+ * preference (bias_preference) into *tv and its largest weight into *top. */
+enum { BIAS_QEX_T = 6, BIAS_QEX_D = 16, BIAS_QEX_DK = 8 };
+int bias_query_example(const char *dir, const char *name, gsl_rng *rng, double *tv, double *top);
+
 #endif

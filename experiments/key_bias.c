@@ -97,22 +97,12 @@ static int draw_base(double *out, gsl_rng *rng, const sweep_point *pt, void *wor
 static size_t base_draws(const sweep_point *pt, const void *ctx) { (void)pt, (void)ctx; return 200; }
 
 /* The figure's example: rope = 0's draw 0 again, query row 0: s_0j with and without b_K
- * differ by q_0 . b_K for every key j (into *shift). */
-typedef struct { size_t j; double score_without, score_with, weight_without, weight_with; } shift_row;
-static const table_col shift_cols[] = {COL(shift_row, j), COL(shift_row, score_without), COL(shift_row, score_with),
-                                       COL(shift_row, weight_without), COL(shift_row, weight_with)};
+ * differ by q_0 . b_K for every key j (into *shift; bias_key_shift_write). */
 static int shift_example(experiment *e, const sweep_point *pt0, bias_work *w, double *shift)
 {
     gsl_rng *rng = sweep_rng(e, pt0);
     int rc = rng ? head_at(w, rng, pt0) : att_alloc_status();
-    shift_row rows[64];
-    size_t T = pt0->T < 64 ? pt0->T : 64;
-    for (size_t j = 0; j < T; j++)
-        rows[j] = (shift_row){j, gsl_matrix_get(w->h.without.S, 0, j), gsl_matrix_get(w->h.with.S, 0, j),
-                              gsl_matrix_get(w->h.without.A, 0, j), gsl_matrix_get(w->h.with.A, 0, j)};
-    gsl_vector_const_view q = gsl_matrix_const_row(w->h.with.Q, 0);
-    if (!rc) gsl_blas_ddot(&q.vector, w->h.b_K, shift);
-    if (!rc) rc = TABLE_WRITE(e->o.out_dir, "key_bias_shift.csv", shift_cols, rows, T);
+    if (!rc) rc = bias_key_shift_write(e->o.out_dir, "key_bias_shift.csv", &w->h, pt0->T, shift);
     if (rng) gsl_rng_free(rng);
     return rc;
 }

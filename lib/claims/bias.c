@@ -301,3 +301,19 @@ int bias_query_example(const char *dir, const char *name, gsl_rng *rng, double *
     bias_qhead_free(h);
     return rc;
 }
+
+typedef struct { size_t j; double score_without, score_with, weight_without, weight_with; } shift_row;
+
+int bias_key_shift_write(const char *dir, const char *name, const bias_head *h, size_t T, double *shift)
+{
+    static const table_col cols[] = {COL(shift_row, j), COL(shift_row, score_without), COL(shift_row, score_with),
+                                     COL(shift_row, weight_without), COL(shift_row, weight_with)};
+    shift_row rows[64];
+    T = T < 64 ? T : 64;
+    for (size_t j = 0; j < T; j++)
+        rows[j] = (shift_row){j, gsl_matrix_get(h->without.S, 0, j), gsl_matrix_get(h->with.S, 0, j),
+                              gsl_matrix_get(h->without.A, 0, j), gsl_matrix_get(h->with.A, 0, j)};
+    gsl_vector_const_view q = gsl_matrix_const_row(h->with.Q, 0);
+    gsl_blas_ddot(&q.vector, h->b_K, shift);
+    return TABLE_WRITE(dir, name, cols, rows, T);
+}

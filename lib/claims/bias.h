@@ -77,6 +77,11 @@ typedef struct {
 } bias_work;
 bias_work *bias_work_new(size_t T, size_t d, size_t d_k, size_t d_v);
 void bias_work_free(void *w);
+/* The key-bias figure's table from a drawn head: query row 0, per key j
+ < T (at most 64) s_0j and a_0j without and with b_K (j, score_without,
+ * score_with, weight_without, weight_with) as dir/name; the shift q_0 . b_K
+ * that every s_0j gets into *shift. */
+int bias_key_shift_write(const char *dir, const char *name, const bias_head *h, size_t T, double *shift);
 
 /* The rounding bounds of the key bias without RoPE, for a head run by
  * bias_head_draw(h, rng, 0) (one function for the experiment and its test):

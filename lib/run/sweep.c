@@ -142,12 +142,15 @@ static void *work_alloc(void *cv)
     if (!d->work_per_point) {
         sweep_point mx = {.T = sweep_max(c->grid, AX_T), .d = sweep_max(c->grid, AX_D),
                           .dk = sweep_max(c->grid, AX_DK), .dv = sweep_max(c->grid, AX_DV)};
+        if (d->work_sizes) d->work_sizes(&mx, d->ctx);
         return sweep_workset(&mx, d->work_mats, d->work_vecs, d->work_heads);
     }
     workset **all = calloc(1 + c->npoints, sizeof *all);
     for (size_t p = 0; all && p < c->npoints; p++) {
         all[0] = (workset *)(uintptr_t)p;
-        if (!(all[1 + p] = sweep_workset(&c->pt[p], d->work_mats, d->work_vecs, d->work_heads))) {
+        sweep_point pt = c->pt[p];
+        if (d->work_sizes) d->work_sizes(&pt, d->ctx);
+        if (!(all[1 + p] = sweep_workset(&pt, d->work_mats, d->work_vecs, d->work_heads))) {
             worksets_free(all);
             return NULL;
         }
@@ -549,7 +552,9 @@ int sweep_redraw(const experiment *e, const sweep_def *def, const sweep_point *p
                  workset **work)
 {
     gsl_rng *rng = sweep_rng(e, pt);
-    *work = rng ? sweep_workset(pt, def->work_mats, def->work_vecs, def->work_heads) : NULL;
+    sweep_point sz = *pt;
+    if (def->work_sizes) def->work_sizes(&sz, def->ctx);
+    *work = rng ? sweep_workset(&sz, def->work_mats, def->work_vecs, def->work_heads) : NULL;
     int st = *work ? def->draw(out, rng, pt, *work, def->ctx) : att_alloc_status();
     if (rng) gsl_rng_free(rng);
     return st;

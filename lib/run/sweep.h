@@ -153,6 +153,9 @@ typedef struct {
      * each point when work_per_point (the draw then gets its point's) */
     const char *work_mats, *work_vecs, *work_heads;
     int work_per_point;
+    /* NULL, or a point's sizes for its workset when they are not all axes
+     * (e.g. a d_v that follows d_k): fills pt->dv etc. from ctx */
+    void (*work_sizes)(sweep_point *pt, const void *ctx);
     const char *csv;                  /* NULL: "<id>.csv"; "" writes none   */
     const char *draws_csv;            /* NULL: no per-draw CSV; else name   */
     /* derived columns after the statistics: cols[k] for column derived[k]

@@ -141,12 +141,12 @@ static int run(experiment *e)
     /* worst cases over every draw and every point; the allowed C = 4 (d + 2 d_k) */
     stat_acc w[NSTAT];
     sweep_merge_all(&r, w);
-    double worst[3] = {w[U_WQK].max, w[U_S].max, w[U_O].max}, qmin = INFINITY, C = 0.0, cmin = INFINITY, cmax = 0.0;
-    size_t total = w[0].n, nonorth = 0, orth = r.npoints, h = 0;
+    const stat_acc qm = sweep_merged_x_above(&r, E_Q, 1.0);   /* cond(R) > 1 */
+    double worst[3] = {w[U_WQK].max, w[U_S].max, w[U_O].max}, qmin = qm.min, C = 0.0, cmin = INFINITY, cmax = 0.0;
+    size_t total = w[0].n, nonorth = qm.n, orth = r.npoints, h = 0;
     for (size_t p = 0; p < r.npoints; p++) {
         const sweep_point *pt = &r.pt[p];
         C = fmax(C, 4.0 * (double)(pt->d + 2 * pt->dk));
-        if (pt->x > 1.0) { qmin = fmin(qmin, sweep_acc(&r, p, E_Q)->min); nonorth += pt->draws; }
         if (pt->x == 1.0 && pt->dk >= 2 && orth == r.npoints) orth = p;
         if (pt->x >= r.pt[h].x) h = p;
         cmin = fmin(cmin, pt->x), cmax = fmax(cmax, pt->x);

@@ -473,6 +473,15 @@ stat_acc sweep_merged(const sweep_result *r, size_t k)
     return a;
 }
 
+stat_acc sweep_merged_x_above(const sweep_result *r, size_t k, double x0)
+{
+    stat_acc a;
+    stat_init(&a);
+    for (size_t p = 0; p < r->npoints; p++)
+        if (r->pt[p].x > x0) stat_merge(&a, sweep_acc(r, p, k));
+    return a;
+}
+
 void sweep_merge_all(const sweep_result *r, stat_acc *acc)
 {
     for (size_t k = 0; k < r->nstats; k++) acc[k] = sweep_merged(r, k);

@@ -192,6 +192,9 @@ size_t sweep_find(const sweep_result *r, size_t T, size_t d, size_t dk, size_t d
 /* Statistic k merged over every point of the run (the worst case over a
  * sweep: its min, max and n over all draws). */
 stat_acc sweep_merged(const sweep_result *r, size_t k);
+/* The same over the points whose own parameter x (AX_X) is above x0 (n = 0,
+ * min = INFINITY when there are none). */
+stat_acc sweep_merged_x_above(const sweep_result *r, size_t k, double x0);
 /* Every statistic merged over the run: acc[k] for k < r->nstats. */
 void sweep_merge_all(const sweep_result *r, stat_acc *acc);
 

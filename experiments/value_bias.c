@@ -56,18 +56,6 @@ static void *work_alloc(const sweep_grid *g, const void *ctx)
     return workset_new(NMAT, shape, NVEC, len, 0, NULL);
 }
 
-/* max_j sum_l |W_lj|: the largest column 1-norm of W (d_v, d) */
-static double max_col_abs_sum(const gsl_matrix *W)
-{
-    double m = 0.0;
-    for (size_t j = 0; j < W->size2; j++) {
-        double s = 0.0;
-        for (size_t l = 0; l < W->size1; l++) s += fabs(gsl_matrix_get(W, l, j));
-        m = fmax(m, s);
-    }
-    return m;
-}
-
 /* One head of the sizes in out[S_TQ .. S_SIGMA]: out[S_PASS ..]; the softmax and sigmoid
  * outputs (T_q, d_v), unfolded and folded, into O[0..3] if not NULL. */
 static int head_draw(double *out, workset *w, gsl_rng *rng, double sharp, gsl_matrix *O[4])
@@ -115,7 +103,8 @@ static int head_draw(double *out, workset *w, gsl_rng *rng, double sharp, gsl_ma
         || (rc = bias_fold_error(&fold, O ? O[1] : NULL, O ? O[0] : NULL, s0.A, s1.V, s0.V, &W_O.matrix,
                                  &b_O.vector, &b_f.vector)))
         goto done;
-    double scale_Y = scale_O * max_col_abs_sum(&W_O.matrix) + vec_max_abs(&b_O.vector);
+    // scale_Y = scale_O max_j sum_l |W_O,lj| + max|b_O|  (||W_O||_1, the largest column 1-norm)
+    double scale_Y = scale_O * mat_norm1(&W_O.matrix) + vec_max_abs(&b_O.vector);
     out[S_FOLD] = fold / scale_Y / tol_eps(8, T_k + d_v, 1.0);
     // negative control: A = sigmoid(S), rows summing to anything in (0, T_k)
     if ((rc = bias_sigmoid_weights(Ac, s0.S))
@@ -152,10 +141,6 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, co
     return head_draw(out, work, rng, sharp, NULL);
 }
 
-typedef struct { size_t i; const char *token; double softmax_shift, row_sum; } example_row;
-static const table_col example_cols[] = {
-    COL(example_row, i), COL(example_row, token), COL(example_row, softmax_shift), COL(example_row, row_sum)};
-
 /* The figure's head (T = 5 self-attention, d = 8, d_k = 4, d_v = 2: outputs in a plane,
  * b_V ~ N(0, 1)), on the stream of that point: output i moves by (sum_j a_ij) b_V, i.e.
  * (delta . b_V) / |b_V|^2 = 1 with softmax rows and the row sum r_i with sigmoid rows. */
@@ -169,14 +154,7 @@ static int example(const experiment *e)
     double v[NSTAT] = {[S_TQ] = EX_T, [S_TK] = EX_T, [S_D] = EX_D, [S_DK] = EX_DK, [S_DV] = EX_DV,
                        [S_SELF] = 1, [S_SIGMA] = 1.0};
     int rc = (rng && w && O[0] && O[1] && O[2] && O[3]) ? head_draw(v, w, rng, 1.0, O) : att_alloc_status();
-    example_row rows[EX_T];
-    for (size_t i = 0; i < EX_T && !rc; i++) {
-        double bx = gsl_vector_get(w->v[BV], 0), by = gsl_vector_get(w->v[BV], 1), bb = bx * bx + by * by;
-        double sx = gsl_matrix_get(O[1], i, 0) - gsl_matrix_get(O[0], i, 0), sy = gsl_matrix_get(O[1], i, 1) - gsl_matrix_get(O[0], i, 1);
-        double dx = gsl_matrix_get(O[3], i, 0) - gsl_matrix_get(O[2], i, 0), dy = gsl_matrix_get(O[3], i, 1) - gsl_matrix_get(O[2], i, 1);
-        rows[i] = (example_row){i, tokens[i], (sx * bx + sy * by) / bb, (dx * bx + dy * by) / bb};
-    }
-    if (!rc) rc = TABLE_WRITE(e->o.out_dir, "value_bias_example.csv", example_cols, rows, EX_T);
+    if (!rc) rc = bias_value_example_write(e->o.out_dir, "value_bias_example.csv", O, w->v[BV], tokens);
     for (int k = 0; k < 4; k++) mat_free(O[k]);
     workset_free(w);
     if (rng) gsl_rng_free(rng);

@@ -146,6 +146,14 @@ void bias_qhead_free(void *q);
 int bias_qhead_draw(bias_qhead *q, gsl_rng *rng, size_t T_q, size_t T_k, size_t d, size_t d_k, int self,
                     double sharp, double sigma);
 
+/* The value-bias figure's table from one head with d_v = 2 (T rows): per
+ * output i (token tokens[i]) its shift along b_V in units of b_V,
+ * ((O1 - O0)_i . b_V) / |b_V|^2, with softmax rows (O[0] without b_V, O[1]
+ * with it: 1) and sigmoid rows (O[2], O[3]: the row sum r_i), as dir/name
+ * (i, token, softmax_shift, row_sum). */
+int bias_value_example_write(const char *dir, const char *name, gsl_matrix *const O[4], const gsl_vector *b_V,
+                             const char *const *tokens);
+
 /* 1/2 sum_j |p_j - 1/n|: how far p (n) is from the uniform distribution */
 double bias_preference(const gsl_vector *p);
 

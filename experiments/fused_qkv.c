@@ -20,6 +20,7 @@
  */
 #include "experiment.h"
 #include "fused.h"
+#include "fusedtime.h"
 #include "head.h"
 #include "mat.h"
 #include "rng.h"
@@ -134,86 +135,6 @@ done:
     return rc;
 }
 
-/* ---- timing: GPT-2 widths, T = 64 .. 4096 (12 heads every factor 4) ---- */
-
-enum { TD = 768, TDK = 64 };
-static const size_t T_TIMING[] = {64, 128, 256, 512, 1024, 2048, 4096};
-enum { NT = sizeof T_TIMING / sizeof T_TIMING[0], V_FUSED, V_SEPARATE, V_PER_HEAD, NVAR_END };
-static const char *const VARIANT[] = {"fused", "separate", "per_head"};
-
-/* X (T, d), W = [W_Q | W_K | W_V] (d, 3 H 64), QKV (T, 3 H 64), Q, K, V (T, H 64) */
-typedef struct {
-    gsl_matrix *X, *W[3], *Wf, *QKV, *Y[3];
-    size_t heads;
-    int variant;
-} bench;
-
-/* One run of a variant: QKV = X W_QKV, or three products, or 3 H per-head ones. */
-static int variant_once(void *arg)
-{
-    bench *b = arg;
-    if (b->variant == V_FUSED) return mat_gemm(b->QKV, 1.0, b->X, 0, b->Wf, 0, 0.0);
-    int rc = ATT_OK;
-    size_t H = b->variant == V_PER_HEAD ? b->heads : 1, w = b->variant == V_PER_HEAD ? TDK : b->Y[0]->size2;
-    for (size_t h = 0; h < H && !rc; h++)
-        for (int k = 0; k < 3 && !rc; k++) {
-            gsl_matrix_view Wh = gsl_matrix_submatrix(b->W[k], 0, h * w, TD, w);
-            gsl_matrix_view Yh = gsl_matrix_submatrix(b->Y[k], 0, h * w, b->Y[k]->size1, w);
-            rc = mat_gemm(&Yh.matrix, 1.0, b->X, 0, &Wh.matrix, 0, 0.0);
-        }
-    return rc;
-}
-
-typedef struct {
-    size_t T, heads, threads;
-    const char *variant;
-    size_t reps, inner;
-    double min_seconds, median_seconds, max_seconds, median_gflops;
-} time_row;
-static const table_col TIME_COLS[] = {
-    COL(time_row, T), COL(time_row, heads), COL(time_row, threads), COL(time_row, variant),
-    COL(time_row, reps), COL(time_row, inner), COL(time_row, min_seconds),
-    COL(time_row, median_seconds), COL(time_row, max_seconds), COL(time_row, median_gflops)};
-
-/* speed-up = separate / fused: median / median, and the range min / max .. max / min */
-typedef struct {
-    size_t T, heads;
-    const char *versus;
-    double speedup_median, speedup_low, speedup_high;
-} speedup_row;
-static const table_col SPEEDUP_COLS[] = {
-    COL(speedup_row, T), COL(speedup_row, heads), COL(speedup_row, versus),
-    COL(speedup_row, speedup_median), COL(speedup_row, speedup_low), COL(speedup_row, speedup_high)};
-
-static int time_point(const experiment *e, size_t T, size_t H, size_t reps, time_row *tr, size_t *nt)
-{
-    bench b = {.heads = H, .X = mat_new(T, TD), .Wf = mat_new(TD, 3 * H * TDK), .QKV = mat_new(T, 3 * H * TDK)};
-    gsl_rng *rng = rng_new("mt19937", rng_stream_seed(e->o.seed, 1, T * 100 + H));
-    int rc = b.X && b.Wf && b.QKV && rng ? ATT_OK : att_alloc_status();
-    for (int k = 0; k < 3; k++) {
-        b.W[k] = mat_new(TD, H * TDK);
-        b.Y[k] = mat_new(T, H * TDK);
-        rc = rc ? rc : (b.W[k] && b.Y[k] ? ATT_OK : att_alloc_status());
-    }
-    if (!rc) {
-        mat_randn(b.X, rng, 1.0);
-        for (int k = 0; k < 3; k++) mat_randn(b.W[k], rng, 1.0 / sqrt((double)TD));
-        rc = fused_pack(b.Wf, b.W[0], b.W[1], b.W[2]);
-    }
-    double flops = 2.0 * (double)T * TD * (double)(3 * H * TDK);
-    for (b.variant = V_FUSED; b.variant < NVAR_END && !rc; b.variant++) {
-        if (b.variant == V_PER_HEAD && H == 1) continue;      /* the same as separate */
-        timing t;
-        if ((rc = timing_measure(variant_once, &b, reps, 0.002, &t))) break;
-        tr[(*nt)++] = (time_row){T, H, (size_t)timing_blas_threads(), VARIANT[b.variant - V_FUSED],
-                                 t.reps, t.inner, t.min, t.median, t.max, flops / t.median / 1e9};
-    }
-    if (rng) gsl_rng_free(rng);
-    for (int k = 0; k < 3; k++) { mat_free(b.W[k]); mat_free(b.Y[k]); }
-    mat_free(b.X); mat_free(b.Wf); mat_free(b.QKV);
-    return rc;
-}
-
 static size_t reps = 5;
 static int no_timing;
 
@@ -233,26 +154,15 @@ static int run(experiment *e)
                                                 CHECK_NAME[k], err[i][k], tol[i][k]};
         }
     if (reps < 5 && !no_timing) return exp_usage("--reps %zu: at least 5 samples per time", reps);
-    time_row tr[NT * 5];
-    speedup_row sr[NT * 3];
-    size_t nt = 0, ns = 0;
-    for (size_t H = 1; H <= 12 && !rc && !no_timing; H += 11)
-        for (size_t i = 0; i < (e->o.T ? 1 : NT) && !rc; i++) {
-            size_t T = e->o.T ? e->o.T : T_TIMING[i], first = nt;
-            if (H > 1 && !e->o.T && T != 64 && T != 256 && T != 1024 && T != 4096) continue;
-            if ((rc = time_point(e, T, H, reps, tr, &nt))) break;
-            for (size_t v = first + 1; v < nt; v++)
-                sr[ns++] = (speedup_row){T, H, tr[v].variant, tr[v].median_seconds / tr[first].median_seconds,
-                                         tr[v].min_seconds / tr[first].max_seconds,
-                                         tr[v].max_seconds / tr[first].min_seconds};
-        }
+    // the timing sweep (lib/claims/fusedtime.h): fused vs three vs 3 H products
+    fusedtime_speedup sr[FUSEDTIME_MAX_SPEEDUPS];
+    size_t ns = 0;
+    if (!rc && !no_timing) rc = fusedtime_run(e->o.out_dir, e->o.seed, e->o.T, reps, sr, &ns);
     if (!rc) rc = TABLE_WRITE(e->o.out_dir, "fused_qkv.csv", COLS, rows, NCASES * NCHECKS);
-    if (!rc && nt) rc = TABLE_WRITE(e->o.out_dir, "fused_qkv_timing.csv", TIME_COLS, tr, nt);
-    if (!rc && nt) rc = TABLE_WRITE(e->o.out_dir, "fused_qkv_speedup_timing.csv", SPEEDUP_COLS, sr, ns);
     if (rc) return rc;
     char machine[512];
     exp_meta(e, "%s\nreps: %zu\nd: %d\nd_k: %d\ntiming: %s", timing_machine(machine, sizeof machine),
-             reps, TD, TDK, no_timing ? "skipped (--no-timing)" : "OpenBLAS dgemm, CPU");
+             reps, FUSEDTIME_D, FUSEDTIME_DK, no_timing ? "skipped (--no-timing)" : "OpenBLAS dgemm, CPU");
 
     static const char *const macro[NCHECKS] = {"fusedQKVSeparateErr", "fusedQKVPerHeadErr",
                                                "fusedQKVOutInErr", "fusedQKVBatchedErr"};

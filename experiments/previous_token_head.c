@@ -23,76 +23,34 @@
  * outputs).
  */
 #include "prevtoken.h"
-#include "experiment.h"
-#include "sweep.h"
+#include "example.h"
 #include "head.h"
-#include "mat.h"
 #include "status.h"
-#include "table.h"
 #include "tol.h"
-#include "workset.h"
 
 #include <math.h>
-#include <stdlib.h>
 
 static const size_t LENGTHS[] = {2, 5, 20, 64};
 static const double VOCABS[] = {2, 10, 100, 500};
-static const double TARGET = 0.999;     /* the construction's weight on t - 1 */
-enum { EX_VOCAB = 8, EX_T = 12 };       /* the figure's example sequence       */
-static double fixed_factor = NAN;       /* --factor C                         */
+enum { EX_VOCAB = 8, EX_T = 12 };                 /* the figure's example sequence */
+static prevtoken_ctx weights = {0.999, NAN};      /* weight 0.999 on t - 1; --factor C */
 
 #define STATS(X) X(S_MINW, "min_weight", SW_COMPUTED) X(S_ALLOK, "all_argmax_ok", SW_MC) \
     X(S_POS0A, "pos0_weight_err", SW_ROUND(NULL)) X(S_POS0O, "pos0_output_err", SW_ROUND(NULL))
 SWEEP_STATS(STATS);
 
-/* the query factor c at length T: ln(999 (T - 1)) puts 0.999 on t - 1 (or --factor) */
-static double factor_of(size_t T) { return isnan(fixed_factor) ? circuit_prev_token_factor(T, TARGET) : fixed_factor; }
-
-/* per thread, per point p: X (T, V + T), W_Q, W_K (V + T, T), W_V (V + T, V) built
- * once, one head state; the tokens (T) and token counts (V) of a draw */
-enum { X, WQ, WK, WV, NMAT, MAX_T = 64, MAX_V = 500 };
-typedef struct { size_t n, tokens[MAX_T], count[MAX_V]; workset *p[]; } work;
-static void work_free(void *wp)
-{
-    work *w = wp;
-    for (size_t p = 0; w && p < w->n; p++) workset_free(w->p[p]);
-    free(w);
-}
-static void *work_alloc(const sweep_grid *g, const void *ctx)
+/* one random sequence through the hand-built head of point pt (T, n_vocab = V) */
+static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *wp, const void *ctx)
 {
     (void)ctx;
-    work *w = calloc(1, sizeof *w + sweep_npoints(g) * sizeof w->p[0]);
-    for (size_t p = 0; w && p < sweep_npoints(g); p++) {
-        sweep_point pt = sweep_grid_point(g, p);
-        size_t T = pt.T, V = (size_t)pt.x, d = V + T;
-        const size_t shape[NMAT][2] = {[X] = {T, d}, [WQ] = {d, T}, [WK] = {d, T}, [WV] = {d, V}};
-        const size_t head[1][5] = {{T, T, d, T, V}};
-        w->n = p + 1;
-        if (!(w->p[p] = workset_new(NMAT, shape, 0, NULL, 1, head))
-            || circuit_prev_token_build(w->p[p]->m[WQ], w->p[p]->m[WK], w->p[p]->m[WV], V, T, factor_of(T))) {
-            work_free(w);
-            return NULL;
-        }
-    }
-    return w;
-}
-
-/* index of the largest entry of row i of M (the first on ties) */
-static size_t row_argmax(const gsl_matrix *M, size_t i)
-{
-    size_t best = 0;
-    for (size_t j = 1; j < M->size2; j++)
-        if (gsl_matrix_get(M, i, j) > gsl_matrix_get(M, i, best)) best = j;
-    return best;
-}
-
-/* one random sequence through the hand-built head: A (T, T), O (T, V) */
-static int draw_seq(double *out, gsl_rng *rng, size_t T, size_t V, workset *s, work *w)
-{
+    prevtoken_work *w = wp;
+    workset *s = w->p[pt->index];
+    size_t T = pt->T, V = (size_t)pt->x;
     for (size_t t = 0; t < T; t++) w->tokens[t] = gsl_rng_uniform_int(rng, V);
-    head_params p = head_params_make(s->m[WQ], s->m[WK], s->m[WV]);
-    int rc = circuit_prev_token_inputs(s->m[X], w->tokens, V, T);
-    if (!rc) rc = head_forward(&s->h[0], &p, s->m[X], s->m[X]);
+    head_params p = head_params_make(s->m[PT_WQ], s->m[PT_WK], s->m[PT_WV]);
+    // x_t = [e_{token_t} ; e_t]; A = softmax(X W_Q (X W_K)^T) (T, T), O = A X W_V (T, V)
+    int rc = circuit_prev_token_inputs(s->m[PT_X], w->tokens, V, T);
+    if (!rc) rc = head_forward(&s->h[0], &p, s->m[PT_X], s->m[PT_X]);
     if (rc) return rc;
     const gsl_matrix *A = s->h[0].A, *O = s->h[0].O;
     // t >= 1: the weight a(t, t-1), and argmax o_t == token_{t-1}
@@ -100,7 +58,7 @@ static int draw_seq(double *out, gsl_rng *rng, size_t T, size_t V, workset *s, w
     out[S_ALLOK] = 1;
     for (size_t t = 1; t < T; t++) {
         out[S_MINW] = fmin(out[S_MINW], gsl_matrix_get(A, t, t - 1));
-        out[S_ALLOK] = out[S_ALLOK] && row_argmax(O, t) == w->tokens[t - 1];
+        out[S_ALLOK] = out[S_ALLOK] && prevtoken_row_argmax(O, t) == w->tokens[t - 1];
     }
     // t = 0: zero query, so a(0, j) = 1/T and o_0 = (token counts) / T
     out[S_POS0A] = out[S_POS0O] = 0.0;
@@ -111,65 +69,31 @@ static int draw_seq(double *out, gsl_rng *rng, size_t T, size_t V, workset *s, w
         out[S_POS0O] = fmax(out[S_POS0O], fabs(gsl_matrix_get(O, 0, v) - (double)w->count[v] / (double)T));
     return ATT_OK;
 }
-static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *wp, const void *ctx)
-{
-    (void)ctx;
-    work *w = wp;
-    return draw_seq(out, rng, pt->T, (size_t)pt->x, w->p[pt->index], w);
-}
 
 /* beside every point: d = n_vocab + T, c, and a(t, t-1) = e^c / (e^c + T - 1) = 1 / (1 + (T - 1) e^{-c}) */
 static const table_col derived[] = {SWEEP_DERIVED(0, "d", NAT_EXACT, NULL, NULL, NULL),
                                     SWEEP_DERIVED(1, "factor", NAT_COMPUTED, NULL, NULL, NULL),
                                     SWEEP_DERIVED(2, "weight_closed", NAT_COMPUTED, NULL, NULL, NULL)};
-static double weight_closed(size_t T) { return 1.0 / (1.0 + (double)(T - 1) * exp(-factor_of(T))); }
+static double weight_closed(size_t T) { return 1.0 / (1.0 + (double)(T - 1) * exp(-prevtoken_factor(&weights, T))); }
 static void derive(double *col, const sweep_point *pt, const stat_acc *a, const void *ctx)
 {
     (void)a, (void)ctx;
-    col[0] = pt->x + (double)pt->T, col[1] = factor_of(pt->T), col[2] = weight_closed(pt->T);
+    col[0] = pt->x + (double)pt->T, col[1] = prevtoken_factor(&weights, pt->T), col[2] = weight_closed(pt->T);
 }
-
-/* "A", "B", ... for token v; "-" for none */
-static const char *letter(size_t v)
-{
-    static const char *const L[] = {"A", "B", "C", "D", "E", "F", "G", "H", "-"};
-    return L[v < 8 ? v : 8];
-}
-typedef struct { size_t i, j; const char *token_i, *token_j; double weight; } weight_row;
-static const table_col A_COLS[] = {COL(weight_row, i), COL(weight_row, j), COL(weight_row, token_i),
-                                   COL(weight_row, token_j), COL(weight_row, weight)};
-typedef struct { size_t t, token; const char *label, *prev_label; size_t output_argmax;
-                 const char *output_label; double weight_prev; } token_row;
-static const table_col TOK_COLS[] = {
-    COL(token_row, t), COL(token_row, token), COL(token_row, label), COL(token_row, prev_label),
-    COL(token_row, output_argmax), COL(token_row, output_label), COL(token_row, weight_prev)};
 
 /* the figure's sequence: n_vocab 8, T 12, draw 0 of that point's stream */
-static int write_example(experiment *e)
+static int write_example(experiment *e, const sweep_def *def)
 {
     sweep_grid g;
     const double V = EX_VOCAB;
     sweep_grid_head(&g, EX_T, 0, 0, 0);
     sweep_axis_x(&g, "n_vocab", 1, &V);
-    const sweep_point pt = sweep_grid_point(&g, 0);
-    work *w = work_alloc(&g, NULL);
-    gsl_rng *rng = w ? sweep_rng(e, &pt) : NULL;
+    example x;
     double out[NSTAT];
-    int rc = rng ? draw_seq(out, rng, EX_T, EX_VOCAB, w->p[0], w) : att_alloc_status();
-    weight_row a[EX_T * EX_T];
-    token_row tk[EX_T];
-    for (size_t i = 0; i < EX_T && !rc; i++) {
-        const gsl_matrix *A = w->p[0]->h[0].A;
-        const size_t *tok = w->tokens, am = row_argmax(w->p[0]->h[0].O, i);
-        for (size_t j = 0; j < EX_T; j++)
-            a[i * EX_T + j] = (weight_row){i, j, letter(tok[i]), letter(tok[j]), gsl_matrix_get(A, i, j)};
-        tk[i] = (token_row){i, tok[i], letter(tok[i]), i ? letter(tok[i - 1]) : "-", am, i ? letter(am) : "-",
-                            i ? gsl_matrix_get(A, i, i - 1) : NAN};
-    }
-    if (!rc) rc = TABLE_WRITE(e->o.out_dir, "previous_token_head_A.csv", A_COLS, a, EX_T * EX_T);
-    if (!rc) rc = TABLE_WRITE(e->o.out_dir, "previous_token_head_tokens.csv", TOK_COLS, tk, EX_T);
-    if (rng) gsl_rng_free(rng);
-    work_free(w);
+    int rc = example_draw(&x, e, &g, def, out);
+    const prevtoken_work *w = x.work;
+    if (!rc) rc = prevtoken_write_example(e->o.out_dir, "previous_token_head", w->p[0]->h[0].A, w->p[0]->h[0].O, w->tokens, EX_T);
+    example_end(&x);
     return rc;
 }
 
@@ -180,13 +104,13 @@ static int run(experiment *e)
     sweep_axis(&g, AX_T, sizeof LENGTHS / sizeof LENGTHS[0], LENGTHS);
     sweep_axis_x(&g, "n_vocab", sizeof VOCABS / sizeof VOCABS[0], VOCABS);
     sweep_def def = SWEEP_DEF(draw);
-    def.work_alloc = work_alloc, def.work_free = work_free;
+    def.work_alloc = prevtoken_work_alloc, def.work_free = prevtoken_work_free, def.ctx = &weights;
     def.nderived = 3, def.derived = derived, def.derive = derive;
     sweep_result r;
-    int st = write_example(e);
+    int st = write_example(e, &def);
     if (!st) st = sweep_run(e, &g, &def, &r);
     if (st) return st;
-    exp_meta(e, "example_n_vocab: %d\nexample_T: %d\nweight_target: %g", EX_VOCAB, EX_T, TARGET);
+    exp_meta(e, "example_n_vocab: %d\nexample_T: %d\nweight_target: %g", EX_VOCAB, EX_T, weights.target);
 
     // pooled over the points: sequences all right, the smallest weight, position 0's errors
     double ok = 0.0, n = 0.0, minw = INFINITY, wc_err = 0.0, pos0 = 0.0, lo, hi;
@@ -206,7 +130,7 @@ static int run(experiment *e)
     exp_claim(e, "prevTokenArgmax", 1.0, frac, rule_ci_above(0.999), "fraction of %.0f random sequences "
               "(n_vocab 2..500, T 2..64) in which argmax(o_t) = token(t-1) at every t >= 1 (Wilson 95%% CI)", n);
     exp_headline(e);
-    exp_reported(e, "prevTokenWeightConstant", NAN, measure_exact(TARGET, 1),
+    exp_reported(e, "prevTokenWeightConstant", NAN, measure_exact(weights.target, 1),
                  "weight on t-1 the construction is built for (c = ln(999 (T-1))): "
                  "a constant of the construction, not a measurement");
     exp_identity(e, "prevTokenMinWeightErr", 0.0, measure_exact(wc_err, (size_t)n),
@@ -215,14 +139,14 @@ static int run(experiment *e)
     exp_identity(e, "prevTokenFirstUniform", 0.0, measure_exact(pos0, (size_t)n), rule_at_most(tol_eps(8, T_max, 1.0)),
                  "position 0 (no previous token): max |a(0,j) - 1/T| and |o(0) - counts/T|");
     exp_summary_measure(e, "fraction of sequences whose every o_t names token t-1", frac, "the exercise: all of them");
-    exp_summary(e, "smallest weight on t-1: %.6f (built for %g); position 0 attends uniformly", minw, TARGET);
+    exp_summary(e, "smallest weight on t-1: %.6f (built for %g); position 0 attends uniformly", minw, weights.target);
     return ATT_OK;
 }
 
 int main(int argc, char **argv)
 {
     static const opt_spec extra[] = {
-        {"factor", OPT_DOUBLE, &fixed_factor, "C",
+        {"factor", OPT_DOUBLE, &weights.factor, "C",
          "query factor for every T (default ln(999 (T-1)): weight 0.999 on t-1)"},
         {NULL, 0, NULL, NULL, NULL}};
     static const experiment_def def = {"previous_token_head", NULL, OPT_MC, 42, 1000, extra, run};

@@ -28,20 +28,14 @@
 #include "head.h"
 #include "mat.h"
 #include "rng.h"
-#include "shapes.h"
+#include "shapecheck.h"
 #include "status.h"
-#include "table.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-typedef struct {
-    const char *name;
-    size_t B, T_q, T_k, d, d_k, d_v;
-    int self;            /* self-attention: T_q = T_k and X_q = X_kv */
-} config;
-
+typedef shapecheck_config config;
 static const config CONFIGS[] = {
     {"self small", 2, 5, 5, 8, 4, 3, 1},
     {"self d_v > d_k", 3, 7, 7, 16, 4, 12, 1},
@@ -50,72 +44,10 @@ static const config CONFIGS[] = {
     {"cross T_q > T_k", 1, 10, 3, 6, 6, 2, 0},
     {"GPT-2 head", 2, 1024, 1024, 768, 64, 64, 1},
 };
-enum { NCONFIG = sizeof CONFIGS / sizeof CONFIGS[0], MAXROWS = (NCONFIG + 1) * (SHAPES_COUNT + 1) };
-enum { GPT2_D = 768, GPT2_DK = 64, GPT2_HEADS = 12, GPT2_T = 1024 };
+enum { NCONFIG = sizeof CONFIGS / sizeof CONFIGS[0] };
+enum { GPT2_D = SHAPECHECK_GPT2_D, GPT2_DK = SHAPECHECK_GPT2_DK, GPT2_HEADS = 12 };
 
-/* --B --Tq --Tk --d --dk --dv: the sizes of the table (0 = not given) */
-static size_t opt_B, opt_Tq, opt_Tk, opt_d, opt_dk, opt_dv;
-static const opt_spec EXTRA[] = {
-    {"B", OPT_SIZE, &opt_B, "N", "batch: B sequences (default 1)"},
-    {"Tq", OPT_SIZE, &opt_Tq, "N", "queries per sequence, T_q (default T_k, or 1024)"},
-    {"Tk", OPT_SIZE, &opt_Tk, "N", "keys and values per sequence, T_k (default T_q, or 1024)"},
-    {"d", OPT_SIZE, &opt_d, "N", "model width d (default 768, GPT-2)"},
-    {"dk", OPT_SIZE, &opt_dk, "N", "query and key width d_k (default d_v, or 64)"},
-    {"dv", OPT_SIZE, &opt_dv, "N", "value width d_v (default d_k, or 64)"},
-    {NULL, OPT_FLAG, NULL, NULL, NULL}};
-
-/* One row per matrix: the shape attention_shapes gives, the one computed. */
-typedef struct {
-    const char *config, *kind, *matrix, *shape, *computed;
-    size_t B, T_q, T_k, d, d_k, d_v, dim0, dim1, dim2, got0, got1, got2;
-    int agree;
-    char shape_s[48], computed_s[48];
-} shape_row;
-
-static const table_col COLS[] = {
-    COL(shape_row, config), COL(shape_row, kind), COL(shape_row, B), COL(shape_row, T_q),
-    COL(shape_row, T_k), COL(shape_row, d), COL(shape_row, d_k), COL(shape_row, d_v),
-    COL(shape_row, matrix), COL(shape_row, shape), COL(shape_row, computed),
-    COL(shape_row, dim0), COL(shape_row, dim1), COL(shape_row, dim2), COL(shape_row, got0),
-    COL(shape_row, got1), COL(shape_row, got2), COL(shape_row, agree)};
-
-static shape_row rows[MAXROWS];
-static size_t nrows;
-
-/* "(2, 5, 4)" for rank 3, "(8, 4)" for rank 2 */
-static void dims_text(char *buf, size_t n, const size_t dim[3], int rank)
-{
-    if (rank == 2) snprintf(buf, n, "(%zu, %zu)", dim[0], dim[1]);
-    else snprintf(buf, n, "(%zu, %zu, %zu)", dim[0], dim[1], dim[2]);
-}
-
-static void add_row(const config *c, const char *kind, const shape *want, const size_t got[3])
-{
-    shape_row *r = &rows[nrows++];
-    *r = (shape_row){.config = c->name, .kind = kind, .matrix = want->name, .B = c->B,
-                     .T_q = c->T_q, .T_k = c->T_k, .d = c->d, .d_k = c->d_k, .d_v = c->d_v,
-                     .dim0 = want->dim[0], .dim1 = want->dim[1], .dim2 = want->dim[2],
-                     .got0 = got[0], .got1 = got[1], .got2 = got[2]};
-    r->agree = !memcmp(want->dim, got, sizeof want->dim);
-    dims_text(r->shape_s, sizeof r->shape_s, want->dim, want->rank);
-    dims_text(r->computed_s, sizeof r->computed_s, got, want->rank);
-    r->shape = r->shape_s;
-    r->computed = r->computed_s;
-}
-
-/* The computed shape of matrix k (in attention_shapes' order X_q, X_kv, W_Q,
- * W_K, W_V, Q, K, V, S, A, O): weights (rows, cols); activations computed
- * per sequence (sequences run, rows, cols). */
-static void computed_shape(size_t k, const head_state *st, const head_params *p,
-                           const gsl_matrix *Xq, const gsl_matrix *Xkv, size_t nseq, size_t got[3])
-{
-    const gsl_matrix *M[SHAPES_COUNT] = {Xq, Xkv, p->W_Q, p->W_K, p->W_V, st->Q, st->K,
-                                         st->V, st->S, st->A, st->O};
-    int weight = k >= 2 && k <= 4;
-    got[0] = weight ? M[k]->size1 : nseq;
-    got[1] = weight ? M[k]->size2 : M[k]->size1;
-    got[2] = weight ? 0 : M[k]->size2;
-}
+static shapecheck_table table;   /* shapes.csv: every matrix checked */
 
 /* Configuration c: Xq (B T_q, d), Xkv (B T_k, d) (B sequences stacked),
  * W_Q, W_K (d, d_k), W_V (d, d_v) ~ N(0, 1/d); every sequence through
@@ -152,12 +84,12 @@ static int check_config(const config *c, gsl_rng *rng)
     gsl_matrix_const_view xkv = gsl_matrix_const_submatrix(Xkv, 0, 0, c->T_k, c->d);
     for (size_t k = 0; k < SHAPES_COUNT; k++) {
         size_t got[3];
-        computed_shape(k, &st, &p, &xq.matrix, &xkv.matrix, nseq, got);
-        add_row(c, "head_forward", &sh[k], got);
+        shapecheck_computed(k, &st, &p, &xq.matrix, &xkv.matrix, nseq, got);
+        if (!rc) rc = shapecheck_add(&table, c, "head_forward", &sh[k], got);
     }
-    if (c->self && !(rc = head_forward_batched(Ob, &p, Xq, c->B, c->T_q))) {
+    if (!rc && c->self && !(rc = head_forward_batched(Ob, &p, Xq, c->B, c->T_q))) {
         size_t T = c->T_q, got[3] = {Ob->size1 % T == 0 ? Ob->size1 / T : 0, T, Ob->size2};
-        add_row(c, "head_forward_batched", &sh[SHAPES_COUNT - 1], got);
+        rc = shapecheck_add(&table, c, "head_forward_batched", &sh[SHAPES_COUNT - 1], got);
     }
 done:
     head_state_free(&st);
@@ -204,96 +136,17 @@ static int same_weights_two_T(gsl_rng *rng, size_t *failed)
     return rc;
 }
 
-/* One row of shapes_sizes.csv: a matrix of attention_shapes, or "params". */
-typedef struct { const char *name; int rank; size_t dim0, dim1, dim2, elements; } size_row;
-static const table_col SIZE_COLS[] = {
-    COL(size_row, name), COL(size_row, rank), COL(size_row, dim0), COL(size_row, dim1),
-    COL(size_row, dim2), COL(size_row, elements)};
-
-/* What each matrix of the table is, in the section's words. */
-static const char *const ROLE[SHAPES_COUNT] = {
-    "the queries come from here", "the keys and values come from here",
-    "no T: one matrix serves any length", "the same width d_k as W_Q", "d_v is free",
-    "Q = X_q W_Q", "K = X_kv W_K", "V = X_kv W_V", "S = Q K^T (scores)",
-    "A = row softmax(S)", "O = A V: one row per query, d_v wide; T_k is gone"};
-
-/* The user's sizes (or GPT-2's head) with the defaults filled in. */
-static config user_config(void)
-{
-    size_t T_q = opt_Tq ? opt_Tq : opt_Tk ? opt_Tk : GPT2_T;
-    size_t T_k = opt_Tk ? opt_Tk : T_q;
-    size_t d_k = opt_dk ? opt_dk : opt_dv ? opt_dv : GPT2_DK;
-    config c = {"your sizes", opt_B ? opt_B : 1, T_q, T_k, opt_d ? opt_d : GPT2_D, d_k,
-                opt_dv ? opt_dv : d_k, T_q == T_k};
-    return c;
-}
-
-/* The doubles check_config allocates for c (in double: no overflow). */
-static double config_doubles(const config *c)
-{
-    double B = (double)c->B, Tq = (double)c->T_q, Tk = (double)c->T_k, d = (double)c->d;
-    double dk = (double)c->d_k, dv = (double)c->d_v;
-    return B * (Tq + Tk) * d + d * (2 * dk + dv) + B * Tq * dv         /* X, W, O batched */
-           + 2 * Tq * dk + 2 * Tk * dk + Tk * dv + 2 * Tq * Tk + Tq * dv;  /* head_state */
-}
-
-/* n with thousands separators, "147,456", into buf[32] */
-static const char *grouped(char buf[32], size_t n)
-{
-    char raw[24];
-    int len = snprintf(raw, sizeof raw, "%zu", n), j = 0;
-    for (int i = 0; i < len; i++) {
-        if (i > 0 && (len - i) % 3 == 0) buf[j++] = ',';
-        buf[j++] = raw[i];
-    }
-    buf[j] = '\0';
-    return buf;
-}
-
-/* The section's attention_shapes for c: the table on stdout (unless --quiet)
- * and shapes_sizes.csv. */
-static int sizes_table(const experiment *e, const config *c)
-{
-    shape sh[SHAPES_COUNT];
-    int rc = attention_shapes(sh, c->B, c->T_q, c->T_k, c->d, c->d_k, c->d_v);
-    if (rc) return rc;
-    // d (2 d_k + d_v): W_Q, W_K (d, d_k) and W_V (d, d_v), biases excluded
-    size_t params = head_projection_params(c->d, c->d_k, c->d_v);
-    if (params == 0) return exp_usage("--d %zu --dk %zu --dv %zu: the parameter count overflows", c->d, c->d_k, c->d_v);
-    size_row r[SHAPES_COUNT + 1];
-    for (size_t k = 0; k < SHAPES_COUNT; k++) {
-        const size_t *m = sh[k].dim;
-        double el = (double)m[0] * (double)m[1] * (sh[k].rank == 3 ? (double)m[2] : 1.0);
-        r[k] = (size_row){sh[k].name, sh[k].rank, m[0], m[1], m[2],
-                          el < 1.8e19 ? (size_t)el : 0};
-    }
-    r[SHAPES_COUNT] = (size_row){"params", 0, params, 0, 0, params};
-    if ((rc = TABLE_WRITE(e->o.out_dir, "shapes_sizes.csv", SIZE_COLS, r, SHAPES_COUNT + 1))) return rc;
-    if (e->o.quiet) return ATT_OK;
-    printf("attention_shapes(B=%zu, T_q=%zu, T_k=%zu, d=%zu, d_k=%zu, d_v=%zu)%s\n", c->B, c->T_q,
-           c->T_k, c->d, c->d_k, c->d_v, c->T_q == c->T_k ? "   self-attention: T_q = T_k" : "   cross-attention: T_q != T_k");
-    for (size_t k = 0; k < SHAPES_COUNT; k++) {
-        char dims[64];
-        dims_text(dims, sizeof dims, sh[k].dim, sh[k].rank);
-        printf("  %-5s %-22s %s\n", sh[k].name, dims, ROLE[k]);
-    }
-    char g[32];
-    printf("projection weights: d (2 d_k + d_v) = %zu x (2 x %zu + %zu) = %s (biases excluded)\n\n",
-           c->d, c->d_k, c->d_v, grouped(g, params));
-    return ATT_OK;
-}
-
 static int run(experiment *e)
 {
-    config mine = user_config();
-    int given = opt_B || opt_Tq || opt_Tk || opt_d || opt_dk || opt_dv;
-    int rc = sizes_table(e, &mine);
+    int given;
+    config mine = shapecheck_user(&given);
+    int rc = shapecheck_sizes_table(e->o.out_dir, e->o.quiet, &mine);
     if (rc) return rc;
     gsl_rng *rng = rng_new("mt19937", e->o.seed);
     rc = rng ? ATT_OK : att_alloc_status();
     for (size_t i = 0; i < NCONFIG && !rc; i++) rc = check_config(&CONFIGS[i], rng);
     // your sizes through head_forward too, when they fit in 256 MiB
-    int checked_mine = given && config_doubles(&mine) * sizeof(double) <= 256.0 * 1024 * 1024;
+    int checked_mine = given && shapecheck_doubles(&mine) * sizeof(double) <= 256.0 * 1024 * 1024;
     if (!rc && checked_mine) rc = check_config(&mine, rng);
     if (given && !checked_mine && !e->o.quiet)
         printf("(your sizes need more than 256 MiB: not run through head_forward)\n\n");
@@ -306,15 +159,14 @@ static int run(experiment *e)
     gsl_matrix *W[3] = {mat_new(GPT2_D, GPT2_DK), mat_new(GPT2_D, GPT2_DK), mat_new(GPT2_D, GPT2_DK)};
     for (int k = 0; k < 3; k++) allocated += W[k] ? W[k]->size1 * W[k]->size2 : 0;
     for (int k = 0; k < 3; k++) mat_free(W[k]);
-    if (rc || (rc = TABLE_WRITE(e->o.out_dir, "shapes.csv", COLS, rows, nrows))) return rc;
+    if (rc || (rc = shapecheck_write(e->o.out_dir, &table))) return rc;
 
     // what the figure draws: the first self-attention configuration's sizes
     const config *f = &CONFIGS[0];
     exp_meta(e, "T: %zu\nd: %zu\nd_k: %zu\nd_v: %zu\nB: %zu", f->T_q, f->d, f->d_k, f->d_v, f->B);
     exp_meta(e, "gpt2_d: %d\ngpt2_dk: %d\ngpt2_heads: %d", GPT2_D, GPT2_DK, GPT2_HEADS);
 
-    size_t disagree = 0;
-    for (size_t i = 0; i < nrows; i++) disagree += !rows[i].agree;
+    size_t disagree = shapecheck_disagree(&table), nrows = table.n;
     size_t layer = GPT2_HEADS * count;
     exp_claim(e, "shapesDisagree", 0, measure_exact((double)disagree, nrows),
                 rule_at_most(0), "matrices whose computed shape differs from attention_shapes "
@@ -328,20 +180,21 @@ static int run(experiment *e)
                 rule_between(147456, 147456), "projection weights of one GPT-2 head, 3 x 768 x 64 (formula)");
     exp_identity(e, "shapesGPTTwoAllocated", 147456, measure_exact((double)allocated, 1),
                 rule_between(147456, 147456), "elements of W_Q, W_K, W_V allocated at GPT-2 sizes");
-    rc = verdict_add(&e->v, KIND_CLAIM, "shapesGPTTwoLayer", 1769472, measure_exact((double)layer, 1),
-                     rule_between(1769472, 1769472), "projection weights of 12 GPT-2 heads");
+    exp_claim(e, "shapesGPTTwoLayer", 1769472, measure_exact((double)layer, 1),
+              rule_between(1769472, 1769472), "projection weights of 12 GPT-2 heads");
     char g1[32], g2[32];
     exp_summary(e, "one GPT-2 head has %s projection weights (the section: 3 x 768 x 64 = 147,456), "
-                "12 heads %s", grouped(g1, count), grouped(g2, layer));
+                "12 heads %s", shapecheck_grouped(g1, count), shapecheck_grouped(g2, layer));
     exp_summary(e, "%zu of %zu matrices have the shape attention_shapes gives (%d configurations); "
                 "a weight shape changes at %zu of %zu values of T", nrows - disagree, nrows,
                 (int)NCONFIG + checked_mine, differ, nT);
-    return rc;
+    return ATT_OK;
 }
 
 int main(int argc, char **argv)
 {
-    static const experiment_def def = {"shapes", "every matrix's shape in one head, against what "
-                                       "the library computes", OPT_SEED, 42, 1, EXTRA, run};
+    static experiment_def def = {"shapes", "every matrix's shape in one head, against what "
+                                       "the library computes", OPT_SEED, 42, 1, NULL, run};
+    def.extra = shapecheck_options();
     return experiment_main(&def, argc, argv);
 }

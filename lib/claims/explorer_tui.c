@@ -348,3 +348,40 @@ int explorer_tui_run(explorer *e, int *signal_seen)
     *signal_seen = tui_signal;
     return st;
 }
+
+int explorer_tui_wanted(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--interactive") || !strcmp(argv[i], "--keys") || !strncmp(argv[i], "--keys=", 7))
+            return 1;
+    return 0;
+}
+
+int explorer_tui_main(int argc, char **argv, const char *id, const char *claim, tqfk_cli *cli)
+{
+    att_init();
+    const opts_info info = {id, claim, OPT_NO_OUT_DEFAULT, 0, 1, tqfk_options(cli)};
+    opts o;
+    int st = opts_parse(&o, &info, argc, argv);
+    if (st == ATT_OK && o.out_dir)
+        st = att_fail(ATT_EUSAGE, "--out: --interactive and --keys write nothing");
+    if (st == ATT_OK) st = tqfk_config_check(&cli->cfg);
+    if (st == ATT_OK && cli->interactive && cli->keys)
+        st = att_fail(ATT_EUSAGE, "--interactive and --keys exclude each other");
+    if (st) return opts_exit(&o, st);
+
+    setlocale(LC_ALL, "");         /* the terminal's locale (ncursesw needs it) */
+    explorer ex;
+    int sig = 0;
+    if ((st = explorer_init(&ex, &cli->cfg))) return opts_exit(&o, st);
+    st = cli->keys ? explorer_replay(&ex, cli->keys) : explorer_tui_run(&ex, &sig);
+    /* explorer_print writes its numbers in the C locale whatever the
+     * terminal's, so the options line pastes back */
+    if (st == ATT_OK && (cli->keys || !o.quiet)) explorer_print(stdout, &ex);
+    if (sig) {                     /* the terminal is restored: die of it now */
+        fflush(stdout);
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+    return opts_exit(&o, st);
+}

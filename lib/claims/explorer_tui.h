@@ -24,4 +24,14 @@
  * cannot be set up (e.g. TERM unset or unknown). */
 int explorer_tui_run(explorer *e, int *signal_seen);
 
+/* The explorer's command line (two_queries_four_keys --interactive or
+ * --keys STRING): explorer_tui_wanted says whether argv asks for it;
+ * explorer_tui_main parses the options (tqfk_options(cli), id and claim for
+ * --help), runs the explorer or replays the keys, prints the final state
+ * and returns the exit status. It writes nothing and creates no folder;
+ * a signal that ended the full-screen explorer is raised again after the
+ * terminal is restored. */
+int explorer_tui_wanted(int argc, char **argv);
+int explorer_tui_main(int argc, char **argv, const char *id, const char *claim, tqfk_cli *cli);
+
 #endif

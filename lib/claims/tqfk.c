@@ -9,6 +9,7 @@
 #include "mat.h"
 #include "softmax.h"
 #include "status.h"
+#include "table.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -153,4 +154,94 @@ void tqfk_print_args(FILE *f, const tqfk_config *c)
     }
     fputs(" --scale ", f);
     print_num(f, c->scale);
+}
+
+void tqfk_print(FILE *f, const tqfk_config *c, const tqfk_result *r)
+{
+    static const char *const title[2] = {"scores S = s Q K^T", "weights A = row softmax(S)"};
+    fprintf(f, "two queries, four keys, scale s = %g\n", c->scale);
+    for (int t = 0; t < 2; t++) {
+        fprintf(f, "%-28s %8s %8s %8s %8s%s\n", title[t], "k1", "k2", "k3", "k4", t ? "  row sum" : "");
+        for (int i = 0; i < TQFK_NQ; i++) {
+            char label[64];
+            double sum = 0.0;
+            snprintf(label, sizeof label, "q%d = (%g, %g)", i + 1, c->q[i][0], c->q[i][1]);
+            fprintf(f, "  %-26s", label);
+            for (int j = 0; j < TQFK_NK; j++) {
+                double x = t ? r->A[i][j] : r->S[i][j];
+                sum += x;
+                fprintf(f, " %8.4f", x);
+            }
+            if (t) fprintf(f, " %8.4f", sum);
+            fprintf(f, "\n");
+        }
+    }
+    fprintf(f, "%-28s %8s %8s\n", "outputs o_i = sum_j a_ij v_j", "x", "y");
+    for (int i = 0; i < TQFK_NQ; i++) fprintf(f, "  o%-25d %8.4f %8.4f\n", i + 1, r->O[i][0], r->O[i][1]);
+    fprintf(f, "\n");
+}
+
+/* one point of either plane: q, k, v (inputs) and o (outputs) */
+typedef struct { const char *name, *plane; double x, y; } vector_row;
+static const table_col vector_cols[] = {
+    COL(vector_row, name), COL(vector_row, plane), COL(vector_row, x), COL(vector_row, y)};
+
+/* one cell of A, with what the figure's spoke from o_i to v_j needs */
+typedef struct {
+    const char *query, *key;
+    int i, j;
+    double scale, score, weight, v_x, v_y, o_x, o_y;
+} weight_row;
+static const table_col weight_cols[] = {
+    COL(weight_row, query), COL(weight_row, key), COL(weight_row, i), COL(weight_row, j),
+    COL(weight_row, scale), COL(weight_row, score), COL(weight_row, weight),
+    COL(weight_row, v_x), COL(weight_row, v_y), COL(weight_row, o_x), COL(weight_row, o_y)};
+
+int tqfk_write_tables(const char *dir, const char *prefix, const tqfk_config *c, const tqfk_result *r)
+{
+    vector_row vec[TQFK_NVEC + TQFK_NQ];
+    for (int i = 0; i < TQFK_NVEC; i++) {
+        const double *x = tqfk_vec_const(c, i);
+        vec[i] = (vector_row){tqfk_vec_name(i), i < TQFK_NQ + TQFK_NK ? "qk" : "value", x[0], x[1]};
+    }
+    static const char *const onames[TQFK_NQ] = {"o1", "o2"};
+    for (int i = 0; i < TQFK_NQ; i++)
+        vec[TQFK_NVEC + i] = (vector_row){onames[i], "value", r->O[i][0], r->O[i][1]};
+
+    weight_row w[TQFK_NQ * TQFK_NK];
+    for (int i = 0; i < TQFK_NQ; i++)
+        for (int j = 0; j < TQFK_NK; j++)
+            w[i * TQFK_NK + j] = (weight_row){
+                tqfk_vec_name(i), tqfk_vec_name(TQFK_NQ + j), i + 1, j + 1, c->scale,
+                r->S[i][j], r->A[i][j], c->v[j][0], c->v[j][1], r->O[i][0], r->O[i][1]};
+    char name[2][256];
+    snprintf(name[0], sizeof name[0], "%s_vectors.csv", prefix);
+    snprintf(name[1], sizeof name[1], "%s_A.csv", prefix);
+    int st = TABLE_WRITE(dir, name[0], vector_cols, vec, TQFK_NVEC + TQFK_NQ);
+    return st ? st : TABLE_WRITE(dir, name[1], weight_cols, w, TQFK_NQ * TQFK_NK);
+}
+
+const opt_spec *tqfk_options(tqfk_cli *cli)
+{
+    tqfk_config *c = &cli->cfg;
+    static opt_spec t[14];
+    const opt_spec o[14] = {
+        {"q1", OPT_VEC2, c->q[0], "x,y", "query 1 (default 1,0.5: leans towards k1)"},
+        {"q2", OPT_VEC2, c->q[1], "x,y", "query 2 (default -1,1: between k2 and k3)"},
+        {"k1", OPT_VEC2, c->k[0], "x,y", "key 1 (default 2,0)"},
+        {"k2", OPT_VEC2, c->k[1], "x,y", "key 2 (default 0,2)"},
+        {"k3", OPT_VEC2, c->k[2], "x,y", "key 3 (default -2,0)"},
+        {"k4", OPT_VEC2, c->k[3], "x,y", "key 4 (default 0,-2)"},
+        {"v1", OPT_VEC2, c->v[0], "x,y", "value 1 (default -3,2)"},
+        {"v2", OPT_VEC2, c->v[1], "x,y", "value 2 (default 1,3)"},
+        {"v3", OPT_VEC2, c->v[2], "x,y", "value 3 (default 3,-1)"},
+        {"v4", OPT_VEC2, c->v[3], "x,y", "value 4 (default -1,-3)"},
+        {"scale", OPT_DOUBLE, &c->scale, "S", "scores are S q.k (default 1, as in the section)"},
+        {"interactive", OPT_FLAG, &cli->interactive, NULL,
+         "full-screen explorer (needs a terminal; writes nothing, creates no folder)"},
+        {"keys", OPT_STRING, &cli->keys, "KEYS",
+         "replay explorer keys (t T h j k l + - ] [ r q), print the final state; writes nothing"},
+        {NULL, 0, NULL, NULL, NULL}};
+    memcpy(t, o, sizeof t);
+    return t;
 }

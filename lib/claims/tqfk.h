@@ -13,6 +13,7 @@
 #include <locale.h>
 #include <stddef.h>
 #include <stdio.h>
+#include "opts.h"
 
 enum { TQFK_NQ = 2, TQFK_NK = 4, TQFK_DIM = 2 };
 
@@ -67,6 +68,25 @@ typedef struct {
 
 void tqfk_check_result(tqfk_check *ck, const tqfk_config *c, const tqfk_result *r);
 
+
+/* The page's numbers for state c: the scores s_ij, the weights a_ij (2 x 4)
+ * with their row sums, and the outputs o_i, as plain tables. */
+void tqfk_print(FILE *f, const tqfk_config *c, const tqfk_result *r);
+
+/* The figure's tables in dir: <prefix>_vectors.csv (name,plane,x,y: q, k, v
+ * and the outputs o) and <prefix>_A.csv (one row per (query, key): scale,
+ * score, weight, the value's and the output's coordinates, for the spokes). */
+int tqfk_write_tables(const char *dir, const char *prefix, const tqfk_config *c, const tqfk_result *r);
+
+/* The program's command line: the configuration (--q1 .. --v4, --scale) and
+ * the explorer's switches (--interactive, --keys); tqfk_options is its
+ * option table (NULL-terminated, writing into cli; one table per program). */
+typedef struct {
+    tqfk_config cfg;
+    int interactive;
+    const char *keys;
+} tqfk_cli;
+const opt_spec *tqfk_options(tqfk_cli *cli);
 
 /* Print the configuration as the command line that reproduces it
  * ("--q1 x,y ... --scale s"), numbers as by tqfk_format_num. */

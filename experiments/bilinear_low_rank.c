@@ -26,6 +26,7 @@
  * columns "d_k=N", and W_OV, "d_v=N", of each point's first draw).
  * --dk lists filter the grid; --dv N sets d_v (default d_v = d_k).
  */
+#include "example.h"
 #include "experiment.h"
 #include "sweep.h"
 #include "head.h"
@@ -136,7 +137,7 @@ static void derive(double *col, const sweep_point *pt, const stat_acc *a, const 
     col[2] = (double)dv_of(pt, cp);
 }
 
-/* the spectra of each point's first draw (drawn again, sweep_redraw):
+/* the spectra of each point's first draw (drawn again, example.h):
  * rows i = 1 .. d, columns "d_k=N" (W_QK) then "d_v=N" (W_OV) */
 static int write_spectra(experiment *e, const sweep_result *r, const sweep_def *def)
 {
@@ -147,14 +148,17 @@ static int write_spectra(experiment *e, const sweep_result *r, const sweep_def *
     int st = spec ? ATT_OK : att_alloc_status();
     for (size_t p = 0; p < P && !st; p++) {
         double out[NSTAT];
-        workset *ws = NULL;
-        st = sweep_redraw(e, def, &r->pt[p], out, &ws);
+        sweep_grid g1;     /* the point alone: its stream and its sizes */
+        sweep_grid_head(&g1, r->pt[p].T, r->pt[p].d, r->pt[p].dk, 0);
+        example x;
+        st = example_draw(&x, e, &g1, def, out);
+        const workset *ws = x.work;
         for (size_t j = 0; j < d && !st; j++) {
             spec[j * w] = (double)(j + 1);
             spec[j * w + 1 + p] = gsl_vector_get(ws->v[SPEC_QK], j);
             spec[j * w + 1 + P + p] = gsl_vector_get(ws->v[SPEC_OV], j);
         }
-        workset_free(ws);
+        example_end(&x);
     }
     char names[2 * SWEEP_MAX_VALUES][24];
     table_col scols[1 + 2 * SWEEP_MAX_VALUES] = {{"i", COL_DOUBLE, 0, NAT_EXACT, NULL, NULL, NULL}};

@@ -126,6 +126,25 @@ static int draw_at(void *cv, void *work, gsl_rng *rng, size_t p, size_t i, doubl
 static uint64_t stream_at(const void *cv, size_t p) { return sweep_stream(&((const run_ctx *)cv)->pt[p]); }
 static size_t draws_at(const void *cv, size_t p) { return ((const run_ctx *)cv)->pt[p].draws; }
 
+void *sweep_work_new(const sweep_grid *g, const sweep_def *def)
+{
+    if (def->work_alloc) return def->work_alloc(g, def->ctx);
+    if (!def->work_mats && !def->work_vecs && !def->work_heads) return NULL;
+    sweep_point mx = {.T = sweep_max(g, AX_T), .d = sweep_max(g, AX_D), .dk = sweep_max(g, AX_DK),
+                      .dv = sweep_max(g, AX_DV)};
+    if (def->work_sizes) def->work_sizes(&mx, def->ctx);
+    return sweep_workset(&mx, def->work_mats, def->work_vecs, def->work_heads);
+}
+
+void sweep_work_free(const sweep_def *def, void *work)
+{
+    if (def->work_alloc) {
+        if (def->work_free) def->work_free(work);
+    } else {
+        workset_free(work);
+    }
+}
+
 /* a per-point work: [0] holds the count, [1 + p] point p's workset */
 static void worksets_free(void *w)
 {
@@ -138,13 +157,7 @@ static void *work_alloc(void *cv)
 {
     const run_ctx *c = cv;
     const sweep_def *d = c->def;
-    if (d->work_alloc) return d->work_alloc(c->grid, d->ctx);
-    if (!d->work_per_point) {
-        sweep_point mx = {.T = sweep_max(c->grid, AX_T), .d = sweep_max(c->grid, AX_D),
-                          .dk = sweep_max(c->grid, AX_DK), .dv = sweep_max(c->grid, AX_DV)};
-        if (d->work_sizes) d->work_sizes(&mx, d->ctx);
-        return sweep_workset(&mx, d->work_mats, d->work_vecs, d->work_heads);
-    }
+    if (d->work_alloc || !d->work_per_point) return sweep_work_new(c->grid, d);
     workset **all = calloc(1 + c->npoints, sizeof *all);
     for (size_t p = 0; all && p < c->npoints; p++) {
         all[0] = (workset *)(uintptr_t)p;
@@ -402,7 +415,7 @@ int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_re
     cfg.draw_at = draw_at;
     cfg.point_stream = stream_at;
     cfg.point_draws = draws_at;
-    cfg.alloc = def->work_alloc || def->work_mats ? work_alloc : NULL;
+    cfg.alloc = def->work_alloc || def->work_mats || def->work_vecs || def->work_heads ? work_alloc : NULL;
     cfg.free = def->work_alloc ? def->work_free : def->work_per_point ? worksets_free : workset_free;
     cfg.ctx = &c;
     if (def->draws_csv) {
@@ -557,14 +570,3 @@ workset *sweep_workset(const sweep_point *pt, const char *mats, const char *vecs
                        (const size_t(*)[5])head);
 }
 
-int sweep_redraw(const experiment *e, const sweep_def *def, const sweep_point *pt, double *out,
-                 workset **work)
-{
-    gsl_rng *rng = sweep_rng(e, pt);
-    sweep_point sz = *pt;
-    if (def->work_sizes) def->work_sizes(&sz, def->ctx);
-    *work = rng ? sweep_workset(&sz, def->work_mats, def->work_vecs, def->work_heads) : NULL;
-    int st = *work ? def->draw(out, rng, pt, *work, def->ctx) : att_alloc_status();
-    if (rng) gsl_rng_free(rng);
-    return st;
-}

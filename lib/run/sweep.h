@@ -229,11 +229,13 @@ gsl_rng *sweep_rng(const experiment *e, const sweep_point *pt);
  * "T.T.d.dk.dv ..." (T_q.T_k.d.d_k.d_v); a size is T, d, dk, dv or a
  * number. NULL (error recorded) on a bad word or no memory. */
 workset *sweep_workset(const sweep_point *pt, const char *mats, const char *vecs, const char *heads);
-/* Point p's draw 0 again, outside the run (a figure's example): a workset
- * from def's shape words sized for that point, the draw into out[nstats]
- * from the point's first generator; *work gets the workset (workset_free). */
-int sweep_redraw(const experiment *e, const sweep_def *def, const sweep_point *pt, double *out,
-                 workset **work);
+/* The work of def for grid g as one thread of the run gets it, outside the
+ * run (a figure's example, example.h): def->work_alloc(g, ctx), or def's
+ * shape words sized for g's largest point (after work_sizes; one workset
+ * also when work_per_point). NULL (error recorded) on failure; free it with
+ * sweep_work_free(def, work). */
+void *sweep_work_new(const sweep_grid *g, const sweep_def *def);
+void sweep_work_free(const sweep_def *def, void *work);
 
 /* An array of n doubles counted against --max-memory: a work alloc/free pair. */
 double *sweep_doubles_new(size_t n);

@@ -26,12 +26,11 @@
  * columns "d_k=N", and W_OV, "d_v=N", of each point's first draw).
  * --dk lists filter the grid; --dv N sets d_v (default d_v = d_k).
  */
-#include "example.h"
 #include "experiment.h"
 #include "sweep.h"
 #include "head.h"
 #include "mat.h"
-#include "mem.h"
+#include "profile.h"
 #include "qkov.h"
 #include "randmat.h"
 #include "status.h"
@@ -137,41 +136,12 @@ static void derive(double *col, const sweep_point *pt, const stat_acc *a, const 
     col[2] = (double)dv_of(pt, cp);
 }
 
-/* the spectra of each point's first draw (drawn again, example.h):
- * rows i = 1 .. d, columns "d_k=N" (W_QK) then "d_v=N" (W_OV) */
-static int write_spectra(experiment *e, const sweep_result *r, const sweep_def *def)
+/* the spectra of each point's first draw (drawn again, profile.h): rows i = 1 .. d,
+ * columns "d_k=N" (sigma_i / sigma_1 of W_QK) then "d_v=N" (of W_OV) */
+static void spectrum_name(char *buf, size_t n, size_t k, const sweep_point *pt, const void *cp)
 {
-    size_t P = r->npoints, d = r->pt[0].d, w = 1 + 2 * P;
-    for (size_t p = 1; p < P; p++)
-        if (r->pt[p].d != d) return ATT_OK;   /* one table needs one d */
-    double *spec = mem_calloc(d * w, sizeof *spec, "spectra table");
-    int st = spec ? ATT_OK : att_alloc_status();
-    for (size_t p = 0; p < P && !st; p++) {
-        double out[NSTAT];
-        sweep_grid g1;     /* the point alone: its stream and its sizes */
-        sweep_grid_head(&g1, r->pt[p].T, r->pt[p].d, r->pt[p].dk, 0);
-        example x;
-        st = example_draw(&x, e, &g1, def, out);
-        const workset *ws = x.work;
-        for (size_t j = 0; j < d && !st; j++) {
-            spec[j * w] = (double)(j + 1);
-            spec[j * w + 1 + p] = gsl_vector_get(ws->v[SPEC_QK], j);
-            spec[j * w + 1 + P + p] = gsl_vector_get(ws->v[SPEC_OV], j);
-        }
-        example_end(&x);
-    }
-    char names[2 * SWEEP_MAX_VALUES][24];
-    table_col scols[1 + 2 * SWEEP_MAX_VALUES] = {{"i", COL_DOUBLE, 0, NAT_EXACT, NULL, NULL, NULL}};
-    for (size_t p = 0; p < P && P <= SWEEP_MAX_VALUES; p++) {
-        snprintf(names[p], sizeof names[p], "d_k=%zu", r->pt[p].dk);
-        snprintf(names[P + p], sizeof names[0], "d_v=%zu", dv_of(&r->pt[p], def->ctx));
-    }
-    for (size_t k = 0; k < 2 * P && P <= SWEEP_MAX_VALUES; k++)
-        scols[1 + k] = (table_col){names[k], COL_DOUBLE, (1 + k) * sizeof(double), NAT_ROUNDING, NULL, NULL, "1e-10"};
-    if (!st && P <= SWEEP_MAX_VALUES)
-        st = table_write(e->o.out_dir, "bilinear_low_rank_spectra.csv", scols, w, spec, d, w * sizeof(double));
-    mem_free(spec, d * w, sizeof *spec);
-    return st;
+    if (k == 0) snprintf(buf, n, "d_k=%zu", pt->dk);
+    else snprintf(buf, n, "d_v=%zu", dv_of(pt, cp));
 }
 
 static int run(experiment *e)
@@ -200,7 +170,9 @@ static int run(experiment *e)
     def.nderived = 3, def.derived = derived, def.derive = derive;
     sweep_result r;
     int st = sweep_run(e, &g, &def, &r);
-    if (!st) st = write_spectra(e, &r, &def);
+    const size_t spectra[2] = {SPEC_QK, SPEC_OV};
+    if (!st) st = profile_write(e, "bilinear_low_rank_spectra.csv", &r, &def, 2, spectra, spectrum_name,
+                                NAT_ROUNDING, "1e-10");
     if (st) { sweep_result_free(&r); return st; }
     exp_meta(e, "rank_tol: %g (relative to sigma_max)", RANK_TOL);
 

@@ -2,6 +2,7 @@
  * a failed verdict call is sticky (exit 3, no verdict file), sweep lists and
  * ranges parse strictly, a filtered sweep reruns a point with its numbers. */
 #include "experiment.h"
+#include "profile.h"
 #include "prop.h"
 #include "status.h"
 #include "sweep.h"
@@ -275,6 +276,76 @@ START_TEST(test_sweep_ci_and_fit)
 }
 END_TEST
 
+/* profiles: each point's draw 0 again, its vector as a column; one length or no table */
+#define PSTATS(X) X(P_Z, "z", SW_MC)
+SWEEP_STATS_AS(PSTATS, NPSTAT, pstat_names);
+static int draw_profile(double *out, gsl_rng *rng, const sweep_point *pt, void *work, const void *ctx)
+{
+    (void)ctx;
+    workset *w = work;
+    out[P_Z] = gsl_ran_gaussian(rng, 1.0);
+    for (size_t i = 0; i < w->v[0]->size; i++) gsl_vector_set(w->v[0], i, 10.0 * (double)pt->T + (double)i + out[P_Z]);
+    return ATT_OK;
+}
+static void profile_name(char *buf, size_t n, size_t k, const sweep_point *pt, const void *ctx)
+{
+    (void)k, (void)ctx;
+    snprintf(buf, n, "T=%zu", pt->T);
+}
+static double profile_z[2];
+static int profile_two_d;
+static int run_profile(experiment *e)
+{
+    const size_t Ts[] = {2, 5}, ds[] = {3, 4};
+    sweep_grid g;
+    sweep_grid_init(&g);
+    sweep_axis(&g, AX_T, 2, Ts);
+    sweep_axis(&g, AX_D, profile_two_d ? 2 : 1, ds);
+    sweep_def def = SWEEP_DEF_AS(draw_profile, NPSTAT, pstat_names);
+    def.work_vecs = "d", def.work_per_point = 1, def.csv = "", def.draws_csv = "demo_draws.csv";
+    sweep_result r;
+    int st = sweep_run(e, &g, &def, &r);
+    if (st) return st;
+    profile_z[0] = r.values[0], profile_z[1] = r.values[e->o.draws];   /* draw 0 of each point */
+    const size_t vec[1] = {0};
+    st = profile_write(e, "demo_profile.csv", &r, &def, 1, vec, profile_name, NAT_COMPUTED, NULL);
+    sweep_result_free(&r);
+    return st;
+}
+
+START_TEST(test_profile_write)
+{
+    char dir[] = "/tmp/att-test-exp-XXXXXX", path[600], line[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    static experiment_def def;
+    def = (experiment_def){"demo", "a demonstration", OPT_MC, 1UL, 5, NULL, run_profile};
+    char *argv[] = {"demo", "--out", dir, "--quiet", NULL};
+    profile_two_d = 0;
+    ck_assert_int_eq(experiment_main(&def, 4, argv), 0);
+    snprintf(path, sizeof path, "%s/demo_profile.csv", dir);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    ck_assert_str_eq(line, "i,T=2,T=5\n");
+    for (int i = 0; i < 3; i++) {
+        double a, b, c;
+        ck_assert_int_eq(fscanf(f, "%lf,%lf,%lf", &a, &b, &c), 3);
+        ck_assert_double_eq(a, i + 1);
+        ck_assert_double_eq(b, 20.0 + i + profile_z[0]);   /* the run's draw 0, drawn again */
+        ck_assert_double_eq(c, 50.0 + i + profile_z[1]);
+    }
+    fclose(f);
+    ck_assert_int_eq(remove(path), 0);
+    profile_two_d = 1;     /* d = 3 and 4: two lengths, no table */
+    ck_assert_int_eq(experiment_main(&def, 4, argv), 0);
+    ck_assert_int_eq(access(path, F_OK), -1);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 PROP_MAIN("test_experiment",
           {"unit", 60, {test_sticky_verdict_errors, test_size_lists, test_sweep_filter_keeps_numbers,
-                        test_sweep_workset_words, test_sweep_work_and_merged, test_sweep_ci_and_fit}})
+                        test_sweep_workset_words, test_sweep_work_and_merged, test_sweep_ci_and_fit,
+                        test_profile_write}})

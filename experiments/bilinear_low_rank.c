@@ -1,9 +1,9 @@
-/* bilinear_low_rank - scores are a learned, low-rank bilinear form.
+/* bilinear_low_rank - "The similarity is learned, and it is low rank"
  *
- * Claim (bilinear_low_rank): s_ij = q_i . k_j = x_i^T W_QK x_j with
- * W_QK = W_Q W_K^T (d x d). W_QK = I gives back the naive x_i . x_j; since the
- * product passes through d_k dimensions, rank(W_QK) <= d_k, and the factored
- * form costs 2 d d_k parameters instead of d^2. Likewise W_OV = W_V W_O
+ * Claim: scores are a learned, low-rank bilinear form, s_ij = q_i . k_j =
+ * x_i^T W_QK x_j with W_QK = W_Q W_K^T (d x d). W_QK = I gives back the naive
+ * x_i . x_j; since the product passes through d_k dimensions, rank(W_QK) <=
+ * d_k, and the factored form costs 2 d d_k parameters instead of d^2. Likewise W_OV = W_V W_O
  * (d x d, rank <= d_v) decides what the head moves: O W_O = A X W_OV.
  *
  * Measured, for d = 64, T = 16, d_k = d_v = 1, 2, 4, 8, 16, 32 (X ~ N(0, 1),

@@ -1,9 +1,9 @@
-/* ov_invariance - only the product W_OV = W_V W_O matters: the values move,
- * the head's output does not.
+/* ov_invariance - "The similarity is learned, and it is low rank"
  *
- * Claim (ov_invariance): for any invertible R (d_v x d_v), W_V R and R^{-1} W_O
- * give the same W_OV, hence the same contribution of the head, A X W_OV =
- * O W_O, while the value vectors V = X W_V themselves change. Stronger: a head
+ * Claim: only the product W_OV = W_V W_O matters: the values move, the
+ * head's output does not. For any invertible R (d_v x d_v), W_V R and
+ * R^{-1} W_O give the same W_OV, hence the same contribution of the head,
+ * A X W_OV = O W_O, while the value vectors V = X W_V themselves change. Stronger: a head
  * is fully described by its two circuits, so two heads with different W_Q,
  * W_K, W_V, W_O but the same W_QK and W_OV give the same output on any input.
  * With biases (q = x W_Q + b_Q, k = x W_K + b_K, v = x W_V + b_V, output

@@ -1,9 +1,10 @@
-/* qk_invariance - only the product W_QK = W_Q W_K^T matters.
+/* qk_invariance - "The similarity is learned, and it is low rank"
  *
- * Claim (qk_invariance): for any invertible R (d_k x d_k), the weights
- * W_Q R and W_K R^{-T} give the same W_QK, hence the same scores and the same
- * output, while the query (and key) vectors themselves are different. The
- * queries carry no meaning of their own; only their pairing with the keys does.
+ * Claim: only the product W_QK = W_Q W_K^T matters. For any invertible R
+ * (d_k x d_k), the weights W_Q R and W_K R^{-T} give the same W_QK, hence the
+ * same scores and the same output, while the query (and key) vectors
+ * themselves are different. The queries carry no meaning of their own; only
+ * their pairing with the keys does.
  *
  * Measured, for T = 16, d = 64, d_k = d_v = 16 and R = U diag(s) V^T with
  * Haar U, V and cond(R) = 1, 10^0.5, ..., 1e8 (cond 1: a Haar orthogonal R),

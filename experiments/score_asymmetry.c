@@ -1,8 +1,9 @@
-/* score_asymmetry - raw scores are symmetric, learned scores need not be.
+/* score_asymmetry - "The similarity is learned, and it is low rank"
  *
- * Claim (score_asymmetry): with raw vectors s_ij = x_i . x_j = s_ji, so
- * relevance is forced to be mutual. With projections s_ij = x_i^T W_QK x_j,
- * W_QK = W_Q W_K^T, and s_ij != s_ji unless W_QK is symmetric.
+ * Claim: raw scores are symmetric, learned scores need not be. With raw
+ * vectors s_ij = x_i . x_j = s_ji, so relevance is forced to be mutual. With
+ * projections s_ij = x_i^T W_QK x_j, W_QK = W_Q W_K^T, and s_ij != s_ji
+ * unless W_QK is symmetric.
  *
  * Measured, for T = 16, d = 64, d_k = 16 (X ~ N(0, 1), weights ~ N(0, 1/d)),
  * 2000 draws, the relative asymmetry a(S) = ||S - S^T||_F / ||S||_F of

@@ -24,7 +24,8 @@ int profile_write(experiment *e, const char *name, const sweep_result *r, const 
                   const size_t *vec, profile_name_fn names, col_nature nat, const char *bound)
 {
     size_t P = r->npoints, ncol = nvec * P, w = 1 + ncol, n = 0;
-    if (ncol > PROFILE_MAX_COLS) return att_fail(ATT_ERUNTIME, "%s: %zu columns (at most %d)", name, ncol, PROFILE_MAX_COLS);
+    if (ncol > PROFILE_MAX_COLS)
+        return att_fail(ATT_ERUNTIME, "%s: %zu columns (at most %d)", name, ncol, PROFILE_MAX_COLS);
     double *tab = NULL, *out = calloc(def->nstats ? def->nstats : 1, sizeof *out);
     int st = out ? ATT_OK : att_alloc_status();
     for (size_t p = 0; p < P && !st; p++) {

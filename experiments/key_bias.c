@@ -21,6 +21,7 @@
  * weights without and with b_K), key_bias.meta.
  */
 #include "bias.h"
+#include "example.h"
 #include "experiment.h"
 #include "head.h"
 #include "mat.h"
@@ -96,17 +97,6 @@ static int draw_base(double *out, gsl_rng *rng, const sweep_point *pt, void *wor
 }
 static size_t base_draws(const sweep_point *pt, const void *ctx) { (void)pt, (void)ctx; return 200; }
 
-/* The figure's example: rope = 0's draw 0 again, query row 0: s_0j with and without b_K
- * differ by q_0 . b_K for every key j (into *shift; bias_key_shift_write). */
-static int shift_example(experiment *e, const sweep_point *pt0, bias_work *w, double *shift)
-{
-    gsl_rng *rng = sweep_rng(e, pt0);
-    int rc = rng ? head_at(w, rng, pt0) : att_alloc_status();
-    if (!rc) rc = bias_key_shift_write(e->o.out_dir, "key_bias_shift.csv", &w->h, pt0->T, shift);
-    if (rng) gsl_rng_free(rng);
-    return rc;
-}
-
 static int run(experiment *e)
 {
     const opts *o = &e->o;
@@ -130,12 +120,17 @@ static int run(experiment *e)
     int st = sweep_run(e, &g, &def, &r);
     if (st) return st;
     if ((st = sweep_run(e, &gb, &defb, &rb))) { sweep_result_free(&r); return st; }
-    bias_work *w = work_alloc(&g, NULL);
-    double shift = NAN;
-    st = w ? shift_example(e, &r.pt[0], w, &shift) : att_alloc_status();
-    bias_work_free(w);
-    if (st) { sweep_result_free(&r); sweep_result_free(&rb); return st; }
+    /* the figure's example: rope = 0's draw 0 again (example.h), query row 0: s_0j with and
+     * without b_K differ by q_0 . b_K for every key j (bias_key_shift_write) */
     const sweep_point pt = r.pt[0];
+    sweep_grid g0;
+    sweep_grid_head(&g0, pt.T, pt.d, pt.dk, pt.dv);
+    example x;
+    double shift = NAN, out0[NBSTAT];
+    st = example_draw(&x, e, &g0, &defb, out0);
+    if (!st) st = bias_key_shift_write(e->o.out_dir, "key_bias_shift.csv", &((bias_work *)x.work)->h, pt.T, &shift);
+    example_end(&x);
+    if (st) { sweep_result_free(&r); sweep_result_free(&rb); return st; }
     exp_meta(e, "T: %zu\nd: %zu\nd_k: %zu\nd_v: %zu\nrope_base: 10000\nfd_step: %g\nshift_example: %.17g", pt.T, pt.d,
              pt.dk, pt.dv, FD_STEP, shift);
 

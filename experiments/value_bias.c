@@ -47,13 +47,11 @@ SWEEP_STATS(STATS);
  * W_V (d, d_v), W_O (d_v, d); b_V (d_v), b_O, b_O' (d) */
 enum { XQ, XKV, WQ, WK, WV, WO, NMAT };
 enum { BV, BO, BF, NVEC };
-static void *work_alloc(const sweep_grid *g, const void *ctx)
+#define WORK_MATS "T.d T.d d.dk d.dk d.dv dv.d"
+#define WORK_VECS "dv d d"
+static void max_sizes(sweep_point *pt, const void *ctx)
 {
-    (void)g, (void)ctx;
-    const size_t shape[NMAT][2] = {[XQ] = {MAX_T, MAX_D}, [XKV] = {MAX_T, MAX_D}, [WQ] = {MAX_D, MAX_DK},
-                                   [WK] = {MAX_D, MAX_DK}, [WV] = {MAX_D, MAX_DK}, [WO] = {MAX_DK, MAX_D}};
-    const size_t len[NVEC] = {[BV] = MAX_DK, [BO] = MAX_D, [BF] = MAX_D};
-    return workset_new(NMAT, shape, NVEC, len, 0, NULL);
+    (void)ctx, *pt = (sweep_point){.T = MAX_T, .d = MAX_D, .dk = MAX_DK, .dv = MAX_DK};   /* d_v <= 32 too */
 }
 
 /* One head of the sizes in out[S_TQ .. S_SIGMA]: out[S_PASS ..]; the softmax and sigmoid
@@ -144,19 +142,17 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, co
 /* The figure's head (T = 5 self-attention, d = 8, d_k = 4, d_v = 2: outputs in a plane,
  * b_V ~ N(0, 1)), on the stream of that point: output i moves by (sum_j a_ij) b_V, i.e.
  * (delta . b_V) / |b_V|^2 = 1 with softmax rows and the row sum r_i with sigmoid rows. */
-static int example(const experiment *e)
+static int example(const experiment *e, const sweep_grid *g, const sweep_def *def)
 {
     static const char *const tokens[EX_T] = {"the", "cat", "sat", "on", "mats"};
     const sweep_point pt = {.T = EX_T, .d = EX_D, .dk = EX_DK, .dv = EX_DV};
     gsl_rng *rng = sweep_rng(e, &pt);
-    workset *w = work_alloc(NULL, NULL);
-    gsl_matrix *O[4] = {mat_new(EX_T, EX_DV), mat_new(EX_T, EX_DV), mat_new(EX_T, EX_DV), mat_new(EX_T, EX_DV)};
+    workset *w = sweep_work_new(g, def), *o = sweep_workset(&pt, "T.dv T.dv T.dv T.dv", NULL, NULL);  /* O[4] */
     double v[NSTAT] = {[S_TQ] = EX_T, [S_TK] = EX_T, [S_D] = EX_D, [S_DK] = EX_DK, [S_DV] = EX_DV,
                        [S_SELF] = 1, [S_SIGMA] = 1.0};
-    int rc = (rng && w && O[0] && O[1] && O[2] && O[3]) ? head_draw(v, w, rng, 1.0, O) : att_alloc_status();
-    if (!rc) rc = bias_value_example_write(e->o.out_dir, "value_bias_example.csv", O, w->v[BV], tokens);
-    for (int k = 0; k < 4; k++) mat_free(O[k]);
-    workset_free(w);
+    int rc = (rng && w && o) ? head_draw(v, w, rng, 1.0, o->m) : att_alloc_status();
+    if (!rc) rc = bias_value_example_write(e->o.out_dir, "value_bias_example.csv", o->m, w->v[BV], tokens);
+    workset_free(o), workset_free(w);
     if (rng) gsl_rng_free(rng);
     return rc;
 }
@@ -166,10 +162,10 @@ static int run(experiment *e)
     sweep_grid g;
     sweep_grid_init(&g);
     sweep_def def = SWEEP_DEF(draw);
-    def.work_alloc = work_alloc, def.work_free = workset_free;
+    def.work_mats = WORK_MATS, def.work_vecs = WORK_VECS, def.work_sizes = max_sizes;
     def.draws_csv = "value_bias_draws.csv";
     sweep_result r;
-    int st = example(e);
+    int st = example(e, &g, &def);
     if (!st) st = sweep_run(e, &g, &def, &r);
     if (st) return st;
     const stat_acc *a = sweep_acc(&r, 0, 0);

@@ -26,21 +26,10 @@
  * columns "d_k=N", and W_OV, "d_v=N", of each point's first draw).
  * --dk lists filter the grid; --dv N sets d_v (default d_v = d_k).
  */
-#include "experiment.h"
-#include "sweep.h"
-#include "head.h"
-#include "mat.h"
+#include "prelude.h"
 #include "profile.h"
 #include "qkov.h"
 #include "randmat.h"
-#include "status.h"
-#include "table.h"
-#include "tol.h"
-#include "workset.h"
-
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #define RANK_TOL 1e-10
 static const size_t grid[] = {1, 2, 4, 8, 16, 32};

@@ -15,13 +15,7 @@
  * Writes: concentration.csv (sweep.h: per d, every statistic's mean, CI, min,
  * max, n; then the rms columns), concentration_fit.csv (the four slopes).
  */
-#include "experiment.h"
-#include "sweep.h"
-#include "status.h"
-#include "table.h"
-
-#include <math.h>
-#include <gsl/gsl_randist.h>
+#include "prelude.h"
 
 #define STATS(X) X(S_NORM2, "norm2", SW_MC) X(S_NORM2_DEV2, "norm2_dev2", SW_MC) X(S_DOT, "dot", SW_MC) \
                  X(S_DOT2, "dot2", SW_MC) X(S_ABSDOT, "absdot", SW_MC)

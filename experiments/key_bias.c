@@ -20,18 +20,8 @@
  * ratio), key_bias_shift.csv (rope = 0's draw 0, query row 0: j, scores and
  * weights without and with b_K), key_bias.meta.
  */
+#include "prelude.h"
 #include "bias.h"
-#include "example.h"
-#include "experiment.h"
-#include "head.h"
-#include "mat.h"
-#include "status.h"
-#include "sweep.h"
-#include "table.h"
-
-#include <math.h>
-#include <stdlib.h>
-#include <gsl/gsl_blas.h>
 
 #define FD_STEP 1e-5
 #define FD_TOL "1e-6"   /* backprop against central differences: the rule keyBiasFDErrMax applies */

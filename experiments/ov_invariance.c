@@ -28,20 +28,9 @@
  * Writes (sweep.h: every quantity's mean, CI, min, max, n): ov_invariance.csv
  * (one row per cond(R)), ov_invariance_heads.csv (one row per two-heads case).
  */
-#include "experiment.h"
-#include "sweep.h"
-#include "head.h"
-#include "mat.h"
+#include "prelude.h"
 #include "qkov.h"
 #include "randmat.h"
-#include "status.h"
-#include "table.h"
-#include "workset.h"
-
-#include <float.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 enum { NCOND = 17, NHEADS = 2 };   /* cond 10^(k/2); two heads without, with biases */
 /* per draw, at a cond point */

@@ -25,20 +25,9 @@
  * allowed_units = C in the .meta. --cond X runs the single cond(R) = X;
  * --T, --d, --dk, --dv lists add their points.
  */
-#include "experiment.h"
-#include "sweep.h"
-#include "head.h"
-#include "mat.h"
+#include "prelude.h"
 #include "qkov.h"
 #include "randmat.h"
-#include "status.h"
-#include "table.h"
-#include "workset.h"
-
-#include <float.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 enum { NCOND_GRID = 17 };                 /* cond = 10^(k/2), k = 0 .. 16 */
 #define MAX_COND 1e15                     /* --cond at most this, below 1/eps */

@@ -30,21 +30,9 @@
  * query_bias_example.csv (one head, T = 6, d = 16, d_k = 8, sigma = 1: i, j,
  * query, key, score_shift D, weight_zero_query), query_bias.meta.
  */
+#include "prelude.h"
 #include "bias.h"
-#include "experiment.h"
-#include "head.h"
-#include "mat.h"
-#include "rng.h"
 #include "softmax.h"
-#include "status.h"
-#include "sweep.h"
-#include "table.h"
-#include "tol.h"
-
-#include <float.h>
-#include <math.h>
-#include <gsl/gsl_blas.h>
-#include <gsl/gsl_randist.h>
 
 enum { MAX_T = 48, MAX_D = 48, MAX_DK = 32 };
 
@@ -110,7 +98,7 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, co
 
 /* The figure's head (its own stream; bias_query_example): T = 6 self-attention, d = 16,
  * d_k = 8, W_Q sharpness 1, b_Q ~ N(0, 1). */
-static int example(experiment *e)
+static int figure_example(experiment *e)
 {
     gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 1, 0));
     double tv = NAN, top = NAN;
@@ -162,7 +150,7 @@ static int run(experiment *e)
     def.work_alloc = work_alloc, def.work_free = bias_qhead_free, def.draws_csv = "query_bias_draws.csv";
     defp.csv = "query_bias_pref.csv", defp.draws_of = pref_draws;
     sweep_result r, rp;
-    int st = example(e);      /* its allocations before anything is written */
+    int st = figure_example(e);      /* its allocations before anything is written */
     if (st || (st = sweep_run(e, &g, &def, &r))) return st;
     if ((st = sweep_run(e, &gp, &defp, &rp))) { sweep_result_free(&r); return st; }
     exp_meta(e, "heads: %zu\nmax_T: %d\nmax_d: %d\nmax_d_k: %d\nexample_T: %d\nexample_d: %d\nexample_d_k: %d",

@@ -26,17 +26,9 @@
  * exactly 0), score_asymmetry_draws.csv (every draw),
  * score_asymmetry_sentence.csv (the sentence's scores and weights).
  */
-#include "experiment.h"
-#include "sweep.h"
-#include "head.h"
-#include "mat.h"
+#include "prelude.h"
 #include "qkov.h"
 #include "sentence.h"
-#include "status.h"
-#include "workset.h"
-#include "tol.h"
-
-#include <math.h>
 
 enum { C_RAW, C_TIED, C_SYM, C_IND, NCASE };
 /* per draw: the asymmetry of each case, its tolerance, 1 when exactly 0 */

@@ -19,19 +19,8 @@
  * min, max, n), value_bias_draws.csv (every head), value_bias_example.csv
  * (one head, T = 5, d_v = 2: each output's shift along b_V, in units of b_V).
  */
+#include "prelude.h"
 #include "bias.h"
-#include "experiment.h"
-#include "sweep.h"
-#include "head.h"
-#include "mat.h"
-#include "rng.h"
-#include "status.h"
-#include "table.h"
-#include "tol.h"
-#include "workset.h"
-
-#include <float.h>
-#include <math.h>
 
 enum { MAX_T = 48, MAX_D = 48, MAX_DK = 32, EX_T = 5, EX_D = 8, EX_DK = 4, EX_DV = 2 };
 static const double CONTROL_MIN = 1e-3;   /* the catalogue's "large" */
@@ -142,7 +131,7 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, co
 /* The figure's head (T = 5 self-attention, d = 8, d_k = 4, d_v = 2: outputs in a plane,
  * b_V ~ N(0, 1)), on the stream of that point: output i moves by (sum_j a_ij) b_V, i.e.
  * (delta . b_V) / |b_V|^2 = 1 with softmax rows and the row sum r_i with sigmoid rows. */
-static int example(const experiment *e, const sweep_grid *g, const sweep_def *def)
+static int figure_example(const experiment *e, const sweep_grid *g, const sweep_def *def)
 {
     static const char *const tokens[EX_T] = {"the", "cat", "sat", "on", "mats"};
     const sweep_point pt = {.T = EX_T, .d = EX_D, .dk = EX_DK, .dv = EX_DV};
@@ -165,7 +154,7 @@ static int run(experiment *e)
     def.work_mats = WORK_MATS, def.work_vecs = WORK_VECS, def.work_sizes = max_sizes;
     def.draws_csv = "value_bias_draws.csv";
     sweep_result r;
-    int st = example(e, &g, &def);
+    int st = figure_example(e, &g, &def);
     if (!st) st = sweep_run(e, &g, &def, &r);
     if (st) return st;
     const stat_acc *a = sweep_acc(&r, 0, 0);

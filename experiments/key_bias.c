@@ -85,7 +85,6 @@ static int draw_base(double *out, gsl_rng *rng, const sweep_point *pt, void *wor
     out[B_RATIO] = rc ? NAN : gsl_blas_dnrm2(w->g.db_K) / gsl_blas_dnrm2(w->g.db_Q);
     return rc;
 }
-static size_t base_draws(const sweep_point *pt, const void *ctx) { (void)pt, (void)ctx; return 200; }
 
 static int run(experiment *e)
 {
@@ -105,7 +104,7 @@ static int run(experiment *e)
     sweep_def def = SWEEP_DEF(draw), defb = SWEEP_DEF_AS(draw_base, NBSTAT, base_names);
     def.work_alloc = defb.work_alloc = work_alloc, def.work_free = defb.work_free = bias_work_free;
     def.draws_csv = "key_bias_draws.csv";
-    defb.csv = "key_bias_base.csv", defb.draws_of = base_draws;
+    defb.csv = "key_bias_base.csv", defb.draws = 200;
     sweep_result r, rb;
     int st = sweep_run(e, &g, &def, &r);
     if (st) return st;

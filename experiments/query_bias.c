@@ -135,7 +135,6 @@ static int draw_pref(double *out, gsl_rng *rng, const sweep_point *pt, void *wor
     out[P_TV] = tv;
     return rc;
 }
-static size_t pref_draws(const sweep_point *pt, const void *c) { (void)pt, (void)c; return 2000; }
 
 static int run(experiment *e)
 {
@@ -148,7 +147,7 @@ static int run(experiment *e)
     sweep_axis_x(&gp, "u", 5, us);
     sweep_def def = SWEEP_DEF(draw), defp = SWEEP_DEF_AS(draw_pref, NPSTAT, pref_names);
     def.work_alloc = work_alloc, def.work_free = bias_qhead_free, def.draws_csv = "query_bias_draws.csv";
-    defp.csv = "query_bias_pref.csv", defp.draws_of = pref_draws;
+    defp.csv = "query_bias_pref.csv", defp.draws = 2000;
     sweep_result r, rp;
     int st = figure_example(e);      /* its allocations before anything is written */
     if (st || (st = sweep_run(e, &g, &def, &r))) return st;

@@ -237,6 +237,11 @@ static int run_ws(experiment *e)
     ck_assert_uint_eq(w->v[0]->size, 32);
     sweep_work_free(&def, w);
     sweep_result_free(&r);
+    /* a sweep's own draw count instead of --draws */
+    def.draws = 3;
+    if ((st = sweep_run(e, &g, &def, &r))) return st;
+    for (size_t p = 0; p < r.npoints; p++) ck_assert_uint_eq(sweep_acc(&r, p, W_Z)->n, 3);
+    sweep_result_free(&r);
     return ATT_OK;
 }
 

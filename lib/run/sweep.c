@@ -400,7 +400,7 @@ int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_re
         pt->x = vals[AX_X][idx[AX_X]];
         pt->kase = (size_t)vals[AX_CASE][idx[AX_CASE]];
         pt->index = p;
-        pt->draws = def->draws_of ? def->draws_of(pt, def->ctx) : e->o.draws;
+        pt->draws = def->draws_of ? def->draws_of(pt, def->ctx) : def->draws ? def->draws : e->o.draws;
     }
     /* the grid with the run's values (what work_alloc's sweep_max sees) */
     sweep_grid run_grid = *g;

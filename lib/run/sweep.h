@@ -147,7 +147,8 @@ typedef struct {
     void *(*work_alloc)(const sweep_grid *g, const void *ctx);  /* NULL: no work */
     void (*work_free)(void *work);
     const void *ctx;                  /* read-only during the run           */
-    size_t (*draws_of)(const sweep_point *pt, const void *ctx); /* NULL: --draws */
+    size_t (*draws_of)(const sweep_point *pt, const void *ctx); /* NULL: draws */
+    size_t draws;                     /* every point's draws; 0: --draws    */
     /* or, without work_alloc: a workset (workset.h) declared by shape words
      * (sweep_workset), sized for the run's largest point, or exactly for
      * each point when work_per_point (the draw then gets its point's) */

@@ -122,7 +122,7 @@ static int run(experiment *e)
     sweep_grid_head(&g, T, d, dk, dv);
     sweep_axis_x(&g, "cond", ncond, cond);
     sweep_def def = SWEEP_DEF(draw);
-    def.work_mats = WORK_MATS, def.work_heads = WORK_HEADS;
+    def.work_mats = WORK_MATS, def.work_heads = WORK_HEADS, def.work_per_point = 1;   /* each point at its sizes */
     def.nderived = 1, def.derived = derived, def.derive = derive;
     sweep_result r;
     int st = sweep_run(e, &g, &def, &r);

@@ -69,17 +69,6 @@ enum { bQ, bK, bV, bO, bQ2, bK2, bV2, bO2, NVEC };
 #define WORK_VECS "dk dk dv d dk dk dv d"
 #define WORK_HEADS "T.T.d.dk.dv T.T.d.dk.dv"
 
-/* X ~ N(0, 1), W_Q, W_K, W_V, W_O ~ N(0, 1/d): the head both draws start from */
-static void draw_head(workset *s, gsl_rng *rng, size_t d)
-{
-    double sw = 1.0 / sqrt((double)d);
-    mat_randn(s->m[X], rng, 1.0);
-    mat_randn(s->m[W_Q], rng, sw);
-    mat_randn(s->m[W_K], rng, sw);
-    mat_randn(s->m[W_V], rng, sw);
-    mat_randn(s->m[W_O], rng, sw);
-}
-
 /* 1. the head, then W_V -> W_V R, W_O -> R^{-1} W_O with cond(R) = cond = pt->x */
 static int draw_cond(double *out, gsl_rng *rng, const sweep_point *pt, void *ws, const void *ctx)
 {
@@ -87,7 +76,8 @@ static int draw_cond(double *out, gsl_rng *rng, const sweep_point *pt, void *ws,
     workset *s = ws;
     gsl_matrix **m = s->m;
     double cond = pt->x;
-    draw_head(s, rng, pt->d);
+    // the head: X ~ N(0, 1), W_Q, W_K, W_V, W_O ~ N(0, 1/d)
+    randmat_head(m[X], m[W_Q], m[W_K], m[W_V], m[W_O], rng);
     int rc = randmat_with_cond(m[R], rng, cond);
     if (!rc) rc = qkov_reparam_ov(m[WV2], m[WO2], m[W_V], m[W_O], m[R]);
     if (!rc) rc = qkov_ov(m[WOV], m[W_V], m[W_O]);
@@ -117,7 +107,8 @@ static int draw_heads(double *out, gsl_rng *rng, const sweep_point *pt, void *ws
     gsl_matrix **m = s->m;
     gsl_vector **v = s->v;
     int bias = pt->kase == 1;
-    draw_head(s, rng, pt->d);
+    // the head: X ~ N(0, 1), W_Q, W_K, W_V, W_O ~ N(0, 1/d)
+    randmat_head(m[X], m[W_Q], m[W_K], m[W_V], m[W_O], rng);
     for (int k = 0; k < NVEC; k++) vec_randn(v[k], rng, 1.0);   /* b_K2, b_V2: free choices */
     qkov_head h1 = {m[W_Q], m[W_K], m[W_V], m[W_O], v[bQ], v[bK], v[bV], v[bO]};
     qkov_head h2 = {m[WQ2], m[WK2], m[WV2], m[WO2], v[bQ2], v[bK2], v[bV2], v[bO2]};

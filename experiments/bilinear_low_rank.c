@@ -62,7 +62,7 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *sp, cons
     gsl_matrix **m = s->m;
     size_t T = pt->T, d = pt->d, dk = pt->dk, dv = dv_of(pt, cp);
     // X ~ N(0, 1), W_Q, W_K, W_V, W_O ~ N(0, 1/d)
-    randmat_head(m[X], m[W_Q], m[W_K], m[W_V], m[W_O], rng);
+    randmat_head(rng, m[X], m[W_Q], m[W_K], m[W_V], m[W_O]);
     int rc;
     // the head: S = Q K^T, A, O = A V;  S1 = X W_QK X^T, W_QK = W_Q W_K^T
     head_params hp = head_params_make(m[W_Q], m[W_K], m[W_V]);

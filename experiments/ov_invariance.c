@@ -77,7 +77,7 @@ static int draw_cond(double *out, gsl_rng *rng, const sweep_point *pt, void *ws,
     gsl_matrix **m = s->m;
     double cond = pt->x;
     // the head: X ~ N(0, 1), W_Q, W_K, W_V, W_O ~ N(0, 1/d)
-    randmat_head(m[X], m[W_Q], m[W_K], m[W_V], m[W_O], rng);
+    randmat_head(rng, m[X], m[W_Q], m[W_K], m[W_V], m[W_O]);
     int rc = randmat_with_cond(m[R], rng, cond);
     if (!rc) rc = qkov_reparam_ov(m[WV2], m[WO2], m[W_V], m[W_O], m[R]);
     if (!rc) rc = qkov_ov(m[WOV], m[W_V], m[W_O]);
@@ -108,7 +108,7 @@ static int draw_heads(double *out, gsl_rng *rng, const sweep_point *pt, void *ws
     gsl_vector **v = s->v;
     int bias = pt->kase == 1;
     // the head: X ~ N(0, 1), W_Q, W_K, W_V, W_O ~ N(0, 1/d)
-    randmat_head(m[X], m[W_Q], m[W_K], m[W_V], m[W_O], rng);
+    randmat_head(rng, m[X], m[W_Q], m[W_K], m[W_V], m[W_O]);
     for (int k = 0; k < NVEC; k++) vec_randn(v[k], rng, 1.0);   /* b_K2, b_V2: free choices */
     qkov_head h1 = {m[W_Q], m[W_K], m[W_V], m[W_O], v[bQ], v[bK], v[bV], v[bO]};
     qkov_head h2 = {m[WQ2], m[WK2], m[WV2], m[WO2], v[bQ2], v[bK2], v[bV2], v[bO2]};

@@ -61,7 +61,7 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *sp, cons
     gsl_matrix **m = w->m;
     head_state *st1 = &w->h[0], *st2 = &w->h[1];
     // X ~ N(0, 1), W_Q, W_K, W_V ~ N(0, 1/d)
-    randmat_head(m[X], m[W_Q], m[W_K], m[W_V], NULL, rng);
+    randmat_head(rng, m[X], m[W_Q], m[W_K], m[W_V], NULL);
     int rc = randmat_with_cond(m[R], rng, pt->x);
     // W_Q' = W_Q R,  W_K' = W_K R^{-T}  (LU solves, no explicit inverse)
     if (!rc) rc = qkov_reparam(m[WQ2], m[WK2], m[W_Q], m[W_K], m[R]);

@@ -107,7 +107,7 @@ START_TEST(test_randmat_head)
     gsl_matrix *X = mat_new(5, 9), *Wq = mat_new(9, 3), *Wv = mat_new(9, 4), *Wo = mat_new(4, 9);
     gsl_matrix *X2 = mat_new(5, 9), *Wq2 = mat_new(9, 3), *Wv2 = mat_new(9, 4), *Wo2 = mat_new(4, 9);
     gsl_rng_set(r1, 7), gsl_rng_set(r2, 7);
-    randmat_head(X, Wq, NULL, Wv, Wo, r1);
+    randmat_head(r1, X, Wq, NULL, Wv, Wo);
     mat_randn(X2, r2, 1.0);
     mat_randn(Wq2, r2, 1.0 / 3.0);
     mat_randn(Wv2, r2, 1.0 / 3.0);

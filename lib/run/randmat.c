@@ -72,8 +72,8 @@ done:
     return rc;
 }
 
-void randmat_head(gsl_matrix *X, gsl_matrix *W_Q, gsl_matrix *W_K, gsl_matrix *W_V, gsl_matrix *W_O,
-                  gsl_rng *rng)
+void randmat_head(gsl_rng *rng, gsl_matrix *X, gsl_matrix *W_Q, gsl_matrix *W_K, gsl_matrix *W_V,
+                  gsl_matrix *W_O)
 {
     gsl_matrix *W[4] = {W_Q, W_K, W_V, W_O};
     double sw = 1.0 / sqrt((double)X->size2);

@@ -25,10 +25,11 @@ int randmat_orthogonal(gsl_matrix *Q, gsl_rng *rng);
  * cond = 1 gives a Haar orthogonal matrix. */
 int randmat_with_cond(gsl_matrix *R, gsl_rng *rng, double cond);
 
-/* A random head, drawn in this order: X (T, d) ~ N(0, 1), then W_Q, W_K,
+/* (rng first, as the renamed library will have it everywhere.) A random
+ * head, drawn in this order: X (T, d) ~ N(0, 1), then W_Q, W_K,
  * W_V, W_O ~ N(0, 1/d) with d = X's columns (a NULL weight is skipped, and
  * draws nothing). */
-void randmat_head(gsl_matrix *X, gsl_matrix *W_Q, gsl_matrix *W_K, gsl_matrix *W_V, gsl_matrix *W_O,
-                  gsl_rng *rng);
+void randmat_head(gsl_rng *rng, gsl_matrix *X, gsl_matrix *W_Q, gsl_matrix *W_K, gsl_matrix *W_V,
+                  gsl_matrix *W_O);
 
 #endif

@@ -40,7 +40,11 @@
  *
  * Work buffers: one per thread, from def.work_alloc(grid, ctx) (size them
  * for the largest point: sweep_max) and def.work_free. sweep_doubles_new /
- * sweep_doubles_free are the pair for a plain array of doubles.
+ * sweep_doubles_free are the pair for a plain array of doubles. Or, with no
+ * alloc/free pair at all, shape words: def.work_mats = "T.d d.dk",
+ * def.work_vecs, def.work_heads give a workset (workset.h) for the largest
+ * point, or one per point (def.work_per_point: a draw that uses whole
+ * matrices while --T/--d/--dk lists vary the sizes needs it).
  */
 #ifndef ATT_SWEEP_H
 #define ATT_SWEEP_H

@@ -35,7 +35,6 @@
 #include "naiveleak.h"
 #include "selfweight.h"
 #include "status.h"
-#include "table.h"
 #include "tol.h"
 
 #include <math.h>
@@ -113,18 +112,6 @@ static void derive(double *col, const sweep_point *pt, const stat_acc *a, const 
     col[D_SHOWN] = col[D_RSE] <= MAX_RSE;
     stat_ci95_wilson(round(a[S_ARGMAX].mean * n * T), n * T, &col[D_ALO], &col[D_AHI]);   /* n T rows */
 }
-
-typedef struct {
-    size_t T;
-    double level, d_star, d_star_lo, d_star_hi, d_star_se;
-    size_t d_below, d_above, draws_min;
-    double d_star_t2_law;   /* 2 log2((T - 1) / (2 (1 - level))): the T = 2 constant */
-} contour_row;
-#define C(f) COL(contour_row, f)
-static const table_col contour_cols[] = {C(T), C(level), C(d_star), C(d_star_lo), C(d_star_hi),
-                                         C(d_star_se), C(d_below), C(d_above), C(draws_min),
-                                         C(d_star_t2_law)};
-#undef C
 
 /* ---- the exact contour: E[1 - a_ii] = (T - 1) 2^(-d/2) c(T, d) (lib/claims/naiveleak.h) ---- */
 enum { EXACT_PAIRS = 100000, LARGE_D = 64, MEDIAN_ROWS = 20000, MEDIAN_D = 20 };
@@ -208,30 +195,20 @@ static int run(experiment *e)
         if (r.pt[p].T == r.pt[0].T) nd++;
     }
 
-    /* the contours d*(T) of 0.995 and 0.999, level-major */
+    /* the contours d*(T) of 0.995 and 0.999 (level-major): the leak's se = rse x leak per point */
+    typedef selfweight_contour_row contour_row;
     static contour_row cont[NLEVEL][SWEEP_MAX_VALUES];
-    double dd[SWEEP_MAX_VALUES], leak[SWEEP_MAX_VALUES], se[SWEEP_MAX_VALUES], col[ND];
-    size_t ncont = 0, dmin[SWEEP_MAX_VALUES];
+    static double dd[SWEEP_MAX_POINTS], leak[SWEEP_MAX_POINTS], se[SWEEP_MAX_POINTS];
+    static size_t dmin[SWEEP_MAX_POINTS];
+    double col[ND];
+    for (size_t p = 0; p < r.npoints; p++) {
+        derive(col, &r.pt[p], sweep_acc(&r, p, 0), NULL);
+        dd[p] = (double)r.pt[p].d, leak[p] = sweep_acc(&r, p, S_LEAK)->mean, se[p] = col[D_RSE] * leak[p];
+        dmin[p] = r.pt[p].draws;
+    }
     int bracketed = 1;   /* the widths run put each level between two of them, at every T */
-    for (size_t t = 0; t < nT && nd >= 2 && !st && bracketed; t++, ncont++)
-        for (size_t l = 0; l < NLEVEL && !st && bracketed; l++) {
-            for (size_t k = 0; k < nd; k++) {
-                const sweep_point *pt = &r.pt[t * nd + k];
-                derive(col, pt, sweep_acc(&r, t * nd + k, 0), NULL);
-                dd[k] = (double)pt->d, leak[k] = sweep_acc(&r, t * nd + k, S_LEAK)->mean, se[k] = col[D_RSE] * leak[k];
-                dmin[k] = pt->draws;
-            }
-            bracketed = 0;   // some width keeps more than the level, the next one less
-            for (size_t k = 0; k + 1 < nd; k++)
-                bracketed |= leak[k] > 1.0 - LEVELS[l] && leak[k + 1] <= 1.0 - LEVELS[l];
-            if (!bracketed) break;
-            selfweight_crossing x;
-            if ((st = selfweight_contour_crossing(dd, leak, se, nd, LEVELS[l], &x))) break;
-            double T = (double)Tl[t];
-            cont[l][t] = (contour_row){Tl[t], LEVELS[l], x.d_star, x.lo, x.hi, x.se, (size_t)dd[x.k], (size_t)dd[x.k + 1],
-                                       dmin[x.k] < dmin[x.k + 1] ? dmin[x.k] : dmin[x.k + 1],
-                                       2.0 * log2((T - 1.0) / (2.0 * (1.0 - LEVELS[l])))};
-        }
+    if (nd >= 2) st = selfweight_contours(dd, leak, se, dmin, Tl, nT, nd, LEVELS, NLEVEL, &cont[0][0], SWEEP_MAX_VALUES, &bracketed);
+    size_t ncont = nd >= 2 ? nT : 0;
     if (!bracketed) {
         ncont = 0;
         if (!e->o.quiet)
@@ -239,9 +216,8 @@ static int run(experiment *e)
                     "0.999 levels between two of them at every T: no contour d*(T) (give widths on both "
                     "sides, e.g. --d 16..40)\n");
     }
-    for (size_t l = 0; l < NLEVEL && ncont && !st; l++)
-        st = table_write(e->o.out_dir, l ? "naive_self_attention_contour_999.csv" : "naive_self_attention_contour.csv",
-                         contour_cols, sizeof contour_cols / sizeof contour_cols[0], cont[l], ncont, sizeof cont[l][0]);
+    static const char *const cont_names[NLEVEL] = {"naive_self_attention_contour.csv", "naive_self_attention_contour_999.csv"};
+    if (ncont && !st) st = selfweight_contours_write(e->o.out_dir, cont_names, &cont[0][0], SWEEP_MAX_VALUES, NLEVEL, ncont);
 
     double err = 0.0, smax = 0.0;
     size_t nover = 0;

@@ -100,15 +100,11 @@ static measure seed_ci(const stat_acc *a, int accuracy)
     return measure_as(measure_ci(a->mean, lo, hi, a->n), NAT_TRAINING);
 }
 
-static const table_col derived[] = {
-    SWEEP_DERIVED(0, "sep_acc_ci_lo", NAT_TRAINING, "sep_acc_ci_lo", "sep_acc_ci_hi", NULL),
-    SWEEP_DERIVED(1, "sep_acc_ci_hi", NAT_TRAINING, "sep_acc_ci_lo", "sep_acc_ci_hi", NULL),
-    SWEEP_DERIVED(2, "sep_weight_ci_lo", NAT_TRAINING, "sep_weight_ci_lo", "sep_weight_ci_hi", NULL),
-    SWEEP_DERIVED(3, "sep_weight_ci_hi", NAT_TRAINING, "sep_weight_ci_lo", "sep_weight_ci_hi", NULL),
-    SWEEP_DERIVED(4, "tied_acc_ci_lo", NAT_TRAINING, "tied_acc_ci_lo", "tied_acc_ci_hi", NULL),
-    SWEEP_DERIVED(5, "tied_acc_ci_hi", NAT_TRAINING, "tied_acc_ci_lo", "tied_acc_ci_hi", NULL),
-    SWEEP_DERIVED(6, "tied_weight_ci_lo", NAT_TRAINING, "tied_weight_ci_lo", "tied_weight_ci_hi", NULL),
-    SWEEP_DERIVED(7, "tied_weight_ci_hi", NAT_TRAINING, "tied_weight_ci_lo", "tied_weight_ci_hi", NULL)};
+/* the CI columns <name>_ci_lo, <name>_ci_hi (derived columns k, k + 1), compared as training results */
+#define CI_PAIR(k, name) SWEEP_DERIVED(k, name "_ci_lo", NAT_TRAINING, name "_ci_lo", name "_ci_hi", NULL), \
+                         SWEEP_DERIVED((k) + 1, name "_ci_hi", NAT_TRAINING, name "_ci_lo", name "_ci_hi", NULL)
+static const table_col derived[] = {CI_PAIR(0, "sep_acc"), CI_PAIR(2, "sep_weight"), CI_PAIR(4, "tied_acc"),
+                                    CI_PAIR(6, "tied_weight")};
 static void derive(double *col, const sweep_point *pt, const stat_acc *a, const void *c)
 {
     (void)pt, (void)c;

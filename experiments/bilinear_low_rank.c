@@ -1,9 +1,9 @@
-/* bilinear_low_rank - scores are a learned, low-rank bilinear form.
+/* bilinear_low_rank - "The similarity is learned, and it is low rank"
  *
- * Claim (bilinear_low_rank): s_ij = q_i . k_j = x_i^T W_QK x_j with
- * W_QK = W_Q W_K^T (d x d). W_QK = I gives back the naive x_i . x_j; since the
- * product passes through d_k dimensions, rank(W_QK) <= d_k, and the factored
- * form costs 2 d d_k parameters instead of d^2. Likewise W_OV = W_V W_O
+ * Claim: scores are a learned, low-rank bilinear form, s_ij = q_i . k_j =
+ * x_i^T W_QK x_j with W_QK = W_Q W_K^T (d x d). W_QK = I gives back the naive
+ * x_i . x_j; since the product passes through d_k dimensions, rank(W_QK) <=
+ * d_k, and the factored form costs 2 d d_k parameters instead of d^2. Likewise W_OV = W_V W_O
  * (d x d, rank <= d_v) decides what the head moves: O W_O = A X W_OV.
  *
  * Measured, for d = 64, T = 16, d_k = d_v = 1, 2, 4, 8, 16, 32 (X ~ N(0, 1),
@@ -26,22 +26,10 @@
  * columns "d_k=N", and W_OV, "d_v=N", of each point's first draw).
  * --dk lists filter the grid; --dv N sets d_v (default d_v = d_k).
  */
-#include "experiment.h"
-#include "sweep.h"
-#include "head.h"
-#include "mat.h"
-#include "mem.h"
+#include "prelude.h"
+#include "profile.h"
 #include "qkov.h"
 #include "randmat.h"
-#include "status.h"
-#include "table.h"
-#include "tol.h"
-#include "workset.h"
-
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #define RANK_TOL 1e-10
 static const size_t grid[] = {1, 2, 4, 8, 16, 32};
@@ -60,60 +48,21 @@ SWEEP_STATS(STATS);
 typedef struct { size_t dv; } ctx;
 static size_t dv_of(const sweep_point *pt, const ctx *c) { return c->dv ? c->dv : pt->dk; }
 
-/* a grid point's matrices, by name */
+/* a point's buffers (workset.h, one per point, sized exactly): X, AX, P1, P2, tT, tD
+ * (T, d); W_Q, W_K (d, d_k); W_V (d, d_v); W_O (d_v, d); the d x d circuits; S0, S1
+ * (T, T); tQ, tK (T, d_k); sv, and the spectra of W_QK and W_OV (d); the head and the
+ * head with W_Q = W_K = U */
 enum { X, W_Q, W_K, W_V, W_O, WQK, WOV, U, I, S0, S1, AX, P1, P2, aOV, tQ, tK, tT, tD, NMAT };
-typedef struct {
-    size_t n;
-    double *spectra;     /* NULL, or 2 d: sigma_i / sigma_1 of W_QK, then of W_OV */
-    workset *p[];        /* one per grid point (workset.h): m[], v[0] = sv, h[0], h[1] */
-} scratch;
-
-static void scratch_free(void *p)
-{
-    scratch *all = p;
-    for (size_t k = 0; all && k < all->n; k++) workset_free(all->p[k]);
-    free(all);
-}
-
-/* one workset per grid point: X, AX, P1, P2, tT, tD (T, d); W_Q, W_K (d, d_k);
- * W_V (d, d_v); W_O (d_v, d); the d x d circuits; S0, S1 (T, T); tQ, tK (T, d_k);
- * sv (d); the head and the head with W_Q = W_K = U */
-static void *scratch_alloc(const sweep_grid *g, const void *cp)
-{
-    size_t n = sweep_npoints(g);
-    scratch *all = calloc(1, sizeof *all + n * sizeof all->p[0]);
-    for (size_t p = 0; all && p < n; p++) {
-        sweep_point pt = sweep_grid_point(g, p);
-        size_t T = pt.T, d = pt.d, dk = pt.dk, dv = dv_of(&pt, cp);
-        const size_t shape[NMAT][2] = {
-            [X] = {T, d}, [W_Q] = {d, dk}, [W_K] = {d, dk}, [W_V] = {d, dv}, [W_O] = {dv, d},
-            [WQK] = {d, d}, [WOV] = {d, d}, [U] = {d, d}, [I] = {d, d}, [S0] = {T, T},
-            [S1] = {T, T}, [AX] = {T, d}, [P1] = {T, d}, [P2] = {T, d}, [aOV] = {d, d},
-            [tQ] = {T, dk}, [tK] = {T, dk}, [tT] = {T, d}, [tD] = {T, d}};
-        const size_t len[1] = {d}, head[2][5] = {{T, T, d, dk, dv}, {T, T, d, d, dv}};
-        all->n = p + 1;
-        if (!(all->p[p] = workset_new(NMAT, shape, 1, len, 2, head))) {
-            scratch_free(all);
-            return NULL;
-        }
-        gsl_matrix_set_identity(all->p[p]->m[I]);
-    }
-    return all;
-}
+enum { SV, SPEC_QK, SPEC_OV };
+static void work_sizes(sweep_point *pt, const void *cp) { pt->dv = dv_of(pt, cp); }
 
 static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *sp, const void *cp)
 {
-    const scratch *all = sp;
-    workset *s = all->p[pt->index];
+    workset *s = sp;
     gsl_matrix **m = s->m;
     size_t T = pt->T, d = pt->d, dk = pt->dk, dv = dv_of(pt, cp);
-    double spec_qk[d], spec_ov[d];
-    double sw = 1.0 / sqrt((double)d);
-    mat_randn(m[X], rng, 1.0);
-    mat_randn(m[W_Q], rng, sw);
-    mat_randn(m[W_K], rng, sw);
-    mat_randn(m[W_V], rng, sw);
-    mat_randn(m[W_O], rng, sw);
+    // X ~ N(0, 1), W_Q, W_K, W_V, W_O ~ N(0, 1/d)
+    randmat_head(rng, m[X], m[W_Q], m[W_K], m[W_V], m[W_O]);
     int rc;
     // the head: S = Q K^T, A, O = A V;  S1 = X W_QK X^T, W_QK = W_Q W_K^T
     head_params hp = head_params_make(m[W_Q], m[W_K], m[W_V]);
@@ -127,6 +76,7 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *sp, cons
     out[T_QK] = tol_eps(16.0, 2 * d + dk, tol_product_scale_frob(m[tQ], m[tK]) / mat_frob(s->h[0].S));
 
     // W_QK = I: X I X^T, and W_Q = W_K = U orthogonal (U U^T = I), against X X^T
+    gsl_matrix_set_identity(m[I]);
     if ((rc = head_scores(m[S0], m[X], m[X], 1.0))) return rc;
     if ((rc = qkov_bilinear_scores(m[S1], m[X], m[I], m[X]))) return rc;
     out[E_I] = mat_rel_diff(m[S1], m[S0]);
@@ -140,14 +90,10 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *sp, cons
 
     // spectra of W_QK (rank <= d_k) and W_OV = W_V W_O (rank <= d_v)
     if ((rc = qkov_ov(m[WOV], m[W_V], m[W_O]))) return rc;
-    if ((rc = qkov_rank_profile(m[WQK], dk, RANK_TOL, s->v[0], spec_qk, &out[MIS_QK],
+    if ((rc = qkov_rank_profile(m[WQK], dk, RANK_TOL, s->v[SV], s->v[SPEC_QK]->data, &out[MIS_QK],
                                 &out[KEPT_QK], &out[ZERO_QK]))) return rc;
-    if ((rc = qkov_rank_profile(m[WOV], dv, RANK_TOL, s->v[0], spec_ov, &out[MIS_OV],
+    if ((rc = qkov_rank_profile(m[WOV], dv, RANK_TOL, s->v[SV], s->v[SPEC_OV]->data, &out[MIS_OV],
                                 &out[KEPT_OV], &out[ZERO_OV]))) return rc;
-    if (all->spectra) {
-        memcpy(all->spectra, spec_qk, d * sizeof(double));
-        memcpy(all->spectra + d, spec_ov, d * sizeof(double));
-    }
 
     // the head's contribution: P1 = O W_O  vs  P2 = (A X) W_OV
     if ((rc = mat_gemm(m[P1], 1.0, s->h[0].O, 0, m[W_O], 0, 0.0))) return rc;
@@ -175,41 +121,12 @@ static void derive(double *col, const sweep_point *pt, const stat_acc *a, const 
     col[2] = (double)dv_of(pt, cp);
 }
 
-/* the spectra of each point's first draw (its block-0 generator, drawn again):
- * rows i = 1 .. d, columns "d_k=N" (W_QK) then "d_v=N" (W_OV) */
-static int write_spectra(experiment *e, const sweep_result *r, const ctx *c, const sweep_grid *g)
+/* the spectra of each point's first draw (drawn again, profile.h): rows i = 1 .. d,
+ * columns "d_k=N" (sigma_i / sigma_1 of W_QK) then "d_v=N" (of W_OV) */
+static void spectrum_name(char *buf, size_t n, size_t k, const sweep_point *pt, const void *cp)
 {
-    size_t P = r->npoints, d = r->pt[0].d, w = 1 + 2 * P;
-    for (size_t p = 1; p < P; p++)
-        if (r->pt[p].d != d) return ATT_OK;   /* one table needs one d */
-    double *spec = mem_calloc(d * w, sizeof *spec, "spectra table");
-    scratch *all = spec ? scratch_alloc(g, c) : NULL;
-    int st = all ? ATT_OK : att_alloc_status();
-    for (size_t p = 0; p < P && !st; p++) {
-        double out[NSTAT], sp[2 * d];
-        gsl_rng *rng = sweep_rng(e, &r->pt[p]);
-        all->spectra = sp;
-        st = rng ? draw(out, rng, &r->pt[p], all, c) : att_alloc_status();
-        for (size_t j = 0; j < d && !st; j++) {
-            spec[j * w] = (double)(j + 1);
-            spec[j * w + 1 + p] = sp[j];
-            spec[j * w + 1 + P + p] = sp[d + j];
-        }
-        if (rng) gsl_rng_free(rng);
-    }
-    char names[2 * SWEEP_MAX_VALUES][24];
-    table_col scols[1 + 2 * SWEEP_MAX_VALUES] = {{"i", COL_DOUBLE, 0, NAT_EXACT, NULL, NULL, NULL}};
-    for (size_t p = 0; p < P && P <= SWEEP_MAX_VALUES; p++) {
-        snprintf(names[p], sizeof names[p], "d_k=%zu", r->pt[p].dk);
-        snprintf(names[P + p], sizeof names[0], "d_v=%zu", dv_of(&r->pt[p], c));
-    }
-    for (size_t k = 0; k < 2 * P && P <= SWEEP_MAX_VALUES; k++)
-        scols[1 + k] = (table_col){names[k], COL_DOUBLE, (1 + k) * sizeof(double), NAT_ROUNDING, NULL, NULL, "1e-10"};
-    if (!st && P <= SWEEP_MAX_VALUES)
-        st = table_write(e->o.out_dir, "bilinear_low_rank_spectra.csv", scols, w, spec, d, w * sizeof(double));
-    scratch_free(all);
-    mem_free(spec, d * w, sizeof *spec);
-    return st;
+    if (k == 0) snprintf(buf, n, "d_k=%zu", pt->dk);
+    else snprintf(buf, n, "d_v=%zu", dv_of(pt, cp));
 }
 
 static int run(experiment *e)
@@ -232,28 +149,24 @@ static int run(experiment *e)
     sweep_grid_head(&g, T, d, 0, 0);
     sweep_axis(&g, AX_DK, n, dk);
     sweep_def def = SWEEP_DEF(draw);
-    def.work_alloc = scratch_alloc, def.work_free = scratch_free, def.ctx = &c;
+    def.work_mats = "T.d d.dk d.dk d.dv dv.d d.d d.d d.d d.d T.T T.T T.d T.d T.d d.d T.dk T.dk T.d T.d";
+    def.work_vecs = "d d d", def.work_heads = "T.T.d.dk.dv T.T.d.d.dv";
+    def.work_per_point = 1, def.work_sizes = work_sizes, def.ctx = &c;
     def.nderived = 3, def.derived = derived, def.derive = derive;
     sweep_result r;
     int st = sweep_run(e, &g, &def, &r);
-    if (!st) {
-        sweep_grid run_grid = g;        /* the run's d_k values, for the spectra's scratch */
-        run_grid.n[AX_DK] = r.npoints;
-        for (size_t p = 0; p < r.npoints; p++) run_grid.v[AX_DK][p] = (double)r.pt[p].dk;
-        run_grid.v[AX_T][0] = (double)r.pt[0].T, run_grid.v[AX_D][0] = (double)r.pt[0].d;
-        st = write_spectra(e, &r, &c, &run_grid);
-    }
+    const size_t spectra[2] = {SPEC_QK, SPEC_OV};
+    if (!st) st = profile_write(e, "bilinear_low_rank_spectra.csv", &r, &def, 2, spectra, spectrum_name,
+                                NAT_ROUNDING, "1e-10");
     if (st) { sweep_result_free(&r); return st; }
     exp_meta(e, "rank_tol: %g (relative to sigma_max)", RANK_TOL);
 
     /* worst cases over the sweep: the points' statistics merged */
     stat_acc w[NSTAT];
     size_t h = 0;
-    for (int k = 0; k < NSTAT; k++) stat_init(&w[k]);
-    for (size_t p = 0; p < r.npoints; p++) {
-        for (int k = 0; k < NSTAT; k++) stat_merge(&w[k], sweep_acc(&r, p, k));
+    sweep_merge_all(&r, w);
+    for (size_t p = 0; p < r.npoints; p++)
         if (r.pt[p].dk == 16) h = p;
-    }
     size_t total = w[0].n, dk_lo = r.pt[0].dk, dk_hi = r.pt[r.npoints - 1].dk, d_run = r.pt[h].d;
     size_t dk_h = r.pt[h].dk;
     sweep_result_free(&r);

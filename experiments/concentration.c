@@ -15,13 +15,7 @@
  * Writes: concentration.csv (sweep.h: per d, every statistic's mean, CI, min,
  * max, n; then the rms columns), concentration_fit.csv (the four slopes).
  */
-#include "experiment.h"
-#include "sweep.h"
-#include "status.h"
-#include "table.h"
-
-#include <math.h>
-#include <gsl/gsl_randist.h>
+#include "prelude.h"
 
 #define STATS(X) X(S_NORM2, "norm2", SW_MC) X(S_NORM2_DEV2, "norm2_dev2", SW_MC) X(S_DOT, "dot", SW_MC) \
                  X(S_DOT2, "dot2", SW_MC) X(S_ABSDOT, "absdot", SW_MC)
@@ -61,37 +55,18 @@ static measure rms(const stat_acc *a)
     return measure_ci(sqrt(m.value), isnan(m.ci_low) ? NAN : sqrt(fmax(m.ci_low, 0.0)), sqrt(m.ci_high), m.draws);
 }
 
-static const table_col derived[] = {
-    SWEEP_DERIVED(0, "norm2_spread", NAT_MC, "norm2_spread_lo", "norm2_spread_hi", NULL),
-    SWEEP_DERIVED(1, "norm2_spread_lo", NAT_MC, "norm2_spread_lo", "norm2_spread_hi", NULL),
-    SWEEP_DERIVED(2, "norm2_spread_hi", NAT_MC, "norm2_spread_lo", "norm2_spread_hi", NULL),
-    SWEEP_DERIVED(3, "dot_rms", NAT_MC, "dot_rms_lo", "dot_rms_hi", NULL),
-    SWEEP_DERIVED(4, "dot_rms_lo", NAT_MC, "dot_rms_lo", "dot_rms_hi", NULL),
-    SWEEP_DERIVED(5, "dot_rms_hi", NAT_MC, "dot_rms_lo", "dot_rms_hi", NULL)};
+static const table_col derived[] = {SWEEP_DERIVED_CI(0, "norm2_spread"), SWEEP_DERIVED_CI(3, "dot_rms")};
 static void derive(double *col, const sweep_point *pt, const stat_acc *a, const void *ctx)
 {
     (void)pt, (void)ctx;
-    measure s = rms(&a[S_NORM2_DEV2]), r = rms(&a[S_DOT2]);
-    const double v[6] = {s.value, s.ci_low, s.ci_high, r.value, r.ci_low, r.ci_high};
-    for (int k = 0; k < 6; k++) col[k] = v[k];
+    sweep_put_ci(col, rms(&a[S_NORM2_DEV2]));
+    sweep_put_ci(col + 3, rms(&a[S_DOT2]));
 }
 
 /* the four laws: quantity, its slope in d, its value at a point, the se of its log */
 enum { Q_NORM2, Q_SPREAD, Q_DOT_RMS, Q_DOT_ABS, NQ };
 static const char *const q_names[NQ] = {"norm2_mean", "norm2_spread", "dot_rms", "dot_absmean"};
 static const double q_slope[NQ] = {1.0, 0.5, 0.5, 0.5};
-
-typedef struct {
-    const char *quantity;
-    double expected_slope;
-    stat_fit f;
-} fit_row;
-static const table_col fit_cols[] = {
-    COL(fit_row, quantity), COL(fit_row, expected_slope), COL_MC_AS(fit_row, f.slope, "slope", "ci_lo", "ci_hi"),
-    COL_AS(fit_row, f.se, "se"), COL_MC_AS(fit_row, f.ci_lo, "ci_lo", "ci_lo", "ci_hi"),
-    COL_MC_AS(fit_row, f.ci_hi, "ci_hi", "ci_lo", "ci_hi"),
-    COL_AS(fit_row, f.intercept, "intercept"), COL_AS(fit_row, f.se_ols, "se_ols"),
-    COL_AS(fit_row, f.se_mc, "se_mc")};
 
 /* log value and its se by the delta method: se(m)/m for a mean, se(m)/(2m) for an rms */
 static void law_at(const stat_acc *a, int q, double *lv, double *lse)
@@ -132,25 +107,25 @@ static int run(experiment *e)
         sweep_result_free(&r);
         return ATT_OK;
     }
-    fit_row fits[NQ];
+    sweep_fit_row fits[NQ];
     double lx[64], ly[64], lse[64];
     for (int q = 0; q < NQ; q++) {
         for (size_t p = 0; p < n; p++) {
             lx[p] = log((double)r.pt[p].d);
             law_at(sweep_acc(&r, p, 0), q, &ly[p], &lse[p]);
         }
-        fits[q] = (fit_row){q_names[q], q_slope[q], stat_fit_slope(lx, ly, lse, n)};
+        fits[q] = (sweep_fit_row){q_names[q], q_slope[q], stat_fit_slope(lx, ly, lse, n)};
     }
     size_t d_lo = r.pt[0].d, d_hi = r.pt[n - 1].d;
     sweep_result_free(&r);
-    if ((st = TABLE_WRITE(e->o.out_dir, "concentration_fit.csv", fit_cols, fits, NQ))) return st;
+    if ((st = sweep_write_fits(e, "concentration_fit.csv", fits, NQ))) return st;
 
     const stat_fit *fn = &fits[Q_NORM2].f, *fd = &fits[Q_DOT_RMS].f;
-    exp_claim(e, "concNormSlope", 1.0, measure_ci(fn->slope, fn->ci_lo, fn->ci_hi, e->o.draws),
+    exp_claim(e, "concNormSlope", 1.0, sweep_fit_measure(fn, e->o.draws),
               rule_ci_within(0.98, 1.02), "log-log slope of mean ||x||^2 against d (d = %zu..%zu, "
               "%zu widths, %zu draws each)", d_lo, d_hi, n, e->o.draws);
     exp_headline(e);
-    exp_claim(e, "concDotSlope", 0.5, measure_ci(fd->slope, fd->ci_lo, fd->ci_hi, e->o.draws),
+    exp_claim(e, "concDotSlope", 0.5, sweep_fit_measure(fd, e->o.draws),
               rule_ci_within(0.48, 0.52), "log-log slope of rms(x.y) = sd(x.y) against d "
               "(d = %zu..%zu, %zu widths, %zu draws each)", d_lo, d_hi, n, e->o.draws);
     exp_summary(e, "self-score ||x||^2 grows like d^%.4f (the section: d^1), 95%% CI [%.4f, %.4f]",

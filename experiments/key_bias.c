@@ -20,17 +20,8 @@
  * ratio), key_bias_shift.csv (rope = 0's draw 0, query row 0: j, scores and
  * weights without and with b_K), key_bias.meta.
  */
+#include "prelude.h"
 #include "bias.h"
-#include "experiment.h"
-#include "head.h"
-#include "mat.h"
-#include "status.h"
-#include "sweep.h"
-#include "table.h"
-
-#include <math.h>
-#include <stdlib.h>
-#include <gsl/gsl_blas.h>
 
 #define FD_STEP 1e-5
 #define FD_TOL "1e-6"   /* backprop against central differences: the rule keyBiasFDErrMax applies */
@@ -94,28 +85,6 @@ static int draw_base(double *out, gsl_rng *rng, const sweep_point *pt, void *wor
     out[B_RATIO] = rc ? NAN : gsl_blas_dnrm2(w->g.db_K) / gsl_blas_dnrm2(w->g.db_Q);
     return rc;
 }
-static size_t base_draws(const sweep_point *pt, const void *ctx) { (void)pt, (void)ctx; return 200; }
-
-/* The figure's example: rope = 0's draw 0 again, query row 0: s_0j with and without b_K
- * differ by q_0 . b_K for every key j (into *shift). */
-typedef struct { size_t j; double score_without, score_with, weight_without, weight_with; } shift_row;
-static const table_col shift_cols[] = {COL(shift_row, j), COL(shift_row, score_without), COL(shift_row, score_with),
-                                       COL(shift_row, weight_without), COL(shift_row, weight_with)};
-static int shift_example(experiment *e, const sweep_point *pt0, bias_work *w, double *shift)
-{
-    gsl_rng *rng = sweep_rng(e, pt0);
-    int rc = rng ? head_at(w, rng, pt0) : att_alloc_status();
-    shift_row rows[64];
-    size_t T = pt0->T < 64 ? pt0->T : 64;
-    for (size_t j = 0; j < T; j++)
-        rows[j] = (shift_row){j, gsl_matrix_get(w->h.without.S, 0, j), gsl_matrix_get(w->h.with.S, 0, j),
-                              gsl_matrix_get(w->h.without.A, 0, j), gsl_matrix_get(w->h.with.A, 0, j)};
-    gsl_vector_const_view q = gsl_matrix_const_row(w->h.with.Q, 0);
-    if (!rc) gsl_blas_ddot(&q.vector, w->h.b_K, shift);
-    if (!rc) rc = TABLE_WRITE(e->o.out_dir, "key_bias_shift.csv", shift_cols, rows, T);
-    if (rng) gsl_rng_free(rng);
-    return rc;
-}
 
 static int run(experiment *e)
 {
@@ -135,17 +104,22 @@ static int run(experiment *e)
     sweep_def def = SWEEP_DEF(draw), defb = SWEEP_DEF_AS(draw_base, NBSTAT, base_names);
     def.work_alloc = defb.work_alloc = work_alloc, def.work_free = defb.work_free = bias_work_free;
     def.draws_csv = "key_bias_draws.csv";
-    defb.csv = "key_bias_base.csv", defb.draws_of = base_draws;
+    defb.csv = "key_bias_base.csv", defb.draws = 200;
     sweep_result r, rb;
     int st = sweep_run(e, &g, &def, &r);
     if (st) return st;
     if ((st = sweep_run(e, &gb, &defb, &rb))) { sweep_result_free(&r); return st; }
-    bias_work *w = work_alloc(&g, NULL);
-    double shift = NAN;
-    st = w ? shift_example(e, &r.pt[0], w, &shift) : att_alloc_status();
-    bias_work_free(w);
-    if (st) { sweep_result_free(&r); sweep_result_free(&rb); return st; }
+    /* the figure's example: rope = 0's draw 0 again (example.h), query row 0: s_0j with and
+     * without b_K differ by q_0 . b_K for every key j (bias_key_shift_write) */
     const sweep_point pt = r.pt[0];
+    sweep_grid g0;
+    sweep_grid_head(&g0, pt.T, pt.d, pt.dk, pt.dv);
+    example x;
+    double shift = NAN, out0[NBSTAT];
+    st = example_draw(&x, e, &g0, &defb, out0);
+    if (!st) st = bias_key_shift_write(e->o.out_dir, "key_bias_shift.csv", &((bias_work *)x.work)->h, pt.T, &shift);
+    example_end(&x);
+    if (st) { sweep_result_free(&r); sweep_result_free(&rb); return st; }
     exp_meta(e, "T: %zu\nd: %zu\nd_k: %zu\nd_v: %zu\nrope_base: 10000\nfd_step: %g\nshift_example: %.17g", pt.T, pt.d,
              pt.dk, pt.dv, FD_STEP, shift);
 

@@ -1,9 +1,9 @@
-/* ov_invariance - only the product W_OV = W_V W_O matters: the values move,
- * the head's output does not.
+/* ov_invariance - "The similarity is learned, and it is low rank"
  *
- * Claim (ov_invariance): for any invertible R (d_v x d_v), W_V R and R^{-1} W_O
- * give the same W_OV, hence the same contribution of the head, A X W_OV =
- * O W_O, while the value vectors V = X W_V themselves change. Stronger: a head
+ * Claim: only the product W_OV = W_V W_O matters: the values move, the
+ * head's output does not. For any invertible R (d_v x d_v), W_V R and
+ * R^{-1} W_O give the same W_OV, hence the same contribution of the head,
+ * A X W_OV = O W_O, while the value vectors V = X W_V themselves change. Stronger: a head
  * is fully described by its two circuits, so two heads with different W_Q,
  * W_K, W_V, W_O but the same W_QK and W_OV give the same output on any input.
  * With biases (q = x W_Q + b_Q, k = x W_K + b_K, v = x W_V + b_V, output
@@ -28,20 +28,9 @@
  * Writes (sweep.h: every quantity's mean, CI, min, max, n): ov_invariance.csv
  * (one row per cond(R)), ov_invariance_heads.csv (one row per two-heads case).
  */
-#include "experiment.h"
-#include "sweep.h"
-#include "head.h"
-#include "mat.h"
+#include "prelude.h"
 #include "qkov.h"
 #include "randmat.h"
-#include "status.h"
-#include "table.h"
-#include "workset.h"
-
-#include <float.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 enum { NCOND = 17, NHEADS = 2 };   /* cond 10^(k/2); two heads without, with biases */
 /* per draw, at a cond point */
@@ -71,28 +60,24 @@ static void derive_c2(double *col, const sweep_point *pt, const stat_acc *a, con
     col[0] = 16.0 * (double)(pt->T + 2 * pt->d + pt->dk + pt->dv);
 }
 
+/* a draw's buffers (workset.h): X (T, d); W_Q, W_K (d, d_k); W_V (d, d_v); W_O (d_v, d);
+ * R (d_v, d_v); WV2 (d, d_v); WO2 (d_v, d); WOV, WOV2 (d, d); WQ2, WK2 (d, d_k); Y1, Y2
+ * (T, d); b_Q, b_K (d_k), b_V (d_v), b_O (d), and the same for head 2; two head states */
 enum { X, W_Q, W_K, W_V, W_O, R, WV2, WO2, WOV, WOV2, WQ2, WK2, Y1, Y2, NMAT };
 enum { bQ, bK, bV, bO, bQ2, bK2, bV2, bO2, NVEC };
-/* X, Y1, Y2 (T, d); W_Q, W_K, WQ2, WK2 (d, d_k); W_V, WV2 (d, d_v);
- * W_O, WO2 (d_v, d); R (d_v, d_v); WOV, WOV2 (d, d); b_Q, b_K (d_k),
- * b_V (d_v), b_O (d), and the same for head 2 */
-static void *scratch_alloc(const sweep_grid *g, const void *ctx)
+#define WORK_MATS "T.d d.dk d.dk d.dv dv.d dv.dv d.dv dv.d d.d d.d d.dk d.dk T.d T.d"
+#define WORK_VECS "dk dk dv d dk dk dv d"
+#define WORK_HEADS "T.T.d.dk.dv T.T.d.dk.dv"
+
+/* 1. the head, then W_V -> W_V R, W_O -> R^{-1} W_O with cond(R) = cond = pt->x */
+static int draw_cond(double *out, gsl_rng *rng, const sweep_point *pt, void *ws, const void *ctx)
 {
     (void)ctx;
-    size_t T = sweep_max(g, AX_T), d = sweep_max(g, AX_D), dk = sweep_max(g, AX_DK), dv = sweep_max(g, AX_DV);
-    const size_t shape[NMAT][2] = {
-        [X] = {T, d}, [W_Q] = {d, dk}, [W_K] = {d, dk}, [W_V] = {d, dv}, [W_O] = {dv, d},
-        [R] = {dv, dv}, [WV2] = {d, dv}, [WO2] = {dv, d}, [WOV] = {d, d}, [WOV2] = {d, d},
-        [WQ2] = {d, dk}, [WK2] = {d, dk}, [Y1] = {T, d}, [Y2] = {T, d}};
-    const size_t len[NVEC] = {dk, dk, dv, d, dk, dk, dv, d};
-    const size_t head[2][5] = {{T, T, d, dk, dv}, {T, T, d, dk, dv}};
-    return workset_new(NMAT, shape, NVEC, len, 2, head);
-}
-
-/* 1. W_V -> W_V R, W_O -> R^{-1} W_O with cond(R) = cond */
-static int draw_cond(workset *s, gsl_rng *rng, double cond, double *out)
-{
+    workset *s = ws;
     gsl_matrix **m = s->m;
+    double cond = pt->x;
+    // the head: X ~ N(0, 1), W_Q, W_K, W_V, W_O ~ N(0, 1/d)
+    randmat_head(rng, m[X], m[W_Q], m[W_K], m[W_V], m[W_O]);
     int rc = randmat_with_cond(m[R], rng, cond);
     if (!rc) rc = qkov_reparam_ov(m[WV2], m[WO2], m[W_V], m[W_O], m[R]);
     if (!rc) rc = qkov_ov(m[WOV], m[W_V], m[W_O]);
@@ -114,11 +99,16 @@ static int draw_cond(workset *s, gsl_rng *rng, double cond, double *out)
     return ATT_OK;
 }
 
-/* 2. head 2 rebuilt from head 1's (W_QK, u, W_OV, c) alone; biases when `bias` */
-static int draw_heads(workset *s, gsl_rng *rng, int bias, double *out)
+/* 2. the head, then head 2 rebuilt from head 1's (W_QK, u, W_OV, c) alone; biases in case 1 */
+static int draw_heads(double *out, gsl_rng *rng, const sweep_point *pt, void *ws, const void *ctx)
 {
+    (void)ctx;
+    workset *s = ws;
     gsl_matrix **m = s->m;
     gsl_vector **v = s->v;
+    int bias = pt->kase == 1;
+    // the head: X ~ N(0, 1), W_Q, W_K, W_V, W_O ~ N(0, 1/d)
+    randmat_head(rng, m[X], m[W_Q], m[W_K], m[W_V], m[W_O]);
     for (int k = 0; k < NVEC; k++) vec_randn(v[k], rng, 1.0);   /* b_K2, b_V2: free choices */
     qkov_head h1 = {m[W_Q], m[W_K], m[W_V], m[W_O], v[bQ], v[bK], v[bV], v[bO]};
     qkov_head h2 = {m[WQ2], m[WK2], m[WV2], m[WO2], v[bQ2], v[bK2], v[bV2], v[bO2]};
@@ -140,31 +130,6 @@ static int draw_heads(workset *s, gsl_rng *rng, int bias, double *out)
     return ATT_OK;
 }
 
-/* X ~ N(0, 1), W_Q, W_K, W_V, W_O ~ N(0, 1/d): the head both draws start from */
-static void draw_head(workset *s, gsl_rng *rng, size_t d)
-{
-    double sw = 1.0 / sqrt((double)d);
-    mat_randn(s->m[X], rng, 1.0);
-    mat_randn(s->m[W_Q], rng, sw);
-    mat_randn(s->m[W_K], rng, sw);
-    mat_randn(s->m[W_V], rng, sw);
-    mat_randn(s->m[W_O], rng, sw);
-}
-
-static int draw_at_cond(double *out, gsl_rng *rng, const sweep_point *pt, void *s, const void *ctx)
-{
-    (void)ctx;
-    draw_head(s, rng, pt->d);
-    return draw_cond(s, rng, pt->x, out);
-}
-
-static int draw_at_heads(double *out, gsl_rng *rng, const sweep_point *pt, void *s, const void *ctx)
-{
-    (void)ctx;
-    draw_head(s, rng, pt->d);
-    return draw_heads(s, rng, pt->kase == 1, out);
-}
-
 static int run(experiment *e)
 {
     const size_t T = 16, d = 64, dk = 16, dv = 16;
@@ -179,11 +144,12 @@ static int run(experiment *e)
     sweep_grid gh = g;
     sweep_axis_x(&g, "cond", ncond, cond);
     sweep_axis_cases(&gh, "biases", NHEADS, head_cases);
-    sweep_def dc = SWEEP_DEF_AS(draw_at_cond, NCOND_STAT, cond_names);
-    dc.work_alloc = scratch_alloc, dc.work_free = workset_free;
+    sweep_def dc = SWEEP_DEF_AS(draw_cond, NCOND_STAT, cond_names);
+    sweep_def dh = SWEEP_DEF_AS(draw_heads, NHEAD_STAT, head_names);
+    dc.work_mats = dh.work_mats = WORK_MATS, dc.work_vecs = dh.work_vecs = WORK_VECS;
+    dc.work_heads = dh.work_heads = WORK_HEADS;
     dc.nderived = 1, dc.derived = derived, dc.derive = derive_c;
-    sweep_def dh = SWEEP_DEF_AS(draw_at_heads, NHEAD_STAT, head_names);
-    dh.work_alloc = scratch_alloc, dh.work_free = workset_free, dh.csv = "ov_invariance_heads.csv";
+    dh.csv = "ov_invariance_heads.csv";
     dh.nderived = 1, dh.derived = derived, dh.derive = derive_c2;
     sweep_result r, rh;
     int st = sweep_run(e, &g, &dc, &r);
@@ -195,14 +161,9 @@ static int run(experiment *e)
     exp_meta(e, "allowed_units: %g", C);
 
     /* the values move (every draw with a non-orthogonal R; an orthogonal one too) ... */
-    double vmin = INFINITY, worst[2] = {0, 0};
-    size_t total = 0, moved = 0;
-    for (size_t p = 0; p < r.npoints; p++) {
-        total += r.pt[p].draws;
-        if (r.pt[p].x > 1.0) vmin = fmin(vmin, sweep_acc(&r, p, C_V)->min), moved += r.pt[p].draws;
-        worst[0] = fmax(worst[0], sweep_acc(&r, p, C_UWOV)->max);
-        worst[1] = fmax(worst[1], sweep_acc(&r, p, C_UY)->max);
-    }
+    const stat_acc vm = sweep_merged_x_above(&r, C_V, 1.0);   /* cond(R) > 1 */
+    double vmin = vm.min, worst[2] = {sweep_merged(&r, C_UWOV).max, sweep_merged(&r, C_UY).max};
+    size_t total = sweep_merged(&r, C_V).n, moved = vm.n;
     if (moved) {
         exp_claim(e, "ovInvValueChangeMin", NAN, measure_exact(vmin, moved), rule_at_least(0.1),
                   "smallest relative change ||V' - V||_F / ||V||_F of the values over the draws "

@@ -1,9 +1,10 @@
-/* qk_invariance - only the product W_QK = W_Q W_K^T matters.
+/* qk_invariance - "The similarity is learned, and it is low rank"
  *
- * Claim (qk_invariance): for any invertible R (d_k x d_k), the weights
- * W_Q R and W_K R^{-T} give the same W_QK, hence the same scores and the same
- * output, while the query (and key) vectors themselves are different. The
- * queries carry no meaning of their own; only their pairing with the keys does.
+ * Claim: only the product W_QK = W_Q W_K^T matters. For any invertible R
+ * (d_k x d_k), the weights W_Q R and W_K R^{-T} give the same W_QK, hence the
+ * same scores and the same output, while the query (and key) vectors
+ * themselves are different. The queries carry no meaning of their own; only
+ * their pairing with the keys does.
  *
  * Measured, for T = 16, d = 64, d_k = d_v = 16 and R = U diag(s) V^T with
  * Haar U, V and cond(R) = 1, 10^0.5, ..., 1e8 (cond 1: a Haar orthogonal R),
@@ -24,20 +25,9 @@
  * allowed_units = C in the .meta. --cond X runs the single cond(R) = X;
  * --T, --d, --dk, --dv lists add their points.
  */
-#include "experiment.h"
-#include "sweep.h"
-#include "head.h"
-#include "mat.h"
+#include "prelude.h"
 #include "qkov.h"
 #include "randmat.h"
-#include "status.h"
-#include "table.h"
-#include "workset.h"
-
-#include <float.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 enum { NCOND_GRID = 17 };                 /* cond = 10^(k/2), k = 0 .. 16 */
 #define MAX_COND 1e15                     /* --cond at most this, below 1/eps */
@@ -56,19 +46,11 @@ static void derive(double *col, const sweep_point *pt, const stat_acc *a, const 
     col[0] = 4.0 * (double)(pt->d + 2 * pt->dk);
 }
 
-/* a draw's buffers (workset.h): X (T, d), W_Q, W_K, WQ2, WK2 (d, d_k), W_V (d, d_v),
- * R (d_k, d_k), WQK, WQK2 (d, d), G1, G2 (T, T); two head states */
+/* a draw's buffers (workset.h): X (T, d), W_Q, W_K (d, d_k), W_V (d, d_v), R (d_k, d_k),
+ * WQ2, WK2 (d, d_k), WQK, WQK2 (d, d), G1, G2 (T, T); two head states */
 enum { X, W_Q, W_K, W_V, R, WQ2, WK2, WQK, WQK2, G1, G2, NMAT };
-static void *work_alloc(const sweep_grid *g, const void *ctx)
-{
-    (void)ctx;
-    size_t T = sweep_max(g, AX_T), d = sweep_max(g, AX_D), d_k = sweep_max(g, AX_DK), d_v = sweep_max(g, AX_DV);
-    const size_t shape[NMAT][2] = {[X] = {T, d}, [W_Q] = {d, d_k}, [W_K] = {d, d_k}, [W_V] = {d, d_v},
-        [R] = {d_k, d_k}, [WQ2] = {d, d_k}, [WK2] = {d, d_k}, [WQK] = {d, d}, [WQK2] = {d, d},
-        [G1] = {T, T}, [G2] = {T, T}};
-    const size_t head[2][5] = {{T, T, d, d_k, d_v}, {T, T, d, d_k, d_v}};
-    return workset_new(NMAT, shape, 0, NULL, 2, head);
-}
+#define WORK_MATS "T.d d.dk d.dk d.dv dk.dk d.dk d.dk d.d d.d T.T T.T"
+#define WORK_HEADS "T.T.d.dk.dv T.T.d.dk.dv"
 
 /* One draw at grid point p: X ~ N(0, 1), weights ~ N(0, 1/d), R with
  * cond(R) = cond[p]; the head before and after W_Q -> W_Q R, W_K -> W_K R^{-T}. */
@@ -78,11 +60,8 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *sp, cons
     workset *w = sp;
     gsl_matrix **m = w->m;
     head_state *st1 = &w->h[0], *st2 = &w->h[1];
-    double sw = 1.0 / sqrt((double)pt->d);
-    mat_randn(m[X], rng, 1.0);
-    mat_randn(m[W_Q], rng, sw);
-    mat_randn(m[W_K], rng, sw);
-    mat_randn(m[W_V], rng, sw);
+    // X ~ N(0, 1), W_Q, W_K, W_V ~ N(0, 1/d)
+    randmat_head(rng, m[X], m[W_Q], m[W_K], m[W_V], NULL);
     int rc = randmat_with_cond(m[R], rng, pt->x);
     // W_Q' = W_Q R,  W_K' = W_K R^{-T}  (LU solves, no explicit inverse)
     if (!rc) rc = qkov_reparam(m[WQ2], m[WK2], m[W_Q], m[W_K], m[R]);
@@ -140,21 +119,21 @@ static int run(experiment *e)
     sweep_grid_head(&g, T, d, dk, dv);
     sweep_axis_x(&g, "cond", ncond, cond);
     sweep_def def = SWEEP_DEF(draw);
-    def.work_alloc = work_alloc, def.work_free = workset_free;
+    def.work_mats = WORK_MATS, def.work_heads = WORK_HEADS, def.work_per_point = 1;   /* each point at its sizes */
     def.nderived = 1, def.derived = derived, def.derive = derive;
     sweep_result r;
     int st = sweep_run(e, &g, &def, &r);
     if (st) return st;
 
     /* worst cases over every draw and every point; the allowed C = 4 (d + 2 d_k) */
-    double worst[3] = {0, 0, 0}, qmin = INFINITY, C = 0.0, cmin = INFINITY, cmax = 0.0;
-    size_t total = 0, nonorth = 0, orth = r.npoints, h = 0;
+    stat_acc w[NSTAT];
+    sweep_merge_all(&r, w);
+    const stat_acc qm = sweep_merged_x_above(&r, E_Q, 1.0);   /* cond(R) > 1 */
+    double worst[3] = {w[U_WQK].max, w[U_S].max, w[U_O].max}, qmin = qm.min, C = 0.0, cmin = INFINITY, cmax = 0.0;
+    size_t total = w[0].n, nonorth = qm.n, orth = r.npoints, h = 0;
     for (size_t p = 0; p < r.npoints; p++) {
         const sweep_point *pt = &r.pt[p];
         C = fmax(C, 4.0 * (double)(pt->d + 2 * pt->dk));
-        total += pt->draws;
-        for (int k = 0; k < 3; k++) worst[k] = fmax(worst[k], sweep_acc(&r, p, U_WQK + k)->max);
-        if (pt->x > 1.0) { qmin = fmin(qmin, sweep_acc(&r, p, E_Q)->min); nonorth += pt->draws; }
         if (pt->x == 1.0 && pt->dk >= 2 && orth == r.npoints) orth = p;
         if (pt->x >= r.pt[h].x) h = p;
         cmin = fmin(cmin, pt->x), cmax = fmax(cmax, pt->x);

@@ -30,25 +30,11 @@
  * query_bias_example.csv (one head, T = 6, d = 16, d_k = 8, sigma = 1: i, j,
  * query, key, score_shift D, weight_zero_query), query_bias.meta.
  */
+#include "prelude.h"
 #include "bias.h"
-#include "experiment.h"
-#include "head.h"
-#include "mat.h"
-#include "rng.h"
 #include "softmax.h"
-#include "status.h"
-#include "sweep.h"
-#include "table.h"
-#include "tol.h"
-
-#include <float.h>
-#include <math.h>
-#include <gsl/gsl_blas.h>
-#include <gsl/gsl_randist.h>
 
 enum { MAX_T = 48, MAX_D = 48, MAX_DK = 32 };
-enum { EX_T = 6, EX_D = 16, EX_DK = 8 };
-static const char *const example_tokens[EX_T] = {"a", "cat", "sat", "on", "the", "mat"};
 
 #define STATS(X) X(S_TQ, "T_q", SW_MC) X(S_TK, "T_k", SW_MC) X(S_D, "d", SW_MC) X(S_DK, "d_k", SW_MC)    \
     X(S_SELF, "self", SW_MC) X(S_SIGMA, "b_sigma", SW_MC) X(S_SPREAD, "row_spread", SW_ROUND("1"))               \
@@ -62,14 +48,6 @@ static void *work_alloc(const sweep_grid *g, const void *c)
 {
     (void)g, (void)c;
     return bias_qhead_new(MAX_T, MAX_D, MAX_DK);
-}
-
-/* 1/2 sum_j |p_j - 1/n|: how far p (n) is from the uniform distribution */
-static double preference(const gsl_vector *p)
-{
-    double tv = 0.0;
-    for (size_t j = 0; j < p->size; j++) tv += fabs(gsl_vector_get(p, j) - 1.0 / (double)p->size);
-    return 0.5 * tv;
 }
 
 /* One random head (sizes drawn first, then the head, bias.h): S, A (T_q, T_k) of the
@@ -114,35 +92,18 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, co
     // the effect: ||A(b_Q) - A(0)||_F / ||A(0)||_F
     out[S_CHANGE] = mat_rel_diff(h->sb.A, h->s0.A);
     // the preference: TV(softmax(K b_Q), uniform) = 1/2 sum_j |a*_j - 1/T_k|
-    out[S_PREF] = preference(&astar.vector);
+    out[S_PREF] = bias_preference(&astar.vector);
     return ATT_OK;
 }
 
-typedef struct { size_t i, j; const char *query, *key; double score_shift, weight_zero_query; } example_row;
-
-static const table_col example_cols[] = {
-    COL(example_row, i), COL(example_row, j), COL(example_row, query), COL(example_row, key),
-    COL(example_row, score_shift), COL(example_row, weight_zero_query)};
-
-/* The figure's head (its own stream): T = 6 self-attention, d = 16, d_k = 8,
- * W_Q sharpness 1, b_Q ~ N(0, 1). */
-static int example(experiment *e)
+/* The figure's head (its own stream; bias_query_example): T = 6 self-attention, d = 16,
+ * d_k = 8, W_Q sharpness 1, b_Q ~ N(0, 1). */
+static int figure_example(experiment *e)
 {
     gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 1, 0));
-    bias_qhead *h = bias_qhead_new(EX_T, EX_D, EX_DK);
-    int rc = (rng && h) ? bias_qhead_draw(h, rng, EX_T, EX_T, EX_D, EX_DK, 1, 1.0, 1.0) : att_alloc_status();
-    example_row rows[EX_T * EX_T];
-    for (size_t i = 0; i < EX_T && !rc; i++)
-        for (size_t j = 0; j < EX_T; j++)
-            rows[i * EX_T + j] = (example_row){i, j, example_tokens[i], example_tokens[j],
-                gsl_matrix_get(h->sb.S, i, j) - gsl_matrix_get(h->s0.S, i, j), gsl_matrix_get(h->sz.A, i, j)};
-    if (!rc) rc = TABLE_WRITE(e->o.out_dir, "query_bias_example.csv", example_cols, rows, EX_T * EX_T);
-    if (!rc) {
-        gsl_vector_view a0 = gsl_matrix_row(h->sz.A, 0);
-        exp_meta(e, "example_pref_tv: %.17g\nexample_top_weight: %.17g", preference(&a0.vector),
-                 gsl_vector_max(&a0.vector));
-    }
-    bias_qhead_free(h);
+    double tv = NAN, top = NAN;
+    int rc = rng ? bias_query_example(e->o.out_dir, "query_bias_example.csv", rng, &tv, &top) : att_alloc_status();
+    if (!rc) exp_meta(e, "example_pref_tv: %.17g\nexample_top_weight: %.17g", tv, top);
     if (rng) gsl_rng_free(rng);
     return rc;
 }
@@ -174,7 +135,6 @@ static int draw_pref(double *out, gsl_rng *rng, const sweep_point *pt, void *wor
     out[P_TV] = tv;
     return rc;
 }
-static size_t pref_draws(const sweep_point *pt, const void *c) { (void)pt, (void)c; return 2000; }
 
 static int run(experiment *e)
 {
@@ -187,13 +147,13 @@ static int run(experiment *e)
     sweep_axis_x(&gp, "u", 5, us);
     sweep_def def = SWEEP_DEF(draw), defp = SWEEP_DEF_AS(draw_pref, NPSTAT, pref_names);
     def.work_alloc = work_alloc, def.work_free = bias_qhead_free, def.draws_csv = "query_bias_draws.csv";
-    defp.csv = "query_bias_pref.csv", defp.draws_of = pref_draws;
+    defp.csv = "query_bias_pref.csv", defp.draws = 2000;
     sweep_result r, rp;
-    int st = example(e);      /* its allocations before anything is written */
+    int st = figure_example(e);      /* its allocations before anything is written */
     if (st || (st = sweep_run(e, &g, &def, &r))) return st;
     if ((st = sweep_run(e, &gp, &defp, &rp))) { sweep_result_free(&r); return st; }
     exp_meta(e, "heads: %zu\nmax_T: %d\nmax_d: %d\nmax_d_k: %d\nexample_T: %d\nexample_d: %d\nexample_d_k: %d",
-             n, MAX_T, MAX_D, MAX_DK, EX_T, EX_D, EX_DK);
+             n, MAX_T, MAX_D, MAX_DK, BIAS_QEX_T, BIAS_QEX_D, BIAS_QEX_DK);
     const stat_acc *a = sweep_acc(&r, 0, 0);
 
     // the headline: the exact statement, W_Q = 0 gives every row the same weights

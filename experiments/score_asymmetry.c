@@ -1,8 +1,9 @@
-/* score_asymmetry - raw scores are symmetric, learned scores need not be.
+/* score_asymmetry - "The similarity is learned, and it is low rank"
  *
- * Claim (score_asymmetry): with raw vectors s_ij = x_i . x_j = s_ji, so
- * relevance is forced to be mutual. With projections s_ij = x_i^T W_QK x_j,
- * W_QK = W_Q W_K^T, and s_ij != s_ji unless W_QK is symmetric.
+ * Claim: raw scores are symmetric, learned scores need not be. With raw
+ * vectors s_ij = x_i . x_j = s_ji, so relevance is forced to be mutual. With
+ * projections s_ij = x_i^T W_QK x_j, W_QK = W_Q W_K^T, and s_ij != s_ji
+ * unless W_QK is symmetric.
  *
  * Measured, for T = 16, d = 64, d_k = 16 (X ~ N(0, 1), weights ~ N(0, 1/d)),
  * 2000 draws, the relative asymmetry a(S) = ||S - S^T||_F / ||S||_F of
@@ -25,21 +26,9 @@
  * exactly 0), score_asymmetry_draws.csv (every draw),
  * score_asymmetry_sentence.csv (the sentence's scores and weights).
  */
-#include "experiment.h"
-#include "sweep.h"
-#include "head.h"
-#include "mat.h"
-#include "mem.h"
+#include "prelude.h"
 #include "qkov.h"
 #include "sentence.h"
-#include "status.h"
-#include "table.h"
-#include "workset.h"
-#include "tol.h"
-
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
 enum { C_RAW, C_TIED, C_SYM, C_IND, NCASE };
 /* per draw: the asymmetry of each case, its tolerance, 1 when exactly 0 */
@@ -55,15 +44,6 @@ SWEEP_STATS(STATS);
 /* a draw's buffers (workset.h): X (T, d), W_Q, W_K (d, d_k), W_V (d, 1), B, M (d_k, d_k),
  * S_RAW (T, T) the raw scores, one head state */
 enum { X, W_Q, W_K, W_V, B, M, S_RAW, NMAT };
-static void *scratch_alloc(const sweep_grid *g, const void *ctx)
-{
-    (void)ctx;
-    size_t T = sweep_max(g, AX_T), d = sweep_max(g, AX_D), d_k = sweep_max(g, AX_DK);
-    const size_t shape[NMAT][2] = {[X] = {T, d}, [W_Q] = {d, d_k}, [W_K] = {d, d_k}, [W_V] = {d, 1},
-                                   [B] = {d_k, d_k}, [M] = {d_k, d_k}, [S_RAW] = {T, T}};
-    const size_t head[1][5] = {{T, T, d, d_k, 1}};
-    return workset_new(NMAT, shape, 0, NULL, 1, head);
-}
 
 /* tol = 16 n eps || |Q| |K|^T ||_F / ||S||_F, Q (T, n'), K (T, n'), S (T, T) */
 static double rounding_tol(size_t n, const gsl_matrix *Q, const gsl_matrix *K, const gsl_matrix *S)
@@ -118,11 +98,6 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *sp, cons
     return ATT_OK;
 }
 
-static const table_col sentence_cols[] = {
-    COL(sentence_row, qi), COL(sentence_row, ki), COL(sentence_row, query), COL(sentence_row, key),
-    COL(sentence_row, raw_score), COL(sentence_row, raw_weight), COL(sentence_row, score),
-    COL(sentence_row, weight)};
-
 static int run(experiment *e)
 {
     const size_t T = 16, d = 64, d_k = 16;
@@ -131,24 +106,20 @@ static int run(experiment *e)
     sweep_grid g;
     sweep_grid_head(&g, T, d, d_k, 0);
     sweep_def def = SWEEP_DEF(draw);
-    def.work_alloc = scratch_alloc, def.work_free = workset_free;
+    def.work_mats = "T.d d.dk d.dk d.1 dk.dk dk.dk T.T", def.work_heads = "T.T.d.dk.1";
     def.draws_csv = "score_asymmetry_draws.csv";
     sweep_result r;
     int st = sweep_run(e, &g, &def, &r);
     if (st) return st;
     const sweep_point c = r.pt[0];
-    stat_acc acc[NSTAT];                 /* kept: the result is freed below */
-    memcpy(acc, sweep_acc(&r, 0, 0), sizeof acc);
+    const stat_acc *acc = sweep_acc(&r, 0, 0);
     size_t n = c.draws;
-
     // the sentence: raw scores X X^T and a hand-made head's scores
-    sentence_row srow[SENTENCE_T * SENTENCE_T];
     sentence_result sr;
-    st = sentence_attention(srow, &sr);
-    if (!st) st = TABLE_WRITE(e->o.out_dir, "score_asymmetry_sentence.csv", sentence_cols, srow,
-                              SENTENCE_T * SENTENCE_T);
-    sweep_result_free(&r);
-    if (st) return st;
+    if ((st = sentence_write(e->o.out_dir, "score_asymmetry_sentence.csv", &sr))) {
+        sweep_result_free(&r);
+        return st;
+    }
 
     /* the claim: independent projections give O(1) asymmetry */
     measure ind = measure_stat(&acc[S_ASYM + C_IND]);
@@ -185,6 +156,7 @@ static int run(experiment *e)
                 "= %.3f / %.3g", sr.a_it_animal, sr.a_animal_it);
     exp_summary(e, "the sentence: a(it -> animal) = %.3f, a(animal -> it) = %.3g", sr.a_it_animal,
                 sr.a_animal_it);
+    sweep_result_free(&r);
     return ATT_OK;
 }
 

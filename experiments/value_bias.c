@@ -19,19 +19,8 @@
  * min, max, n), value_bias_draws.csv (every head), value_bias_example.csv
  * (one head, T = 5, d_v = 2: each output's shift along b_V, in units of b_V).
  */
+#include "prelude.h"
 #include "bias.h"
-#include "experiment.h"
-#include "sweep.h"
-#include "head.h"
-#include "mat.h"
-#include "rng.h"
-#include "status.h"
-#include "table.h"
-#include "tol.h"
-#include "workset.h"
-
-#include <float.h>
-#include <math.h>
 
 enum { MAX_T = 48, MAX_D = 48, MAX_DK = 32, EX_T = 5, EX_D = 8, EX_DK = 4, EX_DV = 2 };
 static const double CONTROL_MIN = 1e-3;   /* the catalogue's "large" */
@@ -47,25 +36,11 @@ SWEEP_STATS(STATS);
  * W_V (d, d_v), W_O (d_v, d); b_V (d_v), b_O, b_O' (d) */
 enum { XQ, XKV, WQ, WK, WV, WO, NMAT };
 enum { BV, BO, BF, NVEC };
-static void *work_alloc(const sweep_grid *g, const void *ctx)
+#define WORK_MATS "T.d T.d d.dk d.dk d.dv dv.d"
+#define WORK_VECS "dv d d"
+static void max_sizes(sweep_point *pt, const void *ctx)
 {
-    (void)g, (void)ctx;
-    const size_t shape[NMAT][2] = {[XQ] = {MAX_T, MAX_D}, [XKV] = {MAX_T, MAX_D}, [WQ] = {MAX_D, MAX_DK},
-                                   [WK] = {MAX_D, MAX_DK}, [WV] = {MAX_D, MAX_DK}, [WO] = {MAX_DK, MAX_D}};
-    const size_t len[NVEC] = {[BV] = MAX_DK, [BO] = MAX_D, [BF] = MAX_D};
-    return workset_new(NMAT, shape, NVEC, len, 0, NULL);
-}
-
-/* max_j sum_l |W_lj|: the largest column 1-norm of W (d_v, d) */
-static double max_col_abs_sum(const gsl_matrix *W)
-{
-    double m = 0.0;
-    for (size_t j = 0; j < W->size2; j++) {
-        double s = 0.0;
-        for (size_t l = 0; l < W->size1; l++) s += fabs(gsl_matrix_get(W, l, j));
-        m = fmax(m, s);
-    }
-    return m;
+    (void)ctx, *pt = (sweep_point){.T = MAX_T, .d = MAX_D, .dk = MAX_DK, .dv = MAX_DK};   /* d_v <= 32 too */
 }
 
 /* One head of the sizes in out[S_TQ .. S_SIGMA]: out[S_PASS ..]; the softmax and sigmoid
@@ -115,7 +90,8 @@ static int head_draw(double *out, workset *w, gsl_rng *rng, double sharp, gsl_ma
         || (rc = bias_fold_error(&fold, O ? O[1] : NULL, O ? O[0] : NULL, s0.A, s1.V, s0.V, &W_O.matrix,
                                  &b_O.vector, &b_f.vector)))
         goto done;
-    double scale_Y = scale_O * max_col_abs_sum(&W_O.matrix) + vec_max_abs(&b_O.vector);
+    // scale_Y = scale_O max_j sum_l |W_O,lj| + max|b_O|  (||W_O||_1, the largest column 1-norm)
+    double scale_Y = scale_O * mat_norm1(&W_O.matrix) + vec_max_abs(&b_O.vector);
     out[S_FOLD] = fold / scale_Y / tol_eps(8, T_k + d_v, 1.0);
     // negative control: A = sigmoid(S), rows summing to anything in (0, T_k)
     if ((rc = bias_sigmoid_weights(Ac, s0.S))
@@ -152,33 +128,20 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, co
     return head_draw(out, work, rng, sharp, NULL);
 }
 
-typedef struct { size_t i; const char *token; double softmax_shift, row_sum; } example_row;
-static const table_col example_cols[] = {
-    COL(example_row, i), COL(example_row, token), COL(example_row, softmax_shift), COL(example_row, row_sum)};
-
 /* The figure's head (T = 5 self-attention, d = 8, d_k = 4, d_v = 2: outputs in a plane,
  * b_V ~ N(0, 1)), on the stream of that point: output i moves by (sum_j a_ij) b_V, i.e.
  * (delta . b_V) / |b_V|^2 = 1 with softmax rows and the row sum r_i with sigmoid rows. */
-static int example(const experiment *e)
+static int figure_example(const experiment *e, const sweep_grid *g, const sweep_def *def)
 {
     static const char *const tokens[EX_T] = {"the", "cat", "sat", "on", "mats"};
     const sweep_point pt = {.T = EX_T, .d = EX_D, .dk = EX_DK, .dv = EX_DV};
     gsl_rng *rng = sweep_rng(e, &pt);
-    workset *w = work_alloc(NULL, NULL);
-    gsl_matrix *O[4] = {mat_new(EX_T, EX_DV), mat_new(EX_T, EX_DV), mat_new(EX_T, EX_DV), mat_new(EX_T, EX_DV)};
+    workset *w = sweep_work_new(g, def), *o = sweep_workset(&pt, "T.dv T.dv T.dv T.dv", NULL, NULL);  /* O[4] */
     double v[NSTAT] = {[S_TQ] = EX_T, [S_TK] = EX_T, [S_D] = EX_D, [S_DK] = EX_DK, [S_DV] = EX_DV,
                        [S_SELF] = 1, [S_SIGMA] = 1.0};
-    int rc = (rng && w && O[0] && O[1] && O[2] && O[3]) ? head_draw(v, w, rng, 1.0, O) : att_alloc_status();
-    example_row rows[EX_T];
-    for (size_t i = 0; i < EX_T && !rc; i++) {
-        double bx = gsl_vector_get(w->v[BV], 0), by = gsl_vector_get(w->v[BV], 1), bb = bx * bx + by * by;
-        double sx = gsl_matrix_get(O[1], i, 0) - gsl_matrix_get(O[0], i, 0), sy = gsl_matrix_get(O[1], i, 1) - gsl_matrix_get(O[0], i, 1);
-        double dx = gsl_matrix_get(O[3], i, 0) - gsl_matrix_get(O[2], i, 0), dy = gsl_matrix_get(O[3], i, 1) - gsl_matrix_get(O[2], i, 1);
-        rows[i] = (example_row){i, tokens[i], (sx * bx + sy * by) / bb, (dx * bx + dy * by) / bb};
-    }
-    if (!rc) rc = TABLE_WRITE(e->o.out_dir, "value_bias_example.csv", example_cols, rows, EX_T);
-    for (int k = 0; k < 4; k++) mat_free(O[k]);
-    workset_free(w);
+    int rc = (rng && w && o) ? head_draw(v, w, rng, 1.0, o->m) : att_alloc_status();
+    if (!rc) rc = bias_value_example_write(e->o.out_dir, "value_bias_example.csv", o->m, w->v[BV], tokens);
+    workset_free(o), workset_free(w);
     if (rng) gsl_rng_free(rng);
     return rc;
 }
@@ -188,10 +151,10 @@ static int run(experiment *e)
     sweep_grid g;
     sweep_grid_init(&g);
     sweep_def def = SWEEP_DEF(draw);
-    def.work_alloc = work_alloc, def.work_free = workset_free;
+    def.work_mats = WORK_MATS, def.work_vecs = WORK_VECS, def.work_sizes = max_sizes;
     def.draws_csv = "value_bias_draws.csv";
     sweep_result r;
-    int st = example(e);
+    int st = figure_example(e, &g, &def);
     if (!st) st = sweep_run(e, &g, &def, &r);
     if (st) return st;
     const stat_acc *a = sweep_acc(&r, 0, 0);

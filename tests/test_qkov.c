@@ -100,6 +100,29 @@ END_TEST
 
 /* ---- score_asymmetry ---------------------------------------------------- */
 
+/* randmat_head: X ~ N(0, 1) then each weight ~ N(0, 1/d) in order, a NULL weight draws nothing */
+START_TEST(test_randmat_head)
+{
+    gsl_rng *r1 = gsl_rng_alloc(gsl_rng_mt19937), *r2 = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_matrix *X = mat_new(5, 9), *Wq = mat_new(9, 3), *Wv = mat_new(9, 4), *Wo = mat_new(4, 9);
+    gsl_matrix *X2 = mat_new(5, 9), *Wq2 = mat_new(9, 3), *Wv2 = mat_new(9, 4), *Wo2 = mat_new(4, 9);
+    gsl_rng_set(r1, 7), gsl_rng_set(r2, 7);
+    randmat_head(r1, X, Wq, NULL, Wv, Wo);
+    mat_randn(X2, r2, 1.0);
+    mat_randn(Wq2, r2, 1.0 / 3.0);
+    mat_randn(Wv2, r2, 1.0 / 3.0);
+    mat_randn(Wo2, r2, 1.0 / 3.0);
+    ck_assert_double_eq(mat_max_abs_diff(X, X2), 0.0);
+    ck_assert_double_eq(mat_max_abs_diff(Wq, Wq2), 0.0);
+    ck_assert_double_eq(mat_max_abs_diff(Wv, Wv2), 0.0);
+    ck_assert_double_eq(mat_max_abs_diff(Wo, Wo2), 0.0);
+    ck_assert_uint_eq(gsl_rng_get(r1), gsl_rng_get(r2));   /* the same number of draws */
+    mat_free(X), mat_free(Wq), mat_free(Wv), mat_free(Wo);
+    mat_free(X2), mat_free(Wq2), mat_free(Wv2), mat_free(Wo2);
+    gsl_rng_free(r1), gsl_rng_free(r2);
+}
+END_TEST
+
 START_TEST(test_symmetric_wqk_symmetric_scores)
 {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -452,5 +475,5 @@ START_TEST(test_determinism_threads)
 END_TEST
 
 PROP_MAIN("test_qkov",
-          {"identities", 120, {test_randmat_orthogonal, test_randmat_cond, test_symmetric_wqk_symmetric_scores, test_independent_scores_asymmetric, test_sentence_one_way, test_rank_wqk_is_dk, test_bilinear_scores_equal_head, test_rank_profile_and_abs_product, test_qk_invariance, test_qk_invariance_queries_change}},
+          {"identities", 120, {test_randmat_orthogonal, test_randmat_cond, test_randmat_head, test_symmetric_wqk_symmetric_scores, test_independent_scores_asymmetric, test_sentence_one_way, test_rank_wqk_is_dk, test_bilinear_scores_equal_head, test_rank_profile_and_abs_product, test_qk_invariance, test_qk_invariance_queries_change}},
           {"determinism", 120, {test_determinism_threads}})

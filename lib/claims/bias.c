@@ -4,6 +4,7 @@
 #include "mat.h"
 #include "mem.h"
 #include "status.h"
+#include "table.h"
 #include "tol.h"
 
 #include <math.h>
@@ -266,4 +267,72 @@ int bias_qhead_draw(bias_qhead *q, gsl_rng *rng, size_t T_q, size_t T_k, size_t 
     if (!rc) rc = head_forward(&q->sb, &pb, &Xq.matrix, &Xkv.matrix);
     if (!rc) rc = head_forward(&q->sz, &pz, &Xq.matrix, &Xkv.matrix);
     return rc;
+}
+
+double bias_preference(const gsl_vector *p)
+{
+    double tv = 0.0;
+    for (size_t j = 0; j < p->size; j++) tv += fabs(gsl_vector_get(p, j) - 1.0 / (double)p->size);
+    return 0.5 * tv;
+}
+
+typedef struct { size_t i, j; const char *query, *key; double score_shift, weight_zero_query; } qex_row;
+
+int bias_query_example(const char *dir, const char *name, gsl_rng *rng, double *tv, double *top)
+{
+    enum { T = BIAS_QEX_T };
+    static const char *const tokens[T] = {"a", "cat", "sat", "on", "the", "mat"};
+    static const table_col cols[] = {
+        COL(qex_row, i), COL(qex_row, j), COL(qex_row, query), COL(qex_row, key),
+        COL(qex_row, score_shift), COL(qex_row, weight_zero_query)};
+    bias_qhead *h = bias_qhead_new(T, BIAS_QEX_D, BIAS_QEX_DK);
+    int rc = h ? bias_qhead_draw(h, rng, T, T, BIAS_QEX_D, BIAS_QEX_DK, 1, 1.0, 1.0) : att_alloc_status();
+    qex_row rows[T * T];
+    for (size_t i = 0; i < T && !rc; i++)
+        for (size_t j = 0; j < T; j++)
+            rows[i * T + j] = (qex_row){i, j, tokens[i], tokens[j],
+                gsl_matrix_get(h->sb.S, i, j) - gsl_matrix_get(h->s0.S, i, j), gsl_matrix_get(h->sz.A, i, j)};
+    if (!rc) rc = TABLE_WRITE(dir, name, cols, rows, T * T);
+    if (!rc) {
+        gsl_vector_view a0 = gsl_matrix_row(h->sz.A, 0);
+        *tv = bias_preference(&a0.vector);
+        *top = gsl_vector_max(&a0.vector);
+    }
+    bias_qhead_free(h);
+    return rc;
+}
+
+typedef struct { size_t j; double score_without, score_with, weight_without, weight_with; } shift_row;
+
+int bias_key_shift_write(const char *dir, const char *name, const bias_head *h, size_t T, double *shift)
+{
+    static const table_col cols[] = {COL(shift_row, j), COL(shift_row, score_without), COL(shift_row, score_with),
+                                     COL(shift_row, weight_without), COL(shift_row, weight_with)};
+    shift_row rows[64];
+    T = T < 64 ? T : 64;
+    for (size_t j = 0; j < T; j++)
+        rows[j] = (shift_row){j, gsl_matrix_get(h->without.S, 0, j), gsl_matrix_get(h->with.S, 0, j),
+                              gsl_matrix_get(h->without.A, 0, j), gsl_matrix_get(h->with.A, 0, j)};
+    gsl_vector_const_view q = gsl_matrix_const_row(h->with.Q, 0);
+    gsl_blas_ddot(&q.vector, h->b_K, shift);
+    return TABLE_WRITE(dir, name, cols, rows, T);
+}
+
+typedef struct { size_t i; const char *token; double softmax_shift, row_sum; } vex_row;
+
+int bias_value_example_write(const char *dir, const char *name, gsl_matrix *const O[4], const gsl_vector *b_V,
+                             const char *const *tokens)
+{
+    static const table_col cols[] = {COL(vex_row, i), COL(vex_row, token), COL(vex_row, softmax_shift),
+                                     COL(vex_row, row_sum)};
+    enum { MAX_ROWS = 64 };
+    size_t T = O[0]->size1 < MAX_ROWS ? O[0]->size1 : MAX_ROWS;
+    vex_row rows[MAX_ROWS];
+    double bx = gsl_vector_get(b_V, 0), by = gsl_vector_get(b_V, 1), bb = bx * bx + by * by;
+    for (size_t i = 0; i < T; i++) {
+        double sx = gsl_matrix_get(O[1], i, 0) - gsl_matrix_get(O[0], i, 0), sy = gsl_matrix_get(O[1], i, 1) - gsl_matrix_get(O[0], i, 1);
+        double dx = gsl_matrix_get(O[3], i, 0) - gsl_matrix_get(O[2], i, 0), dy = gsl_matrix_get(O[3], i, 1) - gsl_matrix_get(O[2], i, 1);
+        rows[i] = (vex_row){i, tokens[i], (sx * bx + sy * by) / bb, (dx * bx + dy * by) / bb};
+    }
+    return TABLE_WRITE(dir, name, cols, rows, T);
 }

@@ -77,6 +77,11 @@ typedef struct {
 } bias_work;
 bias_work *bias_work_new(size_t T, size_t d, size_t d_k, size_t d_v);
 void bias_work_free(void *w);
+/* The key-bias figure's table from a drawn head: query row 0, per key j
+ < T (at most 64) s_0j and a_0j without and with b_K (j, score_without,
+ * score_with, weight_without, weight_with) as dir/name; the shift q_0 . b_K
+ * that every s_0j gets into *shift. */
+int bias_key_shift_write(const char *dir, const char *name, const bias_head *h, size_t T, double *shift);
 
 /* The rounding bounds of the key bias without RoPE, for a head run by
  * bias_head_draw(h, rng, 0) (one function for the experiment and its test):
@@ -140,5 +145,24 @@ void bias_qhead_free(void *q);
  * the three heads. Sizes above the allocated ones: ATT_EUSAGE. */
 int bias_qhead_draw(bias_qhead *q, gsl_rng *rng, size_t T_q, size_t T_k, size_t d, size_t d_k, int self,
                     double sharp, double sigma);
+
+/* The value-bias figure's table from one head with d_v = 2 (T rows): per
+ * output i (token tokens[i]) its shift along b_V in units of b_V,
+ * ((O1 - O0)_i . b_V) / |b_V|^2, with softmax rows (O[0] without b_V, O[1]
+ * with it: 1) and sigmoid rows (O[2], O[3]: the row sum r_i), as dir/name
+ * (i, token, softmax_shift, row_sum). */
+int bias_value_example_write(const char *dir, const char *name, gsl_matrix *const O[4], const gsl_vector *b_V,
+                             const char *const *tokens);
+
+/* 1/2 sum_j |p_j - 1/n|: how far p (n) is from the uniform distribution */
+double bias_preference(const gsl_vector *p);
+
+/* The query-bias figure's head, drawn from rng: T = 6 self-attention over
+ * "a cat sat on the mat", d = 16, d_k = 8, W_Q sharpness 1, b_Q ~ N(0, 1).
+ * Writes dir/name (i, j, query, key, score_shift = S(b_Q) - S(0),
+ * weight_zero_query = A with W_Q = 0); row 0 of the W_Q = 0 weights: its
+ * preference (bias_preference) into *tv and its largest weight into *top. */
+enum { BIAS_QEX_T = 6, BIAS_QEX_D = 16, BIAS_QEX_DK = 8 };
+int bias_query_example(const char *dir, const char *name, gsl_rng *rng, double *tv, double *top);
 
 #endif

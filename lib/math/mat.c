@@ -199,3 +199,14 @@ double mat_max_col_norm(const gsl_matrix *A)
     }
     return best;
 }
+
+double mat_norm1(const gsl_matrix *A)
+{
+    double m = 0.0;
+    for (size_t j = 0; j < A->size2; j++) {
+        double s = 0.0;
+        for (size_t l = 0; l < A->size1; l++) s += fabs(gsl_matrix_get(A, l, j));
+        m = fmax(m, s);
+    }
+    return m;
+}

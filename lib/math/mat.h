@@ -44,6 +44,8 @@ double vec_max_abs(const gsl_vector *v);
  * NaN propagates). */
 double mat_max_row_norm(const gsl_matrix *A);
 double mat_max_col_norm(const gsl_matrix *A);
+/* ||A||_1 = max_j sum_i |a_ij|, the largest column 1-norm (0 for no columns). */
+double mat_norm1(const gsl_matrix *A);
 
 /* ||A - B||_F (shapes must match; returns NAN otherwise). */
 double mat_diff_frob(const gsl_matrix *A, const gsl_matrix *B);

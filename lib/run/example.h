@@ -3,7 +3,8 @@
  * A figure often shows one draw in full (its weights, its tokens, its
  * outputs). example_draw makes the draw the sweep makes as draw 0 of the
  * first point of grid g: from that point's stream (sweep_rng), with the work
- * buffers def->work_alloc gives for g and def->ctx, through def->draw. The
+ * buffers sweep_work_new gives for g (def->work_alloc, or def's shape words),
+ * through def->draw. The
  * caller reads what it needs from x.work (and out), then example_end frees
  * the work and the generator (also after a failed example_draw).
  *
@@ -23,7 +24,7 @@
 
 typedef struct {
     sweep_point pt;          /* the point drawn (g's first)            */
-    void *work;              /* def->work_alloc's buffers, or NULL     */
+    void *work;              /* sweep_work_new's buffers, or NULL      */
     gsl_rng *rng;            /* the point's generator after the draw   */
     void (*work_free)(void *work);
 } example;

@@ -71,3 +71,13 @@ done:
     mat_free(U); mat_free(V);
     return rc;
 }
+
+void randmat_head(gsl_rng *rng, gsl_matrix *X, gsl_matrix *W_Q, gsl_matrix *W_K, gsl_matrix *W_V,
+                  gsl_matrix *W_O)
+{
+    gsl_matrix *W[4] = {W_Q, W_K, W_V, W_O};
+    double sw = 1.0 / sqrt((double)X->size2);
+    mat_randn(X, rng, 1.0);
+    for (int k = 0; k < 4; k++)
+        if (W[k]) mat_randn(W[k], rng, sw);
+}

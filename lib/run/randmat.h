@@ -4,6 +4,8 @@
  *   randmat_with_cond:   R (n, n) = U diag(s) V^T with U, V Haar and singular
  *                        values s chosen so that cond_2(R) = s_max / s_min is
  *                        exactly the requested number
+ *   randmat_head:        a random head's input and weights, X ~ N(0, 1),
+ *                        W ~ N(0, 1/d)
  *
  * The generator is passed explicitly; the result depends only on its state.
  */
@@ -22,5 +24,12 @@ int randmat_orthogonal(gsl_matrix *Q, gsl_rng *rng);
  * and cond_2(R) = cond. cond must be finite and >= 1; n = 1 needs cond = 1.
  * cond = 1 gives a Haar orthogonal matrix. */
 int randmat_with_cond(gsl_matrix *R, gsl_rng *rng, double cond);
+
+/* (rng first, as the renamed library will have it everywhere.) A random
+ * head, drawn in this order: X (T, d) ~ N(0, 1), then W_Q, W_K,
+ * W_V, W_O ~ N(0, 1/d) with d = X's columns (a NULL weight is skipped, and
+ * draws nothing). */
+void randmat_head(gsl_rng *rng, gsl_matrix *X, gsl_matrix *W_Q, gsl_matrix *W_K, gsl_matrix *W_V,
+                  gsl_matrix *W_O);
 
 #endif

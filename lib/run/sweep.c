@@ -112,22 +112,65 @@ typedef struct {
     const sweep_def *def;
     const sweep_point *pt;
     const sweep_grid *grid;    /* the run's values, for work_alloc */
+    size_t npoints;
 } run_ctx;
 
 static int draw_at(void *cv, void *work, gsl_rng *rng, size_t p, size_t i, double *out)
 {
     (void)i;
     const run_ctx *c = cv;
+    if (c->def->work_per_point) work = ((workset **)work)[1 + p];
     return c->def->draw(out, rng, &c->pt[p], work, c->def->ctx);
 }
 
 static uint64_t stream_at(const void *cv, size_t p) { return sweep_stream(&((const run_ctx *)cv)->pt[p]); }
 static size_t draws_at(const void *cv, size_t p) { return ((const run_ctx *)cv)->pt[p].draws; }
 
+void *sweep_work_new(const sweep_grid *g, const sweep_def *def)
+{
+    if (def->work_alloc) return def->work_alloc(g, def->ctx);
+    if (!def->work_mats && !def->work_vecs && !def->work_heads) return NULL;
+    sweep_point mx = {.T = sweep_max(g, AX_T), .d = sweep_max(g, AX_D), .dk = sweep_max(g, AX_DK),
+                      .dv = sweep_max(g, AX_DV)};
+    if (def->work_sizes) def->work_sizes(&mx, def->ctx);
+    return sweep_workset(&mx, def->work_mats, def->work_vecs, def->work_heads);
+}
+
+void sweep_work_free(const sweep_def *def, void *work)
+{
+    if (def->work_alloc) {
+        if (def->work_free) def->work_free(work);
+    } else {
+        workset_free(work);
+    }
+}
+
+/* a per-point work: [0] holds the count, [1 + p] point p's workset */
+static void worksets_free(void *w)
+{
+    workset **all = w;
+    for (size_t p = 0; all && p < (size_t)(uintptr_t)all[0]; p++) workset_free(all[1 + p]);
+    free(all);
+}
+
 static void *work_alloc(void *cv)
 {
     const run_ctx *c = cv;
-    return c->def->work_alloc(c->grid, c->def->ctx);
+    const sweep_def *d = c->def;
+    if (d->work_alloc || !d->work_per_point) return sweep_work_new(c->grid, d);
+    workset **all = calloc(1 + c->npoints, sizeof *all);
+    for (size_t p = 0; all && p < c->npoints; p++) {
+        all[0] = (workset *)(uintptr_t)p;
+        sweep_point pt = c->pt[p];
+        if (d->work_sizes) d->work_sizes(&pt, d->ctx);
+        if (!(all[1 + p] = sweep_workset(&pt, d->work_mats, d->work_vecs, d->work_heads))) {
+            worksets_free(all);
+            return NULL;
+        }
+    }
+    if (all) all[0] = (workset *)(uintptr_t)c->npoints;
+    else att_fail(ATT_ERUNTIME, "out of memory for the work buffers");
+    return all;
 }
 
 /* ---- the tables ------------------------------------------------------ */
@@ -357,7 +400,7 @@ int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_re
         pt->x = vals[AX_X][idx[AX_X]];
         pt->kase = (size_t)vals[AX_CASE][idx[AX_CASE]];
         pt->index = p;
-        pt->draws = def->draws_of ? def->draws_of(pt, def->ctx) : e->o.draws;
+        pt->draws = def->draws_of ? def->draws_of(pt, def->ctx) : def->draws ? def->draws : e->o.draws;
     }
     /* the grid with the run's values (what work_alloc's sweep_max sees) */
     sweep_grid run_grid = *g;
@@ -365,15 +408,15 @@ int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_re
         run_grid.n[a] = n[a] < SWEEP_MAX_VALUES ? n[a] : SWEEP_MAX_VALUES;
         memcpy(run_grid.v[a], vals[a], run_grid.n[a] * sizeof(double));
     }
-    run_ctx c = {def, r->pt, &run_grid};
+    run_ctx c = {def, r->pt, &run_grid, total};
     mc_config cfg = exp_mc(e, NULL);
     cfg.nstats = def->nstats;
     cfg.points = total;
     cfg.draw_at = draw_at;
     cfg.point_stream = stream_at;
     cfg.point_draws = draws_at;
-    cfg.alloc = def->work_alloc ? work_alloc : NULL;
-    cfg.free = def->work_free;
+    cfg.alloc = def->work_alloc || def->work_mats || def->work_vecs || def->work_heads ? work_alloc : NULL;
+    cfg.free = def->work_alloc ? def->work_free : def->work_per_point ? worksets_free : workset_free;
     cfg.ctx = &c;
     if (def->draws_csv) {
         size_t nd = mc_total_draws(&cfg);
@@ -434,3 +477,96 @@ void sweep_doubles_free(void *p)
     doubles *w = (doubles *)((char *)p - offsetof(doubles, x));
     mem_free(w, 1, sizeof *w + w->n * sizeof(double));
 }
+
+stat_acc sweep_merged(const sweep_result *r, size_t k)
+{
+    stat_acc a;
+    stat_init(&a);
+    for (size_t p = 0; p < r->npoints; p++) stat_merge(&a, sweep_acc(r, p, k));
+    return a;
+}
+
+stat_acc sweep_merged_x_above(const sweep_result *r, size_t k, double x0)
+{
+    stat_acc a;
+    stat_init(&a);
+    for (size_t p = 0; p < r->npoints; p++)
+        if (r->pt[p].x > x0) stat_merge(&a, sweep_acc(r, p, k));
+    return a;
+}
+
+void sweep_merge_all(const sweep_result *r, stat_acc *acc)
+{
+    for (size_t k = 0; k < r->nstats; k++) acc[k] = sweep_merged(r, k);
+}
+
+void sweep_put_ci(double *col, measure m)
+{
+    col[0] = m.value, col[1] = m.ci_low, col[2] = m.ci_high;
+}
+
+int sweep_write_fits(const experiment *e, const char *name, const sweep_fit_row *rows, size_t n)
+{
+    static const table_col cols[] = {
+        COL(sweep_fit_row, quantity), COL(sweep_fit_row, expected_slope),
+        COL_MC_AS(sweep_fit_row, f.slope, "slope", "ci_lo", "ci_hi"), COL_AS(sweep_fit_row, f.se, "se"),
+        COL_MC_AS(sweep_fit_row, f.ci_lo, "ci_lo", "ci_lo", "ci_hi"),
+        COL_MC_AS(sweep_fit_row, f.ci_hi, "ci_hi", "ci_lo", "ci_hi"),
+        COL_AS(sweep_fit_row, f.intercept, "intercept"), COL_AS(sweep_fit_row, f.se_ols, "se_ols"),
+        COL_AS(sweep_fit_row, f.se_mc, "se_mc")};
+    return TABLE_WRITE(e->o.out_dir, name, cols, rows, n);
+}
+
+measure sweep_fit_measure(const stat_fit *f, size_t draws)
+{
+    return measure_ci(f->slope, f->ci_lo, f->ci_hi, draws);
+}
+
+/* a size word: T, d, dk, dv or a number; 0 when unknown */
+static size_t size_word(const sweep_point *pt, const char *w, size_t n)
+{
+    if (n == 1 && w[0] == 'T') return pt->T;
+    if (n == 1 && w[0] == 'd') return pt->d;
+    if (n == 2 && w[0] == 'd' && w[1] == 'k') return pt->dk;
+    if (n == 2 && w[0] == 'd' && w[1] == 'v') return pt->dv;
+    size_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (w[i] < '0' || w[i] > '9') return 0;
+        v = 10 * v + (size_t)(w[i] - '0');
+    }
+    return v;
+}
+
+/* the shapes of `spec`, words of `per` sizes joined by '.', into out; the count, or -1 */
+static int shape_words(const sweep_point *pt, const char *spec, size_t per, size_t *out, size_t max)
+{
+    size_t k = 0;
+    for (const char *s = spec ? spec : ""; *s;) {
+        if (*s == ' ') { s++; continue; }
+        if (k >= max) return -1;
+        for (size_t i = 0; i < per; i++) {
+            size_t n = strcspn(s, ". ");
+            if (!(out[k * per + i] = size_word(pt, s, n))) return -1;
+            s += n;
+            if (i + 1 < per && *s++ != '.') return -1;
+        }
+        k++;
+    }
+    return (int)k;
+}
+
+workset *sweep_workset(const sweep_point *pt, const char *mats, const char *vecs, const char *heads)
+{
+    size_t shape[WORKSET_MATS][2], len[WORKSET_VECS], head[WORKSET_HEADS][5];
+    int nm = shape_words(pt, mats, 2, &shape[0][0], WORKSET_MATS);
+    int nv = shape_words(pt, vecs, 1, len, WORKSET_VECS);
+    int nh = shape_words(pt, heads, 5, &head[0][0], WORKSET_HEADS);
+    if (nm < 0 || nv < 0 || nh < 0) {
+        att_fail(ATT_ERUNTIME, "sweep_workset: a bad shape word in \"%s\" / \"%s\" / \"%s\"", mats ? mats : "",
+                 vecs ? vecs : "", heads ? heads : "");
+        return NULL;
+    }
+    return workset_new((size_t)nm, (const size_t(*)[2])shape, (size_t)nv, len, (size_t)nh,
+                       (const size_t(*)[5])head);
+}
+

@@ -52,6 +52,7 @@
 #include "stats.h"
 #include "table.h"
 #include "verdict.h"
+#include "workset.h"
 
 /* How make verify compares a statistic's columns (table.h):
  *   SW_MC         a Monte Carlo quantity: <s>_mean, _lo, _hi within the
@@ -146,7 +147,16 @@ typedef struct {
     void *(*work_alloc)(const sweep_grid *g, const void *ctx);  /* NULL: no work */
     void (*work_free)(void *work);
     const void *ctx;                  /* read-only during the run           */
-    size_t (*draws_of)(const sweep_point *pt, const void *ctx); /* NULL: --draws */
+    size_t (*draws_of)(const sweep_point *pt, const void *ctx); /* NULL: draws */
+    size_t draws;                     /* every point's draws; 0: --draws    */
+    /* or, without work_alloc: a workset (workset.h) declared by shape words
+     * (sweep_workset), sized for the run's largest point, or exactly for
+     * each point when work_per_point (the draw then gets its point's) */
+    const char *work_mats, *work_vecs, *work_heads;
+    int work_per_point;
+    /* NULL, or a point's sizes for its workset when they are not all axes
+     * (e.g. a d_v that follows d_k): fills pt->dv etc. from ctx */
+    void (*work_sizes)(sweep_point *pt, const void *ctx);
     const char *csv;                  /* NULL: "<id>.csv"; "" writes none   */
     const char *draws_csv;            /* NULL: no per-draw CSV; else name   */
     /* derived columns after the statistics: cols[k] for column derived[k]
@@ -180,10 +190,53 @@ measure sweep_measure(const sweep_result *r, size_t p, size_t k);
 /* The first point whose parameters match (0 matches any), or npoints. */
 size_t sweep_find(const sweep_result *r, size_t T, size_t d, size_t dk, size_t dv);
 
+/* Statistic k merged over every point of the run (the worst case over a
+ * sweep: its min, max and n over all draws). */
+stat_acc sweep_merged(const sweep_result *r, size_t k);
+/* The same over the points whose own parameter x (AX_X) is above x0 (n = 0,
+ * min = INFINITY when there are none). */
+stat_acc sweep_merged_x_above(const sweep_result *r, size_t k, double x0);
+/* Every statistic merged over the run: acc[k] for k < r->nstats. */
+void sweep_merge_all(const sweep_result *r, stat_acc *acc);
+
+/* A measure as three derived columns <name>, <name>_lo, <name>_hi (the
+ * Monte Carlo nature, its CI in the other two), from derived column k;
+ * sweep_put_ci fills them: col[0..2] = value, ci_low, ci_high. */
+#define SWEEP_DERIVED_CI(k, name)                                                 \
+    SWEEP_DERIVED(k, name, NAT_MC, name "_lo", name "_hi", NULL),                 \
+    SWEEP_DERIVED((k) + 1, name "_lo", NAT_MC, name "_lo", name "_hi", NULL),     \
+    SWEEP_DERIVED((k) + 2, name "_hi", NAT_MC, name "_lo", name "_hi", NULL)
+void sweep_put_ci(double *col, measure m);
+
+/* A table of fitted slopes, one row per law: quantity, expected_slope,
+ * slope, se, ci_lo, ci_hi (Monte Carlo: slope and CI), intercept, se_ols,
+ * se_mc (stat_fit_slope). */
+typedef struct {
+    const char *quantity;
+    double expected_slope;
+    stat_fit f;
+} sweep_fit_row;
+int sweep_write_fits(const experiment *e, const char *name, const sweep_fit_row *rows, size_t n);
+/* A fitted slope as a measure (its CI), over `draws` draws per point. */
+measure sweep_fit_measure(const stat_fit *f, size_t draws);
+
 /* The generator of point pt's first block, as the Monte Carlo seeds it: the
  * next draw from it is the point's draw 0 (e.g. a figure's example draw,
  * computed again outside the run). NULL + error on failure; gsl_rng_free. */
 gsl_rng *sweep_rng(const experiment *e, const sweep_point *pt);
+
+/* A workset (workset.h) for point pt's sizes, from shape words: mats
+ * "T.d d.dk ..." (rows.columns), vecs "d dk ..." (lengths), heads
+ * "T.T.d.dk.dv ..." (T_q.T_k.d.d_k.d_v); a size is T, d, dk, dv or a
+ * number. NULL (error recorded) on a bad word or no memory. */
+workset *sweep_workset(const sweep_point *pt, const char *mats, const char *vecs, const char *heads);
+/* The work of def for grid g as one thread of the run gets it, outside the
+ * run (a figure's example, example.h): def->work_alloc(g, ctx), or def's
+ * shape words sized for g's largest point (after work_sizes; one workset
+ * also when work_per_point). NULL (error recorded) on failure; free it with
+ * sweep_work_free(def, work). */
+void *sweep_work_new(const sweep_grid *g, const sweep_def *def);
+void sweep_work_free(const sweep_def *def, void *work);
 
 /* An array of n doubles counted against --max-memory: a work alloc/free pair. */
 double *sweep_doubles_new(size_t n);

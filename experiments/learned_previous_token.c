@@ -27,17 +27,11 @@
  * learned_previous_token_draws.csv (every trained pair), and
  * learned_previous_token_A.csv (the mean attention map of draw 0 at --map-dk, S).
  */
-#include "experiment.h"
-#include "sweep.h"
-#include "mat.h"
+#include "prelude.h"
 #include "prevlearn.h"
 #include "prevtrain.h"
-#include "rng.h"
-#include "status.h"
 
 #include <gsl/gsl_cdf.h>
-#include <math.h>
-#include <stdlib.h>
 
 static const size_t WIDTHS[] = {1, 2, 3, 4, 6, 8, 12, 16};
 enum { NCP = 5, W_SMALL = 2, W_SIDE = 4 };   /* checkpoints; the widths the verdicts name */

@@ -29,17 +29,11 @@
  * and _contour_999.csv (d* per T, plain), _exact.csv (d* per T, re-weighted, with the
  * local rise per doubling).
  */
-#include "experiment.h"
-#include "sweep.h"
-#include "rng.h"
+#include "prelude.h"
 #include "naiveleak.h"
 #include "selfweight.h"
-#include "status.h"
-#include "tol.h"
 
-#include <math.h>
 #include <stdint.h>
-#include <stdio.h>
 
 static const size_t T_GRID[] = {2, 4, 8, 12, 16, 32, 64, 128, 256};
 static const size_t D_GRID[] = {2, 3, 4, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,

@@ -24,15 +24,9 @@
  * "params" whose dim0 is d (2 d_k + d_v)), shapes.meta (the sizes the figure
  * `shapes` draws), shapes.verdicts.csv
  */
-#include "experiment.h"
-#include "head.h"
-#include "mat.h"
-#include "rng.h"
+#include "prelude.h"
 #include "shapecheck.h"
-#include "status.h"
 
-#include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 typedef shapecheck_config config;

@@ -25,14 +25,9 @@
  * nothing and create no folder, and print the options that rebuild the state.
  * results/explorer.html (web/explorer.html) is the same picture in a browser.
  */
-#include "experiment.h"
+#include "prelude.h"
 #include "explorer_tui.h"
-#include "status.h"
-#include "tol.h"
 #include "tqfk.h"
-
-#include <math.h>
-#include <stdio.h>
 
 #define ID "two_queries_four_keys"
 #define CLAIM "each output is a weighted average of the values"

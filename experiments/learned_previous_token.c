@@ -133,8 +133,6 @@ static size_t find(const sweep_result *r, size_t dk, double S)
     return p;
 }
 
-static size_t draws_of(const sweep_point *pt, const void *c) { (void)pt, (void)c; return seeds; }
-
 static int run(experiment *e)
 {
     size_t T = e->o.T ? e->o.T : 8, H = e->o.draws;
@@ -153,7 +151,7 @@ static int run(experiment *e)
     sweep_axis(&g, AX_DK, sizeof WIDTHS / sizeof WIDTHS[0], WIDTHS);
     sweep_axis_x(&g, "steps", NCP, cp);
     sweep_def def = SWEEP_DEF(draw);
-    def.ctx = &c, def.draws_of = draws_of, def.work_alloc = prevlearn_work_alloc, def.work_free = prevlearn_work_free;
+    def.ctx = &c, def.draws = seeds, def.work_alloc = prevlearn_work_alloc, def.work_free = prevlearn_work_free;
     def.nderived = 8, def.derived = derived, def.derive = derive;
     def.draws_csv = "learned_previous_token_draws.csv";
     sweep_result r;

@@ -1,4 +1,6 @@
-/* fused_qkv - one product X W_QKV gives Q, K and V at once.
+/* fused_qkv - "The whole head, batched"
+ *
+ * One product X W_QKV gives Q, K and V at once.
  *
  * Claim (fused_qkv): with W_QKV = [W_Q | W_K | W_V] (d x (2 d_k + d_v)), one
  * product X W_QKV split into column blocks is exactly [X W_Q | X W_K | X W_V];

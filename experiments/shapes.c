@@ -1,4 +1,6 @@
-/* shapes - every matrix of one head has the shape the section gives it.
+/* shapes - "Shapes, written out"
+ *
+ * Every matrix of one head has the shape the section gives it.
  *
  * Claim (shapes): for B sequences with T_q queries and T_k keys and values,
  * Q is (B, T_q, d_k), K (B, T_k, d_k), V (B, T_k, d_v), S and A (B, T_q, T_k),

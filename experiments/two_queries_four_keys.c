@@ -1,4 +1,6 @@
-/* two_queries_four_keys - each output is a weighted average of the values.
+/* two_queries_four_keys - "A worked example you can check by hand"
+ *
+ * Each output is a weighted average of the values.
  *
  * Claim (two_queries_four_keys): two queries and four keys in one plane, four
  * values in another; the 2 x 4 attention matrix A = row softmax(s Q K^T)

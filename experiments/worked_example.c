@@ -1,4 +1,6 @@
-/* worked_example - the hand-made head on "the cat sat": a verb looks for its noun.
+/* worked_example - "A worked example you can check by hand"
+ *
+ * The hand-made head on "the cat sat": a verb looks for its noun.
  *
  * Claim (worked_example): three tokens with four hand-made features
  * (determiner, noun, verb, animal) and weights written down directly

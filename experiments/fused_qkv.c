@@ -1,4 +1,6 @@
-/* fused_qkv - one product X W_QKV gives Q, K and V at once.
+/* fused_qkv - "The whole head, batched"
+ *
+ * One product X W_QKV gives Q, K and V at once.
  *
  * Claim (fused_qkv): with W_QKV = [W_Q | W_K | W_V] (d x (2 d_k + d_v)), one
  * product X W_QKV split into column blocks is exactly [X W_Q | X W_K | X W_V];
@@ -18,19 +20,11 @@
  * fused_qkv_speedup_timing.csv (T, heads, speed-up median and range),
  * fused_qkv.meta (with the machine), fused_qkv.verdicts.csv
  */
-#include "experiment.h"
+#include "prelude.h"
 #include "fused.h"
 #include "fusedtime.h"
-#include "head.h"
-#include "mat.h"
-#include "rng.h"
-#include "status.h"
-#include "table.h"
+#include "randmat.h"
 #include "timing.h"
-#include "tol.h"
-
-#include <math.h>
-#include <stdio.h>
 
 typedef struct {
     const char *name;
@@ -77,10 +71,8 @@ static int check_case(const experiment *e, size_t ci, double err[NCHECKS], doubl
     for (int k = 0; k < 3; k++) rc = rc ? rc : (F[k] && S[k] && R[k] ? ATT_OK : att_alloc_status());
     if (!rc && head_state_alloc(&st, c->T, c->T, d, c->d_k, c->d_v)) rc = att_alloc_status();
     if (rc) goto done;
-    mat_randn(X, rng, 1.0);
-    mat_randn(W_Q, rng, 1.0 / sqrt((double)d));
-    mat_randn(W_K, rng, 1.0 / sqrt((double)d));
-    mat_randn(W_V, rng, 1.0 / sqrt((double)d));
+    // X ~ N(0, 1), then W_Q, W_K, W_V ~ N(0, 1/d)
+    randmat_head(rng, X, W_Q, W_K, W_V, NULL);
     if ((rc = fused_pack(W, W_Q, W_K, W_V))) goto done;
     gsl_matrix_transpose_memcpy(Wt, W);
     // |fl(x.w) - x.w| <= d eps |x| |w| for each of two computations

@@ -27,18 +27,11 @@
  * learned_previous_token_draws.csv (every trained pair), and
  * learned_previous_token_A.csv (the mean attention map of draw 0 at --map-dk, S).
  */
-#include "experiment.h"
-#include "sweep.h"
-#include "mat.h"
+#include "prelude.h"
+#include "prevlearn.h"
 #include "prevtrain.h"
-#include "rng.h"
-#include "status.h"
-#include "table.h"
-#include "tiedhead.h"
 
 #include <gsl/gsl_cdf.h>
-#include <math.h>
-#include <stdlib.h>
 
 static const size_t WIDTHS[] = {1, 2, 3, 4, 6, 8, 12, 16};
 enum { NCP = 5, W_SMALL = 2, W_SIDE = 4 };   /* checkpoints; the widths the verdicts name */
@@ -53,24 +46,8 @@ static size_t n_vocab = 8, seeds = 10, steps = 1600, batch = 8, map_dk = W_SMALL
 SWEEP_STATS(STATS);
 enum { C_TIED = S_T_ACC };
 
-typedef struct { prev_config base; const char *rng_name; } ctx;
-typedef struct { gsl_rng *train, *eval; } work;   /* the two generators of a head */
-static void work_free(void *p)
-{
-    work *w = p;
-    if (w && w->train) gsl_rng_free(w->train);
-    if (w && w->eval) gsl_rng_free(w->eval);
-    free(w);
-}
-static void *work_alloc(const sweep_grid *g, const void *c)
-{
-    (void)g;
-    work *w = calloc(1, sizeof *w);
-    if (w && (w->train = rng_new(((const ctx *)c)->rng_name, 1)) && (w->eval = rng_new(((const ctx *)c)->rng_name, 1))) return w;
-    work_free(w);
-    return NULL;
-}
-
+typedef prevlearn_ctx ctx;        /* the start model and the generator's name */
+typedef prevlearn_work work;      /* the training and held-out generators    */
 /* One head (tied or not) of width d_k trained for S Adam steps from the generator
  * state `start`, evaluated on the held-out sequences of eval_seed: out[S_ACC .. S_DIST]
  * (of that case); the mean attention map (T, T) into A if not NULL. */
@@ -117,15 +94,11 @@ static measure seed_ci(const stat_acc *a, int accuracy)
     return measure_as(measure_ci(a->mean, lo, hi, a->n), NAT_TRAINING);
 }
 
-static const table_col derived[] = {
-    SWEEP_DERIVED(0, "sep_acc_ci_lo", NAT_TRAINING, "sep_acc_ci_lo", "sep_acc_ci_hi", NULL),
-    SWEEP_DERIVED(1, "sep_acc_ci_hi", NAT_TRAINING, "sep_acc_ci_lo", "sep_acc_ci_hi", NULL),
-    SWEEP_DERIVED(2, "sep_weight_ci_lo", NAT_TRAINING, "sep_weight_ci_lo", "sep_weight_ci_hi", NULL),
-    SWEEP_DERIVED(3, "sep_weight_ci_hi", NAT_TRAINING, "sep_weight_ci_lo", "sep_weight_ci_hi", NULL),
-    SWEEP_DERIVED(4, "tied_acc_ci_lo", NAT_TRAINING, "tied_acc_ci_lo", "tied_acc_ci_hi", NULL),
-    SWEEP_DERIVED(5, "tied_acc_ci_hi", NAT_TRAINING, "tied_acc_ci_lo", "tied_acc_ci_hi", NULL),
-    SWEEP_DERIVED(6, "tied_weight_ci_lo", NAT_TRAINING, "tied_weight_ci_lo", "tied_weight_ci_hi", NULL),
-    SWEEP_DERIVED(7, "tied_weight_ci_hi", NAT_TRAINING, "tied_weight_ci_lo", "tied_weight_ci_hi", NULL)};
+/* the CI columns <name>_ci_lo, <name>_ci_hi (derived columns k, k + 1), compared as training results */
+#define CI_PAIR(k, name) SWEEP_DERIVED(k, name "_ci_lo", NAT_TRAINING, name "_ci_lo", name "_ci_hi", NULL), \
+                         SWEEP_DERIVED((k) + 1, name "_ci_hi", NAT_TRAINING, name "_ci_lo", name "_ci_hi", NULL)
+static const table_col derived[] = {CI_PAIR(0, "sep_acc"), CI_PAIR(2, "sep_weight"), CI_PAIR(4, "tied_acc"),
+                                    CI_PAIR(6, "tied_weight")};
 static void derive(double *col, const sweep_point *pt, const stat_acc *a, const void *c)
 {
     (void)pt, (void)c;
@@ -136,43 +109,19 @@ static void derive(double *col, const sweep_point *pt, const stat_acc *a, const 
 }
 
 /* the figure's map: draw 0 at (map_dk, S) again, separate and tied, A_mean (T, T) each */
-typedef struct { size_t query, key; double separate, tied; } map_row;
-static const table_col map_cols[] = {COL(map_row, query), COL(map_row, key), COL(map_row, separate), COL(map_row, tied)};
 static int write_map(experiment *e, const ctx *c, size_t T)
 {
     const sweep_point pt = {.dk = map_dk, .x = (double)steps};
     gsl_rng *rng = sweep_rng(e, &pt);
-    work *w = work_alloc(NULL, c);
+    work *w = prevlearn_work_alloc(NULL, c);
     gsl_matrix *A[2] = {mat_new(T, T), mat_new(T, T)};
-    map_row *rows = calloc(T * T, sizeof *rows);
     double out[NSTAT];
-    int rc = rng && w && A[0] && A[1] && rows ? ATT_OK : att_alloc_status();
+    int rc = rng && w && A[0] && A[1] ? ATT_OK : att_alloc_status();
     unsigned long eval_seed = rng ? gsl_rng_get(rng) : 0;
     for (int t = 0; t < 2 && !rc; t++) rc = train_eval(out, c, map_dk, t, steps, rng, eval_seed, w, A[t]);
-    for (size_t i = 0; i < T * T && !rc; i++)
-        rows[i] = (map_row){i / T, i % T, gsl_matrix_get(A[0], i / T, i % T), gsl_matrix_get(A[1], i / T, i % T)};
-    if (!rc) rc = table_write(e->o.out_dir, "learned_previous_token_A.csv", map_cols, 4, rows, T * T, sizeof *rows);
-    free(rows), mat_free(A[0]), mat_free(A[1]), work_free(w);
+    if (!rc) rc = prevlearn_map_write(e->o.out_dir, "learned_previous_token_A.csv", A[0], A[1]);
+    mat_free(A[0]), mat_free(A[1]), prevlearn_work_free(w);
     if (rng) gsl_rng_free(rng);
-    return rc;
-}
-
-/* the exact tied head (lib/claims/tiedhead.h) at d_k = w: its accuracy, with and without the mask */
-static int exact_tied(experiment *e, size_t w, prev_eval *ev, prev_eval *nomask)
-{
-    prev_config c = prev_config_default(n_vocab, e->o.T ? e->o.T : 8, w, 1);
-    c.heldout = 20000;
-    prev_model m;
-    int rc = prev_model_alloc(&m, &c);
-    if (rc) return rc;
-    const sweep_point pt = {.dk = w, .kase = 1};     /* its held-out stream */
-    gsl_rng *g = sweep_rng(e, &pt);
-    rc = g ? tiedhead_exact(&m, 12.0) : att_alloc_status();
-    if (!rc) rc = prev_evaluate(&m, g, ev, NULL);
-    m.p.causal = 0;   /* the same weights without the mask */
-    if (!rc) rc = prev_evaluate(&m, g, nomask, NULL);
-    if (g) gsl_rng_free(g);
-    prev_model_free(&m);
     return rc;
 }
 
@@ -183,8 +132,6 @@ static size_t find(const sweep_result *r, size_t dk, double S)
     while (p < r->npoints && !(r->pt[p].dk == dk && r->pt[p].x == S)) p++;
     return p;
 }
-
-static size_t draws_of(const sweep_point *pt, const void *c) { (void)pt, (void)c; return seeds; }
 
 static int run(experiment *e)
 {
@@ -204,13 +151,14 @@ static int run(experiment *e)
     sweep_axis(&g, AX_DK, sizeof WIDTHS / sizeof WIDTHS[0], WIDTHS);
     sweep_axis_x(&g, "steps", NCP, cp);
     sweep_def def = SWEEP_DEF(draw);
-    def.ctx = &c, def.draws_of = draws_of, def.work_alloc = work_alloc, def.work_free = work_free;
+    def.ctx = &c, def.draws = seeds, def.work_alloc = prevlearn_work_alloc, def.work_free = prevlearn_work_free;
     def.nderived = 8, def.derived = derived, def.derive = derive;
     def.draws_csv = "learned_previous_token_draws.csv";
     sweep_result r;
     prev_eval ex[2][2];
     int st = write_map(e, &c, T);
-    for (size_t w = 2; w <= 3 && !st; w++) st = exact_tied(e, w, &ex[w - 2][0], &ex[w - 2][1]);
+    // the exact tied heads at d_k = 2, 3 (lib/claims/tiedhead.h), 20000 held-out sequences each
+    for (size_t w = 2; w <= 3 && !st; w++) st = prevlearn_exact_tied(e, n_vocab, T, w, 20000, &ex[w - 2][0], &ex[w - 2][1]);
     if (!st) st = sweep_run(e, &g, &def, &r);
     if (st) return st;
     exp_meta(e, "n_vocab: %zu\nT: %zu\nd: %zu\nsteps: %zu\nbatch: %zu\nlr: %g\nseeds: %zu\n"

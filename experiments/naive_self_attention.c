@@ -29,26 +29,11 @@
  * and _contour_999.csv (d* per T, plain), _exact.csv (d* per T, re-weighted, with the
  * local rise per doubling).
  */
-#include "experiment.h"
-#include "sweep.h"
-#include "rng.h"
+#include "prelude.h"
 #include "naiveleak.h"
 #include "selfweight.h"
-#include "status.h"
-#include "table.h"
-#include "tol.h"
 
-#include <math.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <gsl/gsl_randist.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static const size_t T_GRID[] = {2, 4, 8, 12, 16, 32, 64, 128, 256};
 static const size_t D_GRID[] = {2, 3, 4, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
@@ -122,53 +107,21 @@ static void derive(double *col, const sweep_point *pt, const stat_acc *a, const 
     stat_ci95_wilson(round(a[S_ARGMAX].mean * n * T), n * T, &col[D_ALO], &col[D_AHI]);   /* n T rows */
 }
 
-typedef struct {
-    size_t T;
-    double level, d_star, d_star_lo, d_star_hi, d_star_se;
-    size_t d_below, d_above, draws_min;
-    double d_star_t2_law;   /* 2 log2((T - 1) / (2 (1 - level))): the T = 2 constant */
-} contour_row;
-#define C(f) COL(contour_row, f)
-static const table_col contour_cols[] = {C(T), C(level), C(d_star), C(d_star_lo), C(d_star_hi),
-                                         C(d_star_se), C(d_below), C(d_above), C(draws_min),
-                                         C(d_star_t2_law)};
-#undef C
-
 /* ---- the exact contour: E[1 - a_ii] = (T - 1) 2^(-d/2) c(T, d) (lib/claims/naiveleak.h) ---- */
-typedef struct {
-    size_t T, draws;
-    double d_star, d_star_lo, d_star_hi, d_star_se, c_below, c_above, d_law, slope_local;
-    size_t d_below;
-} exact_row;
-#define C(f) COL(exact_row, f)
-#define M(f) COL_MC(exact_row, f, "d_star_lo", "d_star_hi")
-static const table_col exact_cols[] = {C(T), C(draws), M(d_star), M(d_star_lo), M(d_star_hi), M(d_star_se),
-                                       C(d_below), M(c_below), M(c_above), C(d_law), M(slope_local)};
-#undef M
-#undef C
-enum { EXACT_PAIRS = 100000, LARGE_D = 64, MEDIAN_ROWS = 20000 };
+enum { EXACT_PAIRS = 100000, LARGE_D = 64, MEDIAN_ROWS = 20000, MEDIAN_D = 20 };
 
 static int exact_contour(experiment *e, const size_t *Tl, size_t nT)
 {
-    static exact_row ex[NT_GRID];
+    static naiveleak_contour_row ex[SWEEP_MAX_VALUES];
     gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 0xC0DE, 0));
     if (rng == NULL) return ATT_EUSAGE;
-    int st = ATT_OK;
     size_t ht = 0;
-    for (size_t t = 0; t < nT && !st; t++) {
-        naiveleak_width w;
-        size_t T = Tl[t];
-        gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0xC0DE, T));   /* each T its own stream */
-        if ((st = naiveleak_dstar(rng, T, LEVELS[0], EXACT_PAIRS, &w))) break;
-        ex[t] = (exact_row){T, w.n, w.d_star, w.lo, w.hi, w.se, w.c_below, w.c_above,
-                            2.0 * log2(((double)T - 1.0) / (2.0 * (1.0 - LEVELS[0]))), NAN, (size_t)w.d_below};
-        // the contour's local rise per doubling of T - 1
-        if (t) ex[t].slope_local = (ex[t].d_star - ex[t - 1].d_star) / log2((T - 1.0) / (ex[t - 1].T - 1.0));
-        if (T == HEADLINE_T) ht = t;
-    }
-    if (!st) st = TABLE_WRITE(e->o.out_dir, "naive_self_attention_exact.csv", exact_cols, ex, nT);
+    for (size_t t = 0; t < nT; t++) if (Tl[t] == HEADLINE_T) ht = t;
+    // d*(T) where (T - 1) 2^(-d*/2) c(T, d*) = 1 - 0.995, c by antithetic pairs
+    int st = naiveleak_contour(e->o.out_dir, "naive_self_attention_exact.csv", rng, e->o.seed, Tl, nT, LEVELS[0],
+                               EXACT_PAIRS, ex);
     if (!st) {
-        const exact_row *h = &ex[ht];
+        const naiveleak_contour_row *h = &ex[ht];
         exp_reported(e, "naiveWidth", NAN, measure_ci(h->d_star, h->d_star_lo, h->d_star_hi, h->draws),
                      "width d* at which the mean self-weight crosses 0.995 at T = %zu: between d = %zu and %zu "
                      "(exact re-weighting (T - 1) 2^(-d/2) c(T, d), %zu antithetic pairs per width)", h->T,
@@ -205,30 +158,12 @@ static int exact_contour(experiment *e, const size_t *Tl, size_t nT)
                      Tmax, leak);
     }
     /* the median row at d = 20, T = 12: plain rows (the median is no rare event) */
-    if (!st) {
-        static double lk[MEDIAN_ROWS];
-        gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0xC0DE, 0x20));
-        for (size_t i = 0; i < MEDIAN_ROWS; i++) {
-            double x[HEADLINE_T][20], sc[HEADLINE_T];
-            for (size_t j = 0; j < HEADLINE_T; j++)
-                for (size_t m = 0; m < 20; m++) x[j][m] = gsl_ran_gaussian_ziggurat(rng, 1.0);
-            for (size_t j = 0; j < HEADLINE_T; j++) {
-                sc[j] = 0.0;
-                for (size_t m = 0; m < 20; m++) sc[j] += x[0][m] * x[j][m];
-            }
-            selfweight_row_t r;
-            if ((st = selfweight_row(&r, sc, HEADLINE_T, 0))) break;
-            lk[i] = r.leak;
-        }
-        if (!st) {
-            qsort(lk, MEDIAN_ROWS, sizeof lk[0], cmp_double);
-            double z = STAT_Z95 * sqrt((double)MEDIAN_ROWS) / 2.0, m = MEDIAN_ROWS / 2.0;
-            exp_reported(e, "naiveMedianLeak", NAN, measure_ci(lk[MEDIAN_ROWS / 2], lk[(size_t)(m - z)], lk[(size_t)(m + z)],
-                         MEDIAN_ROWS), "median leak 1 - a_ii of a row at d = 20, T = %d (%d rows; order-statistic "
-                         "CI): the typical row keeps 1 - this, while the mean leak 0.005 comes from rare rows",
-                         HEADLINE_T, MEDIAN_ROWS);
-        }
-    }
+    double med, lo, hi;
+    if (!st) gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0xC0DE, 0x20));
+    if (!st && !(st = naiveleak_median(rng, HEADLINE_T, MEDIAN_D, MEDIAN_ROWS, &med, &lo, &hi)))
+        exp_reported(e, "naiveMedianLeak", NAN, measure_ci(med, lo, hi, MEDIAN_ROWS), "median leak 1 - a_ii of a "
+                     "row at d = %d, T = %d (%d rows; order-statistic CI): the typical row keeps 1 - this, while "
+                     "the mean leak 0.005 comes from rare rows", MEDIAN_D, HEADLINE_T, MEDIAN_ROWS);
     gsl_rng_free(rng);
     return st;
 }
@@ -254,30 +189,20 @@ static int run(experiment *e)
         if (r.pt[p].T == r.pt[0].T) nd++;
     }
 
-    /* the contours d*(T) of 0.995 and 0.999, level-major */
+    /* the contours d*(T) of 0.995 and 0.999 (level-major): the leak's se = rse x leak per point */
+    typedef selfweight_contour_row contour_row;
     static contour_row cont[NLEVEL][SWEEP_MAX_VALUES];
-    double dd[SWEEP_MAX_VALUES], leak[SWEEP_MAX_VALUES], se[SWEEP_MAX_VALUES], col[ND];
-    size_t ncont = 0, dmin[SWEEP_MAX_VALUES];
+    static double dd[SWEEP_MAX_POINTS], leak[SWEEP_MAX_POINTS], se[SWEEP_MAX_POINTS];
+    static size_t dmin[SWEEP_MAX_POINTS];
+    double col[ND];
+    for (size_t p = 0; p < r.npoints; p++) {
+        derive(col, &r.pt[p], sweep_acc(&r, p, 0), NULL);
+        dd[p] = (double)r.pt[p].d, leak[p] = sweep_acc(&r, p, S_LEAK)->mean, se[p] = col[D_RSE] * leak[p];
+        dmin[p] = r.pt[p].draws;
+    }
     int bracketed = 1;   /* the widths run put each level between two of them, at every T */
-    for (size_t t = 0; t < nT && nd >= 2 && !st && bracketed; t++, ncont++)
-        for (size_t l = 0; l < NLEVEL && !st && bracketed; l++) {
-            for (size_t k = 0; k < nd; k++) {
-                const sweep_point *pt = &r.pt[t * nd + k];
-                derive(col, pt, sweep_acc(&r, t * nd + k, 0), NULL);
-                dd[k] = (double)pt->d, leak[k] = sweep_acc(&r, t * nd + k, S_LEAK)->mean, se[k] = col[D_RSE] * leak[k];
-                dmin[k] = pt->draws;
-            }
-            bracketed = 0;   // some width keeps more than the level, the next one less
-            for (size_t k = 0; k + 1 < nd; k++)
-                bracketed |= leak[k] > 1.0 - LEVELS[l] && leak[k + 1] <= 1.0 - LEVELS[l];
-            if (!bracketed) break;
-            selfweight_crossing x;
-            if ((st = selfweight_contour_crossing(dd, leak, se, nd, LEVELS[l], &x))) break;
-            double T = (double)Tl[t];
-            cont[l][t] = (contour_row){Tl[t], LEVELS[l], x.d_star, x.lo, x.hi, x.se, (size_t)dd[x.k], (size_t)dd[x.k + 1],
-                                       dmin[x.k] < dmin[x.k + 1] ? dmin[x.k] : dmin[x.k + 1],
-                                       2.0 * log2((T - 1.0) / (2.0 * (1.0 - LEVELS[l])))};
-        }
+    if (nd >= 2) st = selfweight_contours(dd, leak, se, dmin, Tl, nT, nd, LEVELS, NLEVEL, &cont[0][0], SWEEP_MAX_VALUES, &bracketed);
+    size_t ncont = nd >= 2 ? nT : 0;
     if (!bracketed) {
         ncont = 0;
         if (!e->o.quiet)
@@ -285,9 +210,8 @@ static int run(experiment *e)
                     "0.999 levels between two of them at every T: no contour d*(T) (give widths on both "
                     "sides, e.g. --d 16..40)\n");
     }
-    for (size_t l = 0; l < NLEVEL && ncont && !st; l++)
-        st = table_write(e->o.out_dir, l ? "naive_self_attention_contour_999.csv" : "naive_self_attention_contour.csv",
-                         contour_cols, sizeof contour_cols / sizeof contour_cols[0], cont[l], ncont, sizeof cont[l][0]);
+    static const char *const cont_names[NLEVEL] = {"naive_self_attention_contour.csv", "naive_self_attention_contour_999.csv"};
+    if (ncont && !st) st = selfweight_contours_write(e->o.out_dir, cont_names, &cont[0][0], SWEEP_MAX_VALUES, NLEVEL, ncont);
 
     double err = 0.0, smax = 0.0;
     size_t nover = 0;

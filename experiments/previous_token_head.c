@@ -22,13 +22,8 @@
  * i,j,token_i,token_j,weight), previous_token_head_tokens.csv (its tokens and
  * outputs).
  */
+#include "prelude.h"
 #include "prevtoken.h"
-#include "example.h"
-#include "head.h"
-#include "status.h"
-#include "tol.h"
-
-#include <math.h>
 
 static const size_t LENGTHS[] = {2, 5, 20, 64};
 static const double VOCABS[] = {2, 10, 100, 500};

@@ -1,4 +1,6 @@
-/* shapes - every matrix of one head has the shape the section gives it.
+/* shapes - "Shapes, written out"
+ *
+ * Every matrix of one head has the shape the section gives it.
  *
  * Claim (shapes): for B sequences with T_q queries and T_k keys and values,
  * Q is (B, T_q, d_k), K (B, T_k, d_k), V (B, T_k, d_v), S and A (B, T_q, T_k),
@@ -24,15 +26,9 @@
  * "params" whose dim0 is d (2 d_k + d_v)), shapes.meta (the sizes the figure
  * `shapes` draws), shapes.verdicts.csv
  */
-#include "experiment.h"
-#include "head.h"
-#include "mat.h"
-#include "rng.h"
+#include "prelude.h"
 #include "shapecheck.h"
-#include "status.h"
 
-#include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 typedef shapecheck_config config;

@@ -1,4 +1,6 @@
-/* two_queries_four_keys - each output is a weighted average of the values.
+/* two_queries_four_keys - "A worked example you can check by hand"
+ *
+ * Each output is a weighted average of the values.
  *
  * Claim (two_queries_four_keys): two queries and four keys in one plane, four
  * values in another; the 2 x 4 attention matrix A = row softmax(s Q K^T)
@@ -25,14 +27,9 @@
  * nothing and create no folder, and print the options that rebuild the state.
  * results/explorer.html (web/explorer.html) is the same picture in a browser.
  */
-#include "experiment.h"
+#include "prelude.h"
 #include "explorer_tui.h"
-#include "status.h"
-#include "tol.h"
 #include "tqfk.h"
-
-#include <math.h>
-#include <stdio.h>
 
 #define ID "two_queries_four_keys"
 #define CLAIM "each output is a weighted average of the values"

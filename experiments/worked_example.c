@@ -1,4 +1,6 @@
-/* worked_example - the hand-made head on "the cat sat": a verb looks for its noun.
+/* worked_example - "A worked example you can check by hand"
+ *
+ * The hand-made head on "the cat sat": a verb looks for its noun.
  *
  * Claim (worked_example): three tokens with four hand-made features
  * (determiner, noun, verb, animal) and weights written down directly
@@ -25,16 +27,10 @@
  *   worked_example_circuits.csv  W_O, W_QK, W_OV in long form (as worked_example.csv)
  *   worked_example.meta, worked_example.verdicts.csv
  */
-#include "experiment.h"
-#include "head.h"
-#include "mat.h"
+#include "prelude.h"
 #include "qkov.h"
-#include "status.h"
-#include "tol.h"
 #include "worked.h"
 #include "workedtab.h"
-
-#include <math.h>
 
 enum { SWEEP_N = 101 };            /* c = 0, 0.1, ..., 10 */
 static const double SWEEP_MAX = 10.0;

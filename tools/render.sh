@@ -36,29 +36,38 @@ style="$(dirname "$0")/../plots/style.gnuplot"
 for tool in gnuplot pdftoppm pdftocairo; do
     command -v $tool >/dev/null 2>&1 || { echo "render: $tool is missing (make deps installs it)" >&2; exit 1; }
 done
-# check_data: every table the script reads (datadir.'/NAME.csv') must be whole
-# before gnuplot sees it: present, a header and at least one row, the last
-# line ended, every row as many cells as the header (a quoted cell counts
-# once). Otherwise name the CSV and what is wrong, and draw nothing (a
-# truncated or half-written table gives gnuplot's raw warnings instead).
+# check_data: every table the script reads (datadir.'/NAME.csv') that exists
+# must be whole before gnuplot sees it: its last line ended, every row as
+# many cells as the header (a quoted cell counts once). Otherwise name the
+# CSV and what is wrong, and draw nothing (a table cut short mid-row gives
+# gnuplot's raw warnings instead). A missing or header-only table may be
+# fine (a point run writes fewer tables; scripts test for them): gnuplot
+# runs, and if it fails, tables_note names them.
+tables=$(sed -n "s/.*datadir *\. *'\/\([A-Za-z0-9_.]*\.csv\)'.*/\1/p" "$script" | sort -u)
 check_data() {
-    for csv in $(sed -n "s/.*datadir *\. *'\/\([A-Za-z0-9_.]*\.csv\)'.*/\1/p" "$script" | sort -u); do
+    for csv in $tables; do
         f="$out/$csv"
-        if [ ! -f "$f" ]; then
-            echo "render: $script reads $f, which does not exist (run its experiment first)" >&2; return 1
-        fi
+        [ -f "$f" ] || continue
         why=$(LC_ALL=C awk -F, '
             function cells(s) { gsub(/"([^"]|"")*"/, "q", s); return split(s, a, ",") }
             NR == 1 { n = cells($0); next }
-            { rows++; c = cells($0); if (c != n) { printf "row %d has %d cells, the header %d", NR, c, n; bad = 1; exit } }
-            END { if (bad) exit; if (NR == 0) print "it is empty"; else if (!rows) print "it has a header and no rows" }' "$f")
-        [ -n "$why" ] || [ -z "$(tail -c 1 "$f")" ] || why="its last line is not ended (the file is cut short)"
+            { c = cells($0); if (c != n) { printf "row %d has %d cells, the header %d", NR, c, n; exit } }' "$f")
+        [ -n "$why" ] || [ ! -s "$f" ] || [ -z "$(tail -c 1 "$f")" ] || why="its last line is not ended"
         if [ -n "$why" ]; then
-            echo "render: $script cannot be drawn: $f is truncated or damaged: $why (rerun its experiment)" >&2; return 1
+            echo "render: $script cannot be drawn: $f is cut short or damaged: $why (rerun its experiment)" >&2; return 1
         fi
     done
 }
 check_data || exit 1
+# tables_note: the tables the script reads, and which of them are missing or hold no rows
+tables_note() {
+    note="tables: $(echo $tables)"
+    for csv in $tables; do
+        if [ ! -f "$out/$csv" ]; then note="$note; $csv does not exist"
+        elif [ "$(wc -l <"$out/$csv")" -le 1 ]; then note="$note; $csv has no rows"; fi
+    done
+    echo "$note"
+}
 geometry() { # geometry KEY DEFAULT_W DEFAULT_H: prints "W H" in inches
     g=$(sed -n "s/^# $1: *\([0-9.]*\) *, *\([0-9.]*\).*/\1 \2/p" "$script" | head -n 1)
     [ -n "$g" ] || g="$2 $3"
@@ -79,7 +88,7 @@ GPVAL_TERM_YSIZE / GPVAL_TERM_SCALE - GPVAL_TERM_YMAX, GPVAL_TERM_YSIZE / GPVAL_
             -e "set terminal pdfcairo enhanced color font 'DejaVu Sans,$base' fontscale $fs linewidth 1 size ${w}in,${h}in" \
             -e "set output '$tmp.pdf'" -e "load '$style'" "$script" -e "$frame" 2>"$tmp.err"; then
         cat "$tmp.err" >&2
-        echo "render: $script failed on the data in $out/ ($(sed -n "s/.*datadir *\. *'\/\([A-Za-z0-9_.]*\.csv\)'.*/\1/p" "$script" | sort -u | tr '\n' ' ' | sed 's/ $//'); a table cut short at a row boundary shows here: rerun its experiment)" >&2
+        echo "render: $script failed on the data in $out/ ($(tables_note); a table cut short at a row boundary shows here too: rerun its experiment)" >&2
         exit 1
     fi
     if grep -v '^ *$' "$tmp.err" | grep -qiv 'warning: empty'; then cat "$tmp.err" >&2; fi

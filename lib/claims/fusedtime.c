@@ -2,6 +2,7 @@
 #include "fusedtime.h"
 #include "fused.h"
 #include "mat.h"
+#include "randmat.h"
 #include "rng.h"
 #include "status.h"
 #include "table.h"
@@ -65,8 +66,7 @@ static int time_point(unsigned long seed, size_t T, size_t H, size_t reps, time_
         rc = rc ? rc : (b.W[k] && b.Y[k] ? ATT_OK : att_alloc_status());
     }
     if (!rc) {
-        mat_randn(b.X, rng, 1.0);
-        for (int k = 0; k < 3; k++) mat_randn(b.W[k], rng, 1.0 / sqrt((double)TD));
+        randmat_head(rng, b.X, b.W[0], b.W[1], b.W[2], NULL);   /* X ~ N(0, 1), W ~ N(0, 1/d) */
         rc = fused_pack(b.Wf, b.W[0], b.W[1], b.W[2]);
     }
     double flops = 2.0 * (double)T * TD * (double)(3 * H * TDK);

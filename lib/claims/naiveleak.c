@@ -1,8 +1,12 @@
 /* naiveleak.c - E[1 - a_ii] of the naive head by re-weighting (see naiveleak.h). */
 #include "naiveleak.h"
+#include "rng.h"
+#include "selfweight.h"
 #include "status.h"
+#include "table.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <gsl/gsl_randist.h>
 
 double naiveleak_c_draw(gsl_rng *rng, size_t T, double d)
@@ -56,4 +60,58 @@ int naiveleak_dstar(gsl_rng *rng, size_t T, double level, size_t n, naiveleak_wi
     w->lo = w->d_star - 1.959963984540054 * w->se;
     w->hi = w->d_star + 1.959963984540054 * w->se;
     return ATT_OK;
+}
+
+#define C(f) COL(naiveleak_contour_row, f)
+#define M(f) COL_MC(naiveleak_contour_row, f, "d_star_lo", "d_star_hi")
+static const table_col contour_cols[] = {C(T), C(draws), M(d_star), M(d_star_lo), M(d_star_hi), M(d_star_se),
+                                         C(d_below), M(c_below), M(c_above), C(d_law), M(slope_local)};
+#undef M
+#undef C
+
+int naiveleak_contour(const char *dir, const char *name, gsl_rng *rng, unsigned long seed, const size_t *Tl,
+                      size_t nT, double level, size_t pairs, naiveleak_contour_row *ex)
+{
+    int st = ATT_OK;
+    for (size_t t = 0; t < nT && !st; t++) {
+        naiveleak_width w;
+        size_t T = Tl[t];
+        gsl_rng_set(rng, rng_stream_seed(seed, 0xC0DE, T));   /* each T its own stream */
+        if ((st = naiveleak_dstar(rng, T, level, pairs, &w))) break;
+        ex[t] = (naiveleak_contour_row){T, w.n, w.d_star, w.lo, w.hi, w.se, w.c_below, w.c_above,
+                                        2.0 * log2(((double)T - 1.0) / (2.0 * (1.0 - level))), NAN, (size_t)w.d_below};
+        // the contour's local rise per doubling of T - 1
+        if (t) ex[t].slope_local = (ex[t].d_star - ex[t - 1].d_star) / log2((T - 1.0) / (ex[t - 1].T - 1.0));
+    }
+    return st ? st : TABLE_WRITE(dir, name, contour_cols, ex, nT);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int naiveleak_median(gsl_rng *rng, size_t T, size_t d, size_t rows, double *median, double *lo, double *hi)
+{
+    double *lk = malloc(rows * sizeof *lk), *x = malloc(T * d * sizeof *x), *sc = malloc(T * sizeof *sc);
+    int st = lk && x && sc ? ATT_OK : att_fail(ATT_ERUNTIME, "naive median leak: out of memory");
+    for (size_t i = 0; i < rows && !st; i++) {
+        for (size_t j = 0; j < T; j++)
+            for (size_t m = 0; m < d; m++) x[j * d + m] = gsl_ran_gaussian_ziggurat(rng, 1.0);
+        for (size_t j = 0; j < T; j++) {
+            sc[j] = 0.0;   // s_j = x_0 . x_j
+            for (size_t m = 0; m < d; m++) sc[j] += x[m] * x[j * d + m];
+        }
+        selfweight_row_t r;
+        if ((st = selfweight_row(&r, sc, T, 0))) break;
+        lk[i] = r.leak;
+    }
+    if (!st) {
+        qsort(lk, rows, sizeof lk[0], cmp_double);
+        double z = STAT_Z95 * sqrt((double)rows) / 2.0, m = rows / 2.0;
+        *median = lk[rows / 2], *lo = lk[(size_t)(m - z)], *hi = lk[(size_t)(m + z)];
+    }
+    free(lk), free(x), free(sc);
+    return st;
 }

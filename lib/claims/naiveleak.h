@@ -43,4 +43,22 @@ typedef struct {
 } naiveleak_width;
 int naiveleak_dstar(gsl_rng *rng, size_t T, double level, size_t n, naiveleak_width *w);
 
+/* The exact contour d*(T) of `level` for every T of Tl[0 .. nT-1], each T
+ * from its own stream rng_stream_seed(seed, 0xC0DE, T) of rng (reseeded),
+ * `pairs` antithetic pairs per width: rows[t] (T, pairs, d*, its CI and se,
+ * c at the bracket, the large-d law 2 log2((T - 1) / (2 (1 - level))), the
+ * local rise per doubling of T - 1 from the previous T, the bracket's lower
+ * width), written as dir/name (d*, c and the rise as Monte Carlo columns). */
+typedef struct {
+    size_t T, draws;
+    double d_star, d_star_lo, d_star_hi, d_star_se, c_below, c_above, d_law, slope_local;
+    size_t d_below;
+} naiveleak_contour_row;
+int naiveleak_contour(const char *dir, const char *name, gsl_rng *rng, unsigned long seed, const size_t *Tl,
+                      size_t nT, double level, size_t pairs, naiveleak_contour_row *rows);
+
+/* The median leak 1 - a_ii of `rows` plain rows (row 0 of X (T, d) ~ N(0, 1),
+ * s_j = x_0 . x_j), with its order-statistic 95% CI: ranks n/2 -+ 1.96 sqrt(n)/2. */
+int naiveleak_median(gsl_rng *rng, size_t T, size_t d, size_t rows, double *median, double *lo, double *hi);
+
 #endif

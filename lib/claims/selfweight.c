@@ -5,6 +5,7 @@
 #include "mat.h"
 #include "softmax.h"
 #include "status.h"
+#include "table.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -374,5 +375,44 @@ int selfweight_heatmaps(gsl_rng *rng, size_t d, size_t d_k, gsl_matrix *A_raw, g
     if (!st) st = head_scores(w.S, w.Q, w.K, 1.0);
     if (!st) st = softmax_rows(A_proj, w.S);
     selfweight_work_free(&w);
+    return st;
+}
+
+int selfweight_contours(const double *dd, const double *leak, const double *se, const size_t *dmin, const size_t *Tl,
+                        size_t nT, size_t nd, const double *levels, size_t nlevel, selfweight_contour_row *cont,
+                        size_t stride, int *bracketed)
+{
+    int st = ATT_OK;
+    *bracketed = 1;
+    for (size_t t = 0; t < nT && !st && *bracketed; t++)
+        for (size_t l = 0; l < nlevel && !st && *bracketed; l++) {
+            const double *d = dd + t * nd, *lk = leak + t * nd, *s = se + t * nd;
+            const size_t *n = dmin + t * nd;
+            *bracketed = 0;   // some width keeps more than the level, the next one less
+            for (size_t k = 0; k + 1 < nd; k++)
+                *bracketed |= lk[k] > 1.0 - levels[l] && lk[k + 1] <= 1.0 - levels[l];
+            if (!*bracketed) break;
+            selfweight_crossing x;
+            if ((st = selfweight_contour_crossing(d, lk, s, nd, levels[l], &x))) break;
+            double T = (double)Tl[t];
+            cont[l * stride + t] = (selfweight_contour_row){
+                Tl[t], levels[l], x.d_star, x.lo, x.hi, x.se, (size_t)d[x.k], (size_t)d[x.k + 1],
+                n[x.k] < n[x.k + 1] ? n[x.k] : n[x.k + 1], 2.0 * log2((T - 1.0) / (2.0 * (1.0 - levels[l])))};
+        }
+    return st;
+}
+
+#define C(f) COL(selfweight_contour_row, f)
+static const table_col contour_cols[] = {C(T), C(level), C(d_star), C(d_star_lo), C(d_star_hi),
+                                         C(d_star_se), C(d_below), C(d_above), C(draws_min),
+                                         C(d_star_t2_law)};
+#undef C
+
+int selfweight_contours_write(const char *dir, const char *const *names, const selfweight_contour_row *cont,
+                              size_t stride, size_t nlevel, size_t nT)
+{
+    int st = ATT_OK;
+    for (size_t l = 0; l < nlevel && !st; l++)
+        st = TABLE_WRITE(dir, names[l], contour_cols, cont + l * stride, nT);
     return st;
 }

@@ -78,23 +78,32 @@ static inline int zig_fast(unsigned long k, double sigma, double *x)
 {
     unsigned long i = k & 0x7f, j = (k >> 8) & 0xffffff;
     if (j >= zig_k[i]) return 0;
-    double sign = (k & 0x80) ? 1.0 : -1.0;
-    *x = sign * sigma * ((double)j * zig_w[i]);   /* GSL: sign * sigma * x, left to right */
+    double sign = (double)((int)((k >> 6) & 2) - 1);   /* bit 7: +1, else -1, without a branch */
+    *x = sign * sigma * ((double)(int)j * zig_w[i]);   /* j < 2^24: exact as int */   /* GSL: sign * sigma * x, left to right */
     return 1;
 }
 
 /* ---- mt19937 (Matsumoto & Nishimura 1998): GSL's state {mt[624], mti} ---- */
-enum { MT_N = 624, MT_M = 397 };
+enum { MT_N = 624, MT_M = 397, MT_RUN = 64 };   /* MT_RUN: words tempered at once */
 typedef struct { unsigned long mt[MT_N]; int mti; } mt_layout;
 
 /* the next 624 words: mt[k] = mt[k + M] ^ (y >> 1) ^ (y odd ? 0x9908b0df : 0),
- * y = upper bit of mt[k] | lower 31 bits of mt[k + 1] (indices mod N) */
+ * y = upper bit of mt[k] | lower 31 bits of mt[k + 1] (indices mod N), in
+ * three runs so that no index needs a modulo */
+static inline unsigned long mt_twist(unsigned long upper, unsigned long lower, unsigned long far)
+{
+    unsigned long y = (upper & 0x80000000UL) | (lower & 0x7fffffffUL);
+    return far ^ (y >> 1) ^ ((0UL - (y & 1UL)) & 0x9908b0dfUL);
+}
+/* each run reads only words it has not yet rewritten, or (the second) words
+ * rewritten at least N - M = 227 places before: both vectorise */
 static void mt_regenerate(unsigned long *mt)
 {
-    for (int k = 0; k < MT_N; k++) {
-        unsigned long y = (mt[k] & 0x80000000UL) | (mt[(k + 1) % MT_N] & 0x7fffffffUL);
-        mt[k] = mt[(k + MT_M) % MT_N] ^ (y >> 1) ^ ((y & 1UL) ? 0x9908b0dfUL : 0UL);
-    }
+    #pragma omp simd
+    for (int k = 0; k < MT_N - MT_M; k++) mt[k] = mt_twist(mt[k], mt[k + 1], mt[k + MT_M]);
+    #pragma omp simd safelen(128)
+    for (int k = MT_N - MT_M; k < MT_N - 1; k++) mt[k] = mt_twist(mt[k], mt[k + 1], mt[k + MT_M - MT_N]);
+    mt[MT_N - 1] = mt_twist(mt[MT_N - 1], mt[0], mt[MT_M - 1]);
 }
 
 /* tempering of one state word */
@@ -106,13 +115,24 @@ static inline unsigned long mt_temper(unsigned long k)
     return k ^ (k >> 18);
 }
 
+/* in runs of at most the words left in the state: temper the run (vectorised),
+ * then the ziggurat's fast path word by word; a word that leaves it goes to
+ * GSL unconsumed, and the run restarts after what GSL consumed */
 static void fill_mt(gsl_rng *rng, double *out, size_t n, double sigma)
 {
     mt_layout *s = rng->state;
-    for (size_t m = 0; m < n; m++) {
+    unsigned long w[MT_RUN];
+    size_t m = 0;
+    while (m < n) {
         if (s->mti >= MT_N) mt_regenerate(s->mt), s->mti = 0;
-        if (zig_fast(mt_temper(s->mt[s->mti]), sigma, &out[m])) s->mti++;
-        else out[m] = gsl_ran_gaussian_ziggurat(rng, sigma);   /* the word not yet consumed */
+        size_t i0 = (size_t)s->mti, run = MT_N - i0 < n - m ? MT_N - i0 : n - m, r = 0;
+        if (run > MT_RUN) run = MT_RUN;
+        #pragma omp simd
+        for (size_t q = 0; q < run; q++) w[q] = mt_temper(s->mt[i0 + q]);
+        while (r < run && zig_fast(w[r], sigma, &out[m + r])) r++;
+        s->mti = (int)(i0 + r);
+        m += r;
+        if (r < run) out[m++] = gsl_ran_gaussian_ziggurat(rng, sigma);   /* word i0 + r, unconsumed */
     }
 }
 

@@ -30,6 +30,7 @@
  * local rise per doubling).
  */
 #include "experiment.h"
+#include "randn.h"
 #include "sweep.h"
 #include "rng.h"
 #include "naiveleak.h"
@@ -210,8 +211,7 @@ static int exact_contour(experiment *e, const size_t *Tl, size_t nT)
         gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0xC0DE, 0x20));
         for (size_t i = 0; i < MEDIAN_ROWS; i++) {
             double x[HEADLINE_T][20], sc[HEADLINE_T];
-            for (size_t j = 0; j < HEADLINE_T; j++)
-                for (size_t m = 0; m < 20; m++) x[j][m] = gsl_ran_gaussian_ziggurat(rng, 1.0);
+            for (size_t j = 0; j < HEADLINE_T; j++) randn_fill(rng, x[j], 20, 1.0);
             for (size_t j = 0; j < HEADLINE_T; j++) {
                 sc[j] = 0.0;
                 for (size_t m = 0; m < 20; m++) sc[j] += x[0][m] * x[j][m];

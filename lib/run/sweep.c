@@ -124,6 +124,44 @@ static int draw_at(void *cv, void *work, gsl_rng *rng, size_t p, size_t i, doubl
 static uint64_t stream_at(const void *cv, size_t p) { return sweep_stream(&((const run_ctx *)cv)->pt[p]); }
 static size_t draws_at(const void *cv, size_t p) { return ((const run_ctx *)cv)->pt[p].draws; }
 
+/* ---- per-point draws for a target CI (sweep.h: sweep_ci_target) -------- */
+
+/* the pilot's stream: the point's, salted (never a point's own stream) */
+static uint64_t pilot_stream_at(const void *cv, size_t p) { return stream_at(cv, p) ^ 0x9110751ea5ULL; }
+static size_t pilot_draws_at(const void *cv, size_t p)
+{
+    (void)p;
+    size_t n = ((const run_ctx *)cv)->def->ci.pilot;
+    return (n + MC_BLOCK - 1) / MC_BLOCK * MC_BLOCK;
+}
+
+/* n = pilot (h / halfwidth)^2, rounded up to whole blocks, in [pilot, max] */
+size_t sweep_ci_draws(const sweep_ci_target *t, double h)
+{
+    size_t pilot = (t->pilot + MC_BLOCK - 1) / MC_BLOCK * MC_BLOCK, cap = t->max ? t->max : OPTS_MAX_DRAWS;
+    double want = (double)pilot * (h / t->halfwidth) * (h / t->halfwidth);
+    if (!(want < (double)cap)) return cap < pilot ? pilot : cap;           /* NaN h: the cap */
+    size_t n = (size_t)ceil(want / MC_BLOCK) * MC_BLOCK;
+    return n < pilot ? pilot : n > cap ? cap : n;
+}
+
+/* the pilot at every point of c (a copy of cfg on the pilot streams), then pt[p].draws */
+static int choose_draws(const mc_config *cfg, const run_ctx *c, sweep_point *pt, size_t npoints)
+{
+    const sweep_def *def = c->def;
+    stat_acc *acc = calloc(npoints * def->nstats, sizeof *acc);
+    if (!acc) return att_fail(ATT_ERUNTIME, "out of memory for the pilot's statistics");
+    mc_config pc = *cfg;
+    pc.point_stream = pilot_stream_at, pc.point_draws = pilot_draws_at, pc.values = NULL;
+    int st = mc_run(&pc, acc);
+    for (size_t p = 0; p < npoints && !st; p++) {
+        measure m = measure_stat(&acc[p * def->nstats + def->ci.stat]);
+        pt[p].draws = sweep_ci_draws(&def->ci, 0.5 * (m.ci_high - m.ci_low));
+    }
+    free(acc);
+    return st;
+}
+
 static void *work_alloc(void *cv)
 {
     const run_ctx *c = cv;
@@ -375,6 +413,10 @@ int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_re
     cfg.alloc = def->work_alloc ? work_alloc : NULL;
     cfg.free = def->work_free;
     cfg.ctx = &c;
+    if (def->ci.halfwidth > 0.0 && !e->o.draws_given) {
+        int pst = choose_draws(&cfg, &c, r->pt, total);
+        if (pst) { sweep_result_free(r); return pst; }
+    }
     if (def->draws_csv) {
         size_t nd = mc_total_draws(&cfg);
         r->values = mem_calloc(nd, def->nstats * sizeof(double), "the per-draw table");

@@ -148,16 +148,19 @@ static inline unsigned long taus_step(unsigned long s, int a, int b, unsigned lo
 static void fill_taus(gsl_rng *rng, double *out, size_t n, double sigma)
 {
     taus_layout *s = rng->state;
+    unsigned long s1 = s->s1, s2 = s->s2, s3 = s->s3;   /* the state before the word */
     for (size_t m = 0; m < n; m++) {
-        taus_layout before = *s;
-        s->s1 = taus_step(s->s1, 13, 19, 4294967294UL, 12);
-        s->s2 = taus_step(s->s2, 2, 25, 4294967288UL, 4);
-        s->s3 = taus_step(s->s3, 3, 11, 4294967280UL, 17);
-        if (!zig_fast(s->s1 ^ s->s2 ^ s->s3, sigma, &out[m])) {
-            *s = before;
-            out[m] = gsl_ran_gaussian_ziggurat(rng, sigma);
+        unsigned long t1 = taus_step(s1, 13, 19, 4294967294UL, 12), t2 = taus_step(s2, 2, 25, 4294967288UL, 4),
+                      t3 = taus_step(s3, 3, 11, 4294967280UL, 17);
+        if (zig_fast(t1 ^ t2 ^ t3, sigma, &out[m])) {
+            s1 = t1, s2 = t2, s3 = t3;
+            continue;
         }
+        s->s1 = s1, s->s2 = s2, s->s3 = s3;                 /* the word not yet consumed: */
+        out[m] = gsl_ran_gaussian_ziggurat(rng, sigma);     /* GSL draws it, and on */
+        s1 = s->s1, s2 = s->s2, s3 = s->s3;
     }
+    s->s1 = s1, s->s2 = s2, s->s3 = s3;
 }
 
 typedef void fill_fn(gsl_rng *, double *, size_t, double);

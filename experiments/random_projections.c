@@ -121,7 +121,8 @@ static int run(experiment *e)
         def.ctx = k ? &sctx : &mctx, def.csv = csv[k];
         def.nderived = 1, def.derived = sd_col, def.derive = derive;
         def.nstats = (k ? &sctx : &mctx)->control ? NSTAT : NSTAT - 2;
-        if (k == 0) def.ci = (sweep_ci_target){S_TSELF, 0.9 * PRECISION, PILOT, 4 * o->draws};
+        /* main: T E[a_ii] to 0.9 x its precision bound; E[s_ii^2] / (d_k c^4) to 0.004 (its window: 0.0103) */
+        if (k == 0) def.ci = (sweep_ci_target){PILOT, 4 * o->draws, {{S_TSELF, 0.9 * PRECISION}, {S_DIAG, 0.004}}};
         st = sweep_run(e, &g[k], &def, &r[k]);
     }
     const sweep_result *m = &r[0];
@@ -129,8 +130,8 @@ static int run(experiment *e)
     size_t d = m->pt[0].d, dk = m->pt[0].dk, heat_T = m->pt[0].T < RPT_HEAT_MAX ? m->pt[0].T : RPT_HEAT_MAX;
     if ((st = rptables_heatmap(e, o->T ? heat_T : 12, d, dk))) goto done;
     exp_meta(e, "main sweep: d = %zu, d_k = %zu, W ~ N(0, %g^2/d); draws per T: the draws column (--draws %zu when "
-             "given, else for a 95%% CI half-width %g of T E[a_ii] from a %d-draw pilot, at most %zu)", d, dk, scale,
-             o->draws, 0.9 * PRECISION, PILOT, 4 * o->draws);
+             "given, else for 95%% CI half-widths %g of T E[a_ii] and 0.004 of E[s_ii^2] / (d_k c^4) from a %d-draw "
+             "pilot, at most %zu)", d, dk, scale, o->draws, 0.9 * PRECISION, PILOT, 4 * o->draws);
     exp_meta(e, "d: %zu\nd_k: %zu\nscale: %g\nheatmap_T: %zu", d, dk, scale, o->T ? heat_T : 12);
 
     /* main sweep: T E[a_ii] within [0.95, 1.05] at every T; the macro on the T farthest from 1 */

@@ -135,11 +135,11 @@ static size_t pilot_draws_at(const void *cv, size_t p)
     return (n + MC_BLOCK - 1) / MC_BLOCK * MC_BLOCK;
 }
 
-/* n = pilot (h / halfwidth)^2, rounded up to whole blocks, in [pilot, max] */
-size_t sweep_ci_draws(const sweep_ci_target *t, double h)
+/* n = pilot (h / halfwidth_k)^2, rounded up to whole blocks, in [pilot, max] */
+size_t sweep_ci_draws(const sweep_ci_target *t, size_t k, double h)
 {
     size_t pilot = (t->pilot + MC_BLOCK - 1) / MC_BLOCK * MC_BLOCK, cap = t->max ? t->max : OPTS_MAX_DRAWS;
-    double want = (double)pilot * (h / t->halfwidth) * (h / t->halfwidth);
+    double r = h / t->t[k].halfwidth, want = (double)pilot * r * r;
     if (!(want < (double)cap)) return cap < pilot ? pilot : cap;           /* NaN h: the cap */
     size_t n = (size_t)ceil(want / MC_BLOCK) * MC_BLOCK;
     return n < pilot ? pilot : n > cap ? cap : n;
@@ -155,8 +155,12 @@ static int choose_draws(const mc_config *cfg, const run_ctx *c, sweep_point *pt,
     pc.point_stream = pilot_stream_at, pc.point_draws = pilot_draws_at, pc.values = NULL;
     int st = mc_run(&pc, acc);
     for (size_t p = 0; p < npoints && !st; p++) {
-        measure m = measure_stat(&acc[p * def->nstats + def->ci.stat]);
-        pt[p].draws = sweep_ci_draws(&def->ci, 0.5 * (m.ci_high - m.ci_low));
+        pt[p].draws = 0;
+        for (size_t k = 0; k < SWEEP_CI_MAX && def->ci.t[k].halfwidth > 0.0; k++) {
+            measure m = measure_stat(&acc[p * def->nstats + def->ci.t[k].stat]);
+            size_t n = sweep_ci_draws(&def->ci, k, 0.5 * (m.ci_high - m.ci_low));
+            if (n > pt[p].draws) pt[p].draws = n;
+        }
     }
     free(acc);
     return st;
@@ -413,7 +417,7 @@ int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_re
     cfg.alloc = def->work_alloc ? work_alloc : NULL;
     cfg.free = def->work_free;
     cfg.ctx = &c;
-    if (def->ci.halfwidth > 0.0 && !e->o.draws_given) {
+    if (def->ci.t[0].halfwidth > 0.0 && !e->o.draws_given) {
         int pst = choose_draws(&cfg, &c, r->pt, total);
         if (pst) { sweep_result_free(r); return pst; }
     }

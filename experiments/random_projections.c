@@ -16,7 +16,6 @@
 #include "rptables.h"
 #include "selfweight.h"
 #include "status.h"
-#include "table.h"
 
 #include <math.h>
 
@@ -48,31 +47,27 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, co
     return st;
 }
 
+/* scratch for the grid's largest point; the sweep's draws per point (when no CI target applies) */
 static void *work_alloc(const sweep_grid *g, const void *ctx)
 {
     selfweight_config max = {sweep_max(g, AX_T), sweep_max(g, AX_D), sweep_max(g, AX_DK), 0.0, ((const rp_ctx *)ctx)->control};
     return selfweight_scratch_new(&max);
 }
-static size_t draws_of(const sweep_point *pt, const void *ctx)
-{
-    (void)pt;
-    return ((const rp_ctx *)ctx)->draws;
-}
+static size_t draws_of(const sweep_point *pt, const void *ctx) { return (void)pt, ((const rp_ctx *)ctx)->draws; }
 
 static const table_col sd_col[] = {SWEEP_DERIVED(0, "score_sd", NAT_COMPUTED, NULL, NULL, NULL)};
 /* score sd c^2 sqrt(d_k) */
 static void derive(double *col, const sweep_point *pt, const stat_acc *a, const void *ctx)
 {
-    (void)a, (void)ctx;
-    col[0] = pt->x * pt->x * sqrt((double)pt->dk);
+    (void)a, (void)ctx, col[0] = pt->x * pt->x * sqrt((double)pt->dk);
 }
 
 /* the soft-softmax law (rptables.h): measured / law -> 1 as the score sd -> 0 */
 static int soft_law(experiment *e)
 {
     rpt_soft_row sr[RPT_SOFT_N];
-    int st = rptables_soft_law(e, sr);
-    if (st) return st;
+    int st;
+    if ((st = rptables_soft_law(e, sr))) return st;
     const rpt_soft_row *a = &sr[0], *z = &sr[RPT_SOFT_N - 1];
     exp_reported(e, "rpSoftExcess", 1.0, measure_ci(a->ratio, a->ratio_lo, a->ratio_hi, a->draws),
                  "measured excess T E[a_ii] - 1 over the soft-softmax law (1 - 1/T)(1 - 2/T) d_k c^4 / d = %.4g at "

@@ -140,7 +140,8 @@ size_t sweep_ci_draws(const sweep_ci_target *t, size_t k, double h)
 {
     size_t pilot = (t->pilot + MC_BLOCK - 1) / MC_BLOCK * MC_BLOCK, cap = t->max ? t->max : OPTS_MAX_DRAWS;
     double r = h / t->t[k].halfwidth, want = (double)pilot * r * r;
-    if (!(want < (double)cap)) return cap < pilot ? pilot : cap;           /* NaN h: the cap */
+    if (isnan(want)) return pilot;                     /* no CI from the pilot: more draws cannot help */
+    if (!(want < (double)cap)) return cap < pilot ? pilot : cap;
     size_t n = (size_t)ceil(want / MC_BLOCK) * MC_BLOCK;
     return n < pilot ? pilot : n > cap ? cap : n;
 }

@@ -148,6 +148,7 @@ typedef int (*sweep_draw_fn)(double *out, gsl_rng *rng, const sweep_point *pt, v
  *      CSV's draws column and every verdict row built from the point.
  * Blocks and their merge order depend on the seed alone, so n is the same for
  * any thread count and MPI ranks. The pilot's draws are not in the estimate.
+ * A pilot without a CI (NaN) leaves the point at the pilot's count.
  * Off when t[0].halfwidth is 0 (a zeroed struct); targets end at the first 0. */
 enum { SWEEP_CI_MAX = 4 };
 typedef struct {

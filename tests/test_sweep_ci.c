@@ -14,14 +14,14 @@
 START_TEST(test_ci_draws_rule)
 {
     sweep_ci_target t = {1000, 0, {{0, 0.01}}};                   /* pilot 1000 -> 4 blocks = 1024 */
-    ck_assert_uint_eq(sweep_ci_draws(&t, 0, 0.01), 1024);
-    ck_assert_uint_eq(sweep_ci_draws(&t, 0, 0.02), 4096);          /* (2)^2 x 1024 */
-    ck_assert_uint_eq(sweep_ci_draws(&t, 0, 0.0101), 1280);        /* 1044.6 -> whole blocks */
-    ck_assert_uint_eq(sweep_ci_draws(&t, 0, 0.001), 1024);         /* never below the pilot */
-    ck_assert_uint_eq(sweep_ci_draws(&t, 0, NAN), 1024);           /* no CI: the pilot's count */
+    ck_assert_uint_eq(sweep_ci_draws(&t, 0.01, 0.01), 1024);
+    ck_assert_uint_eq(sweep_ci_draws(&t, 0.01, 0.02), 4096);          /* (2)^2 x 1024 */
+    ck_assert_uint_eq(sweep_ci_draws(&t, 0.01, 0.0101), 1280);        /* 1044.6 -> whole blocks */
+    ck_assert_uint_eq(sweep_ci_draws(&t, 0.01, 0.001), 1024);         /* never below the pilot */
+    ck_assert_uint_eq(sweep_ci_draws(&t, 0.01, NAN), 1024);           /* no CI: the pilot's count */
     t.max = 3000;
-    ck_assert_uint_eq(sweep_ci_draws(&t, 0, 0.02), 3000);          /* the cap */
-    ck_assert_uint_eq(sweep_ci_draws(&t, 0, INFINITY), 3000);
+    ck_assert_uint_eq(sweep_ci_draws(&t, 0.01, 0.02), 3000);          /* the cap */
+    ck_assert_uint_eq(sweep_ci_draws(&t, 0.01, INFINITY), 3000);
 }
 END_TEST
 

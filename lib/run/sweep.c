@@ -135,11 +135,11 @@ static size_t pilot_draws_at(const void *cv, size_t p)
     return (n + MC_BLOCK - 1) / MC_BLOCK * MC_BLOCK;
 }
 
-/* n = pilot (h / halfwidth_k)^2, rounded up to whole blocks, in [pilot, max] */
-size_t sweep_ci_draws(const sweep_ci_target *t, size_t k, double h)
+/* n = pilot (h / target)^2, rounded up to whole blocks, in [pilot, max] */
+size_t sweep_ci_draws(const sweep_ci_target *t, double target, double h)
 {
     size_t pilot = (t->pilot + MC_BLOCK - 1) / MC_BLOCK * MC_BLOCK, cap = t->max ? t->max : OPTS_MAX_DRAWS;
-    double r = h / t->t[k].halfwidth, want = (double)pilot * r * r;
+    double r = h / target, want = (double)pilot * r * r;
     if (isnan(want)) return pilot;                     /* no CI from the pilot: more draws cannot help */
     if (!(want < (double)cap)) return cap < pilot ? pilot : cap;
     size_t n = (size_t)ceil(want / MC_BLOCK) * MC_BLOCK;
@@ -156,10 +156,12 @@ static int choose_draws(const mc_config *cfg, const run_ctx *c, sweep_point *pt,
     pc.point_stream = pilot_stream_at, pc.point_draws = pilot_draws_at, pc.values = NULL;
     int st = mc_run(&pc, acc);
     for (size_t p = 0; p < npoints && !st; p++) {
-        pt[p].draws = 0;
+        pt[p].draws = (def->ci.pilot + MC_BLOCK - 1) / MC_BLOCK * MC_BLOCK;
         for (size_t k = 0; k < SWEEP_CI_MAX && def->ci.t[k].halfwidth > 0.0; k++) {
+            double hw = def->ci.at ? def->ci.at(&pt[p], k, def->ci.t[k].halfwidth, def->ctx) : def->ci.t[k].halfwidth;
+            if (!(hw > 0.0)) continue;
             measure m = measure_stat(&acc[p * def->nstats + def->ci.t[k].stat]);
-            size_t n = sweep_ci_draws(&def->ci, k, 0.5 * (m.ci_high - m.ci_low));
+            size_t n = sweep_ci_draws(&def->ci, hw, 0.5 * (m.ci_high - m.ci_low));
             if (n > pt[p].draws) pt[p].draws = n;
         }
     }

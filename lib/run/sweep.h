@@ -154,10 +154,13 @@ enum { SWEEP_CI_MAX = 4 };
 typedef struct {
     size_t pilot, max;    /* pilot draws per point; the cap (0: none)            */
     struct { size_t stat; double halfwidth; } t[SWEEP_CI_MAX];   /* statistic, target */
+    /* optional: target k's half-width at point pt (0: none there, e.g. a statistic
+     * whose verdict reads one point); NULL: t[k].halfwidth at every point */
+    double (*at)(const sweep_point *pt, size_t k, double halfwidth, const void *ctx);
 } sweep_ci_target;
 
-/* n for target k after a pilot whose 95% CI half-width of that statistic was h (rule 2). */
-size_t sweep_ci_draws(const sweep_ci_target *t, size_t k, double h);
+/* n for a target half-width after a pilot whose 95% CI half-width was h (rule 2). */
+size_t sweep_ci_draws(const sweep_ci_target *t, double target, double h);
 
 typedef struct {
     sweep_draw_fn draw;

@@ -123,7 +123,8 @@ static int run(experiment *e)
         def.nderived = 1, def.derived = sd_col, def.derive = derive;
         def.nstats = (k ? &sctx : &mctx)->control ? NSTAT : NSTAT - 2;
         /* main: T E[a_ii] to 0.9 x its precision bound; E[s_ii^2] / (d_k c^4) to 0.004 (its window 0.0103) */
-        if (k == 0) def.ci = (sweep_ci_target){PILOT, 4 * o->draws, {{S_TSELF, 0.9 * PRECISION}, {S_DIAG, 0.004}}, target_at};
+        sweep_ci_target ci = {PILOT, 4 * o->draws, {{S_TSELF, 0.9 * PRECISION}, {S_DIAG, 0.004}}, target_at};
+        if (k == 0) def.ci = ci;
         st = sweep_run(e, &g[k], &def, &r[k]);
     }
     const sweep_result *m = &r[0];

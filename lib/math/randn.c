@@ -79,7 +79,8 @@ static inline int zig_fast(unsigned long k, double sigma, double *x)
     unsigned long i = k & 0x7f, j = (k >> 8) & 0xffffff;
     if (j >= zig_k[i]) return 0;
     double sign = (double)((int)((k >> 6) & 2) - 1);   /* bit 7: +1, else -1, without a branch */
-    *x = sign * sigma * ((double)(int)j * zig_w[i]);   /* j < 2^24: exact as int */   /* GSL: sign * sigma * x, left to right */
+    /* GSL's sign * sigma * x, left to right; j < 2^24 converts exactly through int */
+    *x = sign * sigma * ((double)(int)j * zig_w[i]);
     return 1;
 }
 

@@ -98,6 +98,8 @@ static inline unsigned long mt_twist(unsigned long upper, unsigned long lower, u
 }
 /* each run reads only words it has not yet rewritten, or (the second) words
  * rewritten at least N - M = 227 places before: both vectorise */
+/* AVX2 where the CPU has it (4 words per instruction), else SSE2: integer work, the same words */
+__attribute__((target_clones("avx2", "default")))
 static void mt_regenerate(unsigned long *mt)
 {
     #pragma omp simd
@@ -119,6 +121,7 @@ static inline unsigned long mt_temper(unsigned long k)
 /* in runs of at most the words left in the state: temper the run (vectorised),
  * then the ziggurat's fast path word by word; a word that leaves it goes to
  * GSL unconsumed, and the run restarts after what GSL consumed */
+__attribute__((target_clones("avx2", "default")))
 static void fill_mt(gsl_rng *rng, double *out, size_t n, double sigma)
 {
     mt_layout *s = rng->state;

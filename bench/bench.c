@@ -3,9 +3,11 @@
  *
  *   bench info                 machine and library description
  *   bench rng [--n N]          the Gaussian generator's rate: mt19937 +
- *                              gsl_ran_gaussian_ziggurat (what a Monte Carlo
- *                              draw of lib/selfweight uses), on one thread and
- *                              on every thread (one generator each)
+ *                              GSL's ziggurat through randn_fill (randn.h: what
+ *                              a Monte Carlo draw of lib/selfweight uses), on one
+ *                              thread and on every thread (one generator each);
+ *                              and GSL's own gsl_ran_gaussian_ziggurat calls on
+ *                              one thread (the same values, one call each)
  *   bench mc [--T --d --dk --draws]
  *                              random_projections' per-draw computation
  *                              (lib/selfweight.h) through mc_run: draws/s
@@ -30,6 +32,7 @@
 #include "mat.h"
 #include "mc.h"
 #include "opts.h"
+#include "randn.h"
 #include "rng.h"
 #include "selfweight.h"
 #include "stats.h"
@@ -81,26 +84,34 @@ static int cmd_info(void)
 /* Variates per second: each thread its own mt19937, n variates each. */
 static int cmd_rng(size_t n)
 {
-    double sink = 0.0, rate1 = 0.0, rate_all = 0.0;
+    double sink = 0.0, rate1 = 0.0, rate_all = 0.0, rate_gsl = 0.0;
     int threads = omp_get_max_threads();
-    for (int pass = 0; pass < 2; pass++) {
-        int nt = pass == 0 ? 1 : threads;
+    for (int pass = 0; pass < 3; pass++) {
+        int nt = pass == 1 ? threads : 1;
         double t0 = omp_get_wtime();
         #pragma omp parallel num_threads(nt) reduction(+:sink)
         {
             gsl_rng *r = rng_new("mt19937", rng_stream_seed(1, 2, (uint64_t)omp_get_thread_num()));
-            double s = 0.0;
-            for (size_t i = 0; i < n; i++) s += gsl_ran_gaussian_ziggurat(r, 1.0);
+            double s = 0.0, buf[256];
+            if (pass < 2)
+                for (size_t i = 0; i < n; i += 256) {
+                    randn_fill(r, buf, 256, 1.0);
+                    s += buf[i % 256];
+                }
+            else
+                for (size_t i = 0; i < n; i++) s += gsl_ran_gaussian_ziggurat(r, 1.0);
             sink += s;
             gsl_rng_free(r);
         }
         double t = omp_get_wtime() - t0;
         if (pass == 0) rate1 = (double)n / t;
-        else rate_all = (double)n * nt / t;
+        else if (pass == 1) rate_all = (double)n * nt / t;
+        else rate_gsl = (double)n / t;
     }
-    printf("rng mt19937+gsl_ran_gaussian_ziggurat\n");
+    printf("rng mt19937+randn_fill (gsl_ran_gaussian_ziggurat's values)\n");
     printf("rng_rate_1thread %.6g\n", rate1);
     printf("rng_rate_all %.6g\n", rate_all);
+    printf("rng_gsl_rate_1thread %.6g\n", rate_gsl);
     printf("rng_threads %d\n", threads);
     printf("rng_sink %g\n", sink);     /* keeps the loop from being optimised away */
     return 0;

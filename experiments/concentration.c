@@ -16,6 +16,7 @@
  * max, n; then the rms columns), concentration_fit.csv (the four slopes).
  */
 #include "prelude.h"
+#include "randn.h"
 
 #define STATS(X) X(S_NORM2, "norm2", SW_MC) X(S_NORM2_DEV2, "norm2_dev2", SW_MC) X(S_DOT, "dot", SW_MC) \
                  X(S_DOT2, "dot2", SW_MC) X(S_ABSDOT, "absdot", SW_MC)
@@ -27,7 +28,7 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, co
     (void)ctx;
     size_t d = pt->d;
     double *x = work, *y = x + d;
-    for (size_t k = 0; k < 2 * d; k++) x[k] = gsl_ran_gaussian_ziggurat(rng, 1.0);
+    randn_fill(rng, x, 2 * d, 1.0);
     // ||x||^2 = sum_k x_k^2 (the self-score),  x.y = sum_k x_k y_k (the score with another)
     double n2 = 0.0, dot = 0.0;
     for (size_t k = 0; k < d; k++) {

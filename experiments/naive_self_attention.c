@@ -30,6 +30,7 @@
  * local rise per doubling).
  */
 #include "prelude.h"
+#include "randn.h"
 #include "naiveleak.h"
 #include "selfweight.h"
 

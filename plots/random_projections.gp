@@ -28,7 +28,9 @@ set format y "%.2f"
 set arrow 1 from lo, 1 to hi, 1 nohead ls 9
 set label 1 (SLIDE ? "exactly 1/T" : "1 = exactly 1/T") at hi, 1 right offset -0.5,-0.8 font ',9'
 if (!SLIDE) {
-    set label 2 sprintf("d = %d, d_k = %d, %d draws per T, 95%% CI", meta('d'), meta('d_k'), N_max) \
+    # draws per T: one count, or the range the CI target chose (sweep_ci_target)
+    ndraws = (N_min == N_max) ? sprintf("%d draws per T", N_max) : sprintf("%d to %d draws per T", N_min, N_max)
+    set label 2 sprintf("d = %d, d_k = %d, %s, 95%% CI", meta('d'), meta('d_k'), ndraws) \
         at graph 0.03, 0.92 left font ',9'
 }
 if (one) {

@@ -1,5 +1,6 @@
 /* longseq.c - one row's self-weight at any T (see longseq.h). */
 #include "longseq.h"
+#include "randn.h"
 #include "mat.h"
 #include "softmax.h"
 #include "status.h"
@@ -156,7 +157,8 @@ double longseq_log_denominator(gsl_rng *rng, double s, double sigma, size_t T)
     double buf[CHUNK];
     for (size_t left = T - 1; left > 0;) {
         size_t n = left < CHUNK ? left : CHUNK;
-        for (size_t j = 0; j < n; j++) buf[j] = sigma * gsl_ran_gaussian_ziggurat(rng, 1.0);
+        randn_fill(rng, buf, n, 1.0);                       /* N(0, 1), GSL's ziggurat values */
+        for (size_t j = 0; j < n; j++) buf[j] = sigma * buf[j];
         fold(&st, buf, n);
         left -= n;
     }

@@ -2,6 +2,7 @@
 #include "naiveleak.h"
 #include "rng.h"
 #include "selfweight.h"
+#include "randn.h"
 #include "status.h"
 #include "table.h"
 
@@ -12,8 +13,13 @@
 double naiveleak_c_draw(gsl_rng *rng, size_t T, double d)
 {
     double r = gsl_ran_gamma(rng, 0.5 * d, 1.0), sr = sqrt(r);
-    double v = sr * gsl_ran_gaussian_ziggurat(rng, 1.0), U = 0.0;
-    for (size_t k = 0; k + 2 < T; k++) U += exp(-r + sr * gsl_ran_gaussian_ziggurat(rng, 1.0));
+    double v = sr * gsl_ran_gaussian_ziggurat(rng, 1.0), U = 0.0, z[256];
+    /* U = sum over the T - 2 others of exp(-r + sr z_k), z_k ~ N(0, 1) in chunks (randn.h) */
+    for (size_t k = 0; k + 2 < T; k += 256) {
+        size_t n = T - 2 - k < 256 ? T - 2 - k : 256;
+        randn_fill(rng, z, n, 1.0);
+        for (size_t q = 0; q < n; q++) U += exp(-r + sr * z[q]);
+    }
     /* the integrand 1/(1 + e^v + U) at v and -v */
     return 0.5 * (1.0 / (1.0 + exp(v) + U) + 1.0 / (1.0 + exp(-v) + U));
 }
@@ -97,8 +103,7 @@ int naiveleak_median(gsl_rng *rng, size_t T, size_t d, size_t rows, double *medi
     double *lk = malloc(rows * sizeof *lk), *x = malloc(T * d * sizeof *x), *sc = malloc(T * sizeof *sc);
     int st = lk && x && sc ? ATT_OK : att_fail(ATT_ERUNTIME, "naive median leak: out of memory");
     for (size_t i = 0; i < rows && !st; i++) {
-        for (size_t j = 0; j < T; j++)
-            for (size_t m = 0; m < d; m++) x[j * d + m] = gsl_ran_gaussian_ziggurat(rng, 1.0);
+        randn_fill(rng, x, T * d, 1.0);   /* x_j (d) ~ N(0, I), j = 0 .. T-1, row after row */
         for (size_t j = 0; j < T; j++) {
             sc[j] = 0.0;   // s_j = x_0 . x_j
             for (size_t m = 0; m < d; m++) sc[j] += x[m] * x[j * d + m];

@@ -1,5 +1,6 @@
 /* rpexcess.c - the excess over 1/T and its control variate (see rpexcess.h). */
 #include "rpexcess.h"
+#include "randn.h"
 
 #include <math.h>
 #include <gsl/gsl_randist.h>
@@ -19,10 +20,13 @@ void rpexcess_draw(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, doubl
     double WQ[RPX_MAX_D][RPX_MAX_DK], WK[RPX_MAX_D][RPX_MAX_DK];
     double Q[RPX_MAX_T][RPX_MAX_DK], K[RPX_MAX_T][RPX_MAX_DK], Kc[RPX_MAX_T][RPX_MAX_DK];
     double sw = c / sqrt((double)d);
-    for (size_t j = 0; j < T; j++) for (size_t m = 0; m < d; m++) X[j][m] = gsl_ran_gaussian_ziggurat(rng, 1.0);
-    for (size_t j = 0; j < T; j++) for (size_t m = 0; m < d; m++) Xc[j][m] = gsl_ran_gaussian_ziggurat(rng, 1.0);
-    for (size_t m = 0; m < d; m++) for (size_t a = 0; a < d_k; a++) WQ[m][a] = sw * gsl_ran_gaussian_ziggurat(rng, 1.0);
-    for (size_t m = 0; m < d; m++) for (size_t a = 0; a < d_k; a++) WK[m][a] = sw * gsl_ran_gaussian_ziggurat(rng, 1.0);
+    /* entries N(0, 1) in row order (randn.h: GSL's ziggurat values); W = sw N(0, 1) */
+    for (size_t j = 0; j < T; j++) randn_fill(rng, X[j], d, 1.0);
+    for (size_t j = 0; j < T; j++) randn_fill(rng, Xc[j], d, 1.0);
+    for (size_t m = 0; m < d; m++) randn_fill(rng, WQ[m], d_k, 1.0);
+    for (size_t m = 0; m < d; m++) for (size_t a = 0; a < d_k; a++) WQ[m][a] = sw * WQ[m][a];
+    for (size_t m = 0; m < d; m++) randn_fill(rng, WK[m], d_k, 1.0);
+    for (size_t m = 0; m < d; m++) for (size_t a = 0; a < d_k; a++) WK[m][a] = sw * WK[m][a];
     /* Q = X W_Q, K = X W_K, K' = X' W_K */
     for (size_t j = 0; j < T; j++)
         for (size_t a = 0; a < d_k; a++) {

@@ -1,5 +1,6 @@
 /* mat.c - checked allocation, Gaussian fill, products, norms, tolerances. */
 #include "mat.h"
+#include "randn.h"
 #include "mem.h"
 #include "status.h"
 #include <stdio.h>
@@ -76,17 +77,20 @@ void vec_free(gsl_vector *v)
     gsl_vector_free(v);
 }
 
+/* A (m, n), row by row: entries N(0, sigma^2), gsl_ran_gaussian_ziggurat's values (randn.h) */
 void mat_randn(gsl_matrix *A, gsl_rng *rng, double sigma)
 {
-    for (size_t i = 0; i < A->size1; i++)
-        for (size_t j = 0; j < A->size2; j++)
-            gsl_matrix_set(A, i, j, gsl_ran_gaussian_ziggurat(rng, sigma));
+    for (size_t i = 0; i < A->size1; i++) randn_fill(rng, A->data + i * A->tda, A->size2, sigma);
 }
 
+/* v (n): entries N(0, sigma^2), in order */
 void vec_randn(gsl_vector *v, gsl_rng *rng, double sigma)
 {
-    for (size_t i = 0; i < v->size; i++)
-        gsl_vector_set(v, i, gsl_ran_gaussian_ziggurat(rng, sigma));
+    if (v->stride == 1) {
+        randn_fill(rng, v->data, v->size, sigma);
+        return;
+    }
+    for (size_t i = 0; i < v->size; i++) randn_fill(rng, v->data + i * v->stride, 1, sigma);
 }
 
 /* C (m, n) = alpha op(A) (m, k) op(B) (k, n) + beta C */

@@ -417,6 +417,7 @@ int opts_parse(opts *o, const opts_info *info, int argc, char **argv)
                 if ((info->common & COMMON[c].mask) && !strcmp(name, COMMON[c].name)) {
                     kind = COMMON[c].kind;
                     dest = common_dest(o, name);
+                    if (!strcmp(name, "draws")) o->draws_given = 1;
                 }
             for (const opt_spec *e = info->extra; e && e->name && !dest; e++)
                 if (!strcmp(name, e->name)) { kind = e->kind; dest = e->dest; }

@@ -1,0 +1,79 @@
+/* rptables.c - random_projections' heatmap and soft-law tables (rptables.h). */
+#include "rptables.h"
+#include "cvreg.h"
+#include "mat.h"
+#include "rng.h"
+#include "rpexcess.h"
+#include "selfweight.h"
+#include "status.h"
+#include "sweep.h"
+#include "table.h"
+
+#include <math.h>
+#include <stdio.h>
+
+/* the section's opening sentence in GPT-2's 12 tokens: names for random vectors */
+static const char *const TOKENS[] = {"The", "animal", "didn", "'t", "cross", "the", "street",
+                                     "because", "it", "was", "too", "tired"};
+typedef struct { const char *panel; size_t i, j; double a; const char *query, *key; } heat_row;
+static const table_col heat_cols[] = {COL(heat_row, panel), COL(heat_row, i), COL(heat_row, j),
+                                      COL(heat_row, a), COL(heat_row, query), COL(heat_row, key)};
+
+/* A (T, T) raw and projected for the same X */
+int rptables_heatmap(const experiment *e, size_t T, size_t d, size_t dk)
+{
+    static heat_row rows[2 * RPT_HEAT_MAX * RPT_HEAT_MAX];
+    static char names[RPT_HEAT_MAX][24];
+    for (size_t i = 0; i < T; i++)
+        if (i < 12) snprintf(names[i], sizeof names[i], "%s", TOKENS[i]);
+        else snprintf(names[i], sizeof names[i], "t%zu", i + 1);
+    sweep_point pt = {.T = T, .d = d, .dk = dk, .x = 1.0};
+    gsl_rng *rng = sweep_rng(e, &pt);
+    gsl_matrix *A[2] = {mat_new(T, T), mat_new(T, T)};
+    int st = rng && A[0] && A[1] ? selfweight_heatmaps(rng, d, dk, A[0], A[1])
+                                 : att_last_code() == ATT_EUSAGE ? ATT_EUSAGE : ATT_ERUNTIME;
+    for (size_t n = 0; n < 2 * T * T && !st; n++) {
+        size_t i = n % (T * T) / T, j = n % T;
+        rows[n] = (heat_row){n < T * T ? "raw" : "projected", i + 1, j + 1, gsl_matrix_get(A[n / (T * T)], i, j),
+                             names[i], names[j]};
+    }
+    if (!st) st = TABLE_WRITE(e->o.out_dir, "random_projections_A.csv", heat_cols, rows, 2 * T * T);
+    mat_free(A[0]);
+    mat_free(A[1]);
+    if (rng) gsl_rng_free(rng);
+    return st;
+}
+
+static const double SOFT_SD[RPT_SOFT_N] = {0.5, 0.25, 0.125, 0.0625};
+static const table_col soft_cols[] = {
+    COL(rpt_soft_row, sd), COL(rpt_soft_row, c), COL(rpt_soft_row, draws), COL(rpt_soft_row, law),
+    COL_MC(rpt_soft_row, excess, "excess_lo", "excess_hi"), COL_MC(rpt_soft_row, excess_lo, "excess_lo", "excess_hi"),
+    COL_MC(rpt_soft_row, excess_hi, "excess_lo", "excess_hi"), COL_MC(rpt_soft_row, ratio, "ratio_lo", "ratio_hi"),
+    COL_MC(rpt_soft_row, ratio_lo, "ratio_lo", "ratio_hi"), COL_MC(rpt_soft_row, ratio_hi, "ratio_lo", "ratio_hi"),
+    COL_MC(rpt_soft_row, departure, "ratio_lo", "ratio_hi")};
+
+/* per score sd: Y = T (a_ii - a'_ii) on controls L1, Q2 - law, two odd terms (means 0) */
+int rptables_soft_law(const experiment *e, rpt_soft_row sr[RPT_SOFT_N])
+{
+    static double Y[RPT_SOFT_DRAWS], X[RPT_SOFT_DRAWS * 4];
+    gsl_rng *rng = rng_new(e->o.rng_name, 0);
+    if (!rng) return ATT_EUSAGE;
+    int st = ATT_OK;
+    for (size_t k = 0; k < RPT_SOFT_N && !st; k++) {
+        double c = sqrt(SOFT_SD[k] / sqrt((double)RPT_SOFT_DK)), yh, V;
+        double law = rpexcess_law(RPT_SOFT_T, RPT_SOFT_D, RPT_SOFT_DK, c);
+        gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0x50F7, k));
+        for (size_t n = 0; n < RPT_SOFT_DRAWS; n++) {
+            double o[RPX_NOUT];
+            rpexcess_draw(rng, RPT_SOFT_T, RPT_SOFT_D, RPT_SOFT_DK, c, o);
+            Y[n] = o[0];
+            X[4 * n] = o[1], X[4 * n + 1] = o[2] - law, X[4 * n + 2] = o[3], X[4 * n + 3] = o[4];
+        }
+        if ((st = cvreg_fit(Y, RPT_SOFT_DRAWS, 1, X, 4, &yh, &V))) break;
+        double h = STAT_Z95 * sqrt(V);
+        sr[k] = (rpt_soft_row){SOFT_SD[k], c, law, yh / law, (yh - h) / law, (yh + h) / law, yh, yh - h, yh + h,
+                               (yh / law - 1.0) / (SOFT_SD[k] * SOFT_SD[k]), RPT_SOFT_DRAWS};
+    }
+    gsl_rng_free(rng);
+    return st ? st : TABLE_WRITE(e->o.out_dir, "random_projections_soft.csv", soft_cols, sr, RPT_SOFT_N);
+}

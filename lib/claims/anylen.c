@@ -8,15 +8,19 @@
 #include "status.h"
 #include "table.h"
 #include "tiled.h"
+#include "vexp.h"
 
 #include <math.h>
 #include <omp.h>
 
 int anylen_weights(gsl_matrix *W[3], size_t d, size_t d_k, size_t d_v, unsigned long seed)
 {
+    W[0] = W[1] = W[2] = NULL;
+    int rc = vexp_env_check();         /* a bad ATT_VEXP stops the run before any pass */
+    if (rc) return rc;
     W[0] = mat_new(d, d_k); W[1] = mat_new(d, d_k); W[2] = mat_new(d, d_v);
     gsl_rng *rng = rng_new("mt19937", rng_stream_seed(seed, 0, 0));
-    int rc = W[0] && W[1] && W[2] && rng ? ATT_OK : att_alloc_status();
+    rc = W[0] && W[1] && W[2] && rng ? ATT_OK : att_alloc_status();
     for (int k = 0; k < 3 && !rc; k++) mat_randn(W[k], rng, 1.0 / sqrt((double)d));
     if (rng) gsl_rng_free(rng);
     return rc;

@@ -14,7 +14,8 @@
 #include "timing.h"
 
 /* W[0] = W_Q, W[1] = W_K (d, d_k), W[2] = W_V (d, d_v), each ~ N(0, 1/d) from
- * stream (0, 0) of the seed, in this order. On failure W[k] may be NULL; mat_free them. */
+ * stream (0, 0) of the seed, in this order. On failure W[k] may be NULL; mat_free them.
+ * First checks ATT_VEXP (vexp_env_check: ATT_EUSAGE for a path this CPU lacks). */
 int anylen_weights(gsl_matrix *W[3], size_t d, size_t d_k, size_t d_v, unsigned long seed);
 
 /* One head on one input. */

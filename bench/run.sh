@@ -10,10 +10,6 @@
 #   3. the tiled head of any_length at T = 100,000 vs a large OpenBLAS DGEMM:
 #      GFLOP/s (target >= half), time (target < 60 s), peak RSS (< 256 MiB)
 #   4. wall time of `make reproduce` into a temporary folder
-#   3b. (anylen's block) the same tiled head and DGEMM as an AVX2-only machine
-#      runs them, in the same run: ATT_VEXP=avx2 (lib/fast/vexp.h) and
-#      OPENBLAS_CORETYPE=Haswell (OpenBLAS's AVX2 kernel, for the head's own
-#      products too); target: tiled >= half of DGEMM on each path
 #   5. the Monte Carlo of row 1 under MPI (bin-mpi/, make mpi): draws/s on 1 and
 #      2 ranks of one thread each (skipped without mpirun)
 #
@@ -117,17 +113,6 @@ echo "bench: tiled head, T = $T_LONG" >&2
 tg=$(value tiled_gflops "$tmp/tiled")
 ts=$(value tiled_seconds "$tmp/tiled")
 trss=$(value tiled_peak_rss_bytes "$tmp/tiled")
-# ---- 3b (anylen): the AVX2 path of an AVX-512 machine: vexp and OpenBLAS both forced
-echo "bench: tiled head and DGEMM on the AVX2 path (ATT_VEXP=avx2, OPENBLAS_CORETYPE=Haswell)" >&2
-avx2_row=""
-if ATT_VEXP=avx2 OPENBLAS_CORETYPE=Haswell "$B" dgemm --n 4096 > "$tmp/dgemm_avx2" 2>"$tmp/avx2.err" &&
-        ATT_VEXP=avx2 OPENBLAS_CORETYPE=Haswell "$B" tiled --T "$T_LONG" > "$tmp/tiled_avx2" 2>>"$tmp/avx2.err"; then
-    dg2=$(value dgemm_gflops "$tmp/dgemm_avx2"); tg2=$(value tiled_gflops "$tmp/tiled_avx2")
-    r_dg2=$(calc "%.2f" "$tg2 / $dg2"); met2=$(awk "BEGIN { print ($r_dg2 >= 0.5) ? \"yes\" : \"no\" }")
-    avx2_row="| same head on the AVX2 path: vexp $(value tiled_vexp "$tmp/tiled_avx2"), OpenBLAS kernel $(value tiled_blas_core "$tmp/tiled_avx2") (GFLOP/s; $(calc "%.1f" "$(value tiled_seconds "$tmp/tiled_avx2")") s) | $(calc "%.1f" "$tg2") | OpenBLAS DGEMM 4096^3, kernel $(value dgemm_blas_core "$tmp/dgemm_avx2"): $(calc "%.1f" "$dg2") | $r_dg2 | >= 0.5 | $met2 |"
-else
-    avx2_row="| same head on the AVX2 path | not run: $(head -n 1 "$tmp/avx2.err") | | | >= 0.5 | |"
-fi
 # the tiled head with lib/fast/vexp.c's exponential and with SLEEF's, interleaved
 if [ -n "$SLEEF_SRC" ]; then
     echo "bench: vexp vs SLEEF inside the tiled head, T = $T_LONG, 3 runs each" >&2
@@ -175,10 +160,8 @@ echo "| random_projections Monte Carlo, T = 8, d = 64, d_k = 16, $DRAWS draws (d
 [ -n "${mc_taus_rate:-}" ] && echo "| same, C with \`--rng taus2\` (L'Ecuyer's Tausworthe generator, period 2^88) | $(calc "%.0f" "$mc_taus_rate") | NumPy (PCG64) $(calc "%.0f" "$np_rate") | $r_np_taus x | >= 3x | $(yes_no "$r_np_taus >= 3") |"
 echo "| same, NumPy with MT19937 (the C generator's family) | $(calc "%.0f" "$mc_rate") | $(calc "%.0f" "$np_mt_rate") | $r_np_mt x | | |"
 echo "| Monte Carlo vs its RNG limit: mt19937 + ziggurat, $vpd variates per draw (draws/s) | $(calc "%.0f" "$mc_rate") | $(calc "%.0f" "$rng_limit") ($(calc "%.3g" "$rng_all") variates/s on all threads, $(calc "%.3g" "$rng_1") on one) | $r_rng | fraction reached | |"
-echo "| any_length tiled head, T = $T_LONG, d = d_k = d_v = 64, vexp $(value tiled_vexp "$tmp/tiled"), OpenBLAS kernel $(value tiled_blas_core "$tmp/tiled") (GFLOP/s) | $(calc "%.1f" "$tg") | OpenBLAS DGEMM 4096^3 $(calc "%.1f" "$dg") | $r_dg | >= 0.5 | $(yes_no "$r_dg >= 0.5") |"
+echo "| any_length tiled head, T = $T_LONG, d = d_k = d_v = 64 (GFLOP/s) | $(calc "%.1f" "$tg") | OpenBLAS DGEMM 4096^3 $(calc "%.1f" "$dg") | $r_dg | >= 0.5 | $(yes_no "$r_dg >= 0.5") |"
 echo "| same: time (s) | $(calc "%.1f" "$ts") | | | < 60 s | $(yes_no "$ts < 60") |"
-# anylen's block: the AVX2 path beside the default one (vexp $(value tiled_vexp "$tmp/tiled"))
-[ -n "$avx2_row" ] && echo "$avx2_row"
 echo "| same: peak resident memory (MiB) | $rss_mib | | | < 256 MiB | $(yes_no "$rss_mib < 256") |"
 if [ -n "$SLEEF_SRC" ]; then
     echo "| tiled head, T = $T_LONG, median of 3 (s): lib/fast/vexp.c exp vs SLEEF's (interleaved) | $(calc "%.2f" "$(value exp_own_seconds_median "$tmp/expcmp")") (max $(value exp_own_max_ulps "$tmp/expcmp") ulp) | SLEEF $(calc "%.2f" "$(value exp_sleef_seconds_median "$tmp/expcmp")") (max $(value exp_sleef_max_ulps "$tmp/expcmp") ulp) | SLEEF speed / own $(value exp_sleef_speed_over_own "$tmp/expcmp") | >= 0.95 to switch | |"

@@ -78,6 +78,7 @@ static int cmd_info(void)
     printf("gsl %s\n", GSL_VERSION);
     tiled_tiles tl = tiled_tiles_default();
     printf("tiles %zux%zu\n", tl.bq, tl.bk);
+    printf("vexp %s\n", vexp_path());
     return 0;
 }
 
@@ -168,6 +169,7 @@ static int cmd_dgemm(size_t n)
     printf("dgemm_seconds %.6g\n", best);
     printf("dgemm_gflops %.6g\n", 2.0 * (double)n * (double)n * (double)n / best / 1e9);
     printf("dgemm_threads %d\n", openblas_get_num_threads ? openblas_get_num_threads() : 1);
+    printf("dgemm_blas_core %s\n", openblas_get_corename ? openblas_get_corename() : "none");
     mat_free(A); mat_free(B); mat_free(C);
     return 0;
 }
@@ -208,6 +210,8 @@ static int cmd_tiled(size_t T)
     printf("tiled_gflops %.6g\n", flops / t / 1e9);
     printf("tiled_peak_rss_bytes %zu\n", peak_rss());
     printf("tiled_threads %d\n", omp_get_max_threads());
+    printf("tiled_vexp %s\n", vexp_path());
+    printf("tiled_blas_core %s\n", openblas_get_corename ? openblas_get_corename() : "none");
     mat_free(X); mat_free(O); mat_free(W_Q); mat_free(W_K); mat_free(W_V);
     return 0;
 }

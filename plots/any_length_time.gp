@@ -1,6 +1,7 @@
 # any_length_time.gp - time of one forward pass against T, log-log, both
 # heads on ONE thread each (the same threading; each (head, T) in its own
-# process): median of --reps runs with min-max bars. Both grow like T^2 for
+# process): median of 3 to --reps runs (as many as the median's spread
+# needed, any_length_timing.csv's tiled_reps, plain_reps) with min-max bars. Both grow like T^2 for
 # large T (the slope-2 guide through the tiled head's longest timed run); the
 # tiled head never holds the T x T matrix, so it goes on where the plain one
 # stops. Data: any_length_timing.csv (machine-dependent), any_length.meta.
@@ -15,8 +16,8 @@ stats f using ($9 == $9 ? $1 : NaN) nooutput
 Tp = STATS_max
 stats f using ($1 == Tp ? $9 : NaN) nooutput
 tp = STATS_max
-set title sprintf("Time grows like T² in both heads\n{/*0.85 one forward pass (d = %d), one thread each: median, min–max of %d runs}", \
-    int(meta('d')), int(meta('reps')))
+set title sprintf("Time grows like T² in both heads\n{/*0.85 one pass (d = %d), one thread each: median, min–max of %d–%d runs}", \
+    int(meta('d')), int(meta('reps_min')), int(meta('reps_max')))
 set logscale xy
 set format x '10^{%L}'
 set format y '10^{%L}'

@@ -3,11 +3,13 @@
 #include "mc.h"
 #include "stats.h"
 #include "status.h"
+#include "timing.h"
 
 #include <math.h>
 #include <float.h>
 #include <omp.h>
 #include <gsl/gsl_randist.h>
+#include <gsl/gsl_cdf.h>
 
 START_TEST(test_welford_by_hand)
 {
@@ -188,5 +190,63 @@ START_TEST(test_wilson)
 }
 END_TEST
 
+/* The median's order-statistic interval (timing.h): known cases, then for
+ * every n <= 80 its coverage against GSL's binomial CDF and the choice of k
+ * (the largest with coverage >= 95%; k = 1 below n = 6). */
+START_TEST(test_timing_median_ci)
+{
+    double x[80];
+    for (int i = 0; i < 80; i++) x[i] = i + 1;          /* x_(i) = i */
+    timing t;
+    timing_median_ci(x, 3, &t);
+    ck_assert(t.ci_low == 1 && t.ci_high == 3 && fabs(t.ci_level - 0.75) <= 4 * DBL_EPSILON);
+    timing_median_ci(x, 6, &t);
+    ck_assert(t.ci_low == 1 && t.ci_high == 6 && fabs(t.ci_level - 62.0 / 64) <= 4 * DBL_EPSILON);
+    timing_median_ci(x, 9, &t);                          /* k = 2: 1 - 2 (1 + 9) / 512 */
+    ck_assert(t.ci_low == 2 && t.ci_high == 8 && fabs(t.ci_level - (1 - 20.0 / 512)) <= 4 * DBL_EPSILON);
+    for (unsigned n = 1; n <= 80; n++) {
+        timing_median_ci(x, n, &t);
+        unsigned k = (unsigned)t.ci_low;
+        ck_assert_msg(t.ci_high == n + 1 - k, "n = %u: interval [x_(%u), x_(%g)]", n, k, t.ci_high);
+        double cover = 1 - 2 * gsl_cdf_binomial_P(k - 1, 0.5, n);
+        ck_assert_msg(fabs(t.ci_level - cover) <= 64 * DBL_EPSILON, "n = %u: level %.17g vs %.17g", n, t.ci_level, cover);
+        ck_assert_msg(k == 1 || cover >= 0.95, "n = %u, k = %u: coverage %g < 95%%", n, k, cover);
+        if (2 * (k + 1) <= n + 1)                      /* one step narrower falls below 95% */
+            ck_assert_msg(n < 6 || 1 - 2 * gsl_cdf_binomial_P(k, 0.5, n) < 0.95, "n = %u: k = %u not the largest", n, k);
+    }
+}
+END_TEST
+
+/* timing_measure_until: the rule's bounds. A job whose length alternates
+ * 1x, 3x never reaches a zero-width interval. */
+static int calls;
+static int uneven_job(void *arg)
+{
+    volatile double *sink = arg;
+    size_t n = calls++ % 2 ? 300000 : 100000;
+    for (size_t i = 0; i < n; i++) *sink += 1e-9 * (double)i;
+    return ATT_OK;
+}
+
+START_TEST(test_timing_rule)
+{
+    volatile double sink = 0;
+    timing t;
+    timing_rule loose = {3, 9, INFINITY, INFINITY}, tight = {3, 7, 0.0, INFINITY}, bad = {4, 3, 0.02, 1.0};
+    calls = 0;
+    ck_assert_int_eq(timing_measure_until(uneven_job, (void *)&sink, &loose, 0.0, &t), ATT_OK);
+    ck_assert_msg(t.reps == 3 && calls == 4, "loose rule: %zu samples, %d calls (want 3, 4)", t.reps, calls);
+    calls = 0;
+    ck_assert_int_eq(timing_measure_until(uneven_job, (void *)&sink, &tight, 0.0, &t), ATT_OK);
+    ck_assert_msg(t.reps == 7 && calls == 8, "tight rule: %zu samples, %d calls (want 7, 8)", t.reps, calls);
+    ck_assert(t.min <= t.ci_low && t.ci_low <= t.median && t.median <= t.ci_high && t.ci_high <= t.max);
+    ck_assert_int_eq(timing_measure_until(uneven_job, (void *)&sink, &bad, 0.0, &t), ATT_EUSAGE);
+    ck_assert_int_eq(timing_measure(uneven_job, (void *)&sink, 0, 0.0, &t), ATT_EUSAGE);
+    calls = 0;
+    ck_assert_int_eq(timing_measure(uneven_job, (void *)&sink, 5, 0.0, &t), ATT_OK);
+    ck_assert(t.reps == 5 && calls == 6 && t.inner == 1);
+}
+END_TEST
+
 PROP_MAIN("test_stats",
-          {"core", 120, {test_welford_by_hand, test_merge_equals_sequential, test_fit_line, test_wilson, test_mc_deterministic_across_threads, test_mc_ci_coverage, test_mc_errors, test_stream_seeds_distinct}})
+          {"core", 120, {test_welford_by_hand, test_merge_equals_sequential, test_fit_line, test_wilson, test_mc_deterministic_across_threads, test_mc_ci_coverage, test_mc_errors, test_stream_seeds_distinct, test_timing_median_ci, test_timing_rule}})

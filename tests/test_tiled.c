@@ -142,7 +142,7 @@ START_TEST(test_ulps_apart)
 END_TEST
 
 /* Every variant of the exponential this CPU can run. */
-static const char *exp_variants[] = { "plain", "avx2", "avx512" };
+static const char *exp_variants[] = { "plain", "avx2", "avx512" };   /* "plain" = "scalar" */
 
 START_TEST(test_prop_exp_accuracy)
 {
@@ -181,6 +181,69 @@ START_TEST(test_prop_exp_accuracy)
                   y[0], y[1], y[2], y[3], y[4], y[5]);
     vexp_variant(NULL);
     gsl_rng_free(rng);
+}
+END_TEST
+
+/* Every vector path agrees with the scalar path to 2 ulp (each is within
+ * 2 ulp of libm; they differ only by fused against separate roundings), and
+ * their sums agree to the summation's bound. */
+START_TEST(test_prop_exp_paths_agree)
+{
+    const char *variant = exp_variants[_i + 1];
+    if (vexp_variant(variant) != ATT_OK) {
+        printf("test_tiled: exponential path %s: not on this CPU, skipped\n", variant);
+        return;
+    }
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    enum { N = 301 };
+    PROP_FOR(k, rng, "each vector path of e^{x - m} within 2 ulp of the scalar path") {
+        double x[N], y[N], ys[N];
+        double range = gsl_rng_uniform(rng) < 0.5 ? 750.0 : pow(10.0, gsl_rng_uniform(rng) * 3 - 2);
+        double m = gsl_ran_gaussian(rng, 100.0);
+        size_t n = prop_size(rng, 1, N);
+        for (size_t j = 0; j < n; j++) x[j] = m - range * gsl_rng_uniform(rng);
+        ck_assert(vexp_variant(variant) == ATT_OK);
+        double s = vexp_shifted(y, x, n, m);
+        ck_assert(vexp_variant("scalar") == ATT_OK);
+        double ss = vexp_shifted(ys, x, n, m);
+        for (size_t j = 0; j < n; j++)
+            PROP_ASSERT(ulps_apart(y[j], ys[j]) <= 2, "%s: x - m = %.17g: %.17g vs scalar %.17g (%g ulp)",
+                        variant, x[j] - m, y[j], ys[j], ulps_apart(y[j], ys[j]));
+        PROP_ASSERT(fabs(s - ss) <= tol_eps(4, n, ss), "%s: sum %.17g vs scalar %.17g", variant, s, ss);
+    }
+    vexp_variant(NULL);
+    gsl_rng_free(rng);
+}
+END_TEST
+
+/* ATT_VEXP picks a path the CPU runs; unset, the widest; anything else is
+ * ATT_EUSAGE, and the tiled head refuses to run. */
+START_TEST(test_exp_env)
+{
+    const char *widest = "scalar";
+    for (size_t k = 1; k < 3; k++)
+        if (vexp_variant(exp_variants[k]) == ATT_OK) widest = exp_variants[k];
+    unsetenv("ATT_VEXP");
+    vexp_variant(NULL);
+    ck_assert_str_eq(vexp_path(), widest);
+    ck_assert_int_eq(vexp_env_check(), ATT_OK);
+    for (size_t k = 0; k < 3; k++) {
+        setenv("ATT_VEXP", k ? exp_variants[k] : "scalar", 1);
+        int have = vexp_variant(exp_variants[k]) == ATT_OK;
+        vexp_variant(NULL);
+        ck_assert_int_eq(vexp_env_check(), have ? ATT_OK : ATT_EUSAGE);
+        if (have) ck_assert_str_eq(vexp_path(), k ? exp_variants[k] : "scalar");
+    }
+    setenv("ATT_VEXP", "sse9", 1);
+    ck_assert_int_eq(vexp_env_check(), ATT_EUSAGE);
+    ck_assert_msg(strstr(att_last_error(), "ATT_VEXP=sse9") != NULL, "message: %s", att_last_error());
+    gsl_matrix *Q = mat_new(3, 2), *K = mat_new(4, 2), *V = mat_new(4, 2), *O = mat_new(3, 2);
+    gsl_matrix_set_zero(Q); gsl_matrix_set_zero(K); gsl_matrix_set_zero(V);
+    ck_assert_int_eq(tiled_attend(O, Q, K, V, 1.0, tiled_tiles_default()), ATT_EUSAGE);
+    unsetenv("ATT_VEXP");
+    ck_assert_int_eq(tiled_attend(O, Q, K, V, 1.0, tiled_tiles_default()), ATT_OK);
+    mat_free(Q); mat_free(K); mat_free(V); mat_free(O);
+    vexp_variant(NULL);
 }
 END_TEST
 
@@ -543,12 +606,14 @@ int main(void)
     tcase_set_timeout(unit, 120);
     tcase_add_test(unit, test_exp_special_values);
     tcase_add_test(unit, test_ulps_apart);
+    tcase_add_test(unit, test_exp_env);
     tcase_add_test(unit, test_tiled_nonfinite_and_shapes);
     tcase_add_test(unit, test_tiled_long_sequences);
     suite_add_tcase(s, unit);
     TCase *prop = tcase_create("properties");
     tcase_set_timeout(prop, 120);
     tcase_add_loop_test(prop, test_prop_exp_accuracy, 0, 3);
+    tcase_add_loop_test(prop, test_prop_exp_paths_agree, 0, 2);
     tcase_add_test(prop, test_prop_tiled_attend_random);
     tcase_add_test(prop, test_prop_tiled_attend_adversarial);
     tcase_add_test(prop, test_prop_tiled_forward);

@@ -260,8 +260,11 @@ static int tiled_run(gsl_matrix *O, const tiled_job *job)
     return ATT_OK;
 }
 
+/* Tiles >= 1, and ATT_VEXP (vexp.h) names a path this CPU runs. */
 static int tiled_check_tiles(tiled_tiles tl)
 {
+    int rc = vexp_env_check();
+    if (rc) return rc;
     if (tl.bq == 0 || tl.bk == 0 || mat_bytes(tl.bq, tl.bk) == 0)
         return att_fail(ATT_EUSAGE, "tiled head: tile sizes %zu x %zu must be >= 1 and fit in memory",
                         tl.bq, tl.bk);

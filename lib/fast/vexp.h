@@ -15,9 +15,12 @@
  * m >= x_j). The sum is eight interleaved partial sums added in order:
  * the same bits for any vector width. y may alias x.
  *
- * Variants: AVX-512 or AVX2 with fused multiply-adds where the CPU has
- * them, else a plain loop. The last bits may differ between these (as BLAS
- * results differ between CPUs); one machine always uses one.
+ * Paths: AVX-512 ("avx512", x86-64-v4) or AVX2 with fused multiply-adds
+ * ("avx2", x86-64-v3) where the CPU has them, else a plain loop ("scalar").
+ * The dispatch picks the widest path the CPU runs; the environment variable
+ * ATT_VEXP=avx512|avx2|scalar forces one (a path the CPU lacks is an error,
+ * vexp_env_check). The last bits may differ between paths (as BLAS results
+ * differ between CPUs); one machine with one ATT_VEXP always uses one.
  */
 #ifndef ATT_VEXP_H
 #define ATT_VEXP_H
@@ -26,7 +29,18 @@
 
 double vexp_shifted(double *y, const double *x, size_t n, double m);
 
-/* Force the variant "plain", "avx2" or "avx512" (ATT_EUSAGE if this CPU
+/* ATT_VEXP: ATT_OK if unset, empty, or a path this CPU runs (then that
+ * path is used from here on, unless vexp_variant or vexp_set_rows changed
+ * it already); else ATT_EUSAGE naming the value and the paths this CPU
+ * has. The tiled head calls it before every run, so a bad value makes an
+ * experiment exit 2 before any work. */
+int vexp_env_check(void);
+
+/* The name of the path in use ("avx512", "avx2", "scalar", or "other" after
+ * vexp_set_rows), choosing it as the first call would. */
+const char *vexp_path(void);
+
+/* Force the variant "scalar" (alias "plain"), "avx2" or "avx512" (ATT_EUSAGE if this CPU
  * lacks it), or NULL for the automatic choice. Not thread-safe. */
 int vexp_variant(const char *name);
 

@@ -23,28 +23,77 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int timing_measure(int (*fn)(void *), void *arg, size_t reps, double min_sample, timing *t)
+/* P(Bin(n, 1/2) <= j) */
+static double binom_half_cdf(size_t n, size_t j)
 {
-    if (reps == 0) return att_fail(ATT_EUSAGE, "timing: at least one repetition");
+    double term = pow(0.5, (double)n), sum = 0.0;     /* C(n, 0) 2^-n */
+    for (size_t i = 0; i <= j && i <= n; i++) {
+        sum += term;
+        term *= (double)(n - i) / (double)(i + 1);      /* C(n, i + 1) 2^-n */
+    }
+    return sum;
+}
+
+void timing_median_ci(const double *x, size_t n, timing *t)
+{
+    // largest k with 1 - 2 P(Bin(n, 1/2) <= k - 1) >= 0.95; else k = 1
+    size_t k = 1;
+    while (k + 1 <= (n + 1) / 2 && 1.0 - 2.0 * binom_half_cdf(n, k) >= 0.95) k++;
+    t->ci_low = x[k - 1];
+    t->ci_high = x[n - k];
+    t->ci_level = 1.0 - 2.0 * binom_half_cdf(n, k - 1);
+}
+
+/* min, median, max and the median's interval of n samples s (sorted here) */
+static void timing_summarise(double *s, size_t n, size_t inner, timing *t)
+{
+    qsort(s, n, sizeof *s, cmp_double);
+    double med = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+    *t = (timing){s[0], med, s[n - 1], n, inner, NAN, NAN, NAN};
+    timing_median_ci(s, n, t);
+}
+
+int timing_measure_until(int (*fn)(void *), void *arg, const timing_rule *rule,
+                         double min_sample, timing *t)
+{
+    if (rule->min_reps == 0 || rule->max_reps < rule->min_reps || !(rule->rel_ci >= 0))
+        return att_fail(ATT_EUSAGE, "timing: repetitions %zu..%zu (need 1 <= min <= max), "
+                        "relative CI %g (need >= 0)", rule->min_reps, rule->max_reps, rule->rel_ci);
     double t0 = omp_get_wtime();
     int rc = fn(arg);                       /* warm-up: pages, threads, caches */
     if (rc) return rc;
     double once = omp_get_wtime() - t0;
     size_t inner = once >= min_sample ? 1 : (size_t)ceil(min_sample / fmax(once, 1e-7));
-    double *s = malloc(reps * sizeof *s);
-    if (s == NULL) return att_fail(ATT_ERUNTIME, "timing: out of memory");
-    for (size_t r = 0; r < reps && !rc; r++) {
+    size_t cap = rule->max_reps;
+    double *s = malloc(cap * sizeof *s), *sorted = malloc(cap * sizeof *sorted), spent = 0.0;
+    if (s == NULL || sorted == NULL) { free(s); free(sorted); return att_fail(ATT_ERUNTIME, "timing: out of memory"); }
+    size_t n = 0;
+    while (!rc && n < cap) {
         t0 = omp_get_wtime();
         for (size_t k = 0; k < inner && !rc; k++) rc = fn(arg);
-        s[r] = (omp_get_wtime() - t0) / (double)inner;
+        double dt = omp_get_wtime() - t0;
+        s[n++] = dt / (double)inner;
+        spent += dt;
+        if (rc || n < rule->min_reps) continue;
+        // stop once the median's interval is narrow enough, or the budget is spent
+        memcpy(sorted, s, n * sizeof *s);
+        timing_summarise(sorted, n, inner, t);
+        if (0.5 * (t->ci_high - t->ci_low) <= rule->rel_ci * t->median || spent >= rule->max_seconds) break;
     }
     if (!rc) {
-        qsort(s, reps, sizeof *s, cmp_double);
-        *t = (timing){s[0], reps % 2 ? s[reps / 2] : 0.5 * (s[reps / 2 - 1] + s[reps / 2]),
-                      s[reps - 1], reps, inner};
+        memcpy(sorted, s, n * sizeof *s);
+        timing_summarise(sorted, n, inner, t);
     }
     free(s);
+    free(sorted);
     return rc;
+}
+
+int timing_measure(int (*fn)(void *), void *arg, size_t reps, double min_sample, timing *t)
+{
+    if (reps == 0) return att_fail(ATT_EUSAGE, "timing: at least one repetition");
+    timing_rule fixed = {reps, reps, 0.0, INFINITY};    /* exactly reps samples */
+    return timing_measure_until(fn, arg, &fixed, min_sample, t);
 }
 
 char *timing_machine(char *buf, size_t n)

@@ -19,11 +19,35 @@ typedef struct {
     double min, median, max;   /* seconds per call                     */
     size_t reps;               /* samples                              */
     size_t inner;              /* calls per sample                     */
+    double ci_low, ci_high;    /* the median's order-statistic interval */
+    double ci_level;           /* ... and its coverage (timing_median_ci) */
 } timing;
 
 /* Time fn(arg): one warm-up call, then reps samples. Returns fn's first
  * error, or ATT_EUSAGE for reps == 0, or ATT_ERUNTIME without memory. */
 int timing_measure(int (*fn)(void *), void *arg, size_t reps, double min_sample, timing *t);
+
+/* The distribution-free interval of the median of n sorted samples x:
+ *   [x_(k), x_(n+1-k)],  coverage 1 - 2 P(Bin(n, 1/2) <= k - 1),
+ * with the largest k whose coverage is >= 95%; below n = 6 no k reaches
+ * 95% and k = 1 (the min..max range, coverage 1 - 2^(1-n): 75% at n = 3).
+ * Sets t->ci_low, ci_high, ci_level. */
+void timing_median_ci(const double *x, size_t n, timing *t);
+
+/* When to stop repeating: after at least min_reps samples, as soon as the
+ * median's interval (above) has half-width <= rel_ci * median, or the
+ * samples took max_seconds in all; at max_reps in any case. */
+typedef struct {
+    size_t min_reps, max_reps;   /* 1 <= min_reps <= max_reps */
+    double rel_ci;               /* target relative half-width, e.g. 0.02 */
+    double max_seconds;          /* time budget of the samples (not the warm-up) */
+} timing_rule;
+
+/* timing_measure with the repetition count chosen by the measured spread
+ * (rule): one warm-up call, then samples until the rule stops. t->reps is
+ * the count actually run. ATT_EUSAGE for a rule that does not fit. */
+int timing_measure_until(int (*fn)(void *), void *arg, const timing_rule *rule,
+                         double min_sample, timing *t);
 
 /* "cpu: <model name>\ncores: <n>\nblas_threads: <n>" into buf (the BLAS
  * library itself is named by the provenance). Returns buf. */

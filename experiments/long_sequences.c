@@ -32,7 +32,7 @@ typedef struct { size_t d, d_k; double c; const char *macro; size_t mult; } conf
 static const config CONFIGS[] = {{64, 16, 1.0, "", 1}, {64, 16, 0.70710678118654752, "Soft", 6},
                                  {64, 4, 1.0, "Narrow", 1}, {256, 16, 0.70710678118654752, "Wide", 1}};
 enum { NCONFIG = 4, NT = 20, ROWS = 4, NCV = LONGSEQ_NCV, S_DET = NT + NCV, S_TWO, NSTAT };   /* T = 2^1 .. 2^20 */
-static const double WITHIN = 1.05, TRUNC = 0.01;   /* "about 1/T": within 5%; |det| > 0.01 */
+static const double WITHIN = 1.05, TRUNC = 0.01, ALPHA = 1.0 / ROWS;   /* "about 1/T": within 5%; |det| > 0.01 */
 static const double EPS[] = {1.0, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001};
 
 typedef struct { const config *cf; const lscond_table *tab; double Ts[NT], cvm[NCV]; } ctx;
@@ -60,8 +60,8 @@ static int draw(void *vc, void *vw, gsl_rng *rng, size_t k, double *out)
     for (int r = 0; r < ROWS; r++) {
         longseq_query q;
         double h[NT];
-        longseq_draw_row(vw, rng, &g, 1, 0, &q);
-        /* E[T a_ii | s, sigma] times p/q1 = e^{-(s - sigma^2/2)} / |det| */
+        longseq_draw_row(vw, rng, &g, r > 0, ALPHA, &q);
+        /* E[T a_ii | s, sigma] times p/q, q = p/4 + 3 q1/4 (row 0 from p, rows 1-3 from q1) */
         lscond_self(c->tab, q.s, sqrt(q.sigma2), c->Ts, NT, LSCOND_H, h);
         for (int t = 0; t < NT; t++) out[t] += h[t] * exp(q.log_ratio) / ROWS;
     }
@@ -69,7 +69,7 @@ static int draw(void *vc, void *vw, gsl_rng *rng, size_t k, double *out)
     for (int j = 0; j < 4; j++) out[NT + 1 + j] = g.cv[j] - c->cvm[1 + j];
     out[S_DET] = fabs(g.det);
     longseq_query q;
-    longseq_draw_row(vw, rng, &g, 0, 0, &q);
+    longseq_draw_row(vw, rng, &g, 0, 1.0, &q);
     lscond_self(c->tab, q.s, sqrt(q.sigma2), c->Ts, 1, LSCOND_H, &out[S_TWO]);
     return ATT_OK;
 }

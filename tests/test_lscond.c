@@ -174,7 +174,7 @@ START_TEST(test_shortcut_against_real_tokens)
     for (int n = 0; n < 40000; n++) {
         longseq_query q;
         double out[3];
-        longseq_draw_row(&w, rng, &g, n & 1, 1, &q);   /* the mixture */
+        longseq_draw_row(&w, rng, &g, n & 1, 0.5, &q);   /* the mixture */
         lscond_self(&tab, q.s, sqrt(q.sigma2), Ts, 3, LSCOND_H, out);
         for (int t = 0; t < 3; t++) stat_push(&a[t], out[t] * exp(q.log_ratio));
         vec_randn(w.x, rng, 1.0);
@@ -207,10 +207,10 @@ START_TEST(test_against_explicit_sum_long)
         longseq_query q;
         double h;
         ck_assert_int_eq(longseq_draw_weights(&w, rng, M_SQRT1_2, &g), ATT_OK);
-        longseq_draw_row(&w, rng, &g, 1, 0, &q);
+        longseq_draw_row(&w, rng, &g, 1, 0.0, &q);
         lscond_self(&tab, q.s, sqrt(q.sigma2), T, 1, LSCOND_H, &h);
         stat_push(&a, h * exp(q.log_ratio));
-        longseq_draw_row(&w, rng, &g, 1, 0, &q);
+        longseq_draw_row(&w, rng, &g, 1, 0.0, &q);
         double lse = longseq_log_denominator(rng, q.s, sqrt(q.sigma2), 256);
         stat_push(&b, longseq_estimate(&q, 256, lse));
     }
@@ -237,7 +237,7 @@ START_TEST(test_two_tokens_exactly_one)
             longseq_query q;
             double out;
             ck_assert_int_eq(longseq_draw_weights(&w, rng, 1.0, &g), ATT_OK);
-            longseq_draw_row(&w, rng, &g, mode, 0, &q);
+            longseq_draw_row(&w, rng, &g, mode, mode ? 0.0 : 1.0, &q);
             lscond_self(&tab, q.s, sqrt(q.sigma2), T2, 1, LSCOND_H, &out);
             stat_push(&a, out * exp(q.log_ratio));
         }

@@ -227,7 +227,7 @@ int longseq_draw_weights(longseq_work *w, gsl_rng *rng, double c, longseq_weight
 }
 
 void longseq_draw_row(longseq_work *w, gsl_rng *rng, const longseq_weights *g, int tilted,
-                      int mixture, longseq_query *r)
+                      double alpha, longseq_query *r)
 {
     vec_randn(w->y, rng, 1.0);
     gsl_vector_memcpy(w->x, w->y);
@@ -240,9 +240,12 @@ void longseq_draw_row(longseq_work *w, gsl_rng *rng, const longseq_weights *g, i
     }
     scores(w, r);
     r->inv_det = exp(-g->lndet);
-    /* log p/q, q = (p + q1)/2, q1/p = e^{s - sigma^2/2 + log|det|}:
-     * -log(1/2 + e^{a}/2) = log 2 - log1p(e^a), a = s - sigma^2/2 + log|det| */
+    /* log p/q, q = alpha p + (1 - alpha) q1, q1/p = e^a, a = s - sigma^2/2 + log|det|:
+     *   -log(alpha + (1 - alpha) e^a), in the form that cannot overflow
+     * (alpha = 1: 0, the plain law; alpha = 0: -a, the tilted law alone) */
     double a = r->s - 0.5 * r->sigma2 + g->lndet;
-    if (mixture) r->log_ratio = M_LN2 - (a > 0.0 ? a + log1p(exp(-a)) : log1p(exp(a)));
-    else r->log_ratio = tilted ? -a : 0.0;   /* p/q1 = e^{-a} (the tilted law alone) */
+    if (alpha >= 1.0) r->log_ratio = 0.0;
+    else if (alpha <= 0.0) r->log_ratio = -a;
+    else if (a > 0.0) r->log_ratio = -(a + log((1.0 - alpha) + alpha * exp(-a)));
+    else r->log_ratio = -log(alpha + (1.0 - alpha) * exp(a));
 }

@@ -108,13 +108,23 @@ double longseq_annealed(const longseq_query *r, size_t T);
 
 /* ---- the conditional estimator's draws (lib/claims/lscond.h) ----
  *
- * One draw: W once, then rows x_i given W. The defensive mixture: x_i drawn
- * with probability 1/2 each (stratified: alternate rows) from p = N(0, I) and
- * from the tilted q1 (above), q1/p = e^{s - sigma^2/2} |det(I - W_K^T W_Q)|, so
- * the likelihood ratio against the mixture q = (p + q1)/2 is
- *   p/q = 1 / (1/2 + e^{s - sigma^2/2} |det| / 2)  <=  2,
- * and T a_ii p/q <= 1 / (|det| / 2) at long T: bounded at both ends, whichever
- * of the two laws suits the row's T.
+ * One draw: W once, then R rows x_i given W, from the defensive mixture
+ * (Hesterberg 1995) q = alpha p + (1 - alpha) q1 of p = N(0, I) and the tilted q1
+ * above, stratified: R alpha rows from p, the rest from q1 (the experiment:
+ * R = 4, alpha = 1/4, row 0 plain). With q1/p = e^a, a = s - sigma^2/2 + log|det(I - W_K^T W_Q)|,
+ * every row, whichever law drew it, is weighted by
+ *   p/q = 1 / (alpha + (1 - alpha) e^a)  <=  1/alpha,
+ * and (1/R) sum_r g(x_r) p/q(x_r) is unbiased for E_p[g]: its mean is
+ * alpha E_p[g p/q] + (1 - alpha) E_q1[g p/q] = int g (p/q) q = E_p[g].
+ * Why the mixture (tools/notes/long_sequences.md): the tilted law alone has weights
+ * p/q1 = e^{-a} with a power tail, P(p/q1 > t) ~ t^{-k}, k = 1 + 1/(lambda_max - 1),
+ * lambda_max the largest eigenvalue of (I - M)(I - M)^T (E_q1[(p/q1)^j] = E_p[e^{-(j-1) a}]
+ * is finite iff I + (j - 1)(I - (I - M)(I - M)^T) is positive definite). At c = 1,
+ * lambda_max ~ 4.7 (d_k = 16), so k ~ 1.3 < 2: infinite variance, and at T = 2, where
+ * T a_ii does not damp the weight, a mean that the draws typically underestimate. The
+ * mixture's weights are bounded by 1/alpha, so the estimate of T a_ii <= T is bounded,
+ * its variance finite and its CI calibrated at every T; at long T, where
+ * T a_ii p/q1 -> 1/|det|, p/q <= (p/q1) / (1 - alpha) keeps most of the tilted rows' gain.
  *
  * Control variates of W with known means (G = W_K^T W_Q (d_k, d_k), entries
  * G_ab = sum_m W_K[m,a] W_Q[m,b], independent zero-mean Gaussians in the W's):
@@ -138,9 +148,9 @@ int longseq_draw_weights(longseq_work *w, gsl_rng *rng, double c, longseq_weight
 
 /* One row given the W of the last longseq_draw_weights: y ~ N(0, I_d), x = y
  * (tilted = 0) or the tilted x; fills r with s, sigma2, inv_det and
- * log_ratio = log p/q: for the mixture above (mixture = 1) or for the law the
- * row was drawn from alone (mixture = 0: 0 plain, -(s - sigma^2/2) - log|det| tilted). */
+ * log_ratio = log p/q for the mixture above with plain share alpha in [0, 1]
+ * (alpha = 1: 0, plain rows alone; alpha = 0: -(s - sigma^2/2) - log|det|, tilted rows alone). */
 void longseq_draw_row(longseq_work *w, gsl_rng *rng, const longseq_weights *g, int tilted,
-                      int mixture, longseq_query *r);
+                      double alpha, longseq_query *r);
 
 #endif

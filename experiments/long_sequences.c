@@ -31,7 +31,7 @@
 typedef struct { size_t d, d_k; double c; const char *macro; size_t mult; } config;
 static const config CONFIGS[] = {{64, 16, 1.0, "", 1}, {64, 16, 0.70710678118654752, "Soft", 6},
                                  {64, 4, 1.0, "Narrow", 1}, {256, 16, 0.70710678118654752, "Wide", 1}};
-enum { NCONFIG = 4, NT = 20, ROWS = 4, NCV = LONGSEQ_NCV, S_DET = NT + NCV, S_TWO, NSTAT };   /* T = 2^1 .. 2^20 */
+enum { NCONFIG = 4, NT = 20, ROWS = 8, NCV = LONGSEQ_NCV, S_DET = NT + NCV, S_TWO, NSTAT };   /* T = 2^1 .. 2^20 */
 static const double WITHIN = 1.05, TRUNC = 0.01, ALPHA = 1.0 / ROWS;   /* "about 1/T": within 5%; |det| > 0.01 */
 static const double EPS[] = {1.0, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001};
 

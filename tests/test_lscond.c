@@ -110,6 +110,62 @@ START_TEST(test_step_converged)
 }
 END_TEST
 
+START_TEST(test_doubling_grid_matches_single_lengths)
+{
+    /* lscond_self squares e^{-(T - 1) psi} along a doubling grid: against a call per T
+     * (its e^{-(T - 1) psi} by its own exp); relative rounding grows like 2^k DBL_EPSILON */
+    gsl_rng *rng = rng_new("mt19937", 1);   /* reseeded per case by PROP_FOR */
+    double Ts[20];
+    for (int k = 0; k < 20; k++) Ts[k] = ldexp(1.0, k + 1);
+    PROP_FOR(k, rng, "the doubling grid equals single lengths")
+    {
+        double s = gsl_ran_gaussian(rng, 4.0), sg = gsl_rng_uniform(rng) * 7.0, a[20];
+        lscond_self(&tab, s, sg, Ts, 20, LSCOND_H, a);
+        for (int j = 0; j < 20; j++) {
+            /* {T_j, 2^20}: the same v-range (it depends on the longest T), no doubling but for j = 18 */
+            double pair[2] = {Ts[j], Ts[19]}, bb[2];
+            lscond_self(&tab, s, sg, pair, j == 19 ? 1 : 2, LSCOND_H, bb);
+            double b = bb[0];
+            PROP_ASSERT(fabs(a[j] - b) <= 64.0 * ldexp(1.0, j + 1) * DBL_EPSILON * b + 1e-300,
+                        "s %g sigma %g T %g: grid %.17g, alone %.17g", s, sg, Ts[j], a[j], b);
+        }
+    }
+    gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_mixture_two_tokens_section_scale)
+{
+    /* the experiment's rows at the section's scale (d = 64, d_k = 16, c = 1), where the
+     * tilted law's weights have infinite variance: 4 rows per W from q = p/4 + 3 q1/4 give
+     * T E[a_ii] = 1 at T = 2 (W_K -> -W_K) within 5 standard errors (seed 11) */
+    gsl_rng *rng = rng_new("mt19937", 11);
+    longseq_work w;
+    ck_assert_int_eq(longseq_work_alloc(&w, 64, 16), ATT_OK);
+    const double T2[] = {2};
+    stat_acc a;
+    stat_init(&a);
+    for (int n = 0; n < 4000; n++) {
+        longseq_weights g;
+        ck_assert_int_eq(longseq_draw_weights(&w, rng, 1.0, &g), ATT_OK);
+        double m = 0.0;
+        for (int r = 0; r < 4; r++) {
+            longseq_query q;
+            double out;
+            longseq_draw_row(&w, rng, &g, r > 0, 0.25, &q);
+            ck_assert(q.log_ratio <= log(4.0) + 1e-12);   /* p/q <= 1/alpha */
+            lscond_self(&tab, q.s, sqrt(q.sigma2), T2, 1, LSCOND_H, &out);
+            m += out * exp(q.log_ratio) / 4.0;
+        }
+        stat_push(&a, m);
+    }
+    ck_assert_msg(fabs(a.mean - 1.0) < 5.0 * stat_se(&a), "mixture at T = 2: %.5f +- %.5f, not 1 (seed 11)", a.mean,
+                  stat_se(&a));
+    longseq_work_free(&w);
+    gsl_rng_free(rng);
+}
+END_TEST
+
 START_TEST(test_against_explicit_sum)
 {
     const double cases[][2] = {{1.0, 1.0}, {-3.0, 2.0}, {2.0, 4.0}, {0.0, 0.3}, {5.0, 6.0}};
@@ -336,7 +392,9 @@ int main(void)
     tcase_add_test(tc, test_psi_against_adaptive_quadrature);
     tcase_add_test(tc, test_table_matches_direct_everywhere);
     tcase_add_test(tc, test_step_converged);
+    tcase_add_test(tc, test_doubling_grid_matches_single_lengths);
     tcase_add_test(tc, test_against_explicit_sum);
+    tcase_add_test(tc, test_mixture_two_tokens_section_scale);
     tcase_add_test(tc, test_shortcut_against_real_tokens);
     tcase_add_test(tc, test_against_explicit_sum_long);
     tcase_add_test(tc, test_two_tokens_exactly_one);

@@ -5,6 +5,7 @@
 #include "status.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_randist.h>
 
@@ -49,6 +50,19 @@ void longseq_work_free(longseq_work *w)
     vec_free(w->k);
     vec_free(w->u);
     *w = (longseq_work){0};
+}
+
+void *longseq_work_new(size_t d, size_t d_k)
+{
+    longseq_work *w = calloc(1, sizeof *w);
+    if (w && longseq_work_alloc(w, d, d_k) != ATT_OK) { free(w); return NULL; }
+    return w;
+}
+
+void longseq_work_delete(void *w)
+{
+    if (w) longseq_work_free(w);
+    free(w);
 }
 
 /* out (d_k) = W^T a, W (d, d_k), a (d) */

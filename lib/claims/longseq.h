@@ -77,6 +77,9 @@ typedef struct {
  * w is then empty and safe to free. */
 int longseq_work_alloc(longseq_work *w, size_t d, size_t d_k);
 void longseq_work_free(longseq_work *w);
+/* The same on the heap (for mc.h's per-thread work): NULL on failure; delete(NULL) is safe. */
+void *longseq_work_new(size_t d, size_t d_k);
+void longseq_work_delete(void *w);
 
 /* Draw, in this order from rng: W_Q, W_K ~ N(0, c^2/d) (row by row), then
  * y ~ N(0, I_d); x_i = y (plain) or x_i = (I - W_K W_Q^T)^{-1} y (tilted,

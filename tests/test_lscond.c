@@ -24,7 +24,10 @@
 
 #include <float.h>
 #include <math.h>
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_eigen.h>
 #include <gsl/gsl_integration.h>
+#include <gsl/gsl_linalg.h>
 #include <gsl/gsl_randist.h>
 
 static lscond_table tab;
@@ -305,6 +308,63 @@ START_TEST(test_two_tokens_exactly_one)
 }
 END_TEST
 
+START_TEST(test_tilted_weight_second_moment)
+{
+    /* the diagnosis of the tilted law (longseq.h): E_q1[w^2] = E_p[w] for w = p/q1, and
+     *   E_p[w] = E_p[e^{-x^T B x}] / |det(I - M)| = det(2I - L L^T)^{-1/2} / |det L|,  L = I - M,
+     * finite iff lambda_max(L L^T) < 2. On a W with lambda_max < 5/4 (so w^2 has a finite
+     * variance too: 4 < 1 + 1/(lambda_max - 1)), d = 6, d_k = 2: the Monte Carlo mean of w^2
+     * over tilted rows against the determinant (seed 12) */
+    gsl_rng *rng = rng_new("mt19937", 12);
+    const size_t d = 6;
+    longseq_work w;
+    ck_assert_int_eq(longseq_work_alloc(&w, d, 2), ATT_OK);
+    gsl_matrix *L = gsl_matrix_alloc(d, d), *A = gsl_matrix_alloc(d, d);
+    gsl_vector *ev = gsl_vector_alloc(d);
+    gsl_eigen_symm_workspace *ws = gsl_eigen_symm_alloc(d);
+    gsl_permutation *pm = gsl_permutation_alloc(d);
+    longseq_weights g;
+    double lmax = INFINITY, expect = NAN;
+    for (int tries = 0; tries < 1000 && !(lmax < 1.25); tries++) {
+        ck_assert_int_eq(longseq_draw_weights(&w, rng, 0.6, &g), ATT_OK);
+        /* L = I - W_Q W_K^T (d, d); A = L L^T */
+        gsl_blas_dgemm(CblasNoTrans, CblasTrans, -1.0, w.W_Q, w.W_K, 0.0, L);
+        for (size_t a = 0; a < d; a++) gsl_matrix_set(L, a, a, gsl_matrix_get(L, a, a) + 1.0);
+        gsl_blas_dgemm(CblasNoTrans, CblasTrans, 1.0, L, L, 0.0, A);
+        gsl_matrix *E = gsl_matrix_alloc(d, d);
+        gsl_matrix_memcpy(E, A);
+        gsl_eigen_symm(E, ev, ws);
+        gsl_matrix_free(E);
+        lmax = gsl_vector_max(ev);
+        /* expect = det(2I - A)^{-1/2} / |det L| (Cholesky-free: LU of each) */
+        gsl_matrix_scale(A, -1.0);
+        for (size_t a = 0; a < d; a++) gsl_matrix_set(A, a, a, gsl_matrix_get(A, a, a) + 2.0);
+        int sg;
+        gsl_linalg_LU_decomp(A, pm, &sg);
+        double ldA = gsl_linalg_LU_lndet(A);
+        gsl_linalg_LU_decomp(L, pm, &sg);
+        expect = exp(-0.5 * ldA - gsl_linalg_LU_lndet(L));
+    }
+    ck_assert_msg(lmax < 1.25, "no W with lambda_max < 5/4 in 1000 draws (seed 12)");
+    stat_acc a;
+    stat_init(&a);
+    for (int n = 0; n < 200000; n++) {
+        longseq_query q;
+        longseq_draw_row(&w, rng, &g, 1, 0.0, &q);
+        stat_push(&a, exp(2.0 * q.log_ratio));
+    }
+    ck_assert_msg(fabs(a.mean - expect) < 5.0 * stat_se(&a), "E_q1[w^2] %.6f +- %.6f, det formula %.6f (lambda_max %.4f, seed 12)",
+                  a.mean, stat_se(&a), expect, lmax);
+    gsl_permutation_free(pm);
+    gsl_eigen_symm_free(ws);
+    gsl_vector_free(ev);
+    gsl_matrix_free(A);
+    gsl_matrix_free(L);
+    longseq_work_free(&w);
+    gsl_rng_free(rng);
+}
+END_TEST
+
 START_TEST(test_control_variate_means)
 {
     gsl_rng *rng = rng_new("mt19937", 7);
@@ -398,6 +458,7 @@ int main(void)
     tcase_add_test(tc, test_shortcut_against_real_tokens);
     tcase_add_test(tc, test_against_explicit_sum_long);
     tcase_add_test(tc, test_two_tokens_exactly_one);
+    tcase_add_test(tc, test_tilted_weight_second_moment);
     tcase_add_test(tc, test_control_variate_means);
     tcase_add_test(tc, test_crossing_coverage);
     tcase_add_test(tc, test_crossing_cases);

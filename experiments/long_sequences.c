@@ -29,7 +29,7 @@
 typedef struct { size_t d, d_k; double c; const char *macro; size_t mult; } config;
 static const config CONFIGS[] = {{64, 16, 1.0, "", 1}, {64, 16, 0.70710678118654752, "Soft", 6},
                                  {64, 4, 1.0, "Narrow", 1}, {256, 16, 0.70710678118654752, "Wide", 1}};
-enum { NCONFIG = 4, NT = 20, ROWS = 8, NCV = LONGSEQ_NCV, S_DET = NT + NCV, S_TWO, NSTAT, NEPS = 7 };   /* T = 2^1 .. 2^20 */
+enum { NCONFIG = 4, NT = 20, ROWS = 8, NCV = LONGSEQ_NCV + LONGSEQ_NRCV, S_DET = NT + NCV, S_TWO, NSTAT, NEPS = 7 };   /* T = 2^1 .. 2^20 */
 static const double WITHIN = 1.05, TRUNC = 0.01, ALPHA = 1.0 / ROWS;   /* within 5%; |det| > 0.01; p's share */
 static const double EPS[NEPS] = {1.0, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001};
 
@@ -48,10 +48,12 @@ static int draw(void *vc, void *vw, gsl_rng *rng, size_t k, double *out)
     longseq_query q;
     int st = longseq_draw_weights(vw, rng, c->cf->c, &g);
     if (st) return st;
-    memset(out, 0, NT * sizeof *out);
+    memset(out, 0, (NT + NCV) * sizeof *out);
     for (int r = 0; r < ROWS; r++) {
-        double h[NT];
+        double h[NT], cv[LONGSEQ_NRCV];
         longseq_draw_row(vw, rng, &g, r > 0, ALPHA, &q);
+        longseq_row_cv(&q, &g, cv);   /* mean 0 given W: averaged over the rows */
+        for (int j = 0; j < LONGSEQ_NRCV; j++) out[NT + LONGSEQ_NCV + j] += cv[j] / ROWS;
         /* E[T a_ii | s, sigma] times p/q, q = alpha p + (1 - alpha) q1 */
         lscond_self(c->tab, q.s, sqrt(q.sigma2), c->Ts, NT, LSCOND_H, h);
         for (int t = 0; t < NT; t++) out[t] += h[t] * exp(q.log_ratio) / ROWS;

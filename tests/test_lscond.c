@@ -365,6 +365,35 @@ START_TEST(test_tilted_weight_second_moment)
 }
 END_TEST
 
+START_TEST(test_row_control_variates_zero_mean)
+{
+    /* the rows' control variates (longseq_row_cv) have mean 0 given W: one W (d = 10,
+     * d_k = 4, c = 0.9), 20,000 stratified samples of 8 rows (1 plain, 7 tilted), seed 13 */
+    gsl_rng *rng = rng_new("mt19937", 13);
+    longseq_work w;
+    ck_assert_int_eq(longseq_work_alloc(&w, 10, 4), ATT_OK);
+    longseq_weights g;
+    ck_assert_int_eq(longseq_draw_weights(&w, rng, 0.9, &g), ATT_OK);
+    stat_acc a[LONGSEQ_NRCV];
+    for (int j = 0; j < LONGSEQ_NRCV; j++) stat_init(&a[j]);
+    for (int n = 0; n < 20000; n++) {
+        double m[LONGSEQ_NRCV] = {0}, cv[LONGSEQ_NRCV];
+        for (int r = 0; r < 8; r++) {
+            longseq_query q;
+            longseq_draw_row(&w, rng, &g, r > 0, 0.125, &q);
+            longseq_row_cv(&q, &g, cv);
+            for (int j = 0; j < LONGSEQ_NRCV; j++) m[j] += cv[j] / 8.0;
+        }
+        for (int j = 0; j < LONGSEQ_NRCV; j++) stat_push(&a[j], m[j]);
+    }
+    for (int j = 0; j < LONGSEQ_NRCV; j++)
+        ck_assert_msg(fabs(a[j].mean) < 5.0 * stat_se(&a[j]) && stat_se(&a[j]) > 0.0,
+                      "row control variate %d: %.5f +- %.5f, not 0 (seed 13)", j, a[j].mean, stat_se(&a[j]));
+    longseq_work_free(&w);
+    gsl_rng_free(rng);
+}
+END_TEST
+
 START_TEST(test_control_variate_means)
 {
     gsl_rng *rng = rng_new("mt19937", 7);
@@ -460,6 +489,7 @@ int main(void)
     tcase_add_test(tc, test_two_tokens_exactly_one);
     tcase_add_test(tc, test_tilted_weight_second_moment);
     tcase_add_test(tc, test_control_variate_means);
+    tcase_add_test(tc, test_row_control_variates_zero_mean);
     tcase_add_test(tc, test_crossing_coverage);
     tcase_add_test(tc, test_crossing_cases);
     suite_add_tcase(s, tc);

@@ -230,6 +230,20 @@ int longseq_draw_weights(longseq_work *w, gsl_rng *rng, double c, longseq_weight
             tr2 += gab * gba;
             fr += gab * gab;
         }
+    /* ||M||_F^2 = sum_ab (W_Q^T W_Q)_ab (W_K^T W_K)_ab */
+    double mf = 0.0;
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = 0; b < n; b++) {
+            double qq = 0.0, kk = 0.0;
+            const double *K = w->W_K->data, *Q = w->W_Q->data;
+            size_t ld = w->W_K->tda;
+            for (size_t m = 0; m < w->d; m++) {
+                qq += Q[m * ld + a] * Q[m * ld + b];
+                kk += K[m * ld + a] * K[m * ld + b];
+            }
+            mf += qq * kk;
+        }
+    g->m_fro2 = mf;
     g->lndet = factor(w);
     if (isnan(g->lndet)) return att_fail(ATT_ERUNTIME, "longseq: I - W_K^T W_Q is singular");
     g->det = exp(g->lndet) * gsl_linalg_LU_sgndet(w->G, w->signum);
@@ -262,4 +276,14 @@ void longseq_draw_row(longseq_work *w, gsl_rng *rng, const longseq_weights *g, i
     else if (alpha <= 0.0) r->log_ratio = -a;
     else if (a > 0.0) r->log_ratio = -(a + log((1.0 - alpha) + alpha * exp(-a)));
     else r->log_ratio = -log(alpha + (1.0 - alpha) * exp(a));
+}
+
+void longseq_row_cv(const longseq_query *r, const longseq_weights *g, double cv[LONGSEQ_NRCV])
+{
+    double pq = exp(r->log_ratio);
+    double q1q = exp(r->s - 0.5 * r->sigma2 + g->lndet + r->log_ratio);   /* q1/q = (q1/p)(p/q) */
+    cv[0] = q1q - 1.0;
+    cv[1] = (q1q - 1.0) * exp(-g->lndet);
+    cv[2] = r->sigma2 * pq - g->m_fro2;
+    cv[3] = r->s * pq - g->cv[0];
 }

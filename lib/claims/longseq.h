@@ -139,8 +139,21 @@ typedef struct {
     double lndet;       /* log|det(I - G)|            */
     double det;         /* det(I - G), signed          */
     double cv[4];       /* tr G, (tr G)^2, tr G^2, ||G||_F^2 */
+    double m_fro2;      /* ||M||_F^2 = tr(W_Q^T W_Q W_K^T W_K) = E_p[sigma_i^2 | W] (M = W_Q W_K^T);
+                           E_p[s_ii | W] = tr M = tr G = cv[0] */
 } longseq_weights;
 enum { LONGSEQ_NCV = 5 };   /* det, and the four cv[]  */
+
+/* Control variates of the rows, with mean 0 given W. For the stratified mixture sample
+ * (R alpha rows from p, the rest from q1), (1/R) sum_r h(x_r) p/q(x_r) has mean E_p[h | W]
+ * for any h (above). So each of these, averaged over the R rows, has mean 0 given W:
+ *   cv[0] = q1/q - 1                 (h = q1/p: E_p[q1/p] = 1; h p/q = q1/q)
+ *   cv[1] = (q1/q - 1) / |det|       (the same times a function of W)
+ *   cv[2] = sigma^2 p/q - ||M||_F^2  (E_p[x^T M M^T x] = tr M M^T)
+ *   cv[3] = s p/q - tr M             (E_p[x^T M x] = tr M = tr G)
+ * r: a row of longseq_draw_row with the mixture's alpha in (0, 1). */
+enum { LONGSEQ_NRCV = 4 };
+void longseq_row_cv(const longseq_query *r, const longseq_weights *g, double cv[LONGSEQ_NRCV]);
 
 /* The means of the control variates (det, cv[0..3]) for (d, d_k, c). */
 void longseq_cv_means(size_t d, size_t d_k, double c, double mean[LONGSEQ_NCV]);

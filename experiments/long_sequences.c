@@ -5,8 +5,8 @@
  * scale (c^2 = 1/2) and the section's (c = 1). Given W and x_i the other T - 1 scores are
  * i.i.d. N(0, sigma_i^2), so E[T a_ii | s_ii, sigma_i] is one integral, O(1) in T (lscond.h):
  * the whole T grid from the same draws. 8 rows per W from the defensive mixture p/8 + 7 q1/8
- * of the plain and the tilted law (longseq.h; weights <= 8), control variates of W with known
- * means (cvreg.h), T* by the last crossing with a delta-method CI (crossing.h).
+ * of the plain and the tilted law (longseq.h; weights <= 8), control variates of W and of the
+ * rows with known means (cvreg.h), T* by the last crossing with a delta-method CI (crossing.h).
  * No plateau: T E[a_ii] -> E_W[1/|det(I - W_K^T W_Q)|] = inf (dettail.h); reported instead:
  * the typical (median) 1/|det|, the mean over |det| > 0.01, the tail P(|det| < eps).
  * Writes long_sequences.csv (config, T), long_sequences_tail.csv, long_sequences.verdicts.csv.
@@ -38,7 +38,7 @@ typedef struct { const config *cf; const lscond_table *tab; double Ts[NT], cvm[N
 static void *work_alloc(void *vc) { const ctx *c = vc; return longseq_work_new(c->cf->d, c->cf->d_k); }
 
 /* One draw: W, then ROWS mixture rows (row 0 from p, the rest from q1); out = (T a_ii p/q
- * averaged over the rows, for each T), the control variates minus their means,
+ * averaged over the rows, for each T), the control variates of W and of the rows minus their means,
  * |det(I - W_K^T W_Q)|, and one more plain row's E[2 a_ii | s, sigma] (an independent T = 2 check). */
 static int draw(void *vc, void *vw, gsl_rng *rng, size_t k, double *out)
 {

@@ -68,20 +68,24 @@ void longseq_work_delete(void *w)
 /* out (d_k) = W^T a, W (d, d_k), a (d) */
 static void mul_t(gsl_vector *out, const gsl_matrix *W, const gsl_vector *a)
 {
+    const double *Wd = W->data, *ad = a->data;
+    size_t ld = W->tda, sa = a->stride;
     for (size_t b = 0; b < W->size2; b++) {
         double acc = 0.0;
-        for (size_t m = 0; m < W->size1; m++) acc += gsl_matrix_get(W, m, b) * gsl_vector_get(a, m);
-        gsl_vector_set(out, b, acc);
+        for (size_t m = 0; m < W->size1; m++) acc += Wd[m * ld + b] * ad[m * sa];
+        out->data[b * out->stride] = acc;
     }
 }
 
 /* out (d) = W b, W (d, d_k), b (d_k) */
 static void mul(gsl_vector *out, const gsl_matrix *W, const gsl_vector *b)
 {
+    const double *Wd = W->data, *bd = b->data;
+    size_t ld = W->tda, sb = b->stride;
     for (size_t m = 0; m < W->size1; m++) {
         double acc = 0.0;
-        for (size_t a = 0; a < W->size2; a++) acc += gsl_matrix_get(W, m, a) * gsl_vector_get(b, a);
-        gsl_vector_set(out, m, acc);
+        for (size_t a = 0; a < W->size2; a++) acc += Wd[m * ld + a] * bd[a * sb];
+        out->data[m * out->stride] = acc;
     }
 }
 
@@ -111,8 +115,9 @@ static void scores(longseq_work *w, longseq_query *r)
     mul_t(w->k, w->W_K, w->x);   /* k = W_K^T x */
     mul(w->v, w->W_K, w->q);     /* v = W_K q: s_ij = v . x_j */
     double s = 0.0, s2 = 0.0;
-    for (size_t a = 0; a < w->d_k; a++) s += gsl_vector_get(w->q, a) * gsl_vector_get(w->k, a);
-    for (size_t m = 0; m < w->d; m++) s2 += gsl_vector_get(w->v, m) * gsl_vector_get(w->v, m);
+    const double *q = w->q->data, *k = w->k->data, *v = w->v->data;   /* contiguous (vec_new) */
+    for (size_t a = 0; a < w->d_k; a++) s += q[a] * k[a];
+    for (size_t m = 0; m < w->d; m++) s2 += v[m] * v[m];
     r->s = s;
     r->sigma2 = s2;
 }

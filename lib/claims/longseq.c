@@ -91,6 +91,15 @@ static void mul(gsl_vector *out, const gsl_matrix *W, const gsl_vector *b)
 
 /* G (d_k, d_k) = I - W_Q^T W_K and its LU (det(I - W_Q^T W_K) = det(I - W_K^T W_Q),
  * a matrix and its transpose); returns log|det|, or NaN when singular */
+/* the LU of w->G (holding I - W_Q^T W_K); log|det|, or NaN when singular */
+static double lu_lndet(longseq_work *w)
+{
+    gsl_linalg_LU_decomp(w->G, w->perm, &w->signum);
+    for (size_t a = 0; a < w->d_k; a++)
+        if (gsl_matrix_get(w->G, a, a) == 0.0) return NAN;
+    return gsl_linalg_LU_lndet(w->G);
+}
+
 static double factor(longseq_work *w)
 {
     size_t n = w->d_k;
@@ -102,10 +111,7 @@ static double factor(longseq_work *w)
             for (size_t m = 0; m < w->d; m++) acc += Q[m * ld + a] * K[m * ld + b];
             gsl_matrix_set(w->G, a, b, (a == b) - acc);
         }
-    gsl_linalg_LU_decomp(w->G, w->perm, &w->signum);
-    for (size_t a = 0; a < n; a++)
-        if (gsl_matrix_get(w->G, a, a) == 0.0) return NAN;
-    return gsl_linalg_LU_lndet(w->G);
+    return lu_lndet(w);
 }
 
 /* s = q . k, sigma^2 = ||W_K q||^2 for x = w->x */
@@ -220,21 +226,33 @@ int longseq_draw_weights(longseq_work *w, gsl_rng *rng, double c, longseq_weight
     mat_randn(w->W_Q, rng, sw);
     mat_randn(w->W_K, rng, sw);
     size_t n = w->d_k;
-    /* G = W_K^T W_Q (the transpose of what factor() uses: same traces, det) */
-    double tr = 0.0, tr2 = 0.0, fr = 0.0;
+    /* G = W_K^T W_Q into w->G, once (factor() uses I - G^T: same traces, det) */
+    double tr = 0.0, tr2 = 0.0, fr = 0.0, *Gd = w->G->data;
+    size_t lg = w->G->tda;
     for (size_t a = 0; a < n; a++)
         for (size_t b = 0; b < n; b++) {
-            double gab = 0.0, gba = 0.0;
+            double gab = 0.0;
             const double *K = w->W_K->data, *Q = w->W_Q->data;
             size_t ld = w->W_K->tda;
-            for (size_t m = 0; m < w->d; m++) {
-                gab += K[m * ld + a] * Q[m * ld + b];
-                gba += K[m * ld + b] * Q[m * ld + a];
-            }
+            for (size_t m = 0; m < w->d; m++) gab += K[m * ld + a] * Q[m * ld + b];
+            Gd[a * lg + b] = gab;
+        }
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = 0; b < n; b++) {
+            double gab = Gd[a * lg + b], gba = Gd[b * lg + a];
             if (a == b) tr += gab;
             tr2 += gab * gba;
             fr += gab * gab;
         }
+    /* in place: G <- I - G^T = I - W_Q^T W_K, then its LU */
+    for (size_t a = 0; a < n; a++) {
+        Gd[a * lg + a] = 1.0 - Gd[a * lg + a];
+        for (size_t b = a + 1; b < n; b++) {
+            double x = Gd[a * lg + b];
+            Gd[a * lg + b] = -Gd[b * lg + a];
+            Gd[b * lg + a] = -x;
+        }
+    }
     /* ||M||_F^2 = sum_ab (W_Q^T W_Q)_ab (W_K^T W_K)_ab */
     double mf = 0.0;
     for (size_t a = 0; a < n; a++)
@@ -249,7 +267,7 @@ int longseq_draw_weights(longseq_work *w, gsl_rng *rng, double c, longseq_weight
             mf += qq * kk;
         }
     g->m_fro2 = mf;
-    g->lndet = factor(w);
+    g->lndet = lu_lndet(w);
     if (isnan(g->lndet)) return att_fail(ATT_ERUNTIME, "longseq: I - W_K^T W_Q is singular");
     g->det = exp(g->lndet) * gsl_linalg_LU_sgndet(w->G, w->signum);
     g->cv[0] = tr;

@@ -13,9 +13,6 @@ out=$(mktemp -d /tmp/attn-experiments.XXXXXX)
 trap 'rm -rf "$out"' EXIT INT TERM
 # one draw of learned_previous_token is a trained head: a quick run trains fewer and shorter
 export QUICK_ARGS_learned_previous_token="${QUICK_ARGS_learned_previous_token:---seeds 3 --steps 160}"
-# long_sequences' tilted-row estimator is biased low at small n (heavy-tailed weights): with 64
-# draws even its soft-scale check at T = 2 fails; 2000 draws cost ~2 s
-export QUICK_ARGS_long_sequences="${QUICK_ARGS_long_sequences:---draws 2000}"
 # exit 1 is accepted only when every FAIL row is an expected, explained one
 expected_only() {
     "$BUILD/tools/csvcol" "$1" verdict macro | awk -F'\t' '$1 == "FAIL" {print $2}' | while read -r m; do

@@ -24,7 +24,10 @@
 
 #include <float.h>
 #include <math.h>
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_eigen.h>
 #include <gsl/gsl_integration.h>
+#include <gsl/gsl_linalg.h>
 #include <gsl/gsl_randist.h>
 
 static lscond_table tab;
@@ -110,6 +113,62 @@ START_TEST(test_step_converged)
 }
 END_TEST
 
+START_TEST(test_doubling_grid_matches_single_lengths)
+{
+    /* lscond_self squares e^{-(T - 1) psi} along a doubling grid: against a call per T
+     * (its e^{-(T - 1) psi} by its own exp); relative rounding grows like 2^k DBL_EPSILON */
+    gsl_rng *rng = rng_new("mt19937", 1);   /* reseeded per case by PROP_FOR */
+    double Ts[20];
+    for (int k = 0; k < 20; k++) Ts[k] = ldexp(1.0, k + 1);
+    PROP_FOR(k, rng, "the doubling grid equals single lengths")
+    {
+        double s = gsl_ran_gaussian(rng, 4.0), sg = gsl_rng_uniform(rng) * 7.0, a[20];
+        lscond_self(&tab, s, sg, Ts, 20, LSCOND_H, a);
+        for (int j = 0; j < 20; j++) {
+            /* {T_j, 2^20}: the same v-range (it depends on the longest T), no doubling but for j = 18 */
+            double pair[2] = {Ts[j], Ts[19]}, bb[2];
+            lscond_self(&tab, s, sg, pair, j == 19 ? 1 : 2, LSCOND_H, bb);
+            double b = bb[0];
+            PROP_ASSERT(fabs(a[j] - b) <= 64.0 * ldexp(1.0, j + 1) * DBL_EPSILON * b + 1e-300,
+                        "s %g sigma %g T %g: grid %.17g, alone %.17g", s, sg, Ts[j], a[j], b);
+        }
+    }
+    gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_mixture_two_tokens_section_scale)
+{
+    /* the experiment's rows at the section's scale (d = 64, d_k = 16, c = 1), where the
+     * tilted law's weights have infinite variance: 8 rows per W from q = p/8 + 7 q1/8 give
+     * T E[a_ii] = 1 at T = 2 (W_K -> -W_K) within 5 standard errors (seed 11) */
+    gsl_rng *rng = rng_new("mt19937", 11);
+    longseq_work w;
+    ck_assert_int_eq(longseq_work_alloc(&w, 64, 16), ATT_OK);
+    const double T2[] = {2};
+    stat_acc a;
+    stat_init(&a);
+    for (int n = 0; n < 3000; n++) {
+        longseq_weights g;
+        ck_assert_int_eq(longseq_draw_weights(&w, rng, 1.0, &g), ATT_OK);
+        double m = 0.0;
+        for (int r = 0; r < 8; r++) {
+            longseq_query q;
+            double out;
+            longseq_draw_row(&w, rng, &g, r > 0, 0.125, &q);
+            ck_assert(q.log_ratio <= log(8.0) + 1e-12);   /* p/q <= 1/alpha */
+            lscond_self(&tab, q.s, sqrt(q.sigma2), T2, 1, LSCOND_H, &out);
+            m += out * exp(q.log_ratio) / 8.0;
+        }
+        stat_push(&a, m);
+    }
+    ck_assert_msg(fabs(a.mean - 1.0) < 5.0 * stat_se(&a), "mixture at T = 2: %.5f +- %.5f, not 1 (seed 11)", a.mean,
+                  stat_se(&a));
+    longseq_work_free(&w);
+    gsl_rng_free(rng);
+}
+END_TEST
+
 START_TEST(test_against_explicit_sum)
 {
     const double cases[][2] = {{1.0, 1.0}, {-3.0, 2.0}, {2.0, 4.0}, {0.0, 0.3}, {5.0, 6.0}};
@@ -174,7 +233,7 @@ START_TEST(test_shortcut_against_real_tokens)
     for (int n = 0; n < 40000; n++) {
         longseq_query q;
         double out[3];
-        longseq_draw_row(&w, rng, &g, n & 1, 1, &q);   /* the mixture */
+        longseq_draw_row(&w, rng, &g, n & 1, 0.5, &q);   /* the mixture */
         lscond_self(&tab, q.s, sqrt(q.sigma2), Ts, 3, LSCOND_H, out);
         for (int t = 0; t < 3; t++) stat_push(&a[t], out[t] * exp(q.log_ratio));
         vec_randn(w.x, rng, 1.0);
@@ -207,10 +266,10 @@ START_TEST(test_against_explicit_sum_long)
         longseq_query q;
         double h;
         ck_assert_int_eq(longseq_draw_weights(&w, rng, M_SQRT1_2, &g), ATT_OK);
-        longseq_draw_row(&w, rng, &g, 1, 0, &q);
+        longseq_draw_row(&w, rng, &g, 1, 0.0, &q);
         lscond_self(&tab, q.s, sqrt(q.sigma2), T, 1, LSCOND_H, &h);
         stat_push(&a, h * exp(q.log_ratio));
-        longseq_draw_row(&w, rng, &g, 1, 0, &q);
+        longseq_draw_row(&w, rng, &g, 1, 0.0, &q);
         double lse = longseq_log_denominator(rng, q.s, sqrt(q.sigma2), 256);
         stat_push(&b, longseq_estimate(&q, 256, lse));
     }
@@ -237,13 +296,99 @@ START_TEST(test_two_tokens_exactly_one)
             longseq_query q;
             double out;
             ck_assert_int_eq(longseq_draw_weights(&w, rng, 1.0, &g), ATT_OK);
-            longseq_draw_row(&w, rng, &g, mode, 0, &q);
+            longseq_draw_row(&w, rng, &g, mode, mode ? 0.0 : 1.0, &q);
             lscond_self(&tab, q.s, sqrt(q.sigma2), T2, 1, LSCOND_H, &out);
             stat_push(&a, out * exp(q.log_ratio));
         }
         ck_assert_msg(fabs(a.mean - 1.0) < 5.0 * stat_se(&a), "%s: T E[a_ii] at T = 2 is %.5f +- %.5f, not 1",
                       mode ? "tilted" : "plain", a.mean, stat_se(&a));
     }
+    longseq_work_free(&w);
+    gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_tilted_weight_second_moment)
+{
+    /* the diagnosis of the tilted law (longseq.h): E_q1[w^2] = E_p[w] for w = p/q1, and
+     *   E_p[w] = E_p[e^{-x^T B x}] / |det(I - M)| = det(2I - L L^T)^{-1/2} / |det L|,  L = I - M,
+     * finite iff lambda_max(L L^T) < 2. On a W with lambda_max < 5/4 (so w^2 has a finite
+     * variance too: 4 < 1 + 1/(lambda_max - 1)), d = 6, d_k = 2: the Monte Carlo mean of w^2
+     * over tilted rows against the determinant (seed 12) */
+    gsl_rng *rng = rng_new("mt19937", 12);
+    const size_t d = 6;
+    longseq_work w;
+    ck_assert_int_eq(longseq_work_alloc(&w, d, 2), ATT_OK);
+    gsl_matrix *L = gsl_matrix_alloc(d, d), *A = gsl_matrix_alloc(d, d);
+    gsl_vector *ev = gsl_vector_alloc(d);
+    gsl_eigen_symm_workspace *ws = gsl_eigen_symm_alloc(d);
+    gsl_permutation *pm = gsl_permutation_alloc(d);
+    longseq_weights g;
+    double lmax = INFINITY, expect = NAN;
+    for (int tries = 0; tries < 1000 && !(lmax < 1.25); tries++) {
+        ck_assert_int_eq(longseq_draw_weights(&w, rng, 0.6, &g), ATT_OK);
+        /* L = I - W_Q W_K^T (d, d); A = L L^T */
+        gsl_blas_dgemm(CblasNoTrans, CblasTrans, -1.0, w.W_Q, w.W_K, 0.0, L);
+        for (size_t a = 0; a < d; a++) gsl_matrix_set(L, a, a, gsl_matrix_get(L, a, a) + 1.0);
+        gsl_blas_dgemm(CblasNoTrans, CblasTrans, 1.0, L, L, 0.0, A);
+        gsl_matrix *E = gsl_matrix_alloc(d, d);
+        gsl_matrix_memcpy(E, A);
+        gsl_eigen_symm(E, ev, ws);
+        gsl_matrix_free(E);
+        lmax = gsl_vector_max(ev);
+        /* expect = det(2I - A)^{-1/2} / |det L| (Cholesky-free: LU of each) */
+        gsl_matrix_scale(A, -1.0);
+        for (size_t a = 0; a < d; a++) gsl_matrix_set(A, a, a, gsl_matrix_get(A, a, a) + 2.0);
+        int sg;
+        gsl_linalg_LU_decomp(A, pm, &sg);
+        double ldA = gsl_linalg_LU_lndet(A);
+        gsl_linalg_LU_decomp(L, pm, &sg);
+        expect = exp(-0.5 * ldA - gsl_linalg_LU_lndet(L));
+    }
+    ck_assert_msg(lmax < 1.25, "no W with lambda_max < 5/4 in 1000 draws (seed 12)");
+    stat_acc a;
+    stat_init(&a);
+    for (int n = 0; n < 200000; n++) {
+        longseq_query q;
+        longseq_draw_row(&w, rng, &g, 1, 0.0, &q);
+        stat_push(&a, exp(2.0 * q.log_ratio));
+    }
+    ck_assert_msg(fabs(a.mean - expect) < 5.0 * stat_se(&a), "E_q1[w^2] %.6f +- %.6f, det formula %.6f (lambda_max %.4f, seed 12)",
+                  a.mean, stat_se(&a), expect, lmax);
+    gsl_permutation_free(pm);
+    gsl_eigen_symm_free(ws);
+    gsl_vector_free(ev);
+    gsl_matrix_free(A);
+    gsl_matrix_free(L);
+    longseq_work_free(&w);
+    gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_row_control_variates_zero_mean)
+{
+    /* the rows' control variates (longseq_row_cv) have mean 0 given W: one W (d = 10,
+     * d_k = 4, c = 0.9), 20,000 stratified samples of 8 rows (1 plain, 7 tilted), seed 13 */
+    gsl_rng *rng = rng_new("mt19937", 13);
+    longseq_work w;
+    ck_assert_int_eq(longseq_work_alloc(&w, 10, 4), ATT_OK);
+    longseq_weights g;
+    ck_assert_int_eq(longseq_draw_weights(&w, rng, 0.9, &g), ATT_OK);
+    stat_acc a[LONGSEQ_NRCV];
+    for (int j = 0; j < LONGSEQ_NRCV; j++) stat_init(&a[j]);
+    for (int n = 0; n < 20000; n++) {
+        double m[LONGSEQ_NRCV] = {0}, cv[LONGSEQ_NRCV];
+        for (int r = 0; r < 8; r++) {
+            longseq_query q;
+            longseq_draw_row(&w, rng, &g, r > 0, 0.125, &q);
+            longseq_row_cv(&q, &g, cv);
+            for (int j = 0; j < LONGSEQ_NRCV; j++) m[j] += cv[j] / 8.0;
+        }
+        for (int j = 0; j < LONGSEQ_NRCV; j++) stat_push(&a[j], m[j]);
+    }
+    for (int j = 0; j < LONGSEQ_NRCV; j++)
+        ck_assert_msg(fabs(a[j].mean) < 5.0 * stat_se(&a[j]) && stat_se(&a[j]) > 0.0,
+                      "row control variate %d: %.5f +- %.5f, not 0 (seed 13)", j, a[j].mean, stat_se(&a[j]));
     longseq_work_free(&w);
     gsl_rng_free(rng);
 }
@@ -336,11 +481,15 @@ int main(void)
     tcase_add_test(tc, test_psi_against_adaptive_quadrature);
     tcase_add_test(tc, test_table_matches_direct_everywhere);
     tcase_add_test(tc, test_step_converged);
+    tcase_add_test(tc, test_doubling_grid_matches_single_lengths);
     tcase_add_test(tc, test_against_explicit_sum);
+    tcase_add_test(tc, test_mixture_two_tokens_section_scale);
     tcase_add_test(tc, test_shortcut_against_real_tokens);
     tcase_add_test(tc, test_against_explicit_sum_long);
     tcase_add_test(tc, test_two_tokens_exactly_one);
+    tcase_add_test(tc, test_tilted_weight_second_moment);
     tcase_add_test(tc, test_control_variate_means);
+    tcase_add_test(tc, test_row_control_variates_zero_mean);
     tcase_add_test(tc, test_crossing_coverage);
     tcase_add_test(tc, test_crossing_cases);
     suite_add_tcase(s, tc);

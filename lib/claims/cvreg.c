@@ -11,6 +11,12 @@ enum { PMAX = 16 };
 int cvreg_fit(const double *Y, size_t n, size_t m, const double *X, size_t p, double *yhat,
               double *V)
 {
+    return cvreg_fit_strided(Y, m, n, m, X, p, p, yhat, V);
+}
+
+int cvreg_fit_strided(const double *Y, size_t ldy, size_t n, size_t m, const double *X, size_t ldx, size_t p,
+                      double *yhat, double *V)
+{
     if (p > PMAX || n <= p + 1 || m == 0) return att_fail(ATT_EUSAGE, "cvreg: n = %zu, p = %zu", n, p);
     size_t q = p + 1;
     double A[(PMAX + 1) * (PMAX + 1)] = {0};
@@ -18,7 +24,7 @@ int cvreg_fit(const double *Y, size_t n, size_t m, const double *X, size_t p, do
     for (size_t i = 0; i < n; i++) {
         double di[PMAX + 1];
         di[0] = 1.0;
-        for (size_t a = 0; a < p; a++) di[a + 1] = X[i * p + a];
+        for (size_t a = 0; a < p; a++) di[a + 1] = X[i * ldx + a];
         for (size_t a = 0; a < q; a++)
             for (size_t b = 0; b < q; b++) A[a * q + b] += di[a] * di[b];
     }
@@ -35,9 +41,9 @@ int cvreg_fit(const double *Y, size_t n, size_t m, const double *X, size_t p, do
     for (size_t k = 0; k < m; k++) {
         double r[PMAX + 1] = {0};
         for (size_t i = 0; i < n; i++) {
-            double y = Y[i * m + k];
+            double y = Y[i * ldy + k];
             r[0] += y;
-            for (size_t a = 0; a < p; a++) r[a + 1] += X[i * p + a] * y;
+            for (size_t a = 0; a < p; a++) r[a + 1] += X[i * ldx + a] * y;
         }
         gsl_vector_view rv = gsl_vector_view_array(r, q);
         gsl_linalg_cholesky_svx(&Av.matrix, &rv.vector);
@@ -52,8 +58,8 @@ int cvreg_fit(const double *Y, size_t n, size_t m, const double *X, size_t p, do
     /* residuals e_ik = Y_ik - b0_k - beta_k . X_i */
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < m; k++) {
-            double e = Y[i * m + k] - B[k];
-            for (size_t a = 0; a < p; a++) e -= B[(a + 1) * m + k] * X[i * p + a];
+            double e = Y[i * ldy + k] - B[k];
+            for (size_t a = 0; a < p; a++) e -= B[(a + 1) * m + k] * X[i * ldx + a];
             E[i * m + k] = e;
         }
     for (size_t j = 0; j < m; j++)

@@ -24,4 +24,9 @@
 int cvreg_fit(const double *Y, size_t n, size_t m, const double *X, size_t p, double *yhat,
               double *V);
 
+/* The same with row strides: Y_ik = Y[i * ldy + k], X_ia = X[i * ldx + a] (both may
+ * point into one per-draw array, e.g. mc.h's values). ldy >= m, ldx >= p. */
+int cvreg_fit_strided(const double *Y, size_t ldy, size_t n, size_t m, const double *X, size_t ldx, size_t p,
+                      double *yhat, double *V);
+
 #endif

@@ -6,6 +6,7 @@
 #include "status.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_randist.h>
 
@@ -52,28 +53,54 @@ void longseq_work_free(longseq_work *w)
     *w = (longseq_work){0};
 }
 
+void *longseq_work_new(size_t d, size_t d_k)
+{
+    longseq_work *w = calloc(1, sizeof *w);
+    if (w && longseq_work_alloc(w, d, d_k) != ATT_OK) { free(w); return NULL; }
+    return w;
+}
+
+void longseq_work_delete(void *w)
+{
+    if (w) longseq_work_free(w);
+    free(w);
+}
+
 /* out (d_k) = W^T a, W (d, d_k), a (d) */
 static void mul_t(gsl_vector *out, const gsl_matrix *W, const gsl_vector *a)
 {
+    const double *Wd = W->data, *ad = a->data;
+    size_t ld = W->tda, sa = a->stride;
     for (size_t b = 0; b < W->size2; b++) {
         double acc = 0.0;
-        for (size_t m = 0; m < W->size1; m++) acc += gsl_matrix_get(W, m, b) * gsl_vector_get(a, m);
-        gsl_vector_set(out, b, acc);
+        for (size_t m = 0; m < W->size1; m++) acc += Wd[m * ld + b] * ad[m * sa];
+        out->data[b * out->stride] = acc;
     }
 }
 
 /* out (d) = W b, W (d, d_k), b (d_k) */
 static void mul(gsl_vector *out, const gsl_matrix *W, const gsl_vector *b)
 {
+    const double *Wd = W->data, *bd = b->data;
+    size_t ld = W->tda, sb = b->stride;
     for (size_t m = 0; m < W->size1; m++) {
         double acc = 0.0;
-        for (size_t a = 0; a < W->size2; a++) acc += gsl_matrix_get(W, m, a) * gsl_vector_get(b, a);
-        gsl_vector_set(out, m, acc);
+        for (size_t a = 0; a < W->size2; a++) acc += Wd[m * ld + a] * bd[a * sb];
+        out->data[m * out->stride] = acc;
     }
 }
 
 /* G (d_k, d_k) = I - W_Q^T W_K and its LU (det(I - W_Q^T W_K) = det(I - W_K^T W_Q),
  * a matrix and its transpose); returns log|det|, or NaN when singular */
+/* the LU of w->G (holding I - W_Q^T W_K); log|det|, or NaN when singular */
+static double lu_lndet(longseq_work *w)
+{
+    gsl_linalg_LU_decomp(w->G, w->perm, &w->signum);
+    for (size_t a = 0; a < w->d_k; a++)
+        if (gsl_matrix_get(w->G, a, a) == 0.0) return NAN;
+    return gsl_linalg_LU_lndet(w->G);
+}
+
 static double factor(longseq_work *w)
 {
     size_t n = w->d_k;
@@ -85,10 +112,7 @@ static double factor(longseq_work *w)
             for (size_t m = 0; m < w->d; m++) acc += Q[m * ld + a] * K[m * ld + b];
             gsl_matrix_set(w->G, a, b, (a == b) - acc);
         }
-    gsl_linalg_LU_decomp(w->G, w->perm, &w->signum);
-    for (size_t a = 0; a < n; a++)
-        if (gsl_matrix_get(w->G, a, a) == 0.0) return NAN;
-    return gsl_linalg_LU_lndet(w->G);
+    return lu_lndet(w);
 }
 
 /* s = q . k, sigma^2 = ||W_K q||^2 for x = w->x */
@@ -98,8 +122,9 @@ static void scores(longseq_work *w, longseq_query *r)
     mul_t(w->k, w->W_K, w->x);   /* k = W_K^T x */
     mul(w->v, w->W_K, w->q);     /* v = W_K q: s_ij = v . x_j */
     double s = 0.0, s2 = 0.0;
-    for (size_t a = 0; a < w->d_k; a++) s += gsl_vector_get(w->q, a) * gsl_vector_get(w->k, a);
-    for (size_t m = 0; m < w->d; m++) s2 += gsl_vector_get(w->v, m) * gsl_vector_get(w->v, m);
+    const double *q = w->q->data, *k = w->k->data, *v = w->v->data;   /* contiguous (vec_new) */
+    for (size_t a = 0; a < w->d_k; a++) s += q[a] * k[a];
+    for (size_t m = 0; m < w->d; m++) s2 += v[m] * v[m];
     r->s = s;
     r->sigma2 = s2;
 }
@@ -203,22 +228,48 @@ int longseq_draw_weights(longseq_work *w, gsl_rng *rng, double c, longseq_weight
     mat_randn(w->W_Q, rng, sw);
     mat_randn(w->W_K, rng, sw);
     size_t n = w->d_k;
-    /* G = W_K^T W_Q (the transpose of what factor() uses: same traces, det) */
-    double tr = 0.0, tr2 = 0.0, fr = 0.0;
+    /* G = W_K^T W_Q into w->G, once (factor() uses I - G^T: same traces, det) */
+    double tr = 0.0, tr2 = 0.0, fr = 0.0, *Gd = w->G->data;
+    size_t lg = w->G->tda;
     for (size_t a = 0; a < n; a++)
         for (size_t b = 0; b < n; b++) {
-            double gab = 0.0, gba = 0.0;
+            double gab = 0.0;
             const double *K = w->W_K->data, *Q = w->W_Q->data;
             size_t ld = w->W_K->tda;
-            for (size_t m = 0; m < w->d; m++) {
-                gab += K[m * ld + a] * Q[m * ld + b];
-                gba += K[m * ld + b] * Q[m * ld + a];
-            }
+            for (size_t m = 0; m < w->d; m++) gab += K[m * ld + a] * Q[m * ld + b];
+            Gd[a * lg + b] = gab;
+        }
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = 0; b < n; b++) {
+            double gab = Gd[a * lg + b], gba = Gd[b * lg + a];
             if (a == b) tr += gab;
             tr2 += gab * gba;
             fr += gab * gab;
         }
-    g->lndet = factor(w);
+    /* in place: G <- I - G^T = I - W_Q^T W_K, then its LU */
+    for (size_t a = 0; a < n; a++) {
+        Gd[a * lg + a] = 1.0 - Gd[a * lg + a];
+        for (size_t b = a + 1; b < n; b++) {
+            double x = Gd[a * lg + b];
+            Gd[a * lg + b] = -Gd[b * lg + a];
+            Gd[b * lg + a] = -x;
+        }
+    }
+    /* ||M||_F^2 = sum_ab (W_Q^T W_Q)_ab (W_K^T W_K)_ab */
+    double mf = 0.0;
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = 0; b < n; b++) {
+            double qq = 0.0, kk = 0.0;
+            const double *K = w->W_K->data, *Q = w->W_Q->data;
+            size_t ld = w->W_K->tda;
+            for (size_t m = 0; m < w->d; m++) {
+                qq += Q[m * ld + a] * Q[m * ld + b];
+                kk += K[m * ld + a] * K[m * ld + b];
+            }
+            mf += qq * kk;
+        }
+    g->m_fro2 = mf;
+    g->lndet = lu_lndet(w);
     if (isnan(g->lndet)) return att_fail(ATT_ERUNTIME, "longseq: I - W_K^T W_Q is singular");
     g->det = exp(g->lndet) * gsl_linalg_LU_sgndet(w->G, w->signum);
     g->cv[0] = tr;
@@ -229,7 +280,7 @@ int longseq_draw_weights(longseq_work *w, gsl_rng *rng, double c, longseq_weight
 }
 
 void longseq_draw_row(longseq_work *w, gsl_rng *rng, const longseq_weights *g, int tilted,
-                      int mixture, longseq_query *r)
+                      double alpha, longseq_query *r)
 {
     vec_randn(w->y, rng, 1.0);
     gsl_vector_memcpy(w->x, w->y);
@@ -242,9 +293,22 @@ void longseq_draw_row(longseq_work *w, gsl_rng *rng, const longseq_weights *g, i
     }
     scores(w, r);
     r->inv_det = exp(-g->lndet);
-    /* log p/q, q = (p + q1)/2, q1/p = e^{s - sigma^2/2 + log|det|}:
-     * -log(1/2 + e^{a}/2) = log 2 - log1p(e^a), a = s - sigma^2/2 + log|det| */
+    /* log p/q, q = alpha p + (1 - alpha) q1, q1/p = e^a, a = s - sigma^2/2 + log|det|:
+     *   -log(alpha + (1 - alpha) e^a), in the form that cannot overflow
+     * (alpha = 1: 0, the plain law; alpha = 0: -a, the tilted law alone) */
     double a = r->s - 0.5 * r->sigma2 + g->lndet;
-    if (mixture) r->log_ratio = M_LN2 - (a > 0.0 ? a + log1p(exp(-a)) : log1p(exp(a)));
-    else r->log_ratio = tilted ? -a : 0.0;   /* p/q1 = e^{-a} (the tilted law alone) */
+    if (alpha >= 1.0) r->log_ratio = 0.0;
+    else if (alpha <= 0.0) r->log_ratio = -a;
+    else if (a > 0.0) r->log_ratio = -(a + log((1.0 - alpha) + alpha * exp(-a)));
+    else r->log_ratio = -log(alpha + (1.0 - alpha) * exp(a));
+}
+
+void longseq_row_cv(const longseq_query *r, const longseq_weights *g, double cv[LONGSEQ_NRCV])
+{
+    double pq = exp(r->log_ratio);
+    double q1q = exp(r->s - 0.5 * r->sigma2 + g->lndet + r->log_ratio);   /* q1/q = (q1/p)(p/q) */
+    cv[0] = q1q - 1.0;
+    cv[1] = (q1q - 1.0) * exp(-g->lndet);
+    cv[2] = r->sigma2 * pq - g->m_fro2;
+    cv[3] = r->s * pq - g->cv[0];
 }

@@ -77,6 +77,9 @@ typedef struct {
  * w is then empty and safe to free. */
 int longseq_work_alloc(longseq_work *w, size_t d, size_t d_k);
 void longseq_work_free(longseq_work *w);
+/* The same on the heap (for mc.h's per-thread work): NULL on failure; delete(NULL) is safe. */
+void *longseq_work_new(size_t d, size_t d_k);
+void longseq_work_delete(void *w);
 
 /* Draw, in this order from rng: W_Q, W_K ~ N(0, c^2/d) (row by row), then
  * y ~ N(0, I_d); x_i = y (plain) or x_i = (I - W_K W_Q^T)^{-1} y (tilted,
@@ -108,13 +111,23 @@ double longseq_annealed(const longseq_query *r, size_t T);
 
 /* ---- the conditional estimator's draws (lib/claims/lscond.h) ----
  *
- * One draw: W once, then rows x_i given W. The defensive mixture: x_i drawn
- * with probability 1/2 each (stratified: alternate rows) from p = N(0, I) and
- * from the tilted q1 (above), q1/p = e^{s - sigma^2/2} |det(I - W_K^T W_Q)|, so
- * the likelihood ratio against the mixture q = (p + q1)/2 is
- *   p/q = 1 / (1/2 + e^{s - sigma^2/2} |det| / 2)  <=  2,
- * and T a_ii p/q <= 1 / (|det| / 2) at long T: bounded at both ends, whichever
- * of the two laws suits the row's T.
+ * One draw: W once, then R rows x_i given W, from the defensive mixture
+ * (Hesterberg 1995) q = alpha p + (1 - alpha) q1 of p = N(0, I) and the tilted q1
+ * above, stratified: R alpha rows from p, the rest from q1 (the experiment:
+ * R = 4, alpha = 1/4, row 0 plain). With q1/p = e^a, a = s - sigma^2/2 + log|det(I - W_K^T W_Q)|,
+ * every row, whichever law drew it, is weighted by
+ *   p/q = 1 / (alpha + (1 - alpha) e^a)  <=  1/alpha,
+ * and (1/R) sum_r g(x_r) p/q(x_r) is unbiased for E_p[g]: its mean is
+ * alpha E_p[g p/q] + (1 - alpha) E_q1[g p/q] = int g (p/q) q = E_p[g].
+ * Why the mixture (tools/notes/long_sequences.md): the tilted law alone has weights
+ * p/q1 = e^{-a} with a power tail, P(p/q1 > t) ~ t^{-k}, k = 1 + 1/(lambda_max - 1),
+ * lambda_max the largest eigenvalue of (I - M)(I - M)^T (E_q1[(p/q1)^j] = E_p[e^{-(j-1) a}]
+ * is finite iff I + (j - 1)(I - (I - M)(I - M)^T) is positive definite). At c = 1,
+ * lambda_max ~ 4.7 (d_k = 16), so k ~ 1.3 < 2: infinite variance, and at T = 2, where
+ * T a_ii does not damp the weight, a mean that the draws typically underestimate. The
+ * mixture's weights are bounded by 1/alpha, so the estimate of T a_ii <= T is bounded,
+ * its variance finite and its CI calibrated at every T; at long T, where
+ * T a_ii p/q1 -> 1/|det|, p/q <= (p/q1) / (1 - alpha) keeps most of the tilted rows' gain.
  *
  * Control variates of W with known means (G = W_K^T W_Q (d_k, d_k), entries
  * G_ab = sum_m W_K[m,a] W_Q[m,b], independent zero-mean Gaussians in the W's):
@@ -126,8 +139,21 @@ typedef struct {
     double lndet;       /* log|det(I - G)|            */
     double det;         /* det(I - G), signed          */
     double cv[4];       /* tr G, (tr G)^2, tr G^2, ||G||_F^2 */
+    double m_fro2;      /* ||M||_F^2 = tr(W_Q^T W_Q W_K^T W_K) = E_p[sigma_i^2 | W] (M = W_Q W_K^T);
+                           E_p[s_ii | W] = tr M = tr G = cv[0] */
 } longseq_weights;
 enum { LONGSEQ_NCV = 5 };   /* det, and the four cv[]  */
+
+/* Control variates of the rows, with mean 0 given W. For the stratified mixture sample
+ * (R alpha rows from p, the rest from q1), (1/R) sum_r h(x_r) p/q(x_r) has mean E_p[h | W]
+ * for any h (above). So each of these, averaged over the R rows, has mean 0 given W:
+ *   cv[0] = q1/q - 1                 (h = q1/p: E_p[q1/p] = 1; h p/q = q1/q)
+ *   cv[1] = (q1/q - 1) / |det|       (the same times a function of W)
+ *   cv[2] = sigma^2 p/q - ||M||_F^2  (E_p[x^T M M^T x] = tr M M^T)
+ *   cv[3] = s p/q - tr M             (E_p[x^T M x] = tr M = tr G)
+ * r: a row of longseq_draw_row with the mixture's alpha in (0, 1). */
+enum { LONGSEQ_NRCV = 4 };
+void longseq_row_cv(const longseq_query *r, const longseq_weights *g, double cv[LONGSEQ_NRCV]);
 
 /* The means of the control variates (det, cv[0..3]) for (d, d_k, c). */
 void longseq_cv_means(size_t d, size_t d_k, double c, double mean[LONGSEQ_NCV]);
@@ -138,9 +164,9 @@ int longseq_draw_weights(longseq_work *w, gsl_rng *rng, double c, longseq_weight
 
 /* One row given the W of the last longseq_draw_weights: y ~ N(0, I_d), x = y
  * (tilted = 0) or the tilted x; fills r with s, sigma2, inv_det and
- * log_ratio = log p/q: for the mixture above (mixture = 1) or for the law the
- * row was drawn from alone (mixture = 0: 0 plain, -(s - sigma^2/2) - log|det| tilted). */
+ * log_ratio = log p/q for the mixture above with plain share alpha in [0, 1]
+ * (alpha = 1: 0, plain rows alone; alpha = 0: -(s - sigma^2/2) - log|det|, tilted rows alone). */
 void longseq_draw_row(longseq_work *w, gsl_rng *rng, const longseq_weights *g, int tilted,
-                      int mixture, longseq_query *r);
+                      double alpha, longseq_query *r);
 
 #endif

@@ -149,15 +149,24 @@ void lscond_self(const lscond_table *t, double s, double sigma, const double *Ts
     double tail = -expm1(-exp(v_lo));   /* int_{-inf}^{v_lo} e^{v - e^v} dv */
     size_t nv = (size_t)ceil((v_hi - v_lo) / h);
     double sum[LSCOND_MAXT] = {0};
-    for (size_t i = 0; i <= nv; i++) {
+    /* e^v along the grid by one multiply per node: e^{v + h} = e^v e^h (relative rounding
+     * about i DBL_EPSILON after i nodes, i <= a few hundred) */
+    double ev = exp(v_lo), eh = exp(h);
+    for (size_t i = 0; i <= nv; i++, ev *= eh) {
         double v = v_lo + (double)i * h;
-        double base = v - exp(v), w = (i == 0 || i == nv) ? 0.5 : 1.0;
+        if (ev < 1e-300) ev = exp(v);   /* the recurrence cannot climb out of underflow */
+        double base = v - ev, w = (i == 0 || i == nv) ? 0.5 : 1.0;
         if (base < -745.0) continue;
-        double psi = lscond_psi(t, sigma, v - s);
+        double psi = lscond_psi(t, sigma, v - s), eb = ev * exp(-ev), emp = exp(-psi), F = 0.0;
         for (size_t k = 0; k < n && k < LSCOND_MAXT; k++) {
-            double e = base - (Ts[k] - 1.0) * psi;
-            if (e < -745.0) break;   /* the longer T only smaller: psi >= 0 */
-            sum[k] += w * exp(e);
+            /* F_k = e^{-(T_k - 1) psi}; a doubled length by squaring (one multiply, not one
+             * exp): T_k = 2 T_{k-1} gives T_k - 1 = 2 (T_{k-1} - 1) + 1, so F_k = F_{k-1}^2 e^{-psi}
+             * (relative rounding about 2^k DBL_EPSILON after k doublings) */
+            if (k > 0 && Ts[k] == 2.0 * Ts[k - 1]) F = F * F * emp;
+            else if (Ts[k] == 2.0) F = emp;
+            else F = exp(-(Ts[k] - 1.0) * psi);
+            if (F < 1e-290) break;   /* the longer T only smaller: psi >= 0 */
+            sum[k] += w * eb * F;
         }
     }
     /* g_T = T int exp(v - e^v - (T - 1) psi(v - s)) dv */

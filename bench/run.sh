@@ -78,13 +78,21 @@ load() { cut -d ' ' -f 1-3 /proc/loadavg; }
 row() { printf '| %s | %s | %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" "$5" "$6" >> "$tmp/rows"; }
 # bench_note TEXT: a line under the table
 bench_note() { echo "$*" >> "$tmp/notes"; }
-# timed_make NAME LOG ARGS...: run make ARGS, its output in LOG; sets
-# made_s (wall seconds), made_ok (yes/no), made_load (load before / after)
+# CPU seconds (user + system) of this shell's finished children, from the
+# second line of `times` (run in this shell, not in $(...))
+cpu_of() { awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m");
+           t += a[1] * 60 + a[2] } printf "%.1f\n", t }' "$1"; }
+# timed_make NAME ARGS...: run make ARGS, its output in $tmp/NAME.log; sets
+# made_s (wall seconds), made_cpu (CPU seconds of all its processes: what
+# a loaded machine does not inflate), made_ok (yes/no), made_load (load
+# before / after)
 timed_make() {
-    _l0=$(load); _t0=$(now)
-    if make --no-print-directory "$@" >"$tmp/$1.log" 2>&1; then made_ok=yes; else made_ok=no; fi
-    _t1=$(now); made_load="$_l0 / $(load)"
+    _n=$1; shift
+    _l0=$(load); times > "$tmp/.times0"; _t0=$(now)
+    if make --no-print-directory "$@" >"$tmp/$_n.log" 2>&1; then made_ok=yes; else made_ok=no; fi
+    _t1=$(now); times > "$tmp/.times1"; made_load="$_l0 / $(load)"
     made_s=$(calc "%.1f" "$_t1 - $_t0")
+    made_cpu=$(calc "%.1f" "$(cpu_of "$tmp/.times1") - $(cpu_of "$tmp/.times0")")
     [ "$made_ok" = yes ] || { echo "bench: make $* failed; its last lines:" >&2; tail -n 20 "$tmp/$1.log" >&2; }
 }
 
@@ -221,7 +229,7 @@ reproduce_row() {
     timed_make "reproduce-$(basename "$2")" reproduce OUT="$2" BUILD="$BUILD" BIN="$BIN"
     n_exp=$(ls "$2"/*.verdicts.csv 2>/dev/null | wc -l)
     [ "$made_ok" = yes ] && ok="$made_s s" || ok="$made_s s (FAILED)"
-    row "wall time of \`make reproduce\`, $1" "$ok" "$n_exp experiments; load before / after $made_load" "" "<= 120 s on 2 idle cores" \
+    row "wall time of \`make reproduce\`, $1" "$ok (cpu $made_cpu s)" "$n_exp experiments; load before / after $made_load" "" "<= 120 s on 2 idle cores" \
         "$(yes_no "\"$made_ok\" == \"yes\" && $made_s <= 120")"
     # the experiments' own times, when make reproduce prints them ("ID ... N.N s")
     sed -n 's/^reproduce: *\([a-z_0-9]*\) .* \([0-9][0-9.]*\) s.*/\1 \2/p' "$tmp/reproduce-$(basename "$2").log" |
@@ -250,7 +258,7 @@ row_check() {
     timed_make check check BUILD="$BUILD" BIN="$BIN"
     suites=$(sed -n 's/^suites: \(.*\)/\1/p' "$tmp/check.log" | head -n 1)
     [ "$made_ok" = yes ] && ok="$made_s s" || ok="$made_s s (FAILED)"
-    row "wall time of \`make check\` (built beforehand; the slow suites are in make check-all)" "$ok" \
+    row "wall time of \`make check\` (built beforehand; the slow suites are in make check-all)" "$ok (cpu $made_cpu s)" \
         "${suites:-see its log}; load before / after $made_load" "" "<= 120 s" "$(yes_no "\"$made_ok\" == \"yes\" && $made_s <= 120")"
 }
 
@@ -272,8 +280,11 @@ row_ci() {
     total=$(awk -F '\t' '$1 == "total" { print $2 }' "$log")
     when=$(sed -n 's/^# CI step times: //p' "$log")
     mach=$(sed -n 's/^# machine: //p' "$log")
-    steps=$(awk -F '\t' '!/^#/ && $1 != "total" { sub(/ \(.*/, "", $1); printf "%s%s %d s", (n++ ? ", " : ""), $1, $2 }' "$log")
-    row "CI (.ci/run), total wall time ($what: $when)" "${total:-?} s ($(calc "%.1f" "${total:-0} / 60") min)" \
+    # steps: "name wall s" and, in newer logs, "(cpu N s)"
+    steps=$(awk -F '\t' '!/^#/ && $1 != "total" { sub(/ \(.*/, "", $1); printf "%s%s %d s", (n++ ? ", " : ""), $1, $2
+            if ($3 != "") printf " (cpu %d s)", $3 }' "$log")
+    tcpu=$(awk -F '\t' '$1 == "total" && $3 != "" { printf " (cpu %d s)", $3 }' "$log")
+    row "CI (.ci/run), total wall time ($what: $when)" "${total:-?} s ($(calc "%.1f" "${total:-0} / 60") min)$tcpu" \
         "machine: $mach" "" "<= 20 min (1200 s)" "$(yes_no "${total:-1e9} <= 1200")"
     bench_note "CI steps ($when): $steps."
 }

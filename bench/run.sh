@@ -11,7 +11,8 @@
 #   mpi        the Monte Carlo of row mc under MPI (bin-mpi/, make mpi):
 #              draws/s on 1 and 2 ranks of one thread each (skipped without mpirun)
 #   tiled      the tiled head of any_length at T = 100,000 vs a large OpenBLAS
-#              DGEMM: GFLOP/s (target >= half), time (< 60 s), peak RSS (< 256 MiB)
+#              DGEMM: GFLOP/s (target >= half), time (< 60 s), peak RSS (< 256 MiB);
+#              the same on the AVX2 path (ATT_VEXP=avx2, OPENBLAS_CORETYPE=Haswell)
 #   expcmp     lib/fast/vexp.c's exp vs SLEEF's inside the tiled head (with SLEEF)
 #   extra      the rows of bench/rows/*.sh, sourced in name order
 #   reproduce  wall time of `make reproduce` into a temporary folder (<= 120 s)
@@ -152,9 +153,12 @@ row_rng() {
     rng_1=$(value rng_rate_1thread "$tmp/rng")
     vpd=$((8 * 64 + 2 * 64 * 16))
     rng_limit=$(calc "%.6g" "$rng_all / $vpd")
+    # (mcfast's driver) GSL's own one-call-per-variate rate, when measured
+    gsl_1=$(value rng_gsl_rate_1thread "$tmp/rng")
+    [ -z "$gsl_1" ] || gsl_1="; GSL's own call: $(calc "%.3g" "$gsl_1") on one"
     if [ -n "${mc_rate:-}" ]; then
         row "Monte Carlo vs its RNG limit: mt19937 + ziggurat, $vpd variates per draw (draws/s)" "$(calc "%.0f" "$mc_rate")" \
-            "$(calc "%.0f" "$rng_limit") ($(calc "%.3g" "$rng_all") variates/s on all threads, $(calc "%.3g" "$rng_1") on one)" \
+            "$(calc "%.0f" "$rng_limit") ($(calc "%.3g" "$rng_all") variates/s on all threads, $(calc "%.3g" "$rng_1") on one$gsl_1)" \
             "$(calc "%.2f" "$mc_rate / $rng_limit")" "fraction reached" ""
     else
         row "RNG limit: mt19937 + ziggurat, $vpd variates per draw (draws/s; row mc not run)" "" \
@@ -195,9 +199,25 @@ row_tiled() {
     trss=$(value tiled_peak_rss_bytes "$tmp/tiled")
     r_dg=$(calc "%.2f" "$tg / $dg")
     rss_mib=$(calc "%.1f" "$trss / 1048576")
-    row "any_length tiled head, T = $T_LONG, d = d_k = d_v = 64 (GFLOP/s)" "$(calc "%.1f" "$tg")" \
+    paths=""
+    [ -z "$(value tiled_vexp "$tmp/tiled")" ] || paths=", vexp $(value tiled_vexp "$tmp/tiled"), OpenBLAS kernel $(value tiled_blas_core "$tmp/tiled")"
+    row "any_length tiled head, T = $T_LONG, d = d_k = d_v = 64$paths (GFLOP/s)" "$(calc "%.1f" "$tg")" \
         "OpenBLAS DGEMM 4096^3 $(calc "%.1f" "$dg")" "$r_dg" ">= 0.5" "$(yes_no "$r_dg >= 0.5")"
     row "same: time (s)" "$(calc "%.1f" "$ts")" "" "" "< 60 s" "$(yes_no "$ts < 60")"
+    # (anylen) the AVX2 path of an AVX-512 machine, in the same run: vexp and
+    # OpenBLAS both forced (ATT_VEXP=avx2, OPENBLAS_CORETYPE=Haswell, for the
+    # head's own products too); target: tiled >= half of DGEMM on each path
+    echo "bench: tiled head and DGEMM on the AVX2 path (ATT_VEXP=avx2, OPENBLAS_CORETYPE=Haswell)" >&2
+    if ATT_VEXP=avx2 OPENBLAS_CORETYPE=Haswell "$B" dgemm --n 4096 > "$tmp/dgemm_avx2" 2>"$tmp/avx2.err" &&
+            ATT_VEXP=avx2 OPENBLAS_CORETYPE=Haswell "$B" tiled --T "$T_LONG" > "$tmp/tiled_avx2" 2>>"$tmp/avx2.err"; then
+        dg2=$(value dgemm_gflops "$tmp/dgemm_avx2"); tg2=$(value tiled_gflops "$tmp/tiled_avx2")
+        r_dg2=$(calc "%.2f" "$tg2 / $dg2")
+        row "same head on the AVX2 path: vexp $(value tiled_vexp "$tmp/tiled_avx2"), OpenBLAS kernel $(value tiled_blas_core "$tmp/tiled_avx2") (GFLOP/s; $(calc "%.1f" "$(value tiled_seconds "$tmp/tiled_avx2")") s)" \
+            "$(calc "%.1f" "$tg2")" "OpenBLAS DGEMM 4096^3, kernel $(value dgemm_blas_core "$tmp/dgemm_avx2"): $(calc "%.1f" "$dg2")" \
+            "$r_dg2" ">= 0.5" "$(yes_no "$r_dg2 >= 0.5")"
+    else
+        row "same head on the AVX2 path" "not run: $(head -n 1 "$tmp/avx2.err")" "" "" ">= 0.5" ""
+    fi
     row "same: peak resident memory (MiB)" "$rss_mib" "" "" "< 256 MiB" "$(yes_no "$rss_mib < 256")"
     bench_note "GFLOP counts: DGEMM 2 n^3; the head 2 T^2 (d_k + d_v) + 2 T d (2 d_k + d_v)."
 }

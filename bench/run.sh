@@ -2,26 +2,50 @@
 # run.sh - `make bench`: every row measured side by side in this one run,
 # printed as one table and written to $OUT/bench.md with the machine.
 #
-#   1. random_projections' Monte Carlo (T = 8, d = 64, d_k = 16, 200,000
-#      draws): the C binary vs a vectorised NumPy version (bench/rp_numpy.py),
-#      draws/s and ratio (target >= 3x)
-#   2. the same Monte Carlo vs its RNG limit: the rate at which mt19937 +
-#      gsl_ran_gaussian_ziggurat produce the 2,560 variates a draw needs
-#   3. the tiled head of any_length at T = 100,000 vs a large OpenBLAS DGEMM:
-#      GFLOP/s (target >= half), time (target < 60 s), peak RSS (< 256 MiB)
-#   4. wall time of `make reproduce` into a temporary folder
-#   5. the Monte Carlo of row 1 under MPI (bin-mpi/, make mpi): draws/s on 1 and
-#      2 ranks of one thread each (skipped without mpirun)
+# One function per row (row_<name>), run in the order of ROWS_ALL:
+#   mc         random_projections' Monte Carlo (T = 8, d = 64, d_k = 16,
+#              200,000 draws): the C binary vs a vectorised NumPy version
+#              (bench/rp_numpy.py), draws/s and ratio (target >= 3x)
+#   rng        the same Monte Carlo vs its RNG limit: the rate at which
+#              mt19937 + gsl_ran_gaussian_ziggurat produce a draw's variates
+#   mpi        the Monte Carlo of row mc under MPI (bin-mpi/, make mpi):
+#              draws/s on 1 and 2 ranks of one thread each (skipped without mpirun)
+#   tiled      the tiled head of any_length at T = 100,000 vs a large OpenBLAS
+#              DGEMM: GFLOP/s (target >= half), time (< 60 s), peak RSS (< 256 MiB);
+#              the same on the AVX2 path (ATT_VEXP=avx2, OPENBLAS_CORETYPE=Haswell)
+#   expcmp     lib/fast/vexp.c's exp vs SLEEF's inside the tiled head (with SLEEF)
+#   extra      the rows of bench/rows/*.sh, sourced in name order
+#   reproduce  wall time of `make reproduce` into a temporary folder (<= 120 s)
+#   reproduce_avx2  the same with the AVX2 paths forced on an AVX-512 machine
+#              (OPENBLAS_CORETYPE=Haswell, ATT_VEXP=avx2)
+#   check      wall time of `make check` after the build (<= 120 s)
+#   ci         the last CI run's step times (CI_LOG, default /tmp/ci-times.txt,
+#              written by .ci/run), or with BENCH_CI=1 a run of .ci/run's
+#              steps after the install, here (<= 20 minutes)
+#
+# Adding rows: put them in a new file bench/rows/<name>.sh. It is sourced
+# (sh, set -eu) with $B (the bench driver, bench/bench.c), $tmp (a private
+# temporary folder), $BIN, $BUILD, $PY, $QUICK and the helpers below; it adds
+# a table line with `row MEASUREMENT VALUE REFERENCE RATIO TARGET MET` and a
+# line under the table with `bench_note TEXT`.
 #
 # Environment: BUILD, BIN (build products, as for make), OUT (default
-# results), BENCH_QUICK=1 (T = 20,000 and 50,000 draws instead, no make
-# reproduce: a quick look, not the benchmark).
+# results; make bench passes its own OUT), BENCH_QUICK=1 (T = 20,000 and
+# 50,000 draws instead, no make reproduce or make check: a quick look, not the
+# benchmark), ATT_BENCH_ROWS="mc tiled ..." (only those rows), BENCH_CI=1
+# (time CI's steps here instead of reporting the last CI log).
 set -eu
 BUILD=${BUILD:-build}; BIN=${BIN:-bin}; OUT=${OUT:-results}
 PY=/usr/bin/python3
 QUICK=${BENCH_QUICK:-0}
 T_LONG=100000; DRAWS=200000
 [ "$QUICK" = 1 ] && { T_LONG=20000; DRAWS=50000; }
+ROWS_ALL="mc rng mpi tiled expcmp extra reproduce reproduce_avx2 check ci"
+ROWS=${ATT_BENCH_ROWS:-$ROWS_ALL}
+for r in $ROWS; do
+    case " $ROWS_ALL " in *" $r "*) ;; *) echo "bench: ATT_BENCH_ROWS: unknown row '$r' (rows: $ROWS_ALL)" >&2; exit 2 ;; esac
+done
+case "$OUT" in results|results/|./results) echo "bench: writing results/bench.md (OUT=DIR elsewhere)" >&2 ;; esac
 
 # ---- the C driver, compiled like the Makefile compiles an experiment -------
 mkdir -p "$BUILD/bench" "$OUT"
@@ -42,53 +66,110 @@ B="$BUILD/bench/bench"
 
 tmp=$(mktemp -d /tmp/attention-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
+: > "$tmp/rows"; : > "$tmp/notes"
 
+# ---- helpers ------------------------------------------------------------------
 # value KEY FILE: the value of "KEY value" in FILE
 value() { sed -n "s/^$1 //p" "$2" | head -n 1; }
 now() { date +%s.%N; }
 calc() { awk "BEGIN { printf \"$1\", $2 }"; }
+yes_no() { awk "BEGIN { print ($1) ? \"yes\" : \"no\" }"; }
+load() { cut -d ' ' -f 1-3 /proc/loadavg; }
+# row MEASUREMENT VALUE REFERENCE RATIO TARGET MET: one line of the table
+row() { printf '| %s | %s | %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" "$5" "$6" >> "$tmp/rows"; }
+# bench_note TEXT: a line under the table
+bench_note() { echo "$*" >> "$tmp/notes"; }
+# CPU seconds (user + system) of this shell's finished children, from the
+# second line of `times` (run in this shell, not in $(...))
+cpu_of() { awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m");
+           t += a[1] * 60 + a[2] } printf "%.1f\n", t }' "$1"; }
+# timed_make NAME ARGS...: run make ARGS, its output in $tmp/NAME.log; sets
+# made_s (wall seconds), made_cpu (CPU seconds of all its processes: what
+# a loaded machine does not inflate), made_ok (yes/no), made_load (load
+# before / after)
+timed_make() {
+    _n=$1; shift
+    _l0=$(load); times > "$tmp/.times0"; _t0=$(now)
+    if make --no-print-directory "$@" >"$tmp/$_n.log" 2>&1; then made_ok=yes; else made_ok=no; fi
+    _t1=$(now); times > "$tmp/.times1"; made_load="$_l0 / $(load)"
+    made_s=$(calc "%.1f" "$_t1 - $_t0")
+    made_cpu=$(calc "%.1f" "$(cpu_of "$tmp/.times1") - $(cpu_of "$tmp/.times0")")
+    [ "$made_ok" = yes ] || { echo "bench: make $* failed; its last lines:" >&2; tail -n 20 "$tmp/$1.log" >&2; }
+}
 
+# ---- the machine ----------------------------------------------------------------
 echo "bench: machine" >&2
 "$B" info > "$tmp/info"
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 cores=$(nproc)
-load0=$(cut -d ' ' -f 1-3 /proc/loadavg)
+flags=$(sed -n 's/^flags[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+has_flag() { case " $flags " in *" $1 "*) echo yes ;; *) echo no ;; esac; }
+avx2=$(has_flag avx2); avx512=$(has_flag avx512f)
+load0=$(load)
 
-# ---- 1 and 2: Monte Carlo vs NumPy, vs the RNG -------------------------------
-echo "bench: Monte Carlo (C), $DRAWS draws" >&2
-if [ -x "$BIN/random_projections" ]; then
-    t0=$(now)
-    "$BIN/random_projections" --T 8 --d 64 --dk 16 --draws "$DRAWS" --quiet --out "$tmp/rp"
-    t1=$(now)
-    mc_rate=$(calc "%.6g" "$DRAWS / ($t1 - $t0)")
-    mc_what="bin/random_projections --T 8 --d 64 --dk 16 --draws $DRAWS (whole process)"
-    # the same Monte Carlo with a faster GSL generator: the run is RNG-bound
-    t0=$(now)
-    "$BIN/random_projections" --T 8 --d 64 --dk 16 --draws "$DRAWS" --rng taus2 --quiet --out "$tmp/rp2"
-    t1=$(now)
-    mc_taus_rate=$(calc "%.6g" "$DRAWS / ($t1 - $t0)")
-else
-    "$B" mc --T 8 --d 64 --dk 16 --draws "$DRAWS" > "$tmp/mc"
-    mc_rate=$(value mc_draws_per_s "$tmp/mc")
-    mc_what="bench/bench.c mc (same per-draw computation; bin/random_projections not built)"
-fi
-echo "bench: Monte Carlo (NumPy)" >&2
-"$PY" bench/rp_numpy.py --draws "$DRAWS" --bitgen PCG64 > "$tmp/np_pcg"
-"$PY" bench/rp_numpy.py --draws "$DRAWS" --bitgen MT19937 > "$tmp/np_mt"
-np_rate=$(value numpy_draws_per_s "$tmp/np_pcg")
-np_mt_rate=$(value numpy_draws_per_s "$tmp/np_mt")
-np_ver=$(value numpy_version "$tmp/np_pcg")
-echo "bench: RNG rate" >&2
-"$B" rng > "$tmp/rng"
-rng_all=$(value rng_rate_all "$tmp/rng")
-rng_1=$(value rng_rate_1thread "$tmp/rng")
-vpd=$((8 * 64 + 2 * 64 * 16))
-rng_limit=$(calc "%.6g" "$rng_all / $vpd")
+# ---- mc: the Monte Carlo, C vs NumPy ---------------------------------------------
+row_mc() {
+    echo "bench: Monte Carlo (C), $DRAWS draws" >&2
+    if [ -x "$BIN/random_projections" ]; then
+        t0=$(now)
+        "$BIN/random_projections" --T 8 --d 64 --dk 16 --draws "$DRAWS" --quiet --out "$tmp/rp"
+        t1=$(now)
+        mc_rate=$(calc "%.6g" "$DRAWS / ($t1 - $t0)")
+        mc_what="bin/random_projections --T 8 --d 64 --dk 16 --draws $DRAWS (whole process)"
+        # the same Monte Carlo with a faster GSL generator: the run is RNG-bound
+        t0=$(now)
+        "$BIN/random_projections" --T 8 --d 64 --dk 16 --draws "$DRAWS" --rng taus2 --quiet --out "$tmp/rp2"
+        t1=$(now)
+        mc_taus_rate=$(calc "%.6g" "$DRAWS / ($t1 - $t0)")
+    else
+        "$B" mc --T 8 --d 64 --dk 16 --draws "$DRAWS" > "$tmp/mc"
+        mc_rate=$(value mc_draws_per_s "$tmp/mc")
+        mc_what="bench/bench.c mc (same per-draw computation; bin/random_projections not built)"
+    fi
+    echo "bench: Monte Carlo (NumPy)" >&2
+    "$PY" bench/rp_numpy.py --draws "$DRAWS" --bitgen PCG64 > "$tmp/np_pcg"
+    "$PY" bench/rp_numpy.py --draws "$DRAWS" --bitgen MT19937 > "$tmp/np_mt"
+    np_rate=$(value numpy_draws_per_s "$tmp/np_pcg")
+    np_mt_rate=$(value numpy_draws_per_s "$tmp/np_mt")
+    np_ver=$(value numpy_version "$tmp/np_pcg")
+    r_np=$(calc "%.2f" "$mc_rate / $np_rate")
+    row "random_projections Monte Carlo, T = 8, d = 64, d_k = 16, $DRAWS draws (draws/s)" "$(calc "%.0f" "$mc_rate")" \
+        "NumPy $np_ver (PCG64, vectorised) $(calc "%.0f" "$np_rate")" "$r_np x" ">= 3x" "$(yes_no "$r_np >= 3")"
+    if [ -n "${mc_taus_rate:-}" ]; then
+        r_np_taus=$(calc "%.2f" "$mc_taus_rate / $np_rate")
+        row "same, C with \`--rng taus2\` (L'Ecuyer's Tausworthe generator, period 2^88)" "$(calc "%.0f" "$mc_taus_rate")" \
+            "NumPy (PCG64) $(calc "%.0f" "$np_rate")" "$r_np_taus x" ">= 3x" "$(yes_no "$r_np_taus >= 3")"
+    fi
+    row "same, NumPy with MT19937 (the C generator's family)" "$(calc "%.0f" "$mc_rate")" "$(calc "%.0f" "$np_mt_rate")" \
+        "$(calc "%.2f" "$mc_rate / $np_mt_rate") x" "" ""
+    bench_note "Monte Carlo source: $mc_what."
+}
 
-# ---- 5: the same Monte Carlo under MPI, 1 and 2 ranks -------------------------
-mpi_row=""
-if command -v mpirun >/dev/null 2>&1 && command -v mpicc >/dev/null 2>&1 &&
-        make -s --no-print-directory mpi >/dev/null 2>&1; then
+# ---- rng: the Monte Carlo vs its generator's limit --------------------------------
+row_rng() {
+    echo "bench: RNG rate" >&2
+    "$B" rng > "$tmp/rng"
+    rng_all=$(value rng_rate_all "$tmp/rng")
+    rng_1=$(value rng_rate_1thread "$tmp/rng")
+    vpd=$((8 * 64 + 2 * 64 * 16))
+    rng_limit=$(calc "%.6g" "$rng_all / $vpd")
+    # (mcfast's driver) GSL's own one-call-per-variate rate, when measured
+    gsl_1=$(value rng_gsl_rate_1thread "$tmp/rng")
+    [ -z "$gsl_1" ] || gsl_1="; GSL's own call: $(calc "%.3g" "$gsl_1") on one"
+    if [ -n "${mc_rate:-}" ]; then
+        row "Monte Carlo vs its RNG limit: mt19937 + ziggurat, $vpd variates per draw (draws/s)" "$(calc "%.0f" "$mc_rate")" \
+            "$(calc "%.0f" "$rng_limit") ($(calc "%.3g" "$rng_all") variates/s on all threads, $(calc "%.3g" "$rng_1") on one$gsl_1)" \
+            "$(calc "%.2f" "$mc_rate / $rng_limit")" "fraction reached" ""
+    else
+        row "RNG limit: mt19937 + ziggurat, $vpd variates per draw (draws/s; row mc not run)" "" \
+            "$(calc "%.0f" "$rng_limit") ($(calc "%.3g" "$rng_all") variates/s on all threads)" "" "" ""
+    fi
+}
+
+# ---- mpi: the same Monte Carlo under MPI, 1 and 2 ranks ------------------------------
+row_mpi() {
+    command -v mpirun >/dev/null 2>&1 && command -v mpicc >/dev/null 2>&1 || { echo "bench: no mpirun/mpicc: MPI row skipped" >&2; return 0; }
+    make -s --no-print-directory mpi >/dev/null 2>&1 || { echo "bench: make mpi failed: MPI row skipped" >&2; return 0; }
     mpi_rate_1=0; mpi_rate_2=0
     for np in 1 2; do
         echo "bench: Monte Carlo under MPI, $np rank(s) x 1 thread" >&2
@@ -101,76 +182,154 @@ if command -v mpirun >/dev/null 2>&1 && command -v mpicc >/dev/null 2>&1 &&
         fi
     done
     cmp -s "$tmp/mpi1/random_projections.csv" "$tmp/mpi2/random_projections.csv" && mpi_same=yes || mpi_same=NO
-    mpi_row="| same Monte Carlo under MPI (bin-mpi, 1 thread per rank; CSVs of 1 and 2 ranks identical: $mpi_same): 2 ranks (draws/s) | $(calc "%.0f" "$mpi_rate_2") | 1 rank $(calc "%.0f" "$mpi_rate_1") | $(calc "%.2f" "$mpi_rate_2 / ($mpi_rate_1 + 1e-300)") x | about 2x on 2 idle cores | |"
-fi
+    row "same Monte Carlo under MPI (bin-mpi, 1 thread per rank; CSVs of 1 and 2 ranks identical: $mpi_same): 2 ranks (draws/s)" \
+        "$(calc "%.0f" "$mpi_rate_2")" "1 rank $(calc "%.0f" "$mpi_rate_1")" \
+        "$(calc "%.2f" "$mpi_rate_2 / ($mpi_rate_1 + 1e-300)") x" "about 2x on 2 idle cores" ""
+}
 
-# ---- 3: tiled head vs DGEMM ---------------------------------------------------
-echo "bench: OpenBLAS DGEMM 4096" >&2
-"$B" dgemm --n 4096 > "$tmp/dgemm"
-dg=$(value dgemm_gflops "$tmp/dgemm")
-echo "bench: tiled head, T = $T_LONG" >&2
-"$B" tiled --T "$T_LONG" > "$tmp/tiled"
-tg=$(value tiled_gflops "$tmp/tiled")
-ts=$(value tiled_seconds "$tmp/tiled")
-trss=$(value tiled_peak_rss_bytes "$tmp/tiled")
-# the tiled head with lib/fast/vexp.c's exponential and with SLEEF's, interleaved
-if [ -n "$SLEEF_SRC" ]; then
+# ---- tiled: the any_length head vs DGEMM -----------------------------------------------
+row_tiled() {
+    echo "bench: OpenBLAS DGEMM 4096" >&2
+    "$B" dgemm --n 4096 > "$tmp/dgemm"
+    dg=$(value dgemm_gflops "$tmp/dgemm")
+    echo "bench: tiled head, T = $T_LONG" >&2
+    "$B" tiled --T "$T_LONG" > "$tmp/tiled"
+    tg=$(value tiled_gflops "$tmp/tiled")
+    ts=$(value tiled_seconds "$tmp/tiled")
+    trss=$(value tiled_peak_rss_bytes "$tmp/tiled")
+    r_dg=$(calc "%.2f" "$tg / $dg")
+    rss_mib=$(calc "%.1f" "$trss / 1048576")
+    paths=""
+    [ -z "$(value tiled_vexp "$tmp/tiled")" ] || paths=", vexp $(value tiled_vexp "$tmp/tiled"), OpenBLAS kernel $(value tiled_blas_core "$tmp/tiled")"
+    row "any_length tiled head, T = $T_LONG, d = d_k = d_v = 64$paths (GFLOP/s)" "$(calc "%.1f" "$tg")" \
+        "OpenBLAS DGEMM 4096^3 $(calc "%.1f" "$dg")" "$r_dg" ">= 0.5" "$(yes_no "$r_dg >= 0.5")"
+    row "same: time (s)" "$(calc "%.1f" "$ts")" "" "" "< 60 s" "$(yes_no "$ts < 60")"
+    # (anylen) the AVX2 path of an AVX-512 machine, in the same run: vexp and
+    # OpenBLAS both forced (ATT_VEXP=avx2, OPENBLAS_CORETYPE=Haswell, for the
+    # head's own products too); target: tiled >= half of DGEMM on each path
+    echo "bench: tiled head and DGEMM on the AVX2 path (ATT_VEXP=avx2, OPENBLAS_CORETYPE=Haswell)" >&2
+    if ATT_VEXP=avx2 OPENBLAS_CORETYPE=Haswell "$B" dgemm --n 4096 > "$tmp/dgemm_avx2" 2>"$tmp/avx2.err" &&
+            ATT_VEXP=avx2 OPENBLAS_CORETYPE=Haswell "$B" tiled --T "$T_LONG" > "$tmp/tiled_avx2" 2>>"$tmp/avx2.err"; then
+        dg2=$(value dgemm_gflops "$tmp/dgemm_avx2"); tg2=$(value tiled_gflops "$tmp/tiled_avx2")
+        r_dg2=$(calc "%.2f" "$tg2 / $dg2")
+        row "same head on the AVX2 path: vexp $(value tiled_vexp "$tmp/tiled_avx2"), OpenBLAS kernel $(value tiled_blas_core "$tmp/tiled_avx2") (GFLOP/s; $(calc "%.1f" "$(value tiled_seconds "$tmp/tiled_avx2")") s)" \
+            "$(calc "%.1f" "$tg2")" "OpenBLAS DGEMM 4096^3, kernel $(value dgemm_blas_core "$tmp/dgemm_avx2"): $(calc "%.1f" "$dg2")" \
+            "$r_dg2" ">= 0.5" "$(yes_no "$r_dg2 >= 0.5")"
+    else
+        row "same head on the AVX2 path" "not run: $(head -n 1 "$tmp/avx2.err")" "" "" ">= 0.5" ""
+    fi
+    row "same: peak resident memory (MiB)" "$rss_mib" "" "" "< 256 MiB" "$(yes_no "$rss_mib < 256")"
+    bench_note "GFLOP counts: DGEMM 2 n^3; the head 2 T^2 (d_k + d_v) + 2 T d (2 d_k + d_v)."
+}
+
+# ---- expcmp: our exp vs SLEEF's inside the tiled head, interleaved --------------------------
+row_expcmp() {
+    [ -n "$SLEEF_SRC" ] || return 0
     echo "bench: vexp vs SLEEF inside the tiled head, T = $T_LONG, 3 runs each" >&2
     "$B" expcmp --T "$T_LONG" --reps 3 > "$tmp/expcmp"
-fi
+    row "tiled head, T = $T_LONG, median of 3 (s): lib/fast/vexp.c exp vs SLEEF's (interleaved)" \
+        "$(calc "%.2f" "$(value exp_own_seconds_median "$tmp/expcmp")") (max $(value exp_own_max_ulps "$tmp/expcmp") ulp)" \
+        "SLEEF $(calc "%.2f" "$(value exp_sleef_seconds_median "$tmp/expcmp")") (max $(value exp_sleef_max_ulps "$tmp/expcmp") ulp)" \
+        "SLEEF speed / own $(value exp_sleef_speed_over_own "$tmp/expcmp")" ">= 0.95 to switch" ""
+}
 
-# ---- 4: make reproduce ----------------------------------------------------------
-if [ "$QUICK" = 1 ]; then
-    rep_s="skipped (BENCH_QUICK=1)"; rep_note=""
-else
-    echo "bench: make reproduce OUT=$tmp/reproduce (this takes a while)" >&2
-    t0=$(now)
-    if make --no-print-directory reproduce OUT="$tmp/reproduce" BUILD="$BUILD" BIN="$BIN" \
-            >"$tmp/reproduce.log" 2>&1; then
-        t1=$(now); rep_s=$(calc "%.1f s" "$t1 - $t0")
-    else
-        t1=$(now); rep_s=$(calc "%.1f s (FAILED: see the log)" "$t1 - $t0")
-        tail -n 20 "$tmp/reproduce.log" >&2
+# ---- extra: other rows, one file each ---------------------------------------------------------
+row_extra() {
+    for f in bench/rows/*.sh; do
+        [ -f "$f" ] || continue
+        echo "bench: rows of $f" >&2
+        . "./$f"
+    done
+}
+
+# ---- reproduce: make reproduce, as a user runs it, into a temporary folder ---------------------
+# reproduce_row LABEL DIR: time make reproduce OUT=DIR (with the caller's environment)
+reproduce_row() {
+    echo "bench: make reproduce OUT=$2 ($1; this takes a while)" >&2
+    timed_make "reproduce-$(basename "$2")" reproduce OUT="$2" BUILD="$BUILD" BIN="$BIN"
+    n_exp=$(ls "$2"/*.verdicts.csv 2>/dev/null | wc -l)
+    [ "$made_ok" = yes ] && ok="$made_s s" || ok="$made_s s (FAILED)"
+    row "wall time of \`make reproduce\`, $1" "$ok (cpu $made_cpu s)" "$n_exp experiments; load before / after $made_load" "" "<= 120 s on 2 idle cores" \
+        "$(yes_no "\"$made_ok\" == \"yes\" && $made_s <= 120")"
+    # the experiments' own times, when make reproduce prints them ("ID ... N.N s")
+    sed -n 's/^reproduce: *\([a-z_0-9]*\) .* \([0-9][0-9.]*\) s.*/\1 \2/p' "$tmp/reproduce-$(basename "$2").log" |
+        sort -k2 -g -r | head -n 5 | awk -v l="$1" 'NR == 1 { printf "slowest experiments (%s):", l } { printf " %s %s s,", $1, $2 } END { if (NR) print "" }' |
+        sed 's/,$/./' >> "$tmp/notes"
+}
+row_reproduce() {
+    [ "$QUICK" = 1 ] && { row "wall time of \`make reproduce\`" "skipped (BENCH_QUICK=1)" "" "" "<= 120 s" ""; return 0; }
+    reproduce_row "this machine's paths (AVX-512: $avx512, OpenBLAS kernel $(value openblas_core "$tmp/info"))" "$tmp/reproduce"
+}
+row_reproduce_avx2() {
+    [ "$QUICK" = 1 ] && return 0
+    if [ "$avx512" != yes ]; then
+        bench_note "No AVX-512 on this machine: the reproduce row above is the AVX2 one."
+        return 0
     fi
-    n_exp=$(ls "$tmp/reproduce"/*.verdicts.csv 2>/dev/null | wc -l)
-    rep_note="$n_exp experiments"
-fi
-load1=$(cut -d ' ' -f 1-3 /proc/loadavg)
+    if grep -q ATT_VEXP lib/fast/*.c 2>/dev/null; then vexp_note="ATT_VEXP=avx2"; else vexp_note="ATT_VEXP not read by this build: only OpenBLAS forced"; fi
+    OPENBLAS_CORETYPE=Haswell ATT_VEXP=avx2 reproduce_row "AVX2 forced (OPENBLAS_CORETYPE=Haswell, $vexp_note)" "$tmp/reproduce-avx2"
+}
+
+# ---- check: make check after the build -----------------------------------------------------------
+row_check() {
+    [ "$QUICK" = 1 ] && { row "wall time of \`make check\`" "skipped (BENCH_QUICK=1)" "" "" "<= 120 s" ""; return 0; }
+    echo "bench: make tests all, then make check" >&2
+    make -s --no-print-directory tests all BUILD="$BUILD" BIN="$BIN" >/dev/null
+    timed_make check check BUILD="$BUILD" BIN="$BIN"
+    suites=$(sed -n 's/^suites: \(.*\)/\1/p' "$tmp/check.log" | head -n 1)
+    [ "$made_ok" = yes ] && ok="$made_s s" || ok="$made_s s (FAILED)"
+    row "wall time of \`make check\` (built beforehand; the slow suites are in make check-all)" "$ok (cpu $made_cpu s)" \
+        "${suites:-see its log}; load before / after $made_load" "" "<= 120 s" "$(yes_no "\"$made_ok\" == \"yes\" && $made_s <= 120")"
+}
+
+# ---- ci: the last CI run's step times, or CI's steps timed here ------------------------------------
+row_ci() {
+    log=${CI_LOG:-/tmp/ci-times.txt}
+    if [ "${BENCH_CI:-0}" = 1 ]; then
+        echo "bench: CI's steps on this installed machine (bash .ci/run; this takes 15 minutes)" >&2
+        log="$tmp/ci-times.txt"
+        CI_LOG="$log" bash .ci/run >"$tmp/ci.log" 2>&1 || { echo "bench: .ci/run failed:" >&2; tail -n 20 "$tmp/ci.log" >&2; }
+        what="measured in this run, after the install"
+    else
+        what="the last CI log, $log"
+    fi
+    if [ ! -f "$log" ]; then
+        row "CI (.ci/run), total wall time" "no CI log ($log): run .ci/run, or make bench BENCH_CI=1" "" "" "<= 20 min" ""
+        return 0
+    fi
+    total=$(awk -F '\t' '$1 == "total" { print $2 }' "$log")
+    when=$(sed -n 's/^# CI step times: //p' "$log")
+    mach=$(sed -n 's/^# machine: //p' "$log")
+    # steps: "name wall s" and, in newer logs, "(cpu N s)"
+    steps=$(awk -F '\t' '!/^#/ && $1 != "total" { sub(/ \(.*/, "", $1); printf "%s%s %d s", (n++ ? ", " : ""), $1, $2
+            if ($3 != "") printf " (cpu %d s)", $3 }' "$log")
+    tcpu=$(awk -F '\t' '$1 == "total" && $3 != "" { printf " (cpu %d s)", $3 }' "$log")
+    row "CI (.ci/run), total wall time ($what: $when)" "${total:-?} s ($(calc "%.1f" "${total:-0} / 60") min)$tcpu" \
+        "machine: $mach" "" "<= 20 min (1200 s)" "$(yes_no "${total:-1e9} <= 1200")"
+    bench_note "CI steps ($when): $steps."
+}
+
+for r in $ROWS_ALL; do
+    case " $ROWS " in *" $r "*) "row_$r" ;; esac
+done
+load1=$(load)
 
 # ---- the table ----------------------------------------------------------------------
-yes_no() { awk "BEGIN { print ($1) ? \"yes\" : \"no\" }"; }
-r_np=$(calc "%.2f" "$mc_rate / $np_rate")
-r_np_taus=$(calc "%.2f" "${mc_taus_rate:-0} / $np_rate")
-r_np_mt=$(calc "%.2f" "$mc_rate / $np_mt_rate")
-r_rng=$(calc "%.2f" "$mc_rate / $rng_limit")
-r_dg=$(calc "%.2f" "$tg / $dg")
-rss_mib=$(calc "%.1f" "$trss / 1048576")
 {
 echo "# Benchmarks (\`make bench\`)"
 echo
 echo "Every row was measured in the same run, side by side. Machine:"
 echo
-echo "- CPU: $cpu, $cores cores ($(value omp_threads "$tmp/info") OpenMP threads)"
-echo "- BLAS: $(value openblas_config "$tmp/info") (kernel $(value openblas_core "$tmp/info"), $(value blas_threads "$tmp/info") threads); GSL $(value gsl "$tmp/info"); NumPy $np_ver"
+echo "- CPU: $cpu, $cores cores ($(value omp_threads "$tmp/info") OpenMP threads); AVX2: $avx2, AVX-512: $avx512"
+echo "- BLAS: $(value openblas_config "$tmp/info") (kernel $(value openblas_core "$tmp/info"), $(value blas_threads "$tmp/info") threads); GSL $(value gsl "$tmp/info")"
 echo "- load average at start / end: $load0 / $load1 (other processes slow every row)"
+echo "- run: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 echo
 echo "| measurement | this project | reference | ratio | target | met |"
 echo "|---|---|---|---|---|---|"
-echo "| random_projections Monte Carlo, T = 8, d = 64, d_k = 16, $DRAWS draws (draws/s) | $(calc "%.0f" "$mc_rate") | NumPy (PCG64, vectorised) $(calc "%.0f" "$np_rate") | $r_np x | >= 3x | $(yes_no "$r_np >= 3") |"
-[ -n "${mc_taus_rate:-}" ] && echo "| same, C with \`--rng taus2\` (L'Ecuyer's Tausworthe generator, period 2^88) | $(calc "%.0f" "$mc_taus_rate") | NumPy (PCG64) $(calc "%.0f" "$np_rate") | $r_np_taus x | >= 3x | $(yes_no "$r_np_taus >= 3") |"
-echo "| same, NumPy with MT19937 (the C generator's family) | $(calc "%.0f" "$mc_rate") | $(calc "%.0f" "$np_mt_rate") | $r_np_mt x | | |"
-echo "| Monte Carlo vs its RNG limit: mt19937 + ziggurat, $vpd variates per draw (draws/s) | $(calc "%.0f" "$mc_rate") | $(calc "%.0f" "$rng_limit") ($(calc "%.3g" "$rng_all") variates/s on all threads, $(calc "%.3g" "$rng_1") on one) | $r_rng | fraction reached | |"
-echo "| any_length tiled head, T = $T_LONG, d = d_k = d_v = 64 (GFLOP/s) | $(calc "%.1f" "$tg") | OpenBLAS DGEMM 4096^3 $(calc "%.1f" "$dg") | $r_dg | >= 0.5 | $(yes_no "$r_dg >= 0.5") |"
-echo "| same: time (s) | $(calc "%.1f" "$ts") | | | < 60 s | $(yes_no "$ts < 60") |"
-echo "| same: peak resident memory (MiB) | $rss_mib | | | < 256 MiB | $(yes_no "$rss_mib < 256") |"
-if [ -n "$SLEEF_SRC" ]; then
-    echo "| tiled head, T = $T_LONG, median of 3 (s): lib/fast/vexp.c exp vs SLEEF's (interleaved) | $(calc "%.2f" "$(value exp_own_seconds_median "$tmp/expcmp")") (max $(value exp_own_max_ulps "$tmp/expcmp") ulp) | SLEEF $(calc "%.2f" "$(value exp_sleef_seconds_median "$tmp/expcmp")") (max $(value exp_sleef_max_ulps "$tmp/expcmp") ulp) | SLEEF speed / own $(value exp_sleef_speed_over_own "$tmp/expcmp") | >= 0.95 to switch | |"
-fi
-echo "| wall time of \`make reproduce\` | $rep_s | $rep_note | | about a minute | |"
-[ -n "$mpi_row" ] && echo "$mpi_row"
+cat "$tmp/rows"
 echo
-echo "Monte Carlo source: $mc_what."
-echo "GFLOP counts: DGEMM 2 n^3; the head 2 T^2 (d_k + d_v) + 2 T d (2 d_k + d_v)."
+cat "$tmp/notes"
 } > "$tmp/bench.md"
 cat "$tmp/bench.md"
 cp "$tmp/bench.md" "$OUT/.bench.md.tmp.$$" && mv "$OUT/.bench.md.tmp.$$" "$OUT/bench.md"

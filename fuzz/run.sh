@@ -8,6 +8,10 @@
 #
 # Environment:
 #   FUZZ_SECONDS   seconds per target (default 60)
+#   FUZZ_BUDGET    instead, wall seconds for the whole run: each target gets
+#                  FUZZ_BUDGET x FUZZ_JOBS / (number of targets), at least 10,
+#                  so that a new target does not lengthen CI
+#   FUZZ_JOBS      targets fuzzed at once (default 1; one core each)
 #   FUZZ_TARGETS   which targets (default "csvmat opts")
 #   FUZZ_BUILD     where the binaries and crash artifacts go (default build-fuzz)
 #   FUZZ_MERGE=1   afterwards, merge what the run found into the committed
@@ -25,8 +29,18 @@ SECS=${FUZZ_SECONDS:-60}
 TARGETS=${FUZZ_TARGETS:-csvmat opts}
 OUT=${FUZZ_BUILD:-build-fuzz}
 CLANG=${CLANG:-clang}
+JOBS=${FUZZ_JOBS:-1}
 
 case "$SECS" in ''|*[!0-9]*) echo "fuzz/run.sh: FUZZ_SECONDS='$SECS' is not a whole number" >&2; exit 2 ;; esac
+case "$JOBS" in ''|*[!0-9]*|0) echo "fuzz/run.sh: FUZZ_JOBS='$JOBS' is not a positive whole number" >&2; exit 2 ;; esac
+if [ -n "${FUZZ_BUDGET:-}" ]; then
+    case "$FUZZ_BUDGET" in *[!0-9]*) echo "fuzz/run.sh: FUZZ_BUDGET='$FUZZ_BUDGET' is not a whole number" >&2; exit 2 ;; esac
+    n=$(echo $TARGETS | wc -w)
+    [ "$JOBS" -le "$n" ] || JOBS=$n
+    SECS=$((FUZZ_BUDGET * JOBS / n))
+    [ "$SECS" -ge 10 ] || SECS=10
+    echo "fuzz: budget ${FUZZ_BUDGET}s for $n targets, $JOBS at a time: ${SECS}s each"
+fi
 command -v "$CLANG" >/dev/null 2>&1 || { echo "fuzz/run.sh: $CLANG not found (apt-get install clang)" >&2; exit 2; }
 
 GSL_CFLAGS=$(pkg-config --cflags gsl 2>/dev/null)
@@ -44,18 +58,24 @@ sources() {
 }
 
 mkdir -p "$OUT" || exit 2
-status=0
 for t in $TARGETS; do
     src=$(sources "$t") || exit 2
     bin="$OUT/fuzz_$t"
     echo "== build $bin"
     # shellcheck disable=SC2086
     $CLANG $CFLAGS $GSL_CFLAGS "fuzz/fuzz_$t.c" $src -o "$bin" $GSL_LIBS || exit 2
+done
 
+# fuzz_one TARGET: fuzz it for SECS seconds; its report in $OUT/fuzz_TARGET.report,
+# its status (0 or 1) in $OUT/fuzz_TARGET.rc
+fuzz_one() {
+    t=$1
+    bin="$OUT/fuzz_$t"
     work="fuzz/corpus-work/$t"
     art="$OUT/artifacts/$t"
     mkdir -p "$work" "$art" "fuzz/corpus/$t"
     rm -f "$art"/*
+    {
     echo "== run fuzz_$t for ${SECS}s (corpus fuzz/corpus/$t, new inputs in $work)"
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
     "$bin" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
@@ -65,21 +85,42 @@ for t in $TARGETS; do
     grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' "$OUT/fuzz_$t.log"
     found=$(ls "$art" 2>/dev/null | wc -l)
     if [ "$rc" -ne 0 ] || [ "$found" -ne 0 ]; then
-        echo "fuzz_$t: FAILED (exit $rc, $found artifact(s)); log: $OUT/fuzz_$t.log" >&2
-        tail -n 40 "$OUT/fuzz_$t.log" >&2
+        echo "fuzz_$t: FAILED (exit $rc, $found artifact(s)); log: $OUT/fuzz_$t.log"
+        tail -n 40 "$OUT/fuzz_$t.log"
         mkdir -p "tests/fuzz_cases/$t"
         for a in "$art"/*; do
             [ -f "$a" ] || continue
             cp "$a" "tests/fuzz_cases/$t/$(basename "$a")"
-            echo "  regression case added: tests/fuzz_cases/$t/$(basename "$a")" >&2
+            echo "  regression case added: tests/fuzz_cases/$t/$(basename "$a")"
         done
-        status=1
+        echo 1 > "$OUT/fuzz_$t.rc"
     else
         echo "fuzz_$t: OK, no crash in ${SECS}s"
+        echo 0 > "$OUT/fuzz_$t.rc"
     fi
     if [ "${FUZZ_MERGE:-0}" = 1 ]; then
         "$bin" -merge=1 "fuzz/corpus/$t" "$work" >"$OUT/merge_$t.log" 2>&1 &&
             echo "merged new inputs into fuzz/corpus/$t ($(ls "fuzz/corpus/$t" | wc -l) files)"
     fi
+    } > "$OUT/fuzz_$t.report" 2>&1
+}
+
+# JOBS targets at a time; each report printed whole when its batch ends
+batch=""; k=0
+flush() {
+    wait
+    for b in $batch; do cat "$OUT/fuzz_$b.report"; done
+    batch=""; k=0
+}
+for t in $TARGETS; do
+    rm -f "$OUT/fuzz_$t.rc"
+    fuzz_one "$t" &
+    batch="$batch $t"; k=$((k + 1))
+    [ "$k" -lt "$JOBS" ] || flush
+done
+flush
+status=0
+for t in $TARGETS; do
+    [ "$(cat "$OUT/fuzz_$t.rc" 2>/dev/null)" = 0 ] || status=1
 done
 exit $status

@@ -35,8 +35,8 @@
 #include "randn.h"
 #include "rng.h"
 #include "selfweight.h"
-#include "stats.h"
-#include "status.h"
+#include "stat.h"
+#include "att.h"
 #include "tiled.h"
 #include "timing.h"
 #include "vexp.h"
@@ -62,7 +62,7 @@ static size_t arg_size(int argc, char **argv, const char *name, size_t dflt)
     for (int i = 2; i + 1 < argc; i++)
         if (strcmp(argv[i], name) == 0) {
             size_t v;
-            if (parse_size(argv[i + 1], &v, name) == ATT_OK) return v;
+            if (opts_parse_size(argv[i + 1], &v, name) == ATT_OK) return v;
             fprintf(stderr, "bench: %s\n", att_last_error());
             exit(2);
         }
@@ -124,10 +124,10 @@ static int cmd_rng(size_t n)
  * (d, d_k); S = (X W_Q)(X W_K)^T; row stats */
 static void *mc_alloc(void *ctx) { return selfweight_scratch_new(ctx); }
 
-static int mc_draw(void *ctx, void *scratch, gsl_rng *rng, size_t draw, double *out)
+static int mc_draw(gsl_rng *rng, void *ctx, void *scratch, size_t draw, double *out)
 {
     (void)draw;
-    return selfweight_draw(ctx, scratch, rng, out);
+    return selfweight_draw(rng, ctx, scratch, out);
 }
 
 static int cmd_mc(size_t T, size_t d, size_t d_k, size_t draws)
@@ -155,8 +155,8 @@ static int cmd_dgemm(size_t n)
     gsl_matrix *A = mat_new(n, n), *B = mat_new(n, n), *C = mat_new(n, n);
     if (!A || !B || !C) { att_print_error("bench dgemm"); return 3; }
     gsl_rng *r = rng_new("mt19937", 3);
-    mat_randn(A, r, 1.0);
-    mat_randn(B, r, 1.0);
+    mat_randn(r, A, 1.0);
+    mat_randn(r, B, 1.0);
     gsl_rng_free(r);
     double best = INFINITY;
     for (int k = 0; k < 4; k++) {            /* the first run warms up */
@@ -194,10 +194,10 @@ static int cmd_tiled(size_t T)
     gsl_matrix *W_Q = mat_new(D, D), *W_K = mat_new(D, D), *W_V = mat_new(D, D);
     if (!X || !O || !W_Q || !W_K || !W_V) { att_print_error("bench tiled"); return 3; }
     gsl_rng *r = rng_new("mt19937", 4);
-    mat_randn(X, r, 1.0);
-    mat_randn(W_Q, r, 0.125);
-    mat_randn(W_K, r, 0.125);
-    mat_randn(W_V, r, 0.125);
+    mat_randn(r, X, 1.0);
+    mat_randn(r, W_Q, 0.125);
+    mat_randn(r, W_K, 0.125);
+    mat_randn(r, W_V, 0.125);
     gsl_rng_free(r);
     head_params p = head_params_make(W_Q, W_K, W_V);
     double t0 = omp_get_wtime();
@@ -264,10 +264,10 @@ static int cmd_expcmp(size_t T, size_t reps)
     gsl_matrix *W_Q = mat_new(D, D), *W_K = mat_new(D, D), *W_V = mat_new(D, D);
     if (!X || !O[0] || !O[1] || !W_Q || !W_K || !W_V) { att_print_error("bench expcmp"); return 3; }
     gsl_rng *r = rng_new("mt19937", 4);
-    mat_randn(X, r, 1.0);
-    mat_randn(W_Q, r, 0.125);
-    mat_randn(W_K, r, 0.125);
-    mat_randn(W_V, r, 0.125);
+    mat_randn(r, X, 1.0);
+    mat_randn(r, W_Q, 0.125);
+    mat_randn(r, W_K, 0.125);
+    mat_randn(r, W_V, 0.125);
     gsl_rng_free(r);
     head_params p = head_params_make(W_Q, W_K, W_V);
     double flops = 2.0 * (double)T * (double)T * (2 * D) + 2.0 * (double)T * D * (3 * D);

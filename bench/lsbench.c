@@ -14,7 +14,7 @@
 #include "longseq.h"
 #include "lscond.h"
 #include "rng.h"
-#include "stats.h"
+#include "stat.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -47,16 +47,16 @@ int main(int argc, char **argv)
         double t0 = now();
         for (size_t i = 0; i < n; i++) {
             longseq_weights g;
-            if (longseq_draw_weights(&w, rng, c, &g)) return 3;
+            if (longseq_draw_weights(rng, &w, c, &g)) return 3;
             double m = 0.0;
             for (int r = 0; r < ROWS; r++) {
                 longseq_query q;
                 if (brute) {
-                    longseq_draw_row(&w, rng, &g, 0, 1.0, &q);   /* plain */
+                    longseq_draw_row(rng, &w, &g, 0, 1.0, &q);   /* plain */
                     m += longseq_estimate(&q, (size_t)T, longseq_log_denominator(rng, q.s, sqrt(q.sigma2), (size_t)T));
                 } else {
                     double h;
-                    longseq_draw_row(&w, rng, &g, r > 0, 1.0 / ROWS, &q);   /* the mixture */
+                    longseq_draw_row(rng, &w, &g, r > 0, 1.0 / ROWS, &q);   /* the mixture */
                     lscond_self(&tab, q.s, sqrt(q.sigma2), &T, 1, LSCOND_H, &h);
                     m += h * exp(q.log_ratio);
                 }

@@ -15,10 +15,10 @@
  *     until the median's order-statistic interval is within +-5% (timing.h) or
  *     the passes took 0.5 s.
  */
-#include "experiment.h"
+#include "exp.h"
 #include "anylen.h"
 #include "mat.h"
-#include "status.h"
+#include "att.h"
 #include "tiled.h"
 #include "tol.h"
 #include "vexp.h"
@@ -103,16 +103,16 @@ static int run(experiment *e)
 
     // tiled == plain where the plain head fits
     if (nplain) {
-        exp_identity(e, "anyLengthTiledErr", 0.0, measure_exact(err, nplain), rule_at_most(tol),
+        exp_identity(e, "anyLengthTiledErr", 0.0, verdict_measure_exact(err, nplain), verdict_rule_at_most(tol),
                     "max |O_tiled - O_plain| over %zu lengths T <= %zu (tolerance: the smallest over T, each "
                     "8 eps (2 (d + d_k) |q||k| + 2 T) max|v| + 8 d eps |x||w_V|)", nplain, max_plain_T);
-        exp_identity(e, "anyLengthAgreeCount", (double)nplain, measure_exact((double)(nplain - failed), nplain),
-                     rule_at_least((double)nplain), "lengths T <= %zu where the tiled head agrees with the plain one "
+        exp_identity(e, "anyLengthAgreeCount", (double)nplain, verdict_measure_exact((double)(nplain - failed), nplain),
+                     verdict_rule_at_least((double)nplain), "lengths T <= %zu where the tiled head agrees with the plain one "
                      "within that T's tolerance", max_plain_T);
     }
     size_t Tmax = Ts[n - 1];
     if (Tmax >= 100000) {
-        exp_claim(e, "anyLengthLongestT", 100000.0, measure_exact((double)Tmax, 1), rule_at_least(100000),
+        exp_claim(e, "anyLengthLongestT", 100000.0, verdict_measure_exact((double)Tmax, 1), verdict_rule_at_least(100000),
                   "longest sequence the same weights ran on (tiled head; its T x T scores would need %.0f GB)",
                   8.0 * (double)Tmax * (double)Tmax / 1e9);
         exp_headline(e);
@@ -120,18 +120,18 @@ static int run(experiment *e)
     double sm = anylen_loglog_slope(Ts, tiled_bytes, n, FIT_MIN_T), sp = anylen_loglog_slope(Ts, plain_bytes, n, 500);
     double st = anylen_loglog_slope(Ts, med, n, FIT_MIN_T);
     if (!isnan(sm))
-        exp_claim(e, "anyLengthMemSlope", 1.0, measure_exact(sm, n), rule_between(0.9, 1.1),
+        exp_claim(e, "anyLengthMemSlope", 1.0, verdict_measure_exact(sm, n), verdict_rule_between(0.9, 1.1),
                     "log-log slope of the bytes the tiled head allocates vs T, T >= %zu (linear: 1)", FIT_MIN_T);
     if (!isnan(sp))
-        exp_control(e, "anyLengthPlainMemSlope", 2.0, measure_exact(sp, n), rule_at_least(1.5),
+        exp_control(e, "anyLengthPlainMemSlope", 2.0, verdict_measure_exact(sp, n), verdict_rule_at_least(1.5),
                     "log-log slope of the bytes the plain head allocates vs T, 500 <= T <= %zu (T x T terms: toward 2)", max_plain_T);
-    exp_reported(e, "anyLengthLongestMiB", NAN, measure_exact(tiled_bytes[n - 1] / 1048576.0, 1),
+    exp_reported(e, "anyLengthLongestMiB", NAN, verdict_measure_exact(tiled_bytes[n - 1] / 1048576.0, 1),
                  "MiB the tiled head allocates at T = %zu (one thread's tiles; each further "
                  "thread adds %.2f MiB)", Tmax, (double)tiled_thread_bytes(tiled_tiles_default(), DK, DV) / 1048576.0);
-    exp_reported(e, "anyLengthBytesPerToken", NAN, measure_exact(tiled_bytes[n - 1] / (double)Tmax, 1),
+    exp_reported(e, "anyLengthBytesPerToken", NAN, verdict_measure_exact(tiled_bytes[n - 1] / (double)Tmax, 1),
                  "bytes per token at T = %zu, one thread's tiles (X, K, V, O hold %d)", Tmax, 8 * (D + DK + DV + DV));
     if (!isnan(st))
-        exp_reported(e, "anyLengthTimeSlope", NAN, measure_time(st, NAN, NAN, rule.min_reps), "log-log slope of the "
+        exp_reported(e, "anyLengthTimeSlope", NAN, verdict_measure_time(st, NAN, NAN, rule.min_reps), "log-log slope of the "
                      "tiled head's median time vs T, %zu <= T <= %zu, one thread (about 2)", FIT_MIN_T, timing_max_T);
     exp_summary(e, "the same W_Q, W_K, W_V ran on T = %zu .. %zu tokens (the section: 5 or 100,000)", Ts[0], Tmax);
     if (nplain)
@@ -150,5 +150,5 @@ int main(int argc, char **argv)
         {"reps", OPT_SIZE, &reps, "N", "most timed passes per (head, T), >= 3 (default 9; fewer once the median is known to +-5%)"},
         {NULL, 0, NULL, NULL, NULL}};
     static const experiment_def def = {"any_length", NULL, OPT_SEED | OPT_T, 20261129UL, 0, extra, run};
-    return experiment_main(&def, argc, argv);
+    return exp_main(&def, argc, argv);
 }

@@ -56,7 +56,7 @@ enum { X, W_Q, W_K, W_V, W_O, WQK, WOV, U, I, S0, S1, AX, P1, P2, aOV, tQ, tK, t
 enum { SV, SPEC_QK, SPEC_OV };
 static void work_sizes(sweep_point *pt, const void *cp) { pt->dv = dv_of(pt, cp); }
 
-static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *sp, const void *cp)
+static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *sp, const void *cp)
 {
     workset *s = sp;
     gsl_matrix **m = s->m;
@@ -80,7 +80,7 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *sp, cons
     if ((rc = head_scores(m[S0], m[X], m[X], 1.0))) return rc;
     if ((rc = qkov_bilinear_scores(m[S1], m[X], m[I], m[X]))) return rc;
     out[E_I] = mat_rel_diff(m[S1], m[S0]);
-    if ((rc = randmat_orthogonal(m[U], rng))) return rc;
+    if ((rc = randmat_orthogonal(rng, m[U]))) return rc;
     head_params pU = head_params_make(m[U], m[U], m[W_V]);
     if ((rc = head_forward(&s->h[1], &pU, m[X], m[X]))) return rc;
     out[E_U] = mat_rel_diff(s->h[1].S, m[S0]);
@@ -171,26 +171,26 @@ static int run(experiment *e)
     size_t dk_h = r.pt[h].dk;
     sweep_result_free(&r);
     double zero_tol = tol_eps(16.0, d_run, 1.0);   /* rounding of sigma_i / sigma_1 */
-    exp_claim(e, "lowRankQKKeptMin", NAN, measure_exact(w[KEPT_QK].min, total), rule_at_least(RANK_TOL),
+    exp_claim(e, "lowRankQKKeptMin", NAN, verdict_measure_exact(w[KEPT_QK].min, total), verdict_rule_at_least(RANK_TOL),
               "rank(W_QK) >= d_k: smallest sigma_{d_k} / sigma_1 of W_QK = W_Q W_K^T over %zu draws, "
               "d_k = %zu .. %zu (d = %zu)", total, dk_lo, dk_hi, d_run);
     exp_headline(e);
-    exp_identity(e, "lowRankQKZeroMax", 0.0, measure_exact(w[ZERO_QK].max, total), rule_at_most(zero_tol),
+    exp_identity(e, "lowRankQKZeroMax", 0.0, verdict_measure_exact(w[ZERO_QK].max, total), verdict_rule_at_most(zero_tol),
                  "rank(W_QK) <= d_k: largest sigma_{d_k+1} / sigma_1");
-    exp_claim(e, "lowRankOVKeptMin", NAN, measure_exact(w[KEPT_OV].min, total), rule_at_least(RANK_TOL),
+    exp_claim(e, "lowRankOVKeptMin", NAN, verdict_measure_exact(w[KEPT_OV].min, total), verdict_rule_at_least(RANK_TOL),
               "rank(W_OV) >= d_v: smallest sigma_{d_v} / sigma_1 of W_OV = W_V W_O");
-    exp_identity(e, "lowRankOVZeroMax", 0.0, measure_exact(w[ZERO_OV].max, total), rule_at_most(zero_tol),
+    exp_identity(e, "lowRankOVZeroMax", 0.0, verdict_measure_exact(w[ZERO_OV].max, total), verdict_rule_at_most(zero_tol),
                  "rank(W_OV) <= d_v: largest sigma_{d_v+1} / sigma_1");
-    exp_identity(e, "lowRankScoreErr", 0.0, measure_exact(w[E_QK].max, total), rule_at_most(w[T_QK].min),
+    exp_identity(e, "lowRankScoreErr", 0.0, verdict_measure_exact(w[E_QK].max, total), verdict_rule_at_most(w[T_QK].min),
                  "largest ||Q K^T - X W_QK X^T||_F / ||Q K^T||_F (tolerance 16 (2d + d_k) eps rho, "
                  "smallest over draws)");
-    exp_identity(e, "lowRankIdentityErr", 0.0, measure_exact(fmax(w[E_I].max, w[E_U].max), total),
-                 rule_at_most(w[T_U].min), "W_QK = I gives the naive scores: largest relative difference "
+    exp_identity(e, "lowRankIdentityErr", 0.0, verdict_measure_exact(fmax(w[E_I].max, w[E_U].max), total),
+                 verdict_rule_at_most(w[T_U].min), "W_QK = I gives the naive scores: largest relative difference "
                  "of X I X^T and of (X U)(X U)^T, U orthogonal, from X X^T");
-    exp_identity(e, "lowRankOVHeadErr", 0.0, measure_exact(w[E_OV].max, total), rule_at_most(w[T_OV].min),
+    exp_identity(e, "lowRankOVHeadErr", 0.0, verdict_measure_exact(w[E_OV].max, total), verdict_rule_at_most(w[T_OV].min),
                  "largest ||O W_O - A X W_OV||_F / ||O W_O||_F (the head's contribution through the OV "
                  "circuit)");
-    exp_reported(e, "lowRankParams", NAN, measure_exact(2.0 * (double)(d_run * dk_h), 1),
+    exp_reported(e, "lowRankParams", NAN, verdict_measure_exact(2.0 * (double)(d_run * dk_h), 1),
                  "parameters of W_Q and W_K, 2 d d_k, at d = %zu, d_k = %zu (a full W_QK: d^2 = %zu)",
                  d_run, dk_h, d_run * d_run);
     exp_summary(e, "W_QK = W_Q W_K^T has rank d_k exactly: smallest kept sigma_{d_k}/sigma_1 %.4g, "
@@ -207,5 +207,5 @@ int main(int argc, char **argv)
 {
     static const experiment_def def = {"bilinear_low_rank", NULL,
         OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_DV | OPT_LISTS, 20261129UL, 100, NULL, run};
-    return experiment_main(&def, argc, argv);
+    return exp_main(&def, argc, argv);
 }

@@ -23,7 +23,7 @@
 SWEEP_STATS(STATS);
 
 /* one draw at d: x, y (d) ~ N(0, I) */
-static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, const void *ctx)
+static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *ctx)
 {
     (void)ctx;
     size_t d = pt->d;
@@ -52,8 +52,8 @@ static void *work_alloc(const sweep_grid *g, const void *ctx)
 /* rms = sqrt(mean square), its CI the square roots of the mean square's CI */
 static measure rms(const stat_acc *a)
 {
-    measure m = measure_stat(a);
-    return measure_ci(sqrt(m.value), isnan(m.ci_low) ? NAN : sqrt(fmax(m.ci_low, 0.0)), sqrt(m.ci_high), m.draws);
+    measure m = verdict_measure_stat(a);
+    return verdict_measure_ci(sqrt(m.value), isnan(m.ci_low) ? NAN : sqrt(fmax(m.ci_low, 0.0)), sqrt(m.ci_high), m.draws);
 }
 
 static const table_col derived[] = {SWEEP_DERIVED_CI(0, "norm2_spread"), SWEEP_DERIVED_CI(3, "dot_rms")};
@@ -96,12 +96,12 @@ static int run(experiment *e)
     if (n < 3) {   /* no slope: mean ||x||^2 / d and mean (x.y)^2 / d, both exactly 1 */
         double d = (double)r.pt[0].d;
         measure m2 = sweep_measure(&r, 0, S_NORM2), md = sweep_measure(&r, 0, S_DOT2);
-        measure q2 = measure_ci(m2.value / d, m2.ci_low / d, m2.ci_high / d, m2.draws);
-        measure qd = measure_ci(md.value / d, md.ci_low / d, md.ci_high / d, md.draws);
-        exp_claim(e, "concNormRatio", 1.0, q2, rule_ci_within(0.98, 1.02),
+        measure q2 = verdict_measure_ci(m2.value / d, m2.ci_low / d, m2.ci_high / d, m2.draws);
+        measure qd = verdict_measure_ci(md.value / d, md.ci_low / d, md.ci_high / d, md.draws);
+        exp_claim(e, "concNormRatio", 1.0, q2, verdict_rule_ci_within(0.98, 1.02),
                   "mean ||x||^2 / d at d = %zu (exactly 1)", r.pt[0].d);
         exp_headline(e);
-        exp_claim(e, "concDotRatio", 1.0, qd, rule_ci_within(0.9, 1.1),
+        exp_claim(e, "concDotRatio", 1.0, qd, verdict_rule_ci_within(0.9, 1.1),
                   "mean (x.y)^2 / d at d = %zu (exactly 1)", r.pt[0].d);
         exp_summary_measure(e, "mean ||x||^2", m2, "d = %zu", r.pt[0].d);
         exp_summary_measure(e, "rms(x.y)", rms(sweep_acc(&r, 0, S_DOT2)), "sqrt(d) = %.4g", sqrt(d));
@@ -123,11 +123,11 @@ static int run(experiment *e)
 
     const stat_fit *fn = &fits[Q_NORM2].f, *fd = &fits[Q_DOT_RMS].f;
     exp_claim(e, "concNormSlope", 1.0, sweep_fit_measure(fn, e->o.draws),
-              rule_ci_within(0.98, 1.02), "log-log slope of mean ||x||^2 against d (d = %zu..%zu, "
+              verdict_rule_ci_within(0.98, 1.02), "log-log slope of mean ||x||^2 against d (d = %zu..%zu, "
               "%zu widths, %zu draws each)", d_lo, d_hi, n, e->o.draws);
     exp_headline(e);
     exp_claim(e, "concDotSlope", 0.5, sweep_fit_measure(fd, e->o.draws),
-              rule_ci_within(0.48, 0.52), "log-log slope of rms(x.y) = sd(x.y) against d "
+              verdict_rule_ci_within(0.48, 0.52), "log-log slope of rms(x.y) = sd(x.y) against d "
               "(d = %zu..%zu, %zu widths, %zu draws each)", d_lo, d_hi, n, e->o.draws);
     exp_summary(e, "self-score ||x||^2 grows like d^%.4f (the section: d^1), 95%% CI [%.4f, %.4f]",
                 fn->slope, fn->ci_lo, fn->ci_hi);
@@ -141,5 +141,5 @@ int main(int argc, char **argv)
 {
     static const experiment_def def = {"concentration", NULL,
                                        OPT_MC | OPT_D | OPT_LISTS, 20261129UL, 4096, NULL, run};
-    return experiment_main(&def, argc, argv);
+    return exp_main(&def, argc, argv);
 }

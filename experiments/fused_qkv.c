@@ -169,7 +169,7 @@ static int run(experiment *e)
             if (err[i][k] > worst || isnan(err[i][k])) worst = err[i][k];
             tmin = fmin(tmin, tol[i][k]);
         }
-        exp_identity(e, macro[k], 0.0, measure_exact(worst, NCASES), rule_at_most(tmin),
+        exp_identity(e, macro[k], 0.0, verdict_measure_exact(worst, NCASES), verdict_rule_at_most(tmin),
                     "%s over %d cases (tolerance: the smallest of the cases, each %s)", what[k], (int)NCASES,
                     k == CHECK_BATCHED ? "8 eps (2 (d + d_k) |q||k| + 2 T) max|v| + 8 d eps |x||w_V|"
                                        : "2 d eps max|x| max|w|");
@@ -186,7 +186,7 @@ static int run(experiment *e)
         if (cited) exp_summary(e, "CPU, T = %zu, %zu head%s: %s products take %.2fx the time of one fused "
                                "product (median of %zu)", sr[s].T, sr[s].heads, sr[s].heads > 1 ? "s" : "",
                                sr[s].versus, sr[s].speedup_median, reps);
-        exp_reported(e, m, NAN, measure_time(sr[s].speedup_median, sr[s].speedup_low, sr[s].speedup_high, reps), "CPU time of %s products / one fused product, T = %zu, %zu head%s: median of %zu "
+        exp_reported(e, m, NAN, verdict_measure_time(sr[s].speedup_median, sr[s].speedup_low, sr[s].speedup_high, reps), "CPU time of %s products / one fused product, T = %zu, %zu head%s: median of %zu "
                          "(range %.3f to %.3f)", sr[s].versus, sr[s].T, sr[s].heads,
                          sr[s].heads > 1 ? "s" : "", reps, sr[s].speedup_low, sr[s].speedup_high);
     }
@@ -201,5 +201,5 @@ int main(int argc, char **argv)
         {NULL, 0, NULL, NULL, NULL}};
     static const experiment_def def = {"fused_qkv", NULL,
                                        OPT_SEED | OPT_T, 20261129UL, 0, extra, run};
-    return experiment_main(&def, argc, argv);
+    return exp_main(&def, argc, argv);
 }

@@ -44,21 +44,21 @@ static void *work_alloc(const sweep_grid *g, const void *ctx)
 /* One head at point pt (rope = pt->kase, or the base pt->x when set): X (T, d), W_Q, W_K
  * (d, d_k), W_V (d, d_v), b_Q, b_K (d_k), b_V (d_v), G (T, d_v), run with and without b_K;
  * the backprop gradients of L = sum(G .* O) with b_K in. */
-static int head_at(bias_work *w, gsl_rng *rng, const sweep_point *pt)
+static int head_at(gsl_rng *rng, bias_work *w, const sweep_point *pt)
 {
     int rope = pt->x > 0.0 || pt->kase;
-    int rc = bias_head_draw(&w->h, rng, rope);
+    int rc = bias_head_draw(rng, &w->h, rope);
     head_params p = bias_head_params(&w->h, rope, 1);
     if (pt->x > 0.0) p.rope_base = pt->x;
     if (!rc && pt->x > 0.0) rc = head_forward(&w->h.with, &p, w->h.X, w->h.X);
     return rc ? rc : head_backward(&w->g, &w->h.with, &p, w->h.X, w->h.X, w->h.G);
 }
 
-static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, const void *ctx)
+static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *ctx)
 {
     (void)ctx;
     bias_work *w = work;
-    int rc = head_at(w, rng, pt);
+    int rc = head_at(rng, w, pt);
     if (rc) return rc;
     bias_key_bounds b = bias_key_rounding(&w->h);
     // ||O(b_K) - O(0)||_F / ||O(0)||_F against its bound 16 (d_k + T) eps (1 + P) sqrt(T) vmax / ||O||_F
@@ -77,11 +77,11 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, co
 }
 
 /* the base sweep's draw (RoPE, base pt->x): ||dL/db_K|| / ||dL/db_Q|| */
-static int draw_base(double *out, gsl_rng *rng, const sweep_point *pt, void *work, const void *ctx)
+static int draw_base(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *ctx)
 {
     (void)ctx;
     bias_work *w = work;
-    int rc = head_at(w, rng, pt);
+    int rc = head_at(rng, w, pt);
     out[B_RATIO] = rc ? NAN : gsl_blas_dnrm2(w->g.db_K) / gsl_blas_dnrm2(w->g.db_Q);
     return rc;
 }
@@ -129,31 +129,31 @@ static int run(experiment *e)
     for (size_t k = 0; k < BIAS_NPARAM; k++)
         if (fmax(a0[S_FD0 + k].max, a1[S_FD0 + k].max) == worst) wk = k;
     // the headline: without RoPE the key bias's gradient is zero, to rounding, in every draw
-    exp_identity(e, "keyBiasGradRoundingMax", 0.0, measure_exact(a0[S_GRAD_REL].max, n), rule_at_most(1.0),
+    exp_identity(e, "keyBiasGradRoundingMax", 0.0, verdict_measure_exact(a0[S_GRAD_REL].max, n), verdict_rule_at_most(1.0),
                  "largest ||dL/db_K|| without RoPE over all %zu draws, in units of its per-draw rounding bound "
                  "8 T eps sum_i ||q_i|| ||g_i|| max_j ||v_j|| (zero gradient: at most 1)", n);
     exp_headline(e);
     exp_summary(e, "||dL/db_K|| without RoPE: at most %.3g of its rounding bound over %zu draws (the section: "
                 "exactly zero); with RoPE after the bias, ||dL/db_K|| / ||dL/db_Q|| = %.3g on average",
                 a0[S_GRAD_REL].max, n, a1[S_RATIO].mean);
-    exp_reported(e, "keyBiasGradRatioMax", NAN, measure_as(measure_exact(a0[S_RATIO].max, n), NAT_ROUNDING),
+    exp_reported(e, "keyBiasGradRatioMax", NAN, verdict_measure_as(verdict_measure_exact(a0[S_RATIO].max, n), NAT_ROUNDING),
                  "largest ||dL/db_K|| / ||dL/db_Q|| without RoPE (zero up to rounding)");
-    exp_claim(e, "keyBiasGradRatioRope", NAN, sweep_measure(&r, 1, S_RATIO), rule_ci_above(1e-3),
+    exp_claim(e, "keyBiasGradRatioRope", NAN, sweep_measure(&r, 1, S_RATIO), verdict_rule_ci_above(1e-3),
               "the contrast: mean ||dL/db_K|| / ||dL/db_Q|| with RoPE after the bias, base 10000 (of order one, "
               "not zero; its value depends on the base, T, the scales: key_bias_base.csv) (T = %zu, d = %zu, "
               "d_k = %zu, d_v = %zu)", pt.T, pt.d, pt.dk, pt.dv);
-    exp_identity(e, "keyBiasOutChangeMax", 0.0, measure_exact(a0[S_OUT].max, n), rule_at_most(a0[S_TOL].min),
+    exp_identity(e, "keyBiasOutChangeMax", 0.0, verdict_measure_exact(a0[S_OUT].max, n), verdict_rule_at_most(a0[S_TOL].min),
                  "largest relative change of O when b_K is removed, without RoPE (bound: the smallest per-draw "
                  "rounding tolerance)");
-    exp_claim(e, "keyBiasOutChangeRope", NAN, sweep_measure(&r, 1, S_OUT), rule_ci_above(1e-3),
+    exp_claim(e, "keyBiasOutChangeRope", NAN, sweep_measure(&r, 1, S_OUT), verdict_rule_ci_above(1e-3),
               "mean relative change of O when b_K is removed, with RoPE");
-    exp_reported(e, "keyBiasGradRatioRopeMin", NAN, measure_exact(a1[S_RATIO].min, n),
+    exp_reported(e, "keyBiasGradRatioRopeMin", NAN, verdict_measure_exact(a1[S_RATIO].min, n),
                  "smallest ||dL/db_K|| / ||dL/db_Q|| with RoPE over the draws");
-    exp_identity(e, "keyBiasFDErrMax", 0.0, measure_exact(worst, 2 * n), rule_at_most(atof(FD_TOL)),
+    exp_identity(e, "keyBiasFDErrMax", 0.0, verdict_measure_exact(worst, 2 * n), verdict_rule_at_most(atof(FD_TOL)),
                  "worst disagreement of backprop and central differences (h = %g: error O(h^2) + O(eps/h)), "
                  "relative to the draw's gradient, over b_Q b_K b_V W_Q W_K W_V, with and without RoPE (worst: %s)",
                  FD_STEP, bias_param_names[wk]);
-    exp_reported(e, "keyBiasRopeBaseSpread", NAN, measure_exact(b0[3 * NBSTAT].mean - b0[0].mean, rb.pt[0].draws),
+    exp_reported(e, "keyBiasRopeBaseSpread", NAN, verdict_measure_exact(b0[3 * NBSTAT].mean - b0[0].mean, rb.pt[0].draws),
                  "change of the mean RoPE ratio ||dL/db_K|| / ||dL/db_Q|| from base %g (%.3f) to base %g (%.3f), "
                  "%zu heads each: a number of the set-up, not of the claim", bases[0], b0[0].mean, bases[3],
                  b0[3 * NBSTAT].mean, rb.pt[0].draws);
@@ -166,5 +166,5 @@ int main(int argc, char **argv)
 {
     static const experiment_def def = {"key_bias", NULL, OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_DV, 20261129UL, 400,
                                        NULL, run};
-    return experiment_main(&def, argc, argv);
+    return exp_main(&def, argc, argv);
 }

@@ -51,33 +51,33 @@ typedef prevlearn_work work;      /* the training and held-out generators    */
 /* One head (tied or not) of width d_k trained for S Adam steps from the generator
  * state `start`, evaluated on the held-out sequences of eval_seed: out[S_ACC .. S_DIST]
  * (of that case); the mean attention map (T, T) into A if not NULL. */
-static int train_eval(double *out, const ctx *c, size_t dk, int tied, size_t S, const gsl_rng *start,
+static int train_eval(const gsl_rng *start, double *out, const ctx *c, size_t dk, int tied, size_t S,
                       unsigned long eval_seed, work *w, gsl_matrix *A)
 {
     prev_config pc = c->base;
     pc.dk = dk, pc.tied = tied;
     prev_model m;
     prev_eval ev = {0};
-    int rc = prev_model_alloc(&m, &pc);
+    int rc = prevtrain_model_alloc(&m, &pc);
     if (rc) return rc;
     gsl_rng_memcpy(w->train, start);
-    prev_init(&m, w->train);
+    prevtrain_init(w->train, &m);
     // Adam steps 1 .. S/2, then S/2 + 1 .. S: the train loss is the mean over the second half
-    if (S / 2 >= 1) rc = prev_train(&m, w->train, 1, S / 2, NULL);
-    if (!rc) rc = prev_train(&m, w->train, S / 2 + 1, S, &out[S_TRAIN]);
+    if (S / 2 >= 1) rc = prevtrain_run(w->train, &m, 1, S / 2, NULL);
+    if (!rc) rc = prevtrain_run(w->train, &m, S / 2 + 1, S, &out[S_TRAIN]);
     gsl_rng_set(w->eval, eval_seed);
-    if (!rc) rc = prev_evaluate(&m, w->eval, &ev, A);
+    if (!rc) rc = prevtrain_evaluate(w->eval, &m, &ev, A);
     out[S_ACC] = ev.accuracy, out[S_W] = ev.weight_prev, out[S_LOSS] = ev.loss, out[S_DIST] = (double)ev.distinct;
-    prev_model_free(&m);
+    prevtrain_model_free(&m);
     return rc;
 }
 
 /* one draw at (d_k, S): a separate and a tied head from the same generator state */
-static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *w, const void *c)
+static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *w, const void *c)
 {
     unsigned long eval_seed = gsl_rng_get(rng);
-    int rc = train_eval(out, c, pt->dk, 0, (size_t)pt->x, rng, eval_seed, w, NULL);
-    return rc ? rc : train_eval(out + C_TIED, c, pt->dk, 1, (size_t)pt->x, rng, eval_seed, w, NULL);
+    int rc = train_eval(rng, out, c, pt->dk, 0, (size_t)pt->x, eval_seed, w, NULL);
+    return rc ? rc : train_eval(rng, out + C_TIED, c, pt->dk, 1, (size_t)pt->x, eval_seed, w, NULL);
 }
 
 /* 95% CIs over the seeds: mean -+ t_{0.975, n-1} sd / sqrt(n); for accuracy the union
@@ -91,7 +91,7 @@ static measure seed_ci(const stat_acc *a, int accuracy)
         stat_ci95_wilson(round(a->mean * N), N, &wl, &wh);
         lo = fmax(0.0, fmin(lo, wl)), hi = fmin(1.0, fmax(hi, wh));
     }
-    return measure_as(measure_ci(a->mean, lo, hi, a->n), NAT_TRAINING);
+    return verdict_measure_as(verdict_measure_ci(a->mean, lo, hi, a->n), NAT_TRAINING);
 }
 
 /* the CI columns <name>_ci_lo, <name>_ci_hi (derived columns k, k + 1), compared as training results */
@@ -118,7 +118,7 @@ static int write_map(experiment *e, const ctx *c, size_t T)
     double out[NSTAT];
     int rc = rng && w && A[0] && A[1] ? ATT_OK : att_alloc_status();
     unsigned long eval_seed = rng ? gsl_rng_get(rng) : 0;
-    for (int t = 0; t < 2 && !rc; t++) rc = train_eval(out, c, map_dk, t, steps, rng, eval_seed, w, A[t]);
+    for (int t = 0; t < 2 && !rc; t++) rc = train_eval(rng, out, c, map_dk, t, steps, eval_seed, w, A[t]);
     if (!rc) rc = prevlearn_map_write(e->o.out_dir, "learned_previous_token_A.csv", A[0], A[1]);
     mat_free(A[0]), mat_free(A[1]), prevlearn_work_free(w);
     if (rng) gsl_rng_free(rng);
@@ -141,7 +141,7 @@ static int run(experiment *e)
     if (n_vocab < 2) return exp_usage("--vocab %zu: needs >= 2 tokens", n_vocab);
     if (seeds < 2) return exp_usage("--seeds %zu: a t-interval over seeds needs >= 2", seeds);
     if (steps < 16) return exp_usage("--steps %zu: needs >= 16 (checkpoints at S/16 .. S)", steps);
-    ctx c = {.base = prev_config_default(n_vocab, T, 1, 0), .rng_name = e->o.rng_name};
+    ctx c = {.base = prevtrain_config_default(n_vocab, T, 1, 0), .rng_name = e->o.rng_name};
     c.base.steps = steps, c.base.batch = batch, c.base.heldout = H;
     predictions = H * (T - 1);
     double cp[NCP];
@@ -170,12 +170,12 @@ static int run(experiment *e)
 #define WGT(p, t) seed_ci(sweep_acc(&r, p, (t) * C_TIED + S_W), 0)
     size_t n = r.npoints, ps = AT(W_SMALL), pw = AT(W_SIDE), pf = AT(n_vocab + T), p1 = AT(1);
     if (ps < n) {   // d_k = 2: room for a position code or a token code, not both side by side
-        exp_claim(e, "lptSepAcc", 1.0, ACC(ps, 0), rule_ci_above(0.95),
+        exp_claim(e, "lptSepAcc", 1.0, ACC(ps, 0), verdict_rule_ci_above(0.95),
                   "separate W_K, W_V at d_k = d_v = %d: held-out accuracy after %zu steps", W_SMALL, steps);
         exp_headline(e);
-        exp_claim(e, "lptSepWeight", 1.0, WGT(ps, 0), rule_ci_above(0.9),
+        exp_claim(e, "lptSepWeight", 1.0, WGT(ps, 0), verdict_rule_ci_above(0.9),
                   "separate at d_k = %d: mean attention weight on t-1", W_SMALL);
-        exp_claim(e, "lptTiedAcc", NAN, ACC(ps, 1), rule_ci_below(0.9),
+        exp_claim(e, "lptTiedAcc", NAN, ACC(ps, 1), verdict_rule_ci_below(0.9),
                   "tied W_V = W_K at d_k = %d, same budget (%zu Adam steps, over %zu seeds): held-out "
                   "accuracy; not learned in this budget, though an exact tied head exists at this width "
                   "(lptTiedExact)", W_SMALL, steps, seeds);
@@ -186,22 +186,22 @@ static int run(experiment *e)
     for (int t = 0; t <= 1 && ps == n; t++)   // a run without d_k = 2 (--dk W): what it measured
         exp_reported(e, "", NAN, ACC(AT(r.pt[0].dk), t), "%s at d_k = %zu: held-out accuracy", t ? "tied" : "separate", r.pt[0].dk);
     if (pw < n)
-        exp_claim(e, "lptTiedSide", NAN, ACC(pw, 1), rule_ci_above(0.95),
+        exp_claim(e, "lptTiedSide", NAN, ACC(pw, 1), verdict_rule_ci_above(0.95),
                   "learnability: tied at d_k = %d reaches the task within %zu Adam steps (over %zu seeds; "
                   "a budget result: exact tied heads exist from d_k = 2, lptTiedExact)", W_SIDE, steps, seeds);
     if (pf < n)
-        exp_control(e, "lptTiedFull", NAN, ACC(pf, 1), rule_ci_above(0.95),
+        exp_control(e, "lptTiedFull", NAN, ACC(pf, 1), verdict_rule_ci_above(0.95),
                     "positive control: tied at d_k = d = %zu (all of x_j fits) learns it", n_vocab + T);
     if (p1 < n) {   // d_v = 1: z_v = o w_v, so argmax_v is the largest or the smallest w_v
         double most = fmax(sweep_acc(&r, p1, S_DIST)->max, sweep_acc(&r, p1, S_T_DIST)->max);
-        exp_identity(e, "", 2.0, measure_exact(most, 2 * seeds), rule_at_most(2.0),
+        exp_identity(e, "", 2.0, verdict_measure_exact(most, 2 * seeds), verdict_rule_at_most(2.0),
                      "d_k = d_v = 1: distinct tokens the head ever outputs (a scalar value names at most 2)");
         exp_reported(e, "lptOneDimAcc", 2.0 / (double)n_vocab, ACC(p1, 0),
                      "separate at d_k = 1: accuracy (expected <= 2/n_vocab)");
     }
     for (size_t p = 0; p < n; p++)
         if (r.pt[p].x == (double)steps && ACC(p, 1).ci_low >= 0.95) {
-            exp_reported(e, "lptTiedFirstWidth", NAN, measure_exact((double)r.pt[p].dk, seeds),
+            exp_reported(e, "lptTiedFirstWidth", NAN, verdict_measure_exact((double)r.pt[p].dk, seeds),
                          "smallest width at which tied training reaches accuracy CI above 0.95 within %zu "
                          "Adam steps (over %zu seeds; what the width allows is 2: lptTiedExact)", steps, seeds);
             break;
@@ -210,12 +210,12 @@ static int run(experiment *e)
         double lo, hi;
         stat_ci95_wilson((double)ex[w - 2][0].correct, (double)ex[w - 2][0].predictions, &lo, &hi);
         exp_control(e, w == 2 ? "lptTiedExact" : "lptTiedExactThree", 1.0,
-                    measure_ci(ex[w - 2][0].accuracy, lo, hi, ex[w - 2][0].predictions), rule_ci_above(0.999),
+                    verdict_measure_ci(ex[w - 2][0].accuracy, lo, hi, ex[w - 2][0].predictions), verdict_rule_ci_above(0.999),
                     "an exact tied head W_V = W_K at d_k = %zu, built (1-D zig-zag position code, token "
                     "heights 4^v, token-blind queries, sector read-out; needs the causal mask): accuracy "
                     "over %zu predictions", w, ex[w - 2][0].predictions);
         if (w == 2)
-            exp_reported(e, "lptTiedExactNoMask", NAN, measure_exact(ex[0][1].accuracy, ex[0][1].predictions),
+            exp_reported(e, "lptTiedExactNoMask", NAN, verdict_measure_exact(ex[0][1].accuracy, ex[0][1].predictions),
                          "the same exact tied head without the causal mask: accuracy (all T keys "
                          "visible: a 1-D code is extreme at two positions only)");
     }
@@ -238,5 +238,5 @@ int main(int argc, char **argv)
         "a previous-token head learned by Adam: separate vs tied keys and values (W_V = W_K); "
         "--draws N = held-out sequences per trained head",
         OPT_MC | OPT_T | OPT_DK, 20261201UL, 200, extra, run};
-    return experiment_main(&def, argc, argv);
+    return exp_main(&def, argc, argv);
 }

@@ -14,11 +14,11 @@
 #include "crossing.h"
 #include "cvreg.h"
 #include "dettail.h"
-#include "experiment.h"
+#include "exp.h"
 #include "longseq.h"
 #include "lscond.h"
 #include "mem.h"
-#include "status.h"
+#include "att.h"
 #include "table.h"
 
 #include <math.h>
@@ -40,18 +40,18 @@ static void *work_alloc(void *vc) { const ctx *c = vc; return longseq_work_new(c
 /* One draw: W, then ROWS mixture rows (row 0 from p, the rest from q1); out = (T a_ii p/q
  * averaged over the rows, for each T), the control variates of W and of the rows minus their means,
  * |det(I - W_K^T W_Q)|, and one more plain row's E[2 a_ii | s, sigma] (an independent T = 2 check). */
-static int draw(void *vc, void *vw, gsl_rng *rng, size_t k, double *out)
+static int draw(gsl_rng *rng, void *vc, void *vw, size_t k, double *out)
 {
     (void)k;
     const ctx *c = vc;
     longseq_weights g;
     longseq_query q;
-    int st = longseq_draw_weights(vw, rng, c->cf->c, &g);
+    int st = longseq_draw_weights(rng, vw, c->cf->c, &g);
     if (st) return st;
     memset(out, 0, (NT + NCV) * sizeof *out);
     for (int r = 0; r < ROWS; r++) {
         double h[NT], cv[LONGSEQ_NRCV];
-        longseq_draw_row(vw, rng, &g, r > 0, ALPHA, &q);
+        longseq_draw_row(rng, vw, &g, r > 0, ALPHA, &q);
         longseq_row_cv(&q, &g, cv);   /* mean 0 given W: averaged over the rows */
         for (int j = 0; j < LONGSEQ_NRCV; j++) out[NT + LONGSEQ_NCV + j] += cv[j] / ROWS;
         /* E[T a_ii | s, sigma] times p/q, q = alpha p + (1 - alpha) q1 */
@@ -61,7 +61,7 @@ static int draw(void *vc, void *vw, gsl_rng *rng, size_t k, double *out)
     out[NT] = g.det - c->cvm[0];
     for (int j = 0; j < 4; j++) out[NT + 1 + j] = g.cv[j] - c->cvm[1 + j];
     out[S_DET] = fabs(g.det);
-    longseq_draw_row(vw, rng, &g, 0, 1.0, &q);
+    longseq_draw_row(rng, vw, &g, 0, 1.0, &q);
     lscond_self(c->tab, q.s, sqrt(q.sigma2), c->Ts, 1, LSCOND_H, &out[S_TWO]);
     return ATT_OK;
 }
@@ -80,23 +80,23 @@ static void verdicts(experiment *e, const config *cf, size_t n, const ls_row *ro
 #define MAC(base) (snprintf(mac, sizeof mac, "%s%s", base, cf->macro), mac)
     /* ---- where "about 1/T" ends: the last crossing of 1.05 ---- */
     crossing x = crossing_last(l, yh, V, NT, WITHIN);
-    measure top = measure_ci(yh[NT - 1], rows[NT - 1].T_self_lo, rows[NT - 1].T_self_hi, n);
+    measure top = verdict_measure_ci(yh[NT - 1], rows[NT - 1].T_self_lo, rows[NT - 1].T_self_hi, n);
     if (x.status == CROSS_FOUND) {
-        exp_reported(e, MAC("lsCrossT"), NAN, measure_ci(exp(x.l), exp(x.lo), exp(x.hi), n),
+        exp_reported(e, MAC("lsCrossT"), NAN, verdict_measure_ci(exp(x.l), exp(x.lo), exp(x.hi), n),
                      "T beyond which T E[a_ii] stays above 1.05 (conditional estimator, %zu W x %d mixture rows, "
                      "control variates; delta-method CI: x%.3f / x%.3f; d = %zu, d_k = %zu, c = %.4g)",
                      n, ROWS, exp(x.l - x.lo), exp(x.hi - x.l), cf->d, cf->d_k, cf->c);
         if (!strcmp(cf->macro, "Soft")) exp_headline(e);
-        exp_control(e, MAC("lsCrossPrec"), NAN, measure_ci(x.l, x.lo, x.hi, n), rule_precision(log(1.1)),
+        exp_control(e, MAC("lsCrossPrec"), NAN, verdict_measure_ci(x.l, x.lo, x.hi, n), verdict_rule_precision(log(1.1)),
                     "ln T* to +-10%% (95%% CI half-width <= ln 1.1; d = %zu, d_k = %zu, c = %.4g)", cf->d, cf->d_k, cf->c);
         exp_summary(e, "T E[a_ii] passes 1.05 at T* = %.4g, 95%% CI [%.4g, %.4g] (d = %zu, d_k = %zu, c = %.3g)",
                     exp(x.l), exp(x.lo), exp(x.hi), cf->d, cf->d_k, cf->c);
     } else if (x.status == CROSS_BELOW) {
-        exp_claim(e, MAC("lsBelowAtMax"), NAN, top, rule_ci_below(WITHIN), "T E[a_ii] at T = 2^20 stays below 1.05: "
+        exp_claim(e, MAC("lsBelowAtMax"), NAN, top, verdict_rule_ci_below(WITHIN), "T E[a_ii] at T = 2^20 stays below 1.05: "
                   "about 1/T within 5%% up to there (d = %zu, d_k = %zu, c = %.4g)", cf->d, cf->d_k, cf->c);
     }
     exp_reported(e, MAC("lsTSelfMax"), NAN, top, "T E[a_ii] at T = 2^20 (d = %zu, d_k = %zu, c = %.4g)", cf->d, cf->d_k, cf->c);
-    exp_control(e, MAC("lsTwoExact"), 1.0, measure_stat(two), rule_ci_within(0.97, 1.03),
+    exp_control(e, MAC("lsTwoExact"), 1.0, verdict_measure_stat(two), verdict_rule_ci_within(0.97, 1.03),
                 "T E[a_ii] at T = 2 (plain rows), exactly 1 by W_K -> -W_K: the conditional integral is unbiased "
                 "(d = %zu, d_k = %zu, c = %.4g)", cf->d, cf->d_k, cf->c);
     // the curve's own estimator (mixture rows, control variates) at the one T where the
@@ -104,7 +104,7 @@ static void verdicts(experiment *e, const config *cf, size_t n, const ls_row *ro
     // z = |y(2) - 1| / se(y(2)) <= 3: the estimate sits within 3 of its own standard errors of 1
     double se2 = sqrt(V[0]);
     if (se2 > 0.0 && isfinite(se2))
-        exp_control(e, MAC("lsTwoCurve"), 0.0, measure_exact(fabs(yh[0] - 1.0) / se2, n), rule_at_most(3.0),
+        exp_control(e, MAC("lsTwoCurve"), 0.0, verdict_measure_exact(fabs(yh[0] - 1.0) / se2, n), verdict_rule_at_most(3.0),
                     "|y - 1| / se of T E[a_ii] at T = 2 by the curve's estimator (mixture rows, control variates; "
                     "y = %.4f, se %.2g), exactly 1 by W_K -> -W_K: the curve is unbiased (d = %zu, d_k = %zu, "
                     "c = %.4g)", yh[0], se2, cf->d, cf->d_k, cf->c);
@@ -183,5 +183,5 @@ static int run(experiment *e)
 int main(int argc, char **argv)
 {
     static const experiment_def def = {"long_sequences", NULL, OPT_MC | OPT_D | OPT_DK, 20261201UL, 20000, NULL, run};
-    return experiment_main(&def, argc, argv);
+    return exp_main(&def, argc, argv);
 }

@@ -53,12 +53,12 @@ enum { NLEVEL = sizeof LEVELS / sizeof LEVELS[0] };
 SWEEP_STATS(STATS);
 
 /* one draw at (T, d): X (T, d) ~ N(0, 1), S = X X^T, averaged over the T rows */
-static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, const void *ctx)
+static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *ctx)
 {
     (void)ctx;
     selfweight_config c = {pt->T, pt->d, 0, 0.0, 0};
     double sw[SW_NSTAT];
-    int st = selfweight_draw(&c, work, rng, sw);
+    int st = selfweight_draw(rng, &c, work, sw);
     out[S_SELF] = sw[SW_SELF];          // a_ii = 1 / (1 + Z_i e^{m_i - s_ii})
     out[S_LEAK] = sw[SW_LEAK];          // 1 - a_ii = 1 / (1 + e^{s_ii - m_i} / Z_i)
     out[S_RATIO] = sw[SW_LEAK_LAW];     // (1 - a_ii) / ((T - 1) 2^(-d/2))
@@ -119,11 +119,11 @@ static int exact_contour(experiment *e, const size_t *Tl, size_t nT)
     size_t ht = 0;
     for (size_t t = 0; t < nT; t++) if (Tl[t] == HEADLINE_T) ht = t;
     // d*(T) where (T - 1) 2^(-d*/2) c(T, d*) = 1 - 0.995, c by antithetic pairs
-    int st = naiveleak_contour(e->o.out_dir, "naive_self_attention_exact.csv", rng, e->o.seed, Tl, nT, LEVELS[0],
+    int st = naiveleak_contour(rng, e->o.out_dir, "naive_self_attention_exact.csv", e->o.seed, Tl, nT, LEVELS[0],
                                EXACT_PAIRS, ex);
     if (!st) {
         const naiveleak_contour_row *h = &ex[ht];
-        exp_reported(e, "naiveWidth", NAN, measure_ci(h->d_star, h->d_star_lo, h->d_star_hi, h->draws),
+        exp_reported(e, "naiveWidth", NAN, verdict_measure_ci(h->d_star, h->d_star_lo, h->d_star_hi, h->draws),
                      "width d* at which the mean self-weight crosses 0.995 at T = %zu: between d = %zu and %zu "
                      "(exact re-weighting (T - 1) 2^(-d/2) c(T, d), %zu antithetic pairs per width)", h->T,
                      h->d_below, h->d_below + 1, h->draws);
@@ -131,7 +131,7 @@ static int exact_contour(experiment *e, const size_t *Tl, size_t nT)
         exp_summary(e, "mean self-weight 0.995 (the section's 99.5%%) at width d* = %.3f, 95%% CI [%.3f, %.3f], "
                     "T = %zu", h->d_star, h->d_star_lo, h->d_star_hi, h->T);
         if (nT >= 2)
-            exp_reported(e, "naiveContourDrift", NAN, measure_exact(ex[nT - 1].slope_local, nT),
+            exp_reported(e, "naiveContourDrift", NAN, verdict_measure_exact(ex[nT - 1].slope_local, nT),
                          "local rise of the 0.995 contour per doubling of T - 1 between T = %zu and %zu (first "
                          "pair: %.3f; the large-d law says 2: along the contour d stays small, the other tokens' "
                          "weight bends it)", ex[nT - 2].T, ex[nT - 1].T, ex[1].slope_local);
@@ -143,7 +143,7 @@ static int exact_contour(experiment *e, const size_t *Tl, size_t nT)
         stat_init(&a);
         gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0xC0DE, 0x64));
         for (size_t i = 0; i < 20000; i++) stat_push(&a, 2.0 * naiveleak_c_draw(rng, Tmax, LARGE_D));
-        exp_claim(e, "naiveLawLargeD", 1.0, measure_stat(&a), rule_ci_within(0.99, 1.01),
+        exp_claim(e, "naiveLawLargeD", 1.0, verdict_measure_stat(&a), verdict_rule_ci_within(0.99, 1.01),
                   "2 c(T, d) at T = %zu, d = %d: E[1 - a_ii] = (T - 1) 2^(-d/2 - 1) to 1%%, so at fixed large d the "
                   "leak doubles with T - 1 (d* + 2 per doubling)", Tmax, LARGE_D);
         double leak = (Tmax - 1.0) * exp2(-0.5 * LARGE_D) * a.mean / 2.0;
@@ -153,7 +153,7 @@ static int exact_contour(experiment *e, const size_t *Tl, size_t nT)
         for (size_t i = 0; i < 20000; i++) stat_push(&b, naiveleak_c_draw(rng, T12, LARGE_D));
         double f = (T12 - 1.0) * exp2(-0.5 * LARGE_D), lo, hi;
         stat_ci95(&b, &lo, &hi);
-        exp_reported(e, "naiveLeakSixtyFour", NAN, measure_ci(f * b.mean, f * lo, f * hi, b.n),
+        exp_reported(e, "naiveLeakSixtyFour", NAN, verdict_measure_ci(f * b.mean, f * lo, f * hi, b.n),
                      "mean leak 1 - a_ii at d = %d, T = %zu (the section's 99.5%% is 1 - 0.005; at a realistic "
                      "width the raw self-weight is 1 - %.2g; at T = %zu: 1 - %.2g)", LARGE_D, T12, f * b.mean,
                      Tmax, leak);
@@ -162,7 +162,7 @@ static int exact_contour(experiment *e, const size_t *Tl, size_t nT)
     double med, lo, hi;
     if (!st) gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0xC0DE, 0x20));
     if (!st && !(st = naiveleak_median(rng, HEADLINE_T, MEDIAN_D, MEDIAN_ROWS, &med, &lo, &hi)))
-        exp_reported(e, "naiveMedianLeak", NAN, measure_ci(med, lo, hi, MEDIAN_ROWS), "median leak 1 - a_ii of a "
+        exp_reported(e, "naiveMedianLeak", NAN, verdict_measure_ci(med, lo, hi, MEDIAN_ROWS), "median leak 1 - a_ii of a "
                      "row at d = %d, T = %d (%d rows; order-statistic CI): the typical row keeps 1 - this, while "
                      "the mean leak 0.005 comes from rare rows", MEDIAN_D, HEADLINE_T, MEDIAN_ROWS);
     gsl_rng_free(rng);
@@ -233,14 +233,14 @@ static int run(experiment *e)
     if (ncont) {
         const contour_row *h = &cont[0][ht];
         exp_meta(e, "d_star: %.2f\nd_star_lo: %.2f\nd_star_hi: %.2f", h->d_star, h->d_star_lo, h->d_star_hi);
-        exp_reported(e, "naiveWidthPlain", NAN, measure_ci(h->d_star, h->d_star_lo, h->d_star_hi, h->draws_min),
+        exp_reported(e, "naiveWidthPlain", NAN, verdict_measure_ci(h->d_star, h->d_star_lo, h->d_star_hi, h->draws_min),
                      "width d* at which the mean self-weight crosses 0.995 at T = %zu by plain Monte Carlo of the rows "
                      "(its leak is a rare-event mean, right-skewed; the exact re-weighting is naiveWidth)", h->T);
         size_t p = ht * nd;
         for (size_t k = 0; k < nd; k++) if (r.pt[ht * nd + k].d == h->d_above) p = ht * nd + k;
         derive(col, &r.pt[p], sweep_acc(&r, p, 0), NULL);
-        exp_claim(e, "naiveArgmaxSelf", NAN, measure_ci(sweep_acc(&r, p, S_ARGMAX)->mean, col[D_ALO], col[D_AHI],
-                  r.pt[p].draws * r.pt[p].T), rule_ci_above(0.99), "fraction of rows whose best match is itself "
+        exp_claim(e, "naiveArgmaxSelf", NAN, verdict_measure_ci(sweep_acc(&r, p, S_ARGMAX)->mean, col[D_ALO], col[D_AHI],
+                  r.pt[p].draws * r.pt[p].T), verdict_rule_ci_above(0.99), "fraction of rows whose best match is itself "
                   "(Wilson CI over rows) at T = %zu, d = %zu, the first width past d*", r.pt[p].T, r.pt[p].d);
         for (size_t t = 0; t < nT; t++)
             exp_meta(e, "contour 0.995 at T = %zu: d* = %.2f [%.2f, %.2f]; 0.999: %.2f [%.2f, %.2f]",
@@ -249,8 +249,8 @@ static int run(experiment *e)
     }
     if (ncont && Tl[0] == 2) {   /* T = 2: the estimator against the exact crossing */
         const contour_row *t2 = &cont[0][0];
-        exp_control(e, "naiveExactTwo", t2->d_star_t2_law, measure_ci(t2->d_star, t2->d_star_lo, t2->d_star_hi,
-                    t2->draws_min), rule_ci_within(t2->d_star_t2_law - 0.5, t2->d_star_t2_law + 0.5),
+        exp_control(e, "naiveExactTwo", t2->d_star_t2_law, verdict_measure_ci(t2->d_star, t2->d_star_lo, t2->d_star_hi,
+                    t2->draws_min), verdict_rule_ci_within(t2->d_star_t2_law - 0.5, t2->d_star_t2_law + 0.5),
                     "d* of 0.995 at T = 2 against the exact 2 log2(1/(2 (1 - 0.995))) = %.3f "
                     "(E[1 - a_ii] = 2^(-d/2 - 1))", t2->d_star_t2_law);
     }
@@ -261,14 +261,14 @@ static int run(experiment *e)
         double s = selfweight_weighted_slope(x, y, sy, ncont, &s_se);
         if (l == 0) exp_meta(e, "slope: %.3f\nslope_ci: %.3f", s, STAT_Z95 * s_se);
         exp_reported(e, l ? "naiveContourSlopeHigh" : "naiveContourSlope", 2.0,
-                     measure_ci(s, s - STAT_Z95 * s_se, s + STAT_Z95 * s_se, cont[l][ncont - 1].draws_min),
+                     verdict_measure_ci(s, s - STAT_Z95 * s_se, s + STAT_Z95 * s_se, cont[l][ncont - 1].draws_min),
                      "rise of the %.3f contour d*(T) per doubling of T - 1, weighted fit over %zu T "
                      "(plain Monte Carlo; the large-d law's 2 holds at fixed T, naiveLawLargeD, not along the "
                      "contour, naiveContourDrift)", LEVELS[l], ncont);
     }
     for (size_t t = 0; t < nT && nd == 1; t++) {
         derive(col, &r.pt[t], sweep_acc(&r, t, 0), NULL);
-        exp_reported(e, "", NAN, measure_ci(sweep_acc(&r, t, S_SELF)->mean, col[D_SLO], col[D_SHI], r.pt[t].draws),
+        exp_reported(e, "", NAN, verdict_measure_ci(sweep_acc(&r, t, S_SELF)->mean, col[D_SLO], col[D_SHI], r.pt[t].draws),
                      "mean self-weight at d = %zu, T = %zu", r.pt[t].d, r.pt[t].T);
     }
     for (size_t p = 0; p < r.npoints && r.npoints <= 4; p++) {   /* a small run: its own points, plainly */
@@ -280,10 +280,10 @@ static int run(experiment *e)
     double q = 0.0;   /* the closed form of the T = 2 leak against quadrature, d = 1..40 */
     for (int d = 1; d <= 40; d++)
         q = fmax(q, fabs(selfweight_leak_t2_numeric(d) / selfweight_leak_t2(d) - 1.0));
-    exp_identity(e, "naiveExactTwoQuadrature", 0.0, measure_exact(q, 40), rule_at_most(1e-6),
+    exp_identity(e, "naiveExactTwoQuadrature", 0.0, verdict_measure_exact(q, 40), verdict_rule_at_most(1e-6),
                  "T = 2: largest relative gap between E[1 - a_ii] = 2^(-d/2 - 1) "
                  "and its numerical integral over d = 1..40 (quadrature accuracy 1e-9)");
-    exp_identity(e, "naiveStableSoftmax", 0.0, measure_exact(err, 256), rule_at_most(tol_eps(16.0, 256, 1.0)),
+    exp_identity(e, "naiveStableSoftmax", 0.0, verdict_measure_exact(err, 256), verdict_rule_at_most(tol_eps(16.0, 256, 1.0)),
                  "d = 768, T = 256: max |row sum - 1|, |a_ii - closed form| of the stable softmax "
                  "(largest score %.0f; plain exp overflows for %zu of 65536 scores)", smax, nover);
 done:
@@ -295,5 +295,5 @@ int main(int argc, char **argv)
 {
     static const experiment_def def = {
         "naive_self_attention", NULL, OPT_MC | OPT_T | OPT_D | OPT_LISTS, 20261129UL, 16384, NULL, run};
-    return experiment_main(&def, argc, argv);
+    return exp_main(&def, argc, argv);
 }

@@ -70,7 +70,7 @@ enum { bQ, bK, bV, bO, bQ2, bK2, bV2, bO2, NVEC };
 #define WORK_HEADS "T.T.d.dk.dv T.T.d.dk.dv"
 
 /* 1. the head, then W_V -> W_V R, W_O -> R^{-1} W_O with cond(R) = cond = pt->x */
-static int draw_cond(double *out, gsl_rng *rng, const sweep_point *pt, void *ws, const void *ctx)
+static int draw_cond(gsl_rng *rng, double *out, const sweep_point *pt, void *ws, const void *ctx)
 {
     (void)ctx;
     workset *s = ws;
@@ -78,7 +78,7 @@ static int draw_cond(double *out, gsl_rng *rng, const sweep_point *pt, void *ws,
     double cond = pt->x;
     // the head: X ~ N(0, 1), W_Q, W_K, W_V, W_O ~ N(0, 1/d)
     randmat_head(rng, m[X], m[W_Q], m[W_K], m[W_V], m[W_O]);
-    int rc = randmat_with_cond(m[R], rng, cond);
+    int rc = randmat_with_cond(rng, m[R], cond);
     if (!rc) rc = qkov_reparam_ov(m[WV2], m[WO2], m[W_V], m[W_O], m[R]);
     if (!rc) rc = qkov_ov(m[WOV], m[W_V], m[W_O]);
     if (!rc) rc = qkov_ov(m[WOV2], m[WV2], m[WO2]);
@@ -100,7 +100,7 @@ static int draw_cond(double *out, gsl_rng *rng, const sweep_point *pt, void *ws,
 }
 
 /* 2. the head, then head 2 rebuilt from head 1's (W_QK, u, W_OV, c) alone; biases in case 1 */
-static int draw_heads(double *out, gsl_rng *rng, const sweep_point *pt, void *ws, const void *ctx)
+static int draw_heads(gsl_rng *rng, double *out, const sweep_point *pt, void *ws, const void *ctx)
 {
     (void)ctx;
     workset *s = ws;
@@ -109,7 +109,7 @@ static int draw_heads(double *out, gsl_rng *rng, const sweep_point *pt, void *ws
     int bias = pt->kase == 1;
     // the head: X ~ N(0, 1), W_Q, W_K, W_V, W_O ~ N(0, 1/d)
     randmat_head(rng, m[X], m[W_Q], m[W_K], m[W_V], m[W_O]);
-    for (int k = 0; k < NVEC; k++) vec_randn(v[k], rng, 1.0);   /* b_K2, b_V2: free choices */
+    for (int k = 0; k < NVEC; k++) mat_vec_randn(rng, v[k], 1.0);   /* b_K2, b_V2: free choices */
     qkov_head h1 = {m[W_Q], m[W_K], m[W_V], m[W_O], v[bQ], v[bK], v[bV], v[bO]};
     qkov_head h2 = {m[WQ2], m[WK2], m[WV2], m[WO2], v[bQ2], v[bK2], v[bV2], v[bO2]};
     if (!bias) h1.b_Q = h1.b_K = h1.b_V = h1.b_O = h2.b_Q = h2.b_K = h2.b_V = h2.b_O = NULL;
@@ -165,7 +165,7 @@ static int run(experiment *e)
     double vmin = vm.min, worst[2] = {sweep_merged(&r, C_UWOV).max, sweep_merged(&r, C_UY).max};
     size_t total = sweep_merged(&r, C_V).n, moved = vm.n;
     if (moved) {
-        exp_claim(e, "ovInvValueChangeMin", NAN, measure_exact(vmin, moved), rule_at_least(0.1),
+        exp_claim(e, "ovInvValueChangeMin", NAN, verdict_measure_exact(vmin, moved), verdict_rule_at_least(0.1),
                   "smallest relative change ||V' - V||_F / ||V||_F of the values over the draws "
                   "with cond(R) = %g .. %g", cond[1], cond[ncond - 1]);
         exp_summary(e, "the values move: smallest ||V' - V|| / ||V|| %.4g over %zu draws with "
@@ -173,18 +173,18 @@ static int run(experiment *e)
     }
     if (p0->dv >= 2 && p0->x == 1.0) {   /* sqrt(2) needs E tr R = 0: a Haar R of size >= 2 */
         exp_claim(e, "ovInvValueChangeOrth", M_SQRT2, sweep_measure(&r, 0, C_V),
-                  rule_ci_within(0.98 * M_SQRT2, 1.02 * M_SQRT2), "mean relative change of the "
+                  verdict_rule_ci_within(0.98 * M_SQRT2, 1.02 * M_SQRT2), "mean relative change of the "
                   "values for a Haar orthogonal R, against the prediction sqrt(2), within 2%%");
         exp_summary_measure(e, "orthogonal R: mean value change", sweep_measure(&r, 0, C_V),
                             "prediction sqrt(2) = %.4f", M_SQRT2);
     }
     /* ... while W_OV and the head's output stay put up to C cond(R) eps */
-    exp_identity(e, "ovInvWovErrMax", 0.0, measure_exact(worst[0], total), rule_at_most(C),
+    exp_identity(e, "ovInvWovErrMax", 0.0, verdict_measure_exact(worst[0], total), verdict_rule_at_most(C),
                  "largest relative change of W_OV, in units of cond(R) eps, over "
                  "cond(R) = %g .. %g (C = 4 (T + d + 2 d_v))", cond[0], cond[ncond - 1]);
     char vmove[96] = "";
     if (moved) snprintf(vmove, sizeof vmove, ", while the values moved by at least %.0f%%", 100.0 * vmin);
-    exp_identity(e, "ovInvOutErrMax", 0.0, measure_exact(worst[1], total), rule_at_most(C),
+    exp_identity(e, "ovInvOutErrMax", 0.0, verdict_measure_exact(worst[1], total), verdict_rule_at_most(C),
                  "largest relative change of the head's output O W_O, in units of cond(R) eps%s", vmove);
     exp_headline(e);    /* the output stays put while the values move */
     exp_summary(e, "W_OV and the output stay put: worst %.3g and %.3g cond(R) eps (allowed %g)",
@@ -194,11 +194,11 @@ static int run(experiment *e)
     const char *what[NHEADS] = {"without biases", "with biases (u = W_K b_Q and c = b_V W_O + b_O kept)"};
     for (size_t h = 0; h < NHEADS; h++) {
         const stat_acc *a = sweep_acc(&rh, h, 0);
-        exp_identity(e, macro_y[h], 0.0, measure_exact(a[H_UY].max, a[H_UY].n), rule_at_most(C2),
+        exp_identity(e, macro_y[h], 0.0, verdict_measure_exact(a[H_UY].max, a[H_UY].n), verdict_rule_at_most(C2),
                      "two heads with the same W_QK and W_OV, %s: largest relative output "
                      "difference in units of eps (C2 = 16 (T + 2d + d_k + d_v))", what[h]);
         exp_control(e, h ? "ovInvHeadsBiasFactorChange" : "ovInvHeadsFactorChange", NAN,
-                    measure_exact(fmin(a[H_WQ].min, a[H_WV].min), a[H_WQ].n), rule_at_least(0.1),
+                    verdict_measure_exact(fmin(a[H_WQ].min, a[H_WV].min), a[H_WQ].n), verdict_rule_at_least(0.1),
                     "the two heads' factors differ, %s: smallest relative difference of W_Q or W_V",
                     what[h]);
     }
@@ -206,8 +206,8 @@ static int run(experiment *e)
                 "%.3g eps in output (allowed %g)", fmax(sweep_acc(&rh, 0, H_UY)->max,
                 sweep_acc(&rh, 1, H_UY)->max), C2);
     if (p0->T >= 2)   /* with one key the softmax ignores every score: nothing to tell */
-        exp_control(e, "ovInvBiasControl", NAN, measure_as(sweep_measure(&rh, 1, H_CTRL), NAT_TRAINING),
-                    rule_ci_above(0.01),
+        exp_control(e, "ovInvBiasControl", NAN, verdict_measure_as(sweep_measure(&rh, 1, H_CTRL), NAT_TRAINING),
+                    verdict_rule_ci_above(0.01),
                     "control: head 2 keeps b_Q untransformed (W_K b_Q not kept): mean relative "
                     "output difference");
     sweep_result_free(&r);
@@ -219,5 +219,5 @@ int main(int argc, char **argv)
 {
     static const experiment_def def = {"ov_invariance", NULL,
                                        OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_DV, 20261129UL, 400, NULL, run};
-    return experiment_main(&def, argc, argv);
+    return exp_main(&def, argc, argv);
 }

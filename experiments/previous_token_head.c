@@ -35,7 +35,7 @@ static prevtoken_ctx weights = {0.999, NAN};      /* weight 0.999 on t - 1; --fa
 SWEEP_STATS(STATS);
 
 /* one random sequence through the hand-built head of point pt (T, n_vocab = V) */
-static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *wp, const void *ctx)
+static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *wp, const void *ctx)
 {
     (void)ctx;
     prevtoken_work *w = wp;
@@ -44,7 +44,7 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *wp, cons
     for (size_t t = 0; t < T; t++) w->tokens[t] = gsl_rng_uniform_int(rng, V);
     head_params p = head_params_make(s->m[PT_WQ], s->m[PT_WK], s->m[PT_WV]);
     // x_t = [e_{token_t} ; e_t]; A = softmax(X W_Q (X W_K)^T) (T, T), O = A X W_V (T, V)
-    int rc = circuit_prev_token_inputs(s->m[PT_X], w->tokens, V, T);
+    int rc = prevtoken_circuit_inputs(s->m[PT_X], w->tokens, V, T);
     if (!rc) rc = head_forward(&s->h[0], &p, s->m[PT_X], s->m[PT_X]);
     if (rc) return rc;
     const gsl_matrix *A = s->h[0].A, *O = s->h[0].O;
@@ -120,18 +120,18 @@ static int run(experiment *e)
     }
     sweep_result_free(&r);
     stat_ci95_wilson(ok, n, &lo, &hi);
-    measure frac = measure_ci(ok / n, lo, hi, (size_t)n);
+    measure frac = verdict_measure_ci(ok / n, lo, hi, (size_t)n);
 
-    exp_claim(e, "prevTokenArgmax", 1.0, frac, rule_ci_above(0.999), "fraction of %.0f random sequences "
+    exp_claim(e, "prevTokenArgmax", 1.0, frac, verdict_rule_ci_above(0.999), "fraction of %.0f random sequences "
               "(n_vocab 2..500, T 2..64) in which argmax(o_t) = token(t-1) at every t >= 1 (Wilson 95%% CI)", n);
     exp_headline(e);
-    exp_reported(e, "prevTokenWeightConstant", NAN, measure_exact(weights.target, 1),
+    exp_reported(e, "prevTokenWeightConstant", NAN, verdict_measure_exact(weights.target, 1),
                  "weight on t-1 the construction is built for (c = ln(999 (T-1))): "
                  "a constant of the construction, not a measurement");
-    exp_identity(e, "prevTokenMinWeightErr", 0.0, measure_exact(wc_err, (size_t)n),
-                 rule_at_most(tol_eps(8, T_max, 1.0)), "max over (n_vocab, T) of |smallest "
+    exp_identity(e, "prevTokenMinWeightErr", 0.0, verdict_measure_exact(wc_err, (size_t)n),
+                 verdict_rule_at_most(tol_eps(8, T_max, 1.0)), "max over (n_vocab, T) of |smallest "
                  "a(t, t-1) - e^c / (e^c + T - 1)| (smallest weight %.6f)", minw);
-    exp_identity(e, "prevTokenFirstUniform", 0.0, measure_exact(pos0, (size_t)n), rule_at_most(tol_eps(8, T_max, 1.0)),
+    exp_identity(e, "prevTokenFirstUniform", 0.0, verdict_measure_exact(pos0, (size_t)n), verdict_rule_at_most(tol_eps(8, T_max, 1.0)),
                  "position 0 (no previous token): max |a(0,j) - 1/T| and |o(0) - counts/T|");
     exp_summary_measure(e, "fraction of sequences whose every o_t names token t-1", frac, "the exercise: all of them");
     exp_summary(e, "smallest weight on t-1: %.6f (built for %g); position 0 attends uniformly", minw, weights.target);
@@ -145,5 +145,5 @@ int main(int argc, char **argv)
          "query factor for every T (default ln(999 (T-1)): weight 0.999 on t-1)"},
         {NULL, 0, NULL, NULL, NULL}};
     static const experiment_def def = {"previous_token_head", NULL, OPT_MC, 42, 1000, extra, run};
-    return experiment_main(&def, argc, argv);
+    return exp_main(&def, argc, argv);
 }

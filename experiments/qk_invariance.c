@@ -54,7 +54,7 @@ enum { X, W_Q, W_K, W_V, R, WQ2, WK2, WQK, WQK2, G1, G2, NMAT };
 
 /* One draw at grid point p: X ~ N(0, 1), weights ~ N(0, 1/d), R with
  * cond(R) = cond[p]; the head before and after W_Q -> W_Q R, W_K -> W_K R^{-T}. */
-static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *sp, const void *ctx)
+static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *sp, const void *ctx)
 {
     (void)ctx;
     workset *w = sp;
@@ -62,7 +62,7 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *sp, cons
     head_state *st1 = &w->h[0], *st2 = &w->h[1];
     // X ~ N(0, 1), W_Q, W_K, W_V ~ N(0, 1/d)
     randmat_head(rng, m[X], m[W_Q], m[W_K], m[W_V], NULL);
-    int rc = randmat_with_cond(m[R], rng, pt->x);
+    int rc = randmat_with_cond(rng, m[R], pt->x);
     // W_Q' = W_Q R,  W_K' = W_K R^{-T}  (LU solves, no explicit inverse)
     if (!rc) rc = qkov_reparam(m[WQ2], m[WK2], m[W_Q], m[W_K], m[R]);
     // W_QK = W_Q W_K^T  and  W_QK' = W_Q' W_K'^T
@@ -143,7 +143,7 @@ static int run(experiment *e)
     snprintf(qmove, sizeof qmove, ", while the queries moved by at least %.0f%%", 100.0 * qmin);
     /* the claim: the queries move (every non-orthogonal draw) ... */
     if (nonorth > 0) {
-        exp_claim(e, "qkInvQueryChangeMin", NAN, measure_exact(qmin, nonorth), rule_at_least(0.1),
+        exp_claim(e, "qkInvQueryChangeMin", NAN, verdict_measure_exact(qmin, nonorth), verdict_rule_at_least(0.1),
                   "smallest relative change ||Q' - Q||_F / ||Q||_F of the queries over %zu draws "
                   "with cond(R) = %g .. %g", nonorth, ncond > 1 ? cond[1] : cond[0], cmax);
         exp_summary(e, "the queries move: smallest ||Q' - Q|| / ||Q|| %.4g over %zu draws with "
@@ -152,10 +152,10 @@ static int run(experiment *e)
     /* ... even for an orthogonal R, by about sqrt(2), keeping lengths and angles */
     if (orth < r.npoints) {   /* sqrt(2) needs E tr R = 0: Haar R of size >= 2 */
         exp_claim(e, "qkInvQueryChangeOrth", M_SQRT2, sweep_measure(&r, orth, E_Q),
-                  rule_ci_within(0.98 * M_SQRT2, 1.02 * M_SQRT2), "mean relative change of the "
+                  verdict_rule_ci_within(0.98 * M_SQRT2, 1.02 * M_SQRT2), "mean relative change of the "
                   "queries for a Haar orthogonal R, against the prediction sqrt(2), within 2%%");
-        exp_identity(e, "qkInvGramOrthMax", 0.0, measure_exact(sweep_acc(&r, orth, E_G)->max, r.pt[orth].draws),
-                     rule_at_most(C * DBL_EPSILON),
+        exp_identity(e, "qkInvGramOrthMax", 0.0, verdict_measure_exact(sweep_acc(&r, orth, E_G)->max, r.pt[orth].draws),
+                     verdict_rule_at_most(C * DBL_EPSILON),
                      "largest relative change of the Gram matrix Q Q^T for an orthogonal R");
         exp_summary_measure(e, "orthogonal R: mean query change", sweep_measure(&r, orth, E_Q),
                             "prediction sqrt(2) = %.4f", M_SQRT2);
@@ -164,14 +164,14 @@ static int run(experiment *e)
     const char *what[3] = {"W_QK", "the scores S", "the output O"};
     const char *macro[3] = {"qkInvWqkErrMax", "qkInvScoreErrMax", "qkInvOutErrMax"};
     for (int k = 0; k < 3; k++) {
-        exp_identity(e, macro[k], 0.0, measure_exact(worst[k], total), rule_at_most(C),
+        exp_identity(e, macro[k], 0.0, verdict_measure_exact(worst[k], total), verdict_rule_at_most(C),
                      "largest relative change of %s, in units of cond(R) eps, over %zu draws, "
                      "cond(R) = %g .. %g (C = 4 (d + 2 d_k))%s", what[k], total, cmin, cmax,
                      k == 1 && nonorth ? qmove : "");
         if (k == 1) exp_headline(e);    /* the scores stay put while the queries move */
     }
     exp_identity(e, "qkInvScoreErr", 0.0, sweep_measure(&r, h, E_S),
-                 rule_ci_below(C * r.pt[h].x * DBL_EPSILON), "mean relative change of the scores "
+                 verdict_rule_ci_below(C * r.pt[h].x * DBL_EPSILON), "mean relative change of the scores "
                  "at the largest cond(R) = %g", r.pt[h].x);
     exp_summary(e, "W_QK, scores and output stay put: worst %.3g, %.3g, %.3g cond(R) eps "
                 "(allowed %g)", worst[0], worst[1], worst[2], C);
@@ -183,5 +183,5 @@ int main(int argc, char **argv)
 {
     static const experiment_def def = {"qk_invariance", NULL,
                                        OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_DV | OPT_LISTS, 20261129UL, 400, extra, run};
-    return experiment_main(&def, argc, argv);
+    return exp_main(&def, argc, argv);
 }

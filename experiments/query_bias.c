@@ -52,7 +52,7 @@ static void *work_alloc(const sweep_grid *g, const void *c)
 
 /* One random head (sizes drawn first, then the head, bias.h): S, A (T_q, T_k) of the
  * three runs, K b_Q and a* = softmax(K b_Q) (T_k). */
-static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, const void *c)
+static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *c)
 {
     bias_qhead *h = work;
     (void)c, (void)pt;
@@ -62,7 +62,7 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, co
     if (self && T_q < 2) T_q = T_k = 2;
     size_t d = rng_uniform_size(rng, 1, MAX_D), d_k = rng_uniform_size(rng, 1, MAX_DK);
     double sharp = rng_log_uniform(rng, -1, 1), sigma = rng_log_uniform(rng, -2, 2), kbv[MAX_T], astarv[MAX_T];
-    int rc = bias_qhead_draw(h, rng, T_q, T_k, d, d_k, self, sharp, sigma);
+    int rc = bias_qhead_draw(rng, h, T_q, T_k, d, d_k, self, sharp, sigma);
     if (rc) return rc;
     gsl_vector_view kb = gsl_vector_view_array(kbv, T_k), astar = gsl_vector_view_array(astarv, T_k);
 
@@ -102,7 +102,7 @@ static int figure_example(experiment *e)
 {
     gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 1, 0));
     double tv = NAN, top = NAN;
-    int rc = rng ? bias_query_example(e->o.out_dir, "query_bias_example.csv", rng, &tv, &top) : att_alloc_status();
+    int rc = rng ? bias_query_example(rng, e->o.out_dir, "query_bias_example.csv", &tv, &top) : att_alloc_status();
     if (!rc) exp_meta(e, "example_pref_tv: %.17g\nexample_top_weight: %.17g", tv, top);
     if (rng) gsl_rng_free(rng);
     return rc;
@@ -111,7 +111,7 @@ static int figure_example(experiment *e)
 /* The preference as a function of u = sigma(b_Q) ||W_K||_F (the sd scale of the added scores
  * b_Q . k_j), u = pt->x: T_k = 8, d = 16, d_k = 8, W_Q = 0, TV(softmax(K b_Q), uniform). */
 enum { PREF_T = 8, PREF_D = 16, PREF_DK = 8 };
-static int draw_pref(double *out, gsl_rng *rng, const sweep_point *pt, void *work, const void *c)
+static int draw_pref(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *c)
 {
     (void)work, (void)c;
     double X[PREF_T][PREF_D], W[PREF_D][PREF_DK], z[PREF_DK], kb[PREF_T], p[PREF_T], fr = 0.0, tv = 0.0;
@@ -157,24 +157,24 @@ static int run(experiment *e)
     const stat_acc *a = sweep_acc(&r, 0, 0);
 
     // the headline: the exact statement, W_Q = 0 gives every row the same weights
-    exp_identity(e, "queryBiasZeroQuery", 0.0, measure_exact(a[S_ZERO].max, n), rule_at_most(1.0),
+    exp_identity(e, "queryBiasZeroQuery", 0.0, verdict_measure_exact(a[S_ZERO].max, n), verdict_rule_at_most(1.0),
                  "W_Q = 0: every row of A is softmax(K b_Q): max |a_ij - softmax(K b_Q)_j| over every row of %zu heads, "
                  "in units of 8 d_k eps |K||b_Q| + 4 T_k eps", n);
     exp_headline(e);
-    exp_identity(e, "queryBiasRowSpread", 0.0, measure_exact(a[S_SPREAD].max, n), rule_at_most(1.0),
+    exp_identity(e, "queryBiasRowSpread", 0.0, verdict_measure_exact(a[S_SPREAD].max, n), verdict_rule_at_most(1.0),
                  "row spread of S(b_Q) - S(0) (rows identical), relative to the rounding scale, in units of 4 d_k eps; "
                  "largest over the heads");
-    exp_identity(e, "queryBiasShift", 0.0, measure_exact(a[S_SHIFT].max, n), rule_at_most(1.0),
+    exp_identity(e, "queryBiasShift", 0.0, verdict_measure_exact(a[S_SHIFT].max, n), verdict_rule_at_most(1.0),
                  "max |S(b_Q) - S(0) - 1 (K b_Q)^T| (the added score is b_Q . k_j), relative to the rounding scale, in "
                  "units of 4 d_k eps");
-    exp_claim(e, "queryBiasEffect", NAN, sweep_measure(&r, 0, S_CHANGE), rule_ci_above(1e-3),
+    exp_claim(e, "queryBiasEffect", NAN, sweep_measure(&r, 0, S_CHANGE), verdict_rule_ci_above(1e-3),
               "relative change of A caused by b_Q, ||A(b_Q) - A(0)|| / ||A(0)|| (b_K would cause none), over %zu random "
               "heads", n);
     exp_reported(e, "queryBiasPreferenceMixed", NAN, sweep_measure(&r, 0, S_PREF),
                  "W_Q = 0: mean total-variation distance of softmax(K b_Q) from uniform over %zu heads with sigma(b_Q) "
                  "log-uniform in [0.01, 100] (a number the chosen range sets; the curve is query_bias_pref.csv)", n);
     measure m1 = sweep_measure(&rp, 2, P_TV);   /* u = 1 */
-    exp_claim(e, "queryBiasPreference", NAN, m1, rule_ci_above(0.01),
+    exp_claim(e, "queryBiasPreference", NAN, m1, verdict_rule_ci_above(0.01),
               "W_Q = 0: b_Q prefers some keys: mean total-variation distance of softmax(K b_Q) from uniform at "
               "sigma(b_Q) ||W_K||_F = 1 (T_k = %d, d = %d, d_k = %d; %.3f at 0.1, %.3f at 10: query_bias_pref.csv)",
               PREF_T, PREF_D, PREF_DK, sweep_acc(&rp, 0, P_TV)->mean, sweep_acc(&rp, 4, P_TV)->mean);
@@ -189,5 +189,5 @@ static int run(experiment *e)
 int main(int argc, char **argv)
 {
     static const experiment_def def = {"query_bias", NULL, OPT_MC, 42, 5000, NULL, run};
-    return experiment_main(&def, argc, argv);
+    return exp_main(&def, argc, argv);
 }

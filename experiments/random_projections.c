@@ -11,11 +11,11 @@
  *          --control run it alone (T_control, T_excess columns only with --control)
  *   width  T = 16, d_k = 4, d = 4 .. 256;  scale  d = 16, 64, c^2 = 1/4 .. 8: control on, --draws / 2
  */
-#include "experiment.h"
+#include "exp.h"
 #include "sweep.h"
 #include "rptables.h"
 #include "selfweight.h"
-#include "status.h"
+#include "att.h"
 
 #include <math.h>
 
@@ -31,12 +31,12 @@ enum { SIDE_T = 16, SIDE_DK = 4, PILOT = 1024 };
 static const double PRECISION = 0.01;
 
 /* one draw at (T, d, d_k, x = c): X, W_Q, W_K (and X'); S = (X W_Q)(X W_K)^T */
-static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, const void *ctx)
+static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *ctx)
 {
     double T = (double)pt->T, v = (double)pt->dk * pow(pt->x, 4);   /* score variance d_k c^4 */
     selfweight_config c = {pt->T, pt->d, pt->dk, pt->x / sqrt((double)pt->d), ((const rp_ctx *)ctx)->control};
     double sw[SW_NSTAT];
-    int st = selfweight_draw(&c, work, rng, sw);
+    int st = selfweight_draw(rng, &c, work, sw);
     out[S_TSELF] = T * sw[SW_SELF];            // T (1/T) sum_i a_ii
     out[S_TARGMAX] = T * sw[SW_ARGMAX];        // T (1/T) #{i: s_ii > s_ij for all j != i}
     out[S_DIAG] = sw[SW_DIAG_SQ] / v;          // (1/T) sum_i s_ii^2 / (d_k c^4)
@@ -74,14 +74,14 @@ static int soft_law(experiment *e)
     int st;
     if ((st = rptables_soft_law(e, sr))) return st;
     const rpt_soft_row *a = &sr[0], *z = &sr[RPT_SOFT_N - 1];
-    exp_reported(e, "rpSoftExcess", 1.0, measure_ci(a->ratio, a->ratio_lo, a->ratio_hi, a->draws),
+    exp_reported(e, "rpSoftExcess", 1.0, verdict_measure_ci(a->ratio, a->ratio_lo, a->ratio_hi, a->draws),
                  "measured excess T E[a_ii] - 1 over the soft-softmax law (1 - 1/T)(1 - 2/T) d_k c^4 / d = %.4g at "
                  "score sd %g (T = %d, d = 16, d_k = %d; control variates): the law is the sd -> 0 limit", a->law,
                  a->sd, RPT_SOFT_T, RPT_SOFT_DK);
-    exp_claim(e, "rpSoftLimit", 1.0, measure_ci(z->ratio, z->ratio_lo, z->ratio_hi, z->draws),
-              rule_ci_within(0.98, 1.02), "the same ratio at score sd %g: -> 1 as sd -> 0 (a law off by 5%% would "
+    exp_claim(e, "rpSoftLimit", 1.0, verdict_measure_ci(z->ratio, z->ratio_lo, z->ratio_hi, z->draws),
+              verdict_rule_ci_within(0.98, 1.02), "the same ratio at score sd %g: -> 1 as sd -> 0 (a law off by 5%% would "
               "fail)", z->sd);
-    exp_reported(e, "rpSoftDeparture", NAN, measure_exact(sr[RPT_SOFT_N - 2].departure, 1),
+    exp_reported(e, "rpSoftDeparture", NAN, verdict_measure_exact(sr[RPT_SOFT_N - 2].departure, 1),
                  "fourth-order departure (ratio - 1) / sd^2 at score sd %g (%.3f at %g, %.3f at %g): the ratio is "
                  "1 + this sd^2 + ...", sr[RPT_SOFT_N - 2].sd, sr[1].departure, sr[1].sd, z->departure, z->sd);
     exp_summary(e, "the excess over 1/T is second order in the scores: measured / law %.4f at score sd %g "
@@ -144,19 +144,19 @@ static int run(experiment *e)
         if (a.ci_high - a.ci_low > h.ci_high - h.ci_low) wide = p;
     }
     for (size_t p = 0; p < m->npoints; p++) {
-        exp_claim(e, p == worst ? "rpTMeanWorst" : "", 1.0, sweep_measure(m, p, S_TSELF), rule_ci_within(0.95, 1.05),
+        exp_claim(e, p == worst ? "rpTMeanWorst" : "", 1.0, sweep_measure(m, p, S_TSELF), verdict_rule_ci_within(0.95, 1.05),
                   "T times the mean self-weight at T = %zu%s (d = %zu, d_k = %zu, W ~ N(0, %g/d))", m->pt[p].T,
                   p == worst ? ", the T farthest from 1" : "", d, dk, scale * scale);
         if (p == worst) exp_headline(e);
     }
     exp_summary_measure(e, "T x mean self-weight", sweep_measure(m, worst, S_TSELF), "the section: about 1/T, i.e. 1; "
                         "T = %zu, %s", m->pt[worst].T, m->npoints > 1 ? "the farthest from 1 of the T run" : "the only T run");
-    exp_control(e, "rpRelHalfWidth", NAN, sweep_measure(m, wide, S_TSELF), rule_precision(PRECISION),
+    exp_control(e, "rpRelHalfWidth", NAN, sweep_measure(m, wide, S_TSELF), verdict_rule_precision(PRECISION),
                 "precision: largest CI half-width of T times the mean self-weight (at T = %zu), "
                 "i.e. relative to 1/T", m->pt[wide].T);
     size_t last = m->npoints - 1;
     double e2 = 1.0 + 2.0 / (double)d;   /* E[s_ii^2] / (d_k c^4) */
-    exp_control(e, "rpSelfScoreSpread", e2, sweep_measure(m, last, S_DIAG), rule_ci_within(0.99 * e2, 1.01 * e2),
+    exp_control(e, "rpSelfScoreSpread", e2, sweep_measure(m, last, S_DIAG), verdict_rule_ci_within(0.99 * e2, 1.01 * e2),
                 "E[s_ii^2] / (d_k c^4), exactly 1 + 2/d = %.5g (the others' E[s_ij^2] / (d_k c^4) "
                 "= 1), within 1%% (T = %zu, d = %zu)", e2, m->pt[last].T, d);
     if (restricted) goto done;
@@ -170,11 +170,11 @@ static int run(experiment *e)
             double z = fabs(a->mean - 1.0) / stat_se(a);
             if (z > zmax) zmax = z, zp = &r[k].pt[p];
         }
-    exp_control(e, "rpControlZ", 0.0, measure_ci(zmax, NAN, NAN, zp->draws), rule_at_most(4.0),
+    exp_control(e, "rpControlZ", 0.0, verdict_measure_ci(zmax, NAN, NAN, zp->draws), verdict_rule_at_most(4.0),
                 "control (own key replaced by a fresh token's key, exactly 1/T): largest |T mean a'_ii - 1| / se "
                 "over the %zu width and scale points (at d = %zu, c^2 = %g)", r[1].npoints + r[2].npoints, zp->d,
                 zp->x * zp->x);
-    exp_claim(e, "rpExcessSmallD", NAN, sweep_measure(&r[1], 0, S_TEXCESS), rule_ci_above(0.0),
+    exp_claim(e, "rpExcessSmallD", NAN, sweep_measure(&r[1], 0, S_TEXCESS), verdict_rule_ci_above(0.0),
               "excess T mean (a_ii - a'_ii) over the exact-1/T control at d = %zu (T = %d, d_k = %d, "
               "c = 1): not exactly 1/T", r[1].pt[0].d, SIDE_T, SIDE_DK);
     st = soft_law(e);
@@ -191,5 +191,5 @@ int main(int argc, char **argv)
         {NULL, 0, NULL, NULL, NULL}};
     static const experiment_def def = {"random_projections", NULL,
                                        OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_LISTS, 20261129UL, 24576, extra, run};
-    return experiment_main(&def, argc, argv);
+    return exp_main(&def, argc, argv);
 }

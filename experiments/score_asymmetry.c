@@ -51,7 +51,7 @@ static double rounding_tol(size_t n, const gsl_matrix *Q, const gsl_matrix *K, c
     return tol_eps(16.0, n, tol_product_scale_frob(Q, K) / mat_frob(S));
 }
 
-static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *sp, const void *ctx)
+static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *sp, const void *ctx)
 {
     (void)ctx;
     const sweep_point *c = pt;
@@ -60,8 +60,8 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *sp, cons
     head_state *st = &w->h[0];
     double sw = 1.0 / sqrt((double)c->d);
     int rc;
-    mat_randn(m[X], rng, 1.0);
-    mat_randn(m[W_V], rng, sw);
+    mat_randn(rng, m[X], 1.0);
+    mat_randn(rng, m[W_V], sw);
 
     // a(S) = ||S - S^T||_F / ||S||_F of each case (qkov_asymmetry)
     // raw: S = X X^T
@@ -70,14 +70,14 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *sp, cons
     out[S_TOL + C_RAW] = rounding_tol(c->d, m[X], m[X], m[S_RAW]);
 
     // tied: W_Q = W_K = W, S = (X W)(X W)^T
-    mat_randn(m[W_Q], rng, sw);
+    mat_randn(rng, m[W_Q], sw);
     head_params p = head_params_make(m[W_Q], m[W_Q], m[W_V]);
     if ((rc = head_forward(st, &p, m[X], m[X]))) return rc;
     out[S_ASYM + C_TIED] = qkov_asymmetry(st->S);
     out[S_TOL + C_TIED] = rounding_tol(c->d + c->dk, st->Q, st->K, st->S);
 
     // symmetric on purpose: M = (B + B^T)/sqrt(2), W_K = W_Q M, so W_QK = W_Q M W_Q^T
-    mat_randn(m[B], rng, 1.0 / sqrt((double)c->dk));
+    mat_randn(rng, m[B], 1.0 / sqrt((double)c->dk));
     gsl_matrix_transpose_memcpy(m[M], m[B]);
     gsl_matrix_add(m[M], m[B]);
     gsl_matrix_scale(m[M], M_SQRT1_2);
@@ -88,8 +88,8 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *sp, cons
     out[S_TOL + C_SYM] = rounding_tol(c->d + 2 * c->dk, st->Q, st->K, st->S);
 
     // independent: fresh W_Q and W_K
-    mat_randn(m[W_Q], rng, sw);
-    mat_randn(m[W_K], rng, sw);
+    mat_randn(rng, m[W_Q], sw);
+    mat_randn(rng, m[W_K], sw);
     if ((rc = head_forward(st, &p, m[X], m[X]))) return rc;
     out[S_ASYM + C_IND] = qkov_asymmetry(st->S);
     out[S_TOL + C_IND] = rounding_tol(c->d + c->dk, st->Q, st->K, st->S);
@@ -122,14 +122,14 @@ static int run(experiment *e)
     }
 
     /* the claim: independent projections give O(1) asymmetry */
-    measure ind = measure_stat(&acc[S_ASYM + C_IND]);
-    exp_claim(e, "asymIndep", NAN, ind, rule_ci_above(0.5), "mean ||S - S^T||_F / ||S||_F with "
+    measure ind = verdict_measure_stat(&acc[S_ASYM + C_IND]);
+    exp_claim(e, "asymIndep", NAN, ind, verdict_rule_ci_above(0.5), "mean ||S - S^T||_F / ||S||_F with "
               "independent W_Q, W_K (T = %zu, d = %zu, d_k = %zu)", c.T, c.d, c.dk);
     exp_headline(e);
     /* the explanation, as a prediction: sym/antisym parts of W_QK and the diagonal */
     double pred = sqrt(2.0 * (double)(c.T - 1) * (1.0 - 1.0 / (double)c.d)
                        / ((double)c.T + 2.0 / (double)c.d));
-    exp_claim(e, "asymIndepPred", pred, ind, rule_ci_within(0.98 * pred, 1.02 * pred),
+    exp_claim(e, "asymIndepPred", pred, ind, verdict_rule_ci_within(0.98 * pred, 1.02 * pred),
               "the same mean against the prediction sqrt(2 (T-1)(1-1/d) / (T+2/d)) = %.4f, "
               "within 2%%", pred);
     exp_summary_measure(e, "learned scores, independent W_Q, W_K: ||S - S^T|| / ||S||", ind,
@@ -140,19 +140,19 @@ static int run(experiment *e)
                            "W_K = W_Q M, M symmetric (W_QK symmetric, W_Q != W_K)"};
     for (int k = 0; k < 3; k++) {
         int zeros = acc[S_ZERO + k].mean == 1.0;
-        exp_identity(e, macro[k], 0.0, measure_exact(acc[S_ASYM + k].max, n),
-                     rule_at_most(acc[S_TOL + k].min), "largest ||S - S^T||_F / ||S||_F, %s%s",
+        exp_identity(e, macro[k], 0.0, verdict_measure_exact(acc[S_ASYM + k].max, n),
+                     verdict_rule_at_most(acc[S_TOL + k].min), "largest ||S - S^T||_F / ||S||_F, %s%s",
                      what[k], zeros ? " (bit for bit 0 in every draw)" : "");
         exp_summary(e, "%s: largest asymmetry %.3g (tolerance %.3g)", what[k], acc[S_ASYM + k].max,
                     acc[S_TOL + k].min);
     }
     /* the sentence: "it" looks at "animal", "animal" does not look at "it" */
-    exp_identity(e, "asymSentenceRaw", 0.0, measure_exact(fabs(sr.raw_it_animal - sr.raw_animal_it), 1),
-                 rule_at_most(tol_eps(16.0, SENTENCE_D, sr.raw_scale)),
+    exp_identity(e, "asymSentenceRaw", 0.0, verdict_measure_exact(fabs(sr.raw_it_animal - sr.raw_animal_it), 1),
+                 verdict_rule_at_most(tol_eps(16.0, SENTENCE_D, sr.raw_scale)),
                  "sentence, raw scores: |s(it, animal) - s(animal, it)|");
     /* a positive control: a W_QK built one-way is seen as one-way */
-    exp_control(e, "asymSentenceRatio", NAN, measure_exact(sr.a_it_animal / sr.a_animal_it, 1),
-                rule_at_least(10.0), "sentence, hand-made head: a(it -> animal) / a(animal -> it) "
+    exp_control(e, "asymSentenceRatio", NAN, verdict_measure_exact(sr.a_it_animal / sr.a_animal_it, 1),
+                verdict_rule_at_least(10.0), "sentence, hand-made head: a(it -> animal) / a(animal -> it) "
                 "= %.3f / %.3g", sr.a_it_animal, sr.a_animal_it);
     exp_summary(e, "the sentence: a(it -> animal) = %.3f, a(animal -> it) = %.3g", sr.a_it_animal,
                 sr.a_animal_it);
@@ -164,5 +164,5 @@ int main(int argc, char **argv)
 {
     static const experiment_def def = {"score_asymmetry", NULL,
                                        OPT_MC | OPT_T | OPT_D | OPT_DK, 20261129UL, 2000, NULL, run};
-    return experiment_main(&def, argc, argv);
+    return exp_main(&def, argc, argv);
 }

@@ -49,7 +49,7 @@ static shapecheck_table table;   /* shapes.csv: every matrix checked */
  * W_Q, W_K (d, d_k), W_V (d, d_v) ~ N(0, 1/d); every sequence through
  * head_forward (state (T_q, d_k), (T_k, d_k), ...), and for self-attention
  * all of them through head_forward_batched (O (B T, d_v) read as (B, T, d_v)). */
-static int check_config(const config *c, gsl_rng *rng)
+static int check_config(gsl_rng *rng, const config *c)
 {
     shape sh[SHAPES_COUNT];
     int rc = attention_shapes(sh, c->B, c->T_q, c->T_k, c->d, c->d_k, c->d_v);
@@ -60,12 +60,12 @@ static int check_config(const config *c, gsl_rng *rng)
     gsl_matrix *W_V = mat_new(c->d, c->d_v), *Ob = mat_new(c->B * c->T_q, c->d_v);
     head_state st = {0};
     if (!Xq || !Xkv || !W_Q || !W_K || !W_V || !Ob) { rc = att_alloc_status(); goto done; }
-    mat_randn(Xq, rng, 1.0);
-    if (!c->self) mat_randn(Xkv, rng, 1.0);
+    mat_randn(rng, Xq, 1.0);
+    if (!c->self) mat_randn(rng, Xkv, 1.0);
     double sw = 1.0 / sqrt((double)c->d);
-    mat_randn(W_Q, rng, sw);
-    mat_randn(W_K, rng, sw);
-    mat_randn(W_V, rng, sw);
+    mat_randn(rng, W_Q, sw);
+    mat_randn(rng, W_K, sw);
+    mat_randn(rng, W_V, sw);
     head_params p = head_params_make(W_Q, W_K, W_V);
     // (a refusal by --max-memory is recorded as ATT_EUSAGE: att_last_code)
     if (head_state_alloc(&st, c->T_q, c->T_k, c->d, c->d_k, c->d_v)) { rc = att_alloc_status(); goto done; }
@@ -122,8 +122,8 @@ static int same_weights_two_T(gsl_rng *rng, size_t *failed)
     gsl_matrix *X5 = mat_new(5, d), *X64 = mat_new(64, d), *O5 = mat_new(5, d_v), *O64 = mat_new(64, d_v);
     int rc = (W_Q && W_K && W_V && X5 && X64 && O5 && O64) ? ATT_OK : att_alloc_status();
     if (!rc) {
-        mat_randn(W_Q, rng, 0.2); mat_randn(W_K, rng, 0.2); mat_randn(W_V, rng, 0.2);
-        mat_randn(X5, rng, 1.0); mat_randn(X64, rng, 1.0);
+        mat_randn(rng, W_Q, 0.2); mat_randn(rng, W_K, 0.2); mat_randn(rng, W_V, 0.2);
+        mat_randn(rng, X5, 1.0); mat_randn(rng, X64, 1.0);
         head_params p = head_params_make(W_Q, W_K, W_V);
         *failed = (head_output(O5, &p, X5, X5) != ATT_OK) + (head_output(O64, &p, X64, X64) != ATT_OK);
     }
@@ -140,10 +140,10 @@ static int run(experiment *e)
     if (rc) return rc;
     gsl_rng *rng = rng_new("mt19937", e->o.seed);
     rc = rng ? ATT_OK : att_alloc_status();
-    for (size_t i = 0; i < NCONFIG && !rc; i++) rc = check_config(&CONFIGS[i], rng);
+    for (size_t i = 0; i < NCONFIG && !rc; i++) rc = check_config(rng, &CONFIGS[i]);
     // your sizes through head_forward too, when they fit in 256 MiB
     int checked_mine = given && shapecheck_doubles(&mine) * sizeof(double) <= 256.0 * 1024 * 1024;
-    if (!rc && checked_mine) rc = check_config(&mine, rng);
+    if (!rc && checked_mine) rc = check_config(rng, &mine);
     if (given && !checked_mine && !e->o.quiet)
         printf("(your sizes need more than 256 MiB: not run through head_forward)\n\n");
     size_t differ = 0, nT = 0, failed = 2;
@@ -151,7 +151,7 @@ static int run(experiment *e)
     if (!rc) rc = same_weights_two_T(rng, &failed);
     if (rng) gsl_rng_free(rng);
     // GPT-2: the formula 3 d d_k, and the elements of the weights allocated
-    size_t count = head_projection_params(GPT2_D, GPT2_DK, GPT2_DK), allocated = 0;
+    size_t count = shapes_head_projection_params(GPT2_D, GPT2_DK, GPT2_DK), allocated = 0;
     gsl_matrix *W[3] = {mat_new(GPT2_D, GPT2_DK), mat_new(GPT2_D, GPT2_DK), mat_new(GPT2_D, GPT2_DK)};
     for (int k = 0; k < 3; k++) allocated += W[k] ? W[k]->size1 * W[k]->size2 : 0;
     for (int k = 0; k < 3; k++) mat_free(W[k]);
@@ -164,20 +164,20 @@ static int run(experiment *e)
 
     size_t disagree = shapecheck_disagree(&table), nrows = table.n;
     size_t layer = GPT2_HEADS * count;
-    exp_claim(e, "shapesDisagree", 0, measure_exact((double)disagree, nrows),
-                rule_at_most(0), "matrices whose computed shape differs from attention_shapes "
+    exp_claim(e, "shapesDisagree", 0, verdict_measure_exact((double)disagree, nrows),
+                verdict_rule_at_most(0), "matrices whose computed shape differs from attention_shapes "
                 "(%zu checked, %d configurations)", nrows, (int)NCONFIG + checked_mine);
     exp_headline(e);
-    exp_claim(e, "shapesWeightsNoT", 0, measure_exact((double)differ, nT),
-                rule_at_most(0), "values of T (1 .. 100,000, %zu) at which a weight shape changes", nT);
-    exp_claim(e, "shapesSameWeightsTwoT", 0, measure_exact((double)failed, 2),
-                rule_at_most(0), "runs of the same weights at T = 5 and T = 64 that failed");
-    exp_claim(e, "shapesGPTTwoHead", 147456, measure_exact((double)count, 1),
-                rule_between(147456, 147456), "projection weights of one GPT-2 head, 3 x 768 x 64 (formula)");
-    exp_identity(e, "shapesGPTTwoAllocated", 147456, measure_exact((double)allocated, 1),
-                rule_between(147456, 147456), "elements of W_Q, W_K, W_V allocated at GPT-2 sizes");
-    exp_claim(e, "shapesGPTTwoLayer", 1769472, measure_exact((double)layer, 1),
-              rule_between(1769472, 1769472), "projection weights of 12 GPT-2 heads");
+    exp_claim(e, "shapesWeightsNoT", 0, verdict_measure_exact((double)differ, nT),
+                verdict_rule_at_most(0), "values of T (1 .. 100,000, %zu) at which a weight shape changes", nT);
+    exp_claim(e, "shapesSameWeightsTwoT", 0, verdict_measure_exact((double)failed, 2),
+                verdict_rule_at_most(0), "runs of the same weights at T = 5 and T = 64 that failed");
+    exp_claim(e, "shapesGPTTwoHead", 147456, verdict_measure_exact((double)count, 1),
+                verdict_rule_between(147456, 147456), "projection weights of one GPT-2 head, 3 x 768 x 64 (formula)");
+    exp_identity(e, "shapesGPTTwoAllocated", 147456, verdict_measure_exact((double)allocated, 1),
+                verdict_rule_between(147456, 147456), "elements of W_Q, W_K, W_V allocated at GPT-2 sizes");
+    exp_claim(e, "shapesGPTTwoLayer", 1769472, verdict_measure_exact((double)layer, 1),
+              verdict_rule_between(1769472, 1769472), "projection weights of 12 GPT-2 heads");
     char g1[32], g2[32];
     exp_summary(e, "one GPT-2 head has %s projection weights (the section: 3 x 768 x 64 = 147,456), "
                 "12 heads %s", shapecheck_grouped(g1, count), shapecheck_grouped(g2, layer));
@@ -192,5 +192,5 @@ int main(int argc, char **argv)
     static experiment_def def = {"shapes", "every matrix's shape in one head, against what "
                                        "the library computes", OPT_SEED, 42, 1, NULL, run};
     def.extra = shapecheck_options();
-    return experiment_main(&def, argc, argv);
+    return exp_main(&def, argc, argv);
 }

@@ -53,17 +53,17 @@ static int run(experiment *e)
     tqfk_check ck;
     tqfk_check_result(&ck, cfg, &r);
     exp_identity(e, "tqfkRowSumErr", 0.0,
-                measure_exact(ck.row_sum_err, TQFK_NQ), rule_at_most(tol_eps(4.0, TQFK_NK, 1.0)),
+                verdict_measure_exact(ck.row_sum_err, TQFK_NQ), verdict_rule_at_most(tol_eps(4.0, TQFK_NK, 1.0)),
                 "max over queries of |sum_j a_ij - 1|");
     exp_identity(e, "tqfkOutputAvgErr", 0.0,
-                measure_exact(ck.average_err, TQFK_NQ * TQFK_DIM),
-                rule_at_most(tol_eps(4.0, TQFK_NK, ck.value_scale)),
+                verdict_measure_exact(ck.average_err, TQFK_NQ * TQFK_DIM),
+                verdict_rule_at_most(tol_eps(4.0, TQFK_NK, ck.value_scale)),
                 "max |o_i - sum_j a_ij v_j| (o = A V by BLAS, sum by a loop)");
     /* the numbers the figure shows: how much q1 looks at k1, q2 at k2 */
-    exp_reported(e, "tqfkQoneKoneWeight", NAN, measure_exact(r.A[0][0], 1),
+    exp_reported(e, "tqfkQoneKoneWeight", NAN, verdict_measure_exact(r.A[0][0], 1),
                 "weight a_11 that q1 gives k1 (scale %g)", cfg->scale);
     exp_headline(e);   // the lookup itself: how much q1 looks at k1
-    exp_reported(e, "tqfkQtwoKtwoWeight", NAN, measure_exact(r.A[1][1], 1),
+    exp_reported(e, "tqfkQtwoKtwoWeight", NAN, verdict_measure_exact(r.A[1][1], 1),
                 "weight a_22 that q2 gives k2 (scale %g)", cfg->scale);
     exp_summary(e, "rows of A sum to 1 (largest error %.2g); each o_i is the weighted average "
                 "sum_j a_ij v_j (largest difference %.2g)", ck.row_sum_err, ck.average_err);
@@ -78,5 +78,5 @@ int main(int argc, char **argv)
     if (explorer_tui_wanted(argc, argv)) return explorer_tui_main(argc, argv, ID, CLAIM, &cli);
     static experiment_def def = {ID, CLAIM, 0, 0, 1, NULL, run};
     def.extra = tqfk_options(&cli);
-    return experiment_main(&def, argc, argv);
+    return exp_main(&def, argc, argv);
 }

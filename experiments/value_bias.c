@@ -45,7 +45,7 @@ static void max_sizes(sweep_point *pt, const void *ctx)
 
 /* One head of the sizes in out[S_TQ .. S_SIGMA]: out[S_PASS ..]; the softmax and sigmoid
  * outputs (T_q, d_v), unfolded and folded, into O[0..3] if not NULL. */
-static int head_draw(double *out, workset *w, gsl_rng *rng, double sharp, gsl_matrix *O[4])
+static int head_draw(gsl_rng *rng, double *out, workset *w, double sharp, gsl_matrix *O[4])
 {
     size_t T_q = (size_t)out[S_TQ], T_k = (size_t)out[S_TK], d = (size_t)out[S_D];
     size_t d_k = (size_t)out[S_DK], d_v = (size_t)out[S_DV];
@@ -56,14 +56,14 @@ static int head_draw(double *out, workset *w, gsl_rng *rng, double sharp, gsl_ma
     gsl_matrix_view W_V = gsl_matrix_submatrix(w->m[WV], 0, 0, d, d_v), W_O = gsl_matrix_submatrix(w->m[WO], 0, 0, d_v, d);
     gsl_vector_view b_V = gsl_vector_subvector(w->v[BV], 0, d_v), b_O = gsl_vector_subvector(w->v[BO], 0, d);
     gsl_vector_view b_f = gsl_vector_subvector(w->v[BF], 0, d);
-    mat_randn(&Xq.matrix, rng, 1.0);
-    if (!self) mat_randn(&Xkv.matrix, rng, 1.0);
-    mat_randn(&W_Q.matrix, rng, sharp / sqrt((double)d));
-    mat_randn(&W_K.matrix, rng, 1.0 / sqrt((double)d));
-    mat_randn(&W_V.matrix, rng, 1.0 / sqrt((double)d));
-    mat_randn(&W_O.matrix, rng, 1.0 / sqrt((double)d_v));
-    vec_randn(&b_V.vector, rng, out[S_SIGMA]);
-    vec_randn(&b_O.vector, rng, 1.0);
+    mat_randn(rng, &Xq.matrix, 1.0);
+    if (!self) mat_randn(rng, &Xkv.matrix, 1.0);
+    mat_randn(rng, &W_Q.matrix, sharp / sqrt((double)d));
+    mat_randn(rng, &W_K.matrix, 1.0 / sqrt((double)d));
+    mat_randn(rng, &W_V.matrix, 1.0 / sqrt((double)d));
+    mat_randn(rng, &W_O.matrix, 1.0 / sqrt((double)d_v));
+    mat_vec_randn(rng, &b_V.vector, out[S_SIGMA]);
+    mat_vec_randn(rng, &b_O.vector, 1.0);
 
     // the head without and with b_V: O(0) = A V, O(b_V) = A (V + 1 b_V^T)
     head_state s0 = {0}, s1 = {0};
@@ -82,7 +82,7 @@ static int head_draw(double *out, workset *w, gsl_rng *rng, double sharp, gsl_ma
         gsl_vector_view row = gsl_matrix_row(E, i);
         gsl_vector_add(&row.vector, &b_V.vector);
     }
-    double scale_O = mat_max_abs(s0.V) + vec_max_abs(&b_V.vector);
+    double scale_O = mat_max_abs(s0.V) + mat_vec_max_abs(&b_V.vector);
     out[S_PASS] = mat_max_abs_diff(s1.O, E) / scale_O / tol_eps(8, T_k, 1.0);
     // folding: b_O' = b_O + b_V W_O; Y_u = O(b_V) W_O + b_O against Y_f = O(0) W_O + b_O'
     double fold, ctrl;
@@ -91,7 +91,7 @@ static int head_draw(double *out, workset *w, gsl_rng *rng, double sharp, gsl_ma
                                  &b_O.vector, &b_f.vector)))
         goto done;
     // scale_Y = scale_O max_j sum_l |W_O,lj| + max|b_O|  (||W_O||_1, the largest column 1-norm)
-    double scale_Y = scale_O * mat_norm1(&W_O.matrix) + vec_max_abs(&b_O.vector);
+    double scale_Y = scale_O * mat_norm1(&W_O.matrix) + mat_vec_max_abs(&b_O.vector);
     out[S_FOLD] = fold / scale_Y / tol_eps(8, T_k + d_v, 1.0);
     // negative control: A = sigmoid(S), rows summing to anything in (0, T_k)
     if ((rc = bias_sigmoid_weights(Ac, s0.S))
@@ -114,7 +114,7 @@ done:
 }
 
 /* one random head: its sizes, sharpness and b_V scale, then head_draw */
-static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, const void *ctx)
+static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *ctx)
 {
     (void)pt, (void)ctx;
     out[S_SELF] = gsl_rng_uniform(rng) < 0.5;
@@ -125,7 +125,7 @@ static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, co
     out[S_DV] = (double)rng_uniform_size(rng, 1, MAX_DK);
     double sharp = rng_log_uniform(rng, log10(0.3), log10(3.0));
     out[S_SIGMA] = rng_log_uniform(rng, -1, 1);
-    return head_draw(out, work, rng, sharp, NULL);
+    return head_draw(rng, out, work, sharp, NULL);
 }
 
 /* The figure's head (T = 5 self-attention, d = 8, d_k = 4, d_v = 2: outputs in a plane,
@@ -139,7 +139,7 @@ static int figure_example(const experiment *e, const sweep_grid *g, const sweep_
     workset *w = sweep_work_new(g, def), *o = sweep_workset(&pt, "T.dv T.dv T.dv T.dv", NULL, NULL);  /* O[4] */
     double v[NSTAT] = {[S_TQ] = EX_T, [S_TK] = EX_T, [S_D] = EX_D, [S_DK] = EX_DK, [S_DV] = EX_DV,
                        [S_SELF] = 1, [S_SIGMA] = 1.0};
-    int rc = (rng && w && o) ? head_draw(v, w, rng, 1.0, o->m) : att_alloc_status();
+    int rc = (rng && w && o) ? head_draw(rng, v, w, 1.0, o->m) : att_alloc_status();
     if (!rc) rc = bias_value_example_write(e->o.out_dir, "value_bias_example.csv", o->m, w->v[BV], tokens);
     workset_free(o), workset_free(w);
     if (rng) gsl_rng_free(rng);
@@ -160,22 +160,22 @@ static int run(experiment *e)
     const stat_acc *a = sweep_acc(&r, 0, 0);
     size_t n = a[S_FOLD].n;
     double fold = a[S_FOLD].max, pass = a[S_PASS].max, ctrl_min = a[S_CTRL].min;
-    measure ctrl_mean = measure_stat(&a[S_CTRL]);
+    measure ctrl_mean = verdict_measure_stat(&a[S_CTRL]);
     exp_meta(e, "heads: %zu\nexample_T: %d\nexample_d_v: %d", n, EX_T, EX_DV);
 
-    exp_identity(e, "valueBiasFoldError", 0.0, measure_exact(fold, n), rule_at_most(1.0),
+    exp_identity(e, "valueBiasFoldError", 0.0, verdict_measure_exact(fold, n), verdict_rule_at_most(1.0),
                  "folded vs unfolded final output, b_O' = b_O + b_V W_O (relative max error in "
                  "units of 8 (T_k + d_v) eps); largest over the heads");
     exp_headline(e);
-    exp_identity(e, "valueBiasPassThrough", 0.0, measure_exact(pass, n), rule_at_most(1.0),
+    exp_identity(e, "valueBiasPassThrough", 0.0, verdict_measure_exact(pass, n), verdict_rule_at_most(1.0),
                  "max |O(b_V) - O(0) - 1 b_V^T| / (max|V| + max|b_V|) in units of 8 T_k eps; "
                  "largest over %zu random heads", n);
-    exp_control(e, "valueBiasControlError", NAN, measure_exact(ctrl_min, n), rule_at_least(CONTROL_MIN),
+    exp_control(e, "valueBiasControlError", NAN, verdict_measure_exact(ctrl_min, n), verdict_rule_at_least(CONTROL_MIN),
                 "negative control, sigmoid weights (rows do not sum to 1): smallest folding error "
                 "relative to max|b_V W_O| over the heads");
     exp_reported(e, "valueBiasControlMean", NAN, ctrl_mean,
                  "negative control: mean folding error relative to max|b_V W_O|");
-    exp_identity(e, "valueBiasControlExplained", 0.0, measure_exact(a[S_PRED].max, n), rule_at_most(1.0),
+    exp_identity(e, "valueBiasControlExplained", 0.0, verdict_measure_exact(a[S_PRED].max, n), verdict_rule_at_most(1.0),
                  "prediction: the control's relative error equals its largest row-sum defect "
                  "max_i |sum_j a_ij - 1|; largest difference in units of its rounding tolerance "
                  "8 (T_k + d_v) eps T_k (scale_Y / |b_V W_O| + 1)");
@@ -191,5 +191,5 @@ static int run(experiment *e)
 int main(int argc, char **argv)
 {
     static const experiment_def def = {"value_bias", NULL, OPT_MC, 42, 2000, NULL, run};
-    return experiment_main(&def, argc, argv);
+    return exp_main(&def, argc, argv);
 }

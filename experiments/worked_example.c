@@ -104,26 +104,26 @@ static int run(experiment *e)
     for (size_t k = 0; k < sizeof cited / sizeof cited[0]; k++) {
         // the section's 3-digit value: half a unit of its last digit either side
         if (section)
-            exp_claim(e, cited[k].macro, cited[k].section_value, measure_exact(cited[k].measured, 1),
-                      rule_between(cited[k].section_value - 5e-4, cited[k].section_value + 5e-4),
+            exp_claim(e, cited[k].macro, cited[k].section_value, verdict_measure_exact(cited[k].measured, 1),
+                      verdict_rule_between(cited[k].section_value - 5e-4, cited[k].section_value + 5e-4),
                       "%s at c = 3, rounds to the section's value", cited[k].what);
         else
-            exp_reported(e, cited[k].macro, NAN, measure_exact(cited[k].measured, 1),
+            exp_reported(e, cited[k].macro, NAN, verdict_measure_exact(cited[k].measured, 1),
                          "%s at c = %g (the section's values are for c = 3)", cited[k].what, c);
         if (k == 0) exp_headline(e);   // the winner's weight carries the claim
     }
     exp_identity(e, "workedTheOutput", 0.0,
-                 measure_exact(fmax(fabs(gsl_matrix_get(O, WORKED_THE, 0) - third),
-                                    fabs(gsl_matrix_get(O, WORKED_THE, 1) - third)), 2),
-                 rule_at_most(tol_c), "output of the: zero query, so the plain average of the "
+                 verdict_measure_exact(fmax(fabs(gsl_matrix_get(O, WORKED_THE, 0) - third),
+                                            fabs(gsl_matrix_get(O, WORKED_THE, 1) - third)), 2),
+                 verdict_rule_at_most(tol_c), "output of the: zero query, so the plain average of the "
                  "values, (1/3, 1/3); max |o_the - 1/3| over both coordinates");
-    exp_identity(e, "workedAErr", 0.0, measure_exact(mat_max_abs_diff(A, m.A_cf), WORKED_T * WORKED_T),
-                 rule_at_most(tol_c), "max |A - closed form| over the 9 weights at c = %g "
+    exp_identity(e, "workedAErr", 0.0, verdict_measure_exact(mat_max_abs_diff(A, m.A_cf), WORKED_T * WORKED_T),
+                 verdict_rule_at_most(tol_c), "max |A - closed form| over the 9 weights at c = %g "
                  "(tolerance 8 T eps (1 + |c|))", c);
-    exp_identity(e, "workedOErr", 0.0, measure_exact(mat_max_abs_diff(O, m.O_cf), WORKED_T * WORKED_DV),
-                 rule_at_most(tol_c), "max |O - closed form| over the 6 outputs at c = %g", c);
-    exp_identity(e, "workedFactorErr", 0.0, measure_exact(sweep_err, SWEEP_N),
-                 rule_at_most(tol_sweep), "max |weight - closed form| over c = 0, 0.1, ..., 10");
+    exp_identity(e, "workedOErr", 0.0, verdict_measure_exact(mat_max_abs_diff(O, m.O_cf), WORKED_T * WORKED_DV),
+                 verdict_rule_at_most(tol_c), "max |O - closed form| over the 6 outputs at c = %g", c);
+    exp_identity(e, "workedFactorErr", 0.0, verdict_measure_exact(sweep_err, SWEEP_N),
+                 verdict_rule_at_most(tol_sweep), "max |weight - closed form| over c = 0, 0.1, ..., 10");
     // the plain summary: the numbers the section prints, with its values beside them
     double w, o;
     worked_weights(c, &w, &o);
@@ -149,5 +149,5 @@ int main(int argc, char **argv)
         {NULL, 0, NULL, NULL, NULL}};
     static const experiment_def def = {"worked_example", "the hand-made head on \"the cat sat\": a verb looks for its noun",
                                        0, 0, 1, extra, run};
-    return experiment_main(&def, argc, argv);
+    return exp_main(&def, argc, argv);
 }

@@ -18,7 +18,7 @@
 #include "csvmat.h"
 #include "mat.h"
 #include "opts.h"
-#include "status.h"
+#include "att.h"
 
 /* ---- the CSV reader --------------------------------------------------- */
 

@@ -17,7 +17,7 @@
 #include <gsl/gsl_rng.h>
 #include "opts.h"
 #include "rng.h"
-#include "status.h"
+#include "att.h"
 
 enum { PROP_DEFAULT_CASES = 200 };
 #define PROP_DEFAULT_SEED 20261129UL
@@ -27,7 +27,7 @@ static inline unsigned long prop_env_ulong(const char *name, unsigned long dflt)
     const char *s = getenv(name);
     unsigned long v;
     if (s == NULL || *s == '\0') return dflt;
-    if (parse_ulong(s, &v, name) != 0) {
+    if (opts_parse_ulong(s, &v, name) != 0) {
         fprintf(stderr, "prop: ignoring malformed %s=%s\n", name, s);
         return dflt;
     }

@@ -29,7 +29,7 @@
 #include "mat.h"
 #include "opts.h"
 #include "prop.h"
-#include "status.h"
+#include "att.h"
 #include "tol.h"
 
 #define EPS DBL_EPSILON
@@ -48,7 +48,7 @@ START_TEST(prop_key_bias_no_gradient)
         PROP_ASSERT(bias_head_alloc(&h, T, d, dk, dv) == ATT_OK, "%s", att_last_error());
         PROP_ASSERT(head_grads_alloc(&g, T, T, d, dk, dv) == ATT_OK, "%s", att_last_error());
         for (int rope = 0; rope <= 1; rope++) {
-            PROP_ASSERT(bias_head_draw(&h, rng, rope) == ATT_OK, "%s", att_last_error());
+            PROP_ASSERT(bias_head_draw(rng, &h, rope) == ATT_OK, "%s", att_last_error());
             head_params p = bias_head_params(&h, rope, 1);
             PROP_ASSERT(head_backward(&g, &h.with, &p, h.X, h.X, h.G) == ATT_OK, "%s", att_last_error());
             double nq = gsl_blas_dnrm2(g.db_Q), nk = gsl_blas_dnrm2(g.db_K);
@@ -86,7 +86,7 @@ START_TEST(prop_fd_check_agrees_and_catches)
         PROP_ASSERT(bias_head_alloc(&h, T, d, dk, dv) == ATT_OK, "alloc");
         PROP_ASSERT(head_grads_alloc(&g, T, T, d, dk, dv) == ATT_OK, "alloc");
         PROP_ASSERT(head_state_alloc(&work, T, T, d, dk, dv) == ATT_OK, "alloc");
-        PROP_ASSERT(bias_head_draw(&h, rng, rope) == ATT_OK, "draw");
+        PROP_ASSERT(bias_head_draw(rng, &h, rope) == ATT_OK, "draw");
         head_params p = bias_head_params(&h, rope, 1);
         PROP_ASSERT(head_backward(&g, &h.with, &p, h.X, h.X, h.G) == ATT_OK, "backward");
         gsl_matrix_view bq = gsl_matrix_view_vector(h.b_Q, 1, dk), gq = gsl_matrix_view_vector(g.db_Q, 1, dk);
@@ -128,7 +128,7 @@ START_TEST(test_fold_error_by_hand)
      *   row [1 1]:   Y_u = 3 + 5 = 8,         Y_f = 1 + 3 + 2 = 6, error (2 - 1) 2 = 2 */
     gsl_matrix *A = mat_new(1, 2), *V0 = mat_new(2, 1), *V1 = mat_new(2, 1), *W_O = mat_new(1, 1);
     gsl_matrix *O1 = mat_new(1, 1), *O0 = mat_new(1, 1);
-    gsl_vector *b_O = vec_new(1), *b_fold = vec_new(1);
+    gsl_vector *b_O = mat_vec_new(1), *b_fold = mat_vec_new(1);
     gsl_matrix_set(A, 0, 0, 0.25); gsl_matrix_set(A, 0, 1, 0.75);
     gsl_matrix_set(V0, 0, 0, 1); gsl_matrix_set(V0, 1, 0, 3);
     gsl_matrix_set(V1, 0, 0, 3); gsl_matrix_set(V1, 1, 0, 5);
@@ -144,7 +144,7 @@ START_TEST(test_fold_error_by_hand)
     ck_assert_double_eq(err, 2.0);
     ck_assert_double_eq(bias_row_sum_defect(A), 1.0);
     mat_free(A); mat_free(V0); mat_free(V1); mat_free(W_O); mat_free(O1); mat_free(O0);
-    vec_free(b_O); vec_free(b_fold);
+    mat_vec_free(b_O); mat_vec_free(b_fold);
 }
 END_TEST
 
@@ -156,8 +156,8 @@ START_TEST(test_head_draw_is_seeded)
     bias_head a, b;
     ck_assert_int_eq(bias_head_alloc(&a, 4, 5, 2, 3), ATT_OK);
     ck_assert_int_eq(bias_head_alloc(&b, 4, 5, 2, 3), ATT_OK);
-    ck_assert_int_eq(bias_head_draw(&a, r1, 1), ATT_OK);
-    ck_assert_int_eq(bias_head_draw(&b, r2, 1), ATT_OK);
+    ck_assert_int_eq(bias_head_draw(r1, &a, 1), ATT_OK);
+    ck_assert_int_eq(bias_head_draw(r2, &b, 1), ATT_OK);
     ck_assert_double_eq(mat_max_abs_diff(a.with.O, b.with.O), 0.0);
     ck_assert_double_eq(mat_max_abs_diff(a.without.O, b.without.O), 0.0);
     bias_head_free(&a); bias_head_free(&b);
@@ -188,10 +188,10 @@ static void check_csv(const char *dir, const char *name, const char *header, siz
     ck_assert_msg(strcmp(line, header) == 0, "%s: header\n  %s\nexpected\n  %s", name, line, header);
     char hbuf[8192];
     char *heads[128];
-    int nh = csv_split(header, heads, 128, hbuf, sizeof hbuf);
+    int nh = csvline_split(header, heads, 128, hbuf, sizeof hbuf);
     size_t rows = 0;
     while (fgets(line, sizeof line, f)) {
-        int n = csv_split(line, fields, 128, buf, sizeof buf);
+        int n = csvline_split(line, fields, 128, buf, sizeof buf);
         ck_assert_msg(n == nh, "%s row %zu: %d fields, header has %d", name, rows + 1, n, nh);
         for (int k = 0; k < n; k++) {
             char pat[128];
@@ -200,7 +200,7 @@ static void check_csv(const char *dir, const char *name, const char *header, siz
             snprintf(list, sizeof list, ",%s,", text);
             if (strstr(list, pat)) continue;
             double x;
-            ck_assert_msg(parse_double(fields[k], &x, heads[k]) == ATT_OK, "%s row %zu column %s: '%s' is not a number",
+            ck_assert_msg(opts_parse_double(fields[k], &x, heads[k]) == ATT_OK, "%s row %zu column %s: '%s' is not a number",
                           name, rows + 1, heads[k], fields[k]);
         }
         rows++;

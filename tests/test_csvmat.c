@@ -9,7 +9,7 @@
 #include "prop.h"
 #include "csvmat.h"
 #include "mat.h"
-#include "status.h"
+#include "att.h"
 
 #include <float.h>
 #include <math.h>

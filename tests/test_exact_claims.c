@@ -27,7 +27,7 @@
 #include "qkov.h"
 #include "shapes.h"
 #include "softmax.h"
-#include "status.h"
+#include "att.h"
 
 #define EPS DBL_EPSILON
 
@@ -35,15 +35,15 @@ static gsl_matrix *rand_mat(gsl_rng *rng, size_t r, size_t c, double sigma)
 {
     gsl_matrix *M = mat_new(r, c);
     ck_assert_ptr_nonnull(M);
-    mat_randn(M, rng, sigma);
+    mat_randn(rng, M, sigma);
     return M;
 }
 
 static gsl_vector *rand_vec(gsl_rng *rng, size_t n, double sigma)
 {
-    gsl_vector *v = vec_new(n);
+    gsl_vector *v = mat_vec_new(n);
     ck_assert_ptr_nonnull(v);
-    vec_randn(v, rng, sigma);
+    mat_vec_randn(rng, v, sigma);
     return v;
 }
 
@@ -182,8 +182,8 @@ END_TEST
 START_TEST(test_gpt2_counts)
 {
     /* 3 x 768 x 64 = 147,456; 12 heads = 1,769,472 */
-    ck_assert_uint_eq(head_projection_params(768, 64, 64), 147456);
-    ck_assert_uint_eq(12 * head_projection_params(768, 64, 64), 1769472);
+    ck_assert_uint_eq(shapes_head_projection_params(768, 64, 64), 147456);
+    ck_assert_uint_eq(12 * shapes_head_projection_params(768, 64, 64), 1769472);
     shape sh[SHAPES_COUNT];
     ck_assert_int_eq(attention_shapes(sh, 1, 100000, 100000, 768, 64, 64), ATT_OK);
     size_t weights = 0;
@@ -233,11 +233,11 @@ END_TEST
 START_TEST(test_prev_token_factor)
 {
     /* c = ln(w (T-1) / (1-w)):  T = 2, w = 1/2 -> c = 0;  T = 11, w = 0.999 -> ln(9990) */
-    ck_assert_double_eq_tol(circuit_prev_token_factor(2, 0.5), 0.0, EPS);
-    ck_assert_double_eq_tol(circuit_prev_token_factor(11, 0.999), log(9990.0), 16 * EPS);
-    ck_assert(isnan(circuit_prev_token_factor(1, 0.999)));
-    ck_assert(isnan(circuit_prev_token_factor(5, 1.0)));
-    ck_assert(isnan(circuit_prev_token_factor(5, 0.0)));
+    ck_assert_double_eq_tol(prevtoken_circuit_factor(2, 0.5), 0.0, EPS);
+    ck_assert_double_eq_tol(prevtoken_circuit_factor(11, 0.999), log(9990.0), 16 * EPS);
+    ck_assert(isnan(prevtoken_circuit_factor(1, 0.999)));
+    ck_assert(isnan(prevtoken_circuit_factor(5, 1.0)));
+    ck_assert(isnan(prevtoken_circuit_factor(5, 0.0)));
 }
 END_TEST
 
@@ -249,8 +249,8 @@ START_TEST(test_prev_token_small_by_hand)
      *   V = [0 1; 1 0; 0 1],  O = [1/3 2/3; 1/4 3/4; 1/2 1/2] */
     size_t tokens[3] = { 1, 0, 1 };
     gsl_matrix *X = mat_new(3, 5), *WQ = mat_new(5, 3), *WK = mat_new(5, 3), *WV = mat_new(5, 2);
-    ck_assert_int_eq(circuit_prev_token_inputs(X, tokens, 2, 3), ATT_OK);
-    ck_assert_int_eq(circuit_prev_token_build(WQ, WK, WV, 2, 3, log(2.0)), ATT_OK);
+    ck_assert_int_eq(prevtoken_circuit_inputs(X, tokens, 2, 3), ATT_OK);
+    ck_assert_int_eq(prevtoken_circuit_build(WQ, WK, WV, 2, 3, log(2.0)), ATT_OK);
     head_params p = head_params_make(WQ, WK, WV);
     head_state st;
     ck_assert_int_eq(head_state_alloc(&st, 3, 3, 5, 3, 2), ATT_OK);
@@ -270,10 +270,10 @@ START_TEST(test_prev_token_bad_input)
 {
     size_t tokens[3] = { 0, 2, 1 };     /* 2 is not below n_vocab = 2 */
     gsl_matrix *X = mat_new(3, 5), *WQ = mat_new(5, 3), *WK = mat_new(5, 3), *WV = mat_new(5, 2);
-    ck_assert_int_eq(circuit_prev_token_inputs(X, tokens, 2, 3), ATT_EUSAGE);
-    ck_assert_int_eq(circuit_prev_token_build(WQ, WK, WV, 2, 1, 1.0), ATT_EUSAGE);   /* T < 2 */
-    ck_assert_int_eq(circuit_prev_token_build(WQ, WK, WV, 2, 3, NAN), ATT_EUSAGE);
-    ck_assert_int_eq(circuit_prev_token_build(WQ, WK, WV, 3, 3, 1.0), ATT_EUSAGE);   /* shapes */
+    ck_assert_int_eq(prevtoken_circuit_inputs(X, tokens, 2, 3), ATT_EUSAGE);
+    ck_assert_int_eq(prevtoken_circuit_build(WQ, WK, WV, 2, 1, 1.0), ATT_EUSAGE);   /* T < 2 */
+    ck_assert_int_eq(prevtoken_circuit_build(WQ, WK, WV, 2, 3, NAN), ATT_EUSAGE);
+    ck_assert_int_eq(prevtoken_circuit_build(WQ, WK, WV, 3, 3, 1.0), ATT_EUSAGE);   /* shapes */
     mat_free(X); mat_free(WQ); mat_free(WK); mat_free(WV);
 }
 END_TEST
@@ -289,9 +289,9 @@ START_TEST(prop_prev_token_head)
         size_t *tok = malloc(T * sizeof *tok), *count = calloc(V, sizeof *count);
         for (size_t t = 0; t < T; t++) { tok[t] = gsl_rng_uniform_int(rng, V); count[tok[t]]++; }
         gsl_matrix *X = mat_new(T, d), *WQ = mat_new(d, T), *WK = mat_new(d, T), *WV = mat_new(d, V);
-        double c = circuit_prev_token_factor(T, 0.999);
-        PROP_ASSERT(circuit_prev_token_inputs(X, tok, V, T) == ATT_OK, "%s", att_last_error());
-        PROP_ASSERT(circuit_prev_token_build(WQ, WK, WV, V, T, c) == ATT_OK, "%s", att_last_error());
+        double c = prevtoken_circuit_factor(T, 0.999);
+        PROP_ASSERT(prevtoken_circuit_inputs(X, tok, V, T) == ATT_OK, "%s", att_last_error());
+        PROP_ASSERT(prevtoken_circuit_build(WQ, WK, WV, V, T, c) == ATT_OK, "%s", att_last_error());
         head_params p = head_params_make(WQ, WK, WV);
         head_state st;
         PROP_ASSERT(head_state_alloc(&st, T, T, d, T, V) == ATT_OK, "alloc");
@@ -323,8 +323,8 @@ START_TEST(test_prev_token_needs_the_factor)
     /* the construction with factor 0 is no previous-token head: all weights 1/T */
     size_t T = 6, V = 3, d = V + T, tok[6] = { 0, 1, 2, 0, 1, 2 };
     gsl_matrix *X = mat_new(T, d), *WQ = mat_new(d, T), *WK = mat_new(d, T), *WV = mat_new(d, V);
-    ck_assert_int_eq(circuit_prev_token_inputs(X, tok, V, T), ATT_OK);
-    ck_assert_int_eq(circuit_prev_token_build(WQ, WK, WV, V, T, 0.0), ATT_OK);
+    ck_assert_int_eq(prevtoken_circuit_inputs(X, tok, V, T), ATT_OK);
+    ck_assert_int_eq(prevtoken_circuit_build(WQ, WK, WV, V, T, 0.0), ATT_OK);
     head_params p = head_params_make(WQ, WK, WV);
     gsl_matrix *O = mat_new(T, V);
     head_state st;
@@ -343,7 +343,7 @@ START_TEST(test_fold_value_bias_by_hand)
     /* W_O = [1 2 0; 0 1 -1] (d_v = 2, d = 3), b_V = (3, -1), b_O = (1, 1, 1):
      *   b_V W_O = (3, 5, 1),  b_O' = (4, 6, 2) */
     gsl_matrix *WO = mat_new(2, 3);
-    gsl_vector *bV = vec_new(2), *bO = vec_new(3), *out = vec_new(3);
+    gsl_vector *bV = mat_vec_new(2), *bO = mat_vec_new(3), *out = mat_vec_new(3);
     const double w[2][3] = { { 1, 2, 0 }, { 0, 1, -1 } };
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 3; j++) gsl_matrix_set(WO, i, j, w[i][j]);
@@ -358,7 +358,7 @@ START_TEST(test_fold_value_bias_by_hand)
     ck_assert_double_eq(gsl_vector_get(bO, 1), 6.0);
     /* shapes: b_V must have d_v entries */
     ck_assert_int_eq(bias_fold_value(out, bO, out, WO), ATT_EUSAGE);
-    mat_free(WO); vec_free(bV); vec_free(bO); vec_free(out);
+    mat_free(WO); mat_vec_free(bV); mat_vec_free(bO); mat_vec_free(out);
 }
 END_TEST
 
@@ -394,7 +394,7 @@ typedef struct {
     gsl_vector *bQ, *bV, *bO;
 } rand_head;
 
-static void rand_head_make(rand_head *h, gsl_rng *rng)
+static void rand_head_make(gsl_rng *rng, rand_head *h)
 {
     int self = gsl_rng_uniform(rng) < 0.5;
     h->T_q = prop_size(rng, 1, 20);
@@ -416,7 +416,7 @@ static void rand_head_free(rand_head *h)
 {
     if (h->Xkv != h->Xq) mat_free(h->Xkv);
     mat_free(h->Xq); mat_free(h->WQ); mat_free(h->WK); mat_free(h->WV); mat_free(h->WO);
-    vec_free(h->bQ); vec_free(h->bV); vec_free(h->bO);
+    mat_vec_free(h->bQ); mat_vec_free(h->bV); mat_vec_free(h->bO);
 }
 
 static void forward(head_state *st, const rand_head *h, const head_params *p)
@@ -431,7 +431,7 @@ START_TEST(prop_query_bias_rows_identical)
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     PROP_FOR(k, rng, "query bias: S(b_Q) - S(0) has identical rows") {
         rand_head h;
-        rand_head_make(&h, rng);
+        rand_head_make(rng, &h);
         head_params p0 = head_params_make(h.WQ, h.WK, h.WV), pb = p0;
         pb.b_Q = h.bQ;
         head_state s0, sb, sz;
@@ -479,13 +479,13 @@ START_TEST(prop_value_bias_folds)
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     PROP_FOR(k, rng, "value bias passes through and folds; sigmoid control does not") {
         rand_head h;
-        rand_head_make(&h, rng);
+        rand_head_make(rng, &h);
         head_params p0 = head_params_make(h.WQ, h.WK, h.WV), p1 = p0;
         p1.b_V = h.bV;
         head_state s0, s1;
         forward(&s0, &h, &p0);
         forward(&s1, &h, &p1);
-        double scale_O = mat_max_abs(s0.V) + vec_max_abs(h.bV);
+        double scale_O = mat_max_abs(s0.V) + mat_vec_max_abs(h.bV);
         // pass-through
         for (size_t i = 0; i < h.T_q; i++)
             for (size_t j = 0; j < h.d_v; j++) {
@@ -493,7 +493,7 @@ START_TEST(prop_value_bias_folds)
                 PROP_ASSERT(e <= tol_eps(8, h.T_k, scale_O), "pass-through (%zu,%zu): %g", i, j, e);
             }
         // folding
-        gsl_vector *bF = vec_new(h.d), *bw = vec_new(h.d);
+        gsl_vector *bF = mat_vec_new(h.d), *bw = mat_vec_new(h.d);
         PROP_ASSERT(bias_fold_value(bF, h.bO, h.bV, h.WO) == ATT_OK, "fold");
         gsl_matrix *Yu = mat_new(h.T_q, h.d), *Yf = mat_new(h.T_q, h.d);
         gsl_matrix *Oc1 = mat_new(h.T_q, h.d_v), *Oc0 = mat_new(h.T_q, h.d_v), *Ac = mat_new(h.T_q, h.T_k);
@@ -505,7 +505,7 @@ START_TEST(prop_value_bias_folds)
             for (size_t l = 0; l < h.d_v; l++) s += fabs(gsl_matrix_get(h.WO, l, j));
             colsum = fmax(colsum, s);
         }
-        double scale_Y = scale_O * colsum + vec_max_abs(h.bO);
+        double scale_Y = scale_O * colsum + mat_vec_max_abs(h.bO);
         double ef = mat_max_abs_diff(Yu, Yf), tf = tol_eps(8, h.T_k + h.d_v, scale_Y);
         PROP_ASSERT(ef <= tf, "folding error %g > tol %g", ef, tf);
         // control: sigmoid weights; Y_u - Y_f = (rowsum_i - 1) (b_V W_O)_j
@@ -525,7 +525,7 @@ START_TEST(prop_value_bias_folds)
                             i, j, got, want);
             }
         }
-        vec_free(bF); vec_free(bw);
+        mat_vec_free(bF); mat_vec_free(bw);
         mat_free(Yu); mat_free(Yf); mat_free(Oc1); mat_free(Oc0); mat_free(Ac);
         head_state_free(&s0); head_state_free(&s1);
         rand_head_free(&h);

@@ -7,9 +7,9 @@
  * fails, and when the def has no work at all).
  */
 #include "example.h"
-#include "experiment.h"
+#include "exp.h"
 #include "prop.h"
-#include "status.h"
+#include "att.h"
 #include "sweep.h"
 
 #include <check.h>
@@ -35,7 +35,7 @@ static void work_free(void *w)
     free(w);
 }
 /* z ~ N(0, 1) then a second normal (so draw 0 is more than one number of the stream) */
-static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *wp, const void *ctx)
+static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *wp, const void *ctx)
 {
     (void)ctx;
     const work *w = wp;
@@ -84,7 +84,7 @@ START_TEST(test_example_is_draw_zero)
     def = (experiment_def){"demo", "a demonstration", OPT_MC, 7UL, 1, NULL, run};
     char *argv[] = {"demo", "--out", dir, "--quiet", NULL};
     allocs = frees = fail_draw = 0;
-    ck_assert_int_eq(experiment_main(&def, 4, argv), 0);
+    ck_assert_int_eq(exp_main(&def, 4, argv), 0);
     for (int p = 0; p < 2; p++) {
         ck_assert_int_eq(example_rc[p], ATT_OK);
         ck_assert_msg(example_z[p] == swept[p], "T = %zu: example %.17g, sweep's draw 0 %.17g", Ts[p],

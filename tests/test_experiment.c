@@ -1,10 +1,10 @@
-/* test_experiment.c - the experiment skeleton (experiment.h) and its sweep (sweep.h):
+/* test_experiment.c - the experiment skeleton (exp.h) and its sweep (sweep.h):
  * a failed verdict call is sticky (exit 3, no verdict file), sweep lists and
  * ranges parse strictly, a filtered sweep reruns a point with its numbers. */
-#include "experiment.h"
+#include "exp.h"
 #include "profile.h"
 #include "prop.h"
-#include "status.h"
+#include "att.h"
 #include "sweep.h"
 
 #include <check.h>
@@ -17,20 +17,20 @@
 
 static int run_bad_macro(experiment *e)
 {
-    exp_claim(e, "bad_macro1", 1.0, measure_exact(1.0, 1), rule_at_most(2.0), "a bad macro name");
-    exp_claim(e, "fine", 1.0, measure_exact(1.0, 1), rule_at_most(2.0), "a good row after it");
+    exp_claim(e, "bad_macro1", 1.0, verdict_measure_exact(1.0, 1), verdict_rule_at_most(2.0), "a bad macro name");
+    exp_claim(e, "fine", 1.0, verdict_measure_exact(1.0, 1), verdict_rule_at_most(2.0), "a good row after it");
     return ATT_OK;
 }
 
 static int run_ci_without_ci(experiment *e)
 {
-    exp_claim(e, "noCI", 1.0, measure_exact(1.0, 10), rule_ci_within(0.0, 2.0), "a CI rule, no CI");
+    exp_claim(e, "noCI", 1.0, verdict_measure_exact(1.0, 10), verdict_rule_ci_within(0.0, 2.0), "a CI rule, no CI");
     return ATT_OK;
 }
 
 static int run_good(experiment *e)
 {
-    exp_claim(e, "fine", 1.0, measure_exact(1.0, 1), rule_at_most(2.0), "a good row");
+    exp_claim(e, "fine", 1.0, verdict_measure_exact(1.0, 1), verdict_rule_at_most(2.0), "a good row");
     exp_headline(e);
     return ATT_OK;
 }
@@ -40,7 +40,7 @@ static int run_main(int (*run)(experiment *), const char *dir)
     static experiment_def def;
     def = (experiment_def){"demo", "a demonstration", OPT_MC, 1UL, 10, NULL, run};
     char *argv[] = {"demo", "--out", (char *)dir, "--quiet", NULL};
-    return experiment_main(&def, 4, argv);
+    return exp_main(&def, 4, argv);
 }
 
 static int has_verdicts(const char *dir)
@@ -69,32 +69,32 @@ END_TEST
 START_TEST(test_size_lists)
 {
     opts_list l;
-    ck_assert_int_eq(parse_size_list("4,8,16", &l, "--T"), ATT_OK);
+    ck_assert_int_eq(opts_parse_size_list("4,8,16", &l, "--T"), ATT_OK);
     ck_assert_uint_eq(l.n, 3);
     ck_assert_uint_eq(l.v[2], 16);
-    ck_assert_int_eq(parse_size_list("2..256", &l, "--T"), ATT_OK);
+    ck_assert_int_eq(opts_parse_size_list("2..256", &l, "--T"), ATT_OK);
     ck_assert_uint_eq(l.n, 8);
     ck_assert_uint_eq(l.v[0], 2);
     ck_assert_uint_eq(l.v[7], 256);
-    ck_assert_int_eq(parse_size_list("3..20", &l, "--T"), ATT_OK);   /* 3 6 12 */
+    ck_assert_int_eq(opts_parse_size_list("3..20", &l, "--T"), ATT_OK);   /* 3 6 12 */
     ck_assert_uint_eq(l.n, 3);
     ck_assert_uint_eq(l.v[2], 12);
-    ck_assert_int_eq(parse_size_list("5,16..64", &l, "--T"), ATT_OK);
+    ck_assert_int_eq(opts_parse_size_list("5,16..64", &l, "--T"), ATT_OK);
     ck_assert_uint_eq(l.n, 4);
-    ck_assert_int_eq(parse_size_list("7", &l, "--T"), ATT_OK);
+    ck_assert_int_eq(opts_parse_size_list("7", &l, "--T"), ATT_OK);
     ck_assert_uint_eq(l.n, 1);
     const char *bad[] = {"", ",", "4,", ",4", "4,,8", "0", "-1", "4.5", "8..4", "4..", "..4",
                          "4...8", "a", "4,4", "2..8,8", "1..99999999999999999999", " 4", "4 ",
                          "99999999999999999999999"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        ck_assert_msg(parse_size_list(bad[i], &l, "--T") == ATT_EUSAGE, "'%s' was accepted", bad[i]);
+        ck_assert_msg(opts_parse_size_list(bad[i], &l, "--T") == ATT_EUSAGE, "'%s' was accepted", bad[i]);
 }
 END_TEST
 
 /* a sweep: one N(0, 1) per draw; a point run alone gives its numbers in the sweep */
 #define STATS(X) X(S_Z, "z", SW_MC) X(S_T, "t", SW_EXACT)
 SWEEP_STATS(STATS);
-static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, const void *ctx)
+static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *ctx)
 {
     (void)work, (void)ctx;
     out[S_Z] = gsl_ran_gaussian(rng, 1.0);
@@ -127,7 +127,7 @@ static int run_sweep_args(const char *dir, const char *T)
     static experiment_def def;
     def = (experiment_def){"demo", "a demonstration", OPT_MC | OPT_T | OPT_LISTS, 1UL, 300, NULL, run_sweep};
     char *argv[] = {"demo", "--out", (char *)dir, "--quiet", "--T", (char *)T, NULL};
-    return experiment_main(&def, T ? 6 : 4, argv);
+    return exp_main(&def, T ? 6 : 4, argv);
 }
 
 START_TEST(test_sweep_filter_keeps_numbers)
@@ -183,7 +183,7 @@ END_TEST
 /* the engine's work from shape words: the largest point's sizes, or each point's own */
 #define WSTATS(X) X(W_ROWS, "rows", SW_EXACT) X(W_LEN, "len", SW_EXACT) X(W_Z, "z", SW_MC)
 SWEEP_STATS_AS(WSTATS, NWSTAT, wstat_names);
-static int draw_ws(double *out, gsl_rng *rng, const sweep_point *pt, void *work, const void *ctx)
+static int draw_ws(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *ctx)
 {
     (void)pt, (void)ctx;
     const workset *w = work;
@@ -252,7 +252,7 @@ START_TEST(test_sweep_work_and_merged)
     static experiment_def def;
     def = (experiment_def){"demo", "a demonstration", OPT_MC, 1UL, 20, NULL, run_ws};
     char *argv[] = {"demo", "--out", dir, "--quiet", NULL};
-    for (per_point = 0; per_point < 2; per_point++) ck_assert_int_eq(experiment_main(&def, 4, argv), 0);
+    for (per_point = 0; per_point < 2; per_point++) ck_assert_int_eq(exp_main(&def, 4, argv), 0);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     ck_assert_int_eq(system(cmd), 0);
@@ -263,7 +263,7 @@ END_TEST
 START_TEST(test_sweep_ci_and_fit)
 {
     double col[3];
-    sweep_put_ci(col, measure_ci(0.5, 0.25, 0.75, 10));
+    sweep_put_ci(col, verdict_measure_ci(0.5, 0.25, 0.75, 10));
     ck_assert_double_eq(col[0], 0.5);
     ck_assert_double_eq(col[1], 0.25);
     ck_assert_double_eq(col[2], 0.75);
@@ -284,7 +284,7 @@ END_TEST
 /* profiles: each point's draw 0 again, its vector as a column; one length or no table */
 #define PSTATS(X) X(P_Z, "z", SW_MC)
 SWEEP_STATS_AS(PSTATS, NPSTAT, pstat_names);
-static int draw_profile(double *out, gsl_rng *rng, const sweep_point *pt, void *work, const void *ctx)
+static int draw_profile(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *ctx)
 {
     (void)ctx;
     workset *w = work;
@@ -326,7 +326,7 @@ START_TEST(test_profile_write)
     def = (experiment_def){"demo", "a demonstration", OPT_MC, 1UL, 5, NULL, run_profile};
     char *argv[] = {"demo", "--out", dir, "--quiet", NULL};
     profile_two_d = 0;
-    ck_assert_int_eq(experiment_main(&def, 4, argv), 0);
+    ck_assert_int_eq(exp_main(&def, 4, argv), 0);
     snprintf(path, sizeof path, "%s/demo_profile.csv", dir);
     FILE *f = fopen(path, "r");
     ck_assert_ptr_nonnull(f);
@@ -342,7 +342,7 @@ START_TEST(test_profile_write)
     fclose(f);
     ck_assert_int_eq(remove(path), 0);
     profile_two_d = 1;     /* d = 3 and 4: two lengths, no table */
-    ck_assert_int_eq(experiment_main(&def, 4, argv), 0);
+    ck_assert_int_eq(exp_main(&def, 4, argv), 0);
     ck_assert_int_eq(access(path, F_OK), -1);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -16,7 +16,7 @@
 #include "head.h"
 #include "mat.h"
 #include "softmax.h"
-#include "status.h"
+#include "att.h"
 
 #include <float.h>
 #include <math.h>
@@ -171,10 +171,10 @@ START_TEST(test_prop_any_scale)
         size_t T = prop_size(rng, 1, 9), d = prop_size(rng, 1, 6), dk = prop_size(rng, 1, 4),
                dv = prop_size(rng, 1, 3);
         gsl_matrix *X = mat_new(T, d), *WQ = mat_new(d, dk), *WK = mat_new(d, dk), *WV = mat_new(d, dv);
-        mat_randn(X, rng, 1.0);
-        mat_randn(WQ, rng, 1.0);
-        mat_randn(WK, rng, 1.0);
-        mat_randn(WV, rng, 1.0);
+        mat_randn(rng, X, 1.0);
+        mat_randn(rng, WQ, 1.0);
+        mat_randn(rng, WK, 1.0);
+        mat_randn(rng, WV, 1.0);
         head_params p = head_params_make(WQ, WK, WV);
         int e = (int)gsl_rng_uniform_int(rng, 601) - 300;
         p.scale = (gsl_rng_uniform(rng) < 0.5 ? -1.0 : 1.0) * pow(10.0, e);

@@ -9,7 +9,7 @@
 #include "fused.h"
 #include "head.h"
 #include "mat.h"
-#include "status.h"
+#include "att.h"
 
 #include <float.h>
 #include <math.h>
@@ -20,7 +20,7 @@ static gsl_matrix *rand_mat(gsl_rng *rng, size_t r, size_t c, double sigma)
 {
     gsl_matrix *A = mat_new(r, c);
     ck_assert_ptr_nonnull(A);
-    mat_randn(A, rng, sigma);
+    mat_randn(rng, A, sigma);
     return A;
 }
 
@@ -159,8 +159,8 @@ START_TEST(test_prop_batched_equals_one_by_one)
         gsl_matrix *X = rand_mat(rng, B * T, d, 1.0), *O = mat_new(B * T, d_v);
         gsl_matrix *WQ = rand_mat(rng, d, d_k, sw), *WK = rand_mat(rng, d, d_k, sw);
         gsl_matrix *WV = rand_mat(rng, d, d_v, sw);
-        gsl_vector *bQ = vec_new(d_k), *bK = vec_new(d_k), *bV = vec_new(d_v);
-        vec_randn(bQ, rng, 0.5); vec_randn(bK, rng, 0.5); vec_randn(bV, rng, 0.5);
+        gsl_vector *bQ = mat_vec_new(d_k), *bK = mat_vec_new(d_k), *bV = mat_vec_new(d_v);
+        mat_vec_randn(rng, bQ, 0.5); mat_vec_randn(rng, bK, 0.5); mat_vec_randn(rng, bV, 0.5);
         head_params p = head_params_make(WQ, WK, WV);
         if (biases) { p.b_Q = bQ; p.b_K = bK; p.b_V = bV; }
         p.rope = rope;
@@ -190,7 +190,7 @@ START_TEST(test_prop_batched_equals_one_by_one)
         }
         head_state_free(&st);
         mat_free(X); mat_free(O); mat_free(WQ); mat_free(WK); mat_free(WV);
-        vec_free(bQ); vec_free(bK); vec_free(bV);
+        mat_vec_free(bQ); mat_vec_free(bK); mat_vec_free(bV);
     }
     printf("  batched vs one by one: worst error / tolerance = %.3g\n", worst);
     gsl_rng_free(rng);

@@ -12,7 +12,7 @@
 #include "gradcheck.h"
 #include "mat.h"
 #include "rope.h"
-#include "status.h"
+#include "att.h"
 
 #include <float.h>
 #include <math.h>
@@ -27,15 +27,15 @@ static gsl_matrix *rand_mat(gsl_rng *rng, size_t r, size_t c, double sigma)
 {
     gsl_matrix *A = mat_new(r, c);
     ck_assert_ptr_nonnull(A);
-    mat_randn(A, rng, sigma);
+    mat_randn(rng, A, sigma);
     return A;
 }
 
 static gsl_vector *rand_vec(gsl_rng *rng, size_t n, double sigma)
 {
-    gsl_vector *v = vec_new(n);
+    gsl_vector *v = mat_vec_new(n);
     ck_assert_ptr_nonnull(v);
-    vec_randn(v, rng, sigma);
+    mat_vec_randn(rng, v, sigma);
     return v;
 }
 
@@ -58,7 +58,7 @@ typedef struct {
     head_params p;
 } hcase;
 
-static void hcase_make(hcase *c, gsl_rng *rng, size_t T_q, size_t T_k, size_t d,
+static void hcase_make(gsl_rng *rng, hcase *c, size_t T_q, size_t T_k, size_t d,
                        size_t d_k, size_t d_v, int self, int rope, double scale, int biases)
 {
     *c = (hcase){ .T_q = T_q, .T_k = self ? T_q : T_k, .d = d, .d_k = d_k, .d_v = d_v, .self = self };
@@ -85,7 +85,7 @@ static void hcase_free(hcase *c)
     if (c->Xkv != c->Xq) mat_free(c->Xkv);
     mat_free(c->Xq);
     mat_free(c->W_Q); mat_free(c->W_K); mat_free(c->W_V);
-    vec_free(c->b_Q); vec_free(c->b_K); vec_free(c->b_V);
+    mat_vec_free(c->b_Q); mat_vec_free(c->b_K); mat_vec_free(c->b_V);
 }
 
 /* forward into a fresh state */
@@ -161,7 +161,7 @@ START_TEST(test_shape_errors)
 {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     hcase c;
-    hcase_make(&c, rng, 3, 5, 4, 2, 3, 0, 0, 1.0, 1);
+    hcase_make(rng, &c, 3, 5, 4, 2, 3, 0, 0, 1.0, 1);
     head_state st;
     ck_assert_int_eq(head_state_alloc(&st, 3, 5, 4, 2, 3), ATT_OK);
     ck_assert_int_eq(head_forward(&st, &c.p, c.Xq, c.Xkv), ATT_OK);
@@ -192,7 +192,7 @@ START_TEST(test_shape_errors)
     expect_usage(head_backward(&g, &st, &c.p, c.Xq, c.Xkv, Gbad), "G (3 x 2)", "O (3 x 3)");
     /* RoPE needs an even d_k */
     hcase odd;
-    hcase_make(&odd, rng, 2, 2, 4, 3, 2, 1, 1, 1.0, 0);
+    hcase_make(rng, &odd, 2, 2, 4, 3, 2, 1, 1, 1.0, 0);
     gsl_matrix *O = mat_new(2, 2), *O3 = mat_new(2, 3);
     expect_usage(head_output(O, &odd.p, odd.Xq, odd.Xkv), "RoPE", "W_Q (4 x 3)");
     expect_usage(rope_apply(odd.W_Q, odd.W_Q, 10000.0), "rope", "odd");
@@ -209,7 +209,7 @@ START_TEST(test_shape_errors)
     head_grads_free(&g);
     head_state_free(&st);
     hcase_free(&c); hcase_free(&odd);
-    mat_free(Xbad); mat_free(Wbad); mat_free(Vbad); vec_free(bbad); mat_free(Xkv4);
+    mat_free(Xbad); mat_free(Wbad); mat_free(Vbad); mat_vec_free(bbad); mat_free(Xkv4);
     mat_free(Gbad); mat_free(O); mat_free(O3);
     gsl_rng_free(rng);
 }
@@ -289,7 +289,7 @@ START_TEST(test_prop_permute_keys_values)
     gsl_rng *prng = gsl_rng_alloc(gsl_rng_mt19937);
     PROP_FOR(k, rng, "permuting keys and values together leaves O unchanged") {
         hcase c;
-        hcase_make(&c, rng, prop_size(rng, 1, 12), prop_size(rng, 1, 24), prop_size(rng, 1, 24),
+        hcase_make(rng, &c, prop_size(rng, 1, 12), prop_size(rng, 1, 24), prop_size(rng, 1, 24),
                    prop_size(rng, 1, 12), prop_size(rng, 1, 12), 0, 0,
                    0.1 + 2.0 * gsl_rng_uniform(rng), (int)(k % 2));
         /* Xkv' = P Xkv: row j of Xkv' is row pi(j) of Xkv */
@@ -337,11 +337,11 @@ START_TEST(test_prop_permute_keys_values)
 END_TEST
 
 /* a random cross- or self-attention case without RoPE */
-static void hcase_random(hcase *c, gsl_rng *rng, size_t k, int rope)
+static void hcase_random(gsl_rng *rng, hcase *c, size_t k, int rope)
 {
     int self = (int)(k % 2);
     size_t d_k = rope ? 2 * prop_size(rng, 1, 6) : prop_size(rng, 1, 12);
-    hcase_make(c, rng, prop_size(rng, 1, 12), prop_size(rng, 1, 24), prop_size(rng, 1, 24),
+    hcase_make(rng, c, prop_size(rng, 1, 12), prop_size(rng, 1, 24), prop_size(rng, 1, 24),
                d_k, prop_size(rng, 1, 12), self, rope, 0.1 + 2.0 * gsl_rng_uniform(rng), 1);
 }
 
@@ -350,7 +350,7 @@ START_TEST(test_prop_key_bias_no_effect)
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     PROP_FOR(k, rng, "a key bias leaves the output unchanged (RoPE off)") {
         hcase c;
-        hcase_random(&c, rng, k, 0);
+        hcase_random(rng, &c, k, 0);
         head_params p0 = c.p;
         p0.b_K = NULL;
         head_state s0, s1;
@@ -375,7 +375,7 @@ START_TEST(test_prop_query_bias_rows)
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     PROP_FOR(k, rng, "S(b_Q) - S(0) has identical rows") {
         hcase c;
-        hcase_random(&c, rng, k, 0);
+        hcase_random(rng, &c, k, 0);
         head_params p0 = c.p;
         p0.b_Q = NULL;
         head_state s0, s1;
@@ -420,7 +420,7 @@ START_TEST(test_prop_value_bias_adds)
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     PROP_FOR(k, rng, "a value bias adds b_V to every output row") {
         hcase c;
-        hcase_random(&c, rng, k, (int)(k % 3 == 0));
+        hcase_random(rng, &c, k, (int)(k % 3 == 0));
         head_params p0 = c.p;
         p0.b_V = NULL;
         head_state s0, s1;
@@ -516,7 +516,7 @@ static void check_gradients(gsl_rng *rng, size_t k, int self, int rope)
                                     : 0.2 + 1.8 * gsl_rng_uniform(rng);
     int biases = k % 4 != 3;
     hcase c;
-    hcase_make(&c, rng, T_q, T_k, d, d_k, d_v, self, rope, scale, biases);
+    hcase_make(rng, &c, T_q, T_k, d, d_k, d_v, self, rope, scale, biases);
     gsl_matrix *G = rand_mat(rng, c.T_q, d_v, 1.0);
 
     // backprop at the base point (NULL biases when the case has none)
@@ -602,7 +602,7 @@ START_TEST(test_prop_key_bias_gradient)
         n_cases++;
         for (int rope = 0; rope <= 1; rope++) {
             hcase c;
-            hcase_make(&c, rng, T_q, T_k, d, d_k, d_v, self, rope, scale, 1);
+            hcase_make(rng, &c, T_q, T_k, d, d_k, d_v, self, rope, scale, 1);
             gsl_matrix *G = rand_mat(rng, c.T_q, d_v, 1.0);
             head_state st;
             hcase_forward(&st, &c, &c.p, c.Xkv);

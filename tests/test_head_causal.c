@@ -12,7 +12,7 @@
 #include "head.h"
 #include "mat.h"
 #include "softmax.h"
-#include "status.h"
+#include "att.h"
 #include "tiled.h"
 
 #include <float.h>
@@ -24,7 +24,7 @@ static gsl_matrix *rand_mat(gsl_rng *rng, size_t r, size_t c, double sigma)
 {
     gsl_matrix *A = mat_new(r, c);
     ck_assert_ptr_nonnull(A);
-    mat_randn(A, rng, sigma);
+    mat_randn(rng, A, sigma);
     return A;
 }
 

@@ -23,14 +23,14 @@ START_TEST(prop_ref_equals_forward)
         double scale = pow(10.0, gsl_rng_uniform(rng) * 2.0 - 1.0);   /* 0.1 .. 10 */
         gsl_matrix *Xq = mat_new(T_q, d), *Xk = self ? Xq : mat_new(T_k, d);
         gsl_matrix *W_Q = mat_new(d, d_k), *W_K = mat_new(d, d_k), *W_V = mat_new(d, d_v);
-        gsl_vector *b_Q = vec_new(d_k), *b_K = vec_new(d_k), *b_V = vec_new(d_v);
+        gsl_vector *b_Q = mat_vec_new(d_k), *b_K = mat_vec_new(d_k), *b_V = mat_vec_new(d_v);
         gsl_matrix *O = mat_new(T_q, d_v), *A = mat_new(T_q, T_k);
-        mat_randn(Xq, rng, 1.0);
-        if (!self) mat_randn(Xk, rng, 1.0);
-        mat_randn(W_Q, rng, 1.0 / sqrt((double)d));
-        mat_randn(W_K, rng, 1.0 / sqrt((double)d));
-        mat_randn(W_V, rng, 1.0 / sqrt((double)d));
-        vec_randn(b_Q, rng, 0.5), vec_randn(b_K, rng, 0.5), vec_randn(b_V, rng, 0.5);
+        mat_randn(rng, Xq, 1.0);
+        if (!self) mat_randn(rng, Xk, 1.0);
+        mat_randn(rng, W_Q, 1.0 / sqrt((double)d));
+        mat_randn(rng, W_K, 1.0 / sqrt((double)d));
+        mat_randn(rng, W_V, 1.0 / sqrt((double)d));
+        mat_vec_randn(rng, b_Q, 0.5), mat_vec_randn(rng, b_K, 0.5), mat_vec_randn(rng, b_V, 0.5);
         head_params p = head_params_make(W_Q, W_K, W_V);
         if (biases) p.b_Q = b_Q, p.b_K = b_K, p.b_V = b_V;
         p.scale = scale;
@@ -49,7 +49,7 @@ START_TEST(prop_ref_equals_forward)
         head_state_free(&st);
         if (!self) mat_free(Xk);
         mat_free(Xq), mat_free(W_Q), mat_free(W_K), mat_free(W_V), mat_free(O), mat_free(A);
-        vec_free(b_Q), vec_free(b_K), vec_free(b_V);
+        mat_vec_free(b_Q), mat_vec_free(b_K), mat_vec_free(b_V);
     }
     gsl_rng_free(rng);
 }

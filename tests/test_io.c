@@ -4,7 +4,7 @@
 #include "afile.h"
 #include "table.h"
 #include "verdict.h"
-#include "status.h"
+#include "att.h"
 
 #include <math.h>
 #include <sys/stat.h>
@@ -22,15 +22,15 @@ START_TEST(test_parse_ulong_table)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         unsigned long v = 7;
-        int st = parse_ulong(cases[i].s, &v, "--seed");
+        int st = opts_parse_ulong(cases[i].s, &v, "--seed");
         ck_assert_msg((st == ATT_OK) == cases[i].ok, "'%s': status %d", cases[i].s, st);
         if (cases[i].ok) ck_assert_uint_eq(v, cases[i].v);
         else ck_assert_msg(strstr(att_last_error(), "--seed") != NULL, "message names the option: %s",
                            att_last_error());
     }
     size_t z;
-    ck_assert_int_eq(parse_size("0", &z, "--T"), ATT_EUSAGE);
-    ck_assert_int_eq(parse_size("5", &z, "--T"), ATT_OK);
+    ck_assert_int_eq(opts_parse_size("0", &z, "--T"), ATT_EUSAGE);
+    ck_assert_int_eq(opts_parse_size("5", &z, "--T"), ATT_OK);
     ck_assert_uint_eq(z, 5);
 }
 END_TEST
@@ -41,14 +41,14 @@ START_TEST(test_parse_double_table)
     const char *bad[] = {"nan", "inf", "-inf", "1e400", "1.0x", "", " 1", "--1"};
     double v;
     for (size_t i = 0; i < sizeof good / sizeof *good; i++)
-        ck_assert_msg(parse_double(good[i], &v, "--scale") == ATT_OK, "'%s' refused", good[i]);
+        ck_assert_msg(opts_parse_double(good[i], &v, "--scale") == ATT_OK, "'%s' refused", good[i]);
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-        ck_assert_msg(parse_double(bad[i], &v, "--scale") == ATT_EUSAGE, "'%s' accepted", bad[i]);
+        ck_assert_msg(opts_parse_double(bad[i], &v, "--scale") == ATT_EUSAGE, "'%s' accepted", bad[i]);
     size_t b;
-    ck_assert_int_eq(parse_bytes("64M", &b, "--max-memory"), ATT_OK);
+    ck_assert_int_eq(opts_parse_bytes("64M", &b, "--max-memory"), ATT_OK);
     ck_assert_uint_eq(b, (size_t)64 << 20);
-    ck_assert_int_eq(parse_bytes("99999999999999999999G", &b, "--max-memory"), ATT_EUSAGE);
-    ck_assert_int_eq(parse_bytes("12Q", &b, "--max-memory"), ATT_EUSAGE);
+    ck_assert_int_eq(opts_parse_bytes("99999999999999999999G", &b, "--max-memory"), ATT_EUSAGE);
+    ck_assert_int_eq(opts_parse_bytes("12Q", &b, "--max-memory"), ATT_EUSAGE);
 }
 END_TEST
 
@@ -253,36 +253,36 @@ END_TEST
 START_TEST(test_verdict_decide_table)
 {
     const struct { verdict_rule r; double v, lo, hi; verdict_outcome want; } cases[] = {
-        {rule_at_most(1e-12), 1e-13, NAN, NAN, OUT_PASS},
-        {rule_at_most(1e-12), 1e-12, NAN, NAN, OUT_PASS},
-        {rule_at_most(1e-12), 2e-12, NAN, NAN, OUT_FAIL},
-        {rule_at_most(1e-12), NAN, NAN, NAN, OUT_FAIL},          /* NaN cannot hide */
-        {rule_at_least(1e-3), 0.5, NAN, NAN, OUT_PASS},
-        {rule_at_least(1e-3), 1e-4, NAN, NAN, OUT_FAIL},
-        {rule_between(0, 1), 0.5, NAN, NAN, OUT_PASS},
-        {rule_between(0, 1), 1.5, NAN, NAN, OUT_FAIL},
-        {rule_ci_within(0.95, 1.05), 1.0, 0.99, 1.01, OUT_PASS},
-        {rule_ci_within(0.95, 1.05), 1.0, 0.90, 1.10, OUT_INCONCLUSIVE},  /* too few draws */
-        {rule_ci_within(0.95, 1.05), 1.04, 1.02, 1.06, OUT_INCONCLUSIVE}, /* across a bound */
-        {rule_ci_within(0.95, 1.05), 1.2, 1.1, 1.3, OUT_FAIL},            /* CI outside */
-        {rule_ci_within(0.95, 1.05), 0.8, 0.7, 0.9, OUT_FAIL},
-        {rule_ci_within(0.95, 1.05), NAN, NAN, NAN, OUT_FAIL},
-        {rule_ci_above(0.5), 1.3, 1.2, 1.4, OUT_PASS},
-        {rule_ci_above(0.5), 0.5, 0.4, 0.6, OUT_INCONCLUSIVE},
-        {rule_ci_above(0.5), 0.3, 0.2, 0.4, OUT_FAIL},
-        {rule_ci_below(0.5), 0.3, 0.2, 0.4, OUT_PASS},
-        {rule_ci_below(0.5), 0.5, 0.4, 0.6, OUT_INCONCLUSIVE},
-        {rule_ci_below(0.5), 0.7, 0.6, 0.8, OUT_FAIL},
-        {rule_precision(0.01), 1.0, 0.995, 1.005, OUT_PASS},
-        {rule_precision(0.01), 1.0, 0.9, 1.1, OUT_INCONCLUSIVE},          /* never FAIL */
-        {rule_precision(0.01), NAN, NAN, NAN, OUT_INCONCLUSIVE},
-        {rule_none(), 3.0, NAN, NAN, OUT_REPORTED},
+        {verdict_rule_at_most(1e-12), 1e-13, NAN, NAN, OUT_PASS},
+        {verdict_rule_at_most(1e-12), 1e-12, NAN, NAN, OUT_PASS},
+        {verdict_rule_at_most(1e-12), 2e-12, NAN, NAN, OUT_FAIL},
+        {verdict_rule_at_most(1e-12), NAN, NAN, NAN, OUT_FAIL},          /* NaN cannot hide */
+        {verdict_rule_at_least(1e-3), 0.5, NAN, NAN, OUT_PASS},
+        {verdict_rule_at_least(1e-3), 1e-4, NAN, NAN, OUT_FAIL},
+        {verdict_rule_between(0, 1), 0.5, NAN, NAN, OUT_PASS},
+        {verdict_rule_between(0, 1), 1.5, NAN, NAN, OUT_FAIL},
+        {verdict_rule_ci_within(0.95, 1.05), 1.0, 0.99, 1.01, OUT_PASS},
+        {verdict_rule_ci_within(0.95, 1.05), 1.0, 0.90, 1.10, OUT_INCONCLUSIVE},  /* too few draws */
+        {verdict_rule_ci_within(0.95, 1.05), 1.04, 1.02, 1.06, OUT_INCONCLUSIVE}, /* across a bound */
+        {verdict_rule_ci_within(0.95, 1.05), 1.2, 1.1, 1.3, OUT_FAIL},            /* CI outside */
+        {verdict_rule_ci_within(0.95, 1.05), 0.8, 0.7, 0.9, OUT_FAIL},
+        {verdict_rule_ci_within(0.95, 1.05), NAN, NAN, NAN, OUT_FAIL},
+        {verdict_rule_ci_above(0.5), 1.3, 1.2, 1.4, OUT_PASS},
+        {verdict_rule_ci_above(0.5), 0.5, 0.4, 0.6, OUT_INCONCLUSIVE},
+        {verdict_rule_ci_above(0.5), 0.3, 0.2, 0.4, OUT_FAIL},
+        {verdict_rule_ci_below(0.5), 0.3, 0.2, 0.4, OUT_PASS},
+        {verdict_rule_ci_below(0.5), 0.5, 0.4, 0.6, OUT_INCONCLUSIVE},
+        {verdict_rule_ci_below(0.5), 0.7, 0.6, 0.8, OUT_FAIL},
+        {verdict_rule_precision(0.01), 1.0, 0.995, 1.005, OUT_PASS},
+        {verdict_rule_precision(0.01), 1.0, 0.9, 1.1, OUT_INCONCLUSIVE},          /* never FAIL */
+        {verdict_rule_precision(0.01), NAN, NAN, NAN, OUT_INCONCLUSIVE},
+        {verdict_rule_none(), 3.0, NAN, NAN, OUT_REPORTED},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        measure m = measure_ci(cases[i].v, cases[i].lo, cases[i].hi, 100);
+        measure m = verdict_measure_ci(cases[i].v, cases[i].lo, cases[i].hi, 100);
         verdict_outcome got = verdict_decide(cases[i].r, m);
         ck_assert_msg(got == cases[i].want, "case %zu: rule %s, value %g [%g, %g]: got %s, want %s",
-                      i, rule_cmp_name(cases[i].r.cmp), cases[i].v, cases[i].lo, cases[i].hi,
+                      i, verdict_rule_cmp_name(cases[i].r.cmp), cases[i].v, cases[i].lo, cases[i].hi,
                       verdict_outcome_name(got), verdict_outcome_name(cases[i].want));
     }
 }
@@ -291,15 +291,15 @@ END_TEST
 START_TEST(test_verdict_draws_to_decide)
 {
     /* half-width 0.1 at 100 draws, 0.02 from the bound: (0.1/0.02)^2 100 = 2500 */
-    measure m = measure_ci(1.03, 0.93, 1.13, 100);
-    double n = verdict_draws_to_decide(rule_ci_within(0.95, 1.05), m);
+    measure m = verdict_measure_ci(1.03, 0.93, 1.13, 100);
+    double n = verdict_draws_to_decide(verdict_rule_ci_within(0.95, 1.05), m);
     ck_assert_double_eq_tol(n, 2500.0, 1.0);
     /* a precision wish: half-width 0.1 wanted 0.01: 100 x 100 */
-    n = verdict_draws_to_decide(rule_precision(0.01), m);
+    n = verdict_draws_to_decide(verdict_rule_precision(0.01), m);
     ck_assert_double_eq_tol(n, 10000.0, 1.0);
     /* on the bound: no number of draws decides it */
-    m = measure_ci(1.05, 1.0, 1.1, 100);
-    ck_assert_double_eq(verdict_draws_to_decide(rule_ci_within(0.95, 1.05), m), 0.0);
+    m = verdict_measure_ci(1.05, 1.0, 1.1, 100);
+    ck_assert_double_eq(verdict_draws_to_decide(verdict_rule_ci_within(0.95, 1.05), m), 0.0);
 }
 END_TEST
 
@@ -308,25 +308,25 @@ START_TEST(test_verdict_rows)
     char dir[] = "/tmp/att-test-verdict-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
     verdict_list vl;
-    verdicts_init(&vl);
-    ck_assert_int_eq(verdict_add(&vl, KIND_IDENTITY, "demoExact", NAN, measure_exact(1e-17, 4),
-                                 rule_at_most(1e-15), "a, quoted \"%s\"", "thing"), ATT_OK);
-    ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoMc", 0.5, measure_ci(0.49, 0.48, 0.50, 1000),
-                                 rule_ci_within(0.4, 0.6), "mean"), ATT_OK);
+    verdict_list_init(&vl);
+    ck_assert_int_eq(verdict_add(&vl, KIND_IDENTITY, "demoExact", NAN, verdict_measure_exact(1e-17, 4),
+                                 verdict_rule_at_most(1e-15), "a, quoted \"%s\"", "thing"), ATT_OK);
+    ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoMc", 0.5, verdict_measure_ci(0.49, 0.48, 0.50, 1000),
+                                 verdict_rule_ci_within(0.4, 0.6), "mean"), ATT_OK);
     verdict_headline(&vl);
     /* a bad macro name, a reported row with a rule, a claim without one, a CI
      * rule without a CI: refused */
-    ck_assert_int_eq(verdict_add(&vl, KIND_IDENTITY, "bad_name1", 0, measure_exact(0, 1),
-                                 rule_at_most(1), "x"), ATT_ERUNTIME);
-    ck_assert_int_eq(verdict_add(&vl, KIND_REPORTED, "demoT", NAN, measure_exact(1, 1),
-                                 rule_at_most(1), "t"), ATT_ERUNTIME);
-    ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoT", NAN, measure_exact(1, 1), rule_none(),
+    ck_assert_int_eq(verdict_add(&vl, KIND_IDENTITY, "bad_name1", 0, verdict_measure_exact(0, 1),
+                                 verdict_rule_at_most(1), "x"), ATT_ERUNTIME);
+    ck_assert_int_eq(verdict_add(&vl, KIND_REPORTED, "demoT", NAN, verdict_measure_exact(1, 1),
+                                 verdict_rule_at_most(1), "t"), ATT_ERUNTIME);
+    ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoT", NAN, verdict_measure_exact(1, 1), verdict_rule_none(),
                                  "t"), ATT_ERUNTIME);
-    ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoT", NAN, measure_exact(1, 10),
-                                 rule_ci_above(0), "t"), ATT_ERUNTIME);
+    ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoT", NAN, verdict_measure_exact(1, 10),
+                                 verdict_rule_ci_above(0), "t"), ATT_ERUNTIME);
     ck_assert_int_eq(vl.n, 2);
-    ck_assert_int_eq(verdicts_status(&vl), ATT_OK);
-    ck_assert_int_eq(verdicts_write(&vl, dir, "demo", 3, 0), ATT_OK);
+    ck_assert_int_eq(verdict_list_status(&vl), ATT_OK);
+    ck_assert_int_eq(verdict_list_write(&vl, dir, "demo", 3, 0), ATT_OK);
     char path[512];
     snprintf(path, sizeof path, "%s/demo.verdicts.csv", dir);
     const char *want =
@@ -338,18 +338,18 @@ START_TEST(test_verdict_rows)
         "0.40000000000000002,0.59999999999999998,\"95% CI inside [0.4, 0.6]\",demoMc,0,1,mc\n";
     ck_assert_str_eq(slurp(path), want);
     /* an INCONCLUSIVE row is not a FAIL (exit 0); a FAIL is */
-    ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoI", NAN, measure_ci(1.0, 0.9, 1.1, 10),
-                                 rule_ci_within(0.95, 1.05), "few draws"), ATT_OK);
+    ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoI", NAN, verdict_measure_ci(1.0, 0.9, 1.1, 10),
+                                 verdict_rule_ci_within(0.95, 1.05), "few draws"), ATT_OK);
     ck_assert_int_eq(vl.v[2].outcome, OUT_INCONCLUSIVE);
-    ck_assert_int_eq(verdicts_status(&vl), ATT_OK);
-    ck_assert_int_eq(verdict_add(&vl, KIND_REPORTED, "demoTime", NAN, measure_exact(1.0, 5),
-                                 rule_none(), "t"), ATT_OK);
+    ck_assert_int_eq(verdict_list_status(&vl), ATT_OK);
+    ck_assert_int_eq(verdict_add(&vl, KIND_REPORTED, "demoTime", NAN, verdict_measure_exact(1.0, 5),
+                                 verdict_rule_none(), "t"), ATT_OK);
     ck_assert_int_eq(vl.v[3].outcome, OUT_REPORTED);
-    ck_assert_int_eq(verdicts_status(&vl), ATT_OK);
-    ck_assert_int_eq(verdict_add(&vl, KIND_CONTROL, "demoC", NAN, measure_exact(1e-5, 5),
-                                 rule_at_least(1e-3), "control"), ATT_OK);
-    ck_assert_int_eq(verdicts_status(&vl), ATT_FAIL);
-    verdicts_free(&vl);
+    ck_assert_int_eq(verdict_list_status(&vl), ATT_OK);
+    ck_assert_int_eq(verdict_add(&vl, KIND_CONTROL, "demoC", NAN, verdict_measure_exact(1e-5, 5),
+                                 verdict_rule_at_least(1e-3), "control"), ATT_OK);
+    ck_assert_int_eq(verdict_list_status(&vl), ATT_FAIL);
+    verdict_list_free(&vl);
     unlink(path);
     rmdir(dir);
 }

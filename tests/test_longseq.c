@@ -18,8 +18,8 @@
 #include "mat.h"
 #include "mc.h"
 #include "softmax.h"
-#include "stats.h"
-#include "status.h"
+#include "stat.h"
+#include "att.h"
 
 #include <float.h>
 #include <math.h>
@@ -53,7 +53,7 @@ START_TEST(test_lse_matches_library)
         size_t n = ns[t];
         all[0] = 700.0 * (t % 2 ? 1.0 : -1.0);
         for (size_t j = 0; j < n; j++) all[j + 1] = gsl_ran_gaussian(rng, 30.0);
-        double a = longseq_log_denominator_of(all[0], all + 1, n), b = logsumexp(all, n + 1);
+        double a = longseq_log_denominator_of(all[0], all + 1, n), b = softmax_logsumexp(all, n + 1);
         ck_assert_msg(fabs(a - b) <= 8 * EPS * (fabs(b) + log((double)n + 1.0)),
                       "n = %zu: %.17g vs %.17g", n, a, b);
     }
@@ -127,13 +127,13 @@ START_TEST(test_law_known_answers)
     longseq_work w;
     ck_assert_int_eq(longseq_work_alloc(&w, 6, 2), ATT_OK);
     longseq_query r;
-    ck_assert_int_eq(longseq_draw_query(&w, rng, 0.6, LONGSEQ_PLAIN, &r), ATT_OK);
+    ck_assert_int_eq(longseq_draw_query(rng, &w, 0.6, LONGSEQ_PLAIN, &r), ATT_OK);
     double tr, fro, inv_det = r.inv_det;
     trace_frob(&w, &tr, &fro);
     stat_acc s, s2, ex;
     stat_init(&s); stat_init(&s2); stat_init(&ex);
     for (int it = 0; it < 200000; it++) {
-        vec_randn(w.x, rng, 1.0);
+        mat_vec_randn(rng, w.x, 1.0);
         ck_assert_int_eq(longseq_query_of(&w, &r), ATT_OK);
         stat_push(&s, r.s);
         stat_push(&s2, r.sigma2);
@@ -158,7 +158,7 @@ START_TEST(test_tilted_weights)
     stat_init(&wt); stat_init(&ws); stat_init(&wsig);
     for (int it = 0; it < 200000; it++) {
         longseq_query r;
-        ck_assert_int_eq(longseq_draw_query(&w, rng, 0.8, LONGSEQ_TILTED, &r), ATT_OK);
+        ck_assert_int_eq(longseq_draw_query(rng, &w, 0.8, LONGSEQ_TILTED, &r), ATT_OK);
         double p = exp(r.log_ratio);
         stat_push(&wt, p);
         stat_push(&ws, p * r.s);
@@ -174,14 +174,14 @@ END_TEST
 
 /* The direct row: X (T, d) real tokens, x_0 = the query; s_0j = q_0 . (W_K^T x_j);
  * returns T a_00. W and x_0 come from longseq_draw_query (plain). */
-static double direct_row(longseq_work *w, gsl_rng *rng, size_t T, double *s_other)
+static double direct_row(gsl_rng *rng, longseq_work *w, size_t T, double *s_other)
 {
     longseq_query r;
-    ck_assert_int_eq(longseq_draw_query(w, rng, 1.0, LONGSEQ_PLAIN, &r), ATT_OK);
+    ck_assert_int_eq(longseq_draw_query(rng, w, 1.0, LONGSEQ_PLAIN, &r), ATT_OK);
     for (size_t j = 0; j + 1 < T; j++) {
         /* x_j ~ N(0, I_d), k_j = W_K^T x_j, s_0j = q_0 . k_j */
         gsl_vector_view y = gsl_vector_subvector(w->y, 0, w->d);
-        vec_randn(&y.vector, rng, 1.0);
+        mat_vec_randn(rng, &y.vector, 1.0);
         double sj = 0.0;
         for (size_t b = 0; b < w->d_k; b++) {
             double kb = 0.0;
@@ -208,12 +208,12 @@ START_TEST(test_shortcut_matches_direct)
         for (int k = 0; k < 3; k++) stat_init(&m[k]);
         stat_init(&big[0]); stat_init(&big[1]);
         for (size_t it = 0; it < n; it++) {
-            double v = direct_row(&w, rng, T, s_other);
+            double v = direct_row(rng, &w, T, s_other);
             stat_push(&m[0], v);
             stat_push(&big[0], v > 1.0);
             for (int est = 0; est < 2; est++) {
                 longseq_query r;
-                ck_assert_int_eq(longseq_draw_query(&w, rng, 1.0, est, &r), ATT_OK);
+                ck_assert_int_eq(longseq_draw_query(rng, &w, 1.0, est, &r), ATT_OK);
                 double u = longseq_estimate(&r, T, longseq_log_denominator(rng, r.s, sqrt(r.sigma2), T));
                 stat_push(&m[1 + est], u);
                 if (est == 0) stat_push(&big[1], u > 1.0);
@@ -254,12 +254,12 @@ static void free_work(void *w)
     free(w);
 }
 
-static int draw_row(void *c, void *s, gsl_rng *rng, size_t k, double *out)
+static int draw_row(gsl_rng *rng, void *c, void *s, size_t k, double *out)
 {
     (void)k;
     const draw_ctx *dc = c;
     longseq_query r;
-    int st = longseq_draw_query(s, rng, 1.0, dc->est, &r);
+    int st = longseq_draw_query(rng, s, 1.0, dc->est, &r);
     if (st) return st;
     out[0] = longseq_estimate(&r, dc->T, longseq_log_denominator(rng, r.s, sqrt(r.sigma2), dc->T));
     out[1] = longseq_annealed(&r, dc->T);

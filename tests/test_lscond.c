@@ -19,8 +19,8 @@
 #include "lscond.h"
 #include "mat.h"
 #include "softmax.h"
-#include "stats.h"
-#include "status.h"
+#include "stat.h"
+#include "att.h"
 
 #include <float.h>
 #include <math.h>
@@ -150,12 +150,12 @@ START_TEST(test_mixture_two_tokens_section_scale)
     stat_init(&a);
     for (int n = 0; n < 3000; n++) {
         longseq_weights g;
-        ck_assert_int_eq(longseq_draw_weights(&w, rng, 1.0, &g), ATT_OK);
+        ck_assert_int_eq(longseq_draw_weights(rng, &w, 1.0, &g), ATT_OK);
         double m = 0.0;
         for (int r = 0; r < 8; r++) {
             longseq_query q;
             double out;
-            longseq_draw_row(&w, rng, &g, r > 0, 0.125, &q);
+            longseq_draw_row(rng, &w, &g, r > 0, 0.125, &q);
             ck_assert(q.log_ratio <= log(8.0) + 1e-12);   /* p/q <= 1/alpha */
             lscond_self(&tab, q.s, sqrt(q.sigma2), T2, 1, LSCOND_H, &out);
             m += out * exp(q.log_ratio) / 8.0;
@@ -195,7 +195,7 @@ START_TEST(test_against_explicit_sum)
 END_TEST
 
 /* T a_ii of row 1 of T real tokens: T softmax(x_1 M X^T)_1, M = W_Q W_K^T */
-static double explicit_row(const gsl_matrix *WQ, const gsl_matrix *WK, gsl_rng *rng, size_t T,
+static double explicit_row(gsl_rng *rng, const gsl_matrix *WQ, const gsl_matrix *WK, size_t T,
                            gsl_vector *x1)
 {
     size_t d = WQ->size1, dk = WQ->size2;
@@ -214,7 +214,7 @@ static double explicit_row(const gsl_matrix *WQ, const gsl_matrix *WK, gsl_rng *
             sc[j] += q[a] * k;
         }
     }
-    double l = logsumexp(sc, T);
+    double l = softmax_logsumexp(sc, T);
     return (double)T * exp(sc[0] - l);
 }
 
@@ -226,18 +226,18 @@ START_TEST(test_shortcut_against_real_tokens)
     longseq_work w;
     ck_assert_int_eq(longseq_work_alloc(&w, 6, 3), ATT_OK);
     longseq_weights g;
-    ck_assert_int_eq(longseq_draw_weights(&w, rng, 1.3, &g), ATT_OK);
+    ck_assert_int_eq(longseq_draw_weights(rng, &w, 1.3, &g), ATT_OK);
     const double Ts[] = {2, 4, 9};
     stat_acc a[3], b[3];
     for (int t = 0; t < 3; t++) { stat_init(&a[t]); stat_init(&b[t]); }
     for (int n = 0; n < 40000; n++) {
         longseq_query q;
         double out[3];
-        longseq_draw_row(&w, rng, &g, n & 1, 0.5, &q);   /* the mixture */
+        longseq_draw_row(rng, &w, &g, n & 1, 0.5, &q);   /* the mixture */
         lscond_self(&tab, q.s, sqrt(q.sigma2), Ts, 3, LSCOND_H, out);
         for (int t = 0; t < 3; t++) stat_push(&a[t], out[t] * exp(q.log_ratio));
-        vec_randn(w.x, rng, 1.0);
-        for (int t = 0; t < 3; t++) stat_push(&b[t], explicit_row(w.W_Q, w.W_K, rng, (size_t)Ts[t], w.x));
+        mat_vec_randn(rng, w.x, 1.0);
+        for (int t = 0; t < 3; t++) stat_push(&b[t], explicit_row(rng, w.W_Q, w.W_K, (size_t)Ts[t], w.x));
     }
     for (int t = 0; t < 3; t++) {
         double z = (a[t].mean - b[t].mean) / hypot(stat_se(&a[t]), stat_se(&b[t]));
@@ -265,11 +265,11 @@ START_TEST(test_against_explicit_sum_long)
         longseq_weights g;
         longseq_query q;
         double h;
-        ck_assert_int_eq(longseq_draw_weights(&w, rng, M_SQRT1_2, &g), ATT_OK);
-        longseq_draw_row(&w, rng, &g, 1, 0.0, &q);
+        ck_assert_int_eq(longseq_draw_weights(rng, &w, M_SQRT1_2, &g), ATT_OK);
+        longseq_draw_row(rng, &w, &g, 1, 0.0, &q);
         lscond_self(&tab, q.s, sqrt(q.sigma2), T, 1, LSCOND_H, &h);
         stat_push(&a, h * exp(q.log_ratio));
-        longseq_draw_row(&w, rng, &g, 1, 0.0, &q);
+        longseq_draw_row(rng, &w, &g, 1, 0.0, &q);
         double lse = longseq_log_denominator(rng, q.s, sqrt(q.sigma2), 256);
         stat_push(&b, longseq_estimate(&q, 256, lse));
     }
@@ -295,8 +295,8 @@ START_TEST(test_two_tokens_exactly_one)
             longseq_weights g;
             longseq_query q;
             double out;
-            ck_assert_int_eq(longseq_draw_weights(&w, rng, 1.0, &g), ATT_OK);
-            longseq_draw_row(&w, rng, &g, mode, mode ? 0.0 : 1.0, &q);
+            ck_assert_int_eq(longseq_draw_weights(rng, &w, 1.0, &g), ATT_OK);
+            longseq_draw_row(rng, &w, &g, mode, mode ? 0.0 : 1.0, &q);
             lscond_self(&tab, q.s, sqrt(q.sigma2), T2, 1, LSCOND_H, &out);
             stat_push(&a, out * exp(q.log_ratio));
         }
@@ -326,7 +326,7 @@ START_TEST(test_tilted_weight_second_moment)
     longseq_weights g;
     double lmax = INFINITY, expect = NAN;
     for (int tries = 0; tries < 1000 && !(lmax < 1.25); tries++) {
-        ck_assert_int_eq(longseq_draw_weights(&w, rng, 0.6, &g), ATT_OK);
+        ck_assert_int_eq(longseq_draw_weights(rng, &w, 0.6, &g), ATT_OK);
         /* L = I - W_Q W_K^T (d, d); A = L L^T */
         gsl_blas_dgemm(CblasNoTrans, CblasTrans, -1.0, w.W_Q, w.W_K, 0.0, L);
         for (size_t a = 0; a < d; a++) gsl_matrix_set(L, a, a, gsl_matrix_get(L, a, a) + 1.0);
@@ -350,7 +350,7 @@ START_TEST(test_tilted_weight_second_moment)
     stat_init(&a);
     for (int n = 0; n < 200000; n++) {
         longseq_query q;
-        longseq_draw_row(&w, rng, &g, 1, 0.0, &q);
+        longseq_draw_row(rng, &w, &g, 1, 0.0, &q);
         stat_push(&a, exp(2.0 * q.log_ratio));
     }
     ck_assert_msg(fabs(a.mean - expect) < 5.0 * stat_se(&a), "E_q1[w^2] %.6f +- %.6f, det formula %.6f (lambda_max %.4f, seed 12)",
@@ -373,14 +373,14 @@ START_TEST(test_row_control_variates_zero_mean)
     longseq_work w;
     ck_assert_int_eq(longseq_work_alloc(&w, 10, 4), ATT_OK);
     longseq_weights g;
-    ck_assert_int_eq(longseq_draw_weights(&w, rng, 0.9, &g), ATT_OK);
+    ck_assert_int_eq(longseq_draw_weights(rng, &w, 0.9, &g), ATT_OK);
     stat_acc a[LONGSEQ_NRCV];
     for (int j = 0; j < LONGSEQ_NRCV; j++) stat_init(&a[j]);
     for (int n = 0; n < 20000; n++) {
         double m[LONGSEQ_NRCV] = {0}, cv[LONGSEQ_NRCV];
         for (int r = 0; r < 8; r++) {
             longseq_query q;
-            longseq_draw_row(&w, rng, &g, r > 0, 0.125, &q);
+            longseq_draw_row(rng, &w, &g, r > 0, 0.125, &q);
             longseq_row_cv(&q, &g, cv);
             for (int j = 0; j < LONGSEQ_NRCV; j++) m[j] += cv[j] / 8.0;
         }
@@ -407,7 +407,7 @@ START_TEST(test_control_variate_means)
     for (int j = 0; j < LONGSEQ_NCV; j++) stat_init(&a[j]);
     for (int n = 0; n < 50000; n++) {
         longseq_weights g;
-        ck_assert_int_eq(longseq_draw_weights(&w, rng, c, &g), ATT_OK);
+        ck_assert_int_eq(longseq_draw_weights(rng, &w, c, &g), ATT_OK);
         stat_push(&a[0], g.det);
         for (int j = 0; j < 4; j++) stat_push(&a[j + 1], g.cv[j]);
     }

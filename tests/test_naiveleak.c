@@ -7,7 +7,7 @@
 #include "prop.h"
 #include "naiveleak.h"
 #include "softmax.h"
-#include "stats.h"
+#include "stat.h"
 
 #include <float.h>
 #include <math.h>
@@ -35,7 +35,7 @@ static double plain_leak(gsl_rng *rng, size_t T, size_t d)
         s[j] = 0.0;
         for (size_t m = 0; m < d; m++) s[j] += x[0][m] * x[j][m];
     }
-    return 1.0 - exp(s[0] - logsumexp(s, T));
+    return 1.0 - exp(s[0] - softmax_logsumexp(s, T));
 }
 
 START_TEST(test_against_plain_softmax)

@@ -17,7 +17,7 @@
 #include "mat.h"
 #include "qkov.h"
 #include "randmat.h"
-#include "status.h"
+#include "att.h"
 #include "tol.h"
 
 #include <float.h>
@@ -30,15 +30,15 @@ static gsl_matrix *randn(gsl_rng *rng, size_t r, size_t c, double sigma)
 {
     gsl_matrix *A = mat_new(r, c);
     ck_assert_ptr_nonnull(A);
-    mat_randn(A, rng, sigma);
+    mat_randn(rng, A, sigma);
     return A;
 }
 
 static gsl_vector *randv(gsl_rng *rng, size_t n)
 {
-    gsl_vector *v = vec_new(n);
+    gsl_vector *v = mat_vec_new(n);
     ck_assert_ptr_nonnull(v);
-    vec_randn(v, rng, 1.0);
+    mat_vec_randn(rng, v, 1.0);
     return v;
 }
 
@@ -65,7 +65,7 @@ START_TEST(test_ov_reparam)
         gsl_matrix *WV = randn(rng, d, dv, sw), *WO = randn(rng, dv, d, sw), *R = mat_new(dv, dv);
         gsl_matrix *WV2 = mat_new(d, dv), *WO2 = mat_new(dv, d), *M1 = mat_new(d, d), *M2 = mat_new(d, d);
         gsl_matrix *Y1 = mat_new(T, d), *Y2 = mat_new(T, d);
-        PROP_ASSERT(randmat_with_cond(R, rng, cond) == ATT_OK, "%s", att_last_error());
+        PROP_ASSERT(randmat_with_cond(rng, R, cond) == ATT_OK, "%s", att_last_error());
         PROP_ASSERT(qkov_reparam_ov(WV2, WO2, WV, WO, R) == ATT_OK, "%s", att_last_error());
         qkov_ov(M1, WV, WO);
         qkov_ov(M2, WV2, WO2);
@@ -110,7 +110,7 @@ START_TEST(test_ov_values_move)
         gsl_matrix *X = randn(rng, T, d, 1.0), *WV = randn(rng, d, dv, 1.0), *WO = randn(rng, dv, d, 1.0);
         gsl_matrix *R = mat_new(dv, dv), *WV2 = mat_new(d, dv), *WO2 = mat_new(dv, d);
         gsl_matrix *V1 = mat_new(T, dv), *V2 = mat_new(T, dv);
-        PROP_ASSERT(randmat_with_cond(R, rng, cond) == ATT_OK, "%s", att_last_error());
+        PROP_ASSERT(randmat_with_cond(rng, R, cond) == ATT_OK, "%s", att_last_error());
         PROP_ASSERT(qkov_reparam_ov(WV2, WO2, WV, WO, R) == ATT_OK, "%s", att_last_error());
         head_project(V1, X, WV, NULL);
         head_project(V2, X, WV2, NULL);
@@ -173,7 +173,7 @@ START_TEST(test_rebuild_same_output)
 
         if (bias) {
             /* b_K does not matter: a fresh b_K leaves the output unchanged */
-            vec_randn(h1.b_K, rng, 1.0);
+            mat_vec_randn(rng, h1.b_K, 1.0);
             PROP_ASSERT(qkov_head_output(Y2, &h1, X, &s2) == ATT_OK, "%s", att_last_error());
             double eK = mat_diff_frob(Y2, Y1);
             PROP_ASSERT(eK <= tol, "b_K changed the output by %g > %g", eK, tol);
@@ -183,7 +183,7 @@ START_TEST(test_rebuild_same_output)
                            X, Y1, Y2, WQK, WOV, VO};
         for (size_t j = 0; j < sizeof m / sizeof m[0]; j++) mat_free(m[j]);
         gsl_vector *v[] = {h1.b_Q, h1.b_K, h1.b_V, h1.b_O, h2.b_Q, h2.b_K, h2.b_V, h2.b_O};
-        for (size_t j = 0; j < sizeof v / sizeof v[0]; j++) vec_free(v[j]);
+        for (size_t j = 0; j < sizeof v / sizeof v[0]; j++) mat_vec_free(v[j]);
     }
     gsl_rng_free(rng);
 }
@@ -217,7 +217,7 @@ START_TEST(test_rebuild_bias_control)
     gsl_matrix *m[] = {h1.W_Q, h1.W_K, h1.W_V, h1.W_O, h2.W_Q, h2.W_K, h2.W_V, h2.W_O, X, Y1, Y2};
     for (size_t j = 0; j < sizeof m / sizeof m[0]; j++) mat_free(m[j]);
     gsl_vector *v[] = {h1.b_Q, h1.b_K, h1.b_V, h1.b_O, h2.b_Q, h2.b_K, h2.b_V, h2.b_O};
-    for (size_t j = 0; j < sizeof v / sizeof v[0]; j++) vec_free(v[j]);
+    for (size_t j = 0; j < sizeof v / sizeof v[0]; j++) mat_vec_free(v[j]);
     gsl_rng_free(rng);
 }
 END_TEST

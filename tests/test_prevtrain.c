@@ -10,7 +10,7 @@
 #include "prop.h"
 #include "prevtrain.h"
 #include "mat.h"
-#include "status.h"
+#include "att.h"
 
 #include <float.h>
 #include <math.h>
@@ -22,7 +22,7 @@
 static double loss_at(prev_model *m, const size_t *tokens, size_t B)
 {
     double L;
-    ck_assert_int_eq(prev_loss_grad(m, tokens, B, &L), ATT_OK);
+    ck_assert_int_eq(prevtrain_loss_grad(m, tokens, B, &L), ATT_OK);
     return L;
 }
 
@@ -31,14 +31,14 @@ static double loss_at(prev_model *m, const size_t *tokens, size_t B)
  * eps L / h ~ 1e-11 per entry (L ~ 2); a wrong gradient is off by O(||g||). */
 static void check_model_gradient(gsl_rng *rng, size_t V, size_t T, size_t dk, int tied, size_t B)
 {
-    prev_config c = prev_config_default(V, T, dk, tied);
+    prev_config c = prevtrain_config_default(V, T, dk, tied);
     prev_model m;
-    ck_assert_int_eq(prev_model_alloc(&m, &c), ATT_OK);
-    prev_init(&m, rng);
+    ck_assert_int_eq(prevtrain_model_alloc(&m, &c), ATT_OK);
+    prevtrain_init(rng, &m);
     size_t *tokens = calloc(B * T, sizeof *tokens);
-    for (size_t b = 0; b < B; b++) prev_draw_tokens(tokens + b * T, V, T, rng);
+    for (size_t b = 0; b < B; b++) prevtrain_draw_tokens(rng, tokens + b * T, V, T);
     loss_at(&m, tokens, B);
-    gsl_vector *g = vec_new(m.n);
+    gsl_vector *g = mat_vec_new(m.n);
     gsl_vector_memcpy(g, m.grad);
     double e2 = 0.0, g2 = 0.0;
     for (size_t i = 0; i < m.n; i++) {
@@ -57,9 +57,9 @@ static void check_model_gradient(gsl_rng *rng, size_t V, size_t T, size_t dk, in
     PROP_ASSERT(err <= allow, "V %zu T %zu d_k %zu tied %d: ||fd - backprop|| = %.3g, ||g|| = %.3g, "
                 "allowed %.3g", V, T, dk, tied, err, sqrt(g2), allow);
     PROP_ASSERT(sqrt(g2) > 1e-6, "the gradient is not trivially zero (||g|| = %g)", sqrt(g2));
-    vec_free(g);
+    mat_vec_free(g);
     free(tokens);
-    prev_model_free(&m);
+    prevtrain_model_free(&m);
 }
 
 START_TEST(test_prop_model_gradient)
@@ -81,17 +81,17 @@ START_TEST(test_tied_gradient_is_the_sum)
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 7);
     size_t V = 4, T = 5, dk = 3, B = 2;
-    prev_config ct = prev_config_default(V, T, dk, 1), cs = prev_config_default(V, T, dk, 0);
+    prev_config ct = prevtrain_config_default(V, T, dk, 1), cs = prevtrain_config_default(V, T, dk, 0);
     prev_model mt, ms;
-    ck_assert_int_eq(prev_model_alloc(&mt, &ct), ATT_OK);
-    ck_assert_int_eq(prev_model_alloc(&ms, &cs), ATT_OK);
-    prev_init(&mt, rng);
+    ck_assert_int_eq(prevtrain_model_alloc(&mt, &ct), ATT_OK);
+    ck_assert_int_eq(prevtrain_model_alloc(&ms, &cs), ATT_OK);
+    prevtrain_init(rng, &mt);
     gsl_matrix_memcpy(&ms.W_Q.matrix, &mt.W_Q.matrix);
     gsl_matrix_memcpy(&ms.W_K.matrix, &mt.W_K.matrix);
     gsl_matrix_memcpy(&ms.W_V.matrix, &mt.W_K.matrix);
     gsl_matrix_memcpy(&ms.W_O.matrix, &mt.W_O.matrix);
     size_t tokens[10];
-    for (size_t b = 0; b < B; b++) prev_draw_tokens(tokens + b * T, V, T, rng);
+    for (size_t b = 0; b < B; b++) prevtrain_draw_tokens(rng, tokens + b * T, V, T);
     double Lt = loss_at(&mt, tokens, B), Ls = loss_at(&ms, tokens, B);
     ck_assert_msg(Lt == Ls, "same weights, same loss: %.17g vs %.17g", Lt, Ls);
     gsl_matrix_add(&ms.dW_K.matrix, &ms.dW_V.matrix);
@@ -99,8 +99,8 @@ START_TEST(test_tied_gradient_is_the_sum)
     ck_assert_msg(diff <= 16 * DBL_EPSILON * (1.0 + mat_max_abs(&mt.dW_K.matrix)),
                   "tied dW_K = dW_K + dW_V: off by %g", diff);
     ck_assert_uint_eq(mt.n + ct.dk * (V + T), ms.n);   /* no W_V block when tied */
-    prev_model_free(&mt);
-    prev_model_free(&ms);
+    prevtrain_model_free(&mt);
+    prevtrain_model_free(&ms);
     gsl_rng_free(rng);
 }
 END_TEST
@@ -114,7 +114,7 @@ START_TEST(test_adam_by_hand)
     // step 1, g = (0.5, -4): m = 0.1 g, v = 0.001 g^2, mhat = g, vhat = g^2,
     // theta -= 0.1 g / (|g| + 1e-8)
     double g1[2] = { 0.5, -4.0 };
-    adam_step(theta, g1, m, v, 2, 1, &a);
+    prevtrain_adam_step(theta, g1, m, v, 2, 1, &a);
     ck_assert_double_eq_tol(m[0], 0.05, 1e-15);
     ck_assert_double_eq_tol(v[1], 0.016, 1e-15);
     ck_assert_double_eq_tol(theta[0], 1.0 - 0.1 * 0.5 / (0.5 + 1e-8), 1e-14);
@@ -122,7 +122,7 @@ START_TEST(test_adam_by_hand)
     // step 2, g = (1, 0): m0 = 0.9*0.05 + 0.1 = 0.145, v0 = 0.999*0.00025 + 0.001 = 0.00124975
     // mhat0 = 0.145 / 0.19, vhat0 = 0.00124975 / 0.001999
     double g2[2] = { 1.0, 0.0 }, t0 = theta[0], t1 = theta[1];
-    adam_step(theta, g2, m, v, 2, 2, &a);
+    prevtrain_adam_step(theta, g2, m, v, 2, 2, &a);
     double mh0 = 0.145 / (1 - 0.81), vh0 = 0.00124975 / (1 - 0.998001);
     ck_assert_double_eq_tol(m[0], 0.145, 1e-15);
     ck_assert_double_eq_tol(v[0], 0.00124975, 1e-15);
@@ -138,20 +138,20 @@ END_TEST
 /* Steps 1..a then a+1..b give the very same weights as 1..b. */
 START_TEST(test_train_in_pieces)
 {
-    prev_config c = prev_config_default(4, 4, 2, 0);
+    prev_config c = prevtrain_config_default(4, 4, 2, 0);
     prev_model m1, m2;
-    ck_assert_int_eq(prev_model_alloc(&m1, &c), ATT_OK);
-    ck_assert_int_eq(prev_model_alloc(&m2, &c), ATT_OK);
+    ck_assert_int_eq(prevtrain_model_alloc(&m1, &c), ATT_OK);
+    ck_assert_int_eq(prevtrain_model_alloc(&m2, &c), ATT_OK);
     gsl_rng *r1 = gsl_rng_alloc(gsl_rng_mt19937), *r2 = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r1, 11); gsl_rng_set(r2, 11);
-    prev_init(&m1, r1); prev_init(&m2, r2);
-    ck_assert_int_eq(prev_train(&m1, r1, 1, 30, NULL), ATT_OK);
-    ck_assert_int_eq(prev_train(&m2, r2, 1, 12, NULL), ATT_OK);
-    ck_assert_int_eq(prev_train(&m2, r2, 13, 30, NULL), ATT_OK);
+    prevtrain_init(r1, &m1); prevtrain_init(r2, &m2);
+    ck_assert_int_eq(prevtrain_run(r1, &m1, 1, 30, NULL), ATT_OK);
+    ck_assert_int_eq(prevtrain_run(r2, &m2, 1, 12, NULL), ATT_OK);
+    ck_assert_int_eq(prevtrain_run(r2, &m2, 13, 30, NULL), ATT_OK);
     ck_assert_int_eq(memcmp(m1.theta->data, m2.theta->data, m1.n * sizeof(double)), 0);
-    ck_assert_int_eq(prev_train(&m1, r1, 0, 3, NULL), ATT_EUSAGE);
+    ck_assert_int_eq(prevtrain_run(r1, &m1, 0, 3, NULL), ATT_EUSAGE);
     gsl_rng_free(r1); gsl_rng_free(r2);
-    prev_model_free(&m1); prev_model_free(&m2);
+    prevtrain_model_free(&m1); prevtrain_model_free(&m2);
 }
 END_TEST
 
@@ -160,19 +160,19 @@ END_TEST
  * put most of its weight on t - 1 (a broken gradient or mask does not). */
 START_TEST(test_tiny_training_learns)
 {
-    prev_config c = prev_config_default(4, 4, 2, 0);
+    prev_config c = prevtrain_config_default(4, 4, 2, 0);
     c.heldout = 200;
     prev_model m;
-    ck_assert_int_eq(prev_model_alloc(&m, &c), ATT_OK);
+    ck_assert_int_eq(prevtrain_model_alloc(&m, &c), ATT_OK);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 2026);
-    prev_init(&m, r);
+    prevtrain_init(r, &m);
     prev_eval before, after;
-    ck_assert_int_eq(prev_evaluate(&m, r, &before, NULL), ATT_OK);
+    ck_assert_int_eq(prevtrain_evaluate(r, &m, &before, NULL), ATT_OK);
     double loss;
-    ck_assert_int_eq(prev_train(&m, r, 1, 300, &loss), ATT_OK);
+    ck_assert_int_eq(prevtrain_run(r, &m, 1, 300, &loss), ATT_OK);
     gsl_matrix *A = mat_new(4, 4);
-    ck_assert_int_eq(prev_evaluate(&m, r, &after, A), ATT_OK);
+    ck_assert_int_eq(prevtrain_evaluate(r, &m, &after, A), ATT_OK);
     printf("  tiny run: accuracy %.3f -> %.3f, weight on t-1 %.3f -> %.3f\n", before.accuracy,
            after.accuracy, before.weight_prev, after.weight_prev);
     ck_assert_msg(after.accuracy >= 0.95, "accuracy %g", after.accuracy);
@@ -189,22 +189,22 @@ START_TEST(test_tiny_training_learns)
     }
     mat_free(A);
     gsl_rng_free(r);
-    prev_model_free(&m);
+    prevtrain_model_free(&m);
 }
 END_TEST
 
 START_TEST(test_bad_config)
 {
     prev_model m;
-    prev_config c = prev_config_default(8, 1, 2, 0);
-    ck_assert_int_eq(prev_model_alloc(&m, &c), ATT_EUSAGE);
-    c = prev_config_default(1, 8, 2, 0);
-    ck_assert_int_eq(prev_model_alloc(&m, &c), ATT_EUSAGE);
-    c = prev_config_default(8, 8, 0, 0);
-    ck_assert_int_eq(prev_model_alloc(&m, &c), ATT_EUSAGE);
-    c = prev_config_default(8, 8, 2, 0);
+    prev_config c = prevtrain_config_default(8, 1, 2, 0);
+    ck_assert_int_eq(prevtrain_model_alloc(&m, &c), ATT_EUSAGE);
+    c = prevtrain_config_default(1, 8, 2, 0);
+    ck_assert_int_eq(prevtrain_model_alloc(&m, &c), ATT_EUSAGE);
+    c = prevtrain_config_default(8, 8, 0, 0);
+    ck_assert_int_eq(prevtrain_model_alloc(&m, &c), ATT_EUSAGE);
+    c = prevtrain_config_default(8, 8, 2, 0);
     c.adam.lr = NAN;
-    ck_assert_int_eq(prev_model_alloc(&m, &c), ATT_EUSAGE);
+    ck_assert_int_eq(prevtrain_model_alloc(&m, &c), ATT_EUSAGE);
 }
 END_TEST
 

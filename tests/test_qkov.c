@@ -20,7 +20,7 @@
 #include "qkov.h"
 #include "randmat.h"
 #include "sentence.h"
-#include "status.h"
+#include "att.h"
 
 #include <float.h>
 #include <math.h>
@@ -39,7 +39,7 @@ static gsl_matrix *randn(gsl_rng *rng, size_t r, size_t c, double sigma)
 {
     gsl_matrix *A = mat_new(r, c);
     ck_assert_ptr_nonnull(A);
-    mat_randn(A, rng, sigma);
+    mat_randn(rng, A, sigma);
     return A;
 }
 
@@ -58,7 +58,7 @@ START_TEST(test_randmat_orthogonal)
     PROP_FOR(k, rng, "Haar orthogonal: Q^T Q = I") {
         size_t n = prop_size(rng, 1, 24);
         gsl_matrix *Q = mat_new(n, n), *I = mat_new(n, n), *P = mat_new(n, n);
-        PROP_ASSERT(randmat_orthogonal(Q, rng) == ATT_OK, "%s", att_last_error());
+        PROP_ASSERT(randmat_orthogonal(rng, Q) == ATT_OK, "%s", att_last_error());
         gsl_matrix_set_identity(I);
         mat_gemm(P, 1.0, Q, 1, Q, 0, 0.0);
         double e = mat_diff_frob(P, I), tol = tol_eps(16, n, sqrt((double)n));
@@ -76,23 +76,23 @@ START_TEST(test_randmat_cond)
         size_t n = prop_size(rng, 2, 20);
         double cond = log_uniform(rng, 1.0, 1e8);
         gsl_matrix *R = mat_new(n, n);
-        gsl_vector *s = vec_new(n);
-        PROP_ASSERT(randmat_with_cond(R, rng, cond) == ATT_OK, "%s", att_last_error());
+        gsl_vector *s = mat_vec_new(n);
+        PROP_ASSERT(randmat_with_cond(rng, R, cond) == ATT_OK, "%s", att_last_error());
         PROP_ASSERT(qkov_singular_values(s, R) == ATT_OK, "%s", att_last_error());
         double got = gsl_vector_get(s, 0) / gsl_vector_get(s, n - 1);
         /* the SVD of R is accurate to ~ n eps ||R|| absolutely, i.e. relative
          * n eps cond(R) on the smallest singular value */
         double tol = tol_eps(64, n, cond);
         PROP_ASSERT(fabs(got / cond - 1.0) <= tol, "n %zu: cond %g measured %g", n, cond, got);
-        mat_free(R); vec_free(s);
+        mat_free(R); mat_vec_free(s);
     }
     /* bad arguments come back as usage errors */
     gsl_matrix *R1 = mat_new(1, 1), *R2 = mat_new(2, 3);
-    ck_assert_int_eq(randmat_with_cond(R1, rng, 2.0), ATT_EUSAGE);
-    ck_assert_int_eq(randmat_with_cond(R1, rng, 1.0), ATT_OK);
-    ck_assert_int_eq(randmat_with_cond(R2, rng, 1.0), ATT_EUSAGE);
-    ck_assert_int_eq(randmat_with_cond(R1, rng, NAN), ATT_EUSAGE);
-    ck_assert_int_eq(randmat_with_cond(R1, rng, 0.5), ATT_EUSAGE);
+    ck_assert_int_eq(randmat_with_cond(rng, R1, 2.0), ATT_EUSAGE);
+    ck_assert_int_eq(randmat_with_cond(rng, R1, 1.0), ATT_OK);
+    ck_assert_int_eq(randmat_with_cond(rng, R2, 1.0), ATT_EUSAGE);
+    ck_assert_int_eq(randmat_with_cond(rng, R1, NAN), ATT_EUSAGE);
+    ck_assert_int_eq(randmat_with_cond(rng, R1, 0.5), ATT_EUSAGE);
     mat_free(R1); mat_free(R2);
     gsl_rng_free(rng);
 }
@@ -108,10 +108,10 @@ START_TEST(test_randmat_head)
     gsl_matrix *X2 = mat_new(5, 9), *Wq2 = mat_new(9, 3), *Wv2 = mat_new(9, 4), *Wo2 = mat_new(4, 9);
     gsl_rng_set(r1, 7), gsl_rng_set(r2, 7);
     randmat_head(r1, X, Wq, NULL, Wv, Wo);
-    mat_randn(X2, r2, 1.0);
-    mat_randn(Wq2, r2, 1.0 / 3.0);
-    mat_randn(Wv2, r2, 1.0 / 3.0);
-    mat_randn(Wo2, r2, 1.0 / 3.0);
+    mat_randn(r2, X2, 1.0);
+    mat_randn(r2, Wq2, 1.0 / 3.0);
+    mat_randn(r2, Wv2, 1.0 / 3.0);
+    mat_randn(r2, Wo2, 1.0 / 3.0);
     ck_assert_double_eq(mat_max_abs_diff(X, X2), 0.0);
     ck_assert_double_eq(mat_max_abs_diff(Wq, Wq2), 0.0);
     ck_assert_double_eq(mat_max_abs_diff(Wv, Wv2), 0.0);
@@ -227,7 +227,7 @@ START_TEST(test_rank_wqk_is_dk)
         gsl_matrix *WQ = randn(rng, d, dk, sw), *WK = randn(rng, d, dk, sw);
         gsl_matrix *WV = randn(rng, d, dv, sw), *WO = randn(rng, dv, d, sw);
         gsl_matrix *WQK = mat_new(d, d), *WOV = mat_new(d, d);
-        gsl_vector *s = vec_new(d);
+        gsl_vector *s = mat_vec_new(d);
         PROP_ASSERT(qkov_qk(WQK, WQ, WK) == ATT_OK, "%s", att_last_error());
         PROP_ASSERT(qkov_ov(WOV, WV, WO) == ATT_OK, "%s", att_last_error());
         PROP_ASSERT(qkov_singular_values(s, WQK) == ATT_OK, "%s", att_last_error());
@@ -240,7 +240,7 @@ START_TEST(test_rank_wqk_is_dk)
         r = qkov_numerical_rank(s, 1e-10);
         PROP_ASSERT(r == dv, "d %zu: rank(W_OV) = %zu, d_v = %zu", d, r, dv);
         mat_free(WQ); mat_free(WK); mat_free(WV); mat_free(WO); mat_free(WQK); mat_free(WOV);
-        vec_free(s);
+        mat_vec_free(s);
     }
     gsl_rng_free(rng);
 }
@@ -283,7 +283,7 @@ START_TEST(test_rank_profile_and_abs_product)
     PROP_FOR(k, rng, "rank profile of W_Q W_K^T: rank d_k, gap at d_k; |A||B| entrywise") {
         size_t d = prop_size(rng, 2, 24), dk = prop_size(rng, 1, d);
         gsl_matrix *WQ = randn(rng, d, dk, 1.0), *WK = randn(rng, d, dk, 1.0), *W = mat_new(d, d);
-        gsl_vector *sv = vec_new(d);
+        gsl_vector *sv = mat_vec_new(d);
         double *spec = calloc(d, sizeof *spec), mis, kept, next;
         qkov_qk(W, WQ, WK);
         PROP_ASSERT(qkov_rank_profile(W, dk, 1e-10, sv, spec, &mis, &kept, &next) == ATT_OK, "%s",
@@ -304,7 +304,7 @@ START_TEST(test_rank_profile_and_abs_product)
                     "C_%zu%zu = %g, sum |a||b| = %g", i, j, gsl_matrix_get(C, i, j), sum);
         PROP_ASSERT(gsl_matrix_get(C, i, j) >= fabs(gsl_matrix_get(W, i, j)) * (1.0 - 4.0 * (double)dk * EPS),
                     "|W_QK| exceeds |W_Q||W_K|^T");
-        mat_free(WQ); mat_free(WK); mat_free(W); mat_free(WKt); mat_free(C); vec_free(sv); free(spec);
+        mat_free(WQ); mat_free(WK); mat_free(W); mat_free(WKt); mat_free(C); mat_vec_free(sv); free(spec);
     }
     gsl_rng_free(rng);
 }
@@ -323,7 +323,7 @@ START_TEST(test_qk_invariance)
         gsl_matrix *X = randn(rng, T, d, 1.0), *WQ = randn(rng, d, dk, sw), *WK = randn(rng, d, dk, sw);
         gsl_matrix *WV = randn(rng, d, dv, sw), *R = mat_new(dk, dk);
         gsl_matrix *WQ2 = mat_new(d, dk), *WK2 = mat_new(d, dk), *M1 = mat_new(d, d), *M2 = mat_new(d, d);
-        PROP_ASSERT(randmat_with_cond(R, rng, cond) == ATT_OK, "%s", att_last_error());
+        PROP_ASSERT(randmat_with_cond(rng, R, cond) == ATT_OK, "%s", att_last_error());
         PROP_ASSERT(qkov_reparam(WQ2, WK2, WQ, WK, R) == ATT_OK, "%s", att_last_error());
         qkov_qk(M1, WQ, WK);
         qkov_qk(M2, WQ2, WK2);
@@ -373,7 +373,7 @@ START_TEST(test_qk_invariance_queries_change)
         gsl_matrix *X = randn(rng, T, d, 1.0), *WQ = randn(rng, d, dk, 1.0), *WK = randn(rng, d, dk, 1.0);
         gsl_matrix *R = mat_new(dk, dk), *WQ2 = mat_new(d, dk), *WK2 = mat_new(d, dk);
         gsl_matrix *Q1 = mat_new(T, dk), *Q2 = mat_new(T, dk);
-        PROP_ASSERT(randmat_with_cond(R, rng, cond) == ATT_OK, "%s", att_last_error());
+        PROP_ASSERT(randmat_with_cond(rng, R, cond) == ATT_OK, "%s", att_last_error());
         PROP_ASSERT(qkov_reparam(WQ2, WK2, WQ, WK, R) == ATT_OK, "%s", att_last_error());
         head_project(Q1, X, WQ, NULL);
         head_project(Q2, X, WQ2, NULL);

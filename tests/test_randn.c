@@ -112,13 +112,13 @@ START_TEST(test_prop_randn_identical)
 }
 END_TEST
 
-/* mat_randn, vec_randn (strided too) draw the entries in row order, like GSL's calls */
+/* mat_randn, mat_vec_randn (strided too) draw the entries in row order, like GSL's calls */
 START_TEST(test_mat_vec_randn_order)
 {
     gsl_rng *a = rng_new("mt19937", 77), *b = rng_new("mt19937", 77);
     gsl_matrix *big = mat_new(9, 13);
     gsl_matrix_view A = gsl_matrix_submatrix(big, 1, 2, 7, 5);   /* tda 13 != 5 */
-    mat_randn(&A.matrix, a, 0.5);
+    mat_randn(a, &A.matrix, 0.5);
     for (size_t i = 0; i < 7; i++)
         for (size_t j = 0; j < 5; j++) {
             double x = gsl_ran_gaussian_ziggurat(b, 0.5), y = gsl_matrix_get(&A.matrix, i, j);
@@ -127,7 +127,7 @@ START_TEST(test_mat_vec_randn_order)
     ck_assert_double_eq(gsl_matrix_get(big, 0, 0), 0.0);        /* outside the view: untouched */
     ck_assert_double_eq(gsl_matrix_get(big, 1, 7), 0.0);
     gsl_vector_view col = gsl_matrix_column(big, 12);           /* stride 13 */
-    vec_randn(&col.vector, a, 2.0);
+    mat_vec_randn(a, &col.vector, 2.0);
     for (size_t i = 0; i < 9; i++) {
         double x = gsl_ran_gaussian_ziggurat(b, 2.0), y = gsl_vector_get(&col.vector, i);
         ck_assert(memcmp(&x, &y, sizeof x) == 0);

@@ -14,7 +14,7 @@
 #include "../fuzz/targets.h"
 #include "opts.h"
 #include "rng.h"
-#include "status.h"
+#include "att.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -168,7 +168,7 @@ START_TEST(test_opts_no_out_default)
 
     /* --scale 1e400: "overflows", not "not finite" */
     double x;
-    ck_assert_int_eq(parse_double("1e400", &x, "--scale"), ATT_EUSAGE);
+    ck_assert_int_eq(opts_parse_double("1e400", &x, "--scale"), ATT_EUSAGE);
     ck_assert_ptr_nonnull(strstr(att_last_error(), "overflows"));
 
     unlink("afile");

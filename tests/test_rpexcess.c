@@ -8,7 +8,7 @@
 #include "cvreg.h"
 #include "rpexcess.h"
 #include "softmax.h"
-#include "stats.h"
+#include "stat.h"
 
 #include <math.h>
 #include <gsl/gsl_randist.h>
@@ -55,7 +55,7 @@ static double plain_excess(gsl_rng *rng, size_t T, size_t d, size_t dk, double c
             s[j] += q[a] * k;
         }
     }
-    return (double)T * exp(s[0] - logsumexp(s, T)) - 1.0;
+    return (double)T * exp(s[0] - softmax_logsumexp(s, T)) - 1.0;
 }
 
 START_TEST(test_estimate_against_plain_rows)

@@ -17,8 +17,8 @@
 #include "mc.h"
 #include "selfweight.h"
 #include "softmax.h"
-#include "stats.h"
-#include "status.h"
+#include "stat.h"
+#include "att.h"
 
 #include <float.h>
 #include <math.h>
@@ -118,7 +118,7 @@ START_TEST(test_stable_at_d768)
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 768);
     gsl_matrix *X = mat_new(T, d), *S = mat_new(T, T), *A = mat_new(T, T);
-    mat_randn(X, rng, 1.0);
+    mat_randn(rng, X, 1.0);
     ck_assert_int_eq(mat_gemm(S, 1.0, X, 0, X, 1, 0.0), ATT_OK);
     ck_assert_int_eq(softmax_rows(A, S), ATT_OK);
     size_t overflow = 0;
@@ -162,7 +162,7 @@ START_TEST(test_from_scores_by_hand)
      * diag_sq = (4 + 1)/2, off_sq = (0 + 9)/2; control s' = (0, 3):
      * a'_00 = 1/2, a'_11 = 1/2 */
     gsl_matrix *S = mat_new(2, 2);
-    gsl_vector *c = vec_new(2);
+    gsl_vector *c = mat_vec_new(2);
     gsl_matrix_set(S, 0, 0, 2); gsl_matrix_set(S, 0, 1, 0);
     gsl_matrix_set(S, 1, 0, 3); gsl_matrix_set(S, 1, 1, 1);
     gsl_vector_set(c, 0, 0.0); gsl_vector_set(c, 1, 3.0);
@@ -180,9 +180,9 @@ START_TEST(test_from_scores_by_hand)
     ck_assert_int_eq(selfweight_from_scores(r, S, NULL), ATT_OK);                /* no control: 0 */
     ck_assert_double_eq(r[SW_CONTROL], 0.0);
     ck_assert_double_eq(r[SW_EXCESS], 0.0);
-    gsl_vector *bad = vec_new(3);
+    gsl_vector *bad = mat_vec_new(3);
     ck_assert_int_eq(selfweight_from_scores(r, S, bad), ATT_EUSAGE);
-    vec_free(bad); vec_free(c); mat_free(S);
+    mat_vec_free(bad); mat_vec_free(c); mat_free(S);
 }
 END_TEST
 
@@ -209,10 +209,10 @@ enum { S_SELF = SW_SELF, S_ARGMAX = SW_ARGMAX, S_CTRL = SW_CONTROL, S_DSQ = SW_D
 
 static void *draw_alloc(void *ctx) { return selfweight_scratch_new(ctx); }
 
-static int draw_one(void *ctx, void *scratch, gsl_rng *rng, size_t i, double *out)
+static int draw_one(gsl_rng *rng, void *ctx, void *scratch, size_t i, double *out)
 {
     (void)i;
-    return selfweight_draw(ctx, scratch, rng, out);
+    return selfweight_draw(rng, ctx, scratch, out);
 }
 
 static void run(stat_acc acc[NSTAT], draw_ctx *c, size_t draws, unsigned long seed, int threads)
@@ -327,8 +327,8 @@ START_TEST(test_draw_properties)
         unsigned long seed = gsl_rng_get(rng);
         gsl_rng_set(r1, seed);
         gsl_rng_set(r2, seed);
-        PROP_ASSERT(selfweight_draw(&c, fresh, r1, a) == ATT_OK, "draw");
-        PROP_ASSERT(selfweight_draw(&c, shared, r2, b) == ATT_OK, "draw (shared)");
+        PROP_ASSERT(selfweight_draw(r1, &c, fresh, a) == ATT_OK, "draw");
+        PROP_ASSERT(selfweight_draw(r2, &c, shared, b) == ATT_OK, "draw (shared)");
         PROP_ASSERT(!memcmp(a, b, sizeof a), "T %zu d %zu d_k %zu: reused workspace differs", c.T,
                     c.d, c.d_k);
         PROP_ASSERT(fabs(a[SW_SELF] + a[SW_LEAK] - 1.0) <= tol_eps(4.0, c.T, 1.0),

@@ -5,7 +5,7 @@
 #include "head.h"
 #include "mat.h"
 #include "shapes.h"
-#include "status.h"
+#include "att.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -32,16 +32,16 @@ static size_t shape_count(const shape *s)
 START_TEST(test_gpt2_counts)
 {
     /* GPT-2 small: d = 768, d_k = d_v = 64, 12 heads */
-    ck_assert_uint_eq(head_projection_params(768, 64, 64), 147456);      /* 3 * 768 * 64 */
-    ck_assert_uint_eq(12 * head_projection_params(768, 64, 64), 1769472);
-    ck_assert_uint_eq(qk_factored_params(768, 64), 98304);               /* 2 * 768 * 64 */
-    ck_assert_uint_lt(qk_factored_params(768, 64), 768u * 768u);         /* vs d^2 = 589824 */
-    ck_assert_uint_eq(head_projection_params(4, 2, 2), 24);              /* the worked example */
-    ck_assert_uint_eq(head_projection_params(10, 3, 5), 10 * 3 + 10 * 3 + 10 * 5);
+    ck_assert_uint_eq(shapes_head_projection_params(768, 64, 64), 147456);      /* 3 * 768 * 64 */
+    ck_assert_uint_eq(12 * shapes_head_projection_params(768, 64, 64), 1769472);
+    ck_assert_uint_eq(shapes_qk_factored_params(768, 64), 98304);               /* 2 * 768 * 64 */
+    ck_assert_uint_lt(shapes_qk_factored_params(768, 64), 768u * 768u);         /* vs d^2 = 589824 */
+    ck_assert_uint_eq(shapes_head_projection_params(4, 2, 2), 24);              /* the worked example */
+    ck_assert_uint_eq(shapes_head_projection_params(10, 3, 5), 10 * 3 + 10 * 3 + 10 * 5);
     /* overflow is reported as 0, not wrapped */
-    ck_assert_uint_eq(head_projection_params(SIZE_MAX / 2, 2, 1), 0);
-    ck_assert_uint_eq(head_projection_params(2, SIZE_MAX / 2 + 1, 1), 0);
-    ck_assert_uint_eq(qk_factored_params(SIZE_MAX / 2, 2), 0);
+    ck_assert_uint_eq(shapes_head_projection_params(SIZE_MAX / 2, 2, 1), 0);
+    ck_assert_uint_eq(shapes_head_projection_params(2, SIZE_MAX / 2 + 1, 1), 0);
+    ck_assert_uint_eq(shapes_qk_factored_params(SIZE_MAX / 2, 2), 0);
 }
 END_TEST
 
@@ -62,9 +62,9 @@ START_TEST(test_shapes_by_hand)
         for (int j = 0; j < 3; j++) ck_assert_uint_eq(sh[i].dim[j], want[i].dim[j]);
     }
     char buf[64];
-    shape_format(buf, sizeof buf, shape_find(sh, "Q"));
+    shapes_format(buf, sizeof buf, shape_find(sh, "Q"));
     ck_assert_str_eq(buf, "Q (2, 5, 4)");
-    shape_format(buf, sizeof buf, shape_find(sh, "W_V"));
+    shapes_format(buf, sizeof buf, shape_find(sh, "W_V"));
     ck_assert_str_eq(buf, "W_V (16, 3)");
     /* zero sizes are usage errors */
     ck_assert_int_eq(attention_shapes(sh, 0, 5, 7, 16, 4, 3), ATT_EUSAGE);
@@ -96,13 +96,13 @@ START_TEST(test_prop_shapes_match_head)
         PROP_ASSERT(attention_shapes(sh, B, T_q, T_k, d, d_k, d_v) == ATT_OK, "%s", att_last_error());
 
         gsl_matrix *WQ = mat_new(d, d_k), *WK = mat_new(d, d_k), *WV = mat_new(d, d_v);
-        mat_randn(WQ, rng, 1.0 / sqrt((double)d));
-        mat_randn(WK, rng, 1.0 / sqrt((double)d));
-        mat_randn(WV, rng, 1.0 / sqrt((double)d));
+        mat_randn(rng, WQ, 1.0 / sqrt((double)d));
+        mat_randn(rng, WK, 1.0 / sqrt((double)d));
+        mat_randn(rng, WV, 1.0 / sqrt((double)d));
         head_params p = head_params_make(WQ, WK, WV);
         gsl_matrix *Xq = mat_new(B * T_q, d), *Xkv = self ? Xq : mat_new(B * T_k, d);
-        mat_randn(Xq, rng, 1.0);
-        if (!self) mat_randn(Xkv, rng, 1.0);
+        mat_randn(rng, Xq, 1.0);
+        if (!self) mat_randn(rng, Xkv, 1.0);
         head_state st;
         PROP_ASSERT(head_state_alloc(&st, T_q, T_k, d, d_k, d_v) == ATT_OK, "%s", att_last_error());
         for (size_t b = 0; b < B; b++) {
@@ -135,9 +135,9 @@ START_TEST(test_prop_shapes_match_head)
         for (int i = 0; i < 3; i++)
             PROP_ASSERT(memcmp(shape_find(sh, wn[i])->dim, shape_find(sh2, wn[i])->dim,
                                sizeof sh[0].dim) == 0, "%s depends on B or T", wn[i]);
-        PROP_ASSERT(total == head_projection_params(d, d_k, d_v), "count %zu vs %zu",
-                    total, head_projection_params(d, d_k, d_v));
-        PROP_ASSERT(qk_factored_params(d, d_k) == 2 * d * d_k, "factored W_QK count");
+        PROP_ASSERT(total == shapes_head_projection_params(d, d_k, d_v), "count %zu vs %zu",
+                    total, shapes_head_projection_params(d, d_k, d_v));
+        PROP_ASSERT(shapes_qk_factored_params(d, d_k) == 2 * d * d_k, "factored W_QK count");
         /* the batched self-attention head returns O as (B*T, d_v) */
         if (self) {
             gsl_matrix *O = mat_new(B * T_q, d_v);

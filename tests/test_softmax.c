@@ -8,7 +8,7 @@
 #include "tol.h"
 #include "mat.h"
 #include "softmax.h"
-#include "status.h"
+#include "att.h"
 
 #include <float.h>
 #include <math.h>
@@ -104,18 +104,18 @@ END_TEST
 START_TEST(test_logsumexp_values)
 {
     double ln2 = log(2.0);
-    ck_assert_double_eq_tol(logsumexp((double[]){ 0.0, 0.0 }, 2), ln2, EPS);
-    ck_assert_double_eq_tol(logsumexp((double[]){ 1000.0, 1000.0 }, 2), 1000.0 + ln2, 1000 * EPS);
-    ck_assert_double_eq_tol(logsumexp((double[]){ -1000.0, -1000.0 }, 2), -1000.0 + ln2, 1000 * EPS);
-    ck_assert_double_eq(logsumexp((double[]){ 1e300, 1e300 }, 2), 1e300);
-    ck_assert_double_eq(logsumexp((double[]){ 0.0, -INFINITY }, 2), 0.0);
-    ck_assert_double_eq_tol(logsumexp((double[]){ 0.0, log(3.0) }, 2), log(4.0), 2 * EPS);
+    ck_assert_double_eq_tol(softmax_logsumexp((double[]){ 0.0, 0.0 }, 2), ln2, EPS);
+    ck_assert_double_eq_tol(softmax_logsumexp((double[]){ 1000.0, 1000.0 }, 2), 1000.0 + ln2, 1000 * EPS);
+    ck_assert_double_eq_tol(softmax_logsumexp((double[]){ -1000.0, -1000.0 }, 2), -1000.0 + ln2, 1000 * EPS);
+    ck_assert_double_eq(softmax_logsumexp((double[]){ 1e300, 1e300 }, 2), 1e300);
+    ck_assert_double_eq(softmax_logsumexp((double[]){ 0.0, -INFINITY }, 2), 0.0);
+    ck_assert_double_eq_tol(softmax_logsumexp((double[]){ 0.0, log(3.0) }, 2), log(4.0), 2 * EPS);
     /* log(1 + e^-40): log1p keeps it, 1 + 4e-18 would round to 1 */
-    ck_assert_double_eq_tol(logsumexp((double[]){ 0.0, -40.0 }, 2), exp(-40.0), 1e-16 * exp(-40.0) * 4);
-    ck_assert(isnan(logsumexp((double[]){ 0.0, NAN }, 2)));
-    ck_assert(logsumexp((double[]){ 0.0, INFINITY }, 2) == INFINITY);
-    ck_assert(logsumexp((double[]){ -INFINITY, -INFINITY }, 2) == -INFINITY);
-    ck_assert(logsumexp(NULL, 0) == -INFINITY);
+    ck_assert_double_eq_tol(softmax_logsumexp((double[]){ 0.0, -40.0 }, 2), exp(-40.0), 1e-16 * exp(-40.0) * 4);
+    ck_assert(isnan(softmax_logsumexp((double[]){ 0.0, NAN }, 2)));
+    ck_assert(softmax_logsumexp((double[]){ 0.0, INFINITY }, 2) == INFINITY);
+    ck_assert(softmax_logsumexp((double[]){ -INFINITY, -INFINITY }, 2) == -INFINITY);
+    ck_assert(softmax_logsumexp(NULL, 0) == -INFINITY);
 }
 END_TEST
 
@@ -185,11 +185,11 @@ END_TEST
 START_TEST(test_prop_log_softmax)
 {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    PROP_FOR(k, rng, "log softmax_j = s_j - logsumexp(s)") {
+    PROP_FOR(k, rng, "log softmax_j = s_j - softmax_logsumexp(s)") {
         size_t n = prop_size(rng, 1, 80);
         double s[80], a[80];
         double big = random_row(rng, s, n);
-        double lse = logsumexp(s, n);
+        double lse = softmax_logsumexp(s, n);
         PROP_ASSERT(softmax_vec(a, s, n) == ATT_OK, "%s", att_last_error());
         for (size_t j = 0; j < n; j++) {
             if (!(a[j] > 1e-250)) continue;          /* log of a tiny or zero weight */
@@ -216,13 +216,13 @@ START_TEST(test_prop_online_softmax)
         for (size_t j = 0; j < n; j++) { o_ref += a[j] * v[j]; vmax = fmax(vmax, fabs(v[j])); }
         /* the online way, over chunks of random length (a chunk may be all -inf) */
         online_softmax st;
-        online_softmax_init(&st);
+        softmax_online_init(&st);
         double o = 0.0;
         for (size_t j0 = 0; j0 < n;) {
             size_t len = prop_size(rng, 1, n - j0);
             double cmax = -INFINITY;
             for (size_t j = j0; j < j0 + len; j++) cmax = fmax(cmax, s[j]);
-            o *= online_softmax_rescale(&st, cmax);
+            o *= softmax_online_rescale(&st, cmax);
             for (size_t j = j0; j < j0 + len; j++) {
                 double p = st.m == -INFINITY ? 0.0 : exp(s[j] - st.m);
                 st.l += p;
@@ -232,9 +232,9 @@ START_TEST(test_prop_online_softmax)
         }
         o /= st.l;
         PROP_ASSERT(fabs(o - o_ref) <= tol_eps(16, n, vmax), "o %.17g vs %.17g", o, o_ref);
-        double lse = logsumexp(s, n);
+        double lse = softmax_logsumexp(s, n);
         PROP_ASSERT(fabs(st.m + log(st.l) - lse) <= tol_eps(8, n, 1.0 + big),
-                    "m + log l = %.17g, logsumexp %.17g", st.m + log(st.l), lse);
+                    "m + log l = %.17g, softmax_logsumexp %.17g", st.m + log(st.l), lse);
     }
     gsl_rng_free(rng);
 }

@@ -1,8 +1,8 @@
 /* test_stats.c - running moments, merge, CI coverage, the Monte Carlo engine. */
 #include "prop.h"
 #include "mc.h"
-#include "stats.h"
-#include "status.h"
+#include "stat.h"
+#include "att.h"
 #include "timing.h"
 
 #include <math.h>
@@ -66,7 +66,7 @@ END_TEST
 /* ---- the engine ------------------------------------------------------ */
 
 /* one draw: (N(0,1), U(0,1) squared, 0/1 with p = 0.3) */
-static int draw_known(void *ctx, void *scratch, gsl_rng *rng, size_t i, double *out)
+static int draw_known(gsl_rng *rng, void *ctx, void *scratch, size_t i, double *out)
 {
     (void)ctx; (void)scratch; (void)i;
     out[0] = gsl_ran_gaussian(rng, 1.0);
@@ -134,7 +134,7 @@ START_TEST(test_mc_ci_coverage)
 }
 END_TEST
 
-static int draw_fails(void *ctx, void *scratch, gsl_rng *rng, size_t i, double *out)
+static int draw_fails(gsl_rng *rng, void *ctx, void *scratch, size_t i, double *out)
 {
     (void)ctx; (void)scratch; (void)rng;
     out[0] = 0;

@@ -29,7 +29,7 @@ END_TEST
 enum { S_X, NSTAT_ };
 static const char *const names[] = {"x"};
 static sweep_nature names_nat(size_t k) { (void)k; return SW_MC; }
-static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work, const void *ctx)
+static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *ctx)
 {
     (void)work, (void)ctx;
     out[S_X] = gsl_ran_gaussian_ziggurat(rng, (double)pt->d);

@@ -5,24 +5,24 @@
  */
 #include "prop.h"
 #include "tiedhead.h"
-#include "status.h"
+#include "att.h"
 
 #include <math.h>
 
-static double eval(size_t V, size_t T, size_t dk, int causal, gsl_rng *rng, prev_eval *ev, double *wmin)
+static double eval(gsl_rng *rng, size_t V, size_t T, size_t dk, int causal, prev_eval *ev, double *wmin)
 {
-    prev_config c = prev_config_default(V, T, dk, 1);
+    prev_config c = prevtrain_config_default(V, T, dk, 1);
     c.heldout = 300;
     prev_model m;
-    ck_assert_int_eq(prev_model_alloc(&m, &c), ATT_OK);
+    ck_assert_int_eq(prevtrain_model_alloc(&m, &c), ATT_OK);
     ck_assert_int_eq(tiedhead_exact(&m, 12.0), ATT_OK);
     m.p.causal = causal;
     gsl_matrix *A = gsl_matrix_alloc(T, T);
-    ck_assert_int_eq(prev_evaluate(&m, rng, ev, A), ATT_OK);
+    ck_assert_int_eq(prevtrain_evaluate(rng, &m, ev, A), ATT_OK);
     *wmin = 1.0;
     for (size_t t = 1; t < T; t++) *wmin = fmin(*wmin, gsl_matrix_get(A, t, t - 1));   /* mean over sequences */
     gsl_matrix_free(A);
-    prev_model_free(&m);
+    prevtrain_model_free(&m);
     return ev->accuracy;
 }
 
@@ -34,7 +34,7 @@ START_TEST(test_exact_with_mask)
         if (k >= 40) break;
         size_t V = prop_size(rng, 2, 12), T = prop_size(rng, 2, 24), dk = prop_size(rng, 2, 3);
         prev_eval ev;
-        double wmin, acc = eval(V, T, dk, 1, rng, &ev, &wmin);
+        double wmin, acc = eval(rng, V, T, dk, 1, &ev, &wmin);
         PROP_ASSERT(acc == 1.0, "n_vocab %zu T %zu d_k %zu: accuracy %.6f (%zu of %zu)", V, T, dk, acc, ev.correct,
                     ev.predictions);
         PROP_ASSERT(wmin >= 1.0 - (double)T * exp(-24.0), "n_vocab %zu T %zu: mean a_{t,t-1} %.12f", V, T, wmin);
@@ -49,7 +49,7 @@ START_TEST(test_fails_without_mask)
     const size_t Ts[] = {4, 8, 16};
     for (int i = 0; i < 3; i++) {
         prev_eval ev;
-        double wmin, acc = eval(8, Ts[i], 2, 0, rng, &ev, &wmin);
+        double wmin, acc = eval(rng, 8, Ts[i], 2, 0, &ev, &wmin);
         ck_assert_msg(acc < 0.9, "T %zu without the mask: accuracy %.4f, expected the 1-D code to fail", Ts[i], acc);
     }
     gsl_rng_free(rng);

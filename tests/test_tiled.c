@@ -15,7 +15,7 @@
 #include "fused.h"
 #include "head.h"
 #include "mat.h"
-#include "status.h"
+#include "att.h"
 #include "tiled.h"
 #include "vexp.h"
 
@@ -32,7 +32,7 @@ static gsl_matrix *rand_mat(gsl_rng *rng, size_t r, size_t c, double sigma)
 {
     gsl_matrix *A = mat_new(r, c);
     ck_assert_ptr_nonnull(A);
-    mat_randn(A, rng, sigma);
+    mat_randn(rng, A, sigma);
     return A;
 }
 
@@ -358,8 +358,8 @@ START_TEST(test_prop_tiled_forward)
         double sw = 1.0 / sqrt((double)d);
         gsl_matrix *W_Q = rand_mat(rng, d, d_k, sw), *W_K = rand_mat(rng, d, d_k, sw);
         gsl_matrix *W_V = rand_mat(rng, d, d_v, sw);
-        gsl_vector *b_Q = vec_new(d_k), *b_K = vec_new(d_k), *b_V = vec_new(d_v);
-        vec_randn(b_Q, rng, 0.5); vec_randn(b_K, rng, 0.5); vec_randn(b_V, rng, 0.5);
+        gsl_vector *b_Q = mat_vec_new(d_k), *b_K = mat_vec_new(d_k), *b_V = mat_vec_new(d_v);
+        mat_vec_randn(rng, b_Q, 0.5); mat_vec_randn(rng, b_K, 0.5); mat_vec_randn(rng, b_V, 0.5);
         head_params p = head_params_make(W_Q, W_K, W_V);
         if (biases) { p.b_Q = b_Q; p.b_K = b_K; p.b_V = b_V; }
         p.scale = gsl_rng_uniform(rng) < 0.5 ? 1.0 : 1.0 / sqrt((double)d_k);
@@ -380,7 +380,7 @@ START_TEST(test_prop_tiled_forward)
         head_state_free(&st);
         mat_free(O); mat_free(Xq); if (!self) mat_free(Xkv);
         mat_free(W_Q); mat_free(W_K); mat_free(W_V);
-        vec_free(b_Q); vec_free(b_K); vec_free(b_V);
+        mat_vec_free(b_Q); mat_vec_free(b_K); mat_vec_free(b_V);
     }
     gsl_rng_free(rng);
 }
@@ -508,7 +508,7 @@ typedef struct {
     gsl_matrix *X, *W_Q, *W_K, *W_V, *W, *Wt;    /* W = W_QKV, Wt = W^T (out, in) */
 } fcase;
 
-static void fcase_make(fcase *c, gsl_rng *rng, size_t N, size_t d, size_t d_k, size_t d_v)
+static void fcase_make(gsl_rng *rng, fcase *c, size_t N, size_t d, size_t d_k, size_t d_v)
 {
     *c = (fcase){ .N = N, .d = d, .d_k = d_k, .d_v = d_v };
     double sw = 1.0 / sqrt((double)d);
@@ -533,7 +533,7 @@ START_TEST(test_prop_fused_equals_separate)
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     PROP_FOR(k, rng, "fused W_QKV product + split equals three products; (out, in) too") {
         fcase c;
-        fcase_make(&c, rng, prop_size(rng, 1, 100), prop_size(rng, 1, 96),
+        fcase_make(rng, &c, prop_size(rng, 1, 100), prop_size(rng, 1, 96),
                    prop_size(rng, 1, 40), prop_size(rng, 1, 40));
         size_t N = c.N, d_k = c.d_k, d_v = c.d_v, n = 2 * d_k + d_v;
         gsl_matrix *Q = mat_new(N, d_k), *K = mat_new(N, d_k), *V = mat_new(N, d_v);
@@ -567,10 +567,10 @@ START_TEST(test_prop_batched_equals_one_by_one)
     PROP_FOR(k, rng, "batched head equals the head run on each sequence") {
         size_t B = prop_size(rng, 1, 6), T = prop_size(rng, 1, 40);
         fcase c;
-        fcase_make(&c, rng, B * T, prop_size(rng, 1, 64), 2 * prop_size(rng, 1, 12),
+        fcase_make(rng, &c, B * T, prop_size(rng, 1, 64), 2 * prop_size(rng, 1, 12),
                    prop_size(rng, 1, 24));
-        gsl_vector *b_Q = vec_new(c.d_k), *b_K = vec_new(c.d_k), *b_V = vec_new(c.d_v);
-        vec_randn(b_Q, rng, 0.5); vec_randn(b_K, rng, 0.5); vec_randn(b_V, rng, 0.5);
+        gsl_vector *b_Q = mat_vec_new(c.d_k), *b_K = mat_vec_new(c.d_k), *b_V = mat_vec_new(c.d_v);
+        mat_vec_randn(rng, b_Q, 0.5); mat_vec_randn(rng, b_K, 0.5); mat_vec_randn(rng, b_V, 0.5);
         head_params p = head_params_make(c.W_Q, c.W_K, c.W_V);
         if (gsl_rng_uniform(rng) < 0.5) { p.b_Q = b_Q; p.b_K = b_K; p.b_V = b_V; }
         p.rope = gsl_rng_uniform(rng) < 0.5;
@@ -590,7 +590,7 @@ START_TEST(test_prop_batched_equals_one_by_one)
                         B, T, c.d, b, err, tol);
         }
         head_state_free(&st);
-        mat_free(O); vec_free(b_Q); vec_free(b_K); vec_free(b_V);
+        mat_free(O); mat_vec_free(b_Q); mat_vec_free(b_K); mat_vec_free(b_V);
         fcase_free(&c);
     }
     gsl_rng_free(rng);

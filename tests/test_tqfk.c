@@ -17,12 +17,12 @@
 #include "explorer.h"
 #include "tol.h"
 #include "prop.h"
-#include "status.h"
+#include "att.h"
 #include "tqfk.h"
 
 /* A random configuration: coordinates ~ N(0, sigma^2), sigma in [0.1, 5],
  * scale uniform in [0, 4]. */
-static void random_config(tqfk_config *c, gsl_rng *rng)
+static void random_config(gsl_rng *rng, tqfk_config *c)
 {
     double sigma = 0.1 + 4.9 * gsl_rng_uniform(rng);
     for (int i = 0; i < TQFK_NVEC; i++) {
@@ -114,7 +114,7 @@ START_TEST(prop_rows_sum_to_one_and_outputs_average)
         tqfk_config c;
         tqfk_result r;
         tqfk_check ck;
-        random_config(&c, rng);
+        random_config(rng, &c);
         PROP_ASSERT(tqfk_compute(&r, &c) == ATT_OK, "%s", att_last_error());
         tqfk_check_result(&ck, &c, &r);
         PROP_ASSERT(ck.row_sum_err <= tol_eps(4.0, TQFK_NK, 1.0), "row sum error %g", ck.row_sum_err);
@@ -144,7 +144,7 @@ START_TEST(prop_equal_keys_share_equally)
     PROP_FOR(k, rng, "tqfk two equal keys get equal weight") {
         tqfk_config c;
         tqfk_result r;
-        random_config(&c, rng);
+        random_config(rng, &c);
         int a = (int)gsl_rng_uniform_int(rng, 4), b = (a + 1 + (int)gsl_rng_uniform_int(rng, 3)) % 4;
         c.k[b][0] = c.k[a][0];
         c.k[b][1] = c.k[a][1];

@@ -45,7 +45,7 @@
 #include "afile.h"
 #include "provenance.h"
 #include "table.h"
-#include "status.h"
+#include "att.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -183,7 +183,7 @@ static int bias_make(gsl_vector **b, const gsl_matrix *M, const char *opt, const
         return att_fail(ATT_EUSAGE, "shapes do not conform: the bias (--%s %s) is %zu x %zu and %s is "
                         "%zu x %zu: the bias must be one row of %s = %zu numbers", opt, path,
                         M->size1, M->size2, other, W->size1, W->size2, width, n);
-    *b = vec_new(n);
+    *b = mat_vec_new(n);
     if (*b == NULL) return ATT_ERUNTIME;
     for (size_t j = 0; j < n; j++) gsl_vector_set(*b, j, gsl_matrix_get(M, 0, j));
     return ATT_OK;
@@ -357,13 +357,13 @@ static void run_free(run_data *r)
     mat_free(r->Xq);
     mat_free(r->WQ); mat_free(r->WK); mat_free(r->WV);
     mat_free(r->Bq); mat_free(r->Bk); mat_free(r->Bv); mat_free(r->G);
-    vec_free(r->bq); vec_free(r->bk); vec_free(r->bv);
+    mat_vec_free(r->bq); mat_vec_free(r->bk); mat_vec_free(r->bv);
     head_state_free(&r->st);
     if (r->g.dXq) head_grads_free(&r->g);
     mat_free(r->Q); mat_free(r->K); mat_free(r->V); mat_free(r->S); mat_free(r->A); mat_free(r->O);
     mat_free(r->dXq); mat_free(r->dXkv); mat_free(r->dX);
     mat_free(r->dWQ); mat_free(r->dWK); mat_free(r->dWV);
-    vec_free(r->dbQ); vec_free(r->dbK); vec_free(r->dbV);
+    mat_vec_free(r->dbQ); mat_vec_free(r->dbK); mat_vec_free(r->dbV);
 }
 
 /* The option combinations that make a run. */
@@ -631,7 +631,7 @@ static int outputs_emit(const opts *o, run_data *r)
                                                                           : "W_QKV (fused)");
         for (size_t i = 0; i < n && len > 0 && (size_t)len < sizeof extra; i++)
             len += snprintf(extra + len, sizeof extra - (size_t)len, " %s", m[i].file);
-        if (!st) st = output_meta(o, extra);
+        if (!st) st = provenance_write_meta(o, extra);
         if (!st && opts_verbose(o) && !arg.print)
             printf("attention: wrote %zu files and attention.meta into %s\n", n, o->out_dir);
     }
@@ -650,7 +650,7 @@ static int stacked_alloc(run_data *r, size_t d, size_t d_k, size_t d_v)
     if (!arg.grad) return ATT_OK;
     r->dXq = mat_new(BTq, d); r->dXkv = mat_new(BTk, d);
     r->dWQ = mat_new(d, d_k); r->dWK = mat_new(d, d_k); r->dWV = mat_new(d, d_v);
-    r->dbQ = vec_new(d_k); r->dbK = vec_new(d_k); r->dbV = vec_new(d_v);
+    r->dbQ = mat_vec_new(d_k); r->dbK = mat_vec_new(d_k); r->dbV = mat_vec_new(d_v);
     if (!r->dXq || !r->dXkv || !r->dWQ || !r->dWK || !r->dWV || !r->dbQ || !r->dbK || !r->dbV)
         return att_alloc_status();
     gsl_matrix_set_zero(r->dWQ); gsl_matrix_set_zero(r->dWK); gsl_matrix_set_zero(r->dWV);

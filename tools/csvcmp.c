@@ -34,7 +34,7 @@
  * input, 3 when out of memory.
  */
 #include "csvline.h"
-#include "status.h"
+#include "att.h"
 #include "table.h"
 
 #include <math.h>
@@ -86,7 +86,7 @@ static int table_read(table *t, const char *path)
     while (!st && fgets(line, LINE, fp)) {
         lineno++;
         if (line[0] == '#') continue;
-        int nf = csv_split(line, tmp, MAXF, buf, LINE);
+        int nf = csvline_split(line, tmp, MAXF, buf, LINE);
         if (nf < 0) { fprintf(stderr, "csvcmp: %s line %d: malformed CSV\n", path, lineno); st = 2; break; }
         if (t->n == cap) {
             cap = cap ? 2 * cap : 64;
@@ -160,7 +160,7 @@ static int schema_read(const char *path, const table *old, col_rule *rules)
         int c = col_index(old, name);
         if (c < 0) { fprintf(stderr, "csvcmp: %s names column %s, which %s does not have\n", path, name, old->path); st = 2; break; }
         col_rule *cr = &rules[c];
-        cr->nature = strcmp(nat, "row") == 0 ? NAT_ROW : col_nature_parse(nat);
+        cr->nature = strcmp(nat, "row") == 0 ? NAT_ROW : table_nature_parse(nat);
         if (cr->nature < 0) { fprintf(stderr, "csvcmp: %s line %d: unknown nature '%s'\n", path, s.lineno[r], nat); st = 2; break; }
         const char *lo = s.f[r][li], *hic = s.f[r][hi], *b = s.f[r][bi];
         if (strncmp(lo, "group:", 6) == 0) {
@@ -224,7 +224,7 @@ static int moved(const table *old, size_t r, int c, const char *xs, const char *
         snprintf(why, nwhy, "exact");
         return 1;
     }
-    if (isnan(x) || isnan(y)) { snprintf(why, nwhy, "%s: one is empty", col_nature_name(nature)); return !(isnan(x) && isnan(y)); }
+    if (isnan(x) || isnan(y)) { snprintf(why, nwhy, "%s: one is empty", table_nature_name(nature)); return !(isnan(x) && isnan(y)); }
     double d = fabs(x - y), tol;
     // below its bound a value is zero up to rounding (in this row): compared as rounding;
     // above it, a rounding column is a computed value (an identity that failed, or a row
@@ -315,7 +315,7 @@ int main(int argc, char **argv)
         if (a.nf[r] != b.nf[r]) { printf("%s line %d: %d fields, now %d\n", pa, a.lineno[r], a.nf[r], b.nf[r]); nmoved++; continue; }
         int row_nature = NAT_EXACT;
         if (r > 0 && nat_col >= 0 && nat_col < a.nf[r]) {
-            row_nature = col_nature_parse(a.f[r][nat_col]);
+            row_nature = table_nature_parse(a.f[r][nat_col]);
             if (row_nature < 0) row_nature = NAT_EXACT;
         }
         for (int c = 0; c < a.nf[r]; c++) {

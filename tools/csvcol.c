@@ -20,7 +20,7 @@ int main(int argc, char **argv)
     if (ncol > 64) { fclose(f); return 2; }
     while (fgets(line, sizeof line, f)) {
         if (line[0] == '#') continue;
-        int n = csv_split(line, fields, MAXF, buf, sizeof buf);
+        int n = csvline_split(line, fields, MAXF, buf, sizeof buf);
         if (n < 0) { fprintf(stderr, "csvcol: %s: malformed line\n", argv[1]); fclose(f); return 2; }
         if (header) {
             for (int c = 0; c < ncol; c++) {

@@ -31,7 +31,7 @@ VERDICT = re.compile(r'^\s*(?:if\s*\(.*\)\s*)?(?:\(?rc\s*=\s*|st\s*=\s*|\|\|\s*\
 PLUMB_LINE = re.compile(
     r'(\bmc_config\b|\bcfg\.|\bexp_mc\(|\bmc_run\(|\bsweep_(run|grid_init|axis|axis_x|axis_cases|result_free|def)'
     r'|\bSWEEP_DEF|\bdef\.|\bdc\.|\bdh\.|TABLE_WRITE|table_write|TABLE_OPEN|table_row|table_commit'
-    r'|\bexp_meta\(|\bmem_(calloc|free)\(|\bmat_free\(|\bvec_free\(|\bfree\(|\bcalloc\(|\bmalloc\('
+    r'|\bexp_meta\(|\bmem_(calloc|free)\(|\bmat_free\(|\bmat_vec_free\(|\bfree\(|\bcalloc\(|\bmalloc\('
     r'|head_state_free|head_state_alloc|head_grads_alloc|head_grads_free|scratch_(alloc|free)'
     r'|gsl_rng_free|rng_new\(|att_alloc_status|^\s*return\s+(st|rc|ATT_OK)\s*;|^\s*if\s*\((st|rc)\)\s*return'
     r'|^\s*(int\s+)?(st|rc)\s*=\s*ATT_OK\s*;|^\s*int\s+(st|rc)\s*;|^\s*[{}]\s*;?\s*$|exp_usage\()')

@@ -19,7 +19,7 @@
  */
 #include "afile.h"
 #include "csvline.h"
-#include "status.h"
+#include "att.h"
 #include "table.h"
 #include "verdict.h"
 
@@ -55,7 +55,7 @@ static int check_row(const char *path, int lineno, const char *id, const char *l
 {
     static char buf[LINE_MAX_LEN];
     char *fields[NCOL + 1], why[6 * CELL];
-    int n = csv_split(line, fields, NCOL + 1, buf, sizeof buf);
+    int n = csvline_split(line, fields, NCOL + 1, buf, sizeof buf);
     if (n != NCOL) {
         snprintf(why, sizeof why, "expected %d fields, found %d", NCOL, n);
         return refuse(path, lineno, "", why);
@@ -66,14 +66,14 @@ static int check_row(const char *path, int lineno, const char *id, const char *l
         snprintf(why, sizeof why, "its id is '%s', not '%s'", r->f[C_ID], id);
         return refuse(path, lineno, macro, why);
     }
-    int kind = verdict_kind_parse(r->f[C_KIND]), cmp = rule_cmp_parse(r->f[C_RULE]);
+    int kind = verdict_kind_parse(r->f[C_KIND]), cmp = verdict_rule_cmp_parse(r->f[C_RULE]);
     int outcome = verdict_outcome_parse(r->f[C_VERDICT]);
     if (kind < 0 || cmp < 0 || outcome < 0) {
         snprintf(why, sizeof why, "unknown kind '%s', rule '%s' or outcome '%s'", r->f[C_KIND],
                  r->f[C_RULE], r->f[C_VERDICT]);
         return refuse(path, lineno, macro, why);
     }
-    if (col_nature_parse(r->f[C_NATURE]) < 0) {
+    if (table_nature_parse(r->f[C_NATURE]) < 0) {
         snprintf(why, sizeof why, "unknown nature '%s' (how make verify compares it)", r->f[C_NATURE]);
         return refuse(path, lineno, macro, why);
     }
@@ -84,7 +84,7 @@ static int check_row(const char *path, int lineno, const char *id, const char *l
     verdict_rule rule = {(rule_cmp)cmp, cell_num(r->f[C_BLO]), cell_num(r->f[C_BHI])};
     measure m = {cell_num(r->f[C_MEAS]), cell_num(r->f[C_LO]), cell_num(r->f[C_HI]),
                  (size_t)strtoull(r->f[C_DRAWS], NULL, 10), atoi(r->f[C_RUNDEP]),
-                 (col_nature)col_nature_parse(r->f[C_NATURE])};
+                 (col_nature)table_nature_parse(r->f[C_NATURE])};
     verdict_outcome want = verdict_decide(rule, m);
     char text[256];
     verdict_rule_text(rule, text, sizeof text);
@@ -648,7 +648,7 @@ int main(int argc, char **argv)
     /* claims.csv: the rows as they are */
     fprintf(csv.f, "%s\n", verdict_csv_header);
     for (size_t i = 0; i < nrows; i++)
-        for (int c = 0; c < NCOL; c++) { csv_str(csv.f, rows[i].f[c]); fputc(c + 1 < NCOL ? ',' : '\n', csv.f); }
+        for (int c = 0; c < NCOL; c++) { table_cell_str(csv.f, rows[i].f[c]); fputc(c + 1 < NCOL ? ',' : '\n', csv.f); }
 
     /* claims.md: the counts by kind, then the table */
     char counts[1024];
@@ -764,7 +764,7 @@ int main(int argc, char **argv)
     free(order);
     free(rows);
     free(start);
-    if (afile_commit(&sum) || afile_commit(&csv) || verdicts_write_schema(dir, "claims.csv")
+    if (afile_commit(&sum) || afile_commit(&csv) || verdict_list_write_schema(dir, "claims.csv")
         || afile_commit(&md) || afile_commit(&tex)) {
         att_print_error("report");
         return 3;

@@ -4,8 +4,8 @@
 #include "mat.h"
 #include "mem.h"
 #include "rng.h"
-#include "stats.h"
-#include "status.h"
+#include "stat.h"
+#include "att.h"
 #include "table.h"
 #include "tiled.h"
 #include "vexp.h"
@@ -21,7 +21,7 @@ int anylen_weights(gsl_matrix *W[3], size_t d, size_t d_k, size_t d_v, unsigned 
     W[0] = mat_new(d, d_k); W[1] = mat_new(d, d_k); W[2] = mat_new(d, d_v);
     gsl_rng *rng = rng_new("mt19937", rng_stream_seed(seed, 0, 0));
     rc = W[0] && W[1] && W[2] && rng ? ATT_OK : att_alloc_status();
-    for (int k = 0; k < 3 && !rc; k++) mat_randn(W[k], rng, 1.0 / sqrt((double)d));
+    for (int k = 0; k < 3 && !rc; k++) mat_randn(rng, W[k], 1.0 / sqrt((double)d));
     if (rng) gsl_rng_free(rng);
     return rc;
 }
@@ -33,7 +33,7 @@ int anylen_alloc(anylen_case *c, const head_params *p, unsigned long seed, int p
     // X (T, d) ~ N(0, 1) on stream (1, T) of the seed
     gsl_rng *rng = rng_new("mt19937", rng_stream_seed(seed, 1, T));
     int rc = c->X && c->O && rng ? ATT_OK : att_alloc_status();
-    if (!rc) mat_randn(c->X, rng, 1.0);
+    if (!rc) mat_randn(rng, c->X, 1.0);
     if (rng) gsl_rng_free(rng);
     // the plain head's state: a refusal by --max-memory is ATT_EUSAGE (att_last_code)
     if (rc || !plain) return rc;

@@ -3,7 +3,7 @@
 #include "gradcheck.h"
 #include "mat.h"
 #include "mem.h"
-#include "status.h"
+#include "att.h"
 #include "table.h"
 #include "tol.h"
 
@@ -111,7 +111,7 @@ int bias_head_alloc(bias_head *h, size_t T, size_t d, size_t d_k, size_t d_v)
     *h = (bias_head){0};
     h->X = mat_new(T, d); h->G = mat_new(T, d_v);
     h->W_Q = mat_new(d, d_k); h->W_K = mat_new(d, d_k); h->W_V = mat_new(d, d_v);
-    h->b_Q = vec_new(d_k); h->b_K = vec_new(d_k); h->b_V = vec_new(d_v);
+    h->b_Q = mat_vec_new(d_k); h->b_K = mat_vec_new(d_k); h->b_V = mat_vec_new(d_v);
     if (!h->X || !h->G || !h->W_Q || !h->W_K || !h->W_V || !h->b_Q || !h->b_K || !h->b_V) {
         int rc = att_last_code();
         bias_head_free(h);
@@ -126,7 +126,7 @@ int bias_head_alloc(bias_head *h, size_t T, size_t d, size_t d_k, size_t d_v)
 void bias_head_free(bias_head *h)
 {
     mat_free(h->X); mat_free(h->G); mat_free(h->W_Q); mat_free(h->W_K); mat_free(h->W_V);
-    vec_free(h->b_Q); vec_free(h->b_K); vec_free(h->b_V);
+    mat_vec_free(h->b_Q); mat_vec_free(h->b_K); mat_vec_free(h->b_V);
     head_state_free(&h->with); head_state_free(&h->without);
     *h = (bias_head){0};
 }
@@ -141,13 +141,13 @@ head_params bias_head_params(const bias_head *h, int rope, int with_bk)
     return p;
 }
 
-int bias_head_draw(bias_head *h, gsl_rng *rng, int rope)
+int bias_head_draw(gsl_rng *rng, bias_head *h, int rope)
 {
     double sw = 1.0 / sqrt((double)h->X->size2);
-    mat_randn(h->X, rng, 1.0);
-    mat_randn(h->W_Q, rng, sw); mat_randn(h->W_K, rng, sw); mat_randn(h->W_V, rng, sw);
-    vec_randn(h->b_Q, rng, 1.0); vec_randn(h->b_K, rng, 1.0); vec_randn(h->b_V, rng, 1.0);
-    mat_randn(h->G, rng, 1.0);
+    mat_randn(rng, h->X, 1.0);
+    mat_randn(rng, h->W_Q, sw); mat_randn(rng, h->W_K, sw); mat_randn(rng, h->W_V, sw);
+    mat_vec_randn(rng, h->b_Q, 1.0); mat_vec_randn(rng, h->b_K, 1.0); mat_vec_randn(rng, h->b_V, 1.0);
+    mat_randn(rng, h->G, 1.0);
     head_params p = bias_head_params(h, rope, 1), p0 = bias_head_params(h, rope, 0);
     int rc = head_forward(&h->with, &p, h->X, h->X);
     return rc ? rc : head_forward(&h->without, &p0, h->X, h->X);
@@ -217,7 +217,7 @@ void bias_qhead_free(void *p)
     bias_qhead *q = p;
     if (q == NULL) return;
     mat_free(q->Xq); mat_free(q->Xkv); mat_free(q->W_Q); mat_free(q->W_K); mat_free(q->W_V); mat_free(q->Z);
-    vec_free(q->b_max);
+    mat_vec_free(q->b_max);
     head_state_free(&q->s0); head_state_free(&q->sb); head_state_free(&q->sz);
     mem_free(q, 1, sizeof *q);
 }
@@ -228,7 +228,7 @@ bias_qhead *bias_qhead_new(size_t T, size_t d, size_t d_k)
     if (q == NULL) return NULL;
     q->Xq = mat_new(T, d); q->Xkv = mat_new(T, d);
     q->W_Q = mat_new(d, d_k); q->W_K = mat_new(d, d_k); q->W_V = mat_new(d, d_k); q->Z = mat_new(d, d_k);
-    q->b_max = vec_new(d_k);
+    q->b_max = mat_vec_new(d_k);
     if (!q->Xq || !q->Xkv || !q->W_Q || !q->W_K || !q->W_V || !q->Z || !q->b_max) {
         bias_qhead_free(q);
         return NULL;
@@ -237,7 +237,7 @@ bias_qhead *bias_qhead_new(size_t T, size_t d, size_t d_k)
 }
 
 /* Xq (T_q, d), Xkv (T_k, d), W_Q, W_K, W_V, Z = 0 (d, d_k), b_Q (d_k): three forward passes */
-int bias_qhead_draw(bias_qhead *q, gsl_rng *rng, size_t T_q, size_t T_k, size_t d, size_t d_k, int self,
+int bias_qhead_draw(gsl_rng *rng, bias_qhead *q, size_t T_q, size_t T_k, size_t d, size_t d_k, int self,
                     double sharp, double sigma)
 {
     if (T_q > q->Xq->size1 || T_k > q->Xq->size1 || d > q->Xq->size2 || d_k > q->W_Q->size2 || (self && T_q != T_k))
@@ -248,12 +248,12 @@ int bias_qhead_draw(bias_qhead *q, gsl_rng *rng, size_t T_q, size_t T_k, size_t 
     gsl_matrix_view W_Q = gsl_matrix_submatrix(q->W_Q, 0, 0, d, d_k), W_K = gsl_matrix_submatrix(q->W_K, 0, 0, d, d_k);
     gsl_matrix_view W_V = gsl_matrix_submatrix(q->W_V, 0, 0, d, d_k), Z = gsl_matrix_submatrix(q->Z, 0, 0, d, d_k);
     q->b = gsl_vector_subvector(q->b_max, 0, d_k);
-    mat_randn(&Xq.matrix, rng, 1.0);
-    if (!self) mat_randn(&Xkv.matrix, rng, 1.0);
-    mat_randn(&W_Q.matrix, rng, sharp / sqrt((double)d));
-    mat_randn(&W_K.matrix, rng, 1.0 / sqrt((double)d));
-    mat_randn(&W_V.matrix, rng, 1.0 / sqrt((double)d));
-    vec_randn(&q->b.vector, rng, sigma);
+    mat_randn(rng, &Xq.matrix, 1.0);
+    if (!self) mat_randn(rng, &Xkv.matrix, 1.0);
+    mat_randn(rng, &W_Q.matrix, sharp / sqrt((double)d));
+    mat_randn(rng, &W_K.matrix, 1.0 / sqrt((double)d));
+    mat_randn(rng, &W_V.matrix, 1.0 / sqrt((double)d));
+    mat_vec_randn(rng, &q->b.vector, sigma);
     gsl_matrix_set_zero(&Z.matrix);
     head_state_free(&q->s0); head_state_free(&q->sb); head_state_free(&q->sz);
     int rc = head_state_alloc(&q->s0, T_q, T_k, d, d_k, d_k);
@@ -278,7 +278,7 @@ double bias_preference(const gsl_vector *p)
 
 typedef struct { size_t i, j; const char *query, *key; double score_shift, weight_zero_query; } qex_row;
 
-int bias_query_example(const char *dir, const char *name, gsl_rng *rng, double *tv, double *top)
+int bias_query_example(gsl_rng *rng, const char *dir, const char *name, double *tv, double *top)
 {
     enum { T = BIAS_QEX_T };
     static const char *const tokens[T] = {"a", "cat", "sat", "on", "the", "mat"};
@@ -286,7 +286,7 @@ int bias_query_example(const char *dir, const char *name, gsl_rng *rng, double *
         COL(qex_row, i), COL(qex_row, j), COL(qex_row, query), COL(qex_row, key),
         COL(qex_row, score_shift), COL(qex_row, weight_zero_query)};
     bias_qhead *h = bias_qhead_new(T, BIAS_QEX_D, BIAS_QEX_DK);
-    int rc = h ? bias_qhead_draw(h, rng, T, T, BIAS_QEX_D, BIAS_QEX_DK, 1, 1.0, 1.0) : att_alloc_status();
+    int rc = h ? bias_qhead_draw(rng, h, T, T, BIAS_QEX_D, BIAS_QEX_DK, 1, 1.0, 1.0) : att_alloc_status();
     qex_row rows[T * T];
     for (size_t i = 0; i < T && !rc; i++)
         for (size_t j = 0; j < T; j++)

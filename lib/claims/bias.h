@@ -63,7 +63,7 @@ void bias_head_free(bias_head *h);   /* a zeroed or partly allocated head is fin
 /* Draw, in this order, X ~ N(0, 1), W_Q, W_K, W_V ~ N(0, 1/d),
  * b_Q, b_K, b_V ~ N(0, 1), G ~ N(0, 1); run the head with and without b_K
  * (RoPE after the bias when rope != 0). */
-int bias_head_draw(bias_head *h, gsl_rng *rng, int rope);
+int bias_head_draw(gsl_rng *rng, bias_head *h, int rope);
 /* The parameters of the head (b_K left out when with_bk = 0). */
 head_params bias_head_params(const bias_head *h, int rope, int with_bk);
 
@@ -84,7 +84,7 @@ void bias_work_free(void *w);
 int bias_key_shift_write(const char *dir, const char *name, const bias_head *h, size_t T, double *shift);
 
 /* The rounding bounds of the key bias without RoPE, for a head run by
- * bias_head_draw(h, rng, 0) (one function for the experiment and its test):
+ * bias_head_draw(rng, h, 0) (one function for the experiment and its test):
  *   output:   the two runs differ by the rounding of q_i . k_j, <= (d_k + 1) eps P,
  *             P = max_ij sum_l |q_il| |k_jl| of either run (Higham 3.5), and of the
  *             softmax and sum, ~ T eps; a score error D moves a weight row by <= 2 D
@@ -143,7 +143,7 @@ void bias_qhead_free(void *q);
 /* Draw, in this order, Xq ~ N(0, 1), Xkv ~ N(0, 1) (Xkv = Xq when self),
  * W_Q ~ N(0, sharp^2 / d), W_K, W_V ~ N(0, 1 / d), b_Q ~ N(0, sigma^2); run
  * the three heads. Sizes above the allocated ones: ATT_EUSAGE. */
-int bias_qhead_draw(bias_qhead *q, gsl_rng *rng, size_t T_q, size_t T_k, size_t d, size_t d_k, int self,
+int bias_qhead_draw(gsl_rng *rng, bias_qhead *q, size_t T_q, size_t T_k, size_t d, size_t d_k, int self,
                     double sharp, double sigma);
 
 /* The value-bias figure's table from one head with d_v = 2 (T rows): per
@@ -163,6 +163,6 @@ double bias_preference(const gsl_vector *p);
  * weight_zero_query = A with W_Q = 0); row 0 of the W_Q = 0 weights: its
  * preference (bias_preference) into *tv and its largest weight into *top. */
 enum { BIAS_QEX_T = 6, BIAS_QEX_D = 16, BIAS_QEX_DK = 8 };
-int bias_query_example(const char *dir, const char *name, gsl_rng *rng, double *tv, double *top);
+int bias_query_example(gsl_rng *rng, const char *dir, const char *name, double *tv, double *top);
 
 #endif

@@ -1,6 +1,6 @@
 /* cvreg.c - control variates by regression (see cvreg.h). */
 #include "cvreg.h"
-#include "status.h"
+#include "att.h"
 
 #include <math.h>
 #include <stdlib.h>

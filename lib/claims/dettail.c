@@ -1,6 +1,6 @@
 /* dettail.c - the law of |det(I - W_K^T W_Q)| over the weight draws (see dettail.h). */
 #include "dettail.h"
-#include "stats.h"
+#include "stat.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,13 +22,13 @@ measure dettail_trunc(const double *det, size_t n, double eps)
     stat_acc tr;
     stat_init(&tr);
     for (size_t i = 0; i < n; i++) if (det[i] > eps) stat_push(&tr, 1.0 / det[i]);
-    return measure_stat(&tr);
+    return verdict_measure_stat(&tr);
 }
 
 void dettail_stats(double *det, size_t n, const double *eps, size_t ne, double eps_p, dettail_row *rows,
                    dettail_summary *sum)
 {
-    sum->density = measure_ci(NAN, NAN, NAN, n);
+    sum->density = verdict_measure_ci(NAN, NAN, NAN, n);
     for (size_t j = 0; j < ne; j++) {
         stat_acc te;
         size_t below = 0;
@@ -43,11 +43,11 @@ void dettail_stats(double *det, size_t n, const double *eps, size_t ne, double e
         stat_ci95(&te, &t->trunc_lo, &t->trunc_hi);
         /* p0 ~ P(|det| < eps_p) / (2 eps_p) */
         if (eps[j] == eps_p)
-            sum->density = measure_ci(t->p_below / (2.0 * eps_p), t->p_lo / (2.0 * eps_p), t->p_hi / (2.0 * eps_p), n);
+            sum->density = verdict_measure_ci(t->p_below / (2.0 * eps_p), t->p_lo / (2.0 * eps_p), t->p_hi / (2.0 * eps_p), n);
     }
     qsort(det, n, sizeof *det, cmp_dbl);
     /* median of 1/|det| = 1 / median |det|; ranks n/2 -+ z sqrt(n)/2 */
     double z = STAT_Z95 * sqrt((double)n) / 2.0;
     double lo = 1.0 / det[(size_t)fmin((double)n - 1, n / 2.0 + z)], hi = 1.0 / det[(size_t)fmax(0.0, n / 2.0 - z)];
-    sum->typical = measure_ci(1.0 / det[n / 2], lo, hi, n);
+    sum->typical = verdict_measure_ci(1.0 / det[n / 2], lo, hi, n);
 }

@@ -6,7 +6,7 @@
  *                              row = (R - y) / 2R * (H - 1)   (rounded).
  */
 #include "explorer_tui.h"
-#include "status.h"
+#include "att.h"
 
 #include <curses.h>
 #include <locale.h>

@@ -4,7 +4,7 @@
 #include "mat.h"
 #include "randmat.h"
 #include "rng.h"
-#include "status.h"
+#include "att.h"
 #include "table.h"
 #include "timing.h"
 

@@ -3,7 +3,7 @@
 #include "randn.h"
 #include "mat.h"
 #include "softmax.h"
-#include "status.h"
+#include "att.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,12 +22,12 @@ int longseq_work_alloc(longseq_work *w, size_t d, size_t d_k)
     w->W_K = mat_new(d, d_k);
     w->G = mat_new(d_k, d_k);
     w->perm = w->G ? gsl_permutation_alloc(d_k) : NULL;   /* uncounted, but smaller than G (counted) */
-    w->x = vec_new(d);
-    w->y = vec_new(d);
-    w->v = vec_new(d);
-    w->q = vec_new(d_k);
-    w->k = vec_new(d_k);
-    w->u = vec_new(d_k);
+    w->x = mat_vec_new(d);
+    w->y = mat_vec_new(d);
+    w->v = mat_vec_new(d);
+    w->q = mat_vec_new(d_k);
+    w->k = mat_vec_new(d_k);
+    w->u = mat_vec_new(d_k);
     if (!w->W_Q || !w->W_K || !w->G || !w->perm || !w->x || !w->y || !w->v || !w->q || !w->k
         || !w->u) {
         int rc = att_alloc_status();      /* a --max-memory refusal stays exit 2, naming it */
@@ -44,12 +44,12 @@ void longseq_work_free(longseq_work *w)
     mat_free(w->W_K);
     mat_free(w->G);
     if (w->perm) gsl_permutation_free(w->perm);
-    vec_free(w->x);
-    vec_free(w->y);
-    vec_free(w->v);
-    vec_free(w->q);
-    vec_free(w->k);
-    vec_free(w->u);
+    mat_vec_free(w->x);
+    mat_vec_free(w->y);
+    mat_vec_free(w->v);
+    mat_vec_free(w->q);
+    mat_vec_free(w->k);
+    mat_vec_free(w->u);
     *w = (longseq_work){0};
 }
 
@@ -122,7 +122,7 @@ static void scores(longseq_work *w, longseq_query *r)
     mul_t(w->k, w->W_K, w->x);   /* k = W_K^T x */
     mul(w->v, w->W_K, w->q);     /* v = W_K q: s_ij = v . x_j */
     double s = 0.0, s2 = 0.0;
-    const double *q = w->q->data, *k = w->k->data, *v = w->v->data;   /* contiguous (vec_new) */
+    const double *q = w->q->data, *k = w->k->data, *v = w->v->data;   /* contiguous (mat_vec_new) */
     for (size_t a = 0; a < w->d_k; a++) s += q[a] * k[a];
     for (size_t m = 0; m < w->d; m++) s2 += v[m] * v[m];
     r->s = s;
@@ -139,13 +139,13 @@ int longseq_query_of(longseq_work *w, longseq_query *r)
     return ATT_OK;
 }
 
-int longseq_draw_query(longseq_work *w, gsl_rng *rng, double c, longseq_estimator est,
+int longseq_draw_query(gsl_rng *rng, longseq_work *w, double c, longseq_estimator est,
                        longseq_query *r)
 {
     double sw = c / sqrt((double)w->d);
-    mat_randn(w->W_Q, rng, sw);
-    mat_randn(w->W_K, rng, sw);
-    vec_randn(w->y, rng, 1.0);
+    mat_randn(rng, w->W_Q, sw);
+    mat_randn(rng, w->W_K, sw);
+    mat_vec_randn(rng, w->y, 1.0);
     double lndet = factor(w);
     if (isnan(lndet)) return att_fail(ATT_ERUNTIME, "longseq: I - W_K^T W_Q is singular");
     gsl_vector_memcpy(w->x, w->y);
@@ -168,7 +168,7 @@ static void fold(online_softmax *st, const double *v, size_t n)
 {
     double mx = v[0];
     for (size_t j = 1; j < n; j++) mx = v[j] > mx ? v[j] : mx;
-    online_softmax_rescale(st, mx);
+    softmax_online_rescale(st, mx);
     double l = 0.0;
     for (size_t j = 0; j < n; j++) l += exp(v[j] - st->m);
     st->l += l;
@@ -177,7 +177,7 @@ static void fold(online_softmax *st, const double *v, size_t n)
 double longseq_log_denominator(gsl_rng *rng, double s, double sigma, size_t T)
 {
     online_softmax st;
-    online_softmax_init(&st);
+    softmax_online_init(&st);
     fold(&st, &s, 1);
     double buf[CHUNK];
     for (size_t left = T - 1; left > 0;) {
@@ -193,7 +193,7 @@ double longseq_log_denominator(gsl_rng *rng, double s, double sigma, size_t T)
 double longseq_log_denominator_of(double s, const double *s_other, size_t n)
 {
     online_softmax st;
-    online_softmax_init(&st);
+    softmax_online_init(&st);
     fold(&st, &s, 1);
     for (size_t j = 0; j < n; j += CHUNK) fold(&st, s_other + j, n - j < CHUNK ? n - j : CHUNK);
     return st.m + log(st.l);
@@ -222,11 +222,11 @@ void longseq_cv_means(size_t d, size_t d_k, double c, double mean[LONGSEQ_NCV])
     mean[4] = (double)d_k * (double)d_k * v;
 }
 
-int longseq_draw_weights(longseq_work *w, gsl_rng *rng, double c, longseq_weights *g)
+int longseq_draw_weights(gsl_rng *rng, longseq_work *w, double c, longseq_weights *g)
 {
     double sw = c / sqrt((double)w->d);
-    mat_randn(w->W_Q, rng, sw);
-    mat_randn(w->W_K, rng, sw);
+    mat_randn(rng, w->W_Q, sw);
+    mat_randn(rng, w->W_K, sw);
     size_t n = w->d_k;
     /* G = W_K^T W_Q into w->G, once (factor() uses I - G^T: same traces, det) */
     double tr = 0.0, tr2 = 0.0, fr = 0.0, *Gd = w->G->data;
@@ -279,10 +279,10 @@ int longseq_draw_weights(longseq_work *w, gsl_rng *rng, double c, longseq_weight
     return ATT_OK;
 }
 
-void longseq_draw_row(longseq_work *w, gsl_rng *rng, const longseq_weights *g, int tilted,
+void longseq_draw_row(gsl_rng *rng, longseq_work *w, const longseq_weights *g, int tilted,
                       double alpha, longseq_query *r)
 {
-    vec_randn(w->y, rng, 1.0);
+    mat_vec_randn(rng, w->y, 1.0);
     gsl_vector_memcpy(w->x, w->y);
     if (tilted) {
         /* x = (I - W_K W_Q^T)^{-1} y = y + W_K (I - W_Q^T W_K)^{-1} W_Q^T y */

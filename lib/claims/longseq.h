@@ -85,7 +85,7 @@ void longseq_work_delete(void *w);
  * y ~ N(0, I_d); x_i = y (plain) or x_i = (I - W_K W_Q^T)^{-1} y (tilted,
  * by Woodbury: x = y + W_K (I - W_Q^T W_K)^{-1} W_Q^T y). Fills r.
  * ATT_ERUNTIME when I - W_K^T W_Q is singular (probability 0). */
-int longseq_draw_query(longseq_work *w, gsl_rng *rng, double c, longseq_estimator est,
+int longseq_draw_query(gsl_rng *rng, longseq_work *w, double c, longseq_estimator est,
                        longseq_query *r);
 
 /* The query row for given W_Q, W_K (in w) and x_i (w->x): s, sigma2,
@@ -160,13 +160,13 @@ void longseq_cv_means(size_t d, size_t d_k, double c, double mean[LONGSEQ_NCV]);
 
 /* Draw W_Q, W_K ~ N(0, c^2/d) (ziggurat, W_Q then W_K, row by row), factor
  * I - G; fills g. ATT_ERUNTIME when singular (probability 0). */
-int longseq_draw_weights(longseq_work *w, gsl_rng *rng, double c, longseq_weights *g);
+int longseq_draw_weights(gsl_rng *rng, longseq_work *w, double c, longseq_weights *g);
 
 /* One row given the W of the last longseq_draw_weights: y ~ N(0, I_d), x = y
  * (tilted = 0) or the tilted x; fills r with s, sigma2, inv_det and
  * log_ratio = log p/q for the mixture above with plain share alpha in [0, 1]
  * (alpha = 1: 0, plain rows alone; alpha = 0: -(s - sigma^2/2) - log|det|, tilted rows alone). */
-void longseq_draw_row(longseq_work *w, gsl_rng *rng, const longseq_weights *g, int tilted,
+void longseq_draw_row(gsl_rng *rng, longseq_work *w, const longseq_weights *g, int tilted,
                       double alpha, longseq_query *r);
 
 #endif

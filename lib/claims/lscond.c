@@ -1,6 +1,6 @@
 /* lscond.c - E[T a_ii | s_ii, sigma_i] by quadrature (see lscond.h). */
 #include "lscond.h"
-#include "status.h"
+#include "att.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
 #include "rng.h"
 #include "selfweight.h"
 #include "randn.h"
-#include "status.h"
+#include "att.h"
 #include "table.h"
 
 #include <math.h>
@@ -75,7 +75,7 @@ static const table_col contour_cols[] = {C(T), C(draws), M(d_star), M(d_star_lo)
 #undef M
 #undef C
 
-int naiveleak_contour(const char *dir, const char *name, gsl_rng *rng, unsigned long seed, const size_t *Tl,
+int naiveleak_contour(gsl_rng *rng, const char *dir, const char *name, unsigned long seed, const size_t *Tl,
                       size_t nT, double level, size_t pairs, naiveleak_contour_row *ex)
 {
     int st = ATT_OK;

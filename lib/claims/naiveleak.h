@@ -23,7 +23,7 @@
 
 #include <stddef.h>
 #include <gsl/gsl_rng.h>
-#include "stats.h"
+#include "stat.h"
 
 /* One antithetic pair's value of the integrand of c(T, d): draws r, z_v, then z_1..z_{T-2}.
  * T >= 2, d > 0 (any real). */
@@ -54,7 +54,7 @@ typedef struct {
     double d_star, d_star_lo, d_star_hi, d_star_se, c_below, c_above, d_law, slope_local;
     size_t d_below;
 } naiveleak_contour_row;
-int naiveleak_contour(const char *dir, const char *name, gsl_rng *rng, unsigned long seed, const size_t *Tl,
+int naiveleak_contour(gsl_rng *rng, const char *dir, const char *name, unsigned long seed, const size_t *Tl,
                       size_t nT, double level, size_t pairs, naiveleak_contour_row *rows);
 
 /* The median leak 1 - a_ii of `rows` plain rows (row 0 of X (T, d) ~ N(0, 1),

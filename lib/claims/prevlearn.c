@@ -1,7 +1,7 @@
 /* prevlearn.c - the learned_previous_token sweep's plumbing (prevlearn.h). */
 #include "prevlearn.h"
 #include "rng.h"
-#include "status.h"
+#include "att.h"
 #include "table.h"
 #include "tiedhead.h"
 
@@ -43,18 +43,18 @@ int prevlearn_map_write(const char *dir, const char *name, const gsl_matrix *A_s
 int prevlearn_exact_tied(const experiment *e, size_t n_vocab, size_t T, size_t w, size_t heldout, prev_eval *ev,
                          prev_eval *nomask)
 {
-    prev_config c = prev_config_default(n_vocab, T, w, 1);
+    prev_config c = prevtrain_config_default(n_vocab, T, w, 1);
     c.heldout = heldout;
     prev_model m;
-    int rc = prev_model_alloc(&m, &c);
+    int rc = prevtrain_model_alloc(&m, &c);
     if (rc) return rc;
     const sweep_point pt = {.dk = w, .kase = 1};     /* its held-out stream */
     gsl_rng *g = sweep_rng(e, &pt);
     rc = g ? tiedhead_exact(&m, 12.0) : att_alloc_status();
-    if (!rc) rc = prev_evaluate(&m, g, ev, NULL);
+    if (!rc) rc = prevtrain_evaluate(g, &m, ev, NULL);
     m.p.causal = 0;   /* the same weights without the mask */
-    if (!rc) rc = prev_evaluate(&m, g, nomask, NULL);
+    if (!rc) rc = prevtrain_evaluate(g, &m, nomask, NULL);
     if (g) gsl_rng_free(g);
-    prev_model_free(&m);
+    prevtrain_model_free(&m);
     return rc;
 }

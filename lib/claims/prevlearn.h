@@ -10,7 +10,7 @@
 
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_rng.h>
-#include "experiment.h"
+#include "exp.h"
 #include "prevtrain.h"
 #include "sweep.h"
 

@@ -1,6 +1,6 @@
 /* prevtoken.c - the previous-token head built by hand (formulas in prevtoken.h). */
 #include "prevtoken.h"
-#include "status.h"
+#include "att.h"
 #include "table.h"
 
 #include <math.h>
@@ -17,7 +17,7 @@ static int check_shape(const gsl_matrix *M, size_t rows, size_t cols, const char
 }
 
 /* c = ln(w (T - 1) / (1 - w)) gives e^c / (e^c + T - 1) = w */
-double circuit_prev_token_factor(size_t T, double w)
+double prevtoken_circuit_factor(size_t T, double w)
 {
     if (T < 2 || !(w > 0.0 && w < 1.0)) return NAN;
     return log(w * (double)(T - 1) / (1.0 - w));
@@ -26,8 +26,8 @@ double circuit_prev_token_factor(size_t T, double w)
 /* W_Q, W_K (n_vocab + T, T), W_V (n_vocab + T, n_vocab). Rows 0 .. n_vocab-1
  * of every weight read the token one-hot, rows n_vocab .. n_vocab+T-1 the
  * position one-hot. */
-int circuit_prev_token_build(gsl_matrix *W_Q, gsl_matrix *W_K, gsl_matrix *W_V,
-                             size_t n_vocab, size_t T, double c)
+int prevtoken_circuit_build(gsl_matrix *W_Q, gsl_matrix *W_K, gsl_matrix *W_V,
+                            size_t n_vocab, size_t T, double c)
 {
     if (n_vocab < 1 || T < 2)
         return att_fail(ATT_EUSAGE, "previous-token head: needs n_vocab >= 1 and T >= 2 "
@@ -55,8 +55,8 @@ int circuit_prev_token_build(gsl_matrix *W_Q, gsl_matrix *W_K, gsl_matrix *W_V,
 }
 
 /* X (T, n_vocab + T): row t = [e_{tokens[t]} ; e_t] */
-int circuit_prev_token_inputs(gsl_matrix *X, const size_t *tokens,
-                              size_t n_vocab, size_t T)
+int prevtoken_circuit_inputs(gsl_matrix *X, const size_t *tokens,
+                             size_t n_vocab, size_t T)
 {
     int rc = check_shape(X, T, n_vocab + T, "previous-token X");
     if (rc) return rc;
@@ -74,7 +74,7 @@ int circuit_prev_token_inputs(gsl_matrix *X, const size_t *tokens,
 
 double prevtoken_factor(const prevtoken_ctx *c, size_t T)
 {
-    return isnan(c->factor) ? circuit_prev_token_factor(T, c->target) : c->factor;
+    return isnan(c->factor) ? prevtoken_circuit_factor(T, c->target) : c->factor;
 }
 
 void prevtoken_work_free(void *wp)
@@ -101,8 +101,8 @@ void *prevtoken_work_alloc(const sweep_grid *g, const void *ctx)
         const size_t head[1][5] = {{T, T, d, T, V}};
         w->n = p + 1;
         if (!(w->p[p] = workset_new(PT_NMAT, shape, 0, NULL, 1, head))
-            || circuit_prev_token_build(w->p[p]->m[PT_WQ], w->p[p]->m[PT_WK], w->p[p]->m[PT_WV], V, T,
-                                        prevtoken_factor(ctx, T))) {
+            || prevtoken_circuit_build(w->p[p]->m[PT_WQ], w->p[p]->m[PT_WK], w->p[p]->m[PT_WV], V, T,
+                                       prevtoken_factor(ctx, T))) {
             prevtoken_work_free(w);
             return NULL;
         }

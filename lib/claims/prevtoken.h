@@ -20,7 +20,7 @@
  * scores c against key t - 1 and 0 against the other T - 1 keys, so
  *   e^c / (e^c + T - 1) = w   <=>   c = ln(w (T - 1) / (1 - w)).
  * NAN for T < 2 or w outside (0, 1). */
-double circuit_prev_token_factor(size_t T, double w);
+double prevtoken_circuit_factor(size_t T, double w);
 
 /* W_Q, W_K (n_vocab + T, T) and W_V (n_vocab + T, n_vocab) of the head.
  * Input row x_t = [e_{token_t} ; e_t] (the token's one-hot, then the
@@ -31,18 +31,18 @@ double circuit_prev_token_factor(size_t T, double w);
  * Position 0 has no previous token: its query is zero, so it spreads its
  * weight uniformly, 1/T on every position, and its output is the sequence's
  * token histogram divided by T. ATT_EUSAGE on a shape mismatch or T < 2. */
-int circuit_prev_token_build(gsl_matrix *W_Q, gsl_matrix *W_K, gsl_matrix *W_V,
-                             size_t n_vocab, size_t T, double c);
+int prevtoken_circuit_build(gsl_matrix *W_Q, gsl_matrix *W_K, gsl_matrix *W_V,
+                            size_t n_vocab, size_t T, double c);
 
 /* X (T, n_vocab + T) = rows [e_{tokens[t]} ; e_t]. ATT_EUSAGE if a token is
  * >= n_vocab or the shape is wrong. */
-int circuit_prev_token_inputs(gsl_matrix *X, const size_t *tokens,
-                              size_t n_vocab, size_t T);
+int prevtoken_circuit_inputs(gsl_matrix *X, const size_t *tokens,
+                             size_t n_vocab, size_t T);
 
 /* ---- the sweep's work buffers (previous_token_head) ------------------------
  * One head per (T, n_vocab) point of the grid (T = pt.T, n_vocab = pt.x),
  * built once per thread: p[pt.index] holds X (T, V + T) and the weights
- * W_Q, W_K (V + T, T), W_V (V + T, V) of circuit_prev_token_build with
+ * W_Q, W_K (V + T, T), W_V (V + T, V) of prevtoken_circuit_build with
  * factor prevtoken_factor(ctx, T), and one head state; tokens (T) and
  * count (V) are a draw's tokens and its token counts. ctx: prevtoken_ctx. */
 enum { PT_X, PT_WQ, PT_WK, PT_WV, PT_NMAT };
@@ -51,7 +51,7 @@ typedef struct {
     double factor;   /* a fixed factor c for every T (NAN: from target) */
 } prevtoken_ctx;
 typedef struct { size_t n, *tokens, *count; workset *p[]; } prevtoken_work;
-/* c at length T: circuit_prev_token_factor(T, target), or the fixed factor */
+/* c at length T: prevtoken_circuit_factor(T, target), or the fixed factor */
 double prevtoken_factor(const prevtoken_ctx *c, size_t T);
 void *prevtoken_work_alloc(const sweep_grid *g, const void *ctx);
 void prevtoken_work_free(void *w);

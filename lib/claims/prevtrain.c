@@ -7,7 +7,7 @@
 #include "prevtoken.h"
 #include "mat.h"
 #include "softmax.h"
-#include "status.h"
+#include "att.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,8 +16,8 @@
 #include <gsl/gsl_randist.h>
 
 /* theta (n), g (n), m (n), v (n); step k >= 1 */
-void adam_step(double *theta, const double *g, double *m, double *v, size_t n,
-               size_t k, const adam_params *a)
+void prevtrain_adam_step(double *theta, const double *g, double *m, double *v, size_t n,
+                         size_t k, const adam_params *a)
 {
     double c1 = 1.0 - pow(a->beta1, (double)k), c2 = 1.0 - pow(a->beta2, (double)k);
     for (size_t i = 0; i < n; i++) {
@@ -29,7 +29,7 @@ void adam_step(double *theta, const double *g, double *m, double *v, size_t n,
     }
 }
 
-prev_config prev_config_default(size_t n_vocab, size_t T, size_t dk, int tied)
+prev_config prevtrain_config_default(size_t n_vocab, size_t T, size_t dk, int tied)
 {
     return (prev_config){ .n_vocab = n_vocab, .T = T, .dk = dk, .tied = tied,
                           .steps = 1600, .batch = 8,
@@ -63,7 +63,7 @@ static gsl_matrix_view block(gsl_vector *v, size_t *off, size_t rows, size_t col
     return w;
 }
 
-int prev_model_alloc(prev_model *mdl, const prev_config *c)
+int prevtrain_model_alloc(prev_model *mdl, const prev_config *c)
 {
     memset(mdl, 0, sizeof *mdl);
     int rc = prev_check(c);
@@ -73,10 +73,10 @@ int prev_model_alloc(prev_model *mdl, const prev_config *c)
     mdl->d = d;
     // theta = [W_Q (d, dk) ; W_K (d, dk) ; W_V (d, dk) unless tied ; W_O (dk, V)]
     mdl->n = (c->tied ? 2 : 3) * d * dk + dk * V;
-    mdl->theta = vec_new(mdl->n);
-    mdl->grad = vec_new(mdl->n);
-    mdl->m = vec_new(mdl->n);
-    mdl->v = vec_new(mdl->n);
+    mdl->theta = mat_vec_new(mdl->n);
+    mdl->grad = mat_vec_new(mdl->n);
+    mdl->m = mat_vec_new(mdl->n);
+    mdl->v = mat_vec_new(mdl->n);
     mdl->tokens = calloc(T, sizeof *mdl->tokens);
     mdl->X = mat_new(T, d);
     mdl->Z = mat_new(T, V);
@@ -85,7 +85,7 @@ int prev_model_alloc(prev_model *mdl, const prev_config *c)
     if (!mdl->theta || !mdl->grad || !mdl->m || !mdl->v || !mdl->tokens || !mdl->X || !mdl->Z
         || !mdl->P || !mdl->G || (rc = head_state_alloc(&mdl->st, T, T, d, dk, dk))
         || (rc = head_grads_alloc(&mdl->hg, T, T, d, dk, dk))) {
-        prev_model_free(mdl);
+        prevtrain_model_free(mdl);
         if (rc) return rc;   // a --max-memory refusal stays a usage error (exit 2)
         return att_alloc_status() == ATT_EUSAGE ? ATT_EUSAGE : att_fail(ATT_ERUNTIME, "prevtrain: out of memory");
     }
@@ -100,9 +100,9 @@ int prev_model_alloc(prev_model *mdl, const prev_config *c)
     return ATT_OK;
 }
 
-void prev_model_free(prev_model *mdl)
+void prevtrain_model_free(prev_model *mdl)
 {
-    vec_free(mdl->theta); vec_free(mdl->grad); vec_free(mdl->m); vec_free(mdl->v);
+    mat_vec_free(mdl->theta); mat_vec_free(mdl->grad); mat_vec_free(mdl->m); mat_vec_free(mdl->v);
     free(mdl->tokens);
     mat_free(mdl->X); mat_free(mdl->Z); mat_free(mdl->P); mat_free(mdl->G);
     if (mdl->st.Q) head_state_free(&mdl->st);
@@ -110,25 +110,25 @@ void prev_model_free(prev_model *mdl)
     memset(mdl, 0, sizeof *mdl);
 }
 
-void prev_init(prev_model *mdl, gsl_rng *rng)
+void prevtrain_init(gsl_rng *rng, prev_model *mdl)
 {
     size_t d = mdl->d, dk = mdl->c.dk, V = mdl->c.n_vocab;
     double s_in = mdl->c.init / sqrt((double)d), s_out = mdl->c.init / sqrt((double)dk);
     // W_Q, W_K, W_V ~ N(0, init^2 / d) ; W_O ~ N(0, init^2 / d_k); W_V drawn even when tied
-    mat_randn(&mdl->W_Q.matrix, rng, s_in);
-    mat_randn(&mdl->W_K.matrix, rng, s_in);
+    mat_randn(rng, &mdl->W_Q.matrix, s_in);
+    mat_randn(rng, &mdl->W_K.matrix, s_in);
     if (mdl->c.tied) {
         for (size_t i = 0; i < d * dk; i++) (void)gsl_ran_gaussian(rng, s_in);
     } else {
-        mat_randn(&mdl->W_V.matrix, rng, s_in);
+        mat_randn(rng, &mdl->W_V.matrix, s_in);
     }
-    mat_randn(&mdl->W_O.matrix, rng, s_out);
+    mat_randn(rng, &mdl->W_O.matrix, s_out);
     (void)V;
     gsl_vector_set_zero(mdl->m);
     gsl_vector_set_zero(mdl->v);
 }
 
-void prev_draw_tokens(size_t *tokens, size_t n_vocab, size_t T, gsl_rng *rng)
+void prevtrain_draw_tokens(gsl_rng *rng, size_t *tokens, size_t n_vocab, size_t T)
 {
     for (size_t t = 0; t < T; t++) tokens[t] = gsl_rng_uniform_int(rng, n_vocab);
 }
@@ -143,23 +143,23 @@ static size_t argmax(const double *z, size_t n)
 }
 
 /* tokens (T) -> X (T, d), st, Z (T, V), P (T, V) */
-int prev_forward(prev_model *mdl, const size_t *tokens, double *loss, size_t *correct)
+int prevtrain_forward(prev_model *mdl, const size_t *tokens, double *loss, size_t *correct)
 {
     size_t T = mdl->c.T, V = mdl->c.n_vocab;
     // x_t = [e_{token_t} ; e_t]
-    int rc = circuit_prev_token_inputs(mdl->X, tokens, V, T);
+    int rc = prevtoken_circuit_inputs(mdl->X, tokens, V, T);
     // O = softmax(causal(X W_Q (X W_K)^T)) X W_V
     if (!rc) rc = head_forward(&mdl->st, &mdl->p, mdl->X, mdl->X);
     // Z = O W_O ;  P = row softmax(Z)
     if (!rc) rc = mat_gemm(mdl->Z, 1.0, mdl->st.O, 0, &mdl->W_O.matrix, 0, 0.0);
     if (!rc) rc = softmax_rows(mdl->P, mdl->Z);
     if (rc) return rc;
-    // loss = sum_{t>=1} (logsumexp(z_t) - z_{t, token_{t-1}})
+    // loss = sum_{t>=1} (softmax_logsumexp(z_t) - z_{t, token_{t-1}})
     double L = 0.0;
     size_t ok = 0;
     for (size_t t = 1; t < T; t++) {
         const double *z = gsl_matrix_const_ptr(mdl->Z, t, 0);
-        L += logsumexp(z, V) - z[tokens[t - 1]];
+        L += softmax_logsumexp(z, V) - z[tokens[t - 1]];
         ok += argmax(z, V) == tokens[t - 1];
     }
     *loss = L;
@@ -168,7 +168,7 @@ int prev_forward(prev_model *mdl, const size_t *tokens, double *loss, size_t *co
 }
 
 /* tokens (B x T) -> grad (n) = dL/dtheta, L = mean over B (T-1) predictions */
-int prev_loss_grad(prev_model *mdl, const size_t *tokens, size_t B, double *loss)
+int prevtrain_loss_grad(prev_model *mdl, const size_t *tokens, size_t B, double *loss)
 {
     size_t T = mdl->c.T, V = mdl->c.n_vocab;
     double w = 1.0 / ((double)B * (double)(T - 1)), Lsum = 0.0;
@@ -177,7 +177,7 @@ int prev_loss_grad(prev_model *mdl, const size_t *tokens, size_t B, double *loss
     for (size_t b = 0; b < B; b++) {
         const size_t *tok = tokens + b * T;
         double L;
-        int rc = prev_forward(mdl, tok, &L, NULL);
+        int rc = prevtrain_forward(mdl, tok, &L, NULL);
         if (rc) return rc;
         Lsum += L;
         // dZ_t = w (p_t - e_{token_{t-1}}), t >= 1 ;  dZ_0 = 0
@@ -200,7 +200,7 @@ int prev_loss_grad(prev_model *mdl, const size_t *tokens, size_t B, double *loss
     return ATT_OK;
 }
 
-int prev_train(prev_model *mdl, gsl_rng *rng, size_t first, size_t last, double *mean_loss)
+int prevtrain_run(gsl_rng *rng, prev_model *mdl, size_t first, size_t last, double *mean_loss)
 {
     size_t T = mdl->c.T, B = mdl->c.batch;
     if (first < 1) return att_fail(ATT_EUSAGE, "prevtrain: Adam steps count from 1");
@@ -209,21 +209,21 @@ int prev_train(prev_model *mdl, gsl_rng *rng, size_t first, size_t last, double 
     double sum = 0.0;
     int rc = ATT_OK;
     for (size_t k = first; k <= last && !rc; k++) {
-        for (size_t b = 0; b < B; b++) prev_draw_tokens(tokens + b * T, mdl->c.n_vocab, T, rng);
+        for (size_t b = 0; b < B; b++) prevtrain_draw_tokens(rng, tokens + b * T, mdl->c.n_vocab, T);
         double L;
-        if ((rc = prev_loss_grad(mdl, tokens, B, &L))) break;
+        if ((rc = prevtrain_loss_grad(mdl, tokens, B, &L))) break;
         if (!isfinite(L)) { rc = att_fail(ATT_ERUNTIME, "prevtrain: loss %g at step %zu", L, k); break; }
         sum += L;
         // theta <- Adam(theta, dL/dtheta) at step k
-        adam_step(mdl->theta->data, mdl->grad->data, mdl->m->data, mdl->v->data, mdl->n, k,
-                  &mdl->c.adam);
+        prevtrain_adam_step(mdl->theta->data, mdl->grad->data, mdl->m->data, mdl->v->data, mdl->n, k,
+                            &mdl->c.adam);
     }
     free(tokens);
     if (mean_loss) *mean_loss = last >= first ? sum / (double)(last - first + 1) : NAN;
     return rc;
 }
 
-int prev_evaluate(prev_model *mdl, gsl_rng *rng, prev_eval *ev, gsl_matrix *A_mean)
+int prevtrain_evaluate(gsl_rng *rng, prev_model *mdl, prev_eval *ev, gsl_matrix *A_mean)
 {
     size_t T = mdl->c.T, H = mdl->c.heldout;
     if (A_mean && (A_mean->size1 != T || A_mean->size2 != T))
@@ -235,10 +235,10 @@ int prev_evaluate(prev_model *mdl, gsl_rng *rng, prev_eval *ev, gsl_matrix *A_me
     if (seen == NULL) return att_fail(ATT_ERUNTIME, "prevtrain: out of memory");
     double L = 0.0, wprev = 0.0;
     for (size_t h = 0; h < H; h++) {
-        prev_draw_tokens(mdl->tokens, mdl->c.n_vocab, T, rng);
+        prevtrain_draw_tokens(rng, mdl->tokens, mdl->c.n_vocab, T);
         double l;
         size_t ok;
-        int rc = prev_forward(mdl, mdl->tokens, &l, &ok);
+        int rc = prevtrain_forward(mdl, mdl->tokens, &l, &ok);
         if (rc) { free(seen); return rc; }
         L += l;
         correct += ok;
@@ -262,7 +262,7 @@ int prev_evaluate(prev_model *mdl, gsl_rng *rng, prev_eval *ev, gsl_matrix *A_me
 }
 
 /* x: n values at stride; mean -+ t_{0.975, n-1} sd / sqrt(n) */
-double prev_seed_ci(const double *x, size_t n, size_t stride, double *lo, double *hi)
+double prevtrain_seed_ci(const double *x, size_t n, size_t stride, double *lo, double *hi)
 {
     double mean = 0.0, ss = 0.0;
     for (size_t k = 0; k < n; k++) mean += x[k * stride];

@@ -39,8 +39,8 @@ typedef struct {
 } adam_params;
 
 /* One Adam step on n numbers at step k >= 1 (the formula above). */
-void adam_step(double *theta, const double *g, double *m, double *v, size_t n,
-               size_t k, const adam_params *a);
+void prevtrain_adam_step(double *theta, const double *g, double *m, double *v, size_t n,
+                         size_t k, const adam_params *a);
 
 typedef struct {
     size_t n_vocab, T;      /* vocabulary, tokens per sequence (>= 2)          */
@@ -54,7 +54,7 @@ typedef struct {
 } prev_config;
 
 /* The experiment's defaults for (n_vocab, T, d_k, tied). */
-prev_config prev_config_default(size_t n_vocab, size_t T, size_t dk, int tied);
+prev_config prevtrain_config_default(size_t n_vocab, size_t T, size_t dk, int tied);
 
 typedef struct {
     prev_config c;
@@ -74,36 +74,36 @@ typedef struct {
 /* Allocate for c (checked: n_vocab >= 2, T >= 2, dk >= 1, batch >= 1,
  * heldout >= 1, finite positive lr and init, 0 <= beta < 1, eps > 0;
  * ATT_EUSAGE naming the field otherwise). Weights are zero until
- * prev_init. */
-int prev_model_alloc(prev_model *mdl, const prev_config *c);
-void prev_model_free(prev_model *mdl);
+ * prevtrain_init. */
+int prevtrain_model_alloc(prev_model *mdl, const prev_config *c);
+void prevtrain_model_free(prev_model *mdl);
 
 /* W ~ N(0, init^2 / fan_in) for W_Q, W_K, W_V, W_O, drawn in that order
  * from rng; W_V is drawn even when tied (and discarded), so a tied and a
  * separate model from the same generator state share W_Q, W_K, W_O and
  * every later draw (the training batches, the held-out sequences). Adam's
  * moments are set to 0. */
-void prev_init(prev_model *mdl, gsl_rng *rng);
+void prevtrain_init(gsl_rng *rng, prev_model *mdl);
 
 /* tokens (T) uniform in 0 .. n_vocab-1. */
-void prev_draw_tokens(size_t *tokens, size_t n_vocab, size_t T, gsl_rng *rng);
+void prevtrain_draw_tokens(gsl_rng *rng, size_t *tokens, size_t n_vocab, size_t T);
 
 /* Forward pass of one sequence tokens (T): fills mdl->X, st (Q, K, V, S, A,
  * O), Z and P; returns the sequence's summed loss
  *   sum_{t>=1} -log p_{t, token_{t-1}}   (via log-sum-exp, stable)
  * in *loss, and the number of positions t >= 1 whose argmax_v z_tv (first
  * on ties) is token_{t-1} in *correct (may be NULL). */
-int prev_forward(prev_model *mdl, const size_t *tokens, double *loss, size_t *correct);
+int prevtrain_forward(prev_model *mdl, const size_t *tokens, double *loss, size_t *correct);
 
 /* Loss and gradient over a batch of B sequences (tokens: B x T, row b is
  * sequence b): *loss = L above, mdl->grad = dL/dtheta. */
-int prev_loss_grad(prev_model *mdl, const size_t *tokens, size_t B, double *loss);
+int prevtrain_loss_grad(prev_model *mdl, const size_t *tokens, size_t B, double *loss);
 
 /* Train: Adam steps k = first .. last (first >= 1; Adam's bias correction
  * uses k, so training in pieces 1..a, a+1..b equals one run 1..b), each on
  * a fresh batch of c.batch random sequences drawn from rng. *mean_loss =
  * the mean batch loss over these steps (may be NULL). c.steps is not read. */
-int prev_train(prev_model *mdl, gsl_rng *rng, size_t first, size_t last, double *mean_loss);
+int prevtrain_run(gsl_rng *rng, prev_model *mdl, size_t first, size_t last, double *mean_loss);
 
 /* What the evaluation measures on c.heldout fresh random sequences. */
 typedef struct {
@@ -116,11 +116,11 @@ typedef struct {
 
 /* Evaluate on c.heldout sequences from rng; A_mean (T, T) (may be NULL)
  * receives the mean attention matrix over them. */
-int prev_evaluate(prev_model *mdl, gsl_rng *rng, prev_eval *ev, gsl_matrix *A_mean);
+int prevtrain_evaluate(gsl_rng *rng, prev_model *mdl, prev_eval *ev, gsl_matrix *A_mean);
 
 /* The mean of x[k * stride], k < n, returned, and its 95% t-interval over
  * the n values (seeds) in [*lo, *hi]: mean -+ t_{0.975, n-1} sd / sqrt(n).
  * n = 1: NaN bounds. */
-double prev_seed_ci(const double *x, size_t n, size_t stride, double *lo, double *hi);
+double prevtrain_seed_ci(const double *x, size_t n, size_t stride, double *lo, double *hi);
 
 #endif

@@ -5,7 +5,7 @@
 #include "rng.h"
 #include "rpexcess.h"
 #include "selfweight.h"
-#include "status.h"
+#include "att.h"
 #include "sweep.h"
 #include "table.h"
 

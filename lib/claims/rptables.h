@@ -6,7 +6,7 @@
 #define ATT_RPTABLES_H
 
 #include <stddef.h>
-#include "experiment.h"
+#include "exp.h"
 
 /* random_projections_A.csv (panel,i,j,a,query,key): A (T, T) raw and projected for
  * the same X, the sweep point (T, d, d_k, c = 1)'s draw 0; T <= RPT_HEAT_MAX, tokens

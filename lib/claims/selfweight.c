@@ -4,7 +4,7 @@
 #include "head.h"
 #include "mat.h"
 #include "softmax.h"
-#include "status.h"
+#include "att.h"
 #include "table.h"
 
 #include <math.h>
@@ -19,7 +19,7 @@ void selfweight_work_free(selfweight_work *w)
 {
     gsl_matrix *m[] = {w->X, w->W_Q, w->W_K, w->Q, w->K, w->S, w->Xc, w->Kc};
     for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) mat_free(m[k]);
-    vec_free(w->s_ctrl);
+    mat_vec_free(w->s_ctrl);
     memset(w, 0, sizeof *w);
 }
 
@@ -36,7 +36,7 @@ int selfweight_work_alloc(selfweight_work *w, size_t T, size_t d, size_t d_k, in
         ok = (w->W_Q = mat_new(d, d_k)) && (w->W_K = mat_new(d, d_k))
              && (w->Q = mat_new(T, d_k)) && (w->K = mat_new(T, d_k));
     if (ok && control)
-        ok = (w->Xc = mat_new(T, d)) && (w->Kc = mat_new(T, d_k)) && (w->s_ctrl = vec_new(T));
+        ok = (w->Xc = mat_new(T, d)) && (w->Kc = mat_new(T, d_k)) && (w->s_ctrl = mat_vec_new(T));
     if (!ok) {
         int code = att_last_code() == ATT_EUSAGE ? ATT_EUSAGE : ATT_ERUNTIME;
         char msg[512];
@@ -52,14 +52,14 @@ int selfweight_work_alloc(selfweight_work *w, size_t T, size_t d, size_t d_k, in
     return ATT_OK;
 }
 
-void selfweight_draw_inputs(selfweight_work *w, gsl_rng *rng, double sigma_w)
+void selfweight_draw_inputs(gsl_rng *rng, selfweight_work *w, double sigma_w)
 {
-    mat_randn(w->X, rng, 1.0);
+    mat_randn(rng, w->X, 1.0);
     if (w->d_k > 0) {
-        mat_randn(w->W_Q, rng, sigma_w);
-        mat_randn(w->W_K, rng, sigma_w);
+        mat_randn(rng, w->W_Q, sigma_w);
+        mat_randn(rng, w->W_K, sigma_w);
     }
-    if (w->control) mat_randn(w->Xc, rng, 1.0);
+    if (w->control) mat_randn(rng, w->Xc, 1.0);
 }
 
 /* 1 / (1 + Z e^{m - s}): the weight of score s against the others, stable */
@@ -217,7 +217,7 @@ void selfweight_scratch_delete(void *w)
 
 /* X (T, d) ~ N(0, 1); W_Q, W_K (d, d_k) ~ N(0, sigma_w^2); X' (T, d);
  * the raw head S = X X^T or the projected S = (X W_Q)(X W_K)^T; row stats */
-int selfweight_draw(const selfweight_config *c, selfweight_work *w, gsl_rng *rng, double *out)
+int selfweight_draw(gsl_rng *rng, const selfweight_config *c, selfweight_work *w, double *out)
 {
     /* a workspace of exactly this shape, as a fresh allocation: BLAS may sum
      * in another order for another layout or alignment, and a point must
@@ -228,7 +228,7 @@ int selfweight_draw(const selfweight_config *c, selfweight_work *w, gsl_rng *rng
         st = selfweight_work_alloc(w, c->T, c->d, c->d_k, c->control);
     }
     if (st) return st;
-    selfweight_draw_inputs(w, rng, c->sigma_w);
+    selfweight_draw_inputs(rng, w, c->sigma_w);
     return c->d_k ? selfweight_projected(w, out) : selfweight_raw(w, out);
 }
 
@@ -339,7 +339,7 @@ int selfweight_stable_check(gsl_rng *rng, size_t T, size_t d, double *err, doubl
 {
     gsl_matrix *X = mat_new(T, d), *S = mat_new(T, T), *A = mat_new(T, T);
     int st = X && S && A ? ATT_OK : att_last_code();
-    if (!st) mat_randn(X, rng, 1.0);
+    if (!st) mat_randn(rng, X, 1.0);
     if (!st) st = head_scores(S, X, X, 1.0);        /* s_ij = x_i . x_j */
     if (!st) st = softmax_rows(A, S);
     *err = 0.0;
@@ -367,7 +367,7 @@ int selfweight_heatmaps(gsl_rng *rng, size_t d, size_t d_k, gsl_matrix *A_raw, g
     selfweight_work w;
     int st = selfweight_work_alloc(&w, A_raw->size1, d, d_k, 0);
     if (st) return st;
-    selfweight_draw_inputs(&w, rng, 1.0 / sqrt((double)d));
+    selfweight_draw_inputs(rng, &w, 1.0 / sqrt((double)d));
     st = head_scores(w.S, w.X, w.X, 1.0);                      /* raw: s_ij = x_i . x_j */
     if (!st) st = softmax_rows(A_raw, w.S);
     if (!st) st = head_project(w.Q, w.X, w.W_Q, NULL);          /* projected: q_i . k_j */

@@ -77,7 +77,7 @@ void selfweight_work_free(selfweight_work *w);
 
 /* Draw, in this order from rng: X ~ N(0, 1); if d_k > 0, W_Q then W_K
  * ~ N(0, sigma_w^2); if control, X' ~ N(0, 1). */
-void selfweight_draw_inputs(selfweight_work *w, gsl_rng *rng, double sigma_w);
+void selfweight_draw_inputs(gsl_rng *rng, selfweight_work *w, double sigma_w);
 
 /* Raw head on w->X: S = X X^T (dsyrk, mirrored), then out[SW_NSTAT]. */
 int selfweight_raw(selfweight_work *w, double *out);
@@ -125,7 +125,7 @@ void selfweight_scratch_delete(void *w);
  * shape when it has another: a grid point gives the same bits alone as in a
  * sweep, whatever the other points' sizes): the inputs in the order of selfweight_draw_inputs
  * (X, then W_Q, W_K, then X'), then the raw or projected head. */
-int selfweight_draw(const selfweight_config *c, selfweight_work *w, gsl_rng *rng, double *out);
+int selfweight_draw(gsl_rng *rng, const selfweight_config *c, selfweight_work *w, double *out);
 
 /* ---- the raw head's leak, exactly and at large d ---------------------- */
 

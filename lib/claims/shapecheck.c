@@ -1,6 +1,6 @@
 /* shapecheck.c - the tables of the shapes experiment (shapecheck.h). */
 #include "shapecheck.h"
-#include "status.h"
+#include "att.h"
 #include "table.h"
 
 #include <stdio.h>
@@ -100,7 +100,7 @@ int shapecheck_sizes_table(const char *dir, int quiet, const shapecheck_config *
     int rc = attention_shapes(sh, c->B, c->T_q, c->T_k, c->d, c->d_k, c->d_v);
     if (rc) return rc;
     // d (2 d_k + d_v): W_Q, W_K (d, d_k) and W_V (d, d_v), biases excluded
-    size_t params = head_projection_params(c->d, c->d_k, c->d_v);
+    size_t params = shapes_head_projection_params(c->d, c->d_k, c->d_v);
     if (params == 0)
         return att_fail(ATT_EUSAGE, "--d %zu --dk %zu --dv %zu: the parameter count overflows", c->d, c->d_k, c->d_v);
     size_row r[SHAPES_COUNT + 1];

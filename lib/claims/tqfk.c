@@ -8,7 +8,7 @@
 #include "tqfk.h"
 #include "mat.h"
 #include "softmax.h"
-#include "status.h"
+#include "att.h"
 #include "table.h"
 
 #include <math.h>

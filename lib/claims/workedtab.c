@@ -1,7 +1,7 @@
 /* workedtab.c - the worked example's matrices, printed and written (workedtab.h). */
 #include "workedtab.h"
 #include "mat.h"
-#include "status.h"
+#include "att.h"
 #include "table.h"
 #include "worked.h"
 

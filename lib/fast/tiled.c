@@ -18,7 +18,7 @@
 #include "head.h"
 #include "mat.h"
 #include "blas.h"
-#include "status.h"
+#include "att.h"
 #include "softmax.h"
 #include "vexp.h"
 
@@ -142,7 +142,7 @@ static int tiled_query_tile(gsl_matrix *O, const tiled_job *job, tiled_work *w,
     const gsl_matrix *Qt = &qv.matrix;
 
     // per row m = -inf, l = 0 (softmax.h's online state); O_t = 0
-    for (size_t i = 0; i < n_q; i++) online_softmax_init(&w->run[i]);
+    for (size_t i = 0; i < n_q; i++) softmax_online_init(&w->run[i]);
     gsl_matrix_set_zero(&Ot.matrix);
 
     for (size_t j0 = 0; j0 < T_k; j0 += job->tl.bk) {
@@ -165,7 +165,7 @@ static int tiled_query_tile(gsl_matrix *O, const tiled_job *job, tiled_work *w,
                                 "(keys %zu..%zu); the tiled head needs finite scores",
                                 i0 + i, j0, j0 + n_k - 1);
             online_softmax *r = &w->run[i];
-            double f = online_softmax_rescale(r, cm);   /* m' and l e^{m - m'} */
+            double f = softmax_online_rescale(r, cm);   /* m' and l e^{m - m'} */
             if (r->m == -INFINITY) {                     /* every key so far masked */
                 memset(s, 0, n_k * sizeof *s);
                 continue;

@@ -14,7 +14,7 @@
  * build dependency.
  */
 #include "vexp.h"
-#include "status.h"
+#include "att.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -8,7 +8,7 @@
  */
 #include "fused.h"
 #include "mat.h"
-#include "status.h"
+#include "att.h"
 
 /* W (d, 2 d_k + d_v) = [W_Q (d, d_k) | W_K (d, d_k) | W_V (d, d_v)] */
 int fused_pack(gsl_matrix *W, const gsl_matrix *W_Q, const gsl_matrix *W_K,

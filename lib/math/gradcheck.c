@@ -1,6 +1,6 @@
 /* gradcheck.c - central differences of the head's loss (see gradcheck.h). */
 #include "gradcheck.h"
-#include "status.h"
+#include "att.h"
 
 #include <math.h>
 

@@ -12,7 +12,7 @@
 #include "mat.h"
 #include "rope.h"
 #include "softmax.h"
-#include "status.h"
+#include "att.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -258,9 +258,9 @@ int head_grads_alloc(head_grads *g, size_t T_q, size_t T_k, size_t d,
     g->dW_Q = mat_new(d, d_k);
     g->dW_K = mat_new(d, d_k);
     g->dW_V = mat_new(d, d_v);
-    g->db_Q = vec_new(d_k);
-    g->db_K = vec_new(d_k);
-    g->db_V = vec_new(d_v);
+    g->db_Q = mat_vec_new(d_k);
+    g->db_K = mat_vec_new(d_k);
+    g->db_V = mat_vec_new(d_v);
     if (!g->dXq || !g->dXkv || !g->dW_Q || !g->dW_K || !g->dW_V || !g->db_Q || !g->db_K || !g->db_V) {
         head_grads_free(g);
         return att_alloc_status();
@@ -272,7 +272,7 @@ void head_grads_free(head_grads *g)
 {
     mat_free(g->dXq); mat_free(g->dXkv);
     mat_free(g->dW_Q); mat_free(g->dW_K); mat_free(g->dW_V);
-    vec_free(g->db_Q); vec_free(g->db_K); vec_free(g->db_V);
+    mat_vec_free(g->db_Q); mat_vec_free(g->db_K); mat_vec_free(g->db_V);
     *g = (head_grads){ 0 };
 }
 
@@ -327,7 +327,7 @@ int head_backward(head_grads *g, const head_state *st, const head_params *p,
     gsl_matrix *dV = mat_new(T_k, d_v);
     gsl_matrix *dQ = mat_new(T_q, d_k);     /* dQ, then dQb in place       */
     gsl_matrix *dK = mat_new(T_k, d_k);     /* dK, then dKb in place       */
-    gsl_vector *ones = vec_new(T_q > T_k ? T_q : T_k);
+    gsl_vector *ones = mat_vec_new(T_q > T_k ? T_q : T_k);
     if (!dS || !dV || !dQ || !dK || !ones) { rc = att_alloc_status(); goto done; }
     gsl_vector_set_all(ones, 1.0);
 
@@ -383,7 +383,7 @@ int head_backward(head_grads *g, const head_state *st, const head_params *p,
     if ((rc = mat_gemm(g->dXkv, 1.0, dV, 0, p->W_V, 1, 1.0))) goto done;
 
 done:
-    mat_free(dS); mat_free(dV); mat_free(dQ); mat_free(dK); vec_free(ones);
+    mat_free(dS); mat_free(dV); mat_free(dQ); mat_free(dK); mat_vec_free(ones);
     return rc;
 }
 

@@ -1,7 +1,7 @@
 /* head_ref.c - the loop-level head (see head_ref.h). */
 #include "head_ref.h"
 #include "mat.h"
-#include "status.h"
+#include "att.h"
 
 #include <math.h>
 
@@ -30,9 +30,9 @@ int head_ref_forward(gsl_matrix *O, gsl_matrix *A, const head_params *p,
                         p->W_Q->size1, d_k, p->W_K->size1, p->W_K->size2, p->W_V->size1, d_v,
                         O->size1, O->size2);
     gsl_matrix *Q = mat_new(T_q, d_k), *K = mat_new(T_k, d_k), *V = mat_new(T_k, d_v);
-    gsl_vector *s = vec_new(T_k);
+    gsl_vector *s = mat_vec_new(T_k);
     if (!Q || !K || !V || !s) {
-        mat_free(Q), mat_free(K), mat_free(V), vec_free(s);
+        mat_free(Q), mat_free(K), mat_free(V), mat_vec_free(s);
         return att_alloc_status();
     }
     // q_i = W_Q^T x_i + b_Q,  k_j = W_K^T x_j + b_K,  v_j = W_V^T x_j + b_V
@@ -62,6 +62,6 @@ int head_ref_forward(gsl_matrix *O, gsl_matrix *A, const head_params *p,
         }
         if (A) for (size_t j = 0; j < T_k; j++) gsl_matrix_set(A, i, j, gsl_vector_get(s, j));
     }
-    mat_free(Q), mat_free(K), mat_free(V), vec_free(s);
+    mat_free(Q), mat_free(K), mat_free(V), mat_vec_free(s);
     return ATT_OK;
 }

@@ -2,7 +2,7 @@
 #include "mat.h"
 #include "randn.h"
 #include "mem.h"
-#include "status.h"
+#include "att.h"
 #include <stdio.h>
 
 #include <float.h>
@@ -40,7 +40,7 @@ gsl_matrix *mat_new(size_t rows, size_t cols)
     return A;
 }
 
-gsl_vector *vec_new(size_t n)
+gsl_vector *mat_vec_new(size_t n)
 {
     if (n == 0 || mat_bytes(n, 1) == 0) {
         att_fail(ATT_EUSAGE, "vector of length %zu is not allowed", n);
@@ -70,7 +70,7 @@ void mat_free(gsl_matrix *A)
     mem_release(mat_bytes(A->size1, A->tda));
     gsl_matrix_free(A);
 }
-void vec_free(gsl_vector *v)
+void mat_vec_free(gsl_vector *v)
 {
     if (v == NULL) return;
     mem_release(mat_bytes(v->size, v->stride));
@@ -78,13 +78,13 @@ void vec_free(gsl_vector *v)
 }
 
 /* A (m, n), row by row: entries N(0, sigma^2), gsl_ran_gaussian_ziggurat's values (randn.h) */
-void mat_randn(gsl_matrix *A, gsl_rng *rng, double sigma)
+void mat_randn(gsl_rng *rng, gsl_matrix *A, double sigma)
 {
     for (size_t i = 0; i < A->size1; i++) randn_fill(rng, A->data + i * A->tda, A->size2, sigma);
 }
 
 /* v (n): entries N(0, sigma^2), in order */
-void vec_randn(gsl_vector *v, gsl_rng *rng, double sigma)
+void mat_vec_randn(gsl_rng *rng, gsl_vector *v, double sigma)
 {
     if (v->stride == 1) {
         randn_fill(rng, v->data, v->size, sigma);
@@ -146,7 +146,7 @@ double mat_max_abs_diff(const gsl_matrix *A, const gsl_matrix *B)
     return m;
 }
 
-double vec_max_abs(const gsl_vector *v)
+double mat_vec_max_abs(const gsl_vector *v)
 {
     double m = 0.0;
     for (size_t i = 0; i < v->size; i++) {

@@ -14,17 +14,17 @@
 
 /* (rows, cols) zero matrix, or NULL (error recorded) on overflow / no memory. */
 gsl_matrix *mat_new(size_t rows, size_t cols);
-gsl_vector *vec_new(size_t n);
+gsl_vector *mat_vec_new(size_t n);
 gsl_matrix *mat_dup(const gsl_matrix *A);
 void mat_free(gsl_matrix *A);          /* NULL is fine */
-void vec_free(gsl_vector *v);          /* NULL is fine */
+void mat_vec_free(gsl_vector *v);          /* NULL is fine */
 
 /* Bytes needed by `count` doubles, 0 on size_t overflow. */
 size_t mat_bytes(size_t rows, size_t cols);
 
 /* A_ij ~ N(0, sigma^2), i.i.d., drawn row by row from rng. */
-void mat_randn(gsl_matrix *A, gsl_rng *rng, double sigma);
-void vec_randn(gsl_vector *v, gsl_rng *rng, double sigma);
+void mat_randn(gsl_rng *rng, gsl_matrix *A, double sigma);
+void mat_vec_randn(gsl_rng *rng, gsl_vector *v, double sigma);
 
 /* C = alpha * op(A) op(B) + beta * C, op = transpose when tA/tB is nonzero.
  * Shapes must conform; returns ATT_EUSAGE (with both shapes named) if not. */
@@ -38,7 +38,7 @@ double mat_max_abs(const gsl_matrix *A);
 /* max_ij |A_ij - B_ij| and max_l |v_l|; a NaN anywhere gives NaN (so an
  * error cannot hide), and so do matrices of different shapes. */
 double mat_max_abs_diff(const gsl_matrix *A, const gsl_matrix *B);
-double vec_max_abs(const gsl_vector *v);
+double mat_vec_max_abs(const gsl_vector *v);
 
 /* max_i ||row i of A||_2 and max_j ||column j of A||_2 (0 for no rows; a
  * NaN propagates). */

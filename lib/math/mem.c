@@ -1,6 +1,6 @@
 /* mem.c - live bytes counted against a budget (see mem.h). */
 #include "mem.h"
-#include "status.h"
+#include "att.h"
 
 #include <stdatomic.h>
 #include <stdint.h>

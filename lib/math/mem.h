@@ -1,6 +1,6 @@
 /* mem.h - allocation against a budget.
  *
- * Every matrix and vector of the library (mat_new, vec_new) and every large
+ * Every matrix and vector of the library (mat_new, mat_vec_new) and every large
  * buffer of an experiment (mem_alloc) is counted here: the live bytes are a
  * process-wide atomic counter, and an allocation that would take them past
  * the budget is refused with ATT_EUSAGE, naming the budget and what was

@@ -6,7 +6,7 @@
  */
 #include "qkov.h"
 #include "mat.h"
-#include "status.h"
+#include "att.h"
 
 #include <math.h>
 #include <gsl/gsl_blas.h>
@@ -55,13 +55,13 @@ int qkov_singular_values(gsl_vector *s, const gsl_matrix *A)
         return att_fail(ATT_EUSAGE, "singular values: A (%zu x %zu) needs rows >= columns and s of "
                         "length %zu (got %zu)", m, n, n, s->size);
     gsl_matrix *U = mat_dup(A), *V = mat_new(n, n);
-    gsl_vector *work = vec_new(n);
+    gsl_vector *work = mat_vec_new(n);
     int rc = ATT_OK;
     if (!U || !V || !work) rc = att_alloc_status();
     // A = U diag(s) V^T  (Golub-Reinsch; GSL returns s sorted descending)
     else if (gsl_linalg_SV_decomp(U, V, s, work))
         rc = att_fail(ATT_ERUNTIME, "singular values: SVD of a %zu x %zu matrix did not converge", m, n);
-    mat_free(U); mat_free(V); vec_free(work);
+    mat_free(U); mat_free(V); mat_vec_free(work);
     return rc;
 }
 
@@ -189,7 +189,7 @@ int qkov_factor(gsl_matrix *Wa, gsl_matrix *Wb, const gsl_matrix *W)
                         "W (d x d) and Wa, Wb (d x r), 1 <= r <= d", W->size1, W->size2,
                         Wa->size1, Wa->size2, Wb->size1, Wb->size2);
     gsl_matrix *U = mat_dup(W), *V = mat_new(d, d);
-    gsl_vector *s = vec_new(d), *work = vec_new(d);
+    gsl_vector *s = mat_vec_new(d), *work = mat_vec_new(d);
     int rc = U && V && s && work ? ATT_OK : att_alloc_status();
     // W = U diag(s) V^T, s descending
     if (!rc && gsl_linalg_SV_decomp(U, V, s, work))
@@ -201,7 +201,7 @@ int qkov_factor(gsl_matrix *Wa, gsl_matrix *Wb, const gsl_matrix *W)
             gsl_matrix_set(Wb, a, c, gsl_matrix_get(V, a, c) * h);
         }
     }
-    mat_free(U); mat_free(V); vec_free(s); vec_free(work);
+    mat_free(U); mat_free(V); mat_vec_free(s); mat_vec_free(work);
     return rc;
 }
 
@@ -230,7 +230,7 @@ int qkov_rebuild(qkov_head *h2, const qkov_head *h1)
         return att_fail(ATT_EUSAGE, "rebuild: the biases b_Q, b_V, b_O of both heads must be all "
                         "present or all absent");
     gsl_matrix *WQK = mat_new(d, d), *WOV = mat_new(d, d), *WOt = mat_new(d, dv);
-    gsl_vector *u = vec_new(d);
+    gsl_vector *u = mat_vec_new(d);
     int rc = WQK && WOV && WOt && u ? ATT_OK : att_alloc_status();
     // W_QK = W_Q W_K^T, W_OV = W_V W_O; factors W_Q2 W_K2^T = W_QK, W_V2 (W_O2^T)^T = W_OV
     if (!rc) rc = qkov_qk(WQK, h1->W_Q, h1->W_K);
@@ -253,7 +253,7 @@ int qkov_rebuild(qkov_head *h2, const qkov_head *h1)
         gsl_blas_dgemv(CblasTrans, 1.0, h1->W_O, h1->b_V, 1.0, h2->b_O);
         gsl_blas_dgemv(CblasTrans, -1.0, h2->W_O, h2->b_V, 1.0, h2->b_O);
     }
-    mat_free(WQK); mat_free(WOV); mat_free(WOt); vec_free(u);
+    mat_free(WQK); mat_free(WOV); mat_free(WOt); mat_vec_free(u);
     return rc;
 }
 

@@ -9,7 +9,7 @@
  * (the backward pass) is the rotation by -t theta_i.
  */
 #include "rope.h"
-#include "status.h"
+#include "att.h"
 
 #include <math.h>
 

@@ -4,7 +4,7 @@
  * d_k = query/key width, d_v = value width.
  */
 #include "shapes.h"
-#include "status.h"
+#include "att.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -46,7 +46,7 @@ int attention_shapes(shape out[SHAPES_COUNT], size_t B, size_t T_q,
     return ATT_OK;
 }
 
-int shape_format(char *buf, size_t n, const shape *s)
+int shapes_format(char *buf, size_t n, const shape *s)
 {
     if (s->rank == 2)
         return snprintf(buf, n, "%s (%zu, %zu)", s->name, s->dim[0], s->dim[1]);
@@ -60,7 +60,7 @@ static size_t mul_checked(size_t a, size_t b)
 }
 
 /* d d_k (W_Q) + d d_k (W_K) + d d_v (W_V) = d (2 d_k + d_v) */
-size_t head_projection_params(size_t d, size_t d_k, size_t d_v)
+size_t shapes_head_projection_params(size_t d, size_t d_k, size_t d_v)
 {
     size_t two_dk = mul_checked(2, d_k);
     if (two_dk == 0 || d_v > SIZE_MAX - two_dk) return 0;
@@ -68,7 +68,7 @@ size_t head_projection_params(size_t d, size_t d_k, size_t d_v)
 }
 
 /* W_Q (d, d_k) and W_K (d, d_k): 2 d d_k numbers describe the d x d W_QK */
-size_t qk_factored_params(size_t d, size_t d_k)
+size_t shapes_qk_factored_params(size_t d, size_t d_k)
 {
     return mul_checked(2, mul_checked(d, d_k));
 }

@@ -8,7 +8,7 @@
  * (no division by zero, no total underflow).
  */
 #include "softmax.h"
-#include "status.h"
+#include "att.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -84,7 +84,7 @@ int softmax_rows(gsl_matrix *A, const gsl_matrix *S)
 /* log sum_j e^{s_j} = m + log(1 + sum_{j != j*} e^{s_j - m}),  m = s_{j*} = max s.
  * log1p keeps full precision when the max dominates. NaN for any NaN,
  * +inf for any +inf, -inf for all -inf (or n = 0: the empty sum is 0). */
-double logsumexp(const double *s, size_t n)
+double softmax_logsumexp(const double *s, size_t n)
 {
     double m = -INFINITY;
     size_t jmax = 0;
@@ -100,14 +100,14 @@ double logsumexp(const double *s, size_t n)
     return m + log1p(rest);
 }
 
-void online_softmax_init(online_softmax *st)
+void softmax_online_init(online_softmax *st)
 {
     st->m = -INFINITY;
     st->l = 0.0;
 }
 
 /* m' = max(m, chunk_max);  l <- l e^{m - m'};  returns e^{m - m'}. */
-double online_softmax_rescale(online_softmax *st, double chunk_max)
+double softmax_online_rescale(online_softmax *st, double chunk_max)
 {
     double m_new = chunk_max > st->m ? chunk_max : st->m;
     if (m_new == -INFINITY) return 1.0;           /* nothing unmasked seen yet */

@@ -28,18 +28,18 @@ int softmax_vec(double *out, const double *in, size_t n);
 int softmax_rows(gsl_matrix *A, const gsl_matrix *S);
 
 /* log sum_j exp(s_j), stable. NaN for NaN input, -inf for all -inf. */
-double logsumexp(const double *s, size_t n);
+double softmax_logsumexp(const double *s, size_t n);
 
 /* Online (running) softmax of one row seen in chunks, as in the tiled head:
  *   m' = max(m, max chunk);  l' = l e^{m - m'} + sum_chunk e^{s - m'}
  *   o' = o e^{m - m'} + sum_chunk e^{s - m'} v
- * The caller keeps o; online_softmax_rescale gives the factor for it. */
+ * The caller keeps o; softmax_online_rescale gives the factor for it. */
 typedef struct {
     double m;   /* running max (starts at -inf)          */
     double l;   /* running sum of exp(s - m) (starts 0)   */
 } online_softmax;
 
-void online_softmax_init(online_softmax *st);
+void softmax_online_init(online_softmax *st);
 
 /* Fold a chunk whose largest score is chunk_max into the running state:
  *   m' = max(m, chunk_max),  l <- l e^{m - m'},  m <- m'
@@ -47,6 +47,6 @@ void online_softmax_init(online_softmax *st);
  * caller then adds e^{s - st->m} to st->l (and e^{s - st->m} v to o) for
  * every score s of the chunk. While every score seen is -inf the factor is 1
  * and st->m stays -inf. chunk_max must not be NaN or +inf. */
-double online_softmax_rescale(online_softmax *st, double chunk_max);
+double softmax_online_rescale(online_softmax *st, double chunk_max);
 
 #endif

@@ -1,7 +1,7 @@
 /* tol.c - tolerances at the scale of rounding (see tol.h). */
 #include "tol.h"
 #include "mat.h"
-#include "status.h"
+#include "att.h"
 
 #include <float.h>
 #include <math.h>

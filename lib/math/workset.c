@@ -1,7 +1,7 @@
 /* workset.c - work buffers by index (see workset.h). */
 #include "workset.h"
 #include "mat.h"
-#include "status.h"
+#include "att.h"
 
 #include <stdlib.h>
 
@@ -10,7 +10,7 @@ void workset_free(void *p)
     workset *w = p;
     if (w == NULL) return;
     for (size_t k = 0; k < w->nm; k++) mat_free(w->m[k]);
-    for (size_t k = 0; k < w->nv; k++) vec_free(w->v[k]);
+    for (size_t k = 0; k < w->nv; k++) mat_vec_free(w->v[k]);
     for (size_t k = 0; k < w->nh; k++) head_state_free(&w->h[k]);
     free(w);
 }
@@ -27,7 +27,7 @@ workset *workset_new(size_t nm, const size_t (*shape)[2], size_t nv, const size_
     if (w == NULL) { att_fail(ATT_ERUNTIME, "out of memory for a workset"); return NULL; }
     int ok = 1;
     for (; w->nm < nm && ok; w->nm++) ok = (w->m[w->nm] = mat_new(shape[w->nm][0], shape[w->nm][1])) != NULL;
-    for (; w->nv < nv && ok; w->nv++) ok = (w->v[w->nv] = vec_new(len[w->nv])) != NULL;
+    for (; w->nv < nv && ok; w->nv++) ok = (w->v[w->nv] = mat_vec_new(len[w->nv])) != NULL;
     for (; w->nh < nh && ok; w->nh++) {
         const size_t *s = head[w->nh];
         ok = head_state_alloc(&w->h[w->nh], s[0], s[1], s[2], s[3], s[4]) == ATT_OK;

@@ -1,7 +1,7 @@
 /* afile.c - files written atomically: a temporary, then rename; a run's set
  * of files all at once (see afile.h). */
 #include "afile.h"
-#include "status.h"
+#include "att.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* csvline.c - split a CSV line: "a,""b"",c" -> a | "b" | c (RFC 4180). */
 #include "csvline.h"
 
-int csv_split(const char *line, char **fields, int max, char *buf, size_t bufsize)
+int csvline_split(const char *line, char **fields, int max, char *buf, size_t bufsize)
 {
     int n = 0, quoted = 0;
     size_t k = 0;

@@ -8,6 +8,6 @@
  * texts are copied, unquoted, into buf (bufsize bytes) and fields[k] points
  * into it. Returns the number of fields, or -1 if there are more than max,
  * the text does not fit, or a quote is not closed. */
-int csv_split(const char *line, char **fields, int max, char *buf, size_t bufsize);
+int csvline_split(const char *line, char **fields, int max, char *buf, size_t bufsize);
 
 #endif

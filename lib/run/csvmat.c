@@ -14,7 +14,7 @@
  */
 #include "csvmat.h"
 #include "mat.h"
-#include "status.h"
+#include "att.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* example.c - one draw of one point outside the sweep (example.h). */
 #include "example.h"
-#include "status.h"
+#include "att.h"
 
 int example_draw(example *x, const experiment *e, const sweep_grid *g, const sweep_def *def, double *out)
 {
@@ -8,7 +8,7 @@ int example_draw(example *x, const experiment *e, const sweep_grid *g, const swe
     int wants = def->work_alloc || def->work_mats || def->work_vecs || def->work_heads;
     if (wants && !(x->work = sweep_work_new(g, def))) return att_alloc_status();
     if (!(x->rng = sweep_rng(e, &x->pt))) return att_alloc_status();
-    return def->draw(out, x->rng, &x->pt, x->work, def->ctx);
+    return def->draw(x->rng, out, &x->pt, x->work, def->ctx);
 }
 
 void example_end(example *x)

@@ -19,7 +19,7 @@
 #ifndef ATT_EXAMPLE_H
 #define ATT_EXAMPLE_H
 
-#include "experiment.h"
+#include "exp.h"
 #include "sweep.h"
 
 typedef struct {

@@ -6,7 +6,7 @@
 #include "mem.h"
 #include "par.h"
 #include "rng.h"
-#include "status.h"
+#include "att.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -91,8 +91,8 @@ static void run_units(const mc_config *cfg, const gsl_rng_type *type, const mc_u
             } else {
                 gsl_rng_set(rng, rng_stream_seed(cfg->seed, stream_of(cfg, un->point), un->block));
                 for (size_t i = first; i < last && status[u] == ATT_OK; i++) {
-                    status[u] = cfg->draw_at ? cfg->draw_at(cfg->ctx, scratch, rng, un->point, i, out)
-                                             : cfg->draw(cfg->ctx, scratch, rng, i, out);
+                    status[u] = cfg->draw_at ? cfg->draw_at(rng, cfg->ctx, scratch, un->point, i, out)
+                                             : cfg->draw(rng, cfg->ctx, scratch, i, out);
                     for (size_t k = 0; k < ns && status[u] == ATT_OK; k++) stat_push(&mine[k], out[k]);
                     if (cfg->values && status[u] == ATT_OK)
                         memcpy(cfg->values + (un->first_draw + i) * ns, out, ns * sizeof *out);

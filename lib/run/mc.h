@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <gsl/gsl_rng.h>
-#include "stats.h"
+#include "stat.h"
 
 enum { MC_BLOCK = 256 };
 
@@ -34,10 +34,10 @@ enum { MC_BLOCK = 256 };
  * (0 .. draws-1). ctx is read-only (keep per-draw data with `values`, which
  * works under MPI; see above). Return ATT_OK or
  * an error status (the run stops and reports it). */
-typedef int (*mc_draw_fn)(void *ctx, void *scratch, gsl_rng *rng,
+typedef int (*mc_draw_fn)(gsl_rng *rng, void *ctx, void *scratch,
                           size_t draw, double *out);
 /* The same for a grid of points: `point` is the grid point (0 .. points-1). */
-typedef int (*mc_point_draw_fn)(void *ctx, void *scratch, gsl_rng *rng,
+typedef int (*mc_point_draw_fn)(gsl_rng *rng, void *ctx, void *scratch,
                                 size_t point, size_t draw, double *out);
 typedef void *(*mc_alloc_fn)(void *ctx);   /* NULL on failure */
 typedef void (*mc_free_fn)(void *scratch);

@@ -2,7 +2,7 @@
 #include "opts.h"
 #include "par.h"
 #include "rng.h"
-#include "status.h"
+#include "att.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -18,7 +18,7 @@
 
 /* ---- strict number parsers ------------------------------------------- */
 
-int parse_ulong(const char *s, unsigned long *out, const char *what)
+int opts_parse_ulong(const char *s, unsigned long *out, const char *what)
 {
     /* digits only: strtoul would accept "-1", " 7" and "7abc" */
     if (s == NULL || *s == '\0')
@@ -35,10 +35,10 @@ int parse_ulong(const char *s, unsigned long *out, const char *what)
     return ATT_OK;
 }
 
-int parse_size(const char *s, size_t *out, const char *what)
+int opts_parse_size(const char *s, size_t *out, const char *what)
 {
     unsigned long v;
-    int st = parse_ulong(s, &v, what);
+    int st = opts_parse_ulong(s, &v, what);
     if (st) return st;
     if (v == 0) return att_fail(ATT_EUSAGE, "%s: must be >= 1, got %s", what, s);
     if (v > SIZE_MAX) return att_fail(ATT_EUSAGE, "%s: '%s' is too large", what, s);
@@ -46,7 +46,7 @@ int parse_size(const char *s, size_t *out, const char *what)
     return ATT_OK;
 }
 
-int parse_double(const char *s, double *out, const char *what)
+int opts_parse_double(const char *s, double *out, const char *what)
 {
     if (s == NULL || *s == '\0' || isspace((unsigned char)*s))
         return att_fail(ATT_EUSAGE, "%s: empty value, expected a finite number", what);
@@ -67,7 +67,7 @@ int parse_double(const char *s, double *out, const char *what)
     return ATT_OK;
 }
 
-int parse_bytes(const char *s, size_t *out, const char *what)
+int opts_parse_bytes(const char *s, size_t *out, const char *what)
 {
     char num[64];
     size_t n = s ? strlen(s) : 0, mult = 1;
@@ -82,7 +82,7 @@ int parse_bytes(const char *s, size_t *out, const char *what)
     default: break;
     }
     size_t v = 0;
-    int st = parse_size(num, &v, what);
+    int st = opts_parse_size(num, &v, what);
     if (st) return att_fail(ATT_EUSAGE, "%s: '%s' is not a byte count such as 512M or 4G", what, s);
     if (v > SIZE_MAX / mult) return att_fail(ATT_EUSAGE, "%s: '%s' is too large", what, s);
     *out = v * mult;
@@ -102,11 +102,11 @@ static int list_item(const char *s, size_t len, opts_list *out, const char *what
                         "integers >= 1", what, all);
     memcpy(a, s, la); a[la] = '\0';
     size_t lo = 0, hi;
-    if (parse_size(a, &lo, what)) return ATT_EUSAGE;
+    if (opts_parse_size(a, &lo, what)) return ATT_EUSAGE;
     hi = lo;
     if (dots) {
         memcpy(b, dots + 2, lb); b[lb] = '\0';
-        if (parse_size(b, &hi, what)) return ATT_EUSAGE;
+        if (opts_parse_size(b, &hi, what)) return ATT_EUSAGE;
         if (hi < lo)
             return att_fail(ATT_EUSAGE, "%s: range %s..%s runs downwards (A..B needs A <= B)",
                             what, a, b);
@@ -124,7 +124,7 @@ static int list_item(const char *s, size_t len, opts_list *out, const char *what
     return ATT_OK;
 }
 
-int parse_size_list(const char *s, opts_list *out, const char *what)
+int opts_parse_size_list(const char *s, opts_list *out, const char *what)
 {
     out->n = 0;
     if (s == NULL || *s == '\0')
@@ -147,7 +147,7 @@ static int parse_vec2(const char *s, double *xy, const char *what)
         return att_fail(ATT_EUSAGE, "%s: '%s' is not a pair x,y", what, s ? s : "");
     memcpy(a, s, (size_t)(comma - s));
     a[comma - s] = '\0';
-    if (parse_double(a, &xy[0], what) || parse_double(comma + 1, &xy[1], what))
+    if (opts_parse_double(a, &xy[0], what) || opts_parse_double(comma + 1, &xy[1], what))
         return att_fail(ATT_EUSAGE, "%s: '%s' is not a pair x,y of finite numbers", what, s);
     return ATT_OK;
 }
@@ -210,9 +210,9 @@ static int set_value(opt_kind kind, void *dest, const char *val, const char *wha
 {
     switch (kind) {
     case OPT_FLAG: *(int *)dest = 1; return ATT_OK;
-    case OPT_SIZE: return parse_size(val, dest, what);
-    case OPT_ULONG: return parse_ulong(val, dest, what);
-    case OPT_DOUBLE: return parse_double(val, dest, what);
+    case OPT_SIZE: return opts_parse_size(val, dest, what);
+    case OPT_ULONG: return opts_parse_ulong(val, dest, what);
+    case OPT_DOUBLE: return opts_parse_double(val, dest, what);
     case OPT_VEC2: return parse_vec2(val, dest, what);
     case OPT_STRING:
         if (val == NULL || *val == '\0')
@@ -439,12 +439,12 @@ int opts_parse(opts *o, const opts_info *info, int argc, char **argv)
         opts_list *list = dest ? common_list(o, name) : NULL;
         int st;
         if (list && dest != (void *)list && (dest == &o->T || dest == &o->d || dest == &o->dk || dest == &o->dv)) {
-            st = parse_size_list(val, list, what);
+            st = opts_parse_size_list(val, list, what);
             if (!st && list->n > 1 && !(info->common & OPT_LISTS))
                 st = att_fail(ATT_EUSAGE, "%s: %s runs one value (got '%s')", what, info->id, val);
             if (!st) *(size_t *)dest = list->v[0];
         } else {
-            st = dest ? set_value(kind, dest, val, what) : parse_bytes(val, &o->max_memory, what);
+            st = dest ? set_value(kind, dest, val, what) : opts_parse_bytes(val, &o->max_memory, what);
         }
         if (st) return st;
     }

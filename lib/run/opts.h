@@ -120,13 +120,13 @@ int opts_exit(const opts *o, int status);
 
 /* Strict parsers, usable by anyone (the CSV reader too). `what` names the
  * option or field in the error message. */
-int parse_size(const char *s, size_t *out, const char *what);
-int parse_ulong(const char *s, unsigned long *out, const char *what);
-int parse_double(const char *s, double *out, const char *what);
-int parse_bytes(const char *s, size_t *out, const char *what);  /* 64M, 4G */
+int opts_parse_size(const char *s, size_t *out, const char *what);
+int opts_parse_ulong(const char *s, unsigned long *out, const char *what);
+int opts_parse_double(const char *s, double *out, const char *what);
+int opts_parse_bytes(const char *s, size_t *out, const char *what);  /* 64M, 4G */
 /* "N", "N1,N2,...", "A..B" (A, 2A, 4A, ... <= B) or a mix, every value >= 1,
  * no repeats, at most OPTS_MAX_LIST values. */
-int parse_size_list(const char *s, opts_list *out, const char *what);
+int opts_parse_size_list(const char *s, opts_list *out, const char *what);
 
 /* 1 when progress/tables may be printed (not --quiet). */
 int opts_verbose(const opts *o);

@@ -2,7 +2,7 @@
  * single-process stubs otherwise. */
 #include "par.h"
 #include "afile.h"
-#include "status.h"
+#include "att.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 #include "profile.h"
 #include "example.h"
 #include "mem.h"
-#include "status.h"
+#include "att.h"
 #include "table.h"
 
 #include <stdlib.h>

@@ -18,7 +18,7 @@
 #ifndef ATT_PROFILE_H
 #define ATT_PROFILE_H
 
-#include "experiment.h"
+#include "exp.h"
 #include "sweep.h"
 
 typedef void (*profile_name_fn)(char *buf, size_t size, size_t k, const sweep_point *pt, const void *ctx);

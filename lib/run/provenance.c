@@ -1,7 +1,7 @@
 /* provenance.c - the .meta sidecar of a run (see provenance.h). */
 #include "provenance.h"
 #include "afile.h"
-#include "status.h"
+#include "att.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -64,7 +64,7 @@ static void git_describe(char *buf, size_t n)
     pclose(p);
 }
 
-int output_meta(const opts *o, const char *extra)
+int provenance_write_meta(const opts *o, const char *extra)
 {
     char name[256], git[160];
     snprintf(name, sizeof name, "%s.meta", o->id);

@@ -11,6 +11,6 @@
 
 /* Write <out>/<id>.meta; `extra` (may be NULL) is appended: "key: value"
  * lines, such as the run's sizes, that the plot scripts read. */
-int output_meta(const opts *o, const char *extra);
+int provenance_write_meta(const opts *o, const char *extra);
 
 #endif

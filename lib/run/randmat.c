@@ -9,24 +9,24 @@
  */
 #include "randmat.h"
 #include "mat.h"
-#include "status.h"
+#include "att.h"
 
 #include <math.h>
 #include <gsl/gsl_linalg.h>
 
-int randmat_orthogonal(gsl_matrix *Q, gsl_rng *rng)
+int randmat_orthogonal(gsl_rng *rng, gsl_matrix *Q)
 {
     size_t n = Q->size1;
     if (Q->size2 != n)
         return att_fail(ATT_EUSAGE, "randmat_orthogonal: Q (%zu x %zu) must be square",
                         Q->size1, Q->size2);
     gsl_matrix *G = mat_new(n, n), *R = mat_new(n, n);
-    gsl_vector *tau = vec_new(n);
+    gsl_vector *tau = mat_vec_new(n);
     int rc = ATT_OK;
     if (!G || !R || !tau) { rc = ATT_ERUNTIME; goto done; }
 
     // G_ij ~ N(0, 1);  G = Q R  (Householder)
-    mat_randn(G, rng, 1.0);
+    mat_randn(rng, G, 1.0);
     if (gsl_linalg_QR_decomp(G, tau) || gsl_linalg_QR_unpack(G, tau, Q, R)) {
         rc = att_fail(ATT_ERUNTIME, "randmat_orthogonal: QR of a %zu x %zu Gaussian matrix failed", n, n);
         goto done;
@@ -39,11 +39,11 @@ int randmat_orthogonal(gsl_matrix *Q, gsl_rng *rng)
         }
     }
 done:
-    mat_free(G); mat_free(R); vec_free(tau);
+    mat_free(G); mat_free(R); mat_vec_free(tau);
     return rc;
 }
 
-int randmat_with_cond(gsl_matrix *R, gsl_rng *rng, double cond)
+int randmat_with_cond(gsl_rng *rng, gsl_matrix *R, double cond)
 {
     size_t n = R->size1;
     if (R->size2 != n)
@@ -57,7 +57,7 @@ int randmat_with_cond(gsl_matrix *R, gsl_rng *rng, double cond)
     gsl_matrix *U = mat_new(n, n), *V = mat_new(n, n);
     int rc = ATT_OK;
     if (!U || !V) { rc = ATT_ERUNTIME; goto done; }
-    if ((rc = randmat_orthogonal(U, rng)) || (rc = randmat_orthogonal(V, rng))) goto done;
+    if ((rc = randmat_orthogonal(rng, U)) || (rc = randmat_orthogonal(rng, V))) goto done;
 
     // U <- U diag(s),  s_i = cond^(1/2 - i/(n-1))
     for (size_t i = 0; i < n; i++) {
@@ -77,7 +77,7 @@ void randmat_head(gsl_rng *rng, gsl_matrix *X, gsl_matrix *W_Q, gsl_matrix *W_K,
 {
     gsl_matrix *W[4] = {W_Q, W_K, W_V, W_O};
     double sw = 1.0 / sqrt((double)X->size2);
-    mat_randn(X, rng, 1.0);
+    mat_randn(rng, X, 1.0);
     for (int k = 0; k < 4; k++)
-        if (W[k]) mat_randn(W[k], rng, sw);
+        if (W[k]) mat_randn(rng, W[k], sw);
 }

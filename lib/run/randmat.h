@@ -17,13 +17,13 @@
 
 /* Q (n, n) Haar orthogonal. ATT_EUSAGE if Q is not square, ATT_ERUNTIME if
  * memory or the QR factorization fails. */
-int randmat_orthogonal(gsl_matrix *Q, gsl_rng *rng);
+int randmat_orthogonal(gsl_rng *rng, gsl_matrix *Q);
 
 /* R (n, n) = U diag(s) V^T with s_i = cond^(1/2 - i/(n-1)), i = 0 .. n-1:
  * geometrically spaced from sqrt(cond) down to 1/sqrt(cond), so det|R| = 1
  * and cond_2(R) = cond. cond must be finite and >= 1; n = 1 needs cond = 1.
  * cond = 1 gives a Haar orthogonal matrix. */
-int randmat_with_cond(gsl_matrix *R, gsl_rng *rng, double cond);
+int randmat_with_cond(gsl_rng *rng, gsl_matrix *R, double cond);
 
 /* (rng first, as the renamed library will have it everywhere.) A random
  * head, drawn in this order: X (T, d) ~ N(0, 1), then W_Q, W_K,

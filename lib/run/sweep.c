@@ -4,7 +4,7 @@
 #include "mc.h"
 #include "mem.h"
 #include "rng.h"
-#include "status.h"
+#include "att.h"
 #include "table.h"
 
 #include <math.h>
@@ -115,12 +115,12 @@ typedef struct {
     size_t npoints;
 } run_ctx;
 
-static int draw_at(void *cv, void *work, gsl_rng *rng, size_t p, size_t i, double *out)
+static int draw_at(gsl_rng *rng, void *cv, void *work, size_t p, size_t i, double *out)
 {
     (void)i;
     const run_ctx *c = cv;
     if (c->def->work_per_point) work = ((workset **)work)[1 + p];
-    return c->def->draw(out, rng, &c->pt[p], work, c->def->ctx);
+    return c->def->draw(rng, out, &c->pt[p], work, c->def->ctx);
 }
 
 static uint64_t stream_at(const void *cv, size_t p) { return sweep_stream(&((const run_ctx *)cv)->pt[p]); }
@@ -189,7 +189,7 @@ static int choose_draws(const mc_config *cfg, const run_ctx *c, sweep_point *pt,
         for (size_t k = 0; k < SWEEP_CI_MAX && def->ci.t[k].halfwidth > 0.0; k++) {
             double hw = def->ci.at ? def->ci.at(&pt[p], k, def->ci.t[k].halfwidth, def->ctx) : def->ci.t[k].halfwidth;
             if (!(hw > 0.0)) continue;
-            measure m = measure_stat(&acc[p * def->nstats + def->ci.t[k].stat]);
+            measure m = verdict_measure_stat(&acc[p * def->nstats + def->ci.t[k].stat]);
             size_t n = sweep_ci_draws(&def->ci, hw, 0.5 * (m.ci_high - m.ci_low));
             if (n > pt[p].draws) pt[p].draws = n;
         }
@@ -225,9 +225,9 @@ static void put_point(FILE *f, const sweep_grid *g, const sweep_point *pt)
     const size_t sz[4] = {pt->T, pt->d, pt->dk, pt->dv};
     for (int a = AX_T; a <= AX_DV; a++)
         if (g->declared[a]) fprintf(f, "%zu,", sz[a]);
-    if (g->declared[AX_X]) { csv_num(f, pt->x); fputc(',', f); }
+    if (g->declared[AX_X]) { table_cell_num(f, pt->x); fputc(',', f); }
     if (g->declared[AX_CASE]) {
-        if (g->case_labels) csv_str(f, g->case_labels[pt->kase]);
+        if (g->case_labels) table_cell_str(f, g->case_labels[pt->kase]);
         else fprintf(f, "%zu", pt->kase);
         fputc(',', f);
     }
@@ -333,7 +333,7 @@ static int write_summary(const experiment *e, const sweep_grid *g, const sweep_d
     fputs("draws", f);
     for (size_t k = 0; k < def->nstats; k++)
         for (size_t j = 0; j < 6; j++) fprintf(f, ",%s_%s", def->stat_names[k], part[j]);
-    for (size_t k = 0; k < def->nderived; k++) { fputc(',', f); csv_str(f, def->derived[k].name); }
+    for (size_t k = 0; k < def->nderived; k++) { fputc(',', f); table_cell_str(f, def->derived[k].name); }
     fputc('\n', f);
     double *cols = def->nderived ? calloc(def->nderived, sizeof *cols) : NULL;
     if (def->nderived && cols == NULL) { afile_abort(&af); return att_fail(ATT_ERUNTIME, "out of memory"); }
@@ -345,13 +345,13 @@ static int write_summary(const experiment *e, const sweep_grid *g, const sweep_d
             double lo, hi;
             stat_ci95(a, &lo, &hi);
             const double v[5] = {a->mean, lo, hi, a->min, a->max};
-            for (size_t j = 0; j < 5; j++) { fputc(',', f); csv_num(f, v[j]); }
+            for (size_t j = 0; j < 5; j++) { fputc(',', f); table_cell_num(f, v[j]); }
             fprintf(f, ",%zu", a->n);
         }
         if (def->nderived) def->derive(cols, &r->pt[p], sweep_acc(r, p, 0), def->ctx);
         for (size_t k = 0; k < def->nderived; k++) {
             fputc(',', f);
-            csv_num(f, cols[def->derived[k].offset / sizeof(double)]);
+            table_cell_num(f, cols[def->derived[k].offset / sizeof(double)]);
         }
         fputc('\n', f);
     }
@@ -386,7 +386,7 @@ static int write_draws(const experiment *e, const sweep_grid *g, const sweep_def
         for (size_t i = 0; i < r->pt[p].draws; i++, v += def->nstats) {
             put_point(f, g, &r->pt[p]);
             fprintf(f, "%zu", i);
-            for (size_t k = 0; k < def->nstats; k++) { fputc(',', f); csv_num(f, v[k]); }
+            for (size_t k = 0; k < def->nstats; k++) { fputc(',', f); table_cell_num(f, v[k]); }
             fputc('\n', f);
         }
     if ((st = afile_commit(&af))) return st;
@@ -494,7 +494,7 @@ void sweep_result_free(sweep_result *r)
 
 const stat_acc *sweep_acc(const sweep_result *r, size_t p, size_t k) { return &r->acc[p * r->nstats + k]; }
 
-measure sweep_measure(const sweep_result *r, size_t p, size_t k) { return measure_stat(sweep_acc(r, p, k)); }
+measure sweep_measure(const sweep_result *r, size_t p, size_t k) { return verdict_measure_stat(sweep_acc(r, p, k)); }
 
 size_t sweep_find(const sweep_result *r, size_t T, size_t d, size_t dk, size_t dv)
 {
@@ -568,7 +568,7 @@ int sweep_write_fits(const experiment *e, const char *name, const sweep_fit_row 
 
 measure sweep_fit_measure(const stat_fit *f, size_t draws)
 {
-    return measure_ci(f->slope, f->ci_lo, f->ci_hi, draws);
+    return verdict_measure_ci(f->slope, f->ci_lo, f->ci_hi, draws);
 }
 
 /* a size word: T, d, dk, dv or a number; 0 when unknown */

@@ -13,7 +13,7 @@
  *     SWEEP_STATS(STATS);            // enum { S_NORM2, S_ERR, NSTAT }; stat_names[], ...
  *
  *     // one draw at a point: out[k] for every statistic k
- *     static int draw(double *out, gsl_rng *rng, const sweep_point *pt, void *work,
+ *     static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work,
  *                     const void *ctx) { ... out[S_NORM2] = ...; return ATT_OK; }
  *
  *     sweep_grid g;
@@ -52,8 +52,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <gsl/gsl_rng.h>
-#include "experiment.h"
-#include "stats.h"
+#include "exp.h"
+#include "stat.h"
 #include "table.h"
 #include "verdict.h"
 #include "workset.h"
@@ -140,7 +140,7 @@ size_t sweep_max(const sweep_grid *g, sweep_axis_id a);
 /* The random stream of a point: a function of its parameters only. */
 uint64_t sweep_stream(const sweep_point *pt);
 
-typedef int (*sweep_draw_fn)(double *out, gsl_rng *rng, const sweep_point *pt, void *work,
+typedef int (*sweep_draw_fn)(gsl_rng *rng, double *out, const sweep_point *pt, void *work,
                              const void *ctx);
 
 /* Draws per point chosen to reach the CIs its verdicts need (a run without --draws):

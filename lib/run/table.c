@@ -1,7 +1,7 @@
 /* table.c - CSV cells and tables written from one column list (see table.h). */
 #include "table.h"
 #include "afile.h"
-#include "status.h"
+#include "att.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,16 +13,16 @@
 static const char *const nature_names[NAT_N] = {"auto", "exact", "computed", "mc", "rounding",
                                                 "training", "run"};
 
-const char *col_nature_name(col_nature n) { return n < NAT_N ? nature_names[n] : "?"; }
+const char *table_nature_name(col_nature n) { return n < NAT_N ? nature_names[n] : "?"; }
 
-int col_nature_parse(const char *s)
+int table_nature_parse(const char *s)
 {
     for (int i = 1; i < NAT_N; i++)
         if (strcmp(nature_names[i], s) == 0) return i;
     return -1;
 }
 
-col_nature col_nature_of(const table_col *c)
+col_nature table_nature_of(const table_col *c)
 {
     if (c->nature != NAT_AUTO) return c->nature;
     return c->type == COL_DOUBLE ? NAT_COMPUTED : NAT_EXACT;
@@ -63,12 +63,12 @@ static int schema_check(const char *name, const table_col *cols, size_t ncols)
         const table_col *c = &cols[k];
         if (!ref_ok(c->lo, cols, ncols, 0) || !ref_ok(c->hi, cols, ncols, 0) || !ref_ok(c->bound, cols, ncols, 1))
             return att_fail(ATT_ERUNTIME, "%s: column %s (%s) refers to a column the table does not have "
-                            "(lo %s, hi %s, bound %s)", name, c->name, col_nature_name(col_nature_of(c)),
+                            "(lo %s, hi %s, bound %s)", name, c->name, table_nature_name(table_nature_of(c)),
                             c->lo ? c->lo : "-", c->hi ? c->hi : "-", c->bound ? c->bound : "-");
-        col_nature n = col_nature_of(c);
+        col_nature n = table_nature_of(c);
         if ((n == NAT_MC && (!c->lo || !c->hi)) || (n == NAT_TRAINING && !c->lo))
             return att_fail(ATT_ERUNTIME, "%s: column %s (%s) needs the columns of its CI", name, c->name,
-                            col_nature_name(n));
+                            table_nature_name(n));
     }
     return ATT_OK;
 }
@@ -84,13 +84,13 @@ int table_write_schema(const char *dir, const char *name, const table_col *cols,
     fputs("column,nature,lo,hi,bound\n", af.f);
     for (size_t k = 0; k < ncols; k++) {
         const table_col *c = &cols[k];
-        csv_str(af.f, c->name);
-        fprintf(af.f, ",%s,", col_nature_name(col_nature_of(c)));
-        csv_str(af.f, c->lo ? c->lo : "");
+        table_cell_str(af.f, c->name);
+        fprintf(af.f, ",%s,", table_nature_name(table_nature_of(c)));
+        table_cell_str(af.f, c->lo ? c->lo : "");
         fputc(',', af.f);
-        csv_str(af.f, c->hi ? c->hi : "");
+        table_cell_str(af.f, c->hi ? c->hi : "");
         fputc(',', af.f);
-        csv_str(af.f, c->bound ? c->bound : "");
+        table_cell_str(af.f, c->bound ? c->bound : "");
         fputc('\n', af.f);
     }
     return afile_commit(&af);
@@ -98,14 +98,14 @@ int table_write_schema(const char *dir, const char *name, const table_col *cols,
 
 /* ---- CSV cells ------------------------------------------------------- */
 
-void csv_num(FILE *f, double x)
+void table_cell_num(FILE *f, double x)
 {
     if (isnan(x)) return;
     if (isinf(x)) fputs(x > 0 ? "inf" : "-inf", f);
     else fprintf(f, "%.17g", x);
 }
 
-void csv_str(FILE *f, const char *s)
+void table_cell_str(FILE *f, const char *s)
 {
     if (strpbrk(s, ",\"\n\r") == NULL) { fputs(s, f); return; }
     fputc('"', f);
@@ -122,10 +122,10 @@ static void put_cell(FILE *f, const table_col *c, const void *row)
 {
     const char *p = (const char *)row + c->offset;
     switch (c->type) {
-    case COL_DOUBLE: { double x; memcpy(&x, p, sizeof x); csv_num(f, x); break; }
+    case COL_DOUBLE: { double x; memcpy(&x, p, sizeof x); table_cell_num(f, x); break; }
     case COL_SIZE:   { size_t x; memcpy(&x, p, sizeof x); fprintf(f, "%zu", x); break; }
     case COL_INT:    { int x; memcpy(&x, p, sizeof x); fprintf(f, "%d", x); break; }
-    case COL_STR:    { const char *x; memcpy(&x, p, sizeof x); csv_str(f, x ? x : ""); break; }
+    case COL_STR:    { const char *x; memcpy(&x, p, sizeof x); table_cell_str(f, x ? x : ""); break; }
     }
 }
 
@@ -146,7 +146,7 @@ int table_open(csv_table *t, const char *dir, const char *name, const table_col 
     if (st) { free(t->dir); free(t->name); t->dir = t->name = NULL; return st; }
     for (size_t k = 0; k < ncols; k++) {
         if (k) fputc(',', t->af.f);
-        csv_str(t->af.f, cols[k].name);
+        table_cell_str(t->af.f, cols[k].name);
     }
     fputc('\n', t->af.f);
     return ATT_OK;

@@ -52,8 +52,8 @@ typedef enum { COL_DOUBLE, COL_SIZE, COL_INT, COL_STR } col_type;
  * fields and computed for double fields; the schema names the result. */
 typedef enum { NAT_AUTO, NAT_EXACT, NAT_COMPUTED, NAT_MC, NAT_ROUNDING, NAT_TRAINING, NAT_RUN,
                NAT_N } col_nature;
-const char *col_nature_name(col_nature n);     /* "exact", ...; "?" when out of range */
-int col_nature_parse(const char *s);           /* -1 when unknown */
+const char *table_nature_name(col_nature n);     /* "exact", ...; "?" when out of range */
+int table_nature_parse(const char *s);           /* -1 when unknown */
 
 typedef struct {
     const char *name;   /* header cell */
@@ -88,7 +88,7 @@ typedef struct {
 
 /* The nature a column is compared by: its declared one, or for NAT_AUTO the
  * one its type gives. */
-col_nature col_nature_of(const table_col *c);
+col_nature table_nature_of(const table_col *c);
 
 /* Write dir/<base>.schema.csv for the table dir/name (name ends in .csv):
  * one row per column, its nature and the columns it refers to. A
@@ -119,7 +119,7 @@ void table_abort(csv_table *t);
 
 /* One cell: a double as "%.17g" (NaN: empty), a string quoted when it holds
  * a comma, quote or newline. */
-void csv_num(FILE *f, double x);
-void csv_str(FILE *f, const char *s);
+void table_cell_num(FILE *f, double x);
+void table_cell_str(FILE *f, const char *s);
 
 #endif

@@ -1,6 +1,6 @@
 /* timing.c - times with their spread (see timing.h). */
 #include "timing.h"
-#include "status.h"
+#include "att.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* verdict.c - verdict rows as data: rules, outcomes, the verdicts CSV. */
 #include "verdict.h"
 #include "afile.h"
-#include "status.h"
+#include "att.h"
 #include "table.h"
 
 #include <math.h>
@@ -21,7 +21,7 @@ const char *const verdict_csv_header =
 
 const char *verdict_kind_name(verdict_kind k) { return k < KIND_N ? kind_names[k] : "?"; }
 const char *verdict_outcome_name(verdict_outcome o) { return o < OUT_N ? outcome_names[o] : "?"; }
-const char *rule_cmp_name(rule_cmp c) { return c < RULE_N ? rule_names[c] : "?"; }
+const char *verdict_rule_cmp_name(rule_cmp c) { return c < RULE_N ? rule_names[c] : "?"; }
 
 static int find(const char *const *names, int n, const char *s)
 {
@@ -31,37 +31,37 @@ static int find(const char *const *names, int n, const char *s)
 }
 int verdict_kind_parse(const char *s) { return find(kind_names, KIND_N, s); }
 int verdict_outcome_parse(const char *s) { return find(outcome_names, OUT_N, s); }
-int rule_cmp_parse(const char *s) { return find(rule_names, RULE_N, s); }
+int verdict_rule_cmp_parse(const char *s) { return find(rule_names, RULE_N, s); }
 
 /* ---- rules ----------------------------------------------------------- */
 
-verdict_rule rule_none(void) { return (verdict_rule){RULE_NONE, NAN, NAN}; }
-verdict_rule rule_at_most(double b) { return (verdict_rule){RULE_AT_MOST, NAN, b}; }
-verdict_rule rule_at_least(double a) { return (verdict_rule){RULE_AT_LEAST, a, NAN}; }
-verdict_rule rule_between(double a, double b) { return (verdict_rule){RULE_BETWEEN, a, b}; }
-verdict_rule rule_ci_within(double a, double b) { return (verdict_rule){RULE_CI_WITHIN, a, b}; }
-verdict_rule rule_ci_above(double a) { return (verdict_rule){RULE_CI_ABOVE, a, NAN}; }
-verdict_rule rule_ci_below(double b) { return (verdict_rule){RULE_CI_BELOW, NAN, b}; }
-verdict_rule rule_precision(double half_width) { return (verdict_rule){RULE_PRECISION, NAN, half_width}; }
+verdict_rule verdict_rule_none(void) { return (verdict_rule){RULE_NONE, NAN, NAN}; }
+verdict_rule verdict_rule_at_most(double b) { return (verdict_rule){RULE_AT_MOST, NAN, b}; }
+verdict_rule verdict_rule_at_least(double a) { return (verdict_rule){RULE_AT_LEAST, a, NAN}; }
+verdict_rule verdict_rule_between(double a, double b) { return (verdict_rule){RULE_BETWEEN, a, b}; }
+verdict_rule verdict_rule_ci_within(double a, double b) { return (verdict_rule){RULE_CI_WITHIN, a, b}; }
+verdict_rule verdict_rule_ci_above(double a) { return (verdict_rule){RULE_CI_ABOVE, a, NAN}; }
+verdict_rule verdict_rule_ci_below(double b) { return (verdict_rule){RULE_CI_BELOW, NAN, b}; }
+verdict_rule verdict_rule_precision(double half_width) { return (verdict_rule){RULE_PRECISION, NAN, half_width}; }
 
 static int is_ci_rule(rule_cmp c)
 {
     return c == RULE_CI_WITHIN || c == RULE_CI_ABOVE || c == RULE_CI_BELOW || c == RULE_PRECISION;
 }
 
-measure measure_exact(double value, size_t cases) { return (measure){value, NAN, NAN, cases, 0, NAT_AUTO}; }
+measure verdict_measure_exact(double value, size_t cases) { return (measure){value, NAN, NAN, cases, 0, NAT_AUTO}; }
 
-measure measure_ci(double mean, double ci_low, double ci_high, size_t draws)
+measure verdict_measure_ci(double mean, double ci_low, double ci_high, size_t draws)
 {
     return (measure){mean, ci_low, ci_high, draws, 0, NAT_AUTO};
 }
 
-measure measure_time(double median, double min, double max, size_t reps)
+measure verdict_measure_time(double median, double min, double max, size_t reps)
 {
     return (measure){median, min, max, reps, 1, NAT_RUN};
 }
 
-measure measure_as(measure m, col_nature nature)
+measure verdict_measure_as(measure m, col_nature nature)
 {
     m.nature = nature;
     return m;
@@ -78,7 +78,7 @@ static col_nature row_nature(verdict_kind kind, verdict_rule r, measure m)
     return NAT_COMPUTED;
 }
 
-measure measure_stat(const stat_acc *a)
+measure verdict_measure_stat(const stat_acc *a)
 {
     measure m = {a->mean, NAN, NAN, a->n, 0, NAT_AUTO};
     stat_ci95(a, &m.ci_low, &m.ci_high);
@@ -159,7 +159,7 @@ double verdict_draws_to_decide(verdict_rule r, measure m)
 /* The columns of verdict_csv_header and how make verify compares them:
  * measured, ci_low, ci_high by the row's own nature ("row": the CI is
  * ci_low, ci_high; a rounding row's bound is bound_hi). */
-int verdicts_write_schema(const char *dir, const char *name)
+int verdict_list_write_schema(const char *dir, const char *name)
 {
     static const struct { const char *col, *nature, *lo, *hi, *bound; } s[] = {
         {"id", "exact", "", "", ""}, {"kind", "exact", "", "", ""}, {"quantity", "exact", "", "", ""},
@@ -186,9 +186,9 @@ int verdicts_write_schema(const char *dir, const char *name)
 
 /* ---- the list -------------------------------------------------------- */
 
-void verdicts_init(verdict_list *vl) { memset(vl, 0, sizeof *vl); }
+void verdict_list_init(verdict_list *vl) { memset(vl, 0, sizeof *vl); }
 
-void verdicts_free(verdict_list *vl)
+void verdict_list_free(verdict_list *vl)
 {
     for (size_t i = 0; i < vl->n; i++) {
         free(vl->v[i].quantity);
@@ -227,19 +227,19 @@ static int add_row(verdict_list *vl, verdict_kind kind, const char *macro, doubl
     if ((kind == KIND_REPORTED) != (r.cmp == RULE_NONE))
         return att_fail(ATT_ERUNTIME, "verdict %s: kind %s with rule %s (a reported row has no "
                         "rule, every other kind has one)", macro, verdict_kind_name(kind),
-                        rule_cmp_name(r.cmp));
+                        verdict_rule_cmp_name(r.cmp));
     if (m.nature >= NAT_N)
         return att_fail(ATT_ERUNTIME, "verdict %s: unknown nature %d", macro, (int)m.nature);
     if ((m.nature == NAT_MC || m.nature == NAT_TRAINING) && (isnan(m.ci_low) || isnan(m.ci_high)) && !isnan(m.value)
         && m.draws >= 2)
         return att_fail(ATT_ERUNTIME, "verdict %s: a %s value needs its confidence interval", macro,
-                        col_nature_name(m.nature));
+                        table_nature_name(m.nature));
     if (m.run_dependent && kind != KIND_REPORTED)
         return att_fail(ATT_ERUNTIME, "verdict %s: a time varies from run to run; it is "
                         "reported, never a rule's input", macro);
     if (is_ci_rule(r.cmp) && (isnan(m.ci_low) || isnan(m.ci_high)) && !isnan(m.value) && m.draws >= 2)
         return att_fail(ATT_ERUNTIME, "verdict %s: rule %s needs a confidence interval", macro,
-                        rule_cmp_name(r.cmp));
+                        verdict_rule_cmp_name(r.cmp));
     if (vl->n == vl->cap) {
         size_t cap = vl->cap ? 2 * vl->cap : 16;
         verdict *nv = realloc(vl->v, cap * sizeof *nv);
@@ -264,16 +264,16 @@ void verdict_headline(verdict_list *vl)
     for (size_t i = 0; i < vl->n; i++) vl->v[i].headline = i + 1 == vl->n;
 }
 
-size_t verdicts_count(const verdict_list *vl, verdict_outcome o)
+size_t verdict_list_count(const verdict_list *vl, verdict_outcome o)
 {
     size_t n = 0;
     for (size_t i = 0; i < vl->n; i++) n += vl->v[i].outcome == o;
     return n;
 }
 
-int verdicts_status(const verdict_list *vl)
+int verdict_list_status(const verdict_list *vl)
 {
-    return verdicts_count(vl, OUT_FAIL) ? ATT_FAIL : ATT_OK;
+    return verdict_list_count(vl, OUT_FAIL) ? ATT_FAIL : ATT_OK;
 }
 
 static void print_row(const verdict *v)
@@ -288,8 +288,8 @@ static void print_row(const verdict *v)
     printf("  [%s]\n", verdict_rule_text(v->rule, rt, sizeof rt));
 }
 
-int verdicts_write(const verdict_list *vl, const char *dir, const char *id,
-                   unsigned long seed, int print)
+int verdict_list_write(const verdict_list *vl, const char *dir, const char *id,
+                       unsigned long seed, int print)
 {
     char name[256], rt[128];
     snprintf(name, sizeof name, "%s.verdicts.csv", id);
@@ -300,25 +300,25 @@ int verdicts_write(const verdict_list *vl, const char *dir, const char *id,
     fprintf(f, "%s\n", verdict_csv_header);
     for (size_t i = 0; i < vl->n; i++) {
         const verdict *v = &vl->v[i];
-        csv_str(f, id);                             fputc(',', f);
+        table_cell_str(f, id);                             fputc(',', f);
         fputs(verdict_kind_name(v->kind), f);       fputc(',', f);
-        csv_str(f, v->quantity);                    fputc(',', f);
-        csv_num(f, v->expected);                    fputc(',', f);
-        csv_num(f, v->m.value);                     fputc(',', f);
-        csv_num(f, v->m.ci_low);                    fputc(',', f);
-        csv_num(f, v->m.ci_high);                   fputc(',', f);
-        csv_num(f, v->rule.cmp == RULE_AT_MOST ? v->rule.hi : NAN); fputc(',', f);
+        table_cell_str(f, v->quantity);                    fputc(',', f);
+        table_cell_num(f, v->expected);                    fputc(',', f);
+        table_cell_num(f, v->m.value);                     fputc(',', f);
+        table_cell_num(f, v->m.ci_low);                    fputc(',', f);
+        table_cell_num(f, v->m.ci_high);                   fputc(',', f);
+        table_cell_num(f, v->rule.cmp == RULE_AT_MOST ? v->rule.hi : NAN); fputc(',', f);
         fprintf(f, "%zu,%lu,%s,%s,", v->m.draws, seed, verdict_outcome_name(v->outcome),
-                rule_cmp_name(v->rule.cmp));
-        csv_num(f, v->rule.lo);                     fputc(',', f);
-        csv_num(f, v->rule.hi);                     fputc(',', f);
-        csv_str(f, verdict_rule_text(v->rule, rt, sizeof rt)); fputc(',', f);
-        csv_str(f, v->macro);                       fprintf(f, ",%d,%d,%s\n", v->m.run_dependent, v->headline,
-                                                            col_nature_name(v->m.nature));
+                verdict_rule_cmp_name(v->rule.cmp));
+        table_cell_num(f, v->rule.lo);                     fputc(',', f);
+        table_cell_num(f, v->rule.hi);                     fputc(',', f);
+        table_cell_str(f, verdict_rule_text(v->rule, rt, sizeof rt)); fputc(',', f);
+        table_cell_str(f, v->macro);                       fprintf(f, ",%d,%d,%s\n", v->m.run_dependent, v->headline,
+                                                                   table_nature_name(v->m.nature));
         if (print & VERDICTS_ROWS) print_row(v);
     }
     if ((st = afile_commit(&af))) return st;
-    if ((st = verdicts_write_schema(dir, name))) return st;
+    if ((st = verdict_list_write_schema(dir, name))) return st;
     for (size_t i = 0; i < vl->n && (print & VERDICTS_NOTES); i++) {
         const verdict *v = &vl->v[i];
         if (v->outcome != OUT_INCONCLUSIVE) continue;

@@ -36,16 +36,16 @@
  * row with a macro. The report re-derives `verdict` and `rule_text` from the other
  * columns and refuses a row that disagrees.
  * `nature` says how make verify compares measured, ci_low and ci_high with a
- * rerun (the natures of table.h): the measure's own (measure_as), else
+ * rerun (the natures of table.h): the measure's own (verdict_measure_as), else
  * derived once, here, and stored: run_dependent -> run; an identity with an
  * upper bound -> rounding (against bound_hi); a CI -> mc; otherwise computed. The other
- * columns have fixed natures (verdicts_write_schema).
+ * columns have fixed natures (verdict_list_write_schema).
  */
 #ifndef ATT_VERDICT_H
 #define ATT_VERDICT_H
 
 #include <stddef.h>
-#include "stats.h"
+#include "stat.h"
 #include "table.h"
 
 typedef enum { KIND_CLAIM, KIND_IDENTITY, KIND_CONTROL, KIND_REPORTED, KIND_N } verdict_kind;
@@ -62,14 +62,14 @@ typedef struct {
     double lo, hi;      /* the bounds the comparison uses (NaN where unused) */
 } verdict_rule;
 
-verdict_rule rule_none(void);
-verdict_rule rule_at_most(double b);
-verdict_rule rule_at_least(double a);
-verdict_rule rule_between(double a, double b);
-verdict_rule rule_ci_within(double a, double b);
-verdict_rule rule_ci_above(double a);
-verdict_rule rule_ci_below(double b);
-verdict_rule rule_precision(double half_width);
+verdict_rule verdict_rule_none(void);
+verdict_rule verdict_rule_at_most(double b);
+verdict_rule verdict_rule_at_least(double a);
+verdict_rule verdict_rule_between(double a, double b);
+verdict_rule verdict_rule_ci_within(double a, double b);
+verdict_rule verdict_rule_ci_above(double a);
+verdict_rule verdict_rule_ci_below(double b);
+verdict_rule verdict_rule_precision(double half_width);
 
 /* What was measured: a value, with a 95% CI and a draw count for Monte Carlo
  * numbers (NaN CI and the number of cases checked for exact ones). */
@@ -86,13 +86,13 @@ typedef struct {
 /* m with its comparison nature declared: NAT_TRAINING for a trained model's
  * result over seeds, NAT_ROUNDING for a rounding-level value that is not an
  * identity's (a reported residual), NAT_EXACT for a count. */
-measure measure_as(measure m, col_nature nature);
+measure verdict_measure_as(measure m, col_nature nature);
 
-measure measure_exact(double value, size_t cases);
+measure verdict_measure_exact(double value, size_t cases);
 /* A time (or rate) measured `reps` times: the median, with min and max. */
-measure measure_time(double median, double min, double max, size_t reps);
-measure measure_ci(double mean, double ci_low, double ci_high, size_t draws);
-measure measure_stat(const stat_acc *a);          /* mean and its 95% CI */
+measure verdict_measure_time(double median, double min, double max, size_t reps);
+measure verdict_measure_ci(double mean, double ci_low, double ci_high, size_t draws);
+measure verdict_measure_stat(const stat_acc *a);          /* mean and its 95% CI */
 
 typedef struct {
     verdict_kind kind;
@@ -111,15 +111,15 @@ typedef struct {
     char err[512];      /* ... and its message                                 */
 } verdict_list;
 
-void verdicts_init(verdict_list *vl);
-void verdicts_free(verdict_list *vl);
+void verdict_list_init(verdict_list *vl);
+void verdict_list_free(verdict_list *vl);
 
 /* Add a row; its outcome is decided here from m and r. `macro` is the LaTeX
  * macro name (letters only) that cites `measured`, or "" for none. The
  * quantity is printf-formatted. ATT_ERUNTIME on a bad macro name, a kind
  * that does not fit the rule (reported needs rule none and the others a
  * rule), or no memory. The first error is also kept in vl->status and
- * vl->err (sticky): experiment_main turns it into exit 3 and writes no
+ * vl->err (sticky): exp_main turns it into exit 3 and writes no
  * verdict file, so an ignored return value cannot drop a row silently. */
 int verdict_add(verdict_list *vl, verdict_kind kind, const char *macro, double expected,
                 measure m, verdict_rule r, const char *quantity_fmt, ...)
@@ -140,11 +140,11 @@ double verdict_draws_to_decide(verdict_rule r, measure m);
 
 const char *verdict_kind_name(verdict_kind k);
 const char *verdict_outcome_name(verdict_outcome o);
-const char *rule_cmp_name(rule_cmp c);
+const char *verdict_rule_cmp_name(rule_cmp c);
 /* Name -> value; -1 when unknown. */
 int verdict_kind_parse(const char *s);
 int verdict_outcome_parse(const char *s);
-int rule_cmp_parse(const char *s);
+int verdict_rule_cmp_parse(const char *s);
 
 /* The header of a verdicts CSV (no newline). */
 extern const char *const verdict_csv_header;
@@ -152,18 +152,18 @@ extern const char *const verdict_csv_header;
 /* Write dir/<base>.schema.csv for a verdicts file (or claims.csv) `name`:
  * measured, ci_low, ci_high compared by the row's `nature`; the rest exact,
  * or computed for the bounds, tolerance and expected value. */
-int verdicts_write_schema(const char *dir, const char *name);
+int verdict_list_write_schema(const char *dir, const char *name);
 
 /* Write dir/<id>.verdicts.csv (and its schema); with VERDICTS_ROWS print the
  * rows on stdout, with VERDICTS_NOTES the INCONCLUSIVE ones, with the draws
  * that would decide them, on stderr. */
 enum { VERDICTS_ROWS = 1, VERDICTS_NOTES = 2 };
-int verdicts_write(const verdict_list *vl, const char *dir, const char *id,
-                   unsigned long seed, int print);
+int verdict_list_write(const verdict_list *vl, const char *dir, const char *id,
+                       unsigned long seed, int print);
 
 /* ATT_FAIL when some row FAILs, ATT_OK otherwise (INCONCLUSIVE is not a
  * failure of the claim: exit 0). */
-int verdicts_status(const verdict_list *vl);
-size_t verdicts_count(const verdict_list *vl, verdict_outcome o);
+int verdict_list_status(const verdict_list *vl);
+size_t verdict_list_count(const verdict_list *vl, verdict_outcome o);
 
 #endif

@@ -1,5 +1,5 @@
-/* stats.c - Welford running moments, Chan merge, 95% CI, line fit. */
-#include "stats.h"
+/* stat.c - Welford running moments, Chan merge, 95% CI, line fit. */
+#include "stat.h"
 
 #include <math.h>
 

@@ -1,8 +1,8 @@
-/* experiment.h - one skeleton runs every experiment.
+/* exp.h - one skeleton runs every experiment.
  *
  * An experiment is a description (its ID, the claim in one line, the options
  * it takes, its default seed and draws) and a run function that measures,
- * writes its tables and adds its verdict rows. experiment_main does the rest,
+ * writes its tables and adds its verdict rows. exp_main does the rest,
  * in this order:
  *   1. parse the options strictly (opts.h); --help prints and exits 0;
  *   2. set the memory budget (--max-memory, default 4G): every matrix, vector
@@ -21,7 +21,7 @@
  *   7. exit: 0 no FAIL, 1 some FAIL, 2 bad usage or input, 3 runtime error.
  *
  * Verdict rows by kind (sticky errors: no return value to check):
- *     exp_claim(e, "concNormSlope", 1.0, m, rule_ci_within(0.98, 1.02), "slope ...");
+ *     exp_claim(e, "concNormSlope", 1.0, m, verdict_rule_ci_within(0.98, 1.02), "slope ...");
  *     exp_headline(e);             // the row just added carries the claim
  *     exp_identity(...); exp_control(...); exp_reported(e, macro, expected, m, fmt, ...);
  * The summary a student reads (one screen):
@@ -34,7 +34,7 @@
  *     {
  *         static const experiment_def def = {"key_bias", "the key bias ...",
  *             OPT_MC | OPT_T, 20261129UL, 400, NULL, run};
- *         return experiment_main(&def, argc, argv);
+ *         return exp_main(&def, argc, argv);
  *     }
  */
 #ifndef ATT_EXPERIMENT_H
@@ -66,7 +66,7 @@ typedef struct {
 } experiment_def;
 
 /* The whole program: returns the exit status. */
-int experiment_main(const experiment_def *def, int argc, char **argv);
+int exp_main(const experiment_def *def, int argc, char **argv);
 
 /* Append a "key: value" line to the provenance (printf format). */
 void exp_meta(experiment *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -1,5 +1,5 @@
-/* status.c - the last error message, and GSL's error handler turned off. */
-#include "status.h"
+/* att.c - the last error message, and GSL's error handler turned off. */
+#include "att.h"
 
 #include <stdarg.h>
 #include <stdio.h>

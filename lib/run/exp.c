@@ -1,10 +1,10 @@
-/* experiment.c - the skeleton every experiment runs in (see experiment.h). */
-#include "experiment.h"
+/* exp.c - the skeleton every experiment runs in (see exp.h). */
+#include "exp.h"
 #include "par.h"
 #include "mem.h"
 #include "provenance.h"
 #include "registry.h"
-#include "status.h"
+#include "att.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -48,7 +48,7 @@ void exp_reported(experiment *e, const char *macro, double expected, measure m, 
 {
     va_list ap;
     va_start(ap, fmt);
-    add_kind(e, KIND_REPORTED, macro, expected, m, rule_none(), fmt, ap);
+    add_kind(e, KIND_REPORTED, macro, expected, m, verdict_rule_none(), fmt, ap);
     va_end(ap);
 }
 
@@ -127,8 +127,8 @@ static void print_summary(const experiment *e, const experiment_def *def)
         }
     }
     printf("  verdicts: %zu PASS, %zu FAIL, %zu INCONCLUSIVE, %zu REPORTED (every row: --verbose, or %s/%s.verdicts.csv)\n",
-           verdicts_count(&e->v, OUT_PASS), verdicts_count(&e->v, OUT_FAIL),
-           verdicts_count(&e->v, OUT_INCONCLUSIVE), verdicts_count(&e->v, OUT_REPORTED),
+           verdict_list_count(&e->v, OUT_PASS), verdict_list_count(&e->v, OUT_FAIL),
+           verdict_list_count(&e->v, OUT_INCONCLUSIVE), verdict_list_count(&e->v, OUT_REPORTED),
            e->o.out_dir, e->o.id);
 }
 
@@ -148,7 +148,7 @@ int exp_usage(const char *fmt, ...)
     return att_fail(ATT_EUSAGE, "%s", msg);
 }
 
-int experiment_main(const experiment_def *def, int argc, char **argv)
+int exp_main(const experiment_def *def, int argc, char **argv)
 {
     /* Under MPI (par.h) every rank runs all of this; the Monte Carlo engine
      * shares the draws out, and rank 0 alone writes and prints (opts_parse
@@ -157,7 +157,7 @@ int experiment_main(const experiment_def *def, int argc, char **argv)
     att_init();
     static experiment e;         /* static: meta is large, and main runs once */
     memset(&e, 0, sizeof e);
-    verdicts_init(&e.v);
+    verdict_list_init(&e.v);
     const registry_entry *reg = registry_find(def->id);   /* the claim's words, once */
     const opts_info info = {def->id, reg ? reg->claim : def->claim, def->common | OPT_VERBOSE_FLAG,
                             def->seed, def->draws, def->extra};
@@ -173,15 +173,15 @@ int experiment_main(const experiment_def *def, int argc, char **argv)
     }
     st = par_agree(st, PAR_SITE_RUN);    /* no verdict row is printed if any rank failed */
     if (st == ATT_OK && par_size() > 1) exp_meta(&e, "mpi_ranks: %d", par_size());
-    if (st == ATT_OK) st = output_meta(&e.o, e.meta_len ? e.meta : NULL);
+    if (st == ATT_OK) st = provenance_write_meta(&e.o, e.meta_len ? e.meta : NULL);
     /* a failed verdict call (sticky): exit 3, and no verdict file */
     if (st == ATT_OK && e.v.status != ATT_OK) st = att_fail(e.v.status, "%s", e.v.err);
     int loud = !e.o.quiet && par_is_root();
     if (st == ATT_OK)
-        st = verdicts_write(&e.v, e.o.out_dir, e.o.id, e.o.seed,
-                            (loud && e.o.verbose ? VERDICTS_ROWS : 0) | (loud ? VERDICTS_NOTES : 0));
+        st = verdict_list_write(&e.v, e.o.out_dir, e.o.id, e.o.seed,
+                                (loud && e.o.verbose ? VERDICTS_ROWS : 0) | (loud ? VERDICTS_NOTES : 0));
     if (st == ATT_OK && loud) print_summary(&e, def);
-    if (st == ATT_OK) st = verdicts_status(&e.v);
-    verdicts_free(&e.v);
+    if (st == ATT_OK) st = verdict_list_status(&e.v);
+    verdict_list_free(&e.v);
     return opts_exit(&e.o, st);
 }

@@ -62,7 +62,7 @@ PLOTS       := $(foreach id,$(EXPERIMENTS),$(filter $(id) $(id)_%,$(PLOTS)))
 CHECK_PLOTS := $(foreach id,$(EXPERIMENTS),$(filter $(id) $(id)_%,$(CHECK_PLOTS)))
 endif
 
-.PHONY: all check check-all reproduce figures report verify bench sanitize valgrind fuzz \
+.PHONY: all check check-all reproduce reproduce-long figures report verify bench sanitize valgrind fuzz \
         deps clean help tests mpi experiments grade
 .DELETE_ON_ERROR:
 
@@ -199,6 +199,22 @@ reproduce: ## install what is missing, rerun every experiment, render every figu
 	 else echo "reproduce: pdflatex not found: handout and slides not rebuilt (make handout installs TeX)"; fi
 	@sh tools/prune_results.sh end "$(OUT)"
 
+# make reproduce-long: long_sequences' section-scale crossings (c = 1, d_k = 16 and 4) with the
+# draws that reach +-10% (experiments/long_sequences.c, LONG_DRAWS_*; about 10 min on 2 cores),
+# too slow for make reproduce. Writes $(OUT)/long/ (the same file set as the default run, macros
+# ending in Long) with its own manifest (tools/prune_results.sh), all or nothing; then, when
+# $(OUT) holds a report, rewrites it so claims.csv/md/tex carry the long rows (tools/report.c
+# reads $(OUT)/long/<ID>.verdicts.csv when it exists). make verify compares it only with LONG=1.
+LONG_IDS = $(foreach id,$(EXPERIMENTS),$(if $(wildcard $(OUT)/$(id).verdicts.csv),$(id)))
+reproduce-long: ## long_sequences at the section's scale (c = 1) to +-10%, about 10 min: writes results/long/, then the report (OUT=DIR elsewhere)
+	@sh tools/prune_results.sh begin "$(OUT)/long" "$(FORCE)"
+	@$(MAKE) --no-print-directory $(BIN)/long_sequences $(BUILD)/tools/csvcol $(BUILD)/tools/report
+	@echo "reproduce-long: long_sequences --long (section: 6,000,000 draws, narrow: 411,000; progress on stderr)"
+	@sh tools/run_one.sh long_sequences $(BIN) "$(OUT)/long" $(BUILD) --long
+	@if [ -f "$(OUT)/claims.csv" ]; then echo "reproduce-long: rewriting the report in $(OUT)"; \
+	  $(BUILD)/tools/report --out "$(OUT)" $(LONG_IDS) && sh tools/readme_sync.sh "$(OUT)"; fi
+	@sh tools/prune_results.sh end "$(OUT)/long"
+
 # Re-render the figures of a run made by hand (default out/, where programs
 # write unless --out says otherwise): every plot of every experiment whose
 # verdicts are in that folder, from its data; nothing is rerun.
@@ -242,8 +258,8 @@ grade: $(BIN)/shapes $(BIN)/attention ## grade FILE=STUDENT.py (the section's ex
 	@test -n "$(FILE)" || { echo "make grade: give FILE=path/to/section_4_2.py (the starter is exercises/section_4_2.py)" >&2; exit 2; }
 	@python3 exercises/grade.py "$(FILE)" --bin $(BIN) $(GRADE_ARGS)
 
-verify: all ## rerun everything into a temporary folder and compare it with the committed results/
-	@sh tools/verify.sh
+verify: all ## rerun everything into a temporary folder and compare it with the committed results/ (LONG=1: results/long/ too, about 10 min more)
+	@LONG="$(LONG)" sh tools/verify.sh
 
 bench: ## benchmarks: Monte Carlo vs NumPy and the RNG limit, any_length vs DGEMM, make reproduce wall time
 	@sh tools/deps.sh bench

@@ -10,6 +10,9 @@
  * No plateau: T E[a_ii] -> E_W[1/|det(I - W_K^T W_Q)|] = inf (dettail.h); reported instead:
  * the typical (median) 1/|det|, the mean over |det| > 0.01, the tail P(|det| < eps).
  * Writes long_sequences.csv (config, T), long_sequences_tail.csv, long_sequences.verdicts.csv.
+ * --config NAMES runs some configurations; --long runs the section's scale (section, narrow)
+ * with the draws that reach +-10% (LONG_DRAWS below), its macros ending in "Long"
+ * (make reproduce-long writes it into results/long/).
  */
 #include "crossing.h"
 #include "cvreg.h"
@@ -22,16 +25,34 @@
 #include "table.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* mult: draws = mult x --draws (the soft crossing: 4 x 20,000 give a 95% CI of x1.085, within +-10%) */
-typedef struct { size_t d, d_k; double c; const char *macro; size_t mult; } config;
-static const config CONFIGS[] = {{64, 16, 1.0, "", 1}, {64, 16, 0.70710678118654752, "Soft", 4},
-                                 {64, 4, 1.0, "Narrow", 1}, {256, 16, 0.70710678118654752, "Wide", 1}};
+/* The long run's draws (--long), from pilots with seed 20261201 (this program, --long --draws N):
+ * the delta-method 95% half-width h of ln T* falls as 1/sqrt(n), so n = n0 (h0 / ln 1.1)^2, times
+ * 1.3 for the pilot's own error, reaches +-10%:
+ *   narrow:  n0 = 100,000, h0 = 0.169 -> 316,000 x 1.3 = 411,000 (121 us of CPU per draw: 50 s)
+ *   section: n0 = 200,000, h0 = 0.680 -> 10.2M x 1.3 = 13.2M (96 us per draw: 21 min of CPU),
+ *            capped at 6M (about 10 min of wall time on 2 busy cores); its precision row then
+ *            decides from the data whether 6M suffice (INCONCLUSIVE with the draws it would need). */
+enum { LONG_DRAWS_SECTION = 6000000, LONG_DRAWS_NARROW = 411000 };
+
+/* mult: draws = mult x --draws (the soft crossing: 4 x 20,000 give a 95% CI of x1.085, within +-10%).
+ * long_draws: the draws of --long (0: not in the long run). The delta-method half-width of ln T*
+ * falls as 1/sqrt(n), so n = n0 (h0 / ln 1.1)^2 reaches +-10% from a pilot's h0 at n0 draws,
+ * times 1.3 for the pilot's own error (h0 is itself estimated; see LONG_PILOT). */
+typedef struct { const char *name; size_t d, d_k; double c; const char *macro; size_t mult, long_draws; } config;
+static const config CONFIGS[] = {{"section", 64, 16, 1.0, "", 1, LONG_DRAWS_SECTION},
+                                 {"soft", 64, 16, 0.70710678118654752, "Soft", 4, 0},
+                                 {"narrow", 64, 4, 1.0, "Narrow", 1, LONG_DRAWS_NARROW},
+                                 {"wide", 256, 16, 0.70710678118654752, "Wide", 1, 0}};
 enum { NCONFIG = 4, NT = 20, ROWS = 8, NCV = LONGSEQ_NCV + LONGSEQ_NRCV, S_DET = NT + NCV, S_TWO, NSTAT, NEPS = 7 };   /* T = 2^1 .. 2^20 */
 static const double WITHIN = 1.05, TRUNC = 0.01, ALPHA = 1.0 / ROWS;   /* within 5%; |det| > 0.01; p's share */
 static const double EPS[NEPS] = {1.0, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001};
+
+static const char *config_names;   /* --config */
+static int long_run;                /* --long */
 
 typedef struct { const config *cf; const lscond_table *tab; double Ts[NT], cvm[NCV]; } ctx;
 
@@ -77,7 +98,7 @@ static void verdicts(experiment *e, const config *cf, size_t n, const ls_row *ro
                      const double *yh, const double *V, const stat_acc *two, double *det, dettail_row *tails)
 {
     char mac[40];
-#define MAC(base) (snprintf(mac, sizeof mac, "%s%s", base, cf->macro), mac)
+#define MAC(base) (snprintf(mac, sizeof mac, "%s%s%s", base, cf->macro, long_run ? "Long" : ""), mac)
     /* ---- where "about 1/T" ends: the last crossing of 1.05 ---- */
     crossing x = crossing_last(l, yh, V, NT, WITHIN);
     measure top = verdict_measure_ci(yh[NT - 1], rows[NT - 1].T_self_lo, rows[NT - 1].T_self_hi, n);
@@ -128,7 +149,9 @@ static void verdicts(experiment *e, const config *cf, size_t n, const ls_row *ro
 
 static int run_config(experiment *e, size_t ci, const config *cf, const lscond_table *tab, ls_row *rows, dettail_row *tails)
 {
-    size_t n = e->o.draws * cf->mult;
+    size_t n = !long_run ? e->o.draws * cf->mult : e->o.draws_given ? e->o.draws : cf->long_draws;
+    if (!e->o.quiet)   /* progress, one line per configuration (the draw counter shows only on a terminal) */
+        fprintf(stderr, "long_sequences: %s (d = %zu, d_k = %zu, c = %.4g): %zu draws\n", cf->name, cf->d, cf->d_k, cf->c, n);
     static ctx c;
     c = (ctx){.cf = cf, .tab = tab};
     for (int t = 0; t < NT; t++) c.Ts[t] = ldexp(1.0, t + 1);
@@ -162,19 +185,38 @@ static int run(experiment *e)
 {
     const opts *o = &e->o;
     if (o->draws < 16) return exp_usage("--draws %zu: the control-variate regression needs at least 16", o->draws);
+    unsigned want = 0;   /* bit i: CONFIGS[i] selected (--config; default all, or the long ones with --long) */
+    for (size_t i = 0; i < NCONFIG; i++) if (!long_run || CONFIGS[i].long_draws) want |= 1u << i;
+    if (config_names) {
+        want = 0;
+        for (const char *p = config_names; ; p++) {
+            size_t len = strcspn(p, ","), i = 0;
+            while (i < NCONFIG && (strlen(CONFIGS[i].name) != len || strncmp(p, CONFIGS[i].name, len))) i++;
+            if (i == NCONFIG) return exp_usage("--config %s: unknown configuration '%.*s' (the names: section, soft, "
+                                               "narrow, wide, comma-separated)", config_names, (int)len, p);
+            if (long_run && !CONFIGS[i].long_draws)
+                return exp_usage("--config %s: '%s' is not in the long run (--long runs section, narrow)",
+                                 config_names, CONFIGS[i].name);
+            want |= 1u << i;
+            p += len;
+            if (!*p) break;
+        }
+    }
     lscond_table tab;
     ls_row rows[NCONFIG * NT];
     dettail_row tails[NCONFIG * NEPS];
     int st = lscond_table_build(&tab);
     size_t nc = 0;
     for (size_t i = 0; i < NCONFIG && !st; i++) {
-        if ((o->d && CONFIGS[i].d != o->d) || (o->dk && CONFIGS[i].d_k != o->dk)) continue;
-        exp_meta(e, "config%zu: d = %zu, d_k = %zu, c = %.17g", nc, CONFIGS[i].d, CONFIGS[i].d_k, CONFIGS[i].c);
+        if (!(want >> i & 1u) || (o->d && CONFIGS[i].d != o->d) || (o->dk && CONFIGS[i].d_k != o->dk)) continue;
+        exp_meta(e, "config%zu: %s, d = %zu, d_k = %zu, c = %.17g%s", nc, CONFIGS[i].name, CONFIGS[i].d,
+                 CONFIGS[i].d_k, CONFIGS[i].c, long_run ? " (long run)" : "");
         st = run_config(e, nc, &CONFIGS[i], &tab, &rows[nc * NT], &tails[nc * NEPS]);
         nc++;
     }
     lscond_table_free(&tab);
-    if (!st && nc == 0) return exp_usage("--d/--dk: no config (64, 16), (64, 4), (256, 16) matches");
+    if (!st && nc == 0) return exp_usage("--config/--d/--dk: no configuration matches (section: d 64, d_k 16, c 1; "
+                                         "soft: 64, 16, c^2 1/2; narrow: 64, 4, c 1; wide: 256, 16, c^2 1/2)");
     if (!st) st = TABLE_WRITE(o->out_dir, "long_sequences.csv", cols, rows, nc * NT);
     if (!st) st = table_write(o->out_dir, "long_sequences_tail.csv", dettail_cols, DETTAIL_NCOLS, tails, nc * NEPS, sizeof *tails);
     return st;
@@ -182,6 +224,12 @@ static int run(experiment *e)
 
 int main(int argc, char **argv)
 {
-    static const experiment_def def = {"long_sequences", NULL, OPT_MC | OPT_D | OPT_DK, 20261201UL, 20000, NULL, run};
+    static const opt_spec extra[] = {
+        {"config", OPT_STRING, &config_names, "NAMES", "configurations, comma-separated: section (d 64, d_k 16, c 1), "
+         "soft (c^2 1/2), narrow (d_k 4, c 1), wide (d 256, c^2 1/2); default all"},
+        {"long", OPT_FLAG, &long_run, NULL, "the long run: section and narrow with the draws that reach +-10% "
+         "(6,000,000 and 411,000; --draws N sets both), macros ...Long (make reproduce-long)"},
+        {NULL, 0, NULL, NULL, NULL}};
+    static const experiment_def def = {"long_sequences", NULL, OPT_MC | OPT_D | OPT_DK, 20261201UL, 20000, extra, run};
     return exp_main(&def, argc, argv);
 }

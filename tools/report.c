@@ -1,7 +1,9 @@
 /* report.c - gather every experiment's verdict rows into the claims report.
  *
  *   report [--out DIR] [--check] ID ...
- * reads DIR/<ID>.verdicts.csv in the order given. Every row is checked
+ * reads DIR/<ID>.verdicts.csv in the order given, each followed by
+ * DIR/long/<ID>.verdicts.csv when that exists (make reproduce-long: the
+ * long run's rows, macros ending in Long, join their experiment's). Every row is checked
  * before anything is written: its outcome and its rule's text are derived
  * again from its numbers and its rule (lib/run/verdict.h, the same functions
  * the experiments use); a row whose stored outcome or rule text disagrees,
@@ -108,11 +110,12 @@ static int check_row(const char *path, int lineno, const char *id, const char *l
     return ATT_OK;
 }
 
-static int read_rows(const char *dir, const char *id, row **rows, size_t *nrows, size_t *cap)
+static int read_rows(const char *dir, const char *id, int optional, row **rows, size_t *nrows, size_t *cap)
 {
     char path[4096], line[LINE_MAX_LEN];
     snprintf(path, sizeof path, "%s/%s.verdicts.csv", dir, id);
     FILE *f = fopen(path, "r");
+    if (!f && optional) return ATT_OK;
     if (!f) {
         fprintf(stderr, "report: cannot read %s (run bin/%s first)\n", path, id);
         return ATT_ERUNTIME;
@@ -615,7 +618,11 @@ int main(int argc, char **argv)
     if (!start) { free(rows); fprintf(stderr, "report: out of memory\n"); return 3; }
     for (int a = first; a < argc; a++) {
         start[a] = nrows;
-        if (read_rows(dir, argv[a], &rows, &nrows, &cap)) { free(rows); free(start); return 3; }
+        char long_dir[4096];
+        snprintf(long_dir, sizeof long_dir, "%s/long", dir);
+        if (read_rows(dir, argv[a], 0, &rows, &nrows, &cap) || read_rows(long_dir, argv[a], 1, &rows, &nrows, &cap)) {
+            free(rows); free(start); return 3;
+        }
     }
     start[argc] = nrows;
     /* macro names must be unique */

@@ -15,6 +15,9 @@
 #   sh tools/verify.sh --compare OLD NEW   only compare two result folders
 # VERIFY_OUT=DIR keeps the rerun in DIR (CI checks its verdicts and builds
 # the handout from it).
+# results/long/ (make reproduce-long, about 10 min) is rerun and compared
+# only with LONG=1 (make verify LONG=1); otherwise, when present, its verdict
+# rows are copied into the rerun (not re-measured) so that the reports compare.
 set -u
 BUILD=${BUILD:-build}; BIN=${BIN:-bin}
 
@@ -76,10 +79,26 @@ if [ -n "${VERIFY_OUT:-}" ]; then
     mkdir -p "$tmp" && : > "$tmp/.verify-out" || { echo "verify: cannot create $tmp" >&2; exit 3; }
 else tmp=$(mktemp -d /tmp/attention-verify.XXXXXX); trap 'rm -rf "$tmp"' EXIT INT TERM; fi
 echo "verify: rerunning everything into $tmp"
+if [ -d results/long ] && [ "${LONG:-0}" = 1 ]; then
+    echo "verify: LONG=1: rerunning the long run (make reproduce-long) into $tmp/long"
+    make --no-print-directory reproduce-long OUT="$tmp" BUILD="$BUILD" BIN="$BIN" >"$tmp.long.log" 2>&1 || {
+        cat "$tmp.long.log" >&2; rm -f "$tmp.long.log"; echo "verify: the long rerun failed" >&2; exit 1; }
+    rm -f "$tmp.long.log"
+elif [ -d results/long ]; then
+    echo "verify: results/long/ is not rerun (make verify LONG=1 reruns it, about 10 min): its verdict rows are copied into the rerun's report"
+    mkdir -p "$tmp/long" && cp results/long/*.verdicts.csv "$tmp/long/" || { echo "verify: cannot copy results/long/" >&2; exit 3; }
+elif [ "${LONG:-0}" = 1 ]; then
+    echo "verify: LONG=1 but there is no results/long/ to compare (make reproduce-long writes it)"
+fi
 make --no-print-directory figures-report OUT="$tmp" BUILD="$BUILD" BIN="$BIN" >"$tmp.log" 2>&1 || {
     cat "$tmp.log" >&2; rm -f "$tmp.log"; echo "verify: the rerun failed" >&2; exit 1; }
 rm -f "$tmp.log"
 compare results "$tmp"; status=$?
+if [ -d results/long ] && [ "${LONG:-0}" = 1 ]; then
+    n_main=$compared
+    compare results/long "$tmp/long" || status=1
+    compared=$((n_main + compared))
+fi
 if [ $status -eq 0 ]; then echo "verify: $compared result files agree with the committed results/"
 else
     advice

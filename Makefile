@@ -123,7 +123,7 @@ tests: $(addprefix $(BUILD)/tests/,$(TESTS))
 # checks, time; its output is in $(BUILD)/test-logs/ (VERBOSE=1 shows it).
 # The build inside runs as a sub-make ('+'), so make -j2 check builds in parallel.
 SLOW_TESTS  := tests/test_bad_inputs.sh tests/test_mpi.sh tests/test_browser.sh \
-               tests/test_verify.sh tests/test_threads.sh tests/test_docs.sh
+               tests/test_verify.sh tests/test_threads.sh tests/test_docs.sh tests/test_reproduce_long.sh
 # make sanitize runs check-all with these slow ones (what make check held
 # before the split); verify and threads test determinism, not memory.
 SAN_SLOW_TESTS := tests/test_bad_inputs.sh tests/test_mpi.sh tests/test_browser.sh
@@ -205,12 +205,14 @@ reproduce: ## install what is missing, rerun every experiment, render every figu
 # ending in Long) with its own manifest (tools/prune_results.sh), all or nothing; then, when
 # $(OUT) holds a report, rewrites it so claims.csv/md/tex carry the long rows (tools/report.c
 # reads $(OUT)/long/<ID>.verdicts.csv when it exists). make verify compares it only with LONG=1.
+# LONG_DRAWS=N (command line): N draws per configuration instead, for a quick check of the target
+override LONG_DRAWS := $(if $(filter command line,$(origin LONG_DRAWS)),$(LONG_DRAWS),)
 LONG_IDS = $(foreach id,$(EXPERIMENTS),$(if $(wildcard $(OUT)/$(id).verdicts.csv),$(id)))
 reproduce-long: ## long_sequences at the section's scale (c = 1) to +-10%, about 10 min: writes results/long/, then the report (OUT=DIR elsewhere)
 	@sh tools/prune_results.sh begin "$(OUT)/long" "$(FORCE)"
 	@$(MAKE) --no-print-directory $(BIN)/long_sequences $(BUILD)/tools/csvcol $(BUILD)/tools/report
-	@echo "reproduce-long: long_sequences --long (section: 6,000,000 draws, narrow: 411,000; progress on stderr)"
-	@sh tools/run_one.sh long_sequences $(BIN) "$(OUT)/long" $(BUILD) --long
+	@echo "reproduce-long: long_sequences --long into $(OUT)/long ($(if $(LONG_DRAWS),$(LONG_DRAWS) draws per configuration,section: 6,000,000 draws, narrow: 411,000; about 10 min))"
+	@sh tools/run_one.sh long_sequences $(BIN) "$(OUT)/long" $(BUILD) --long $(if $(LONG_DRAWS),--draws $(LONG_DRAWS))
 	@if [ -f "$(OUT)/claims.csv" ]; then echo "reproduce-long: rewriting the report in $(OUT)"; \
 	  $(BUILD)/tools/report --out "$(OUT)" $(LONG_IDS) && sh tools/readme_sync.sh "$(OUT)"; fi
 	@sh tools/prune_results.sh end "$(OUT)/long"

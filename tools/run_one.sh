@@ -1,15 +1,16 @@
 #!/bin/sh
-# run_one.sh ID BINDIR OUTDIR BUILDDIR [--long] - one experiment of make reproduce:
-# runs BINDIR/ID --out OUTDIR --quiet (with --long: BINDIR/ID --long --out OUTDIR, its
-# progress on stderr; make reproduce-long) and prints, as it finishes, one line:
+# run_one.sh ID BINDIR OUTDIR BUILDDIR [--long [ARG ...]] - one experiment of make reproduce:
+# runs BINDIR/ID --out OUTDIR --quiet (with --long: BINDIR/ID --long ARG ... --out OUTDIR,
+# its progress on stderr; make reproduce-long) and prints, as it finishes, one line:
 # its name, its time and its verdicts, e.g.
 #   reproduce:   key_bias                  3.1 s  4 PASS, 1 REPORTED
 # Exit 1 (some verdict FAIL) is a result, not an error: it exits 0 then;
 # exit 2 or more is passed on, with the experiment named.
 set -u
 id=$1 bin=$2 out=$3 build=$4 mode=${5:-}
+[ $# -ge 5 ] && shift 5 || shift $#
 t0=$(date +%s%N)
-if [ "$mode" = --long ]; then "$bin/$id" --long --out "$out"; else "$bin/$id" --out "$out" --quiet; fi
+if [ "$mode" = --long ]; then "$bin/$id" --long "$@" --out "$out"; else "$bin/$id" --out "$out" --quiet; fi
 st=$?
 t1=$(date +%s%N)
 secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')

@@ -227,8 +227,8 @@ int main(int argc, char **argv)
     static const opt_spec extra[] = {
         {"config", OPT_STRING, &config_names, "NAMES", "configurations, comma-separated: section (d 64, d_k 16, c 1), "
          "soft (c^2 1/2), narrow (d_k 4, c 1), wide (d 256, c^2 1/2); default all"},
-        {"long", OPT_FLAG, &long_run, NULL, "the long run: section and narrow with the draws that reach +-10% "
-         "(6,000,000 and 411,000; --draws N sets both), macros ...Long (make reproduce-long)"},
+        {"long", OPT_FLAG, &long_run, NULL, "the long run: section and narrow with the draws chosen for +-10% "
+         "(6,000,000, capped by time, and 411,000; --draws N sets both), macros ...Long (make reproduce-long)"},
         {NULL, 0, NULL, NULL, NULL}};
     static const experiment_def def = {"long_sequences", NULL, OPT_MC | OPT_D | OPT_DK, 20261201UL, 20000, extra, run};
     return exp_main(&def, argc, argv);

@@ -34,8 +34,11 @@
  * 1.3 for the pilot's own error, reaches +-10%:
  *   narrow:  n0 = 100,000, h0 = 0.169 -> 316,000 x 1.3 = 411,000 (121 us of CPU per draw: 50 s)
  *   section: n0 = 200,000, h0 = 0.680 -> 10.2M x 1.3 = 13.2M (96 us per draw: 21 min of CPU),
- *            capped at 6M (about 10 min of wall time on 2 busy cores); its precision row then
- *            decides from the data whether 6M suffice (INCONCLUSIVE with the draws it would need). */
+ *            capped at 6M (about 10 min of wall time on 2 busy cores; 1.5 GB of per-draw values);
+ *            its precision row decides from the data whether 6M suffice. Measured (14:31,
+ *            2026-12-01): h = 0.150 at 6M (T* 6,123 [5,269, 7,116]; 1/sqrt(n) from the pilot
+ *            predicted 0.124), INCONCLUSIVE, 6M x (0.150 / ln 1.1)^2 = 15M would decide it;
+ *            narrow: h = 0.075, PASS. 607 s of CPU, 13.6 min of wall at load 5.5. */
 enum { LONG_DRAWS_SECTION = 6000000, LONG_DRAWS_NARROW = 411000 };
 
 /* mult: draws = mult x --draws (the soft crossing: 4 x 20,000 give a 95% CI of x1.085, within +-10%).

@@ -208,7 +208,7 @@ reproduce: ## install what is missing, rerun every experiment, render every figu
 # LONG_DRAWS=N (command line): N draws per configuration instead, for a quick check of the target
 override LONG_DRAWS := $(if $(filter command line,$(origin LONG_DRAWS)),$(LONG_DRAWS),)
 LONG_IDS = $(foreach id,$(EXPERIMENTS),$(if $(wildcard $(OUT)/$(id).verdicts.csv),$(id)))
-reproduce-long: ## long_sequences at the section's scale (c = 1) to +-10%, about 10 min: writes results/long/, then the report (OUT=DIR elsewhere)
+reproduce-long: ## long_sequences at the section's scale (c = 1) with the draws chosen for a +-10% CI on T* (about 10 min, doc/long_run.md): writes results/long/, then the report (OUT=DIR elsewhere)
 	@sh tools/prune_results.sh begin "$(OUT)/long" "$(FORCE)"
 	@$(MAKE) --no-print-directory $(BIN)/long_sequences $(BUILD)/tools/csvcol $(BUILD)/tools/report
 	@echo "reproduce-long: long_sequences --long into $(OUT)/long ($(if $(LONG_DRAWS),$(LONG_DRAWS) draws per configuration,section: 6,000,000 draws, narrow: 411,000; about 10 min))"

@@ -187,15 +187,20 @@ $(OUT)/claims.csv: $(VERDICTS) $(ROBUST) $(BUILD)/tools/report
 # non-empty folder that an earlier reproduce did not write (no manifest) is
 # refused (tools/prune_results.sh), and at the end only files the previous
 # reproduce wrote and this one did not are removed.
+# The experiments run one after another (each uses every core, and the
+# timing ones must not share them); the figures, the robustness table, the
+# report and the four documents after them run side by side.
+REPRODUCE_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 reproduce: ## install what is missing, rerun every experiment, render every figure, write the report, handout and slides (OUT=DIR elsewhere, ONLY="ID ..." a few)
 	@ONLY="$(ONLY)" sh tools/prune_results.sh begin "$(OUT)" "$(FORCE)"
 	@sh tools/deps.sh
 	@$(MAKE) --no-print-directory all
 	@rm -f $(VERDICTS) $(OUT)/claims.csv
 	@echo "reproduce: $(words $(EXPERIMENTS)) experiments, then figures and the report"
-	@$(MAKE) --no-print-directory figures-report
+	@$(MAKE) --no-print-directory $(VERDICTS)
+	@$(MAKE) --no-print-directory -j$(REPRODUCE_JOBS) figures-report
 	@if [ -n "$(ONLY)" ]; then echo "reproduce: ONLY=\"$(ONLY)\": no robustness table, explorer, handout or slides"; \
-	 elif command -v pdflatex >/dev/null 2>&1; then $(MAKE) --no-print-directory docs; \
+	 elif command -v pdflatex >/dev/null 2>&1; then $(MAKE) --no-print-directory -j$(REPRODUCE_JOBS) docs; \
 	 else echo "reproduce: pdflatex not found: handout and slides not rebuilt (make handout installs TeX)"; fi
 	@sh tools/prune_results.sh end "$(OUT)"
 

@@ -90,7 +90,10 @@ cpu_of() { awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m");
 timed_make() {
     _n=$1; shift
     _l0=$(load); times > "$tmp/.times0"; _t0=$(now)
-    if make --no-print-directory "$@" >"$tmp/$_n.log" 2>&1; then made_ok=yes; else made_ok=no; fi
+    # as a user runs it from a shell: not with make bench's own command-line
+    # variables (MAKEFLAGS holds OUT=..., which every make inside would inherit)
+    if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u OUT make --no-print-directory "$@" >"$tmp/$_n.log" 2>&1
+    then made_ok=yes; else made_ok=no; fi
     _t1=$(now); times > "$tmp/.times1"; made_load="$_l0 / $(load)"
     made_s=$(calc "%.1f" "$_t1 - $_t0")
     made_cpu=$(calc "%.1f" "$(cpu_of "$tmp/.times1") - $(cpu_of "$tmp/.times0")")
@@ -252,7 +255,7 @@ reproduce_row() {
     row "wall time of \`make reproduce\`, $1" "$ok (cpu $made_cpu s)" "$n_exp experiments; load before / after $made_load" "" "<= 120 s on 2 idle cores" \
         "$(yes_no "\"$made_ok\" == \"yes\" && $made_s <= 120")"
     # the experiments' own times, when make reproduce prints them ("ID ... N.N s")
-    sed -n 's/^reproduce: *\([a-z_0-9]*\) .* \([0-9][0-9.]*\) s.*/\1 \2/p' "$tmp/reproduce-$(basename "$2").log" |
+    sed -n 's/^reproduce: *\([a-z_0-9]*\) .* \([0-9][0-9.]*\) s.*/\1 \2/p' "$tmp/reproduce-$(basename "$2").log" | grep -v '^done ' |
         sort -k2 -g -r | head -n 5 | awk -v l="$1" 'NR == 1 { printf "slowest experiments (%s):", l } { printf " %s %s s,", $1, $2 } END { if (NR) print "" }' |
         sed 's/,$/./' >> "$tmp/notes"
 }

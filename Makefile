@@ -205,7 +205,7 @@ reproduce: ## install what is missing, rerun every experiment, render every figu
 	@sh tools/prune_results.sh end "$(OUT)"
 
 # make reproduce-long: long_sequences' section-scale crossings (c = 1, d_k = 16 and 4) with the
-# draws that reach +-10% (experiments/long_sequences.c, LONG_DRAWS_*; about 10 min on 2 cores),
+# draws that reach +-10% (experiments/long_sequences.c, LONG_DRAWS_*; about 15 min on 2 idle cores),
 # too slow for make reproduce. Writes $(OUT)/long/ (the same file set as the default run, macros
 # ending in Long) with its own manifest (tools/prune_results.sh), all or nothing; then, when
 # $(OUT) holds a report, rewrites it so claims.csv/md/tex carry the long rows (tools/report.c
@@ -213,11 +213,11 @@ reproduce: ## install what is missing, rerun every experiment, render every figu
 # LONG_DRAWS=N (command line): N draws per configuration instead, for a quick check of the target
 override LONG_DRAWS := $(if $(filter command line,$(origin LONG_DRAWS)),$(LONG_DRAWS),)
 LONG_IDS = $(foreach id,$(EXPERIMENTS),$(if $(wildcard $(OUT)/$(id).verdicts.csv),$(id)))
-reproduce-long: ## long_sequences at the section's scale (c = 1) with the draws chosen for a +-10% CI on T* (about 10 min, doc/long_run.md): writes results/long/, then the report (OUT=DIR elsewhere)
+reproduce-long: ## long_sequences at the section's scale (c = 1) with the draws chosen for a +-10% CI on T* (about 15 min, doc/long_run.md): writes results/long/, then the report (OUT=DIR elsewhere)
 	@sh tools/prune_results.sh begin "$(OUT)/long" "$(FORCE)"
 	@$(MAKE) --no-print-directory $(BIN)/long_sequences $(BUILD)/tools/csvcol $(BUILD)/tools/report
-	@echo "reproduce-long: long_sequences --long into $(OUT)/long ($(if $(LONG_DRAWS),$(LONG_DRAWS) draws per configuration,section: 6,000,000 draws, narrow: 411,000; about 10 min))"
-	@sh tools/run_one.sh long_sequences $(BIN) "$(OUT)/long" $(BUILD) --long $(if $(LONG_DRAWS),--draws $(LONG_DRAWS))
+	@echo "reproduce-long: long_sequences --long into $(OUT)/long ($(if $(LONG_DRAWS),$(LONG_DRAWS) draws per configuration,section: 17,000,000 draws, narrow: 411,000; about 15 min on 2 idle cores))"
+	@sh tools/run_one.sh long_sequences $(BIN) "$(OUT)/long" $(BUILD) --long --max-memory 8G $(if $(LONG_DRAWS),--draws $(LONG_DRAWS))
 	@if [ -f "$(OUT)/claims.csv" ]; then echo "reproduce-long: rewriting the report in $(OUT)"; \
 	  $(BUILD)/tools/report --out "$(OUT)" $(LONG_IDS) && sh tools/readme_sync.sh "$(OUT)"; fi
 	@sh tools/prune_results.sh end "$(OUT)/long"

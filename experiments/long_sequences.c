@@ -38,8 +38,10 @@
  *            its precision row decides from the data whether 6M suffice. Measured (14:31,
  *            2026-12-01): h = 0.150 at 6M (T* 6,123 [5,269, 7,116]; 1/sqrt(n) from the pilot
  *            predicted 0.124), INCONCLUSIVE, 6M x (0.150 / ln 1.1)^2 = 15M would decide it;
- *            narrow: h = 0.075, PASS. 607 s of CPU, 13.6 min of wall at load 5.5. */
-enum { LONG_DRAWS_SECTION = 6000000, LONG_DRAWS_NARROW = 411000 };
+ *            narrow: h = 0.075, PASS. 607 s of CPU, 13.6 min of wall at load 5.5.
+ *            So the section now takes 6M x (0.150 / ln 1.1)^2 x 1.15 = 17M (about 27 min of CPU,
+ *            4.3 GB of per-draw values: make reproduce-long passes --max-memory 8G). */
+enum { LONG_DRAWS_SECTION = 17000000, LONG_DRAWS_NARROW = 411000 };
 
 /* mult: draws = mult x --draws (the soft crossing: 4 x 20,000 give a 95% CI of x1.085, within +-10%).
  * long_draws: the draws of --long (0: not in the long run). The delta-method half-width of ln T*

@@ -410,8 +410,8 @@ sig_run() {
     desc=$1 sig=$2 delay=$3 dir=$4 state=$5
     shift 5
     # default signal dispositions, as in a terminal (a background job of a
-    # script would otherwise ignore SIGINT)
-    env --default-signal=INT "$@" >/dev/null 2>"$T/sig.err" &
+    # script would otherwise ignore SIGINT, and a run under nohup SIGHUP)
+    env --default-signal=INT,HUP,TERM "$@" >/dev/null 2>"$T/sig.err" &
     pid=$!
     sleep "$delay"
     early=0

@@ -1,30 +1,20 @@
 /* shapes - "Shapes, written out"
  *
- * Every matrix of one head has the shape the section gives it.
- *
- * Claim (shapes): for B sequences with T_q queries and T_k keys and values,
- * Q is (B, T_q, d_k), K (B, T_k, d_k), V (B, T_k, d_v), S and A (B, T_q, T_k),
- * O (B, T_q, d_v): queries and keys share the width d_k, d_v is free, T_k
- * disappears from the output, and W_Q, W_K (d, d_k), W_V (d, d_v) hold no T.
- * One GPT-2 head (d = 768, d_k = d_v = 64) has 3 * 768 * 64 = 147,456
- * projection weights; 12 heads have 1,769,472.
+ * Claim: every matrix of one head has the shape the section gives it. For B
+ * sequences with T_q queries and T_k keys and values, Q is (B, T_q, d_k),
+ * K (B, T_k, d_k), V (B, T_k, d_v), S and A (B, T_q, T_k), O (B, T_q, d_v):
+ * queries and keys share the width d_k, d_v is free, T_k disappears from the
+ * output, and W_Q, W_K (d, d_k), W_V (d, d_v) hold no T. One GPT-2 head
+ * (d = 768, d_k = d_v = 64) has 3 * 768 * 64 = 147,456 projection weights;
+ * 12 heads have 1,769,472.
  * Measured: attention_shapes() (lib/math/shapes.h) against the matrices
- * head_forward() really allocates, one sequence at a time, for self- and
- * cross-attention configurations up to GPT-2's head at T = 1024, and the
- * output of head_forward_batched(); the weight shapes for T = 1 .. 100,000;
- * the same weights run at T = 5 and T = 64; GPT-2's counts, by the formula
- * and by the matrices allocated.
- * Your own sizes: --B --Tq --Tk --d --dk --dv (default GPT-2's head, B = 1,
- * T = 1024, d = 768, d_k = d_v = 64; --Tq alone means T_k = T_q, --dk alone
- * d_v = d_k) print the section's attention_shapes table: every matrix's
- * shape and the projection weight count. Sizes given on the command line are
- * also run through head_forward as one more configuration ("your sizes")
- * when its matrices fit in 256 MiB.
- * Writes into --out: shapes.csv (one row per matrix: config, sizes, the
- * shape attention_shapes gives and the one computed), shapes_sizes.csv (the
- * table for your sizes: name,rank,dim0,dim1,dim2,elements, then the row
- * "params" whose dim0 is d (2 d_k + d_v)), shapes.meta (the sizes the figure
- * `shapes` draws), shapes.verdicts.csv
+ * head_forward() and head_forward_batched() really allocate, for self- and
+ * cross-attention configurations up to GPT-2's head at T = 1024 (and your
+ * --B --Tq --Tk --d --dk --dv when they fit in 256 MiB); the weight shapes
+ * for T = 1 .. 100,000; the same weights run at T = 5 and T = 64; GPT-2's
+ * counts, by the formula and by the matrices allocated.
+ * Writes: shapes.csv (every matrix checked), shapes_sizes.csv (the table for
+ * your sizes; default GPT-2's head), shapes.meta (the figure's sizes).
  */
 #include "prelude.h"
 #include "shapecheck.h"
@@ -45,55 +35,6 @@ enum { GPT2_D = SHAPECHECK_GPT2_D, GPT2_DK = SHAPECHECK_GPT2_DK, GPT2_HEADS = 12
 
 static shapecheck_table table;   /* shapes.csv: every matrix checked */
 
-/* Configuration c: Xq (B T_q, d), Xkv (B T_k, d) (B sequences stacked),
- * W_Q, W_K (d, d_k), W_V (d, d_v) ~ N(0, 1/d); every sequence through
- * head_forward (state (T_q, d_k), (T_k, d_k), ...), and for self-attention
- * all of them through head_forward_batched (O (B T, d_v) read as (B, T, d_v)). */
-static int check_config(gsl_rng *rng, const config *c)
-{
-    shape sh[SHAPES_COUNT];
-    int rc = attention_shapes(sh, c->B, c->T_q, c->T_k, c->d, c->d_k, c->d_v);
-    if (rc) return rc;
-    gsl_matrix *Xq = mat_new(c->B * c->T_q, c->d);
-    gsl_matrix *Xkv = c->self ? Xq : mat_new(c->B * c->T_k, c->d);
-    gsl_matrix *W_Q = mat_new(c->d, c->d_k), *W_K = mat_new(c->d, c->d_k);
-    gsl_matrix *W_V = mat_new(c->d, c->d_v), *Ob = mat_new(c->B * c->T_q, c->d_v);
-    head_state st = {0};
-    if (!Xq || !Xkv || !W_Q || !W_K || !W_V || !Ob) { rc = att_alloc_status(); goto done; }
-    mat_randn(rng, Xq, 1.0);
-    if (!c->self) mat_randn(rng, Xkv, 1.0);
-    double sw = 1.0 / sqrt((double)c->d);
-    mat_randn(rng, W_Q, sw);
-    mat_randn(rng, W_K, sw);
-    mat_randn(rng, W_V, sw);
-    head_params p = head_params_make(W_Q, W_K, W_V);
-    // (a refusal by --max-memory is recorded as ATT_EUSAGE: att_last_code)
-    if (head_state_alloc(&st, c->T_q, c->T_k, c->d, c->d_k, c->d_v)) { rc = att_alloc_status(); goto done; }
-    size_t nseq = 0;
-    for (size_t b = 0; b < c->B && !rc; b++, nseq++) {
-        gsl_matrix_const_view xq = gsl_matrix_const_submatrix(Xq, b * c->T_q, 0, c->T_q, c->d);
-        gsl_matrix_const_view xkv = gsl_matrix_const_submatrix(Xkv, b * c->T_k, 0, c->T_k, c->d);
-        rc = head_forward(&st, &p, &xq.matrix, &xkv.matrix);
-    }
-    if (rc) goto done;
-    gsl_matrix_const_view xq = gsl_matrix_const_submatrix(Xq, 0, 0, c->T_q, c->d);
-    gsl_matrix_const_view xkv = gsl_matrix_const_submatrix(Xkv, 0, 0, c->T_k, c->d);
-    for (size_t k = 0; k < SHAPES_COUNT; k++) {
-        size_t got[3];
-        shapecheck_computed(k, &st, &p, &xq.matrix, &xkv.matrix, nseq, got);
-        if (!rc) rc = shapecheck_add(&table, c, "head_forward", &sh[k], got);
-    }
-    if (!rc && c->self && !(rc = head_forward_batched(Ob, &p, Xq, c->B, c->T_q))) {
-        size_t T = c->T_q, got[3] = {Ob->size1 % T == 0 ? Ob->size1 / T : 0, T, Ob->size2};
-        rc = shapecheck_add(&table, c, "head_forward_batched", &sh[SHAPES_COUNT - 1], got);
-    }
-done:
-    head_state_free(&st);
-    if (Xkv != Xq) mat_free(Xkv);
-    mat_free(Xq); mat_free(W_Q); mat_free(W_K); mat_free(W_V); mat_free(Ob);
-    return rc;
-}
-
 /* The values of T (1, 5, 1024, 100,000 at GPT-2 sizes) at which a weight
  * shape from attention_shapes differs from its T = 1 shape. */
 static int weights_change_with_T(size_t *differ, size_t *nT)
@@ -113,25 +54,6 @@ static int weights_change_with_T(size_t *differ, size_t *nT)
     return rc;
 }
 
-/* The same W_Q, W_K, W_V (32, 8) run on X (5, 32) and X (64, 32): the number
- * of the two runs that failed. */
-static int same_weights_two_T(gsl_rng *rng, size_t *failed)
-{
-    size_t d = 32, d_k = 8, d_v = 8;
-    gsl_matrix *W_Q = mat_new(d, d_k), *W_K = mat_new(d, d_k), *W_V = mat_new(d, d_v);
-    gsl_matrix *X5 = mat_new(5, d), *X64 = mat_new(64, d), *O5 = mat_new(5, d_v), *O64 = mat_new(64, d_v);
-    int rc = (W_Q && W_K && W_V && X5 && X64 && O5 && O64) ? ATT_OK : att_alloc_status();
-    if (!rc) {
-        mat_randn(rng, W_Q, 0.2); mat_randn(rng, W_K, 0.2); mat_randn(rng, W_V, 0.2);
-        mat_randn(rng, X5, 1.0); mat_randn(rng, X64, 1.0);
-        head_params p = head_params_make(W_Q, W_K, W_V);
-        *failed = (head_output(O5, &p, X5, X5) != ATT_OK) + (head_output(O64, &p, X64, X64) != ATT_OK);
-    }
-    mat_free(W_Q); mat_free(W_K); mat_free(W_V);
-    mat_free(X5); mat_free(X64); mat_free(O5); mat_free(O64);
-    return rc;
-}
-
 static int run(experiment *e)
 {
     int given;
@@ -140,15 +62,15 @@ static int run(experiment *e)
     if (rc) return rc;
     gsl_rng *rng = rng_new("mt19937", e->o.seed);
     rc = rng ? ATT_OK : att_alloc_status();
-    for (size_t i = 0; i < NCONFIG && !rc; i++) rc = check_config(rng, &CONFIGS[i]);
+    for (size_t i = 0; i < NCONFIG && !rc; i++) rc = shapecheck_run(rng, &table, &CONFIGS[i]);
     // your sizes through head_forward too, when they fit in 256 MiB
     int checked_mine = given && shapecheck_doubles(&mine) * sizeof(double) <= 256.0 * 1024 * 1024;
-    if (!rc && checked_mine) rc = check_config(rng, &mine);
+    if (!rc && checked_mine) rc = shapecheck_run(rng, &table, &mine);
     if (given && !checked_mine && !e->o.quiet)
         printf("(your sizes need more than 256 MiB: not run through head_forward)\n\n");
     size_t differ = 0, nT = 0, failed = 2;
     if (!rc) rc = weights_change_with_T(&differ, &nT);
-    if (!rc) rc = same_weights_two_T(rng, &failed);
+    if (!rc) rc = shapecheck_same_weights_two_T(rng, &failed);
     if (rng) gsl_rng_free(rng);
     // GPT-2: the formula 3 d d_k, and the elements of the weights allocated
     size_t count = shapes_head_projection_params(GPT2_D, GPT2_DK, GPT2_DK), allocated = 0;

@@ -1,8 +1,10 @@
 /* shapecheck.c - the tables of the shapes experiment (shapecheck.h). */
 #include "shapecheck.h"
 #include "att.h"
+#include "mat.h"
 #include "table.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -149,3 +151,72 @@ shapecheck_config shapecheck_user(int *given)
     *given = opt_B || opt_Tq || opt_Tk || opt_d || opt_dk || opt_dv;
     return c;
 }
+
+/* Configuration c: Xq (B T_q, d), Xkv (B T_k, d) (B sequences stacked),
+ * W_Q, W_K (d, d_k), W_V (d, d_v) ~ N(0, 1/d); every sequence through
+ * head_forward (state (T_q, d_k), (T_k, d_k), ...), and for self-attention
+ * all of them through head_forward_batched (O (B T, d_v) read as (B, T, d_v)). */
+int shapecheck_run(gsl_rng *rng, shapecheck_table *table, const shapecheck_config *c)
+{
+    shape sh[SHAPES_COUNT];
+    int rc = attention_shapes(sh, c->B, c->T_q, c->T_k, c->d, c->d_k, c->d_v);
+    if (rc) return rc;
+    gsl_matrix *Xq = mat_new(c->B * c->T_q, c->d);
+    gsl_matrix *Xkv = c->self ? Xq : mat_new(c->B * c->T_k, c->d);
+    gsl_matrix *W_Q = mat_new(c->d, c->d_k), *W_K = mat_new(c->d, c->d_k);
+    gsl_matrix *W_V = mat_new(c->d, c->d_v), *Ob = mat_new(c->B * c->T_q, c->d_v);
+    head_state st = {0};
+    if (!Xq || !Xkv || !W_Q || !W_K || !W_V || !Ob) { rc = att_alloc_status(); goto done; }
+    mat_randn(rng, Xq, 1.0);
+    if (!c->self) mat_randn(rng, Xkv, 1.0);
+    double sw = 1.0 / sqrt((double)c->d);
+    mat_randn(rng, W_Q, sw);
+    mat_randn(rng, W_K, sw);
+    mat_randn(rng, W_V, sw);
+    head_params p = head_params_make(W_Q, W_K, W_V);
+    // (a refusal by --max-memory is recorded as ATT_EUSAGE: att_last_code)
+    if (head_state_alloc(&st, c->T_q, c->T_k, c->d, c->d_k, c->d_v)) { rc = att_alloc_status(); goto done; }
+    size_t nseq = 0;
+    for (size_t b = 0; b < c->B && !rc; b++, nseq++) {
+        gsl_matrix_const_view xq = gsl_matrix_const_submatrix(Xq, b * c->T_q, 0, c->T_q, c->d);
+        gsl_matrix_const_view xkv = gsl_matrix_const_submatrix(Xkv, b * c->T_k, 0, c->T_k, c->d);
+        rc = head_forward(&st, &p, &xq.matrix, &xkv.matrix);
+    }
+    if (rc) goto done;
+    gsl_matrix_const_view xq = gsl_matrix_const_submatrix(Xq, 0, 0, c->T_q, c->d);
+    gsl_matrix_const_view xkv = gsl_matrix_const_submatrix(Xkv, 0, 0, c->T_k, c->d);
+    for (size_t k = 0; k < SHAPES_COUNT; k++) {
+        size_t got[3];
+        shapecheck_computed(k, &st, &p, &xq.matrix, &xkv.matrix, nseq, got);
+        if (!rc) rc = shapecheck_add(table, c, "head_forward", &sh[k], got);
+    }
+    if (!rc && c->self && !(rc = head_forward_batched(Ob, &p, Xq, c->B, c->T_q))) {
+        size_t T = c->T_q, got[3] = {Ob->size1 % T == 0 ? Ob->size1 / T : 0, T, Ob->size2};
+        rc = shapecheck_add(table, c, "head_forward_batched", &sh[SHAPES_COUNT - 1], got);
+    }
+done:
+    head_state_free(&st);
+    if (Xkv != Xq) mat_free(Xkv);
+    mat_free(Xq); mat_free(W_Q); mat_free(W_K); mat_free(W_V); mat_free(Ob);
+    return rc;
+}
+
+/* The same W_Q, W_K, W_V (32, 8) run on X (5, 32) and X (64, 32): the number
+ * of the two runs that failed. */
+int shapecheck_same_weights_two_T(gsl_rng *rng, size_t *failed)
+{
+    size_t d = 32, d_k = 8, d_v = 8;
+    gsl_matrix *W_Q = mat_new(d, d_k), *W_K = mat_new(d, d_k), *W_V = mat_new(d, d_v);
+    gsl_matrix *X5 = mat_new(5, d), *X64 = mat_new(64, d), *O5 = mat_new(5, d_v), *O64 = mat_new(64, d_v);
+    int rc = (W_Q && W_K && W_V && X5 && X64 && O5 && O64) ? ATT_OK : att_alloc_status();
+    if (!rc) {
+        mat_randn(rng, W_Q, 0.2); mat_randn(rng, W_K, 0.2); mat_randn(rng, W_V, 0.2);
+        mat_randn(rng, X5, 1.0); mat_randn(rng, X64, 1.0);
+        head_params p = head_params_make(W_Q, W_K, W_V);
+        *failed = (head_output(O5, &p, X5, X5) != ATT_OK) + (head_output(O64, &p, X64, X64) != ATT_OK);
+    }
+    mat_free(W_Q); mat_free(W_K); mat_free(W_V);
+    mat_free(X5); mat_free(X64); mat_free(O5); mat_free(O64);
+    return rc;
+}
+

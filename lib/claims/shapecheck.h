@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <gsl/gsl_matrix.h>
+#include <gsl/gsl_rng.h>
 #include "head.h"
 #include "opts.h"
 #include "shapes.h"
@@ -70,5 +71,15 @@ shapecheck_config shapecheck_user(int *given);
 
 /* n with thousands separators, "147,456", into buf[32]. */
 const char *shapecheck_grouped(char buf[32], size_t n);
+
+/* Configuration c: Xq (B T_q, d), Xkv (B T_k, d) (B sequences stacked),
+ * W_Q, W_K (d, d_k), W_V (d, d_v) ~ N(0, 1/d), all from rng; every sequence
+ * through head_forward and, for self-attention, all of them through
+ * head_forward_batched: a row per matrix into t (shapecheck_add). */
+int shapecheck_run(gsl_rng *rng, shapecheck_table *t, const shapecheck_config *c);
+
+/* The same W_Q, W_K, W_V (32, 8) ~ N(0, 0.04) run on X (5, 32) and X (64, 32)
+ * (from rng): *failed = how many of the two runs failed. */
+int shapecheck_same_weights_two_T(gsl_rng *rng, size_t *failed);
 
 #endif

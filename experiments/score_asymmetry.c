@@ -4,7 +4,6 @@
  * vectors s_ij = x_i . x_j = s_ji, so relevance is forced to be mutual. With
  * projections s_ij = x_i^T W_QK x_j, W_QK = W_Q W_K^T, and s_ij != s_ji
  * unless W_QK is symmetric.
- *
  * Measured, for T = 16, d = 64, d_k = 16 (X ~ N(0, 1), weights ~ N(0, 1/d)),
  * 2000 draws, the relative asymmetry a(S) = ||S - S^T||_F / ||S||_F of
  *   raw          S = X X^T
@@ -20,19 +19,15 @@
  *   a ~ sqrt(2 (T - 1)(1 - 1/d) / (T + 2/d))   (1.357 at T = 16, d = 64)
  * And one sentence with a hand-made head (lib/claims/sentence.h): "it"
  * attends to "animal", "animal" does not attend to "it".
- *
- * Writes (sweep.h): score_asymmetry.csv (per case: the asymmetry's mean, CI,
- * min, max, n; its tolerance; zero_* = the fraction of draws with a(S)
- * exactly 0), score_asymmetry_draws.csv (every draw),
- * score_asymmetry_sentence.csv (the sentence's scores and weights).
+ * Writes: score_asymmetry.csv (per case a(S), tol_*, zero_*), _draws.csv, _sentence.csv.
  */
 #include "prelude.h"
 #include "qkov.h"
 #include "sentence.h"
 
 enum { C_RAW, C_TIED, C_SYM, C_IND, NCASE };
-/* per draw: the asymmetry of each case, its tolerance, 1 when exactly 0 */
-/* (raw, tied and symmetric are zero up to rounding, below 1e-10) */
+/* per draw: the asymmetry of each case, its tolerance, 1 when exactly 0
+ * (raw, tied and symmetric are zero up to rounding, below 1e-10) */
 #define STATS(X) X(S_ASYM, "raw", SW_MC_ROUND("1e-10")) X(S_ASYM_TIED, "tied", SW_MC_ROUND("1e-10")) \
     X(S_ASYM_SYM, "symmetric", SW_MC_ROUND("1e-10")) X(S_ASYM_IND, "independent", SW_MC)            \
     X(S_TOL, "tol_raw", SW_ROUND(NULL)) X(S_TOL_TIED, "tol_tied", SW_ROUND(NULL))                   \
@@ -45,19 +40,12 @@ SWEEP_STATS(STATS);
  * S_RAW (T, T) the raw scores, one head state */
 enum { X, W_Q, W_K, W_V, B, M, S_RAW, NMAT };
 
-/* tol = 16 n eps || |Q| |K|^T ||_F / ||S||_F, Q (T, n'), K (T, n'), S (T, T) */
-static double rounding_tol(size_t n, const gsl_matrix *Q, const gsl_matrix *K, const gsl_matrix *S)
-{
-    return tol_eps(16.0, n, tol_product_scale_frob(Q, K) / mat_frob(S));
-}
-
-static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *sp, const void *ctx)
+/* one draw at the point c (T, d, d_k): the four cases' asymmetry and tolerance */
+static int draw(gsl_rng *rng, double *out, const sweep_point *c, void *work, const void *ctx)
 {
     (void)ctx;
-    const sweep_point *c = pt;
-    workset *w = sp;
-    gsl_matrix **m = w->m;
-    head_state *st = &w->h[0];
+    gsl_matrix **m = ((workset *)work)->m;
+    head_state *st = &((workset *)work)->h[0];
     double sw = 1.0 / sqrt((double)c->d);
     int rc;
     mat_randn(rng, m[X], 1.0);
@@ -67,14 +55,14 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *sp, cons
     // raw: S = X X^T
     if ((rc = head_scores(m[S_RAW], m[X], m[X], 1.0))) return rc;
     out[S_ASYM + C_RAW] = qkov_asymmetry(m[S_RAW]);
-    out[S_TOL + C_RAW] = rounding_tol(c->d, m[X], m[X], m[S_RAW]);
+    out[S_TOL + C_RAW] = qkov_asymmetry_tol(c->d, m[X], m[X], m[S_RAW]);
 
     // tied: W_Q = W_K = W, S = (X W)(X W)^T
     mat_randn(rng, m[W_Q], sw);
     head_params p = head_params_make(m[W_Q], m[W_Q], m[W_V]);
     if ((rc = head_forward(st, &p, m[X], m[X]))) return rc;
     out[S_ASYM + C_TIED] = qkov_asymmetry(st->S);
-    out[S_TOL + C_TIED] = rounding_tol(c->d + c->dk, st->Q, st->K, st->S);
+    out[S_TOL + C_TIED] = qkov_asymmetry_tol(c->d + c->dk, st->Q, st->K, st->S);
 
     // symmetric on purpose: M = (B + B^T)/sqrt(2), W_K = W_Q M, so W_QK = W_Q M W_Q^T
     mat_randn(rng, m[B], 1.0 / sqrt((double)c->dk));
@@ -85,14 +73,14 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *sp, cons
     p = head_params_make(m[W_Q], m[W_K], m[W_V]);
     if ((rc = head_forward(st, &p, m[X], m[X]))) return rc;
     out[S_ASYM + C_SYM] = qkov_asymmetry(st->S);
-    out[S_TOL + C_SYM] = rounding_tol(c->d + 2 * c->dk, st->Q, st->K, st->S);
+    out[S_TOL + C_SYM] = qkov_asymmetry_tol(c->d + 2 * c->dk, st->Q, st->K, st->S);
 
     // independent: fresh W_Q and W_K
     mat_randn(rng, m[W_Q], sw);
     mat_randn(rng, m[W_K], sw);
     if ((rc = head_forward(st, &p, m[X], m[X]))) return rc;
     out[S_ASYM + C_IND] = qkov_asymmetry(st->S);
-    out[S_TOL + C_IND] = rounding_tol(c->d + c->dk, st->Q, st->K, st->S);
+    out[S_TOL + C_IND] = qkov_asymmetry_tol(c->d + c->dk, st->Q, st->K, st->S);
 
     for (int k = 0; k < NCASE; k++) out[S_ZERO + k] = out[S_ASYM + k] == 0.0;
     return ATT_OK;
@@ -108,19 +96,13 @@ static int run(experiment *e)
     sweep_def def = SWEEP_DEF(draw);
     def.work_mats = "T.d d.dk d.dk d.1 dk.dk dk.dk T.T", def.work_heads = "T.T.d.dk.1";
     def.draws_csv = "score_asymmetry_draws.csv";
-    sweep_result r;
-    int st = sweep_run(e, &g, &def, &r);
-    if (st) return st;
-    const sweep_point c = r.pt[0];
-    const stat_acc *acc = sweep_acc(&r, 0, 0);
-    size_t n = c.draws;
     // the sentence: raw scores X X^T and a hand-made head's scores
     sentence_result sr;
-    if ((st = sentence_write(e->o.out_dir, "score_asymmetry_sentence.csv", &sr))) {
-        sweep_result_free(&r);
-        return st;
-    }
-
+    int st = sentence_write(e->o.out_dir, "score_asymmetry_sentence.csv", &sr);
+    sweep_result r;
+    if (st || (st = sweep_run(e, &g, &def, &r))) return st;
+    const sweep_point c = r.pt[0];
+    const stat_acc *acc = sweep_acc(&r, 0, 0);
     /* the claim: independent projections give O(1) asymmetry */
     measure ind = verdict_measure_stat(&acc[S_ASYM + C_IND]);
     exp_claim(e, "asymIndep", NAN, ind, verdict_rule_ci_above(0.5), "mean ||S - S^T||_F / ||S||_F with "
@@ -140,7 +122,7 @@ static int run(experiment *e)
                            "W_K = W_Q M, M symmetric (W_QK symmetric, W_Q != W_K)"};
     for (int k = 0; k < 3; k++) {
         int zeros = acc[S_ZERO + k].mean == 1.0;
-        exp_identity(e, macro[k], 0.0, verdict_measure_exact(acc[S_ASYM + k].max, n),
+        exp_identity(e, macro[k], 0.0, verdict_measure_exact(acc[S_ASYM + k].max, c.draws),
                      verdict_rule_at_most(acc[S_TOL + k].min), "largest ||S - S^T||_F / ||S||_F, %s%s",
                      what[k], zeros ? " (bit for bit 0 in every draw)" : "");
         exp_summary(e, "%s: largest asymmetry %.3g (tolerance %.3g)", what[k], acc[S_ASYM + k].max,

@@ -7,6 +7,7 @@
 #include "qkov.h"
 #include "mat.h"
 #include "att.h"
+#include "tol.h"
 
 #include <math.h>
 #include <gsl/gsl_blas.h>
@@ -267,4 +268,10 @@ double qkov_asymmetry(const gsl_matrix *S)
     double a = mat_diff_frob(S, D) / mat_frob(S);
     mat_free(D);
     return a;
+}
+
+/* tol = 16 n eps || |Q| |K|^T ||_F / ||S||_F, Q (T, n'), K (T, n'), S (T, T) */
+double qkov_asymmetry_tol(size_t n, const gsl_matrix *Q, const gsl_matrix *K, const gsl_matrix *S)
+{
+    return tol_eps(16.0, n, tol_product_scale_frob(Q, K) / mat_frob(S));
 }

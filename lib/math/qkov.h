@@ -99,4 +99,10 @@ int qkov_head_output(gsl_matrix *Y, const qkov_head *h, const gsl_matrix *X, hea
  * biases must be present exactly when h1's are (all four, or none). */
 int qkov_rebuild(qkov_head *h2, const qkov_head *h1);
 
+/* The rounding tolerance of qkov_asymmetry for scores S (T, T) = Q K^T
+ * computed through a chain of n products, Q (T, n'), K (T, n'):
+ *   tol = 16 n eps || |Q| |K|^T ||_F / ||S||_F
+ * (|fl(q.k) - q.k| <= gamma_n |q|.|k|, Higham 3.5). */
+double qkov_asymmetry_tol(size_t n, const gsl_matrix *Q, const gsl_matrix *K, const gsl_matrix *S);
+
 #endif

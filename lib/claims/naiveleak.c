@@ -120,3 +120,11 @@ int naiveleak_median(gsl_rng *rng, size_t T, size_t d, size_t rows, double *medi
     free(lk), free(x), free(sc);
     return st;
 }
+
+double naiveleak_t2_quadrature_gap(int d_max)
+{
+    double q = 0.0;
+    for (int d = 1; d <= d_max; d++)
+        q = fmax(q, fabs(selfweight_leak_t2_numeric(d) / selfweight_leak_t2(d) - 1.0));
+    return q;
+}

@@ -61,4 +61,8 @@ int naiveleak_contour(gsl_rng *rng, const char *dir, const char *name, unsigned 
  * s_j = x_0 . x_j), with its order-statistic 95% CI: ranks n/2 -+ 1.96 sqrt(n)/2. */
 int naiveleak_median(gsl_rng *rng, size_t T, size_t d, size_t rows, double *median, double *lo, double *hi);
 
+/* The check of the T = 2 closed form: max over d = 1 .. d_max of
+ * |selfweight_leak_t2_numeric(d) / selfweight_leak_t2(d) - 1| (quadrature / 2^(-d/2 - 1)). */
+double naiveleak_t2_quadrature_gap(int d_max);
+
 #endif

@@ -1,7 +1,8 @@
 /* test_naiveleak.c - the naive head's exact re-weighting (lib/claims/naiveleak.h):
  * E[1 - a_ii] = (T - 1) 2^{-d/2} c(T, d) against plain Monte Carlo of the softmax where
  * the leak is not rare (small d); c(2, d) = 1/2 draw by draw; the bound
- * 1/2 - (T - 2) (2/3)^{d/2} <= c <= 1/2; the interpolated d* against c computed at d*.
+ * 1/2 - (T - 2) (2/3)^{d/2} <= c <= 1/2; the interpolated d* against c computed at d*;
+ * the T = 2 closed form against quadrature (naiveleak_t2_quadrature_gap).
  * Seeds printed in the messages; statistical checks at 5 standard errors.
  */
 #include "prop.h"
@@ -100,6 +101,16 @@ START_TEST(test_dstar_interpolation)
 }
 END_TEST
 
+/* the T = 2 closed form 2^(-d/2 - 1) against quadrature, and the gap is a maximum over d */
+START_TEST(test_quadrature_gap)
+{
+    double g12 = naiveleak_t2_quadrature_gap(12), g6 = naiveleak_t2_quadrature_gap(6);
+    ck_assert_msg(g12 <= 1e-6, "quadrature gap over d = 1..12: %g", g12);
+    ck_assert_msg(g6 <= g12, "gap over d = 1..6 %g exceeds the one over 1..12 %g", g6, g12);
+    ck_assert_msg(naiveleak_t2_quadrature_gap(0) == 0.0, "no width: gap %g", naiveleak_t2_quadrature_gap(0));
+}
+END_TEST
+
 int main(void)
 {
     prop_announce("test_naiveleak");
@@ -110,6 +121,7 @@ int main(void)
     tcase_add_test(tc, test_against_plain_softmax);
     tcase_add_test(tc, test_bounds);
     tcase_add_test(tc, test_dstar_interpolation);
+    tcase_add_test(tc, test_quadrature_gap);
     suite_add_tcase(s, tc);
     return prop_run_suite(s);
 }

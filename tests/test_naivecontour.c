@@ -66,13 +66,4 @@ START_TEST(test_derive_on_draws)
 }
 END_TEST
 
-int main(void)
-{
-    prop_announce("test_naivecontour");
-    Suite *s = suite_create("naivecontour");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_derive_on_draws);
-    suite_add_tcase(s, tc);
-    return prop_run_suite(s);
-}
+PROP_MAIN("naivecontour", {"core", 60, {test_derive_on_draws}})

@@ -111,17 +111,5 @@ START_TEST(test_quadrature_gap)
 }
 END_TEST
 
-int main(void)
-{
-    prop_announce("test_naiveleak");
-    Suite *s = suite_create("naiveleak");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test_two_tokens_exactly_half);
-    tcase_add_test(tc, test_against_plain_softmax);
-    tcase_add_test(tc, test_bounds);
-    tcase_add_test(tc, test_dstar_interpolation);
-    tcase_add_test(tc, test_quadrature_gap);
-    suite_add_tcase(s, tc);
-    return prop_run_suite(s);
-}
+PROP_MAIN("naiveleak", {"core", 120, {test_two_tokens_exactly_half, test_against_plain_softmax, test_bounds,
+                                        test_dstar_interpolation, test_quadrature_gap}})

@@ -17,6 +17,7 @@
  *      by LU solves, qkov_reparam_ov).
  *   2. Two heads with the same circuits, without and with biases: the same
  *      output, other factors, and a negative control (twoheads.h).
+ * Writes ov_invariance.csv (a row per cond(R)), ov_invariance_heads.csv (per case).
  */
 #include "prelude.h"
 #include "circuitinv.h"

@@ -16,7 +16,7 @@
  * (qkov_rebuild), with a fresh b_K, a fresh b_V and b_O = c - b_V W_O; at
  * the head sizes of circuitinv_grid_head (--T, --d, --dk, --dv), without and with
  * biases, X ~ N(0, 1), weights ~ N(0, 1/d), biases ~ N(0, 1). Writes
- * <id>_heads.csv (a row per case) and adds the verdict rows: the output's
+ * ov_invariance_heads.csv (a row per case) and adds the verdict rows: the output's
  * relative change in units of eps, at most C2 = 16 (T + 2d + d_k + d_v)
  * (identity, ovInvHeadsErr, ovInvHeadsBiasErr); the factors W_Q, W_V differ
  * (control, ovInvHeads[Bias]FactorChange); head 2 with head 1's b_Q kept

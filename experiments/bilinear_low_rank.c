@@ -2,65 +2,45 @@
  *
  * Claim: scores are a learned, low-rank bilinear form, s_ij = q_i . k_j =
  * x_i^T W_QK x_j with W_QK = W_Q W_K^T (d x d). W_QK = I gives back the naive
- * x_i . x_j; since the product passes through d_k dimensions, rank(W_QK) <=
- * d_k, and the factored form costs 2 d d_k parameters instead of d^2. Likewise W_OV = W_V W_O
- * (d x d, rank <= d_v) decides what the head moves: O W_O = A X W_OV.
+ * x_i . x_j; the product passes through d_k dimensions, so rank(W_QK) <= d_k,
+ * and the factors cost 2 d d_k parameters instead of d^2. Likewise W_OV =
+ * W_V W_O (d x d, rank <= d_v) decides what the head moves: O W_O = A X W_OV.
  *
- * Measured, for d = 64, T = 16, d_k = d_v = 1, 2, 4, 8, 16, 32 (X ~ N(0, 1),
- * weights ~ N(0, 1/d)), 100 draws per point:
- *   - ||Q K^T - X W_QK X^T||_F / ||Q K^T||_F (identity);
- *   - W_QK = I: X I X^T, and W_Q = W_K = U (Haar orthogonal, d_k = d), against
- *     X X^T (identity);
- *   - the singular values of W_QK and W_OV: the smallest kept sigma_{d_k}/sigma_1
- *     (the claim: rank d_k, every dimension used) and the largest neglected
- *     sigma_{d_k+1}/sigma_1 (identity: rank <= d_k, the rest is rounding);
- *   - ||O W_O - (A X) W_OV||_F / ||O W_O||_F (identity);
- *   - the parameter counts 2 d d_k and d^2 (reported: arithmetic).
- * Tolerances: two computations of one product chain of inner length n differ
- * by at most ~ 2 gamma_n |F_1| ... |F_m| (Higham 3.5), so per draw
- *   tol = 16 n eps || |F_1| ... |F_m| ||_F / ||result||_F,
- * n = 2d + d_k (scores), 2d (U U^T), T + d + d_v (OV); smallest over draws.
- *
- * Writes bilinear_low_rank.csv (sweep.h: per (T, d, d_k) every statistic's
- * mean, CI, min, max, n; then the parameter counts and d_v), bilinear_low_rank_spectra.csv (sigma_i / sigma_1 of W_QK,
- * columns "d_k=N", and W_OV, "d_v=N", of each point's first draw).
- * --dk lists filter the grid; --dv N sets d_v (default d_v = d_k).
+ * Measured (T = 16, d = 64, d_k = d_v = 1, 2, .., 32, lowrank.h; 100 draws per
+ * point): the smallest kept sigma_{d_k} / sigma_1 of W_QK and W_OV (the claim:
+ * every dimension used) and the largest neglected sigma_{d_k+1} / sigma_1
+ * (identity: the rest is rounding); the relative errors of X W_QK X^T against
+ * Q K^T, of X I X^T and (X U)(X U)^T (U Haar orthogonal) against X X^T, of
+ * A X W_OV against O W_O (identities: a chain of inner length n rounds by at
+ * most ~ 2 gamma_n |F_1|..|F_m|, Higham 3.5, so tol = 16 n eps
+ * || |F_1|..|F_m| ||_F / ||result||_F per draw, the smallest over draws); the
+ * parameter count 2 d d_k (reported). --dk lists filter it; --dv N sets d_v.
  */
 #include "prelude.h"
-#include "profile.h"
+#include "lowrank.h"
 #include "qkov.h"
 #include "randmat.h"
-
-#define RANK_TOL 1e-10
-static const size_t grid[] = {1, 2, 4, 8, 16, 32};
-enum { NGRID = sizeof grid / sizeof grid[0] };
+#define RANK_TOL 1e-10   /* numerical rank: the sigma_i > RANK_TOL sigma_1 */
 
 /* per draw: errors and their tolerances, the spectra's summaries */
-#define STATS(X) X(E_QK, "score_err", SW_ROUND("score_tol_min")) X(T_QK, "score_tol", SW_ROUND(NULL))  \
-    X(E_I, "identity_err", SW_ROUND("uut_tol_min")) X(E_U, "uut_err", SW_ROUND("uut_tol_min"))        \
-    X(T_U, "uut_tol", SW_ROUND(NULL)) X(MIS_QK, "qk_rank_mismatch", SW_EXACT)                         \
-    X(KEPT_QK, "qk_kept", SW_MC) X(ZERO_QK, "qk_zero", SW_ROUND(NULL))                               \
-    X(MIS_OV, "ov_rank_mismatch", SW_EXACT) X(KEPT_OV, "ov_kept", SW_MC)                              \
+#define STATS(X) X(E_QK, "score_err", SW_ROUND("score_tol_min")) X(T_QK, "score_tol", SW_ROUND(NULL))       \
+    X(E_I, "identity_err", SW_ROUND("uut_tol_min")) X(E_U, "uut_err", SW_ROUND("uut_tol_min"))             \
+    X(T_U, "uut_tol", SW_ROUND(NULL)) X(MIS_QK, "qk_rank_mismatch", SW_EXACT) X(KEPT_QK, "qk_kept", SW_MC) \
+    X(ZERO_QK, "qk_zero", SW_ROUND(NULL)) X(MIS_OV, "ov_rank_mismatch", SW_EXACT) X(KEPT_OV, "ov_kept", SW_MC) \
     X(ZERO_OV, "ov_zero", SW_ROUND(NULL)) X(E_OV, "ov_err", SW_ROUND("ov_tol_min")) X(T_OV, "ov_tol", SW_ROUND(NULL))
 SWEEP_STATS(STATS);
 
-/* d_v: --dv, or d_k (the grid pairs them) */
-typedef struct { size_t dv; } ctx;
-static size_t dv_of(const sweep_point *pt, const ctx *c) { return c->dv ? c->dv : pt->dk; }
-
-/* a point's buffers (workset.h, one per point, sized exactly): X, AX, P1, P2, tT, tD
- * (T, d); W_Q, W_K (d, d_k); W_V (d, d_v); W_O (d_v, d); the d x d circuits; S0, S1
- * (T, T); tQ, tK (T, d_k); sv, and the spectra of W_QK and W_OV (d); the head and the
- * head with W_Q = W_K = U */
+/* a point's buffers (workset.h, one per point, sized exactly): X, AX, P1, P2, tT, tD (T, d);
+ * W_Q, W_K (d, d_k); W_V (d, d_v); W_O (d_v, d); the d x d circuits; S0, S1 (T, T); tQ, tK
+ * (T, d_k); sv, and the spectra of W_QK and W_OV (d); the head, and with W_Q = W_K = U */
 enum { X, W_Q, W_K, W_V, W_O, WQK, WOV, U, I, S0, S1, AX, P1, P2, aOV, tQ, tK, tT, tD, NMAT };
 enum { SV, SPEC_QK, SPEC_OV };
-static void work_sizes(sweep_point *pt, const void *cp) { pt->dv = dv_of(pt, cp); }
 
 static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *sp, const void *cp)
 {
     workset *s = sp;
     gsl_matrix **m = s->m;
-    size_t T = pt->T, d = pt->d, dk = pt->dk, dv = dv_of(pt, cp);
+    size_t T = pt->T, d = pt->d, dk = pt->dk, dv = lowrank_dv(pt, cp);
     // X ~ N(0, 1), W_Q, W_K, W_V, W_O ~ N(0, 1/d)
     randmat_head(rng, m[X], m[W_Q], m[W_K], m[W_V], m[W_O]);
     int rc;
@@ -74,7 +54,6 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *sp, cons
     if ((rc = qkov_abs_product(m[tQ], m[X], m[W_Q]))) return rc;
     if ((rc = qkov_abs_product(m[tK], m[X], m[W_K]))) return rc;
     out[T_QK] = tol_eps(16.0, 2 * d + dk, tol_product_scale_frob(m[tQ], m[tK]) / mat_frob(s->h[0].S));
-
     // W_QK = I: X I X^T, and W_Q = W_K = U orthogonal (U U^T = I), against X X^T
     gsl_matrix_set_identity(m[I]);
     if ((rc = head_scores(m[S0], m[X], m[X], 1.0))) return rc;
@@ -87,14 +66,12 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *sp, cons
     // tol = 16 (2d) eps || (|X| |U|) (|X| |U|)^T ||_F / ||X X^T||_F
     if ((rc = qkov_abs_product(m[tT], m[X], m[U]))) return rc;
     out[T_U] = tol_eps(16.0, 2 * d, tol_product_scale_frob(m[tT], m[tT]) / mat_frob(m[S0]));
-
     // spectra of W_QK (rank <= d_k) and W_OV = W_V W_O (rank <= d_v)
     if ((rc = qkov_ov(m[WOV], m[W_V], m[W_O]))) return rc;
     if ((rc = qkov_rank_profile(m[WQK], dk, RANK_TOL, s->v[SV], s->v[SPEC_QK]->data, &out[MIS_QK],
                                 &out[KEPT_QK], &out[ZERO_QK]))) return rc;
     if ((rc = qkov_rank_profile(m[WOV], dv, RANK_TOL, s->v[SV], s->v[SPEC_OV]->data, &out[MIS_OV],
                                 &out[KEPT_OV], &out[ZERO_OV]))) return rc;
-
     // the head's contribution: P1 = O W_O  vs  P2 = (A X) W_OV
     if ((rc = mat_gemm(m[P1], 1.0, s->h[0].O, 0, m[W_O], 0, 0.0))) return rc;
     if ((rc = mat_gemm(m[AX], 1.0, s->h[0].A, 0, m[X], 0, 0.0))) return rc;
@@ -108,57 +85,20 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *sp, cons
     return ATT_OK;
 }
 
-/* the parameter counts beside each point: 2 d d_k factored, d^2 full */
-static const table_col derived[] = {
-    SWEEP_DERIVED(0, "params_factored", NAT_EXACT, NULL, NULL, NULL),
-    SWEEP_DERIVED(1, "params_full", NAT_EXACT, NULL, NULL, NULL),
-    SWEEP_DERIVED(2, "d_v", NAT_EXACT, NULL, NULL, NULL)};
-static void derive(double *col, const sweep_point *pt, const stat_acc *a, const void *cp)
-{
-    col[0] = 2.0 * (double)(pt->d * pt->dk);
-    col[1] = (double)(pt->d * pt->d);
-    (void)a;
-    col[2] = (double)dv_of(pt, cp);
-}
-
-/* the spectra of each point's first draw (drawn again, profile.h): rows i = 1 .. d,
- * columns "d_k=N" (sigma_i / sigma_1 of W_QK) then "d_v=N" (of W_OV) */
-static void spectrum_name(char *buf, size_t n, size_t k, const sweep_point *pt, const void *cp)
-{
-    if (k == 0) snprintf(buf, n, "d_k=%zu", pt->dk);
-    else snprintf(buf, n, "d_v=%zu", dv_of(pt, cp));
-}
-
 static int run(experiment *e)
 {
-    const size_t T = 16, d = 64;
-    size_t dd = e->o.d ? e->o.d : d;
-    static ctx c;
-    c.dv = e->o.dv;
-    if (e->o.dv_list.n > 1) return exp_usage("--dv: one value (d_v = d_k over the grid otherwise)");
-    size_t dk[NGRID], n = 0;
-    for (size_t k = 0; k < NGRID; k++)
-        if (grid[k] < dd) dk[n++] = grid[k];     /* d_k = d_v over the grid, below d */
-    if (e->o.dv && !e->o.dk) dk[0] = e->o.dv, n = 1;
-    if (n == 0) return exp_usage("--d %zu: no grid point d_k < d", dd);
-    for (size_t k = 0; k < e->o.dk_list.n; k++)
-        if (e->o.dk_list.v[k] > dd || (c.dv ? c.dv : e->o.dk_list.v[k]) > dd)
-            return exp_usage("d_k = %zu, d_v = %zu: both must be <= d = %zu", e->o.dk_list.v[k],
-                             c.dv ? c.dv : e->o.dk_list.v[k], dd);
+    static lowrank_ctx c;
     sweep_grid g;
-    sweep_grid_head(&g, T, d, 0, 0);
-    sweep_axis(&g, AX_DK, n, dk);
+    int st = lowrank_grid(&g, &c, e);
+    if (st) return st;
     sweep_def def = SWEEP_DEF(draw);
     def.work_mats = "T.d d.dk d.dk d.dv dv.d d.d d.d d.d d.d T.T T.T T.d T.d T.d d.d T.dk T.dk T.d T.d";
     def.work_vecs = "d d d", def.work_heads = "T.T.d.dk.dv T.T.d.d.dv";
-    def.work_per_point = 1, def.work_sizes = work_sizes, def.ctx = &c;
-    def.nderived = 3, def.derived = derived, def.derive = derive;
+    def.work_per_point = 1;
+    lowrank_def(&def, &c);
     sweep_result r;
-    int st = sweep_run(e, &g, &def, &r);
-    const size_t spectra[2] = {SPEC_QK, SPEC_OV};
-    if (!st) st = profile_write(e, "bilinear_low_rank_spectra.csv", &r, &def, 2, spectra, spectrum_name,
-                                NAT_ROUNDING, "1e-10");
-    if (st) { sweep_result_free(&r); return st; }
+    if ((st = sweep_run(e, &g, &def, &r))) return st;
+    if ((st = lowrank_write_spectra(e, &r, &def, SPEC_QK, SPEC_OV))) { sweep_result_free(&r); return st; }
     exp_meta(e, "rank_tol: %g (relative to sigma_max)", RANK_TOL);
 
     /* worst cases over the sweep: the points' statistics merged */
@@ -167,8 +107,7 @@ static int run(experiment *e)
     sweep_merge_all(&r, w);
     for (size_t p = 0; p < r.npoints; p++)
         if (r.pt[p].dk == 16) h = p;
-    size_t total = w[0].n, dk_lo = r.pt[0].dk, dk_hi = r.pt[r.npoints - 1].dk, d_run = r.pt[h].d;
-    size_t dk_h = r.pt[h].dk;
+    size_t total = w[0].n, dk_lo = r.pt[0].dk, dk_hi = r.pt[r.npoints - 1].dk, d_run = r.pt[h].d, dk_h = r.pt[h].dk;
     sweep_result_free(&r);
     double zero_tol = tol_eps(16.0, d_run, 1.0);   /* rounding of sigma_i / sigma_1 */
     exp_claim(e, "lowRankQKKeptMin", NAN, verdict_measure_exact(w[KEPT_QK].min, total), verdict_rule_at_least(RANK_TOL),

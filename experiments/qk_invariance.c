@@ -1,36 +1,20 @@
 /* qk_invariance - "The similarity is learned, and it is low rank"
  *
  * Claim: only the product W_QK = W_Q W_K^T matters. For any invertible R
- * (d_k x d_k), the weights W_Q R and W_K R^{-T} give the same W_QK, hence the
- * same scores and the same output, while the query (and key) vectors
- * themselves are different. The queries carry no meaning of their own; only
- * their pairing with the keys does.
+ * (d_k x d_k), W_Q R and W_K R^{-T} give the same W_QK, hence the same scores
+ * and output, while the queries (and keys) change: they carry no meaning of
+ * their own, only their pairing with the keys does.
  *
- * Measured, for T = 16, d = 64, d_k = d_v = 16 and R = U diag(s) V^T with
- * Haar U, V and cond(R) = 1, 10^0.5, ..., 1e8 (cond 1: a Haar orthogonal R),
- * 400 draws per cond, the relative changes
- *   e_WQK, e_S, e_O   of W_QK, S = Q K^T and O = softmax(S) V (0 in exact
- *                     arithmetic; reported in units of cond(R) eps)
- *   e_Q               of the queries (the claim: they move)
- *   e_G               of their Gram matrix Q Q^T (kept by an orthogonal R)
- * W_K R^{-T} comes from LU solves with R, never an explicit inverse (qkov.h).
- * Rounding: W_Q R ~ ||R|| and W_K R^{-T} ~ ||R^{-1}||, so the products that
- * should give back W_QK, S, O carry errors ~ eps cond(R) times the chain
- * length (Higham 3.5, 9.4): allowed e <= C cond(R) eps, C = 4 (d + 2 d_k).
- * Prediction for an orthogonal R: E e_Q^2 = E||R - I||_F^2 / d_k = 2, so
- * e_Q ~ sqrt(2) (Q^T Q isotropic on average, E tr R = 0 for Haar R).
- *
- * Writes qk_invariance.csv (sweep.h: one row per (T, d, d_k, d_v, cond):
- * every quantity's mean, CI, min, max, n, also in units of cond(R) eps);
- * allowed_units = C in the .meta. --cond X runs the single cond(R) = X;
- * --T, --d, --dk, --dv lists add their points.
+ * Measured (circuitinv.h: T = 16, d = 64, d_k = d_v = 16, cond(R) = 1, 10^0.5,
+ * .., 1e8; 400 draws each), relative changes: e_WQK, e_S, e_O of W_QK, S = Q K^T,
+ * O = softmax(S) V (identities: <= C cond(R) eps, C = 4 (d + 2 d_k)); e_Q of the
+ * queries (the claim: they move); e_G of Q Q^T (kept by an orthogonal R, where
+ * E e_Q^2 = E||R - I||_F^2 / d_k = 2: e_Q ~ sqrt(2)). --cond X: cond(R) = X alone.
  */
 #include "prelude.h"
+#include "circuitinv.h"
 #include "qkov.h"
 #include "randmat.h"
-
-enum { NCOND_GRID = 17 };                 /* cond = 10^(k/2), k = 0 .. 16 */
-#define MAX_COND 1e15                     /* --cond at most this, below 1/eps */
 
 /* relative changes (rounding-level but for the queries'), and in units of cond(R) eps */
 #define STATS(X) X(E_WQK, "wqk", SW_ROUND(NULL)) X(E_S, "s", SW_ROUND(NULL)) X(E_O, "o", SW_ROUND(NULL)) \
@@ -38,13 +22,9 @@ enum { NCOND_GRID = 17 };                 /* cond = 10^(k/2), k = 0 .. 16 */
     X(U_S, "s_units", SW_ROUND("allowed_units")) X(U_O, "o_units", SW_ROUND("allowed_units"))
 SWEEP_STATS(STATS);
 
-/* the allowed error C = 4 (d + 2 d_k), in units of cond(R) eps, beside every point */
-static const table_col derived[] = {SWEEP_DERIVED(0, "allowed_units", NAT_COMPUTED, NULL, NULL, NULL)};
-static void derive(double *col, const sweep_point *pt, const stat_acc *a, const void *ctx)
-{
-    (void)a, (void)ctx;
-    col[0] = 4.0 * (double)(pt->d + 2 * pt->dk);
-}
+/* the allowed error C = 4 (d + 2 d_k), in units of cond(R) eps */
+static double allowed(const sweep_point *pt) { return 4.0 * (double)(pt->d + 2 * pt->dk); }
+static const circuitinv_allowed_fn allowed_fn = allowed;
 
 /* a draw's buffers (workset.h): X (T, d), W_Q, W_K (d, d_k), W_V (d, d_v), R (d_k, d_k),
  * WQ2, WK2 (d, d_k), WQK, WQK2 (d, d), G1, G2 (T, T); two head states */
@@ -52,8 +32,7 @@ enum { X, W_Q, W_K, W_V, R, WQ2, WK2, WQK, WQK2, G1, G2, NMAT };
 #define WORK_MATS "T.d d.dk d.dk d.dv dk.dk d.dk d.dk d.d d.d T.T T.T"
 #define WORK_HEADS "T.T.d.dk.dv T.T.d.dk.dv"
 
-/* One draw at grid point p: X ~ N(0, 1), weights ~ N(0, 1/d), R with
- * cond(R) = cond[p]; the head before and after W_Q -> W_Q R, W_K -> W_K R^{-T}. */
+/* one draw: the head before and after W_Q -> W_Q R, W_K -> W_K R^{-T}, cond(R) = pt->x */
 static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *sp, const void *ctx)
 {
     (void)ctx;
@@ -77,7 +56,6 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *sp, cons
     if (!rc) rc = mat_gemm(m[G1], 1.0, st1->Q, 0, st1->Q, 1, 0.0);
     if (!rc) rc = mat_gemm(m[G2], 1.0, st2->Q, 0, st2->Q, 1, 0.0);
     if (rc) return rc;
-
     // e = ||M' - M||_F / ||M||_F, and e / (cond(R) eps)
     double unit = pt->x * DBL_EPSILON;
     out[E_WQK] = mat_rel_diff(m[WQK2], m[WQK]);
@@ -99,53 +77,38 @@ static const opt_spec extra[] = {
 
 static int run(experiment *e)
 {
-    const double cond_only = cond_opt;
-    size_t d_k = e->o.dk ? e->o.dk : 16;
-    if (cond_only != 0.0 && !(cond_only >= 1.0))
-        return exp_usage("--cond: %g is not a condition number >= 1", cond_only);
-    if (cond_only > MAX_COND)   /* cond(R) eps >= 1: R is singular to working precision */
-        return exp_usage("--cond: %g is too large: at most %g (beyond 1/eps = %.3g, R is "
-                         "singular to working precision)", cond_only, MAX_COND, 1.0 / DBL_EPSILON);
-    if (d_k == 1 && cond_only > 1.0)
-        return exp_usage("--cond %g needs d_k >= 2 (a 1 x 1 R has cond 1)", cond_only);
-
-    /* the grid: T = 16, d = 64, d_k = d_v = 16, cond = 10^(k/2), k = 0..16 (--cond X: X) */
-    const size_t T = 16, d = 64, dk = 16, dv = 16;
-    double cond[NCOND_GRID];
-    size_t ncond = 0;
-    for (int k = 0; k < NCOND_GRID && !(d_k == 1 && k > 0); k++) cond[ncond++] = pow(10.0, 0.5 * k);
-    if (cond_only != 0.0) cond[0] = cond_only, ncond = 1;
     sweep_grid g;
-    sweep_grid_head(&g, T, d, dk, dv);
-    sweep_axis_x(&g, "cond", ncond, cond);
+    int st = circuitinv_grid(&g, e->o.dk ? e->o.dk : 16, cond_opt);
+    if (st) return st;
     sweep_def def = SWEEP_DEF(draw);
     def.work_mats = WORK_MATS, def.work_heads = WORK_HEADS, def.work_per_point = 1;   /* each point at its sizes */
-    def.nderived = 1, def.derived = derived, def.derive = derive;
+    circuitinv_def_allowed(&def, &allowed_fn);
     sweep_result r;
-    int st = sweep_run(e, &g, &def, &r);
-    if (st) return st;
+    if ((st = sweep_run(e, &g, &def, &r))) return st;
 
     /* worst cases over every draw and every point; the allowed C = 4 (d + 2 d_k) */
     stat_acc w[NSTAT];
     sweep_merge_all(&r, w);
     const stat_acc qm = sweep_merged_x_above(&r, E_Q, 1.0);   /* cond(R) > 1 */
     double worst[3] = {w[U_WQK].max, w[U_S].max, w[U_O].max}, qmin = qm.min, C = 0.0, cmin = INFINITY, cmax = 0.0;
+    double cnext = INFINITY;   /* the smallest cond(R) > 1 */
     size_t total = w[0].n, nonorth = qm.n, orth = r.npoints, h = 0;
     for (size_t p = 0; p < r.npoints; p++) {
         const sweep_point *pt = &r.pt[p];
-        C = fmax(C, 4.0 * (double)(pt->d + 2 * pt->dk));
+        C = fmax(C, allowed(pt));
         if (pt->x == 1.0 && pt->dk >= 2 && orth == r.npoints) orth = p;
         if (pt->x >= r.pt[h].x) h = p;
         cmin = fmin(cmin, pt->x), cmax = fmax(cmax, pt->x);
+        if (pt->x > 1.0) cnext = fmin(cnext, pt->x);
     }
     exp_meta(e, "allowed_units: %g", C);
     char qmove[96];
-    snprintf(qmove, sizeof qmove, ", while the queries moved by at least %.0f%%", 100.0 * qmin);
+    circuitinv_moved(qmove, sizeof qmove, "queries", qmin, nonorth);
     /* the claim: the queries move (every non-orthogonal draw) ... */
     if (nonorth > 0) {
         exp_claim(e, "qkInvQueryChangeMin", NAN, verdict_measure_exact(qmin, nonorth), verdict_rule_at_least(0.1),
                   "smallest relative change ||Q' - Q||_F / ||Q||_F of the queries over %zu draws "
-                  "with cond(R) = %g .. %g", nonorth, ncond > 1 ? cond[1] : cond[0], cmax);
+                  "with cond(R) = %g .. %g", nonorth, cnext, cmax);
         exp_summary(e, "the queries move: smallest ||Q' - Q|| / ||Q|| %.4g over %zu draws with "
                     "cond(R) > 1 (the section: they change)", qmin, nonorth);
     }
@@ -167,7 +130,7 @@ static int run(experiment *e)
         exp_identity(e, macro[k], 0.0, verdict_measure_exact(worst[k], total), verdict_rule_at_most(C),
                      "largest relative change of %s, in units of cond(R) eps, over %zu draws, "
                      "cond(R) = %g .. %g (C = 4 (d + 2 d_k))%s", what[k], total, cmin, cmax,
-                     k == 1 && nonorth ? qmove : "");
+                     k == 1 ? qmove : "");
         if (k == 1) exp_headline(e);    /* the scores stay put while the queries move */
     }
     exp_identity(e, "qkInvScoreErr", 0.0, sweep_measure(&r, h, E_S),

@@ -1,0 +1,65 @@
+/* lowrank.c - bilinear_low_rank's grid, parameter counts and spectra (lowrank.h). */
+#include "lowrank.h"
+
+#include <stdio.h>
+#include "att.h"
+#include "profile.h"
+
+static const size_t grid[] = {1, 2, 4, 8, 16, 32};
+enum { NGRID = sizeof grid / sizeof grid[0] };
+
+size_t lowrank_dv(const sweep_point *pt, const lowrank_ctx *c) { return c->dv ? c->dv : pt->dk; }
+
+int lowrank_grid(sweep_grid *g, lowrank_ctx *c, const experiment *e)
+{
+    const size_t T = 16, d = 64;
+    size_t dd = e->o.d ? e->o.d : d;
+    c->dv = e->o.dv;
+    if (e->o.dv_list.n > 1) return exp_usage("--dv: one value (d_v = d_k over the grid otherwise)");
+    size_t dk[NGRID], n = 0;
+    for (size_t k = 0; k < NGRID; k++)
+        if (grid[k] < dd) dk[n++] = grid[k];     /* d_k = d_v over the grid, below d */
+    if (e->o.dv && !e->o.dk) dk[0] = e->o.dv, n = 1;
+    if (n == 0) return exp_usage("--d %zu: no grid point d_k < d", dd);
+    for (size_t k = 0; k < e->o.dk_list.n; k++)
+        if (e->o.dk_list.v[k] > dd || (c->dv ? c->dv : e->o.dk_list.v[k]) > dd)
+            return exp_usage("d_k = %zu, d_v = %zu: both must be <= d = %zu", e->o.dk_list.v[k],
+                             c->dv ? c->dv : e->o.dk_list.v[k], dd);
+    sweep_grid_head(g, T, d, 0, 0);
+    sweep_axis(g, AX_DK, n, dk);
+    return ATT_OK;
+}
+
+static void work_sizes(sweep_point *pt, const void *c) { pt->dv = lowrank_dv(pt, c); }
+
+static const table_col derived[] = {
+    SWEEP_DERIVED(0, "params_factored", NAT_EXACT, NULL, NULL, NULL),
+    SWEEP_DERIVED(1, "params_full", NAT_EXACT, NULL, NULL, NULL),
+    SWEEP_DERIVED(2, "d_v", NAT_EXACT, NULL, NULL, NULL)};
+static void derive(double *col, const sweep_point *pt, const stat_acc *a, const void *c)
+{
+    (void)a;
+    col[0] = 2.0 * (double)(pt->d * pt->dk);   /* 2 d d_k: W_Q and W_K */
+    col[1] = (double)(pt->d * pt->d);          /* d^2: a full W_QK     */
+    col[2] = (double)lowrank_dv(pt, c);
+}
+
+void lowrank_def(sweep_def *def, const lowrank_ctx *c)
+{
+    def->work_sizes = work_sizes, def->ctx = c;
+    def->nderived = 3, def->derived = derived, def->derive = derive;
+}
+
+static void spectrum_name(char *buf, size_t n, size_t k, const sweep_point *pt, const void *c)
+{
+    if (k == 0) snprintf(buf, n, "d_k=%zu", pt->dk);
+    else snprintf(buf, n, "d_v=%zu", lowrank_dv(pt, c));
+}
+
+int lowrank_write_spectra(experiment *e, const sweep_result *r, const sweep_def *def, size_t spec_qk,
+                          size_t spec_ov)
+{
+    const size_t spectra[2] = {spec_qk, spec_ov};
+    return profile_write(e, "bilinear_low_rank_spectra.csv", r, def, 2, spectra, spectrum_name, NAT_ROUNDING,
+                         "1e-10");
+}

@@ -1,0 +1,33 @@
+/* lowrank.h - bilinear_low_rank's grid and side tables: d_k over 1, 2, 4, ..,
+ * 32 (below d) with d_v = d_k, or d_v fixed by --dv; the parameter counts
+ * beside every point; the spectra of each point's first draw.
+ */
+#ifndef ATT_LOWRANK_H
+#define ATT_LOWRANK_H
+
+#include <stddef.h>
+#include "exp.h"
+#include "sweep.h"
+
+/* d_v of a point: --dv (dv), or d_k (the grid pairs them). */
+typedef struct { size_t dv; } lowrank_ctx;
+size_t lowrank_dv(const sweep_point *pt, const lowrank_ctx *c);
+
+/* The grid T = 16, d = 64 (--T, --d replace them) times d_k = 1, 2, 4, 8, 16,
+ * 32 below d (--dk lists replace it; --dv N alone: d_k = N), c->dv = --dv.
+ * ATT_OK, or ATT_EUSAGE with a message (a --dv list, no d_k < d, a d_k or
+ * d_v above d). */
+int lowrank_grid(sweep_grid *g, lowrank_ctx *c, const experiment *e);
+
+/* def's point sizes (d_v from c), its ctx = c, and the derived columns beside
+ * every point: params_factored = 2 d d_k (W_Q and W_K), params_full = d^2
+ * (a full W_QK), d_v. */
+void lowrank_def(sweep_def *def, const lowrank_ctx *c);
+
+/* bilinear_low_rank_spectra.csv (profile.h): each point's first draw again,
+ * rows i = 1 .. d, columns "d_k=N" (the workset vector spec_qk: sigma_i / sigma_1
+ * of W_QK) then "d_v=N" (spec_ov: of W_OV). */
+int lowrank_write_spectra(experiment *e, const sweep_result *r, const sweep_def *def, size_t spec_qk,
+                          size_t spec_ov);
+
+#endif

@@ -38,8 +38,12 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, co
     return st;
 }
 
-static double scale = 1.0;
-static int control = 0;
+static double scale = 1.0;   /* --scale */
+static int control = 0;      /* --control */
+static const opt_spec options[] = {
+    {"scale", OPT_DOUBLE, &scale, "C", "weights N(0, C^2/d): scores have sd C^2 sqrt(d_k) (default 1; 1e-50 .. 1e50)"},
+    {"control", OPT_FLAG, &control, NULL, "also compute the fresh-token control (main sweep)"},
+    {NULL, 0, NULL, NULL, NULL}};
 
 static int run(experiment *e)
 {
@@ -117,11 +121,7 @@ done:
 
 int main(int argc, char **argv)
 {
-    static const opt_spec extra[] = {
-        {"scale", OPT_DOUBLE, &scale, "C", "weights N(0, C^2/d): scores have sd C^2 sqrt(d_k) (default 1; 1e-50 .. 1e50)"},
-        {"control", OPT_FLAG, &control, NULL, "also compute the fresh-token control (main sweep)"},
-        {NULL, 0, NULL, NULL, NULL}};
-    static const experiment_def def = {"random_projections", NULL,
-                                       OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_LISTS, 20261129UL, 24576, extra, run};
+    static const experiment_def def = {"random_projections", NULL, OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_LISTS,
+                                       20261129UL, 24576, options, run};
     return exp_main(&def, argc, argv);
 }

@@ -77,3 +77,24 @@ int rptables_soft_law(const experiment *e, rpt_soft_row sr[RPT_SOFT_N])
     gsl_rng_free(rng);
     return st ? st : TABLE_WRITE(e->o.out_dir, "random_projections_soft.csv", soft_cols, sr, RPT_SOFT_N);
 }
+
+int rptables_soft_verdicts(experiment *e)
+{
+    rpt_soft_row sr[RPT_SOFT_N];
+    int st;
+    if ((st = rptables_soft_law(e, sr))) return st;
+    const rpt_soft_row *a = &sr[0], *z = &sr[RPT_SOFT_N - 1];
+    exp_reported(e, "rpSoftExcess", 1.0, verdict_measure_ci(a->ratio, a->ratio_lo, a->ratio_hi, a->draws),
+                 "measured excess T E[a_ii] - 1 over the soft-softmax law (1 - 1/T)(1 - 2/T) d_k c^4 / d = %.4g at "
+                 "score sd %g (T = %d, d = 16, d_k = %d; control variates): the law is the sd -> 0 limit", a->law,
+                 a->sd, RPT_SOFT_T, RPT_SOFT_DK);
+    exp_claim(e, "rpSoftLimit", 1.0, verdict_measure_ci(z->ratio, z->ratio_lo, z->ratio_hi, z->draws),
+              verdict_rule_ci_within(0.98, 1.02), "the same ratio at score sd %g: -> 1 as sd -> 0 (a law off by 5%% would "
+              "fail)", z->sd);
+    exp_reported(e, "rpSoftDeparture", NAN, verdict_measure_exact(sr[RPT_SOFT_N - 2].departure, 1),
+                 "fourth-order departure (ratio - 1) / sd^2 at score sd %g (%.3f at %g, %.3f at %g): the ratio is "
+                 "1 + this sd^2 + ...", sr[RPT_SOFT_N - 2].sd, sr[1].departure, sr[1].sd, z->departure, z->sd);
+    exp_summary(e, "the excess over 1/T is second order in the scores: measured / law %.4f at score sd %g "
+                "(the section: about 1/T)", z->ratio, z->sd);
+    return ATT_OK;
+}

@@ -23,4 +23,8 @@ enum { RPT_SOFT_N = 4, RPT_SOFT_T = 16, RPT_SOFT_D = 16, RPT_SOFT_DK = 4, RPT_SO
 typedef struct { double sd, c, law, ratio, ratio_lo, ratio_hi, excess, excess_lo, excess_hi, departure; size_t draws; } rpt_soft_row;
 int rptables_soft_law(const experiment *e, rpt_soft_row rows[RPT_SOFT_N]);
 
+/* The soft-softmax law's verdict rows, from rptables_soft_law: measured / law -> 1 as the
+ * score sd -> 0 (rpSoftExcess, rpSoftLimit, rpSoftDeparture and a summary line). */
+int rptables_soft_verdicts(experiment *e);
+
 #endif

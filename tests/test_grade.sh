@@ -34,7 +34,10 @@ PY=python3
 command -v "$PY" >/dev/null 2>&1 || PY=/usr/bin/python3
 W=$(mktemp -d "${TMPDIR:-/tmp}/test-grade.XXXXXX") || exit 2
 trap 'rm -rf "$W"; rm -f /tmp/att_grade_victim.txt /tmp/att_grade_escape.txt' EXIT
-export TMPDIR=/tmp
+# the grader's child folders go to a folder of this run alone, so that counting them is not
+# disturbed by another run of the grader on the machine; it is open as /tmp is (the student's
+# code runs as another user, which must reach its folder)
+mkdir "$W/tmp" && chmod 711 "$W" && chmod 1777 "$W/tmp" && export TMPDIR="$W/tmp" || exit 2
 fails=0 checks=0
 ok() { checks=$((checks + 1)); }
 bad() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL  $*"; }
@@ -95,7 +98,7 @@ for f in tests/grade/hostile_*.py tests/grade/broken_*.py; do
     echo victim >/tmp/att_grade_victim.txt
     rm -f /tmp/att_grade_escape.txt
     cp "$f" "$W/student-copy.py"
-    before=$(ls -d /tmp/grade-student-* 2>/dev/null | wc -l)
+    before=$(ls -d "$TMPDIR"/grade-student-* 2>/dev/null | wc -l)
     start=$(date +%s)
     # a generous limit, so that a loaded machine never turns a refusal into a
     # timeout; the infinite loop gets 3 s
@@ -108,7 +111,7 @@ for f in tests/grade/hostile_*.py tests/grade/broken_*.py; do
     [ "$(cat /tmp/att_grade_victim.txt 2>/dev/null)" = victim ] && ok || bad "$f: the victim file outside the folder changed"
     [ ! -e /tmp/att_grade_escape.txt ] && [ ! -e "${TMPDIR}/att_grade_escape.txt" ] && ok || bad "$f: a file was written outside the folder"
     cmp -s "$f" "$W/student-copy.py" && ok || bad "$f: the student's own file changed"
-    after=$(ls -d /tmp/grade-student-* 2>/dev/null | wc -l)
+    after=$(ls -d "$TMPDIR"/grade-student-* 2>/dev/null | wc -l)
     [ "$after" -le "$before" ] && ok || bad "$f: a child folder was left behind"
     want=
     case $f in

@@ -340,6 +340,14 @@ int bias_vhead_draw(gsl_rng *rng, bias_vhead *v, size_t T_q, size_t T_k, size_t 
     return rc;
 }
 
+double bias_rows_from(const gsl_matrix *D, const gsl_vector *v)
+{
+    double m = 0.0;
+    for (size_t i = 0; i < D->size1; i++)
+        for (size_t j = 0; j < D->size2; j++) m = fmax(m, fabs(gsl_matrix_get(D, i, j) - gsl_vector_get(v, j)));
+    return m;
+}
+
 double bias_preference(const gsl_vector *p)
 {
     double tv = 0.0;

@@ -178,6 +178,10 @@ int bias_vhead_draw(gsl_rng *rng, bias_vhead *v, size_t T_q, size_t T_k, size_t 
 int bias_value_example_write(const char *dir, const char *name, gsl_matrix *const O[4], const gsl_vector *b_V,
                              const char *const *tokens);
 
+/* max_ij |D_ij - v_j| over D (m, n), v (n): how far every row of D is from v^T
+ * (0 when D = 1 v^T; a NaN entry is skipped, as fmax does). */
+double bias_rows_from(const gsl_matrix *D, const gsl_vector *v);
+
 /* 1/2 sum_j |p_j - 1/n|: how far p (n) is from the uniform distribution */
 double bias_preference(const gsl_vector *p);
 

@@ -381,6 +381,16 @@ int bias_query_example(gsl_rng *rng, const char *dir, const char *name, double *
     return rc;
 }
 
+int bias_work_draw(gsl_rng *rng, bias_work *w, int rope, double base)
+{
+    rope = rope || base > 0.0;
+    int rc = bias_head_draw(rng, &w->h, rope);
+    head_params p = bias_head_params(&w->h, rope, 1);
+    if (base > 0.0) p.rope_base = base;
+    if (!rc && base > 0.0) rc = head_forward(&w->h.with, &p, w->h.X, w->h.X);
+    return rc ? rc : head_backward(&w->g, &w->h.with, &p, w->h.X, w->h.X, w->h.G);
+}
+
 typedef struct { size_t j; double score_without, score_with, weight_without, weight_with; } shift_row;
 
 int bias_key_shift_write(const char *dir, const char *name, const bias_head *h, size_t T, double *shift)

@@ -77,6 +77,10 @@ typedef struct {
 } bias_work;
 bias_work *bias_work_new(size_t T, size_t d, size_t d_k, size_t d_v);
 void bias_work_free(void *w);
+/* One draw into w: bias_head_draw (RoPE after the bias when rope or base > 0),
+ * the forward pass with b_K rerun at RoPE base `base` when base > 0, then the
+ * backprop gradients of L = sum(G .* O) with b_K in, into w->g. */
+int bias_work_draw(gsl_rng *rng, bias_work *w, int rope, double base);
 /* The key-bias figure's table from a drawn head: query row 0, per key j
  < T (at most 64) s_0j and a_0j without and with b_K (j, score_without,
  * score_with, weight_without, weight_with) as dir/name; the shift q_0 . b_K

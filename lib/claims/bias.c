@@ -236,6 +236,20 @@ bias_qhead *bias_qhead_new(size_t T, size_t d, size_t d_k)
     return q;
 }
 
+/* The query and value heads' inputs, in this order: Xq (T_q, d), Xkv (T_k, d) ~ N(0, 1)
+ * (Xkv is Xq's view when self: not drawn again), W_Q ~ N(0, sharp^2 / d), W_K, W_V ~ N(0, 1 / d)
+ * (d, d_k), (d, d_k), (d, d_v). */
+static void draw_inputs(gsl_rng *rng, gsl_matrix *Xq, gsl_matrix *Xkv, gsl_matrix *W_Q, gsl_matrix *W_K,
+                        gsl_matrix *W_V, int self, double sharp)
+{
+    double d = (double)Xq->size2;
+    mat_randn(rng, Xq, 1.0);
+    if (!self) mat_randn(rng, Xkv, 1.0);
+    mat_randn(rng, W_Q, sharp / sqrt(d));
+    mat_randn(rng, W_K, 1.0 / sqrt(d));
+    mat_randn(rng, W_V, 1.0 / sqrt(d));
+}
+
 /* Xq (T_q, d), Xkv (T_k, d), W_Q, W_K, W_V, Z = 0 (d, d_k), b_Q (d_k): three forward passes */
 int bias_qhead_draw(gsl_rng *rng, bias_qhead *q, size_t T_q, size_t T_k, size_t d, size_t d_k, int self,
                     double sharp, double sigma)
@@ -248,11 +262,7 @@ int bias_qhead_draw(gsl_rng *rng, bias_qhead *q, size_t T_q, size_t T_k, size_t 
     gsl_matrix_view W_Q = gsl_matrix_submatrix(q->W_Q, 0, 0, d, d_k), W_K = gsl_matrix_submatrix(q->W_K, 0, 0, d, d_k);
     gsl_matrix_view W_V = gsl_matrix_submatrix(q->W_V, 0, 0, d, d_k), Z = gsl_matrix_submatrix(q->Z, 0, 0, d, d_k);
     q->b = gsl_vector_subvector(q->b_max, 0, d_k);
-    mat_randn(rng, &Xq.matrix, 1.0);
-    if (!self) mat_randn(rng, &Xkv.matrix, 1.0);
-    mat_randn(rng, &W_Q.matrix, sharp / sqrt((double)d));
-    mat_randn(rng, &W_K.matrix, 1.0 / sqrt((double)d));
-    mat_randn(rng, &W_V.matrix, 1.0 / sqrt((double)d));
+    draw_inputs(rng, &Xq.matrix, &Xkv.matrix, &W_Q.matrix, &W_K.matrix, &W_V.matrix, self, sharp);
     mat_vec_randn(rng, &q->b.vector, sigma);
     gsl_matrix_set_zero(&Z.matrix);
     head_state_free(&q->s0); head_state_free(&q->sb); head_state_free(&q->sz);
@@ -321,11 +331,7 @@ int bias_vhead_draw(gsl_rng *rng, bias_vhead *v, size_t T_q, size_t T_k, size_t 
     v->b_V = gsl_vector_subvector(v->bv_max, 0, d_v);
     v->b_O = gsl_vector_subvector(v->bo_max, 0, d);
     v->b_f = gsl_vector_subvector(v->bf_max, 0, d);
-    mat_randn(rng, &Xq.matrix, 1.0);
-    if (!self) mat_randn(rng, &Xkv.matrix, 1.0);
-    mat_randn(rng, &W_Q.matrix, sharp / sqrt((double)d));
-    mat_randn(rng, &W_K.matrix, 1.0 / sqrt((double)d));
-    mat_randn(rng, &W_V.matrix, 1.0 / sqrt((double)d));
+    draw_inputs(rng, &Xq.matrix, &Xkv.matrix, &W_Q.matrix, &W_K.matrix, &W_V.matrix, self, sharp);
     mat_randn(rng, &v->W_O_view.matrix, 1.0 / sqrt((double)d_v));
     mat_vec_randn(rng, &v->b_V.vector, sigma);
     mat_vec_randn(rng, &v->b_O.vector, 1.0);

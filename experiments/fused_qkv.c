@@ -36,9 +36,9 @@ static int check_case(const experiment *e, size_t ci, double err[NCHECKS], doubl
     const fusedcheck_case *c = &CASES[ci];
     size_t N = c->B * c->T, d = c->d, nq = c->heads * c->d_k, nv = c->heads * c->d_v, n = 2 * nq + nv;
     enum { X, WQ, WK, WV, W, WT, QKV, F, S = F + 3, R = S + 3, O = R + 3, Y, NMAT };
-    const size_t shape[NMAT][2] = {[X] = {N, d}, {d, nq}, {d, nq}, {d, nv}, {d, n}, {n, d}, {N, n},
-        {N, nq}, {N, nq}, {N, nv}, {N, nq}, {N, nq}, {N, nv}, {N, nq}, {N, nq}, {N, nv},
-        [O] = {N, c->d_v}, [Y] = {N, c->d_k > c->d_v ? c->d_k : c->d_v}};
+    const size_t shape[NMAT][2] = {[X] = {N, d}, [WQ] = {d, nq}, [WK] = {d, nq}, [WV] = {d, nv}, [W] = {d, n},
+        [WT] = {n, d}, [QKV] = {N, n}, [F] = {N, nq}, {N, nq}, {N, nv}, [S] = {N, nq}, {N, nq}, {N, nv},
+        [R] = {N, nq}, {N, nq}, {N, nv}, [O] = {N, c->d_v}, [Y] = {N, c->d_k > c->d_v ? c->d_k : c->d_v}};
     const size_t head[1][5] = {{c->T, c->T, d, c->d_k, c->d_v}};
     gsl_rng *rng = rng_new("mt19937", rng_stream_seed(e->o.seed, 0, ci));
     workset *w = workset_new(NMAT, shape, 0, NULL, 1, head);

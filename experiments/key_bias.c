@@ -7,21 +7,18 @@
  * after the bias, key j sees R_j b_K, a different vector per position.
  *
  * Measured, at T = 8, d = 16, d_k = d_v = 8 (--T/--d/--dk/--dv replace them),
- * X ~ N(0, 1), weights ~ N(0, 1/d), b_Q, b_K, b_V ~ N(0, 1), L = sum(G .* O),
- * G ~ N(0, 1); --draws heads per case, rope = 0 (none) and rope = 1 (base 1e4):
- * ||dL/db_K|| / ||dL/db_Q||, ||dL/db_K|| in units of its rounding bound and
- * the change of O when b_K is removed (bias_key_rounding, bias.h), every
- * backprop gradient against central differences, h = 1e-5 (bias.h).
- * Headline: the largest ||dL/db_K|| without RoPE in units of its bound (the
- * claim: zero). The contrast with RoPE depends on the base: a sweep over the
- * base (100 .. 1e5, 200 heads each) is reported (key_bias_base.csv).
- * Writes: key_bias.csv (sweep.h: T, d, d_k, d_v, rope, every statistic's mean,
- * CI, min, max, n), key_bias_draws.csv (every draw), key_bias_base.csv (base,
- * ratio), key_bias_shift.csv (rope = 0's draw 0, query row 0: j, scores and
- * weights without and with b_K), key_bias.meta.
+ * --draws heads per case, rope = 0 (none) and rope = 1 (base 1e4), each head
+ * as bias_head_draw draws it with L = sum(G .* O): ||dL/db_K|| / ||dL/db_Q||,
+ * ||dL/db_K|| in units of its rounding bound and the change of O when b_K is
+ * removed (bias_key_rounding), every backprop gradient against central
+ * differences, h = 1e-5. Headline: the largest ||dL/db_K|| without RoPE in
+ * units of its bound (the claim: zero). The contrast with RoPE depends on the
+ * base: a sweep over the base is reported (kbtables.h).
+ * Writes: key_bias.csv, key_bias_draws.csv, key_bias_base.csv, key_bias_shift.csv.
  */
 #include "prelude.h"
 #include "bias.h"
+#include "kbtables.h"
 
 #define FD_STEP 1e-5
 #define FD_TOL "1e-6"   /* backprop against central differences: the rule keyBiasFDErrMax applies */
@@ -32,33 +29,15 @@
     X(S_FD2, "fd_b_V", SW_ROUND(FD_TOL)) X(S_FD3, "fd_W_Q", SW_ROUND(FD_TOL)) X(S_FD4, "fd_W_K", SW_ROUND(FD_TOL))       \
     X(S_FD5, "fd_W_V", SW_ROUND(FD_TOL))
 SWEEP_STATS(STATS);
-#define BASE_STATS(X) X(B_RATIO, "ratio", SW_MC)
-SWEEP_STATS_AS(BASE_STATS, NBSTAT, base_names);
 
-static void *work_alloc(const sweep_grid *g, const void *ctx)
-{
-    (void)ctx;
-    return bias_work_new(sweep_max(g, AX_T), sweep_max(g, AX_D), sweep_max(g, AX_DK), sweep_max(g, AX_DV));
-}
-
-/* One head at point pt (rope = pt->kase, or the base pt->x when set): X (T, d), W_Q, W_K
- * (d, d_k), W_V (d, d_v), b_Q, b_K (d_k), b_V (d_v), G (T, d_v), run with and without b_K;
- * the backprop gradients of L = sum(G .* O) with b_K in. */
-static int head_at(gsl_rng *rng, bias_work *w, const sweep_point *pt)
-{
-    int rope = pt->x > 0.0 || pt->kase;
-    int rc = bias_head_draw(rng, &w->h, rope);
-    head_params p = bias_head_params(&w->h, rope, 1);
-    if (pt->x > 0.0) p.rope_base = pt->x;
-    if (!rc && pt->x > 0.0) rc = head_forward(&w->h.with, &p, w->h.X, w->h.X);
-    return rc ? rc : head_backward(&w->g, &w->h.with, &p, w->h.X, w->h.X, w->h.G);
-}
-
+/* One head at point pt (rope = pt->kase; bias_work_draw): X (T, d), W_Q, W_K (d, d_k),
+ * W_V (d, d_v), b_Q, b_K (d_k), b_V (d_v), G (T, d_v), run with and without b_K; the
+ * backprop gradients of L = sum(G .* O) with b_K in. */
 static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *ctx)
 {
     (void)ctx;
     bias_work *w = work;
-    int rc = head_at(rng, w, pt);
+    int rc = bias_work_draw(rng, w, (int)pt->kase, 0.0);   /* RoPE at its default base 1e4 */
     if (rc) return rc;
     bias_key_bounds b = bias_key_rounding(&w->h);
     // ||O(b_K) - O(0)||_F / ||O(0)||_F against its bound 16 (d_k + T) eps (1 + P) sqrt(T) vmax / ||O||_F
@@ -76,16 +55,6 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, co
     return ATT_OK;
 }
 
-/* the base sweep's draw (RoPE, base pt->x): ||dL/db_K|| / ||dL/db_Q|| */
-static int draw_base(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *ctx)
-{
-    (void)ctx;
-    bias_work *w = work;
-    int rc = head_at(rng, w, pt);
-    out[B_RATIO] = rc ? NAN : gsl_blas_dnrm2(w->g.db_K) / gsl_blas_dnrm2(w->g.db_Q);
-    return rc;
-}
-
 static int run(experiment *e)
 {
     const opts *o = &e->o;
@@ -94,36 +63,23 @@ static int run(experiment *e)
     if (o->T == 1)
         return exp_usage("--T 1: the claim needs T >= 2 keys (with one key its weight is 1 whatever the scores, "
                          "and every score gradient is zero)");
-    static const double bases[] = {100.0, 1000.0, 10000.0, 100000.0};
-    sweep_grid g, gb;
+    sweep_grid g;
     sweep_grid_head(&g, 8, 16, 8, 8);
     sweep_axis_cases(&g, "rope", 2, NULL);
-    gb = g;
-    gb.declared[AX_CASE] = 0;
-    sweep_axis_x(&gb, "base", 4, bases);
-    sweep_def def = SWEEP_DEF(draw), defb = SWEEP_DEF_AS(draw_base, NBSTAT, base_names);
-    def.work_alloc = defb.work_alloc = work_alloc, def.work_free = defb.work_free = bias_work_free;
-    def.draws_csv = "key_bias_draws.csv";
-    defb.csv = "key_bias_base.csv", defb.draws = 200;
+    sweep_def def = SWEEP_DEF(draw);
+    def.work_alloc = kbtables_work, def.work_free = bias_work_free, def.draws_csv = "key_bias_draws.csv";
     sweep_result r, rb;
     int st = sweep_run(e, &g, &def, &r);
     if (st) return st;
-    if ((st = sweep_run(e, &gb, &defb, &rb))) { sweep_result_free(&r); return st; }
-    /* the figure's example: rope = 0's draw 0 again (example.h), query row 0: s_0j with and
-     * without b_K differ by q_0 . b_K for every key j (bias_key_shift_write) */
+    if ((st = kbtables_base_run(e, &g, &rb))) { sweep_result_free(&r); return st; }
+    // the figure: rope = 0's draw 0 again, query row 0: s_0j with and without b_K (kbtables.h)
     const sweep_point pt = r.pt[0];
-    sweep_grid g0;
-    sweep_grid_head(&g0, pt.T, pt.d, pt.dk, pt.dv);
-    example x;
-    double shift = NAN, out0[NBSTAT];
-    st = example_draw(&x, e, &g0, &defb, out0);
-    if (!st) st = bias_key_shift_write(e->o.out_dir, "key_bias_shift.csv", &((bias_work *)x.work)->h, pt.T, &shift);
-    example_end(&x);
-    if (st) { sweep_result_free(&r); sweep_result_free(&rb); return st; }
+    double shift = NAN;
+    if ((st = kbtables_shift(e, &pt, &shift))) { sweep_result_free(&r); sweep_result_free(&rb); return st; }
     exp_meta(e, "T: %zu\nd: %zu\nd_k: %zu\nd_v: %zu\nrope_base: 10000\nfd_step: %g\nshift_example: %.17g", pt.T, pt.d,
              pt.dk, pt.dv, FD_STEP, shift);
 
-    const stat_acc *a0 = sweep_acc(&r, 0, 0), *a1 = sweep_acc(&r, 1, 0), *b0 = sweep_acc(&rb, 0, 0);
+    const stat_acc *a0 = sweep_acc(&r, 0, 0), *a1 = sweep_acc(&r, 1, 0), *b0 = sweep_acc(&rb, 0, KBTABLES_RATIO);
     size_t n = o->draws, wk = 0;
     double worst = fmax(a0[S_FD].max, a1[S_FD].max);
     for (size_t k = 0; k < BIAS_NPARAM; k++)
@@ -153,10 +109,11 @@ static int run(experiment *e)
                  "worst disagreement of backprop and central differences (h = %g: error O(h^2) + O(eps/h)), "
                  "relative to the draw's gradient, over b_Q b_K b_V W_Q W_K W_V, with and without RoPE (worst: %s)",
                  FD_STEP, bias_param_names[wk]);
-    exp_reported(e, "keyBiasRopeBaseSpread", NAN, verdict_measure_exact(b0[3 * NBSTAT].mean - b0[0].mean, rb.pt[0].draws),
+    const stat_acc *b3 = sweep_acc(&rb, KBTABLES_NBASE - 1, KBTABLES_RATIO);
+    exp_reported(e, "keyBiasRopeBaseSpread", NAN, verdict_measure_exact(b3->mean - b0->mean, rb.pt[0].draws),
                  "change of the mean RoPE ratio ||dL/db_K|| / ||dL/db_Q|| from base %g (%.3f) to base %g (%.3f), "
-                 "%zu heads each: a number of the set-up, not of the claim", bases[0], b0[0].mean, bases[3],
-                 b0[3 * NBSTAT].mean, rb.pt[0].draws);
+                 "%zu heads each: a number of the set-up, not of the claim", kbtables_bases[0], b0->mean,
+                 kbtables_bases[KBTABLES_NBASE - 1], b3->mean, rb.pt[0].draws);
     sweep_result_free(&r);
     sweep_result_free(&rb);
     return ATT_OK;

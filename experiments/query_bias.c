@@ -8,30 +8,21 @@
  * cancelled by softmax) it changes the weights; with W_Q = 0 every query is
  * b_Q, so every row of A is softmax(K b_Q).
  *
- * Measured on --draws random heads (T_q, T_k, d, d_k drawn per head; self-
- * attention in half; X ~ N(0, 1), weights ~ N(0, 1/d), W_Q scaled by a
- * sharpness in [0.1, 10], b_Q ~ N(0, sigma^2), sigma log-uniform in
- * [0.01, 100]), each identity in units of its own rounding bound, head by head:
- *   - row spread of D = S(b_Q) - S(0), max_ij |D_ij - D_0j| / r, r = the
- *     rounding scale max_ij sum_l |q_il| |k_jl| of both score matrices, in
- *     units of 4 d_k eps (Higham's dot-product bound);
- *   - max_ij |D_ij - (K b_Q)_j| relative to r plus K b_Q's scale, same units;
- *   - W_Q = 0: max_ij |a_ij - softmax(K b_Q)_j| in units of
- *     8 d_k eps r(K b_Q) + 4 T_k eps;
- *   - the effect ||A(b_Q) - A(0)||_F / ||A(0)||_F and the preference
- *     TV(softmax(K b_Q), uniform) (means and 95% CIs).
- * Headline: W_Q = 0 gives every row of A the weights softmax(K b_Q), to
- * rounding. The preference is a curve of u = sigma(b_Q) ||W_K||_F (the scale
- * of the added scores), T_k = 8, d = 16, d_k = 8, 2000 heads per u, cited at
- * u = 1; its mean over the random heads above is set by the sigma range
- * (reported only).
- * Writes: query_bias.csv and query_bias_draws.csv (sweep.h: every statistic's
- * mean, CI, min, max, n; every head), query_bias_pref.csv (u, tv), and
- * query_bias_example.csv (one head, T = 6, d = 16, d_k = 8, sigma = 1: i, j,
- * query, key, score_shift D, weight_zero_query), query_bias.meta.
+ * Measured on --draws random heads (draw: sizes, self-attention in half, W_Q
+ * sharpness in [0.1, 10], sigma(b_Q) log-uniform in [0.01, 100]; the
+ * Gaussians: bias_qhead_draw), each identity in units of its own rounding
+ * bound, head by head: the row spread of S(b_Q) - S(0), its distance from
+ * 1 (K b_Q)^T and, with W_Q = 0, every row of A against softmax(K b_Q) (the
+ * headline); the effect ||A(b_Q) - A(0)||_F / ||A(0)||_F (mean, 95% CI). The
+ * preference TV(softmax(K b_Q), uniform) is a curve of u = sigma(b_Q) ||W_K||_F
+ * (querypref.h), cited at u = 1; its mean over the random heads is set by
+ * the sigma range (reported only).
+ * Writes: query_bias.csv, query_bias_draws.csv, query_bias_pref.csv,
+ * query_bias_example.csv (one head, T = 6: bias_query_example), query_bias.meta.
  */
 #include "prelude.h"
 #include "bias.h"
+#include "querypref.h"
 #include "softmax.h"
 
 enum { MAX_T = 48, MAX_D = 48, MAX_DK = 32 };
@@ -41,8 +32,6 @@ enum { MAX_T = 48, MAX_D = 48, MAX_DK = 32 };
     X(S_SHIFT, "shift_err", SW_ROUND("1")) X(S_ZERO, "zero_wq_err", SW_ROUND("1")) X(S_CHANGE, "change_A", SW_MC) \
     X(S_PREF, "pref_tv", SW_MC)
 SWEEP_STATS(STATS);
-#define PREF_STATS(X) X(P_TV, "tv", SW_MC)
-SWEEP_STATS_AS(PREF_STATS, NPSTAT, pref_names);
 
 static void *work_alloc(const sweep_grid *g, const void *c)
 {
@@ -74,14 +63,11 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, co
     // kb = K b_Q by dgemv, its rounding scale max_j sum_l |k_jl| |b_l|; rows of D against kb^T
     gsl_blas_dgemv(CblasNoTrans, 1.0, h->s0.K, &h->b.vector, 0.0, &kb.vector);
     gsl_matrix_const_view b_row = gsl_matrix_const_view_vector(&h->b.vector, 1, d_k);
-    double rkb = tol_product_scale(&b_row.matrix, h->s0.K), shift = 0.0, zero = 0.0;
-    for (size_t i = 0; i < T_q; i++)
-        for (size_t j = 0; j < T_k; j++) shift = fmax(shift, fabs(gsl_matrix_get(h->sb.S, i, j) - kbv[j]));
+    double rkb = tol_product_scale(&b_row.matrix, h->s0.K), shift = bias_rows_from(h->sb.S, &kb.vector);
 
     // W_Q = 0: every row of A against a* = softmax(K b_Q)
     if ((rc = softmax_vec(astarv, kbv, T_k))) return rc;
-    for (size_t i = 0; i < T_q; i++)
-        for (size_t j = 0; j < T_k; j++) zero = fmax(zero, fabs(gsl_matrix_get(h->sz.A, i, j) - astarv[j]));
+    double zero = bias_rows_from(h->sz.A, &astar.vector);
 
     const double size[] = {(double)T_q, (double)T_k, (double)d, (double)d_k, (double)self, sigma};
     for (int k = 0; k < 6; k++) out[S_TQ + k] = size[k];
@@ -108,50 +94,18 @@ static int figure_example(experiment *e)
     return rc;
 }
 
-/* The preference as a function of u = sigma(b_Q) ||W_K||_F (the sd scale of the added scores
- * b_Q . k_j), u = pt->x: T_k = 8, d = 16, d_k = 8, W_Q = 0, TV(softmax(K b_Q), uniform). */
-enum { PREF_T = 8, PREF_D = 16, PREF_DK = 8 };
-static int draw_pref(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *c)
-{
-    (void)work, (void)c;
-    double X[PREF_T][PREF_D], W[PREF_D][PREF_DK], z[PREF_DK], kb[PREF_T], p[PREF_T], fr = 0.0, tv = 0.0;
-    for (size_t j = 0; j < PREF_T; j++) for (size_t m = 0; m < PREF_D; m++) X[j][m] = gsl_ran_gaussian(rng, 1.0);
-    for (size_t m = 0; m < PREF_D; m++)
-        for (size_t l = 0; l < PREF_DK; l++) {
-            W[m][l] = gsl_ran_gaussian(rng, 1.0 / sqrt((double)PREF_D));
-            fr += W[m][l] * W[m][l];
-        }
-    for (size_t l = 0; l < PREF_DK; l++) z[l] = gsl_ran_gaussian(rng, 1.0);
-    // b_Q = sigma z with sigma = u / ||W_K||_F; (K b_Q)_j = x_j^T W_K b_Q
-    double sigma = pt->x / sqrt(fr);
-    for (size_t j = 0; j < PREF_T; j++) {
-        kb[j] = 0.0;
-        for (size_t m = 0; m < PREF_D; m++)
-            for (size_t l = 0; l < PREF_DK; l++) kb[j] += X[j][m] * W[m][l] * sigma * z[l];
-    }
-    int rc = softmax_vec(p, kb, PREF_T);
-    // TV(p, uniform) = 1/2 sum_j |p_j - 1/T_k|
-    for (size_t j = 0; j < PREF_T; j++) tv += 0.5 * fabs(p[j] - 1.0 / PREF_T);
-    out[P_TV] = tv;
-    return rc;
-}
-
 static int run(experiment *e)
 {
     size_t n = e->o.draws;
     if (n < 2) return exp_usage("--draws %zu: a 95%% CI needs at least 2 draws", n);
-    static const double us[] = {0.1, 0.3, 1.0, 3.0, 10.0};
-    sweep_grid g, gp;
+    sweep_grid g;
     sweep_grid_init(&g);
-    sweep_grid_init(&gp);
-    sweep_axis_x(&gp, "u", 5, us);
-    sweep_def def = SWEEP_DEF(draw), defp = SWEEP_DEF_AS(draw_pref, NPSTAT, pref_names);
+    sweep_def def = SWEEP_DEF(draw);
     def.work_alloc = work_alloc, def.work_free = bias_qhead_free, def.draws_csv = "query_bias_draws.csv";
-    defp.csv = "query_bias_pref.csv", defp.draws = 2000;
     sweep_result r, rp;
     int st = figure_example(e);      /* its allocations before anything is written */
     if (st || (st = sweep_run(e, &g, &def, &r))) return st;
-    if ((st = sweep_run(e, &gp, &defp, &rp))) { sweep_result_free(&r); return st; }
+    if ((st = querypref_run(e, &rp))) { sweep_result_free(&r); return st; }
     exp_meta(e, "heads: %zu\nmax_T: %d\nmax_d: %d\nmax_d_k: %d\nexample_T: %d\nexample_d: %d\nexample_d_k: %d",
              n, MAX_T, MAX_D, MAX_DK, BIAS_QEX_T, BIAS_QEX_D, BIAS_QEX_DK);
     const stat_acc *a = sweep_acc(&r, 0, 0);
@@ -173,11 +127,12 @@ static int run(experiment *e)
     exp_reported(e, "queryBiasPreferenceMixed", NAN, sweep_measure(&r, 0, S_PREF),
                  "W_Q = 0: mean total-variation distance of softmax(K b_Q) from uniform over %zu heads with sigma(b_Q) "
                  "log-uniform in [0.01, 100] (a number the chosen range sets; the curve is query_bias_pref.csv)", n);
-    measure m1 = sweep_measure(&rp, 2, P_TV);   /* u = 1 */
+    measure m1 = sweep_measure(&rp, QUERYPREF_U1, QUERYPREF_TV);   /* u = 1 */
     exp_claim(e, "queryBiasPreference", NAN, m1, verdict_rule_ci_above(0.01),
               "W_Q = 0: b_Q prefers some keys: mean total-variation distance of softmax(K b_Q) from uniform at "
               "sigma(b_Q) ||W_K||_F = 1 (T_k = %d, d = %d, d_k = %d; %.3f at 0.1, %.3f at 10: query_bias_pref.csv)",
-              PREF_T, PREF_D, PREF_DK, sweep_acc(&rp, 0, P_TV)->mean, sweep_acc(&rp, 4, P_TV)->mean);
+              QUERYPREF_T, QUERYPREF_D, QUERYPREF_DK, sweep_acc(&rp, 0, QUERYPREF_TV)->mean,
+              sweep_acc(&rp, QUERYPREF_NU - 1, QUERYPREF_TV)->mean);
     exp_summary(e, "W_Q = 0: every row has the weights softmax(K b_Q) to %.3g of rounding (the section: exactly the "
                 "same weights for every query); their distance from uniform is %.3f at sigma(b_Q) ||W_K||_F = 1 "
                 "(95%% CI [%.3f, %.3f])", a[S_ZERO].max, m1.value, m1.ci_low, m1.ci_high);

@@ -7,17 +7,12 @@
  * The argument needs rows summing to 1: with elementwise-sigmoid weights
  * folding fails, by exactly (sum_j a_ij - 1) b_V W_O (the negative control).
  *
- * Measured on --draws random heads (T_q, T_k in 2..48, d in 2..48, d_k, d_v
- * in 1..32 per head; self-attention in half; X ~ N(0, 1), W_Q, W_K, W_V ~
- * N(0, 1/d), W_Q scaled by a sharpness in [0.3, 3], W_O ~ N(0, 1/d_v),
- * b_O ~ N(0, 1), b_V ~ N(0, sigma^2), sigma log-uniform in [0.1, 10]):
- *   pass_units  max|O(b_V) - O(0) - 1 b_V^T| / (max|V| + max|b_V|) / (8 T_k eps)
- *   fold_units  max|Y_u - Y_f| / scale_Y / (8 (T_k + d_v) eps), Y_u = O(b_V) W_O + b_O,
- *               Y_f = O(0) W_O + b_O', scale_Y = scale_O max_j sum_l |W_O,lj| + max|b_O|
- *   control_*   the same heads with A = sigmoid(S), relative to max|b_V W_O|
- * Writes (sweep.h): value_bias.csv (one row: every statistic's mean, CI,
- * min, max, n), value_bias_draws.csv (every head), value_bias_example.csv
- * (one head, T = 5, d_v = 2: each output's shift along b_V, in units of b_V).
+ * Measured on --draws random heads (draw: T_q, T_k, d in 2..48, d_k, d_v in
+ * 1..32, self-attention in half, W_Q sharpness in [0.3, 3], sigma(b_V)
+ * log-uniform in [0.1, 10]; bias_vhead_draw: the Gaussians): pass-through and
+ * folding in units of their rounding bounds; the control's folding error
+ * relative to max|b_V W_O| against its row-sum defect.
+ * Writes: value_bias.csv, value_bias_draws.csv, value_bias_example.csv (T = 5).
  */
 #include "prelude.h"
 #include "bias.h"
@@ -32,85 +27,50 @@ static const double CONTROL_MIN = 1e-3;   /* the catalogue's "large" */
     X(S_DEFECT, "control_max_row_sum_defect", SW_MC) X(S_PRED, "control_pred_units", SW_ROUND("1"))
 SWEEP_STATS(STATS);
 
-/* one head at the largest sizes, used through views: X_q, X_kv (T, d), W_Q, W_K (d, d_k),
- * W_V (d, d_v), W_O (d_v, d); b_V (d_v), b_O, b_O' (d) */
-enum { XQ, XKV, WQ, WK, WV, WO, NMAT };
-enum { BV, BO, BF, NVEC };
-#define WORK_MATS "T.d T.d d.dk d.dk d.dv dv.d"
-#define WORK_VECS "dv d d"
-static void max_sizes(sweep_point *pt, const void *ctx)
+static void *work_alloc(const sweep_grid *g, const void *ctx)
 {
-    (void)ctx, *pt = (sweep_point){.T = MAX_T, .d = MAX_D, .dk = MAX_DK, .dv = MAX_DK};   /* d_v <= 32 too */
+    (void)g, (void)ctx;
+    return bias_vhead_new(MAX_T, MAX_D, MAX_DK, MAX_DK);   /* d_v <= 32 too */
 }
 
-/* One head of the sizes in out[S_TQ .. S_SIGMA]: out[S_PASS ..]; the softmax and sigmoid
- * outputs (T_q, d_v), unfolded and folded, into O[0..3] if not NULL. */
-static int head_draw(gsl_rng *rng, double *out, workset *w, double sharp, gsl_matrix *O[4])
+/* One head of the sizes in out[S_TQ .. S_SIGMA], run without and with b_V (bias_vhead_draw):
+ * out[S_PASS ..]. b_V (d_v), b_O, b_f (d), W_O (d_v, d); h->O[0..3] (T_q, d_v) the outputs. */
+static int head_draw(gsl_rng *rng, double *out, bias_vhead *h, double sharp)
 {
-    size_t T_q = (size_t)out[S_TQ], T_k = (size_t)out[S_TK], d = (size_t)out[S_D];
-    size_t d_k = (size_t)out[S_DK], d_v = (size_t)out[S_DV];
-    int self = out[S_SELF] != 0.0;
-    gsl_matrix_view Xq = gsl_matrix_submatrix(w->m[XQ], 0, 0, T_q, d);
-    gsl_matrix_view Xkv = gsl_matrix_submatrix(w->m[self ? XQ : XKV], 0, 0, T_k, d);
-    gsl_matrix_view W_Q = gsl_matrix_submatrix(w->m[WQ], 0, 0, d, d_k), W_K = gsl_matrix_submatrix(w->m[WK], 0, 0, d, d_k);
-    gsl_matrix_view W_V = gsl_matrix_submatrix(w->m[WV], 0, 0, d, d_v), W_O = gsl_matrix_submatrix(w->m[WO], 0, 0, d_v, d);
-    gsl_vector_view b_V = gsl_vector_subvector(w->v[BV], 0, d_v), b_O = gsl_vector_subvector(w->v[BO], 0, d);
-    gsl_vector_view b_f = gsl_vector_subvector(w->v[BF], 0, d);
-    mat_randn(rng, &Xq.matrix, 1.0);
-    if (!self) mat_randn(rng, &Xkv.matrix, 1.0);
-    mat_randn(rng, &W_Q.matrix, sharp / sqrt((double)d));
-    mat_randn(rng, &W_K.matrix, 1.0 / sqrt((double)d));
-    mat_randn(rng, &W_V.matrix, 1.0 / sqrt((double)d));
-    mat_randn(rng, &W_O.matrix, 1.0 / sqrt((double)d_v));
-    mat_vec_randn(rng, &b_V.vector, out[S_SIGMA]);
-    mat_vec_randn(rng, &b_O.vector, 1.0);
-
-    // the head without and with b_V: O(0) = A V, O(b_V) = A (V + 1 b_V^T)
-    head_state s0 = {0}, s1 = {0};
-    gsl_matrix *E = mat_new(T_q, d_v), *Ac = mat_new(T_q, T_k);
-    head_params p0 = head_params_make(&W_Q.matrix, &W_K.matrix, &W_V.matrix), p1 = p0;
-    p1.b_V = &b_V.vector;
-    int rc = (E && Ac) ? ATT_OK : att_alloc_status();
-    if (!rc) rc = head_state_alloc(&s0, T_q, T_k, d, d_k, d_v);
-    if (!rc) rc = head_state_alloc(&s1, T_q, T_k, d, d_k, d_v);
-    if (!rc) rc = head_forward(&s0, &p0, &Xq.matrix, &Xkv.matrix);
-    if (!rc) rc = head_forward(&s1, &p1, &Xq.matrix, &Xkv.matrix);
-    if (rc) goto done;
+    size_t T_q = (size_t)out[S_TQ], T_k = (size_t)out[S_TK], d = (size_t)out[S_D], d_v = (size_t)out[S_DV];
+    int rc = bias_vhead_draw(rng, h, T_q, T_k, d, (size_t)out[S_DK], d_v, out[S_SELF] != 0.0, sharp, out[S_SIGMA]);
+    if (rc) return rc;
+    gsl_vector *b_V = &h->b_V.vector, *b_O = &h->b_O.vector, *b_f = &h->b_f.vector;
+    gsl_matrix *W_O = &h->W_O_view.matrix, *E = &h->E.matrix, *Ac = &h->Ac.matrix;
     // pass-through: O(b_V) = O(0) + 1 b_V^T, relative to scale_O = max|V| + max|b_V|
-    gsl_matrix_memcpy(E, s0.O);
+    gsl_matrix_memcpy(E, h->s0.O);
     for (size_t i = 0; i < T_q; i++) {
         gsl_vector_view row = gsl_matrix_row(E, i);
-        gsl_vector_add(&row.vector, &b_V.vector);
+        gsl_vector_add(&row.vector, b_V);
     }
-    double scale_O = mat_max_abs(s0.V) + mat_vec_max_abs(&b_V.vector);
-    out[S_PASS] = mat_max_abs_diff(s1.O, E) / scale_O / tol_eps(8, T_k, 1.0);
+    double scale_O = mat_max_abs(h->s0.V) + mat_vec_max_abs(b_V), fold, ctrl;
+    out[S_PASS] = mat_max_abs_diff(h->s1.O, E) / scale_O / tol_eps(8, T_k, 1.0);
     // folding: b_O' = b_O + b_V W_O; Y_u = O(b_V) W_O + b_O against Y_f = O(0) W_O + b_O'
-    double fold, ctrl;
-    if ((rc = bias_fold_value(&b_f.vector, &b_O.vector, &b_V.vector, &W_O.matrix))
-        || (rc = bias_fold_error(&fold, O ? O[1] : NULL, O ? O[0] : NULL, s0.A, s1.V, s0.V, &W_O.matrix,
-                                 &b_O.vector, &b_f.vector)))
-        goto done;
+    if ((rc = bias_fold_value(b_f, b_O, b_V, W_O))
+        || (rc = bias_fold_error(&fold, h->O[1], h->O[0], h->s0.A, h->s1.V, h->s0.V, W_O, b_O, b_f)))
+        return rc;
     // scale_Y = scale_O max_j sum_l |W_O,lj| + max|b_O|  (||W_O||_1, the largest column 1-norm)
-    double scale_Y = scale_O * mat_norm1(&W_O.matrix) + mat_vec_max_abs(&b_O.vector);
+    double scale_Y = scale_O * mat_norm1(W_O) + mat_vec_max_abs(b_O);
     out[S_FOLD] = fold / scale_Y / tol_eps(8, T_k + d_v, 1.0);
     // negative control: A = sigmoid(S), rows summing to anything in (0, T_k)
-    if ((rc = bias_sigmoid_weights(Ac, s0.S))
-        || (rc = bias_fold_error(&ctrl, O ? O[3] : NULL, O ? O[2] : NULL, Ac, s1.V, s0.V, &W_O.matrix,
-                                 &b_O.vector, &b_f.vector)))
-        goto done;
+    if ((rc = bias_sigmoid_weights(Ac, h->s0.S))
+        || (rc = bias_fold_error(&ctrl, h->O[3], h->O[2], Ac, h->s1.V, h->s0.V, W_O, b_O, b_f)))
+        return rc;
     // both errors relative to the folded term max|b_V W_O| = max|b_O' - b_O|
     double bw = DBL_MIN;
-    for (size_t j = 0; j < d; j++) bw = fmax(bw, fabs(gsl_vector_get(&b_f.vector, j) - gsl_vector_get(&b_O.vector, j)));
+    for (size_t j = 0; j < d; j++) bw = fmax(bw, fabs(gsl_vector_get(b_f, j) - gsl_vector_get(b_O, j)));
     out[S_FOLD_BW] = fold / bw;
     out[S_CTRL] = ctrl / bw;
     // the prediction: control error / max|b_V W_O| = max_i |sum_j a_ij - 1| (row-sum defect),
     // up to rounding of outputs as large as T_k scale_Y, in units of that rounding
     out[S_DEFECT] = bias_row_sum_defect(Ac);
     out[S_PRED] = fabs(out[S_CTRL] - out[S_DEFECT]) / tol_eps(8, T_k + d_v, (double)T_k * (scale_Y / bw + 1.0));
-done:
-    mat_free(E), mat_free(Ac);
-    head_state_free(&s0), head_state_free(&s1);
-    return rc;
+    return ATT_OK;
 }
 
 /* one random head: its sizes, sharpness and b_V scale, then head_draw */
@@ -125,23 +85,21 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, co
     out[S_DV] = (double)rng_uniform_size(rng, 1, MAX_DK);
     double sharp = rng_log_uniform(rng, log10(0.3), log10(3.0));
     out[S_SIGMA] = rng_log_uniform(rng, -1, 1);
-    return head_draw(rng, out, work, sharp, NULL);
+    return head_draw(rng, out, work, sharp);
 }
 
-/* The figure's head (T = 5 self-attention, d = 8, d_k = 4, d_v = 2: outputs in a plane,
- * b_V ~ N(0, 1)), on the stream of that point: output i moves by (sum_j a_ij) b_V, i.e.
- * (delta . b_V) / |b_V|^2 = 1 with softmax rows and the row sum r_i with sigmoid rows. */
-static int figure_example(const experiment *e, const sweep_grid *g, const sweep_def *def)
+/* The figure's head (T = 5 self-attention, d = 8, d_k = 4, d_v = 2, b_V ~ N(0, 1)) on its point's
+ * stream: output i moves by (sum_j a_ij) b_V: 1 b_V with softmax rows, r_i b_V with sigmoid rows. */
+static int figure_example(const experiment *e)
 {
     static const char *const tokens[EX_T] = {"the", "cat", "sat", "on", "mats"};
-    const sweep_point pt = {.T = EX_T, .d = EX_D, .dk = EX_DK, .dv = EX_DV};
-    gsl_rng *rng = sweep_rng(e, &pt);
-    workset *w = sweep_work_new(g, def), *o = sweep_workset(&pt, "T.dv T.dv T.dv T.dv", NULL, NULL);  /* O[4] */
+    gsl_rng *rng = sweep_rng(e, &(sweep_point){.T = EX_T, .d = EX_D, .dk = EX_DK, .dv = EX_DV});
+    bias_vhead *w = work_alloc(NULL, NULL);
     double v[NSTAT] = {[S_TQ] = EX_T, [S_TK] = EX_T, [S_D] = EX_D, [S_DK] = EX_DK, [S_DV] = EX_DV,
                        [S_SELF] = 1, [S_SIGMA] = 1.0};
-    int rc = (rng && w && o) ? head_draw(rng, v, w, 1.0, o->m) : att_alloc_status();
-    if (!rc) rc = bias_value_example_write(e->o.out_dir, "value_bias_example.csv", o->m, w->v[BV], tokens);
-    workset_free(o), workset_free(w);
+    int rc = (rng && w) ? head_draw(rng, v, w, 1.0) : att_alloc_status();
+    if (!rc) rc = bias_value_example_write(e->o.out_dir, "value_bias_example.csv", w->O, &w->b_V.vector, tokens);
+    bias_vhead_free(w);
     if (rng) gsl_rng_free(rng);
     return rc;
 }
@@ -151,12 +109,10 @@ static int run(experiment *e)
     sweep_grid g;
     sweep_grid_init(&g);
     sweep_def def = SWEEP_DEF(draw);
-    def.work_mats = WORK_MATS, def.work_vecs = WORK_VECS, def.work_sizes = max_sizes;
-    def.draws_csv = "value_bias_draws.csv";
+    def.work_alloc = work_alloc, def.work_free = bias_vhead_free, def.draws_csv = "value_bias_draws.csv";
     sweep_result r;
-    int st = figure_example(e, &g, &def);
-    if (!st) st = sweep_run(e, &g, &def, &r);
-    if (st) return st;
+    int st = figure_example(e);
+    if (st || (st = sweep_run(e, &g, &def, &r))) return st;
     const stat_acc *a = sweep_acc(&r, 0, 0);
     size_t n = a[S_FOLD].n;
     double fold = a[S_FOLD].max, pass = a[S_PASS].max, ctrl_min = a[S_CTRL].min;
@@ -176,9 +132,8 @@ static int run(experiment *e)
     exp_reported(e, "valueBiasControlMean", NAN, ctrl_mean,
                  "negative control: mean folding error relative to max|b_V W_O|");
     exp_identity(e, "valueBiasControlExplained", 0.0, verdict_measure_exact(a[S_PRED].max, n), verdict_rule_at_most(1.0),
-                 "prediction: the control's relative error equals its largest row-sum defect "
-                 "max_i |sum_j a_ij - 1|; largest difference in units of its rounding tolerance "
-                 "8 (T_k + d_v) eps T_k (scale_Y / |b_V W_O| + 1)");
+                 "prediction: the control's relative error equals its largest row-sum defect max_i |sum_j a_ij - 1|; "
+                 "largest difference in units of its rounding tolerance 8 (T_k + d_v) eps T_k (scale_Y / |b_V W_O| + 1)");
     exp_summary(e, "b_V folds into b_O' = b_O + b_V W_O: worst error %.3g of its rounding "
                 "tolerance over %zu random heads (the section: exact)", fold, n);
     exp_summary(e, "b_V passes through to every output: worst %.3g of tolerance (the section: o_i + b_V)", pass);

@@ -9,7 +9,8 @@
  *   - bias_fd_error: backprop agrees with central differences for every
  *     parameter group, and it finds a wrong gradient;
  *   - bias_fold_error: zero up to rounding for rows summing to 1, exactly
- *     (r_i - 1) b_V W_O otherwise, by hand.
+ *     (r_i - 1) b_V W_O otherwise, by hand;
+ *   - bias_vhead_draw: b_V passes through to every output (bias_rows_from).
  * Tables: each experiment run small into a temporary folder; every CSV it
  * writes parses (one header, rows with as many fields, numbers that read back).
  */
@@ -267,7 +268,41 @@ START_TEST(test_tables_parse)
 }
 END_TEST
 
+/* bias_vhead_draw (value_bias's head): O(b_V) - O(0) = 1 b_V^T for every row up
+ * to rounding, 8 T_k eps (max|V| + max|b_V|), measured by bias_rows_from, which
+ * also sees a planted defect of one entry exactly; sizes beyond the buffers are
+ * refused. */
+START_TEST(prop_value_head_passes_bias)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    bias_vhead *h = bias_vhead_new(12, 10, 6, 5);
+    ck_assert_ptr_nonnull(h);
+    PROP_FOR(k, rng, "value head: b_V passes through to every output") {
+        int self = (int)prop_size(rng, 0, 1);
+        size_t T_q = prop_size(rng, 1, 12), T_k = self ? T_q : prop_size(rng, 1, 12);
+        size_t d = prop_size(rng, 1, 10), dk = prop_size(rng, 1, 6), dv = prop_size(rng, 1, 5);
+        PROP_ASSERT(bias_vhead_draw(rng, h, T_q, T_k, d, dk, dv, self, 2.0, 3.0) == ATT_OK, "%s", att_last_error());
+        gsl_matrix *D = mat_dup(h->s1.O);
+        PROP_ASSERT(D != NULL, "no memory");
+        gsl_matrix_sub(D, h->s0.O);
+        double scale = mat_max_abs(h->s0.V) + mat_vec_max_abs(&h->b_V.vector);
+        double err = bias_rows_from(D, &h->b_V.vector), tol = tol_eps(8, T_k, scale);
+        PROP_ASSERT(err <= tol, "T_q %zu T_k %zu d_v %zu: max|O(b_V) - O(0) - 1 b_V^T| = %g > %g", T_q, T_k, dv,
+                    err, tol);
+        gsl_matrix_set(D, T_q - 1, dv - 1, gsl_vector_get(&h->b_V.vector, dv - 1) + 0.5);
+        PROP_ASSERT(fabs(bias_rows_from(D, &h->b_V.vector) - 0.5) <= tol, "planted 0.5 seen as %g",
+                    bias_rows_from(D, &h->b_V.vector));
+        mat_free(D);
+    }
+    ck_assert_int_eq(bias_vhead_draw(rng, h, 13, 13, 10, 6, 5, 1, 1.0, 1.0), ATT_EUSAGE);
+    ck_assert_int_eq(bias_vhead_draw(rng, h, 4, 5, 10, 6, 5, 1, 1.0, 1.0), ATT_EUSAGE);   /* self, T_q != T_k */
+    bias_vhead_free(h);
+    gsl_rng_free(rng);
+}
+END_TEST
+
 PROP_MAIN("test_bias",
           {"unit", 0, {test_fold_error_by_hand, test_head_draw_is_seeded}},
-          {"properties", 120, {prop_key_bias_no_gradient, prop_fd_check_agrees_and_catches}},
+          {"properties", 120, {prop_key_bias_no_gradient, prop_fd_check_agrees_and_catches,
+                               prop_value_head_passes_bias}},
           {"tables", 120, {test_tables_parse}})

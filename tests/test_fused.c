@@ -7,6 +7,7 @@
 #include "prop.h"
 #include "tol.h"
 #include "fused.h"
+#include "fusedcheck.h"
 #include "head.h"
 #include "mat.h"
 #include "att.h"
@@ -197,6 +198,43 @@ START_TEST(test_prop_batched_equals_one_by_one)
 }
 END_TEST
 
+/* fusedcheck (fused_qkv's per-head and batched checks): on random multi-head
+ * cases both stay within their rounding tolerances, 2 d eps |X| |W| and
+ * tol_head_output; a planted change of one fused entry by 1 is seen as 1. */
+START_TEST(test_prop_fusedcheck)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    PROP_FOR(k, rng, "fusedcheck: per head and batched within tolerance, planted error seen") {
+        fusedcheck_case c = {"prop", prop_size(rng, 1, 3), prop_size(rng, 1, 8), prop_size(rng, 1, 20),
+                             prop_size(rng, 1, 5), prop_size(rng, 1, 5), prop_size(rng, 1, 3)};
+        size_t N = c.B * c.T, nq = c.heads * c.d_k, nv = c.heads * c.d_v, w = c.d_k > c.d_v ? c.d_k : c.d_v;
+        double sw = 1.0 / sqrt((double)c.d);
+        gsl_matrix *X = rand_mat(rng, N, c.d, 1.0), *WQ = rand_mat(rng, c.d, nq, sw);
+        gsl_matrix *WK = rand_mat(rng, c.d, nq, sw), *WV = rand_mat(rng, c.d, nv, sw);
+        gsl_matrix *W = mat_new(c.d, 2 * nq + nv), *QKV = mat_new(N, 2 * nq + nv), *Y = mat_new(N, w);
+        gsl_matrix *F[3] = {mat_new(N, nq), mat_new(N, nq), mat_new(N, nv)}, *O = mat_new(N, c.d_v);
+        head_state st;
+        PROP_ASSERT(head_state_alloc(&st, c.T, c.T, c.d, c.d_k, c.d_v) == ATT_OK, "%s", att_last_error());
+        PROP_ASSERT(fused_pack(W, WQ, WK, WV) == ATT_OK && fused_project(F[0], F[1], F[2], QKV, X, W) == ATT_OK,
+                    "%s", att_last_error());
+        const gsl_matrix *Ws[3] = {WQ, WK, WV}, *Fs[3] = {F[0], F[1], F[2]};
+        double err = -1.0, tol = -1.0, tol_proj = tol_eps(2, c.d, mat_max_row_norm(X) * mat_max_col_norm(W));
+        PROP_ASSERT(fusedcheck_per_head(&err, &c, X, Ws, Fs, Y) == ATT_OK, "%s", att_last_error());
+        PROP_ASSERT(err >= 0.0 && err <= tol_proj, "per head: %g > %g", err, tol_proj);
+        PROP_ASSERT(fusedcheck_batched(&err, &tol, &c, X, Ws, O, &st) == ATT_OK, "%s", att_last_error());
+        PROP_ASSERT(err >= 0.0 && tol > 0.0 && err <= tol, "batched: %g > %g", err, tol);
+        gsl_matrix_set(F[2], N - 1, nv - 1, gsl_matrix_get(F[2], N - 1, nv - 1) + 1.0);
+        PROP_ASSERT(fusedcheck_per_head(&err, &c, X, Ws, Fs, Y) == ATT_OK, "%s", att_last_error());
+        PROP_ASSERT(fabs(err - 1.0) <= 1e-12, "planted error 1 seen as %g", err);
+        head_state_free(&st);
+        mat_free(X); mat_free(WQ); mat_free(WK); mat_free(WV); mat_free(W); mat_free(QKV); mat_free(Y);
+        mat_free(F[0]); mat_free(F[1]); mat_free(F[2]); mat_free(O);
+    }
+    gsl_rng_free(rng);
+}
+END_TEST
+
 PROP_MAIN("test_fused",
           {"unit", 0, {test_pack_by_hand, test_max_norms_by_hand}},
-          {"properties", 120, {test_prop_fused_equals_separate, test_prop_batched_equals_one_by_one}})
+          {"properties", 120, {test_prop_fused_equals_separate, test_prop_batched_equals_one_by_one,
+                               test_prop_fusedcheck}})

@@ -236,6 +236,20 @@ bias_qhead *bias_qhead_new(size_t T, size_t d, size_t d_k)
     return q;
 }
 
+/* The query and value heads' inputs, in this order: Xq (T_q, d), Xkv (T_k, d) ~ N(0, 1)
+ * (Xkv is Xq's view when self: not drawn again), W_Q ~ N(0, sharp^2 / d), W_K, W_V ~ N(0, 1 / d)
+ * (d, d_k), (d, d_k), (d, d_v). */
+static void draw_inputs(gsl_rng *rng, gsl_matrix *Xq, gsl_matrix *Xkv, gsl_matrix *W_Q, gsl_matrix *W_K,
+                        gsl_matrix *W_V, int self, double sharp)
+{
+    double d = (double)Xq->size2;
+    mat_randn(rng, Xq, 1.0);
+    if (!self) mat_randn(rng, Xkv, 1.0);
+    mat_randn(rng, W_Q, sharp / sqrt(d));
+    mat_randn(rng, W_K, 1.0 / sqrt(d));
+    mat_randn(rng, W_V, 1.0 / sqrt(d));
+}
+
 /* Xq (T_q, d), Xkv (T_k, d), W_Q, W_K, W_V, Z = 0 (d, d_k), b_Q (d_k): three forward passes */
 int bias_qhead_draw(gsl_rng *rng, bias_qhead *q, size_t T_q, size_t T_k, size_t d, size_t d_k, int self,
                     double sharp, double sigma)
@@ -248,11 +262,7 @@ int bias_qhead_draw(gsl_rng *rng, bias_qhead *q, size_t T_q, size_t T_k, size_t 
     gsl_matrix_view W_Q = gsl_matrix_submatrix(q->W_Q, 0, 0, d, d_k), W_K = gsl_matrix_submatrix(q->W_K, 0, 0, d, d_k);
     gsl_matrix_view W_V = gsl_matrix_submatrix(q->W_V, 0, 0, d, d_k), Z = gsl_matrix_submatrix(q->Z, 0, 0, d, d_k);
     q->b = gsl_vector_subvector(q->b_max, 0, d_k);
-    mat_randn(rng, &Xq.matrix, 1.0);
-    if (!self) mat_randn(rng, &Xkv.matrix, 1.0);
-    mat_randn(rng, &W_Q.matrix, sharp / sqrt((double)d));
-    mat_randn(rng, &W_K.matrix, 1.0 / sqrt((double)d));
-    mat_randn(rng, &W_V.matrix, 1.0 / sqrt((double)d));
+    draw_inputs(rng, &Xq.matrix, &Xkv.matrix, &W_Q.matrix, &W_K.matrix, &W_V.matrix, self, sharp);
     mat_vec_randn(rng, &q->b.vector, sigma);
     gsl_matrix_set_zero(&Z.matrix);
     head_state_free(&q->s0); head_state_free(&q->sb); head_state_free(&q->sz);
@@ -267,6 +277,81 @@ int bias_qhead_draw(gsl_rng *rng, bias_qhead *q, size_t T_q, size_t T_k, size_t 
     if (!rc) rc = head_forward(&q->sb, &pb, &Xq.matrix, &Xkv.matrix);
     if (!rc) rc = head_forward(&q->sz, &pz, &Xq.matrix, &Xkv.matrix);
     return rc;
+}
+
+void bias_vhead_free(void *p)
+{
+    bias_vhead *v = p;
+    if (v == NULL) return;
+    mat_free(v->Xq); mat_free(v->Xkv); mat_free(v->W_Q); mat_free(v->W_K); mat_free(v->W_V); mat_free(v->W_O);
+    mat_free(v->E_max); mat_free(v->Ac_max);
+    for (int k = 0; k < 4; k++) mat_free(v->O_max[k]);
+    mat_vec_free(v->bv_max); mat_vec_free(v->bo_max); mat_vec_free(v->bf_max);
+    head_state_free(&v->s0); head_state_free(&v->s1);
+    mem_free(v, 1, sizeof *v);
+}
+
+bias_vhead *bias_vhead_new(size_t T, size_t d, size_t d_k, size_t d_v)
+{
+    bias_vhead *v = mem_calloc(1, sizeof *v, "value-bias head");
+    if (v == NULL) return NULL;
+    v->Xq = mat_new(T, d); v->Xkv = mat_new(T, d); v->W_Q = mat_new(d, d_k); v->W_K = mat_new(d, d_k);
+    v->W_V = mat_new(d, d_v); v->W_O = mat_new(d_v, d); v->E_max = mat_new(T, d_v); v->Ac_max = mat_new(T, T);
+    v->bv_max = mat_vec_new(d_v); v->bo_max = mat_vec_new(d); v->bf_max = mat_vec_new(d);
+    int ok = 1;
+    for (int k = 0; k < 4; k++) ok = ok && (v->O_max[k] = mat_new(T, d_v)) != NULL;
+    if (!ok || !v->Xq || !v->Xkv || !v->W_Q || !v->W_K || !v->W_V || !v->W_O || !v->E_max || !v->Ac_max
+        || !v->bv_max || !v->bo_max || !v->bf_max) {
+        bias_vhead_free(v);
+        return NULL;
+    }
+    return v;
+}
+
+/* Xq (T_q, d), Xkv (T_k, d), W_Q, W_K (d, d_k), W_V (d, d_v), W_O (d_v, d), b_V (d_v), b_O (d) */
+int bias_vhead_draw(gsl_rng *rng, bias_vhead *v, size_t T_q, size_t T_k, size_t d, size_t d_k, size_t d_v,
+                    int self, double sharp, double sigma)
+{
+    if (T_q > v->Xq->size1 || T_k > v->Xq->size1 || d > v->Xq->size2 || d_k > v->W_Q->size2
+        || d_v > v->W_V->size2 || (self && T_q != T_k))
+        return att_fail(ATT_EUSAGE, "value-bias head: sizes T_q %zu, T_k %zu, d %zu, d_k %zu, d_v %zu beyond "
+                        "(%zu, %zu, %zu, %zu)", T_q, T_k, d, d_k, d_v, v->Xq->size1, v->Xq->size2,
+                        v->W_Q->size2, v->W_V->size2);
+    gsl_matrix_view Xq = gsl_matrix_submatrix(v->Xq, 0, 0, T_q, d);
+    gsl_matrix_view Xkv = gsl_matrix_submatrix(self ? v->Xq : v->Xkv, 0, 0, T_k, d);
+    gsl_matrix_view W_Q = gsl_matrix_submatrix(v->W_Q, 0, 0, d, d_k), W_K = gsl_matrix_submatrix(v->W_K, 0, 0, d, d_k);
+    gsl_matrix_view W_V = gsl_matrix_submatrix(v->W_V, 0, 0, d, d_v);
+    v->W_O_view = gsl_matrix_submatrix(v->W_O, 0, 0, d_v, d);
+    v->E = gsl_matrix_submatrix(v->E_max, 0, 0, T_q, d_v);
+    v->Ac = gsl_matrix_submatrix(v->Ac_max, 0, 0, T_q, T_k);
+    for (int k = 0; k < 4; k++) {
+        v->O_view[k] = gsl_matrix_submatrix(v->O_max[k], 0, 0, T_q, d_v);
+        v->O[k] = &v->O_view[k].matrix;
+    }
+    v->b_V = gsl_vector_subvector(v->bv_max, 0, d_v);
+    v->b_O = gsl_vector_subvector(v->bo_max, 0, d);
+    v->b_f = gsl_vector_subvector(v->bf_max, 0, d);
+    draw_inputs(rng, &Xq.matrix, &Xkv.matrix, &W_Q.matrix, &W_K.matrix, &W_V.matrix, self, sharp);
+    mat_randn(rng, &v->W_O_view.matrix, 1.0 / sqrt((double)d_v));
+    mat_vec_randn(rng, &v->b_V.vector, sigma);
+    mat_vec_randn(rng, &v->b_O.vector, 1.0);
+    // the head without and with b_V: O(0) = A V, O(b_V) = A (V + 1 b_V^T)
+    head_state_free(&v->s0); head_state_free(&v->s1);
+    head_params p0 = head_params_make(&W_Q.matrix, &W_K.matrix, &W_V.matrix), p1 = p0;
+    p1.b_V = &v->b_V.vector;
+    int rc = head_state_alloc(&v->s0, T_q, T_k, d, d_k, d_v);
+    if (!rc) rc = head_state_alloc(&v->s1, T_q, T_k, d, d_k, d_v);
+    if (!rc) rc = head_forward(&v->s0, &p0, &Xq.matrix, &Xkv.matrix);
+    if (!rc) rc = head_forward(&v->s1, &p1, &Xq.matrix, &Xkv.matrix);
+    return rc;
+}
+
+double bias_rows_from(const gsl_matrix *D, const gsl_vector *v)
+{
+    double m = 0.0;
+    for (size_t i = 0; i < D->size1; i++)
+        for (size_t j = 0; j < D->size2; j++) m = fmax(m, fabs(gsl_matrix_get(D, i, j) - gsl_vector_get(v, j)));
+    return m;
 }
 
 double bias_preference(const gsl_vector *p)
@@ -300,6 +385,16 @@ int bias_query_example(gsl_rng *rng, const char *dir, const char *name, double *
     }
     bias_qhead_free(h);
     return rc;
+}
+
+int bias_work_draw(gsl_rng *rng, bias_work *w, int rope, double base)
+{
+    rope = rope || base > 0.0;
+    int rc = bias_head_draw(rng, &w->h, rope);
+    head_params p = bias_head_params(&w->h, rope, 1);
+    if (base > 0.0) p.rope_base = base;
+    if (!rc && base > 0.0) rc = head_forward(&w->h.with, &p, w->h.X, w->h.X);
+    return rc ? rc : head_backward(&w->g, &w->h.with, &p, w->h.X, w->h.X, w->h.G);
 }
 
 typedef struct { size_t j; double score_without, score_with, weight_without, weight_with; } shift_row;

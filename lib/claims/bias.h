@@ -77,6 +77,10 @@ typedef struct {
 } bias_work;
 bias_work *bias_work_new(size_t T, size_t d, size_t d_k, size_t d_v);
 void bias_work_free(void *w);
+/* One draw into w: bias_head_draw (RoPE after the bias when rope or base > 0),
+ * the forward pass with b_K rerun at RoPE base `base` when base > 0, then the
+ * backprop gradients of L = sum(G .* O) with b_K in, into w->g. */
+int bias_work_draw(gsl_rng *rng, bias_work *w, int rope, double base);
 /* The key-bias figure's table from a drawn head: query row 0, per key j
  < T (at most 64) s_0j and a_0j without and with b_K (j, score_without,
  * score_with, weight_without, weight_with) as dir/name; the shift q_0 . b_K
@@ -146,6 +150,30 @@ void bias_qhead_free(void *q);
 int bias_qhead_draw(gsl_rng *rng, bias_qhead *q, size_t T_q, size_t T_k, size_t d, size_t d_k, int self,
                     double sharp, double sigma);
 
+/* ---- the value bias ---------------------------------------------------------- */
+
+/* A random head run without b_V (s0) and with it (s1). Its matrices have the
+ * largest sizes (T, d, d_k, d_v) and are used through views; after a draw:
+ * Xq (T_q, d), Xkv (T_k, d), W_Q, W_K (d, d_k), W_V (d, d_v), W_O (d_v, d),
+ * b_V (d_v), b_O, b_f (d: b_f is work for the folded bias), E, O[0..3] (T_q, d_v)
+ * and Ac (T_q, T_k) work, and the two forward passes at the draw's sizes. */
+typedef struct {
+    gsl_matrix *Xq, *Xkv, *W_Q, *W_K, *W_V, *W_O, *E_max, *Ac_max, *O_max[4];
+    gsl_vector *bv_max, *bo_max, *bf_max;
+    gsl_matrix_view W_O_view, E, Ac, O_view[4];   /* W_O, E, Ac, O[k] of the last draw */
+    gsl_vector_view b_V, b_O, b_f;                /* b_V, b_O, b_f of the last draw */
+    gsl_matrix *O[4];                             /* &O_view[k].matrix */
+    head_state s0, s1;
+} bias_vhead;
+bias_vhead *bias_vhead_new(size_t T, size_t d, size_t d_k, size_t d_v);   /* NULL + error on no memory */
+void bias_vhead_free(void *v);
+/* Draw, in this order, Xq ~ N(0, 1), Xkv ~ N(0, 1) (Xkv = Xq when self),
+ * W_Q ~ N(0, sharp^2 / d), W_K, W_V ~ N(0, 1 / d), W_O ~ N(0, 1 / d_v),
+ * b_V ~ N(0, sigma^2), b_O ~ N(0, 1); run the head without and with b_V:
+ * O(0) = A V, O(b_V) = A (V + 1 b_V^T). Sizes above the allocated ones: ATT_EUSAGE. */
+int bias_vhead_draw(gsl_rng *rng, bias_vhead *v, size_t T_q, size_t T_k, size_t d, size_t d_k, size_t d_v,
+                    int self, double sharp, double sigma);
+
 /* The value-bias figure's table from one head with d_v = 2 (T rows): per
  * output i (token tokens[i]) its shift along b_V in units of b_V,
  * ((O1 - O0)_i . b_V) / |b_V|^2, with softmax rows (O[0] without b_V, O[1]
@@ -153,6 +181,10 @@ int bias_qhead_draw(gsl_rng *rng, bias_qhead *q, size_t T_q, size_t T_k, size_t 
  * (i, token, softmax_shift, row_sum). */
 int bias_value_example_write(const char *dir, const char *name, gsl_matrix *const O[4], const gsl_vector *b_V,
                              const char *const *tokens);
+
+/* max_ij |D_ij - v_j| over D (m, n), v (n): how far every row of D is from v^T
+ * (0 when D = 1 v^T; a NaN entry is skipped, as fmax does). */
+double bias_rows_from(const gsl_matrix *D, const gsl_vector *v);
 
 /* 1/2 sum_j |p_j - 1/n|: how far p (n) is from the uniform distribution */
 double bias_preference(const gsl_vector *p);

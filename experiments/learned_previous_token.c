@@ -35,7 +35,7 @@
 
 static const size_t WIDTHS[] = {1, 2, 3, 4, 6, 8, 12, 16};
 enum { NCP = 5, W_SMALL = 2, W_SIDE = 4 };   /* checkpoints; the widths the verdicts name */
-static size_t n_vocab = 8, seeds = 10, steps = 1600, batch = 8, map_dk = W_SMALL;
+static size_t n_vocab = 8, seeds = 10, steps = 1600, batch = 8, map_dk = W_SMALL, budgets = NCP;
 
 /* per draw, for the separate head then the tied one (C_TIED offsets the second) */
 #define TRAIN SW_TRAIN_ROUND(NULL)
@@ -141,6 +141,7 @@ static int run(experiment *e)
     if (n_vocab < 2) return exp_usage("--vocab %zu: needs >= 2 tokens", n_vocab);
     if (seeds < 2) return exp_usage("--seeds %zu: a t-interval over seeds needs >= 2", seeds);
     if (steps < 16) return exp_usage("--steps %zu: needs >= 16 (checkpoints at S/16 .. S)", steps);
+    if (budgets < 1 || budgets > NCP) return exp_usage("--budgets %zu: needs 1 .. %d", budgets, NCP);
     ctx c = {.base = prevtrain_config_default(n_vocab, T, 1, 0), .rng_name = e->o.rng_name};
     c.base.steps = steps, c.base.batch = batch, c.base.heldout = H;
     predictions = H * (T - 1);
@@ -149,7 +150,7 @@ static int run(experiment *e)
     sweep_grid g;
     sweep_grid_init(&g);
     sweep_axis(&g, AX_DK, sizeof WIDTHS / sizeof WIDTHS[0], WIDTHS);
-    sweep_axis_x(&g, "steps", NCP, cp);
+    sweep_axis_x(&g, "steps", budgets, cp + NCP - budgets);   /* the last `budgets` of them */
     sweep_def def = SWEEP_DEF(draw);
     def.ctx = &c, def.draws = seeds, def.work_alloc = prevlearn_work_alloc, def.work_free = prevlearn_work_free;
     def.nderived = 8, def.derived = derived, def.derive = derive;
@@ -233,6 +234,8 @@ int main(int argc, char **argv)
         {"batch", OPT_SIZE, &batch, "B", "sequences per Adam step (default 8)"},
         {"vocab", OPT_SIZE, &n_vocab, "N", "vocabulary size (default 8)"},
         {"map-dk", OPT_SIZE, &map_dk, "W", "width of the attention-map figure (default 2)"},
+        {"budgets", OPT_SIZE, &budgets, "N", "run the last N budgets of S/16, S/8, S/4, S/2, S (default 5; "
+         "1: S alone, the one the verdicts read)"},
         {NULL, 0, NULL, NULL, NULL}};
     static const experiment_def def = {"learned_previous_token",
         "a previous-token head learned by Adam: separate vs tied keys and values (W_V = W_K); "

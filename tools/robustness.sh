@@ -44,7 +44,7 @@ random_projections|--T 16 --draws 1024|rpTMeanWorst|random_projections: T x mean
 score_asymmetry|--draws 256|asymIndep|score_asymmetry: mean relative asymmetry, independent W_Q, W_K (256 draws)
 key_bias|--draws 64|keyBiasGradRatioRope|key_bias: mean ||dL/db_K|| / ||dL/db_Q|| with RoPE (64 draws)
 qk_invariance|--draws 64|qkInvQueryChangeOrth|qk_invariance: mean relative change of Q, orthogonal R (64 draws)
-learned_previous_token|--dk 2|lptTiedAcc|learned_previous_token: held-out accuracy of a tied head at d_k = 2 (10 trained heads, 1600 steps)"
+learned_previous_token|--dk 2 --budgets 1|lptTiedAcc|learned_previous_token: held-out accuracy of a tied head at d_k = 2 (10 trained heads, 1600 steps; the full budget alone, the point of the verdict)"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/robustness.XXXXXX") || exit 3
 trap 'rm -rf "$tmp"' EXIT INT TERM

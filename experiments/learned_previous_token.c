@@ -28,6 +28,8 @@
 #include "prevlearn.h"
 #include "prevtrain.h"
 
+#include <omp.h>
+
 static const size_t WIDTHS[] = {1, 2, 3, 4, 6, 8, 12, 16};
 enum { NCP = 5, W_SMALL = 2, W_SIDE = 4 };   /* checkpoints; the widths the verdicts name */
 static size_t n_vocab = 8, seeds = 10, steps = 1600, batch = 8, map_dk = W_SMALL, budgets = NCP;
@@ -115,6 +117,11 @@ static int run(experiment *e)
     def.ctx = &c, def.draws = seeds, def.work_alloc = prevlearn_work_alloc, def.work_free = prevlearn_work_free;
     def.nderived = PREVLEARN_NDERIVED, def.derived = prevlearn_derived, def.derive = prevlearn_derive;
     def.draws_csv = "learned_previous_token_draws.csv";
+    // One thread unless OMP_NUM_THREADS says otherwise: the heads' tiny products (8 x 16) spend
+    // their time in OpenBLAS's buffer lock, so a second thread bought 5% of wall time for 88% more
+    // CPU (16.5 s, 32.5 s CPU against 17.3 s on one, idle) and on a busy machine took 30 s.
+    // The results are the same for any thread count (mc.h).
+    if (getenv("OMP_NUM_THREADS") == NULL) omp_set_num_threads(1);
     sweep_result r;
     prev_eval ex[2][2];
     int st = write_map(e, &c, T);

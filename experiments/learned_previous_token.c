@@ -19,23 +19,20 @@
  * d_k = d_v in {1, 2, 3, 4, 6, 8, 12, 16} (--dk filters) x budgets S/16, S/8,
  * S/4, S/2, S (S = --steps), --seeds heads per point: held-out accuracy
  * (argmax of the output = token_{t-1}, t >= 1, on --draws fresh sequences) and
- * the mean weight a_{t,t-1}. 95% CIs over seeds: the t-interval; for accuracy
- * its union with the Wilson interval of all pooled predictions (seeds that all
- * score 1.000 still get an interval of nonzero width): the *_ci_lo/_hi columns.
- * Writes (sweep.h): learned_previous_token.csv (per (d_k, steps): every
- * statistic's mean, CI, min, max, n; then the seed CIs),
- * learned_previous_token_draws.csv (every trained pair), and
- * learned_previous_token_A.csv (the mean attention map of draw 0 at --map-dk, S).
+ * the mean weight a_{t,t-1}, with 95% CIs over seeds (prevlearn_seed_ci: the
+ * t-interval, for accuracy joined with the Wilson interval of all predictions).
+ * Writes learned_previous_token.csv (per point), _draws.csv (every trained
+ * pair) and _A.csv (the mean attention map of draw 0 at --map-dk, S).
  */
 #include "prelude.h"
 #include "prevlearn.h"
 #include "prevtrain.h"
 
-#include <gsl/gsl_cdf.h>
+#include <omp.h>
 
 static const size_t WIDTHS[] = {1, 2, 3, 4, 6, 8, 12, 16};
 enum { NCP = 5, W_SMALL = 2, W_SIDE = 4 };   /* checkpoints; the widths the verdicts name */
-static size_t n_vocab = 8, seeds = 10, steps = 1600, batch = 8, map_dk = W_SMALL;
+static size_t n_vocab = 8, seeds = 10, steps = 1600, batch = 8, map_dk = W_SMALL, budgets = NCP;
 
 /* per draw, for the separate head then the tied one (C_TIED offsets the second) */
 #define TRAIN SW_TRAIN_ROUND(NULL)
@@ -80,34 +77,6 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *w, const
     return rc ? rc : train_eval(rng, out + C_TIED, c, pt->dk, 1, (size_t)pt->x, eval_seed, w, NULL);
 }
 
-/* 95% CIs over the seeds: mean -+ t_{0.975, n-1} sd / sqrt(n); for accuracy the union
- * with the Wilson interval of round(mean N) correct out of N = n H (T - 1) predictions */
-static size_t predictions;   /* H (T - 1): held-out predictions per head */
-static measure seed_ci(const stat_acc *a, int accuracy)
-{
-    double h = a->n > 1 ? gsl_cdf_tdist_Pinv(0.975, (double)(a->n - 1)) * stat_se(a) : NAN;
-    double lo = a->mean - h, hi = a->mean + h, N = (double)a->n * (double)predictions, wl, wh;
-    if (accuracy) {
-        stat_ci95_wilson(round(a->mean * N), N, &wl, &wh);
-        lo = fmax(0.0, fmin(lo, wl)), hi = fmin(1.0, fmax(hi, wh));
-    }
-    return verdict_measure_as(verdict_measure_ci(a->mean, lo, hi, a->n), NAT_TRAINING);
-}
-
-/* the CI columns <name>_ci_lo, <name>_ci_hi (derived columns k, k + 1), compared as training results */
-#define CI_PAIR(k, name) SWEEP_DERIVED(k, name "_ci_lo", NAT_TRAINING, name "_ci_lo", name "_ci_hi", NULL), \
-                         SWEEP_DERIVED((k) + 1, name "_ci_hi", NAT_TRAINING, name "_ci_lo", name "_ci_hi", NULL)
-static const table_col derived[] = {CI_PAIR(0, "sep_acc"), CI_PAIR(2, "sep_weight"), CI_PAIR(4, "tied_acc"),
-                                    CI_PAIR(6, "tied_weight")};
-static void derive(double *col, const sweep_point *pt, const stat_acc *a, const void *c)
-{
-    (void)pt, (void)c;
-    for (int k = 0; k < 4; k++) {
-        measure m = seed_ci(&a[(k / 2) * C_TIED + (k % 2 ? S_W : S_ACC)], k % 2 == 0);
-        col[2 * k] = m.ci_low, col[2 * k + 1] = m.ci_high;
-    }
-}
-
 /* the figure's map: draw 0 at (map_dk, S) again, separate and tied, A_mean (T, T) each */
 static int write_map(experiment *e, const ctx *c, size_t T)
 {
@@ -125,14 +94,6 @@ static int write_map(experiment *e, const ctx *c, size_t T)
     return rc;
 }
 
-/* the point (d_k, S) of the result, or r->npoints */
-static size_t find(const sweep_result *r, size_t dk, double S)
-{
-    size_t p = 0;
-    while (p < r->npoints && !(r->pt[p].dk == dk && r->pt[p].x == S)) p++;
-    return p;
-}
-
 static int run(experiment *e)
 {
     size_t T = e->o.T ? e->o.T : 8, H = e->o.draws;
@@ -141,19 +102,26 @@ static int run(experiment *e)
     if (n_vocab < 2) return exp_usage("--vocab %zu: needs >= 2 tokens", n_vocab);
     if (seeds < 2) return exp_usage("--seeds %zu: a t-interval over seeds needs >= 2", seeds);
     if (steps < 16) return exp_usage("--steps %zu: needs >= 16 (checkpoints at S/16 .. S)", steps);
-    ctx c = {.base = prevtrain_config_default(n_vocab, T, 1, 0), .rng_name = e->o.rng_name};
+    if (budgets < 1 || budgets > NCP) return exp_usage("--budgets %zu: needs 1 .. %d", budgets, NCP);
+    // predictions per head: H (T - 1); the CI columns read S_ACC, S_W of each case (C_TIED apart)
+    ctx c = {.base = prevtrain_config_default(n_vocab, T, 1, 0), .rng_name = e->o.rng_name,
+             .predictions = H * (T - 1), .acc = S_ACC, .weight = S_W, .tied = C_TIED};
     c.base.steps = steps, c.base.batch = batch, c.base.heldout = H;
-    predictions = H * (T - 1);
     double cp[NCP];
     for (size_t i = 0; i < NCP; i++) cp[i] = (double)(steps >> (NCP - 1 - i));
     sweep_grid g;
     sweep_grid_init(&g);
     sweep_axis(&g, AX_DK, sizeof WIDTHS / sizeof WIDTHS[0], WIDTHS);
-    sweep_axis_x(&g, "steps", NCP, cp);
+    sweep_axis_x(&g, "steps", budgets, cp + NCP - budgets);   /* the last `budgets` of them */
     sweep_def def = SWEEP_DEF(draw);
     def.ctx = &c, def.draws = seeds, def.work_alloc = prevlearn_work_alloc, def.work_free = prevlearn_work_free;
-    def.nderived = 8, def.derived = derived, def.derive = derive;
+    def.nderived = PREVLEARN_NDERIVED, def.derived = prevlearn_derived, def.derive = prevlearn_derive;
     def.draws_csv = "learned_previous_token_draws.csv";
+    // One thread unless OMP_NUM_THREADS says otherwise: the heads' tiny products (8 x 16) spend
+    // their time in OpenBLAS's buffer lock, so a second thread bought 5% of wall time for 88% more
+    // CPU (16.5 s, 32.5 s CPU against 17.3 s on one, idle) and on a busy machine took 30 s.
+    // The results are the same for any thread count (mc.h).
+    if (getenv("OMP_NUM_THREADS") == NULL) omp_set_num_threads(1);
     sweep_result r;
     prev_eval ex[2][2];
     int st = write_map(e, &c, T);
@@ -165,9 +133,9 @@ static int run(experiment *e)
              "heldout: %zu\nmap_dk: %zu", n_vocab, T, n_vocab + T, steps, batch, c.base.adam.lr, seeds, H, map_dk);
 
     // verdicts at the full budget S: the accumulators of the point (d_k, S)
-#define AT(dk) find(&r, dk, (double)steps)
-#define ACC(p, t) seed_ci(sweep_acc(&r, p, (t) * C_TIED + S_ACC), 1)
-#define WGT(p, t) seed_ci(sweep_acc(&r, p, (t) * C_TIED + S_W), 0)
+#define AT(dk) prevlearn_find(&r, dk, (double)steps)
+#define ACC(p, t) prevlearn_seed_ci(sweep_acc(&r, p, (t) * C_TIED + S_ACC), c.predictions, 1)
+#define WGT(p, t) prevlearn_seed_ci(sweep_acc(&r, p, (t) * C_TIED + S_W), c.predictions, 0)
     size_t n = r.npoints, ps = AT(W_SMALL), pw = AT(W_SIDE), pf = AT(n_vocab + T), p1 = AT(1);
     if (ps < n) {   // d_k = 2: room for a position code or a token code, not both side by side
         exp_claim(e, "lptSepAcc", 1.0, ACC(ps, 0), verdict_rule_ci_above(0.95),
@@ -233,6 +201,8 @@ int main(int argc, char **argv)
         {"batch", OPT_SIZE, &batch, "B", "sequences per Adam step (default 8)"},
         {"vocab", OPT_SIZE, &n_vocab, "N", "vocabulary size (default 8)"},
         {"map-dk", OPT_SIZE, &map_dk, "W", "width of the attention-map figure (default 2)"},
+        {"budgets", OPT_SIZE, &budgets, "N", "run the last N budgets of S/16, S/8, S/4, S/2, S (default 5; "
+         "1: S alone, the one the verdicts read)"},
         {NULL, 0, NULL, NULL, NULL}};
     static const experiment_def def = {"learned_previous_token",
         "a previous-token head learned by Adam: separate vs tied keys and values (W_V = W_K); "

@@ -37,14 +37,18 @@ SEEDS=${ROBUST_SEEDS:-"1 2 3 4 5"}
 GENERATORS=${ROBUST_GENERATORS:-"mt19937 ranlxd2"}
 
 # ID|options|macro|label  (one line per number; runs are shared per ID+options)
+# Options restrict a run to what its number needs, with the headline's own draws:
+# naiveWidth is the exact re-weighting's (100,000 pairs per width whatever --draws
+# is: --draws 128 only shrinks naive's sweep, which it does not use); lptTiedAcc is
+# the point (d_k = 2, S) alone (--budgets 1: the same 10 heads as the full run).
 NUMBERS="concentration|--draws 64|concNormSlope|concentration: log-log slope of mean ||x||^2 (full d grid, 64 draws per d)
 concentration|--draws 64|concDotSlope|concentration: log-log slope of rms(x.y) (full d grid, 64 draws per d)
-naive_self_attention|--T 12 --draws 4096|naiveWidth|naive_self_attention: width d* where the mean self-weight crosses 0.995 at T = 12 (exact re-weighting, 100,000 pairs per width)
+naive_self_attention|--T 12 --draws 128|naiveWidth|naive_self_attention: width d* where the mean self-weight crosses 0.995 at T = 12 (exact re-weighting, 100,000 pairs per width, as in the headline)
 random_projections|--T 16 --draws 1024|rpTMeanWorst|random_projections: T x mean self-weight at T = 16 (d = 64, d_k = 16; 1024 draws)
 score_asymmetry|--draws 256|asymIndep|score_asymmetry: mean relative asymmetry, independent W_Q, W_K (256 draws)
 key_bias|--draws 64|keyBiasGradRatioRope|key_bias: mean ||dL/db_K|| / ||dL/db_Q|| with RoPE (64 draws)
 qk_invariance|--draws 64|qkInvQueryChangeOrth|qk_invariance: mean relative change of Q, orthogonal R (64 draws)
-learned_previous_token|--dk 2|lptTiedAcc|learned_previous_token: held-out accuracy of a tied head at d_k = 2 (10 trained heads, 1600 steps)"
+learned_previous_token|--dk 2 --budgets 1|lptTiedAcc|learned_previous_token: held-out accuracy of a tied head at d_k = 2 (10 trained heads, 1600 steps; the full budget alone, the point of the verdict)"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/robustness.XXXXXX") || exit 3
 trap 'rm -rf "$tmp"' EXIT INT TERM

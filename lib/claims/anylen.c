@@ -82,7 +82,7 @@ typedef struct {
     const timing_rule *rule;
 } anylen_timed;
 
-/* the child: one thread, passes until the rule stops (samples >= 0.05 s) */
+/* the child: one thread, passes until the rule stops (samples >= 0.02 s) */
 static int anylen_time_child(void *ctx, timing *t)
 {
     const anylen_timed *h = ctx;
@@ -90,7 +90,7 @@ static int anylen_time_child(void *ctx, timing *t)
     blas_single_thread();
     anylen_case c;
     int rc = anylen_alloc(&c, h->p, h->seed, h->plain, h->T);
-    if (!rc) rc = timing_measure_until(anylen_once, &c, h->rule, 0.05, t);
+    if (!rc) rc = timing_measure_until(anylen_once, &c, h->rule, 0.02, t);
     anylen_free(&c);
     return rc;
 }

@@ -5,7 +5,36 @@
 #include "table.h"
 #include "tiedhead.h"
 
+#include <gsl/gsl_cdf.h>
+#include <math.h>
 #include <stdlib.h>
+
+measure prevlearn_seed_ci(const stat_acc *a, size_t predictions, int accuracy)
+{
+    double h = a->n > 1 ? gsl_cdf_tdist_Pinv(0.975, (double)(a->n - 1)) * stat_se(a) : NAN;
+    double lo = a->mean - h, hi = a->mean + h, N = (double)a->n * (double)predictions, wl, wh;
+    if (accuracy) {
+        stat_ci95_wilson(round(a->mean * N), N, &wl, &wh);
+        lo = fmax(0.0, fmin(lo, wl)), hi = fmin(1.0, fmax(hi, wh));
+    }
+    return verdict_measure_as(verdict_measure_ci(a->mean, lo, hi, a->n), NAT_TRAINING);
+}
+
+/* the CI columns <name>_ci_lo, <name>_ci_hi (derived columns k, k + 1), compared as training results */
+#define CI_PAIR(k, name) SWEEP_DERIVED(k, name "_ci_lo", NAT_TRAINING, name "_ci_lo", name "_ci_hi", NULL), \
+                         SWEEP_DERIVED((k) + 1, name "_ci_hi", NAT_TRAINING, name "_ci_lo", name "_ci_hi", NULL)
+const table_col prevlearn_derived[PREVLEARN_NDERIVED] = {CI_PAIR(0, "sep_acc"), CI_PAIR(2, "sep_weight"),
+                                                         CI_PAIR(4, "tied_acc"), CI_PAIR(6, "tied_weight")};
+
+void prevlearn_derive(double *col, const sweep_point *pt, const stat_acc *a, const void *ctx)
+{
+    const prevlearn_ctx *c = ctx;
+    (void)pt;
+    for (int k = 0; k < 4; k++) {   // k: separate acc, weight, then tied acc, weight
+        measure m = prevlearn_seed_ci(&a[(size_t)(k / 2) * c->tied + (k % 2 ? c->weight : c->acc)], c->predictions, k % 2 == 0);
+        col[2 * k] = m.ci_low, col[2 * k + 1] = m.ci_high;
+    }
+}
 
 void prevlearn_work_free(void *p)
 {
@@ -57,4 +86,11 @@ int prevlearn_exact_tied(const experiment *e, size_t n_vocab, size_t T, size_t w
     if (g) gsl_rng_free(g);
     prevtrain_model_free(&m);
     return rc;
+}
+
+size_t prevlearn_find(const sweep_result *r, size_t dk, double S)
+{
+    size_t p = 0;
+    while (p < r->npoints && !(r->pt[p].dk == dk && r->pt[p].x == S)) p++;
+    return p;
 }

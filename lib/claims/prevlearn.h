@@ -15,11 +15,30 @@
 #include "sweep.h"
 
 /* The sweep's context: the model every head starts from (its d_k and tying
- * set per draw) and the generator's name. */
+ * set per draw), the generator's name, the held-out predictions per head
+ * (H (T - 1)) and where the statistics are: accuracy at acc, the weight on
+ * t - 1 at weight, each of the tied head at + tied. */
 typedef struct {
     prev_config base;
     const char *rng_name;
+    size_t predictions, acc, weight, tied;
 } prevlearn_ctx;
+
+/* The 95% CI over the seeds of a mean in a: mean -+ t_{0.975, n-1} sd / sqrt(n);
+ * for an accuracy (accuracy != 0) its union with the Wilson interval of
+ * round(mean N) correct out of N = n predictions, clipped to [0, 1] (seeds
+ * that all score 1.000 still get an interval of nonzero width). */
+measure prevlearn_seed_ci(const stat_acc *a, size_t predictions, int accuracy);
+
+/* The sweep's derived columns (sweep_def.derived, .derive, ctx prevlearn_ctx):
+ * sep_acc_ci_lo, _hi, sep_weight_ci_lo, _hi, tied_acc_ci_lo, _hi,
+ * tied_weight_ci_lo, _hi, the seed CIs above, compared as training results. */
+enum { PREVLEARN_NDERIVED = 8 };
+extern const table_col prevlearn_derived[PREVLEARN_NDERIVED];
+void prevlearn_derive(double *col, const sweep_point *pt, const stat_acc *a, const void *ctx);
+
+/* The index of the point (d_k, steps S) in r, or r->npoints if it did not run. */
+size_t prevlearn_find(const sweep_result *r, size_t dk, double S);
 
 /* Per thread: the training and the held-out generators (ctx: prevlearn_ctx;
  * g is unused, NULL is fine). */

@@ -29,9 +29,12 @@ gsl_matrix *mat_new(size_t rows, size_t cols)
         att_fail(ATT_EUSAGE, "matrix of size %zu x %zu overflows size_t", rows, cols);
         return NULL;
     }
-    char what[64];
-    snprintf(what, sizeof what, "a %zu x %zu matrix", rows, cols);
-    if (mem_reserve(mat_bytes(rows, cols), what)) return NULL;
+    // the label is formatted only when the budget refuses (mat_new runs inside training loops)
+    if (mem_reserve(mat_bytes(rows, cols), NULL)) {
+        char what[64];
+        snprintf(what, sizeof what, "a %zu x %zu matrix", rows, cols);
+        if (mem_reserve(mat_bytes(rows, cols), what)) return NULL;   /* refused again, now named */
+    }
     gsl_matrix *A = gsl_matrix_calloc(rows, cols);
     if (A == NULL) {
         mem_release(mat_bytes(rows, cols));
@@ -46,9 +49,11 @@ gsl_vector *mat_vec_new(size_t n)
         att_fail(ATT_EUSAGE, "vector of length %zu is not allowed", n);
         return NULL;
     }
-    char what[64];
-    snprintf(what, sizeof what, "a vector of %zu", n);
-    if (mem_reserve(mat_bytes(n, 1), what)) return NULL;
+    if (mem_reserve(mat_bytes(n, 1), NULL)) {   /* labelled only when refused, as in mat_new */
+        char what[64];
+        snprintf(what, sizeof what, "a vector of %zu", n);
+        if (mem_reserve(mat_bytes(n, 1), what)) return NULL;
+    }
     gsl_vector *v = gsl_vector_calloc(n);
     if (v == NULL) {
         mem_release(mat_bytes(n, 1));

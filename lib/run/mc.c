@@ -78,9 +78,12 @@ static void run_units(const mc_config *cfg, const gsl_rng_type *type, const mc_u
             snprintf(why, sizeof why, "out of memory for Monte Carlo scratch");
         }
 
+        /* the units from the last: a sweep's costly points (large T, d, steps)
+         * usually come last, and started first they do not leave one thread
+         * working alone at the end; the results do not depend on the order */
         #pragma omp for schedule(dynamic, 1)
-        for (size_t j = 0; j < nmine; j++) {
-            size_t u = rank + j * size;
+        for (size_t jr = 0; jr < nmine; jr++) {
+            size_t j = nmine - 1 - jr, u = rank + j * size;
             const mc_unit *un = &units[u];
             stat_acc *mine = part + u * ns;
             for (size_t k = 0; k < ns; k++) stat_init(&mine[k]);

@@ -1,28 +1,23 @@
 /* learned_previous_token - "Three projections, three roles"
  *
- * Claim: within one training budget, a previous-token head with tied keys and
- * values (k_j = v_j) is learned only at a wider head than one with separate
- * W_K, W_V (exact tied heads exist at d_k = 2). A previous-token head needs
- * keys that encode position (to find t - 1) and values that carry the token;
- * with W_V = W_K one vector must do both. Trained here, not written by hand:
- * one causal head and an output matrix W_O on x_t = [e_{token_t} ; e_t]
- * (d = n_vocab + T), by Adam on the library's backward pass (lib/claims/
- * prevtrain.h), to output token_{t-1} at every t >= 1, with the loss
+ * Claim: keys and values must differ. A previous-token head needs keys that
+ * encode position (to find t - 1) and values that carry the token; with tied
+ * W_V = W_K one vector must do both, and within one training budget such a
+ * head is learned only at a wider head than one with separate W_K, W_V.
+ * Trained, not written by hand: one causal head and an output matrix W_O on
+ * x_t = [e_{token_t} ; e_t] (d = n_vocab + T), by Adam on the library's
+ * backward pass (prevtrain.h), to output token_{t-1} at every t >= 1:
  *   L = -1/(B (T-1)) sum_b sum_{t>=1} log softmax(o_t W_O)_{token_{t-1}}.
- * Every draw (a seed) trains a separate and a tied head (W_V = W_K, d_v = d_k)
- * from the same generator state: the same initial W_Q, W_K, W_O, training
- * batches and held-out sequences. What tied heads fail to do is learnability
- * under this budget, not width: exact tied heads exist at d_k = 2 and 3
- * (lib/claims/tiedhead.h, control rows lptTiedExact*) thanks to the causal mask.
+ * Each draw (a seed) trains a separate and a tied head from the same generator
+ * state (initial weights, batches, held-out sequences). What the tied head
+ * lacks is learnability, not width: exact tied heads exist at d_k = 2 and 3
+ * thanks to the causal mask (tiedhead.h; the control lptTiedExact).
  *
- * Measured, for n_vocab = 8, T = 8 (d = 16), batches of 8, lr 0.05, widths
- * d_k = d_v in {1, 2, 3, 4, 6, 8, 12, 16} (--dk filters) x budgets S/16, S/8,
- * S/4, S/2, S (S = --steps), --seeds heads per point: held-out accuracy
- * (argmax of the output = token_{t-1}, t >= 1, on --draws fresh sequences) and
- * the mean weight a_{t,t-1}, with 95% CIs over seeds (prevlearn_seed_ci: the
- * t-interval, for accuracy joined with the Wilson interval of all predictions).
- * Writes learned_previous_token.csv (per point), _draws.csv (every trained
- * pair) and _A.csv (the mean attention map of draw 0 at --map-dk, S).
+ * Measured (n_vocab = 8, T = 8, batches of 8, lr 0.05) at d_k = d_v in
+ * {1, 2, 3, 4, 6, 8, 12, 16} x budgets S/16 .. S (S = --steps), --seeds heads
+ * per point: held-out accuracy on --draws fresh sequences and the mean weight
+ * a_{t,t-1}, with 95% CIs over seeds (prevlearn_seed_ci). Writes
+ * learned_previous_token.csv, _draws.csv (every pair), _A.csv (draw 0's map).
  */
 #include "prelude.h"
 #include "prevlearn.h"
@@ -117,16 +112,11 @@ static int run(experiment *e)
     def.ctx = &c, def.draws = seeds, def.work_alloc = prevlearn_work_alloc, def.work_free = prevlearn_work_free;
     def.nderived = PREVLEARN_NDERIVED, def.derived = prevlearn_derived, def.derive = prevlearn_derive;
     def.draws_csv = "learned_previous_token_draws.csv";
-    // One thread unless OMP_NUM_THREADS says otherwise: the heads' tiny products (8 x 16) spend
-    // their time in OpenBLAS's buffer lock, so a second thread bought 5% of wall time for 88% more
-    // CPU (16.5 s, 32.5 s CPU against 17.3 s on one, idle) and on a busy machine took 30 s.
-    // The results are the same for any thread count (mc.h).
+    // One thread unless OMP_NUM_THREADS says otherwise: the tiny (8 x 16) products wait on OpenBLAS's
+    // buffer lock (2 threads: 16.5 s wall, 32.5 s CPU; 1: 17.3 s). Same results for any count (mc.h).
     if (getenv("OMP_NUM_THREADS") == NULL) omp_set_num_threads(1);
     sweep_result r;
-    prev_eval ex[2][2];
     int st = write_map(e, &c, T);
-    // the exact tied heads at d_k = 2, 3 (lib/claims/tiedhead.h), 20000 held-out sequences each
-    for (size_t w = 2; w <= 3 && !st; w++) st = prevlearn_exact_tied(e, n_vocab, T, w, 20000, &ex[w - 2][0], &ex[w - 2][1]);
     if (!st) st = sweep_run(e, &g, &def, &r);
     if (st) return st;
     exp_meta(e, "n_vocab: %zu\nT: %zu\nd: %zu\nsteps: %zu\nbatch: %zu\nlr: %g\nseeds: %zu\n"
@@ -174,23 +164,9 @@ static int run(experiment *e)
                          "Adam steps (over %zu seeds; what the width allows is 2: lptTiedExact)", steps, seeds);
             break;
         }
-    for (size_t w = 2; w <= 3; w++) {   // the width allows d_k = 2 under the causal mask
-        double lo, hi;
-        stat_ci95_wilson((double)ex[w - 2][0].correct, (double)ex[w - 2][0].predictions, &lo, &hi);
-        exp_control(e, w == 2 ? "lptTiedExact" : "lptTiedExactThree", 1.0,
-                    verdict_measure_ci(ex[w - 2][0].accuracy, lo, hi, ex[w - 2][0].predictions), verdict_rule_ci_above(0.999),
-                    "an exact tied head W_V = W_K at d_k = %zu, built (1-D zig-zag position code, token "
-                    "heights 4^v, token-blind queries, sector read-out; needs the causal mask): accuracy "
-                    "over %zu predictions", w, ex[w - 2][0].predictions);
-        if (w == 2)
-            exp_reported(e, "lptTiedExactNoMask", NAN, verdict_measure_exact(ex[0][1].accuracy, ex[0][1].predictions),
-                         "the same exact tied head without the causal mask: accuracy (all T keys "
-                         "visible: a 1-D code is extreme at two positions only)");
-    }
-    exp_summary(e, "an exact tied head at d_k = 2 (causal mask): accuracy %.4f; without the mask %.4f",
-                ex[0][0].accuracy, ex[0][1].accuracy);
     sweep_result_free(&r);
-    return ATT_OK;
+    // the control: exact tied heads exist at d_k = 2 and 3 (lib/claims/tiedhead.h)
+    return prevlearn_exact_check(e, n_vocab, T);
 }
 
 int main(int argc, char **argv)

@@ -94,3 +94,27 @@ size_t prevlearn_find(const sweep_result *r, size_t dk, double S)
     while (p < r->npoints && !(r->pt[p].dk == dk && r->pt[p].x == S)) p++;
     return p;
 }
+
+int prevlearn_exact_check(experiment *e, size_t n_vocab, size_t T)
+{
+    prev_eval ex[2][2];
+    int st = ATT_OK;
+    for (size_t w = 2; w <= 3 && !st; w++) st = prevlearn_exact_tied(e, n_vocab, T, w, 20000, &ex[w - 2][0], &ex[w - 2][1]);
+    if (st) return st;
+    for (size_t w = 2; w <= 3; w++) {   // the width allows d_k = 2 under the causal mask
+        double lo, hi;
+        stat_ci95_wilson((double)ex[w - 2][0].correct, (double)ex[w - 2][0].predictions, &lo, &hi);
+        exp_control(e, w == 2 ? "lptTiedExact" : "lptTiedExactThree", 1.0,
+                    verdict_measure_ci(ex[w - 2][0].accuracy, lo, hi, ex[w - 2][0].predictions), verdict_rule_ci_above(0.999),
+                    "an exact tied head W_V = W_K at d_k = %zu, built (1-D zig-zag position code, token "
+                    "heights 4^v, token-blind queries, sector read-out; needs the causal mask): accuracy "
+                    "over %zu predictions", w, ex[w - 2][0].predictions);
+        if (w == 2)
+            exp_reported(e, "lptTiedExactNoMask", NAN, verdict_measure_exact(ex[0][1].accuracy, ex[0][1].predictions),
+                         "the same exact tied head without the causal mask: accuracy (all T keys "
+                         "visible: a 1-D code is extreme at two positions only)");
+    }
+    exp_summary(e, "an exact tied head at d_k = 2 (causal mask): accuracy %.4f; without the mask %.4f",
+                ex[0][0].accuracy, ex[0][1].accuracy);
+    return ATT_OK;
+}

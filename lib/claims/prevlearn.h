@@ -56,4 +56,10 @@ int prevlearn_map_write(const char *dir, const char *name, const gsl_matrix *A_s
 int prevlearn_exact_tied(const experiment *e, size_t n_vocab, size_t T, size_t w, size_t heldout, prev_eval *ev,
                          prev_eval *nomask);
 
+/* The control that the width allows a tied head at d_k = 2: the exact tied
+ * heads at d_k = 2 and 3 (prevlearn_exact_tied, 20000 held-out sequences each)
+ * and their verdict rows lptTiedExact, lptTiedExactNoMask, lptTiedExactThree
+ * (accuracy CI above 0.999, Wilson interval over the predictions). */
+int prevlearn_exact_check(experiment *e, size_t n_vocab, size_t T);
+
 #endif

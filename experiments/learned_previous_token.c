@@ -72,23 +72,6 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *w, const
     return rc ? rc : train_eval(rng, out + C_TIED, c, pt->dk, 1, (size_t)pt->x, eval_seed, w, NULL);
 }
 
-/* the figure's map: draw 0 at (map_dk, S) again, separate and tied, A_mean (T, T) each */
-static int write_map(experiment *e, const ctx *c, size_t T)
-{
-    const sweep_point pt = {.dk = map_dk, .x = (double)steps};
-    gsl_rng *rng = sweep_rng(e, &pt);
-    work *w = prevlearn_work_alloc(NULL, c);
-    gsl_matrix *A[2] = {mat_new(T, T), mat_new(T, T)};
-    double out[NSTAT];
-    int rc = rng && w && A[0] && A[1] ? ATT_OK : att_alloc_status();
-    unsigned long eval_seed = rng ? gsl_rng_get(rng) : 0;
-    for (int t = 0; t < 2 && !rc; t++) rc = train_eval(rng, out, c, map_dk, t, steps, eval_seed, w, A[t]);
-    if (!rc) rc = prevlearn_map_write(e->o.out_dir, "learned_previous_token_A.csv", A[0], A[1]);
-    mat_free(A[0]), mat_free(A[1]), prevlearn_work_free(w);
-    if (rng) gsl_rng_free(rng);
-    return rc;
-}
-
 static int run(experiment *e)
 {
     size_t T = e->o.T ? e->o.T : 8, H = e->o.draws;
@@ -116,7 +99,8 @@ static int run(experiment *e)
     // buffer lock (2 threads: 16.5 s wall, 32.5 s CPU; 1: 17.3 s). Same results for any count (mc.h).
     if (getenv("OMP_NUM_THREADS") == NULL) omp_set_num_threads(1);
     sweep_result r;
-    int st = write_map(e, &c, T);
+    // the figure's maps: draw 0 at (map_dk, S) again, separate and tied (prevlearn.h)
+    int st = prevlearn_map_run(e, &c, T, map_dk, steps, NSTAT, train_eval, "learned_previous_token_A.csv");
     if (!st) st = sweep_run(e, &g, &def, &r);
     if (st) return st;
     exp_meta(e, "n_vocab: %zu\nT: %zu\nd: %zu\nsteps: %zu\nbatch: %zu\nlr: %g\nseeds: %zu\n"

@@ -2,6 +2,7 @@
 #include "prevlearn.h"
 #include "rng.h"
 #include "att.h"
+#include "mat.h"
 #include "table.h"
 #include "tiedhead.h"
 
@@ -117,4 +118,21 @@ int prevlearn_exact_check(experiment *e, size_t n_vocab, size_t T)
     exp_summary(e, "an exact tied head at d_k = 2 (causal mask): accuracy %.4f; without the mask %.4f",
                 ex[0][0].accuracy, ex[0][1].accuracy);
     return ATT_OK;
+}
+
+int prevlearn_map_run(experiment *e, const prevlearn_ctx *c, size_t T, size_t dk, size_t S, size_t nstat,
+                      prevlearn_train_fn *train, const char *name)
+{
+    const sweep_point pt = {.dk = dk, .x = (double)S};
+    gsl_rng *rng = sweep_rng(e, &pt);
+    prevlearn_work *w = prevlearn_work_alloc(NULL, c);
+    gsl_matrix *A[2] = {mat_new(T, T), mat_new(T, T)};
+    double *out = calloc(nstat, sizeof *out);
+    int rc = rng && w && A[0] && A[1] && out ? ATT_OK : att_alloc_status();
+    unsigned long eval_seed = rng ? gsl_rng_get(rng) : 0;   /* as the sweep's draw takes it */
+    for (int t = 0; t < 2 && !rc; t++) rc = train(rng, out, c, dk, t, S, eval_seed, w, A[t]);
+    if (!rc) rc = prevlearn_map_write(e->o.out_dir, name, A[0], A[1]);
+    mat_free(A[0]), mat_free(A[1]), prevlearn_work_free(w), free(out);
+    if (rng) gsl_rng_free(rng);
+    return rc;
 }

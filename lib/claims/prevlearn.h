@@ -56,6 +56,17 @@ int prevlearn_map_write(const char *dir, const char *name, const gsl_matrix *A_s
 int prevlearn_exact_tied(const experiment *e, size_t n_vocab, size_t T, size_t w, size_t heldout, prev_eval *ev,
                          prev_eval *nomask);
 
+/* One head trained from the generator state `start` and evaluated (the experiment's
+ * train_eval): its statistics into out, its mean attention map (T, T) into A if not NULL. */
+typedef int prevlearn_train_fn(const gsl_rng *start, double *out, const prevlearn_ctx *c, size_t dk, int tied,
+                               size_t S, unsigned long eval_seed, prevlearn_work *w, gsl_matrix *A);
+
+/* The figure's maps: the sweep's draw at (d_k = dk, S steps) again, from that point's
+ * stream, the separate then the tied head trained by `train` (out: nstat statistics),
+ * their mean attention maps A (T, T) written to <out_dir>/<name> (prevlearn_map_write). */
+int prevlearn_map_run(experiment *e, const prevlearn_ctx *c, size_t T, size_t dk, size_t S, size_t nstat,
+                      prevlearn_train_fn *train, const char *name);
+
 /* The control that the width allows a tied head at d_k = 2: the exact tied
  * heads at d_k = 2 and 3 (prevlearn_exact_tied, 20000 held-out sequences each)
  * and their verdict rows lptTiedExact, lptTiedExactNoMask, lptTiedExactThree

@@ -6,11 +6,11 @@
  * and the factors cost 2 d d_k parameters instead of d^2. Likewise W_OV =
  * W_V W_O (d x d, rank <= d_v) decides what the head moves: O W_O = A X W_OV.
  *
- * Measured (T = 16, d = 64, d_k = d_v = 1, 2, .., 32, lowrank.h; 100 draws per
- * point): the smallest kept sigma_{d_k} / sigma_1 of W_QK and W_OV (the claim:
- * every dimension used) and the largest neglected sigma_{d_k+1} / sigma_1
- * (identity: the rest is rounding); the relative errors of X W_QK X^T against
- * Q K^T, of X I X^T and (X U)(X U)^T (U Haar orthogonal) against X X^T, of
+ * Measured (T = 16, d = 64, d_k = d_v = 1, 2, 4, .., 32, lowrank.h; 100 draws
+ * per point): the largest neglected sigma_{d_k+1} / sigma_1 of W_QK and W_OV
+ * (the section's rank <= d_k: the rest is rounding) and the smallest kept
+ * sigma_{d_k} / sigma_1 (rank = d_k for random factors: the headline); the
+ * relative errors of X W_QK X^T against Q K^T, of X I X^T and (X U)(X U)^T (U Haar orthogonal) against X X^T, of
  * A X W_OV against O W_O (identities: a chain of inner length n rounds by at
  * most ~ 2 gamma_n |F_1|..|F_m|, Higham 3.5, so tol = 16 n eps
  * || |F_1|..|F_m| ||_F / ||result||_F per draw, the smallest over draws); the

@@ -37,7 +37,9 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, co
 {
     (void)ctx;
     bias_work *w = work;
-    int rc = bias_work_draw(rng, w, (int)pt->kase, 0.0);   /* RoPE at its default base 1e4 */
+    // O with and without b_K (head_forward), dL/db_K by backprop (head_backward): bias_work_draw,
+    // lib/claims/bias.c; RoPE, when on, at its default base 1e4
+    int rc = bias_work_draw(rng, w, (int)pt->kase, 0.0);
     if (rc) return rc;
     bias_key_bounds b = bias_key_rounding(&w->h);
     // ||O(b_K) - O(0)||_F / ||O(0)||_F against its bound 16 (d_k + T) eps (1 + P) sqrt(T) vmax / ||O||_F

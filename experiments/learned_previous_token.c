@@ -47,7 +47,7 @@ static int train_eval(const gsl_rng *start, double *out, const ctx *c, size_t dk
                       unsigned long eval_seed, work *w, gsl_matrix *A)
 {
     prev_config pc = c->base;
-    pc.dk = dk, pc.tied = tied;
+    pc.dk = dk, pc.tied = tied;   /* tied: W_V = W_K, one matrix for keys and values (prevtrain.h) */
     prev_model m;
     prev_eval ev = {0};
     int rc = prevtrain_model_alloc(&m, &pc);

@@ -7,7 +7,8 @@
  * T grid from the same draws. 8 rows per W from the defensive mixture p/8 + 7 q1/8 of the plain
  * and the tilted law (longseq.h; weights <= 8), control variates of W and of the rows with known
  * means (cvreg.h), T* by the last crossing, delta-method CI (crossing.h). No plateau: T E[a_ii]
- * -> E_W[1/|det(I - W_K^T W_Q)|] = inf (dettail.h). Configurations, --config, --long: lsconfig.h.
+ * -> E_W[1/|det(I - W_K^T W_Q)|] = inf (dettail.h). Configurations (lsconfig.h; --config, --long):
+ * section (d 64, d_k 16, c 1), soft (64, 16, c^2 1/2: the headline), narrow (64, 4, 1), wide (256, 16, c^2 1/2).
  */
 #include "prelude.h"
 #include "crossing.h"
@@ -43,12 +44,13 @@ static int draw(gsl_rng *rng, void *vc, void *vw, size_t k, double *out)
         longseq_draw_row(rng, vw, &g, r > 0, ALPHA, &q);
         longseq_row_cv(&q, &g, cv);   /* mean 0 given W: averaged over the rows */
         for (int j = 0; j < LONGSEQ_NRCV; j++) out[NT + LONGSEQ_NCV + j] += cv[j] / ROWS;
-        /* E[T a_ii | s, sigma] times p/q, q = alpha p + (1 - alpha) q1 */
+        /* E[T a_ii | s, sigma] = T E[e^s / (e^s + sum_{j<T} e^{sigma z_j})], z_j ~ N(0, 1),
+         * sigma = ||W_K q_i|| (lscond.h derives it), times p/q, q = alpha p + (1 - alpha) q1 */
         lscond_self(c->tab, q.s, sqrt(q.sigma2), c->Ts, NT, LSCOND_H, h);
         for (int t = 0; t < NT; t++) out[t] += h[t] * exp(q.log_ratio) / ROWS;
     }
     out[NT] = g.det - c->cvm[0];
-    for (int j = 0; j < 4; j++) out[NT + 1 + j] = g.cv[j] - c->cvm[1 + j];
+    for (int j = 0; j < LONGSEQ_NCV - 1; j++) out[NT + 1 + j] = g.cv[j] - c->cvm[1 + j];
     out[S_DET] = fabs(g.det);
     longseq_draw_row(rng, vw, &g, 0, 1.0, &q);
     lscond_self(c->tab, q.s, sqrt(q.sigma2), c->Ts, 1, LSCOND_H, &out[S_TWO]);
@@ -69,6 +71,8 @@ static void verdicts(experiment *e, const lsconfig *cf, size_t n, const lsconfig
                      "T beyond which T E[a_ii] stays above 1.05 (conditional estimator, %zu W x %d mixture rows, "
                      "control variates; delta-method CI: x%.3f / x%.3f; d = %zu, d_k = %zu, c = %.4g)",
                      n, ROWS, exp(x.l - x.lo), exp(x.hi - x.l), cf->d, cf->d_k, cf->c);
+        /* the headline: the soft scale, known to +-10% in the default run (the section's c = 1
+         * needs make reproduce-long's draws) */
         if (!strcmp(cf->macro, "Soft")) exp_headline(e);
         // +-10% at the section's scale needs the long run's draws (make reproduce-long): a control
         // there; in the default run its precision is reported (the long run's rows carry the rule)

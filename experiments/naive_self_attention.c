@@ -4,13 +4,14 @@
  * about 99.5% of its weight, since s_ii = ||x_i||^2 ~ d while s_ij = x_i.x_j ~ sqrt(d). The
  * section gives no (d, T): we cite the width d*(T = 12) where the mean self-weight crosses 0.995,
  * by the exact re-weighting (lib/claims/naiveleak.h), to about +-0.003:
- *   E[1 - a_ii] = (T - 1) 2^(-d/2) c(T, d),  c a bounded integrand (no rare events).
+ *   E[1 - a_ii] = (T - 1) 2^(-d/2) c(T, d),  c the mean of an integrand in (0, 1) (no rare events).
  * Measured: X (T, d) ~ N(0, 1), S = X X^T, T = 2 .. 256, d = 2 .. 768 (--T, --d filter it),
  * max(128, ceil(N / T)) draws for N = --draws rows (4 N at T = 12), 128 beyond d = 64: mean a_ii,
  * the leak 1 - a_ii, argmax-is-self; the plain contour d*(T) as a check; the median row.
  * Extension (lib/claims/naivecontour.h): for large d E[1 - a_ii] ~ c (T - 1) 2^(-d/2), c = 1/2
- * exactly at T = 2, so d* rises by 2 per doubling of T - 1: at fixed T and large d it does
- * (naiveLawLargeD); along the contour the rise falls below 2 (naiveContourDrift).
+ * exactly at T = 2, so d* would rise by 2 per doubling of T - 1. The law itself holds at fixed T
+ * for large d (naiveLawLargeD: 2 c(T, 64) = 1 to 1%); along the 0.995 contour (d* about 15 to
+ * 25) c drifts, so the rise per doubling is below 2 (naiveContourDrift).
  * Writes: naive_self_attention.csv, _contour.csv, _contour_999.csv, _exact.csv.
  */
 #include "prelude.h"
@@ -33,7 +34,9 @@ enum { NT_GRID = sizeof T_GRID / sizeof T_GRID[0], ND_MAX = sizeof D_GRID / size
                  X(S_ARGMAX, "argmax_self", SW_MC) X(S_MAXS, "max_score", SW_MC)
 SWEEP_STATS(STATS);
 
-/* one draw at (T, d): X (T, d) ~ N(0, 1), S = X X^T, averaged over the T rows */
+/* one draw at (T, d): X (T, d) ~ N(0, 1), S = X X^T (dsyrk), averaged over the T rows, computed by
+ * selfweight_raw (lib/claims/selfweight.c); per row m_i = max_{j != i} s_ij and
+ * Z_i = sum_{j != i} e^{s_ij - m_i} */
 static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *ctx)
 {
     (void)ctx;
@@ -100,7 +103,8 @@ static int run(experiment *e)
     }
     naivecontour_law(e, &nc);   /* extension: d* + 2 per doubling of T - 1? */
     naivecontour_points(e, &def, &r, S_SELF, &nc);   /* a small run: its own points, plainly */
-    // the headline: d*(T) where (T - 1) 2^(-d*/2) c(T, d*) = 1 - 0.995, c by antithetic pairs
+    // the headline: d*(T) where (T - 1) 2^(-d*/2) c(T, d*) = 1 - 0.995, c(T, d) by antithetic pairs
+    // (naiveleak_c_draw; lib/claims/naiveleak.h has the derivation)
     static naiveleak_contour_row ex[SWEEP_MAX_VALUES];
     gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 0xC0DE, 0));
     st = rng == NULL ? ATT_EUSAGE : naiveleak_contour(rng, e->o.out_dir, "naive_self_attention_exact.csv", e->o.seed,

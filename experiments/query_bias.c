@@ -2,7 +2,7 @@
  *
  * Claim: the query bias adds b_Q . k_j to s_ij: a preference for some keys
  * whatever the query. With q_i = W_Q^T x_i + b_Q,
- *   s_ij = (q_i + b_Q) . k_j = q_i . k_j + b_Q . k_j,
+ *   s_ij = q_i . k_j = (W_Q^T x_i) . k_j + b_Q . k_j,
  * and the added term depends on the key j, not on the query i: S(b_Q) - S(0)
  * = 1 (K b_Q)^T has identical rows. Unlike b_K's term (constant along a row,
  * cancelled by softmax) it changes the weights; with W_Q = 0 every query is

@@ -21,7 +21,8 @@ SWEEP_STATS(STATS);
 
 static const double PRECISION = 0.01;   /* asked of T E[a_ii] at every main-sweep T */
 
-/* one draw at (T, d, d_k, x = c): X, W_Q, W_K (and X'); S = (X W_Q)(X W_K)^T */
+/* one draw at (T, d, d_k, x = c): X, W_Q, W_K (and X'); S = (X W_Q)(X W_K)^T, computed by
+ * selfweight_projected (lib/claims/selfweight.c) */
 static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *ctx)
 {
     double T = (double)pt->T, v = (double)pt->dk * pow(pt->x, 4);   /* score variance d_k c^4 */

@@ -36,7 +36,7 @@ double bias_row_spread(const gsl_matrix *D);
 /* The largest |sum_j A_ij - 1| over the rows of A (T_q, T_k). */
 double bias_row_sum_defect(const gsl_matrix *A);
 
-/* ---- the key bias's gradient, checked -------------------------------------- */
+/* ---- the value bias's folding, checked ------------------------------------- */
 /* Final outputs of one weighting A (T_q, T_k), with V1 = V0 + 1 b_V^T (T_k, d_v):
  *   Y_u = (A V1) W_O + 1 b_O^T       (head with b_V, unfolded)
  *   Y_f = (A V0) W_O + 1 b_fold^T    (head without b_V, folded bias)

@@ -11,7 +11,7 @@
  * interpolation is exact for a curve linear in l between grid points; for a
  * curve with curvature y'' its bias in l_x is at most |y''| h^2 / (8 y'), which the
  * caller keeps small with a fine grid. The CI's coverage is tested on
- * synthetic curves with a known crossing (tests/test_crossing.c).
+ * synthetic curves with a known crossing (tests/test_lscond.c).
  */
 #ifndef ATT_CROSSING_H
 #define ATT_CROSSING_H

@@ -3,18 +3,15 @@
  * configuration's Monte Carlo with its per-draw values kept, and the table of its curve
  * T E[a_ii] against T (long_sequences.csv).
  *
- * The long run's draws (--long), from pilots with seed 20261201 (long_sequences --long --draws N):
- * the delta-method 95% half-width h of ln T* falls as 1/sqrt(n), so n = n0 (h0 / ln 1.1)^2, times
- * 1.3 for the pilot's own error (h0 is itself estimated), reaches +-10%:
- *   narrow:  n0 = 100,000, h0 = 0.169 -> 316,000 x 1.3 = 411,000 (121 us of CPU per draw: 50 s)
- *   section: n0 = 200,000, h0 = 0.680 -> 10.2M x 1.3 = 13.2M (96 us per draw: 21 min of CPU),
- *            capped at 6M (about 10 min of wall time on 2 busy cores; 1.5 GB of per-draw values);
- *            its precision row decides from the data whether 6M suffice. Measured (14:31,
- *            2026-12-01): h = 0.150 at 6M (T* 6,123 [5,269, 7,116]; 1/sqrt(n) from the pilot
- *            predicted 0.124), INCONCLUSIVE, 6M x (0.150 / ln 1.1)^2 = 15M would decide it;
- *            narrow: h = 0.075, PASS. 607 s of CPU, 13.6 min of wall at load 5.5.
- *            So the section now takes 6M x (0.150 / ln 1.1)^2 x 1.15 = 17M (about 27 min of CPU,
- *            4.3 GB of per-draw values: make reproduce-long passes --max-memory 8G).
+ * The four configurations: section (d = 64, d_k = 16, c = 1), soft (64, 16, c^2 = 1/2: the
+ * default run's headline), narrow (64, 4, c = 1), wide (256, 16, c^2 = 1/2).
+ *
+ * The long run's draws (--long): the delta-method 95% half-width h of ln T* falls as 1/sqrt(n),
+ * so n = n0 (h0 / ln 1.1)^2 draws reach +-10%, with a margin for h0's own error:
+ *   narrow:  pilot n0 = 100,000, h0 = 0.169 -> 316,000 x 1.3 = 411,000 (121 us of CPU per draw);
+ *   section: a run of n0 = 6M gave h0 = 0.150 -> 15M x 1.15 = 17M (96 us per draw: about 27 min
+ *            of CPU, 4.3 GB of per-draw values: make reproduce-long passes --max-memory 8G).
+ * The pilots and the measured half-widths are in doc/long_run.md.
  */
 #ifndef ATT_LSCONFIG_H
 #define ATT_LSCONFIG_H

@@ -12,7 +12,7 @@
 enum { NHEADS = 2 };   /* two heads without, with biases */
 /* per draw: the control: without biases it equals y (zero up to rounding,
  * below 1e-10); with them it depends on head 2's SVD, whose signs the BLAS
- * kernel picks: compared as a trained result (verifyany's measurement) */
+ * kernel picks: compared as a training result (SW_TRAIN_ROUND) */
 #define HEAD_STATS(X) X(H_Y, "y", SW_ROUND(NULL)) X(H_UY, "y_units", SW_ROUND("allowed_units")) \
     X(H_WQ, "wq", SW_MC) X(H_WV, "wv", SW_MC) X(H_CTRL, "control", SW_TRAIN_ROUND("1e-10"))
 SWEEP_STATS(HEAD_STATS);

@@ -33,10 +33,12 @@ int sentence_attention(sentence_row rows[SENTENCE_T * SENTENCE_T], sentence_resu
     gsl_matrix *W_K = mat_new(SENTENCE_D, SENTENCE_DK), *W_V = mat_new(SENTENCE_D, 1);
     gsl_matrix *S0 = mat_new(SENTENCE_T, SENTENCE_T), *A0 = mat_new(SENTENCE_T, SENTENCE_T);
     head_state st = {0};
-    int rc = ATT_ERUNTIME;
+    int rc = ATT_OK;
     if (!X || !W_Q || !W_K || !W_V || !S0 || !A0
-        || head_state_alloc(&st, SENTENCE_T, SENTENCE_T, SENTENCE_D, SENTENCE_DK, 1))
+        || head_state_alloc(&st, SENTENCE_T, SENTENCE_T, SENTENCE_D, SENTENCE_DK, 1)) {
+        rc = att_alloc_status();   /* a --max-memory refusal is a usage error (exit 2) */
         goto done;
+    }
     for (size_t t = 0; t < SENTENCE_T; t++)
         for (size_t f = 0; f < SENTENCE_D; f++) gsl_matrix_set(X, t, f, features[t][f]);
     gsl_matrix_set_zero(W_Q); gsl_matrix_set_zero(W_K); gsl_matrix_set_zero(W_V);

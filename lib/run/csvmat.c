@@ -312,7 +312,7 @@ static int csv_parse(gsl_matrix **A, const char *name, csv_src *src, const csvma
                       name);
     if (st == ATT_OK) {
         *A = mat_new(p.rows, p.cols);
-        if (*A == NULL) st = ATT_ERUNTIME;      /* mat_new recorded why */
+        if (*A == NULL) st = att_alloc_status();   /* mat_new recorded why */
         else
             for (size_t r = 0; r < p.rows; r++)
                 memcpy((*A)->data + r * (*A)->tda, p.vals + r * p.cols, p.cols * sizeof(double));

@@ -23,7 +23,7 @@ int randmat_orthogonal(gsl_rng *rng, gsl_matrix *Q)
     gsl_matrix *G = mat_new(n, n), *R = mat_new(n, n);
     gsl_vector *tau = mat_vec_new(n);
     int rc = ATT_OK;
-    if (!G || !R || !tau) { rc = ATT_ERUNTIME; goto done; }
+    if (!G || !R || !tau) { rc = att_alloc_status(); goto done; }
 
     // G_ij ~ N(0, 1);  G = Q R  (Householder)
     mat_randn(rng, G, 1.0);
@@ -56,7 +56,7 @@ int randmat_with_cond(gsl_rng *rng, gsl_matrix *R, double cond)
 
     gsl_matrix *U = mat_new(n, n), *V = mat_new(n, n);
     int rc = ATT_OK;
-    if (!U || !V) { rc = ATT_ERUNTIME; goto done; }
+    if (!U || !V) { rc = att_alloc_status(); goto done; }
     if ((rc = randmat_orthogonal(rng, U)) || (rc = randmat_orthogonal(rng, V))) goto done;
 
     // U <- U diag(s),  s_i = cond^(1/2 - i/(n-1))

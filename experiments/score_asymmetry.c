@@ -75,7 +75,7 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *c, void *work, con
     out[S_ASYM + C_SYM] = qkov_asymmetry(st->S);
     out[S_TOL + C_SYM] = qkov_asymmetry_tol(c->d + 2 * c->dk, st->Q, st->K, st->S);
 
-    // independent: fresh W_Q and W_K
+    // independent: fresh W_Q and W_K (p still points at W_Q, W_K, now redrawn)
     mat_randn(rng, m[W_Q], sw);
     mat_randn(rng, m[W_K], sw);
     if ((rc = head_forward(st, &p, m[X], m[X]))) return rc;

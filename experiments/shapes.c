@@ -74,6 +74,7 @@ static int run(experiment *e)
     if (rng) gsl_rng_free(rng);
     // GPT-2: the formula 3 d d_k, and the elements of the weights allocated
     size_t count = shapes_head_projection_params(GPT2_D, GPT2_DK, GPT2_DK), allocated = 0;
+    // W_Q, W_K (d, d_k) and W_V (d, d_v), d_v = d_k = 64 in GPT-2
     gsl_matrix *W[3] = {mat_new(GPT2_D, GPT2_DK), mat_new(GPT2_D, GPT2_DK), mat_new(GPT2_D, GPT2_DK)};
     for (int k = 0; k < 3; k++) allocated += W[k] ? W[k]->size1 * W[k]->size2 : 0;
     for (int k = 0; k < 3; k++) mat_free(W[k]);

@@ -21,7 +21,7 @@ set title sprintf("Time grows like T² in both heads\n{/*0.85 one pass (d = %d),
 set logscale xy
 set format x '10^{%L}'
 set format y '10^{%L}'
-set xrange [3:Tt * 20]
+set xrange [3:Tt * 10]
 set xlabel 'sequence length T (tokens)'
 set ylabel 'time (s)'
 set key off

@@ -30,11 +30,7 @@ gsl_matrix *mat_new(size_t rows, size_t cols)
         return NULL;
     }
     // the label is formatted only when the budget refuses (mat_new runs inside training loops)
-    if (mem_reserve(mat_bytes(rows, cols), NULL)) {
-        char what[64];
-        snprintf(what, sizeof what, "a %zu x %zu matrix", rows, cols);
-        if (mem_reserve(mat_bytes(rows, cols), what)) return NULL;   /* refused again, now named */
-    }
+    if (mem_reserve_fmt(mat_bytes(rows, cols), "a %zu x %zu matrix", rows, cols)) return NULL;
     gsl_matrix *A = gsl_matrix_calloc(rows, cols);
     if (A == NULL) {
         mem_release(mat_bytes(rows, cols));
@@ -49,11 +45,7 @@ gsl_vector *mat_vec_new(size_t n)
         att_fail(ATT_EUSAGE, "vector of length %zu is not allowed", n);
         return NULL;
     }
-    if (mem_reserve(mat_bytes(n, 1), NULL)) {   /* labelled only when refused, as in mat_new */
-        char what[64];
-        snprintf(what, sizeof what, "a vector of %zu", n);
-        if (mem_reserve(mat_bytes(n, 1), what)) return NULL;
-    }
+    if (mem_reserve_fmt(mat_bytes(n, 1), "a vector of %zu", n)) return NULL;
     gsl_vector *v = gsl_vector_calloc(n);
     if (v == NULL) {
         mem_release(mat_bytes(n, 1));

@@ -2,7 +2,9 @@
 #include "mem.h"
 #include "att.h"
 
+#include <stdarg.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -30,12 +32,17 @@ static double human(size_t b, const char **unit)
     return x;
 }
 
-int mem_reserve(size_t bytes, const char *what)
+/* Count bytes against the budget: ATT_OK, or ATT_EUSAGE with the message recorded, the buffer
+ * named by what or, when what is NULL, by fmt and *ap (formatted only then: mat_new is called in
+ * training loops, and the label is needed only for a refusal). */
+static int reserve(size_t bytes, const char *what, const char *fmt, va_list *ap)
 {
     size_t old = atomic_fetch_add(&live, bytes);
     size_t now = old + bytes, b = atomic_load(&budget);
     if (now < old || (b > 0 && now > b)) {
         atomic_fetch_sub(&live, bytes);
+        char label[96];
+        if (what == NULL && fmt != NULL) vsnprintf(label, sizeof label, fmt, *ap), what = label;
         const char *u1, *u2;
         double x1 = human(bytes, &u1), x2 = human(b, &u2);
         if (now < old)
@@ -48,6 +55,20 @@ int mem_reserve(size_t bytes, const char *what)
     size_t p = atomic_load(&peak);
     while (now > p && !atomic_compare_exchange_weak(&peak, &p, now)) {}
     return ATT_OK;
+}
+
+int mem_reserve(size_t bytes, const char *what)
+{
+    return reserve(bytes, what, NULL, NULL);
+}
+
+int mem_reserve_fmt(size_t bytes, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = reserve(bytes, NULL, fmt, &ap);
+    va_end(ap);
+    return rc;
 }
 
 void mem_release(size_t bytes)

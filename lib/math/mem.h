@@ -28,6 +28,8 @@ void mem_reset_peak(void);
  * (ATT_OK, or ATT_EUSAGE with the message recorded; `what` names the
  * buffer), and give them back. */
 int mem_reserve(size_t bytes, const char *what);
+/* The same, the buffer named by a printf format, formatted only when the budget refuses. */
+int mem_reserve_fmt(size_t bytes, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void mem_release(size_t bytes);
 
 /* calloc(n, size) counted against the budget; NULL with the error recorded

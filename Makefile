@@ -198,10 +198,17 @@ TIMED := any_length fused_qkv
 FIRST := learned_previous_token
 UNTIMED_VERDICTS := $(foreach id,$(filter $(FIRST),$(EXPERIMENTS)) $(filter-out $(TIMED) $(FIRST),$(EXPERIMENTS)),$(OUT)/$(id).verdicts.csv)
 TIMED_VERDICTS := $(foreach id,$(filter $(TIMED),$(EXPERIMENTS)),$(OUT)/$(id).verdicts.csv)
+# Every program and script step records each file it writes, as it writes it
+# (ATT_WRITE_LOG, lib/run/afile.h, tools/written.sh): the manifest is built from
+# that record, never from a scan of the folder, so a file of yours saved there
+# meanwhile is never taken for the suite's. tools/recover (built by make all)
+# first finishes or undoes a killed run's release in the folder.
+reproduce: export ATT_WRITE_LOG = $(abspath $(OUT))/.reproduce-written
 reproduce: ## install what is missing, rerun every experiment, render every figure, write the report, handout and slides (OUT=DIR elsewhere, ONLY="ID ..." a few)
 	@ONLY="$(ONLY)" sh tools/prune_results.sh begin "$(OUT)" "$(FORCE)"
 	@sh tools/deps.sh
 	@$(MAKE) --no-print-directory all
+	@BUILD="$(BUILD)" sh tools/prune_results.sh open "$(OUT)"
 	@rm -f $(VERDICTS) $(OUT)/claims.csv
 	@echo "reproduce: $(words $(EXPERIMENTS)) experiments, then figures and the report"
 	@$(if $(UNTIMED_VERDICTS),$(MAKE) --no-print-directory -j$(REPRODUCE_JOBS) $(UNTIMED_VERDICTS),:)
@@ -221,9 +228,11 @@ reproduce: ## install what is missing, rerun every experiment, render every figu
 # LONG_DRAWS=N (command line): N draws per configuration instead, for a quick check of the target
 override LONG_DRAWS := $(if $(filter command line,$(origin LONG_DRAWS)),$(LONG_DRAWS),)
 LONG_IDS = $(foreach id,$(EXPERIMENTS),$(if $(wildcard $(OUT)/$(id).verdicts.csv),$(id)))
+reproduce-long: export ATT_WRITE_LOG = $(abspath $(OUT))/long/.reproduce-written
 reproduce-long: ## long_sequences at the section's scale (c = 1) with the draws chosen for a +-10% CI on T* (about 15 min, doc/long_run.md): writes results/long/, then the report (OUT=DIR elsewhere)
 	@sh tools/prune_results.sh begin "$(OUT)/long" "$(FORCE)"
-	@$(MAKE) --no-print-directory $(BIN)/long_sequences $(BUILD)/tools/csvcol $(BUILD)/tools/report
+	@$(MAKE) --no-print-directory $(BIN)/long_sequences $(BUILD)/tools/csvcol $(BUILD)/tools/report $(BUILD)/tools/recover
+	@BUILD="$(BUILD)" sh tools/prune_results.sh open "$(OUT)/long"
 	@echo "reproduce-long: long_sequences --long into $(OUT)/long ($(if $(LONG_DRAWS),$(LONG_DRAWS) draws per configuration,section: 17,000,000 draws, narrow: 411,000; about 15 min on 2 idle cores))"
 	@sh tools/run_one.sh long_sequences $(BIN) "$(OUT)/long" $(BUILD) --long --max-memory 8G $(if $(LONG_DRAWS),--draws $(LONG_DRAWS))
 	@if [ -f "$(OUT)/claims.csv" ]; then echo "reproduce-long: rewriting the report in $(OUT)"; \
@@ -242,7 +251,7 @@ figures: ## re-render the figures of your own runs: make figures [OUT=DIR] (defa
 # Chromium (skipped, with a message, when Chromium is missing).
 EXPLORER := $(if $(ONLY),,$(if $(wildcard web/explorer.html),$(OUT)/explorer.html $(OUT)/figures/explorer.png))
 $(OUT)/explorer.html: web/explorer.html | $(OUT)/figures
-	cp $< $@
+	cp $< $@.tmp.$$$$ && mv $@.tmp.$$$$ $@ && sh tools/written.sh $@
 $(OUT)/figures/explorer.png: $(OUT)/explorer.html web/screenshot.sh | $(OUT)/figures
 	@sh web/screenshot.sh $< $@ 1280,800
 

@@ -66,7 +66,7 @@ if [ "$rc" -eq 0 ] && cmp -s "$T/own.before" "$T/own.after" && [ -f "$D/concentr
 else
     fail "FORCE=1 reproduce" "exit $rc" "$(tail -5 "$T/out2")" "$(diff "$T/own.before" "$T/own.after")"
 fi
-if grep -qxF concentration.csv "$D/.reproduce-manifest" && ! grep -q -e todo.txt -e lecture1 -e _mine -e my_plot "$D/.reproduce-manifest"; then
+if grep -qE '^[0-9]+ [0-9]+ concentration.csv$' "$D/.reproduce-manifest" && ! grep -q -e todo.txt -e lecture1 -e _mine -e my_plot "$D/.reproduce-manifest"; then
     pass "the manifest lists the suite's files and none of the user's"
 else
     fail "manifest contents" "$(cat "$D/.reproduce-manifest")"
@@ -143,19 +143,23 @@ $MK reproduce OUT="$T/afile" ONLY=concentration >"$T/out9" 2>&1
 # scratch checkout with a copy of tools/prune_results.sh stands for this one.
 C="$T/checkout"
 mkdir -p "$C/tools" "$C/results/figures"
-cp tools/prune_results.sh "$C/tools/"
+cp tools/prune_results.sh tools/written.sh "$C/tools/"
 for f in kept.csv stale.csv figures/stale.png bench.md; do printf 'committed %s\n' "$f" >"$C/results/$f"; done
 printf 'mine\n' >"$C/results/my_notes.txt"
 (cd "$C" && git init -q && git add tools results/kept.csv results/stale.csv results/figures/stale.png results/bench.md &&
     git -c user.email=t@t -c user.name=t commit -q -m results) >/dev/null 2>&1
 if [ -d "$C/.git" ]; then
     sh "$C/tools/prune_results.sh" begin "$C/results" >/dev/null 2>&1
-    printf 'rewritten\n' >"$C/results/kept.csv"
+    BUILD="$BUILD" sh "$C/tools/prune_results.sh" open "$C/results" >/dev/null 2>&1
+    # the steps of a reproduce record what they write (ATT_WRITE_LOG)
+    printf 'rewritten\n' >"$C/results/kept.csv.tmp" && mv "$C/results/kept.csv.tmp" "$C/results/kept.csv"
     printf 'new\n' >"$C/results/new.csv"
+    ATT_WRITE_LOG="$C/results/.reproduce-written" sh "$C/tools/written.sh" "$C/results/kept.csv" "$C/results/new.csv"
     sh "$C/tools/prune_results.sh" end "$C/results" >"$T/out10" 2>&1
     if [ ! -e "$C/results/stale.csv" ] && [ ! -e "$C/results/figures/stale.png" ] &&
        [ -f "$C/results/bench.md" ] && [ "$(cat "$C/results/my_notes.txt")" = mine ] &&
-       grep -qx new.csv "$C/results/.reproduce-manifest" && grep -qx kept.csv "$C/results/.reproduce-manifest" &&
+       grep -qE '^[0-9]+ [0-9]+ new.csv$' "$C/results/.reproduce-manifest" &&
+       grep -qE '^[0-9]+ [0-9]+ kept.csv$' "$C/results/.reproduce-manifest" &&
        ! grep -q my_notes "$C/results/.reproduce-manifest"; then
         pass "results/ without a manifest: stale tracked files removed, bench.md and untracked files kept"
     else

@@ -317,6 +317,8 @@ static void table_print(const out_mat *m)
     free(cw);
 }
 
+static size_t wrote_files;         /* files the run wrote (0: say nothing) */
+
 static int file_write(const opts *o, const out_mat *m)
 {
     afile af;
@@ -632,8 +634,8 @@ static int outputs_emit(const opts *o, run_data *r)
         for (size_t i = 0; i < n && len > 0 && (size_t)len < sizeof extra; i++)
             len += snprintf(extra + len, sizeof extra - (size_t)len, " %s", m[i].file);
         if (!st) st = provenance_write_meta(o, extra);
-        if (!st && opts_verbose(o) && !arg.print)
-            printf("attention: wrote %zu files and attention.meta into %s\n", n, o->out_dir);
+        /* said in main, once the release put them there (opts_exit) */
+        if (!st && opts_verbose(o) && !arg.print) wrote_files = n;
     }
     if (gk != gq) tokens_free(gk, r->B * r->T_k);
     tokens_free(gq, r->B * r->T_q);
@@ -760,5 +762,8 @@ int main(int argc, char **argv)
     // every matrix of the run is counted against --max-memory (mem.h)
     if (st == ATT_OK) mem_set_budget(o.max_memory, "--max-memory");
     if (st == ATT_OK) st = run(&o);
-    return opts_exit(&o, st);
+    st = opts_exit(&o, st);         /* the release: every file in place, or none */
+    if (st == ATT_OK && wrote_files)
+        printf("attention: wrote %zu files and attention.meta into %s\n", wrote_files, o.out_dir);
+    return st;
 }

@@ -1,41 +1,68 @@
 #!/bin/sh
-# prune_results.sh - the output folder of make reproduce, and its manifest.
+# prune_results.sh - the output folder of make reproduce (and of make verify
+# with VERIFY_OUT=DIR), and its manifest.
 #
-#   prune_results.sh begin DIR [FORCE]   before a reproduce writes anything
+#   prune_results.sh begin DIR [FORCE]   first: name the folder, refuse a foreign one, create it
+#   prune_results.sh open DIR            before the first write (the programs are built by now)
 #   prune_results.sh end DIR             after every step succeeded
 #   prune_results.sh check DIR [FORCE]   only the refusal test of `begin`
-# Environment: ONLY (make reproduce ONLY="ID ..."): refused for results/.
+#   prune_results.sh clear DIR           remove every file the manifest names (make verify)
+# Environment: ONLY (make reproduce ONLY="ID ..."): refused for results/;
+# BUILD (default build): where tools/recover.c was built.
 #
-# DIR/.reproduce-manifest lists (one path per line, relative to DIR) every
-# file the last complete reproduce wrote into DIR. It is the suite's only
-# licence to remove anything there:
-#   - `end` writes the new manifest (the files written since `begin`) and
-#     removes the entries of the previous manifest that this run did not
-#     write again (a figure or CSV whose script or experiment is gone). A
-#     file that no manifest names is never removed, whatever its age or name.
-#     Carried over, not removed, when not rewritten: handout.pdf,
-#     slides.pdf, slides-notes.pdf and instructor.pdf (rebuilt only where TeX
-#     is installed), explorer.* (file targets of their own sources, rebuilt
-#     only when those change) and bench* (make bench writes them).
+# DIR/.reproduce-manifest lists every file the last complete reproduce wrote
+# into DIR, one line each: "<inode> <size> <path relative to DIR>". It is the
+# suite's only licence to remove anything there, and a file counts as the
+# suite's only while it still has the inode and size recorded when the suite
+# wrote it:
+#   - the record is made by the writer itself, at the moment it writes: every
+#     program (lib/run/afile.c) and every script step (tools/written.sh)
+#     appends "<inode> <size> <real path>" to DIR/.reproduce-written (the
+#     variable ATT_WRITE_LOG, which make reproduce and make verify export) as
+#     it moves a file into place. Nothing scans the folder for "new" files, so
+#     a file you save, touch or create in DIR while a reproduce runs is never
+#     recorded (and a suite file you replace while it runs is dropped from the
+#     record: it is yours now);
+#   - `end` writes the new manifest: the records of this run whose file still
+#     has that inode and size, plus the previous manifest's handout.pdf,
+#     slides.pdf, slides-notes.pdf, instructor.pdf (rebuilt only where TeX is
+#     installed), explorer.* (file targets of their own sources, rebuilt only
+#     when those change) and bench* (make bench writes them) when not rewritten
+#     and unchanged. Then it removes each entry of the previous manifest that
+#     this run did not write again (a figure or CSV whose script or experiment
+#     is gone) and that is still the file the suite wrote: a regular file, same
+#     inode and size, reached from DIR without a symlink (find -P), whose real
+#     path (readlink -f) is DIR/<path>. An entry that leads out of DIR or
+#     through a symlink is refused and named; one that changed is kept and
+#     named. A file that no manifest names is never removed.
 #   - `begin` refuses (exit 2) a DIR that exists, is not empty and holds no
 #     manifest, unless DIR is results/ of this checkout or FORCE is 1: such
-#     a folder is somebody's own, not the suite's. An empty or new DIR gets
-#     an empty manifest at once, so a reproduce that fails half-way leaves
-#     a folder the next reproduce accepts; results/ of this checkout, the
-#     first time, gets the files git tracks there (the committed output of
-#     earlier reproduces; untracked files are never named). `begin` prints
-#     the folder first.
+#     a folder is somebody's own, not the suite's. It prints the folder first.
+#   - `open` first finishes or undoes what a killed program left in DIR and
+#     below (build/tools/recover: roll forward or back, lib/run/afile.h), then
+#     gets the manifest ready: created empty for a new folder (results/ of this
+#     checkout, the first time: the files git tracks there, the committed
+#     output of earlier reproduces; untracked files are never named); an old
+#     one of bare paths (before inodes were recorded) takes the files' present
+#     inode and size, once; in results/ of this checkout an entry that git
+#     tracks and that is unchanged since the commit takes its present inode
+#     (a fresh clone has new inodes); the records a killed reproduce left are
+#     added when their files are unchanged. Then it starts a new record.
+#   - `clear` (make verify with VERIFY_OUT=DIR, before its rerun) removes every
+#     file of the manifest by the same rules and empties the manifest.
 # Exit status: 0 done, 2 refused or bad usage, 3 an I/O error.
 set -u
 MANIFEST=.reproduce-manifest
 STAMP=.reproduce-start
-HEADER="# attention-qkv: files written by the last make reproduce into this folder (tools/prune_results.sh)"
+WRITTEN=.reproduce-written
+HEADER="# attention-qkv: files written by the last make reproduce into this folder, as <inode> <size> <path> (tools/prune_results.sh)"
 
-usage() { echo "usage: prune_results.sh begin|end|check DIR [FORCE]" >&2; exit 2; }
+usage() { echo "usage: prune_results.sh begin|open|end|check|clear DIR [FORCE]" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 cmd=$1 dir=$2 force=${3:-0}
 [ -n "$dir" ] || { echo "reproduce: OUT is empty: give a folder, e.g. make reproduce OUT=/tmp/run" >&2; exit 2; }
 here=$(cd "$(dirname "$0")/.." && pwd -P)
+BUILD=${BUILD:-build}
 
 # is DIR results/ of this checkout? (compared as physical paths)
 is_results() {
@@ -66,10 +93,62 @@ check() {
     exit 2
 }
 
-# "inode mtime path" of every file in DIR but the suite's bookkeeping
-snapshot() {
-    (cd "$dir" && find . -type f ! -name "$STAMP" ! -name "$MANIFEST" ! -name ".$MANIFEST.new.*" \
-         -printf '%i %T@ %P\n') | awk '!/[[:cntrl:]]/'
+# "inode size path" of every regular file reached from DIR without following
+# a symlink, but the suite's bookkeeping and run folders; no control characters
+listing() {
+    (cd "$dir" && find . -path './.att-run.*' -prune -o -type f ! -name "$STAMP" ! -name "$MANIFEST" \
+         ! -name "$WRITTEN" ! -name ".$MANIFEST.new.*" -printf '%i %s %P\n') | awk '!/[[:cntrl:]]/'
+}
+
+# the manifest's entries (comments dropped), "inode size path"
+entries() { [ -f "$1" ] && grep -v '^#' "$1" | grep -E '^[0-9]+ [0-9]+ .'; }
+
+# records LIST: the records of ATT_WRITE_LOG under DIR as "inode size path"
+# (relative), the last per path, kept only when LIST (the listing) shows the
+# file with that inode and size
+records() {
+    real=$(cd "$dir" && pwd -P)
+    [ -f "$dir/$WRITTEN" ] || return 0
+    awk -v pre="$real/" '
+        function key(s,  i, j, r) { i = index(s, " "); r = substr(s, i + 1); j = index(r, " "); return i + j }
+        FILENAME == ARGV[1] { have[$0] = 1; next }
+        { k = key($0); p = substr($0, k + 1); if (index(p, pre) != 1) next
+          rel = substr(p, length(pre) + 1); if (rel == "" || rel ~ /[[:cntrl:]]/) next
+          id[rel] = substr($0, 1, k - 1); if (!(rel in seen)) { seen[rel] = 1; order[++n] = rel } }
+        END { for (i = 1; i <= n; i++) { r = order[i]; e = id[r] " " r; if (e in have) print e } }' \
+        "$1" "$dir/$WRITTEN"
+}
+
+# write the manifest from "inode size path" lines on stdin (sorted by path)
+write_manifest() {
+    new="$dir/.$MANIFEST.new.$$"
+    { echo "$HEADER"; awk '{ k = index($0, " "); r = substr($0, k + 1); j = index(r, " ")
+                             p = substr(r, j + 1); if (!(p in s)) { s[p] = 1; print } }' |
+      LC_ALL=C sort -t ' ' -k 3; } >"$new" && mv -f "$new" "$dir/$MANIFEST" || { rm -f "$new"; exit 3; }
+}
+
+# remove DIR/PATH if it is still the suite's file "INODE SIZE PATH" ($1),
+# given the listing in $2; say why not otherwise
+remove_entry() {
+    entry=$1 list=$2
+    f=${entry#* }; f=${f#* }
+    case "$f" in /*|../*|*/../*|..) echo "reproduce: not removing '$f' (listed in $dir/$MANIFEST): it is outside $dir"; return ;; esac
+    if grep -qxF -- "$entry" "$list"; then
+        r=$(readlink -f -- "$dir/$f")
+        if [ "$r" = "$real/$f" ]; then
+            echo "reproduce: removing $dir/$f (written by the previous run, no longer produced)"
+            rm -f -- "$r"
+        else
+            echo "reproduce: not removing $dir/$f: its real path $r is not $real/$f (a symlink)"
+        fi
+    elif [ -L "$dir/$f" ] || [ -e "$dir/$f" ]; then
+        r=$(readlink -f -- "$dir/$f")
+        case "$r" in
+        "$real/$f") echo "reproduce: keeping $dir/$f: it changed since the suite wrote it (it is yours now)" ;;
+        "$real"/*) echo "reproduce: not removing $dir/$f: it passes through a symlink (to $r)" ;;
+        *) echo "reproduce: not removing $dir/$f: its real path $r is outside $dir" ;;
+        esac
+    fi
 }
 
 case "$cmd" in
@@ -80,54 +159,93 @@ begin)
     echo "reproduce: writing into $dir"
     check
     mkdir -p "$dir" || exit 3
-    if [ ! -f "$dir/$MANIFEST" ]; then
-        {
-            echo "$HEADER"
-            # results/ of this checkout before its first manifest: what the
-            # suite wrote there before is what git tracks there (committed
-            # reproduce output); untracked files are never touched
-            if is_results "$dir" && command -v git >/dev/null 2>&1; then
-                git -C "$here" ls-files -- results 2>/dev/null | sed -n 's|^results/||p' | awk '!/[[:cntrl:]]/'
-            fi
-        } >"$dir/$MANIFEST" || exit 3
-    fi
-    # the start time, then every file already there (inode, mtime, path): a
-    # file this run writes is one that is new or whose inode or mtime changed
-    { date +%s; snapshot; } >"$dir/$STAMP" || exit 3
     ;;
-end)
-    [ -f "$dir/$STAMP" ] || { echo "reproduce: no $STAMP in '$dir' (prune_results.sh begin first)" >&2; exit 2; }
-    old="$dir/$MANIFEST"
-    new="$dir/.$MANIFEST.new.$$"
-    trap 'rm -f "$new"' EXIT
-    trap 'exit 130' INT TERM HUP
-    {
-        echo "$HEADER"
-        # what this run wrote: new files, and files whose inode or mtime changed
-        snapshot | awk 'NR == FNR { if (FNR > 1) was[$0] = 1; next }
-                        !($0 in was) { sub(/^[^ ]+ [^ ]+ /, ""); print }' "$dir/$STAMP" - | LC_ALL=C sort
-        # earlier files carried over when this run did not rebuild them
-        [ -f "$old" ] && grep -v '^#' "$old" | while IFS= read -r f; do
-            case "$(basename "$f")" in
-            handout.pdf|slides.pdf|slides-notes.pdf|instructor.pdf|explorer.*|bench*) [ -f "$dir/$f" ] && echo "$f" ;;
-            esac
-        done
-    } | awk 'NR == 1 || !seen[$0]++' >"$new" || exit 3
-    if [ -f "$old" ]; then
-        grep -v '^#' "$old" | while IFS= read -r f; do
-            [ -n "$f" ] || continue
-            case "$f" in /*|../*|*/../*) continue ;; esac      # never outside DIR
-            grep -qxF -- "$f" "$new" && continue
-            if [ -f "$dir/$f" ] && [ ! -L "$dir/$f" ]; then
-                echo "reproduce: removing $dir/$f (written by the previous reproduce, no longer produced)"
-                rm -f "$dir/$f"
-            fi
-        done
+open)
+    [ -d "$dir" ] || { echo "reproduce: no folder '$dir' (prune_results.sh begin first)" >&2; exit 2; }
+    if [ -x "$BUILD/tools/recover" ]; then
+        "$BUILD/tools/recover" "$dir" || exit 3
+    else
+        echo "reproduce: $BUILD/tools/recover is not built: a killed run's files in $dir are not recovered" >&2
     fi
-    mv -f "$new" "$old" || exit 3
-    trap - EXIT
+    real=$(cd "$dir" && pwd -P)
+    list="$dir/.$MANIFEST.new.list.$$"
+    trap 'rm -f "$list"' EXIT
+    listing >"$list" || exit 3
+    {
+        if [ -f "$dir/$MANIFEST" ]; then
+            # entries with their inode; bare paths (an older manifest) take the present one
+            grep -v '^#' "$dir/$MANIFEST" | awk '
+                function key(s,  i, j, r) { i = index(s, " "); r = substr(s, i + 1); j = index(r, " "); return i + j }
+                FILENAME == ARGV[1] { now[substr($0, key($0) + 1)] = substr($0, 1, key($0) - 1); next }
+                /^[0-9]+ [0-9]+ ./ { print; next }
+                $0 != "" && ($0 in now) { print now[$0] " " $0 }' "$list" -
+        elif is_results "$dir" && command -v git >/dev/null 2>&1; then
+            # results/ before its first manifest: what the suite wrote there
+            # before is what git tracks there (committed reproduce output)
+            git -C "$here" ls-files -- results 2>/dev/null | sed -n 's|^results/||p' |
+                awk 'FILENAME == ARGV[1] { i = index($0, " "); r = substr($0, i + 1); j = index(r, " ")
+                                       now[substr(r, j + 1)] = substr($0, 1, i + j - 1); next }
+                     ($0 in now) { print now[$0] " " $0 }' "$list" -
+        fi
+        # what a killed reproduce recorded (its files, unchanged since)
+        records "$list"
+    } >"$dir/.$MANIFEST.entries.$$" || exit 3
+    if is_results "$dir" && command -v git >/dev/null 2>&1; then
+        # a fresh clone: the tracked files unchanged since the commit are the
+        # suite's, whatever inode the checkout gave them
+        git -C "$here" ls-files -- results 2>/dev/null | sed -n 's|^results/||p' >"$dir/.$MANIFEST.tracked.$$"
+        git -C "$here" diff --name-only -- results 2>/dev/null | sed -n 's|^results/||p' >"$dir/.$MANIFEST.changed.$$"
+        awk 'function key(s,  i, j, r) { i = index(s, " "); r = substr(s, i + 1); j = index(r, " "); return i + j }
+             FILENAME == ARGV[1] { t[$0] = 1; next }
+             FILENAME == ARGV[2] { c[$0] = 1; next }
+             FILENAME == ARGV[3] { now[substr($0, key($0) + 1)] = substr($0, 1, key($0) - 1); next }
+             { p = substr($0, key($0) + 1)
+               if ((p in t) && !(p in c) && (p in now)) print now[p] " " p; else print }' \
+            "$dir/.$MANIFEST.tracked.$$" "$dir/.$MANIFEST.changed.$$" "$list" "$dir/.$MANIFEST.entries.$$" \
+            >"$dir/.$MANIFEST.entries2.$$" && mv -f "$dir/.$MANIFEST.entries2.$$" "$dir/.$MANIFEST.entries.$$"
+        rm -f "$dir/.$MANIFEST.tracked.$$" "$dir/.$MANIFEST.changed.$$"
+    fi
+    # the last record of a path wins (a killed run's records come last)
+    tac "$dir/.$MANIFEST.entries.$$" | write_manifest
+    rm -f "$dir/.$MANIFEST.entries.$$"
+    : >"$dir/$WRITTEN" || exit 3
+    date +%s >"$dir/$STAMP" || exit 3
+    ;;
+end|clear)
+    [ "$cmd" = clear ] || [ -f "$dir/$STAMP" ] || { echo "reproduce: no $STAMP in '$dir' (prune_results.sh open first)" >&2; exit 2; }
+    real=$(cd "$dir" && pwd -P)
+    old="$dir/$MANIFEST"
+    list="$dir/.$MANIFEST.new.list.$$"
+    keep="$dir/.$MANIFEST.new.keep.$$"
+    trap 'rm -f "$list" "$keep"' EXIT
+    trap 'exit 130' INT TERM HUP
+    listing >"$list" || exit 3
+    if [ "$cmd" = end ]; then
+        {
+            records "$list"
+            # earlier files carried over when this run did not rebuild them (and unchanged)
+            entries "$old" | while IFS= read -r e; do
+                f=${e#* }; f=${f#* }
+                case "$(basename "$f")" in
+                handout.pdf|slides.pdf|slides-notes.pdf|instructor.pdf|explorer.*|bench*)
+                    grep -qxF -- "$e" "$list" && echo "$e" ;;
+                esac
+            done
+        } >"$keep" || exit 3
+    else
+        : >"$keep"
+    fi
+    # the previous manifest's files that this run did not write again
+    entries "$old" | while IFS= read -r e; do
+        f=${e#* }; f=${f#* }
+        awk -v p="$f" '{ k = index($0, " "); r = substr($0, k + 1); j = index(r, " ")
+                         if (substr(r, j + 1) == p) { found = 1; exit } } END { exit !found }' "$keep" && continue
+        remove_entry "$e" "$list"
+    done
+    write_manifest <"$keep"
+    [ "$cmd" = clear ] && exit 0
     start=$(head -n 1 "$dir/$STAMP" 2>/dev/null)
-    rm -f "$dir/$STAMP"
+    rm -f "$dir/$STAMP" "$dir/$WRITTEN"
     case "$start" in
     ''|*[!0-9]*) ;;
     *) echo "reproduce: done in $(( $(date +%s) - start )) s: $(( $(wc -l <"$old") - 1 )) files in $dir (listed in $dir/$MANIFEST)" ;;

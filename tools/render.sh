@@ -100,6 +100,9 @@ GPVAL_TERM_YSIZE / GPVAL_TERM_SCALE - GPVAL_TERM_YMAX, GPVAL_TERM_YSIZE / GPVAL_
     mv "$tmp.pdf" "$d/$name.pdf"; mv "$tmp.png" "$d/$name.png"
     [ "$sl" = 1 ] || mv "$tmp.svg" "$d/$name.svg"
     if [ -s "$tmp.frames" ]; then mv "$tmp.frames" "$d/frames/$name.txt"; else rm -f "$tmp.frames" "$d/frames/$name.txt"; fi
+    # the record of what make reproduce wrote (tools/prune_results.sh)
+    svg=$d/$name.svg; [ "$sl" = 1 ] && svg=
+    sh "$(dirname "$0")/written.sh" "$d/$name.pdf" "$d/$name.png" $svg "$d/frames/$name.txt"
     if [ "$sl" = 1 ]; then echo "figure $d/$name.{pdf,png}"; else echo "figure $d/$name.{pdf,png,svg}"; fi
 }
 set -- $(geometry size 6.5 4)

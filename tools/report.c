@@ -610,6 +610,8 @@ int main(int argc, char **argv)
         else { first = argc; }
     }
     if (first >= argc) { fprintf(stderr, "usage: report [--out DIR] [--check] ID ...\n"); return 2; }
+    /* a killed run's half-released files are finished or undone before they are read */
+    if (afile_recover(dir) != ATT_OK) { att_print_error("report"); return 3; }
 
     size_t nrows = 0, cap = 64;
     row *rows = malloc(cap * sizeof *rows);
@@ -648,9 +650,10 @@ int main(int argc, char **argv)
     }
 
     afile csv, md, tex, sum;
+    afile_hold();                          /* the four files and the schema together, or none */
     if (afile_open(&csv, dir, "claims.csv") || afile_open(&md, dir, "claims.md") ||
         afile_open(&tex, dir, "claims.tex") || afile_open(&sum, dir, "claims_summary.md")) {
-        att_print_error("report"); free(rows); free(start); return 3;
+        att_print_error("report"); afile_release(0); free(rows); free(start); return 3;
     }
     /* claims.csv: the rows as they are */
     fprintf(csv.f, "%s\n", verdict_csv_header);
@@ -733,7 +736,10 @@ int main(int argc, char **argv)
     fprintf(sum.f, "%s\n", counts);
     /* the order: the registry's (the section's), then IDs it does not know */
     int *order = malloc((size_t)argc * sizeof *order), norder = 0;
-    if (!order) { fprintf(stderr, "report: out of memory\n"); free(rows); free(start); return 3; }
+    if (!order) {
+        fprintf(stderr, "report: out of memory\n");
+        afile_release(0); free(rows); free(start); return 3;
+    }
     for (size_t k = 0; k < reg.n; k++)
         for (int a = first; a < argc; a++) if (!strcmp(argv[a], reg.e[k].id)) { order[norder++] = a; break; }
     for (int a = first; a < argc; a++) if (!registry_find(&reg, argv[a])) order[norder++] = a;
@@ -773,6 +779,11 @@ int main(int argc, char **argv)
     free(start);
     if (afile_commit(&sum) || afile_commit(&csv) || verdict_list_write_schema(dir, "claims.csv")
         || afile_commit(&md) || afile_commit(&tex)) {
+        afile_release(0);
+        att_print_error("report");
+        return 3;
+    }
+    if (afile_release(1) != ATT_OK) {
         att_print_error("report");
         return 3;
     }

@@ -231,5 +231,6 @@ schema="$tmp/robustness.schema.csv"
 cp "$schema" "$out/.robustness.schema.csv.tmp.$$" && mv "$out/.robustness.schema.csv.tmp.$$" "$out/robustness.schema.csv" &&
 cp "$csv" "$out/.robustness.csv.tmp.$$" && mv "$out/.robustness.csv.tmp.$$" "$out/robustness.csv" &&
 cp "$md" "$out/.robustness.md.tmp.$$" && mv "$out/.robustness.md.tmp.$$" "$out/robustness.md" || exit 3
+sh "$(dirname "$0")/written.sh" "$out/robustness.schema.csv" "$out/robustness.csv" "$out/robustness.md"
 echo "robustness: $(printf '%s\n' "$NUMBERS" | wc -l) numbers x $(echo $SEEDS | wc -w) seeds x $(echo $GENERATORS | wc -w) generators -> $out/robustness.{csv,md}"
 exit $failed

@@ -13,8 +13,18 @@
 #
 #   sh tools/verify.sh                 rerun, compare with results/
 #   sh tools/verify.sh --compare OLD NEW   only compare two result folders
+#   sh tools/verify.sh --prepare-out   only get VERIFY_OUT ready (below), then stop
 # VERIFY_OUT=DIR keeps the rerun in DIR (CI checks its verdicts and builds
-# the handout from it).
+# the handout from it), by the rules of make reproduce's folder
+# (tools/prune_results.sh): a non-empty DIR that neither an earlier verify
+# nor a reproduce wrote (no .reproduce-manifest; a .verify-out marker of an
+# older verify counts as one with an empty manifest) is refused (exit 2); in
+# DIR, what a killed program left is rolled forward or back first
+# (build/tools/recover); then the files the previous verify wrote (its
+# manifest, each still with its recorded inode and size, reached without a
+# symlink, inside DIR) are removed, and only those: your own files there stay;
+# the rerun records what it writes (ATT_WRITE_LOG) and leaves its manifest.
+# Before anything else, results/ is recovered the same way.
 # results/long/ (make reproduce-long, about 10 min) is rerun and compared
 # only with LONG=1 (make verify LONG=1); otherwise, when present, its verdict
 # rows are copied into the rerun (not re-measured) so that the reports compare.
@@ -57,26 +67,49 @@ EOF
 }
 
 if [ "${1:-}" = --compare ]; then
-    [ $# -eq 3 ] || { echo "usage: sh tools/verify.sh [--compare OLD_DIR NEW_DIR]" >&2; exit 2; }
+    [ $# -eq 3 ] || { echo "usage: sh tools/verify.sh [--compare OLD_DIR NEW_DIR | --prepare-out]" >&2; exit 2; }
     [ -d "$2" ] && [ -d "$3" ] || { echo "verify: $2 and $3 must be folders" >&2; exit 2; }
     compare "$2" "$3"; st=$?
     if [ $st -eq 0 ]; then echo "verify: $compared result files of $3 agree with $2"; else advice; fi
     exit $st
 fi
-[ $# -eq 0 ] || { echo "usage: sh tools/verify.sh [--compare OLD_DIR NEW_DIR]" >&2; exit 2; }
+# prune CMD: tools/prune_results.sh CMD "$tmp", its messages in verify's words
+prune() {
+    BUILD="$BUILD" sh tools/prune_results.sh "$1" "$tmp" >"$tmp.msg" 2>&1; rc=$?
+    sed 's/^reproduce:/verify:/' "$tmp.msg"; rm -f "$tmp.msg"
+    return $rc
+}
 
+# VERIFY_OUT: refuse a foreign folder, recover, remove the previous verify's files
+prepare_out() {
+    force=0
+    [ -f "$tmp/.verify-out" ] && [ ! -f "$tmp/.reproduce-manifest" ] && force=1
+    if ! sh tools/prune_results.sh check "$tmp" "$force" 2>"$tmp.err"; then
+        sed 's/^reproduce: refusing OUT/verify: refusing VERIFY_OUT/; s/^reproduce:/verify:/' "$tmp.err" >&2
+        rm -f "$tmp.err"; exit 2
+    fi
+    rm -f "$tmp.err"
+    mkdir -p "$tmp" || { echo "verify: cannot create $tmp" >&2; exit 3; }
+    prune open >&2 || { echo "verify: cannot prepare $tmp" >&2; exit 3; }
+    prune clear || exit 3
+    rm -f "$tmp/.verify-out"
+    # whatever a file of the suite's name holds, every experiment reruns
+    for c in experiments/*.c; do rm -f "$tmp/$(basename "$c" .c).verdicts.csv"; done
+    rm -f "$tmp/claims.csv"
+}
+
+if [ "${1:-}" = --prepare-out ]; then
+    [ -n "${VERIFY_OUT:-}" ] || { echo "verify: --prepare-out needs VERIFY_OUT=DIR" >&2; exit 2; }
+    tmp=$VERIFY_OUT; prepare_out; exit 0
+fi
+[ $# -eq 0 ] || { echo "usage: sh tools/verify.sh [--compare OLD_DIR NEW_DIR | --prepare-out]" >&2; exit 2; }
+
+# before anything else: a killed run's half-released files in results/ are finished or undone
+if [ -x "$BUILD/tools/recover" ]; then "$BUILD/tools/recover" results || exit 3; fi
 if [ -n "${VERIFY_OUT:-}" ]; then
-    # only a folder verify made (its marker) or an empty one is cleared: never a user's files
     tmp=$VERIFY_OUT
-    if [ -d "$tmp" ] && [ -n "$(ls -A "$tmp")" ] && [ ! -f "$tmp/.verify-out" ]; then
-        echo "verify: VERIFY_OUT=$tmp is not empty and was not written by make verify: refusing to clear it" >&2
-        exit 2
-    fi
-    if [ -f "$tmp/.verify-out" ]; then
-        # what a previous verify wrote: the folder's entries (it made the folder)
-        find "$tmp" -mindepth 1 -delete || { echo "verify: cannot clear $tmp" >&2; exit 3; }
-    fi
-    mkdir -p "$tmp" && : > "$tmp/.verify-out" || { echo "verify: cannot create $tmp" >&2; exit 3; }
+    prepare_out
+    ATT_WRITE_LOG="$(cd "$tmp" && pwd -P)/.reproduce-written"; export ATT_WRITE_LOG
 else tmp=$(mktemp -d /tmp/attention-verify.XXXXXX); trap 'rm -rf "$tmp"' EXIT INT TERM; fi
 echo "verify: rerunning everything into $tmp"
 if [ -d results/long ] && [ "${LONG:-0}" = 1 ]; then
@@ -87,12 +120,16 @@ if [ -d results/long ] && [ "${LONG:-0}" = 1 ]; then
 elif [ -d results/long ]; then
     echo "verify: results/long/ is not rerun (make verify LONG=1 reruns it, about 10 min): its verdict rows are copied into the rerun's report"
     mkdir -p "$tmp/long" && cp results/long/*.verdicts.csv "$tmp/long/" || { echo "verify: cannot copy results/long/" >&2; exit 3; }
+    sh tools/written.sh "$tmp"/long/*.verdicts.csv
 elif [ "${LONG:-0}" = 1 ]; then
     echo "verify: LONG=1 but there is no results/long/ to compare (make reproduce-long writes it)"
 fi
 make --no-print-directory figures-report OUT="$tmp" BUILD="$BUILD" BIN="$BIN" >"$tmp.log" 2>&1 || {
     cat "$tmp.log" >&2; rm -f "$tmp.log"; echo "verify: the rerun failed" >&2; exit 1; }
 rm -f "$tmp.log"
+if [ -n "${VERIFY_OUT:-}" ]; then
+    prune end || exit 3
+fi
 compare results "$tmp"; status=$?
 if [ -d results/long ] && [ "${LONG:-0}" = 1 ]; then
     n_main=$compared

@@ -1,5 +1,6 @@
 /* opts.c - strict parsing of the common options and of experiment options. */
 #include "opts.h"
+#include "afile.h"
 #include "par.h"
 #include "rng.h"
 #include "att.h"
@@ -453,7 +454,11 @@ int opts_parse(opts *o, const opts_info *info, int argc, char **argv)
     if ((info->common & OPT_DRAWS) && o->draws > OPTS_MAX_DRAWS)
         return att_fail(ATT_EUSAGE, "--draws %zu: at most 2^53 = %llu (a count of draws must stay "
                         "exact in a double)", o->draws, (unsigned long long)OPTS_MAX_DRAWS);
-    return o->out_dir ? check_out_dir(o->out_dir) : ATT_OK;
+    int st = o->out_dir ? check_out_dir(o->out_dir) : ATT_OK;
+    /* before anything else: finish or undo what a killed run left in the
+     * folder (afile.h), so that it holds one whole set of files */
+    if (st == ATT_OK && o->out_dir && par_is_root()) st = afile_recover(o->out_dir);
+    return st;
 }
 
 int opts_exit(const opts *o, int status)

@@ -186,7 +186,8 @@ $(OUT)/claims.csv: $(VERDICTS) $(ROBUST) $(BUILD)/tools/report
 # installed, the handout and the slides. Its first line names the folder; a
 # non-empty folder that an earlier reproduce did not write (no manifest) is
 # refused (tools/prune_results.sh), and at the end only files the previous
-# reproduce wrote and this one did not are removed.
+# reproduce wrote (its manifest: inode, size, path, as each writer recorded
+# them) and this one did not are removed, never through a symlink.
 # The experiments that time themselves (TIMED) run alone, one after another:
 # their times must not share the cores. The others run side by side (their
 # numbers do not depend on the threads they get), learned_previous_token first:

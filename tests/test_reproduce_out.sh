@@ -16,7 +16,16 @@
 #   6. the first line of make reproduce names the folder; each experiment
 #      prints its name, time and verdicts; the last line the total;
 #   7. results/ before its first manifest (a scratch git checkout): the files
-#      git tracks there count as the suite's earlier output.
+#      git tracks there count as the suite's earlier output;
+#   8. files you save, touch or create in the folder *while* a reproduce runs
+#      are not recorded in its manifest and survive the next reproduce (the
+#      manifest comes from what each writer recorded, not from a scan);
+#   9. a manifest entry through a symlink inside the folder (ext/thesis.tex,
+#      ext -> elsewhere) or a symlink file is refused: the file outside stays;
+#  10. VERIFY_OUT (tools/verify.sh --prepare-out, what make verify does before
+#      its rerun) follows the same rules: a foreign folder is refused, your
+#      files there stay, only what the previous verify wrote is removed, a
+#      symlinked entry is refused.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 T=$(mktemp -d "${TMPDIR:-/tmp}/att-reproduce-out.XXXXXX") || exit 2
@@ -165,6 +174,75 @@ if [ -d "$C/.git" ]; then
     else
         fail "results/ without a manifest (bootstrap from git)" "$(cat "$T/out10")" "$(ls -R "$C/results" | tr '\n' ' ')"
     fi
+fi
+
+# 8. files saved, touched or created while a reproduce runs are never the suite's
+D="$T/empty"                                    # a folder of one reproduce (above)
+printf 'before\n' >"$D/old_mine.txt"; touch -d 2001-01-01 "$D/old_mine.txt"
+$MK reproduce OUT="$D" ONLY=concentration >"$T/out12" 2>&1 &
+mk=$!
+i=0 during=0
+while [ $i -lt 600 ]; do
+    if [ -f "$D/.reproduce-start" ]; then
+        touch "$D/old_mine.txt"                          # touched
+        printf 'saved\n' >"$D/thesis.tex"                # created
+        printf 'edited\n' >"$D/concentration_notes.csv"  # a name like the suite's
+        mkdir -p "$D/figures/mine"; printf 'x\n' >"$D/figures/mine/sketch.png"
+        kill -0 "$mk" 2>/dev/null && [ -f "$D/.reproduce-start" ] && during=1
+        break
+    fi
+    sleep 0.02; i=$((i + 1))
+done
+wait "$mk"; rc=$?
+if [ "$during" = 1 ] && [ "$rc" -eq 0 ] &&
+   ! grep -q -e old_mine -e thesis.tex -e concentration_notes -e sketch.png "$D/.reproduce-manifest" &&
+   grep -qE '^[0-9]+ [0-9]+ concentration.csv$' "$D/.reproduce-manifest"; then
+    pass "files touched or created during a reproduce are not in its manifest"
+else
+    fail "files touched during a reproduce" "during $during, exit $rc" "$(grep -e old_mine -e thesis -e notes -e sketch "$D/.reproduce-manifest")"
+fi
+# 9. (in the same next reproduce) entries through symlinks: never followed out of the folder
+mkdir -p "$T/elsewhere"
+printf 'my thesis\n' >"$T/elsewhere/thesis.tex"; printf 'data\n' >"$T/elsewhere/data.csv"
+ln -s "$T/elsewhere" "$D/ext"; ln -s "$T/elsewhere/data.csv" "$D/link.csv"
+# the worst case: entries that carry the outside files' own inode and size
+{ echo "$(stat -c '%i %s' "$T/elsewhere/thesis.tex") ext/thesis.tex"; echo ext/thesis.tex
+  echo "$(stat -c '%i %s' "$T/elsewhere/data.csv") link.csv"; echo link.csv; } >>"$D/.reproduce-manifest"
+$MK reproduce OUT="$D" ONLY=concentration >"$T/out13" 2>&1; rc=$?
+if [ "$rc" -eq 0 ] && [ -f "$D/old_mine.txt" ] && [ "$(cat "$D/thesis.tex" 2>/dev/null)" = saved ] &&
+   [ -f "$D/concentration_notes.csv" ] && [ -f "$D/figures/mine/sketch.png" ]; then
+    pass "... and the next reproduce keeps all of them"
+else
+    fail "the next reproduce removed a file touched during the previous one" "exit $rc" "$(grep removing "$T/out13")"
+fi
+if [ "$rc" -eq 0 ] && [ "$(cat "$T/elsewhere/thesis.tex")" = "my thesis" ] && [ -f "$T/elsewhere/data.csv" ] &&
+   [ -L "$D/link.csv" ] && grep -q "not removing $D/ext/thesis.tex" "$T/out13"; then
+    pass "a manifest entry through a symlink (ext -> elsewhere, a symlinked file) is refused; the files outside stay"
+else
+    fail "symlinked manifest entries" "exit $rc" "$(grep -e removing -e ext/ "$T/out13")"
+fi
+
+# 10. VERIFY_OUT by the same rules
+V="$T/verify-out"; mkdir -p "$V"; printf 'mine\n' >"$V/mine.txt"
+VERIFY_OUT="$V" BUILD=$BUILD sh tools/verify.sh --prepare-out >"$T/out15" 2>&1; rc=$?
+[ "$rc" -eq 2 ] && grep -q "refusing VERIFY_OUT" "$T/out15" && [ "$(ls -A "$V")" = mine.txt ] &&
+    pass "VERIFY_OUT: a non-empty folder that no verify wrote is refused, untouched" ||
+    fail "VERIFY_OUT refusal" "exit $rc" "$(cat "$T/out15")"
+rm -f "$V/mine.txt"
+VERIFY_OUT="$V" BUILD=$BUILD sh tools/verify.sh --prepare-out >"$T/out16" 2>&1 || fail "VERIFY_OUT prepare" "$(cat "$T/out16")"
+# a verify's rerun (recorded as make verify records it), then your files beside it
+ATT_WRITE_LOG="$(cd "$V" && pwd -P)/.reproduce-written" "$BIN/concentration" --out "$V" --quiet --draws 200
+sh tools/prune_results.sh end "$V" >/dev/null 2>&1
+printf 'mine\n' >"$V/mine.txt"; printf 'notes\n' >"$V/concentration_mine.csv"
+ln -s "$T/elsewhere" "$V/ext"
+echo "$(stat -c '%i %s' "$T/elsewhere/thesis.tex") ext/thesis.tex" >>"$V/.reproduce-manifest"
+VERIFY_OUT="$V" BUILD=$BUILD sh tools/verify.sh --prepare-out >"$T/out17" 2>&1; rc=$?
+if [ "$rc" -eq 0 ] && [ ! -e "$V/concentration.csv" ] && [ ! -e "$V/concentration.verdicts.csv" ] &&
+   [ "$(cat "$V/mine.txt")" = mine ] && [ -f "$V/concentration_mine.csv" ] &&
+   [ "$(cat "$T/elsewhere/thesis.tex")" = "my thesis" ] && grep -q "not removing $V/ext/thesis.tex" "$T/out17"; then
+    pass "VERIFY_OUT: the previous verify's files are removed, yours stay, a symlinked entry is refused"
+else
+    fail "VERIFY_OUT clearing" "exit $rc" "$(cat "$T/out17")" "$(ls -A "$V" | tr '\n' ' ')"
 fi
 
 echo "test_reproduce_out: $npass passed, $nfail failed"

@@ -236,10 +236,11 @@ end|clear)
         : >"$keep"
     fi
     # the previous manifest's files that this run did not write again
-    entries "$old" | while IFS= read -r e; do
-        f=${e#* }; f=${f#* }
-        awk -v p="$f" '{ k = index($0, " "); r = substr($0, k + 1); j = index(r, " ")
-                         if (substr(r, j + 1) == p) { found = 1; exit } } END { exit !found }' "$keep" && continue
+    entries "$old" | awk 'function path(s,  k, r, j) { k = index(s, " "); r = substr(s, k + 1)
+                                                         j = index(r, " "); return substr(r, j + 1) }
+                          FILENAME == ARGV[1] { kept[path($0)] = 1; next }
+                          !(path($0) in kept)' "$keep" - |
+    while IFS= read -r e; do
         remove_entry "$e" "$list"
     done
     write_manifest <"$keep"

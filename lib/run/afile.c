@@ -330,8 +330,8 @@ static int recover_folder(const char *dir, const char *rd)
     if (st == ATT_OK) {
         if (moved)
             fprintf(stderr, "note: %s: finished the release of an interrupted run (%s, %zu "
-                    "files)\n", dir, forward ? "rolled forward: its new files" :
-                    "rolled back: the previous files", moved);
+                    "file%s)\n", dir, forward ? "rolled forward: its new files" :
+                    "rolled back: the previous files", moved, moved == 1 ? "" : "s");
         remove_folder(rd);
     }
     log_flush(&lb);

@@ -20,7 +20,8 @@
 #   8. files you save, touch or create in the folder *while* a reproduce runs
 #      are not recorded in its manifest and survive the next reproduce (the
 #      manifest comes from what each writer recorded, not from a scan);
-#   9. a manifest entry through a symlink inside the folder (ext/thesis.tex,
+#   9. a killed program's journal in the folder is rolled forward first;
+#      a manifest entry through a symlink inside the folder (ext/thesis.tex,
 #      ext -> elsewhere) or a symlink file is refused: the file outside stays;
 #  10. VERIFY_OUT (tools/verify.sh --prepare-out, what make verify does before
 #      its rerun) follows the same rules: a foreign folder is refused, your
@@ -208,7 +209,18 @@ ln -s "$T/elsewhere" "$D/ext"; ln -s "$T/elsewhere/data.csv" "$D/link.csv"
 # the worst case: entries that carry the outside files' own inode and size
 { echo "$(stat -c '%i %s' "$T/elsewhere/thesis.tex") ext/thesis.tex"; echo ext/thesis.tex
   echo "$(stat -c '%i %s' "$T/elsewhere/data.csv") link.csv"; echo link.csv; } >>"$D/.reproduce-manifest"
+# and a killed program's release (its journal) in the folder: make reproduce rolls it forward first
+mkdir -p "$D/.att-run.999999999"; printf 'whole\n' >"$D/.att-run.999999999/1.recovered.csv"
+printf '0\t1\t1.recovered.csv\t-\trecovered.csv\n' >"$D/.att-run.999999999/journal"
 $MK reproduce OUT="$D" ONLY=concentration >"$T/out13" 2>&1; rc=$?
+# (recovered.csv is the suite's then, and as this reproduce does not write it, it is pruned at the end)
+if [ ! -e "$D/.att-run.999999999" ] && grep -q "rolled forward" "$T/out13" &&
+   grep -q "removing $D/recovered.csv" "$T/out13" &&
+   [ "$(grep -n 'rolled forward' "$T/out13" | cut -d: -f1)" -lt "$(grep -n '^reproduce:  *concentration' "$T/out13" | cut -d: -f1)" ]; then
+    pass "make reproduce first rolls a killed run's journal forward, and records its file as the suite's"
+else
+    fail "make reproduce and a killed run's journal" "$(ls -A "$D" | tr '\n' ' ')" "$(grep -i -e note -e recover "$T/out13")"
+fi
 if [ "$rc" -eq 0 ] && [ -f "$D/old_mine.txt" ] && [ "$(cat "$D/thesis.tex" 2>/dev/null)" = saved ] &&
    [ -f "$D/concentration_notes.csv" ] && [ -f "$D/figures/mine/sketch.png" ]; then
     pass "... and the next reproduce keeps all of them"

@@ -6,6 +6,8 @@
 # (a figure named for what it shows, such as asymmetric_sentence).
 set -u
 dir=$1; shift
+# a killed run's half-released files in DIR are finished or undone first (lib/run/afile.h)
+if [ -x "${BUILD:-build}/tools/recover" ]; then "${BUILD:-build}/tools/recover" "$dir" || exit 3; fi
 found=0
 failed=
 for id in "$@"; do

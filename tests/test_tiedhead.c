@@ -69,7 +69,7 @@ START_TEST(test_largest_vocab)
     for (size_t i = 0; i < sizeof Ts / sizeof Ts[0]; i++) {
         size_t T = Ts[i];
         prev_config c = prevtrain_config_default(V, T, 2, 1);
-        c.heldout = 200;
+        c.heldout = 60;
         prev_model m;
         ck_assert_int_eq(prevtrain_model_alloc(&m, &c), ATT_OK);
         ck_assert_int_eq(tiedhead_exact(&m, lambda), ATT_OK);

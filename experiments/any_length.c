@@ -6,6 +6,9 @@
  * softmax (lib/fast/tiled.h) never does: memory like T, time like T^2.
  * Measured with ONE set of weights (d = d_k = d_v = 64, W ~ N(0, 1/d)), X ~ N(0, 1)
  * per T (stream T of --seed), T = 5 .. 100,000, each ONCE (lib/claims/anylen.h):
+ *   - the claim (the headline) at the longest T (100,000): 64 rows of the tiled head's O
+ *     against o_i = sum_j a_ij v_j recomputed for each row from X and the weights in long
+ *     double, in units of the row's rounding bound, which grows with T (anylen_row_check);
  *   - the tiled head at every T, the plain one too where it fits (T <= 4096):
  *     max |O_tiled - O_plain| against tol.h's tolerance;
  *   - the bytes each run allocates (mem.h; one thread's tiles) and their log-log
@@ -26,7 +29,7 @@
 #include <math.h>
 #include <omp.h>
 
-enum { D = 64, DK = 64, DV = 64, NT_MAX = 16 };
+enum { D = 64, DK = 64, DV = 64, NT_MAX = 16, CHECK_ROWS = 64 };
 static const size_t T_LIST[] = {5, 10, 20, 50, 100, 200, 500, 1000, 2000, 4096, 5000,
                                 10000, 20000, 100000};
 static const size_t FIT_MIN_T = 5000;       /* the memory slope uses T >= this */
@@ -55,7 +58,7 @@ static int run(experiment *e)
     anylen_timing_row tr[NT_MAX];
     double tiled_bytes[NT_MAX], plain_bytes[NT_MAX], med[NT_MAX], rss, base[2] = {0, 0};
     size_t nplain = 0, failed = 0;   /* lengths compared, and failed */
-    double err = 0.0, tol = INFINITY;
+    double err = 0.0, tol = INFINITY, long_units = NAN, long_err = NAN;
     for (size_t k = n; k-- > 0 && !rc;) {
         size_t T = Ts[k];
         // flops = 2 T^2 (d_k + d_v) + 2 T d (2 d_k + d_v)
@@ -65,6 +68,8 @@ static int run(experiment *e)
         if (!rc) rc = anylen_counted(&tc, &p, e->o.seed, 0, T, &tiled_bytes[k]);
         // the mean of O (a checksum of the tiled run): sum_ic O_ic / (T d_v)
         if (!rc) rows[k].output_mean = anylen_mean(tc.O);
+        // the claim at the longest T: sampled rows against the formula in long double
+        if (!rc && k == n - 1) rc = anylen_row_check(&p, tc.X, tc.O, CHECK_ROWS, e->o.seed, &long_units, &long_err);
         if (!rc && T <= max_plain_T) {
             rows[k].max_abs_err = mat_max_abs_diff(tc.O, pc.O);
             rows[k].tolerance = tol_head_output(&pc.st, pc.X, W[2], p.scale);   /* tol.h */
@@ -112,12 +117,17 @@ static int run(experiment *e)
                      "within that T's tolerance", max_plain_T);
     }
     size_t Tmax = Ts[n - 1];
-    if (Tmax >= 100000) {
-        exp_claim(e, "anyLengthLongestT", 100000.0, verdict_measure_exact((double)Tmax, 1), verdict_rule_at_least(100000),
-                  "longest sequence the same weights ran on (tiled head; its T x T scores would need %.0f GB)",
-                  8.0 * (double)Tmax * (double)Tmax / 1e9);
-        exp_headline(e);
-    }
+    // the claim: the same weights give the right attention at the longest T (at most 1)
+    size_t nchk = Tmax < CHECK_ROWS ? Tmax : CHECK_ROWS;   /* the rows anylen_row_check compared */
+    exp_claim(e, "anyLengthLongestT", 0.0, verdict_measure_as(verdict_measure_exact(long_units, nchk),
+              NAT_ROUNDING), verdict_rule_at_most(1.0), "T = %zu (tiled head; its T x T scores would need %.0f GB): "
+              "largest |o_ic - sum_j a_ij v_jc| over %zu rows (sampled), the sum recomputed per row from X and the "
+              "weights in long double, in units of the row's rounding bound 8 eps (2 (d + d_k) qk_i + 2 T) "
+              "max|v| + 8 d eps max||x|| max||w_V,c|| (largest error %.3g)", Tmax,
+              8.0 * (double)Tmax * (double)Tmax / 1e9, nchk, long_err);
+    exp_headline(e);
+    exp_reported(e, "anyLengthMaxT", NAN, verdict_measure_exact((double)Tmax, 1),
+                 "longest sequence the same weights ran on (a setting, --max-T: the row above checks it)");
     double sm = anylen_loglog_slope(Ts, tiled_bytes, n, FIT_MIN_T), sp = anylen_loglog_slope(Ts, plain_bytes, n, 500);
     double st = anylen_loglog_slope(Ts, med, n, TIME_FIT_MIN_T);
     if (!isnan(sm))

@@ -379,6 +379,47 @@ START_TEST(prop_random_replays_keep_invariants)
 }
 END_TEST
 
+/* The headline (tqfk_average_units): over random states a correct head is within its
+ * rounding bound; planted wrong heads are not: the scale dropped, the weights left
+ * unnormalised, the values paired with the wrong keys. */
+static double units_of(const tqfk_config *c, int wrong)
+{
+    tqfk_config w = *c;
+    tqfk_result r;
+    if (wrong == 1) w.scale = 1.0;   /* the scale dropped */
+    if (wrong == 3)                   /* values shifted by one key */
+        for (int j = 0; j < TQFK_NK; j++) memcpy(w.v[j], c->v[(j + 1) % TQFK_NK], sizeof w.v[j]);
+    ck_assert_int_eq(tqfk_compute(&r, &w), ATT_OK);
+    if (wrong == 2)                   /* o_i = sum_j e^{s_ij - max} v_j, not divided by the sum */
+        for (int i = 0; i < TQFK_NQ; i++) {
+            double mx = fmax(fmax(r.S[i][0], r.S[i][1]), fmax(r.S[i][2], r.S[i][3]));
+            for (int d = 0; d < TQFK_DIM; d++) {
+                r.O[i][d] = 0.0;
+                for (int j = 0; j < TQFK_NK; j++) r.O[i][d] += exp(r.S[i][j] - mx) * c->v[j][d];
+            }
+        }
+    return tqfk_average_units(c, &r);
+}
+
+START_TEST(prop_headline_fails_on_wrong_heads)
+{
+    gsl_rng *rng = rng_new("mt19937", 0);
+    size_t n = 0, caught[4] = {0};
+    PROP_FOR(k, rng, "outputs within their rounding bound; wrong heads outside it")
+    {
+        tqfk_config c;
+        tqfk_random_state(rng, &c);
+        double u = units_of(&c, 0);
+        PROP_ASSERT(u <= 1.0, "a correct head at %g bounds", u);
+        for (int w = 1; w <= 3; w++) caught[w] += units_of(&c, w) > 1.0;
+        n++;
+    }
+    for (int w = 1; w <= 3; w++)
+        ck_assert_msg(caught[w] >= n * 9 / 10, "wrong head %d caught in only %zu of %zu states", w, caught[w], n);
+    gsl_rng_free(rng);
+}
+END_TEST
+
 static Suite *tqfk_suite(void)
 {
     Suite *s = suite_create("tqfk");
@@ -391,6 +432,7 @@ static Suite *tqfk_suite(void)
     tcase_add_test(tc, test_config_limits);
     tcase_add_test(tc, test_print_args_round_trip);
     tcase_add_test(tc, prop_format_num_locale_independent);
+    tcase_add_test(tc, prop_headline_fails_on_wrong_heads);
     suite_add_tcase(s, tc);
     tc = tcase_create("explorer");
     tcase_add_test(tc, test_replay_sequence);

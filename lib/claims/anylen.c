@@ -8,10 +8,13 @@
 #include "att.h"
 #include "table.h"
 #include "tiled.h"
+#include "tol.h"
 #include "vexp.h"
 
+#include <float.h>
 #include <math.h>
 #include <omp.h>
+#include <string.h>
 
 int anylen_weights(gsl_matrix *W[3], size_t d, size_t d_k, size_t d_v, unsigned long seed)
 {
@@ -145,4 +148,106 @@ static const table_col TIME_COLS[] = {
 int anylen_write_timing(const char *dir, const anylen_timing_row *rows, size_t n)
 {
     return TABLE_WRITE(dir, "any_length_timing.csv", TIME_COLS, rows, n);
+}
+
+/* ---- the claim at one length: sampled rows against the formula in long double ---- */
+
+enum { CHECK_CHUNKS = 64 };
+
+/* y (n) = x (d) W (d, n) in long double */
+static void ld_row_times(long double *y, const double *x, const gsl_matrix *W)
+{
+    size_t d = W->size1, n = W->size2;
+    for (size_t c = 0; c < n; c++) y[c] = 0.0L;
+    for (size_t l = 0; l < d; l++) {
+        long double xl = x[l];
+        const double *w = gsl_matrix_const_ptr(W, l, 0);
+        for (size_t c = 0; c < n; c++) y[c] += xl * w[c];
+    }
+}
+
+int anylen_row_check(const head_params *p, const gsl_matrix *X, const gsl_matrix *O, size_t nrows,
+                     unsigned long seed, double *units, double *err)
+{
+    size_t T = X->size1, d = X->size2, dk = p->W_Q->size2, dv = p->W_V->size2;
+    if (p->b_Q || p->b_K || p->b_V || p->rope || nrows == 0 || T == 0 || p->W_Q->size1 != d
+        || p->W_K->size1 != d || p->W_K->size2 != dk || p->W_V->size1 != d || O->size1 != T || O->size2 != dv)
+        return att_fail(ATT_EUSAGE, "anylen_row_check: a head without biases or RoPE, X (T, d), O (T, d_v), "
+                        "at least one row");
+    if (nrows > T) nrows = T;
+    // the rows: 0, T - 1, then uniform (with repeats possible) from stream (2, T)
+    size_t *row = mem_calloc(nrows, sizeof *row, "the checked rows");
+    size_t per = nrows * (2 + dv), nacc = CHECK_CHUNKS * per;   /* m, l, o (d_v) per chunk and row */
+    long double *acc = mem_calloc(nacc, sizeof *acc, "the row check's sums"), *q = mem_calloc(nrows * dk,
+                                  sizeof *q, "the checked queries"), kmax_c[CHECK_CHUNKS], vmax_c[CHECK_CHUNKS];
+    gsl_rng *rng = rng_new("mt19937", rng_stream_seed(seed, 2, T));
+    int rc = row && acc && q && rng ? ATT_OK : att_alloc_status();
+    if (!rc) {
+        for (size_t r = 0; r < nrows; r++)
+            row[r] = r == 0 ? 0 : r == 1 ? T - 1 : (size_t)gsl_rng_uniform_int(rng, (unsigned long)T);
+        for (size_t r = 0; r < nrows; r++) ld_row_times(&q[r * dk], gsl_matrix_const_ptr(X, row[r], 0), p->W_Q);
+        // chunk c: keys j in [c T / 64, (c + 1) T / 64); an online softmax per (chunk, row)
+        #pragma omp parallel for schedule(static)
+        for (size_t c = 0; c < CHECK_CHUNKS; c++) {
+            long double k[dk], v[dv], *a = &acc[c * per];
+            kmax_c[c] = vmax_c[c] = 0.0L;
+            for (size_t r = 0; r < nrows; r++) a[r * (2 + dv)] = -INFINITY;
+            for (size_t j = c * T / CHECK_CHUNKS; j < (c + 1) * T / CHECK_CHUNKS; j++) {
+                const double *x = gsl_matrix_const_ptr(X, j, 0);
+                ld_row_times(k, x, p->W_K);
+                ld_row_times(v, x, p->W_V);
+                long double kn = 0.0L;
+                for (size_t i = 0; i < dk; i++) kn += k[i] * k[i];
+                kmax_c[c] = fmaxl(kmax_c[c], sqrtl(kn));
+                for (size_t i = 0; i < dv; i++) vmax_c[c] = fmaxl(vmax_c[c], fabsl(v[i]));
+                for (size_t r = 0; r < nrows; r++) {
+                    if (p->causal && j > row[r]) continue;
+                    long double s = 0.0L, *m = &a[r * (2 + dv)], *l = m + 1, *o = m + 2;
+                    for (size_t i = 0; i < dk; i++) s += q[r * dk + i] * k[i];
+                    s *= p->scale;
+                    // m' = max(m, s); l = l e^{m - m'} + e^{s - m'}; o = o e^{m - m'} + e^{s - m'} v_j
+                    if (s > *m) {
+                        long double f = expl(*m - s);
+                        *l *= f;
+                        for (size_t i = 0; i < dv; i++) o[i] *= f;
+                        *m = s;
+                    }
+                    long double w = expl(s - *m);
+                    *l += w;
+                    for (size_t i = 0; i < dv; i++) o[i] += w * v[i];
+                }
+            }
+        }
+        // merge the chunks in order, then compare with O in units of B_i
+        long double kmax = 0.0L, vmax = 0.0L;
+        for (size_t c = 0; c < CHECK_CHUNKS; c++) kmax = fmaxl(kmax, kmax_c[c]), vmax = fmaxl(vmax, vmax_c[c]);
+        double proj = tol_eps(8.0, d, mat_max_row_norm(X) * mat_max_col_norm(p->W_V));
+        *units = *err = 0.0;
+        for (size_t r = 0; r < nrows && !rc; r++) {
+            long double m = -INFINITY, l = 0.0L, o[dv], qn = 0.0L;
+            for (size_t i = 0; i < dv; i++) o[i] = 0.0L;
+            for (size_t c = 0; c < CHECK_CHUNKS; c++) m = fmaxl(m, acc[c * per + r * (2 + dv)]);
+            for (size_t c = 0; c < CHECK_CHUNKS; c++) {
+                const long double *a = &acc[c * per + r * (2 + dv)];
+                if (a[0] == -INFINITY) continue;   /* a chunk with no visible key */
+                long double f = expl(a[0] - m);
+                l += a[1] * f;
+                for (size_t i = 0; i < dv; i++) o[i] += a[2 + i] * f;
+            }
+            for (size_t i = 0; i < dk; i++) qn += q[r * dk + i] * q[r * dk + i];
+            double qk = fabs(p->scale) * (double)(sqrtl(qn) * kmax);
+            double B = tol_attention_output(T, d + dk, qk, (double)vmax) + proj;
+            for (size_t i = 0; i < dv; i++) {
+                double e = fabs((double)((long double)gsl_matrix_get(O, row[r], i) - o[i] / l));
+                if (isnan(e) || e > *err) *err = isnan(*err) ? *err : e;
+                double u = e / B;
+                if (isnan(u) || u > *units) *units = isnan(*units) ? *units : u;
+            }
+        }
+    }
+    if (rng) gsl_rng_free(rng);
+    if (row) mem_free(row, nrows, sizeof *row);
+    if (acc) mem_free(acc, nacc, sizeof *acc);
+    if (q) mem_free(q, nrows * dk, sizeof *q);
+    return rc;
 }

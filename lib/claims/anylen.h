@@ -51,6 +51,22 @@ double anylen_mean(const gsl_matrix *O);
  * and y > 0 (NaN below 3 such points). */
 double anylen_loglog_slope(const size_t *T, const double *y, size_t n, size_t t_min);
 
+/* The claim at one length, row by row: does the head's O (T, d_v) on X (T, d) hold the
+ * attention the formula gives? For `nrows` rows i (0, T - 1 and the rest uniform from stream
+ * (2, T) of the seed), recompute from X and p's weights directly, in long double,
+ *   q_i = x_i W_Q,  k_j = x_j W_K,  v_j = x_j W_V,  s_ij = scale q_i . k_j  (j <= i if causal),
+ *   ref_i = sum_j a_ij v_j,  a_ij = e^{s_ij - m_i} / sum_l e^{s_il - m_i}
+ * (one pass over j in 64 fixed chunks, an online softmax per chunk, the chunks merged in order:
+ * the same numbers for any thread count; long double's own rounding, about T 1e-19 relative,
+ * is far below the bound). *units = max_{i,c} |O_ic - ref_ic| / B_i, the double head's
+ * rounding bound for row i, growing with T (tol.h's, with row i's own score size):
+ *   B_i = 8 eps (2 (d + d_k) qk_i + 2 T) max_jc |v_jc| + 8 d eps max_j ||x_j|| max_c ||w_V,c||,
+ *   qk_i = |scale| ||q_i|| max_j ||k_j||;
+ * *err = max_{i,c} |O_ic - ref_ic|. At most 1 for a correct head. NaN sticks. ATT_EUSAGE for
+ * biases or RoPE (not this experiment's head), nrows 0 or shapes that disagree. */
+int anylen_row_check(const head_params *p, const gsl_matrix *X, const gsl_matrix *O, size_t nrows,
+                     unsigned long seed, double *units, double *err);
+
 /* One row of any_length.csv: the flops of a pass, 2 T^2 (d_k + d_v) + 2 T d (2 d_k + d_v),
  * max |O_tiled - O_plain| and its tolerance (NaN where the plain head did not
  * run), the mean of the tiled head's O. */

@@ -4,6 +4,10 @@
 #include <stdio.h>
 #include "att.h"
 #include "profile.h"
+#include "tol.h"
+
+#include <float.h>
+#include <math.h>
 
 static const size_t grid[] = {1, 2, 4, 8, 16, 32};
 enum { NGRID = sizeof grid / sizeof grid[0] };
@@ -62,4 +66,12 @@ int lowrank_write_spectra(experiment *e, const sweep_result *r, const sweep_def 
     const size_t spectra[2] = {spec_qk, spec_ov};
     return profile_write(e, "bilinear_low_rank_spectra.csv", r, def, 2, spectra, spectrum_name, NAT_ROUNDING,
                          "1e-10");
+}
+
+/* 2 eps (d_k || |W_Q| |W_K|^T ||_F + 8 d sigma_1) / sigma_1  (lowrank.h) */
+double lowrank_zero_bound(const gsl_matrix *W_Q, const gsl_matrix *W_K, double sigma1)
+{
+    if (!(sigma1 > 0.0)) return NAN;
+    double dk = (double)W_Q->size2, d = (double)W_Q->size1;
+    return 2.0 * DBL_EPSILON * (dk * tol_product_scale_frob(W_Q, W_K) + 8.0 * d * sigma1) / sigma1;
 }

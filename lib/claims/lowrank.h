@@ -30,4 +30,14 @@ void lowrank_def(sweep_def *def, const lowrank_ctx *c);
 int lowrank_write_spectra(experiment *e, const sweep_result *r, const sweep_def *def, size_t spec_qk,
                           size_t spec_ov);
 
+/* The rounding bound of the section's claim rank(W_QK) <= d_k, for one computed W_QK:
+ *   sigma_{d_k+1} / sigma_1 <= 2 eps (d_k || |W_Q| |W_K|^T ||_F + 8 d sigma_1) / sigma_1.
+ * Why: fl(W_Q W_K^T) = W_Q W_K^T + E with |E| <= gamma_{d_k} |W_Q| |W_K|^T (Higham 3.5), and
+ * W_Q W_K^T has rank <= d_k, so sigma_{d_k+1}(fl) <= ||E||_2 <= ||E||_F (Weyl); the SVD gives the
+ * singular values of fl + F, ||F||_2 <= p(d) eps sigma_1 (backward stable; p(d) = 8 d taken); the
+ * factor 2 covers gamma_{d_k} <= 1.01 d_k eps and the rounding of sigma_1 itself.
+ * Shapes: W_Q, W_K (d, d_k); sigma1 = the largest singular value of the computed W_QK (d, d).
+ * NaN when sigma1 is not positive. */
+double lowrank_zero_bound(const gsl_matrix *W_Q, const gsl_matrix *W_K, double sigma1);
+
 #endif

@@ -13,6 +13,7 @@
 #include <locale.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <gsl/gsl_rng.h>
 #include "opts.h"
 
 enum { TQFK_NQ = 2, TQFK_NK = 4, TQFK_DIM = 2 };
@@ -67,6 +68,21 @@ typedef struct {
 } tqfk_check;
 
 void tqfk_check_result(tqfk_check *ck, const tqfk_config *c, const tqfk_result *r);
+
+/* The claim over many states (the headline): is r's o_i the weighted average of the values?
+ * Against the definition computed independently in long double from c alone,
+ *   w_ij = e^{s_ij - m_i} / sum_l e^{s_il - m_i},  s_ij = scale q_i . k_j,  m_i = max_l s_il,
+ *   ref_ic = sum_j w_ij v_jc,
+ * returns max_{i,c} |o_ic - ref_ic| / bound_ic, the rounding bound of the double head
+ *   bound_ic = tol_attention_output(4, 2, qk_i, max_j |v_jc|) = 8 eps (4 qk_i + 8) max_j |v_jc|,
+ *   qk_i = |scale| ||q_i|| max_j ||k_j||  (each score's size: its rounding moves the weights by
+ *   at most 2 max_j |ds_ij| in l1, and the 4-term sums round by 2 . 4 eps of max |v_jc|).
+ * At most 1 for a correct head; NaN stays NaN; a zero bound counts 0 if o_ic = ref_ic exactly. */
+double tqfk_average_units(const tqfk_config *c, const tqfk_result *r);
+
+/* A random state for it: q, k coordinates N(0, 1) 10^U(-1, 1), v coordinates N(0, 1) 10^U(-3, 3)
+ * (each vector its own magnitude), scale 10^U(-1, 1); uniform and Gaussian draws from rng. */
+void tqfk_random_state(gsl_rng *rng, tqfk_config *c);
 
 
 /* The page's numbers for state c: the scores s_ij, the weights a_ij (2 x 4)

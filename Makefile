@@ -132,7 +132,7 @@ SAN_SLOW_TESTS := tests/test_bad_inputs.sh tests/test_mpi.sh tests/test_browser.
 # sanitizers (make help, include layers, registry, deps.sh, figure text layout,
 # the Python grader): their verdict is make check's, the same under ASan.
 SAN_SKIP_TESTS := tests/test_help.sh tests/test_layers.sh tests/test_registry.sh tests/test_deps.sh \
-                  tests/test_layout.sh tests/test_grade.sh
+                  tests/test_layout.sh tests/test_glyphs.sh tests/test_grade.sh
 SKIP_TESTS  ?=
 LATER_TESTS  = $(filter $(wildcard tests/test_*.sh),$(SLOW_TESTS))
 CHECK_SUITES = $(addprefix $(BUILD)/tests/,$(TESTS)) $(filter-out $(SLOW_TESTS) $(SKIP_TESTS),$(wildcard tests/test_*.sh))

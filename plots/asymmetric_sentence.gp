@@ -11,7 +11,7 @@
 # Data: score_asymmetry_sentence.csv (qi, ki, query, key, raw_score,
 # raw_weight, score, weight), written by bin/score_asymmetry.
 # size: 6.5,4.2
-# slide: 5.6,2.7
+# slide: 5.6,2.6
 f = datadir.'/score_asymmetry_sentence.csv'
 tokens = system(sprintf("awk -F, 'NR > 1 && $1 == 0 {printf \"%%s \", $4}' '%s'", f))
 n = words(tokens)
@@ -54,13 +54,13 @@ val(x) = (x == int(x)) ? sprintf("%d", int(x)) : sprintf("%g", x)
 ink(x, top) = (x > 0.55 * top) ? 0xffffff : 0x000000
 set multiplot
 set lmargin at screen 0.16; set rmargin at screen 0.99
-set tmargin at screen 0.88; set bmargin at screen 0.70
+set tmargin at screen 0.885; set bmargin at screen 0.695
 set title "raw scores x_i · x_j: symmetric" font ',9' offset 0,-0.9
 unset xtics
 set cbrange [0 : smax]
 plot f skip 1 using 2:(ya(strcol(3))):(0.5):(0.5):5 with boxxyerror fc palette notitle, \
      f skip 1 using 2:(ya(strcol(3))):(val($5)):(ink($5, smax)) with labels tc rgb variable font ',9' notitle
-set tmargin at screen 0.59; set bmargin at screen 0.41
+set tmargin at screen 0.595; set bmargin at screen 0.405
 set title "scores of a hand-made head: one-way" font ',9' offset 0,-0.9
 set xtics () rotate by 90 right scale 0
 do for [i = 1:n] { set xtics add (word(tokens, i) i - 1) }

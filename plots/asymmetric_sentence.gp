@@ -27,6 +27,7 @@ stats f skip 1 using ((strcol(3) eq "animal" && strcol(4) eq "it") ? $8 : 1/0) n
 a_ai = STATS_max
 stats f skip 1 using ((strcol(3) eq "it" && strcol(4) eq "animal") ? $5 : 1/0) nooutput
 s_ia = STATS_max
+stats f skip 1 using 7 name "HS" nooutput   # the head's largest score (before any range: stats obeys them)
 if (SLIDE) {
 # slide: only the two rows the claim is about ("animal", "it"), as two
 # strips over the same keys: the raw scores x_i . x_j above (symmetric:
@@ -36,7 +37,6 @@ if (SLIDE) {
 # weights differ both ways (0.117 against 0.083); the scores are the
 # evidence. Every cell's value is written in it (no colour bar needed).
 ya(q) = (q eq "animal") ? 0 : (q eq "it") ? 1 : NaN
-stats f skip 1 using 7 name "HS" nooutput   # before the ranges: stats obeys them
 set xrange [-0.5 : n - 0.5]
 set yrange [1.5 : -0.5]
 set xtics () scale 0
@@ -97,11 +97,13 @@ set cbrange [0 : smax]
 plot f skip 1 using 2:1:5 with image notitle
 set lmargin at screen 0.62
 set rmargin at screen 0.92
-set title "weights A of a hand-made head:\none-way" font ',9'
-set label 11 sprintf("%.3f", a_ai) at it - 2.0, an center font ',9' front
-set label 12 sprintf("%.3f", a_ia) at an + 2.5, it center font ',9' front
-set cbrange [0 : 1]
+# the head's scores, not its weights: weights are divided by their row's
+# sum, so even raw weights differ both ways (0.117 against 0.083)
+set title "scores of a hand-made head:\none-way" font ',9'
+set label 11 sprintf("%g", 0 + system(sprintf("awk -F, '$3 == \"animal\" && $4 == \"it\" {print $7}' '%s'", f))) at it - 2.0, an center font ',9' front
+set label 12 sprintf("%g", 0 + system(sprintf("awk -F, '$3 == \"it\" && $4 == \"animal\" {print $7}' '%s'", f))) at an + 2.5, it center font ',9' front
+set cbrange [0 : HS_max]
 set ylabel ""
-plot f skip 1 using 2:1:8 with image notitle
+plot f skip 1 using 2:1:7 with image notitle
 unset multiplot
 }

@@ -89,7 +89,7 @@ unset label 1; unset label 2; unset arrow 1; unset arrow 2
 unset key
 # ---- right: the weight on the other tokens ------------------------------------
 if (!SLIDE) { set title "weight left for the others" font ',9' }
-set ylabel (SLIDE ? "1 - a_{ii}" : "mean 1 - a_{ii}") offset 0.5,0
+set ylabel (SLIDE ? "1 − a_{ii}" : "mean 1 − a_{ii}") offset 0.5,0   # a minus sign, not a hyphen
 set logscale y
 set format y "10^{%L}"
 set yrange [1e-8:1]

@@ -22,9 +22,10 @@ tics = system(sprintf("awk -F, 'NR > 1 && $2 == 1 && $1 == \"raw\" {printf \"%%s
 if (!SLIDE) { eval sprintf("set xtics (%s); set ytics (%s)", tics, tics) }
 if (SLIDE) {
 # slide: the two maps of attention weights A (not scores) without token
-# names (twelve rows do not fit at 11 pt), one colour bar for both (0 to 1;
+# names (twelve rows do not fit at 11 pt) but with their axes named, one
+# colour bar for both (0 to 1;
 # the frame's text says the colour is the weight a_ij)
-set multiplot layout 1, 2 margins 0.02, 0.80, 0.06, 0.80 spacing 0.05, 0
+set multiplot layout 1, 2 margins 0.09, 0.80, 0.18, 0.80 spacing 0.05, 0
 set size ratio -1
 set xrange [0.5:T + 0.5]
 set yrange [T + 0.5:0.5]
@@ -33,9 +34,14 @@ set grid noxtics noytics
 set cbrange [0:1]
 set style fill solid 1.0 noborder
 unset colorbox
+# the axes named by labels placed on the page (the maps have no ticks)
+set label 31 "queries" at screen 0.045, screen 0.42 center rotate by 90 font ',9'
+set label 32 "keys" at screen 0.265, screen 0.07 center font ',9'
+set label 33 "keys" at screen 0.635, screen 0.07 center font ',9'
 set title "raw" font ',9'
 plot f skip 1 using (cell('raw')):2:($3 - 0.5):($3 + 0.5):($2 - 0.5):($2 + 0.5):4 \
      with boxxyerror fc palette
+unset label 31; unset label 32; unset label 33
 set title "projected" font ',9'
 set colorbox user origin 0.83, 0.12 size 0.035, 0.58
 set cbtics ('0' 0, '1' 1) font ',9' scale 0

@@ -44,6 +44,8 @@ MIN_MAIN = 12.0     # pt, a glyph on its line's baseline
 TOL = 0.1           # pt: 11.96 (12 pt at pdfTeX's rounding) passes 12
 SHIFT = 0.5         # pt: a script's baseline is at least this far off
 TOUCH = 3.0         # pt: a script touches its base within this along the line
+SCRIPT_MAX = 0.7    # a script's baseline is at most 0.7 of its base's size off
+RUN_GAP = 0.6       # glyphs of one size on one baseline this close (x size) are one run
 CORNER_W, CORNER_H = 20 * 72 / 25.4, 8 * 72 / 25.4   # the frame number's corner
 TOP = 16 * 72 / 25.4  # the frame title's band under the top edge
 FIGURE_FONT = 'DejaVu'   # the figures' typeface (tools/render.sh)
@@ -80,7 +82,8 @@ def chars(obj):
 
 def scripts(glyphs):
     """The glyphs that are sub- or superscripts. A glyph touching (within
-    TOUCH along the line) a larger glyph on another baseline is one (x_i,
+    TOUCH along the line) a larger glyph on another baseline, at most
+    SCRIPT_MAX of its size away (not the line below), is one (x_i,
     W^T, the limits of a sum); so is a glyph touching a script on another
     baseline, not larger than it (the k of R^{d_k}, where the script and the
     scriptscript sizes may be equal); and so is every glyph of a run of one
@@ -101,12 +104,15 @@ def scripts(glyphs):
             if h.dir != g.dir:
                 continue
             gap = max(h.u0, g.u0) - min(h.u1, g.u1)   # < 0: they overlap along the line
-            if gap > TOUCH:
-                continue
             dv = abs(h.v - g.v)
             if abs(h.size - g.size) <= 0.2 and dv < SHIFT:
-                parent[find(i)] = find(j)             # one run
-            elif SHIFT <= dv <= 1.2 * max(g.size, h.size):
+                if gap <= RUN_GAP * g.size:
+                    parent[find(i)] = find(j)         # one run ("d_k x d_k": the k between)
+                continue
+            if gap > TOUCH:
+                continue
+            big = max(g.size, h.size)
+            if SHIFT <= dv <= (1.2 if big >= 100 else SCRIPT_MAX) * big:
                 shifted.append((i, j))
                 if g.size > h.size + 0.2:
                     script[j] = True

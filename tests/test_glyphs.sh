@@ -4,8 +4,8 @@
 # purpose: deck glyphs: every glyph >= 9 pt, main text >= 12 pt, titles >= body
 #
 #   1. the checker finds planted defects in a small beamer deck built here
-#      (body text at 10 pt, a 6 pt sub-subscript, a title smaller than its
-#      body) and passes its clean frame, whose 9 pt subscripts, sum limits
+#      (body text at 10 pt right under a 17 pt line, a 6 pt sub-subscript, a
+#      title smaller than its body) and passes its clean frame, whose 9 pt subscripts, sum limits
 #      and frame number are allowed; skipped without pdflatex;
 #   2. DIR/slides.pdf (DIR: results, or ATT_LAYOUT_DIR) has no glyph under
 #      9 pt, no main-text glyph under 12 pt, no title under its body's size.
@@ -36,7 +36,8 @@ if command -v pdflatex >/dev/null 2>&1; then
   \[ o_i = \sum_{j=1}^{T} a_{ij} v_j \]
 \end{frame}
 \begin{frame}{Small main text}
-  \fontsize{10}{12}\selectfont PLANTEDSMALL body text at ten points.
+  \Large A large line, then text right under it (not its subscript):\par
+  \fontsize{10}{11}\selectfont PLANTEDSMALL body text at ten points.
 \end{frame}
 \begin{frame}{A tiny sub-subscript}
   \fontsize{10}{12}\selectfont\normalsize Width $x_{i_{m}}$ here.

@@ -25,7 +25,7 @@ if (SLIDE) {
 # names (twelve rows do not fit at 11 pt) but with their axes named, one
 # colour bar for both (0 to 1;
 # the frame's text says the colour is the weight a_ij)
-set multiplot layout 1, 2 margins 0.09, 0.80, 0.18, 0.80 spacing 0.05, 0
+set multiplot layout 1, 2 margins 0.12, 0.80, 0.18, 0.80 spacing 0.05, 0
 set size ratio -1
 set xrange [0.5:T + 0.5]
 set yrange [T + 0.5:0.5]
@@ -36,8 +36,8 @@ set style fill solid 1.0 noborder
 unset colorbox
 # the axes named by labels placed on the page (the maps have no ticks)
 set label 31 "queries" at screen 0.045, screen 0.42 center rotate by 90 font ',9'
-set label 32 "keys" at screen 0.265, screen 0.07 center font ',9'
-set label 33 "keys" at screen 0.635, screen 0.07 center font ',9'
+set label 32 "keys" at screen 0.28, screen 0.07 center font ',9'
+set label 33 "keys" at screen 0.64, screen 0.07 center font ',9'
 set title "raw" font ',9'
 plot f skip 1 using (cell('raw')):2:($3 - 0.5):($3 + 0.5):($2 - 0.5):($2 + 0.5):4 \
      with boxxyerror fc palette

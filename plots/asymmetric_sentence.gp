@@ -3,13 +3,15 @@
 # a small hand-made head (lib/claims/sentence.h). Left: the raw scores
 # x_i . x_j, symmetric, so "it" and "animal" are paired the same both ways.
 # Right: the head's attention weights A = softmax(x_i W_QK x_j^T): "it" puts
-# most of its weight on "animal", "animal" almost none on "it". The two cells
+# most of its weight on "animal", "animal" almost none on "it". (The slide
+# shows the head's scores instead, the evidence that survives row
+# normalisation; see the slide branch.) The two cells
 # are boxed and their values written in them, all in one format (0.933, not
 # .93 beside .006 and 0.5).
 # Data: score_asymmetry_sentence.csv (qi, ki, query, key, raw_score,
 # raw_weight, score, weight), written by bin/score_asymmetry.
 # size: 6.5,4.2
-# slide: 5.6,2.7
+# slide: 5.6,2.6
 f = datadir.'/score_asymmetry_sentence.csv'
 tokens = system(sprintf("awk -F, 'NR > 1 && $1 == 0 {printf \"%%s \", $4}' '%s'", f))
 n = words(tokens)
@@ -25,11 +27,15 @@ stats f skip 1 using ((strcol(3) eq "animal" && strcol(4) eq "it") ? $8 : 1/0) n
 a_ai = STATS_max
 stats f skip 1 using ((strcol(3) eq "it" && strcol(4) eq "animal") ? $5 : 1/0) nooutput
 s_ia = STATS_max
+stats f skip 1 using 7 name "HS" nooutput   # the head's largest score (before any range: stats obeys them)
 if (SLIDE) {
 # slide: only the two rows the claim is about ("animal", "it"), as two
-# strips over the same keys: the raw scores above, the head's weights
-# below; the two boxed cells' values stand in the white cell beside them
-# (three decimals do not fit inside a cell at 9 pt)
+# strips over the same keys: the raw scores x_i . x_j above (symmetric:
+# the two boxed cells hold the same number), the hand-made head's scores
+# s_ij = x_i W_QK x_j^T below (one-way: 6 against 0). Scores, not weights:
+# the weights of row i are divided by row i's own sum, so even the raw
+# weights differ both ways (0.117 against 0.083); the scores are the
+# evidence. Every cell's value is written in it (no colour bar needed).
 ya(q) = (q eq "animal") ? 0 : (q eq "it") ? 1 : NaN
 set xrange [-0.5 : n - 0.5]
 set yrange [1.5 : -0.5]
@@ -43,23 +49,24 @@ unset key
 set style fill solid 1.0 noborder
 set object 1 rect from an - 0.5, 0.5 to an + 0.5, 1.5 front fs empty border lc rgb '#e6861c' lw 2.5
 set object 2 rect from it - 0.5, -0.5 to it + 0.5, 0.5 front fs empty border lc rgb '#e6861c' lw 2.5
+# a cell's value: "1.25", "0.5", "6"; white on the darkest cells
+val(x) = (x == int(x)) ? sprintf("%d", int(x)) : sprintf("%g", x)
+ink(x, top) = (x > 0.55 * top) ? 0xffffff : 0x000000
 set multiplot
 set lmargin at screen 0.16; set rmargin at screen 0.99
-set tmargin at screen 0.88; set bmargin at screen 0.70
+set tmargin at screen 0.885; set bmargin at screen 0.695
 set title "raw scores x_i · x_j: symmetric" font ',9' offset 0,-0.9
 unset xtics
-set label 11 sprintf("%.3f", s_ia) at an + 0.5, 1 left offset 0.4, 0 font ',9' front
-set label 12 sprintf("%.3f", s_ia) at it + 0.5, 0 left offset 0.4, 0 font ',9' front
 set cbrange [0 : smax]
-plot f skip 1 using 2:(ya(strcol(3))):(0.5):(0.5):5 with boxxyerror fc palette notitle
-set tmargin at screen 0.59; set bmargin at screen 0.41
-set title "weights of a hand-made head: one-way" font ',9' offset 0,-0.9
+plot f skip 1 using 2:(ya(strcol(3))):(0.5):(0.5):5 with boxxyerror fc palette notitle, \
+     f skip 1 using 2:(ya(strcol(3))):(val($5)):(ink($5, smax)) with labels tc rgb variable font ',9' notitle
+set tmargin at screen 0.595; set bmargin at screen 0.405
+set title "scores of a hand-made head: one-way" font ',9' offset 0,-0.9
 set xtics () rotate by 90 right scale 0
 do for [i = 1:n] { set xtics add (word(tokens, i) i - 1) }
-set label 11 sprintf("%.3f", a_ia) at an + 0.5, 1 left offset 0.4, 0 font ',9' front tc rgb '#000000'
-set label 12 sprintf("%.3f", a_ai) at it - 0.5, 0 right offset -0.4, 0 font ',9' front
-set cbrange [0 : 1]
-plot f skip 1 using 2:(ya(strcol(3))):(0.5):(0.5):8 with boxxyerror fc palette notitle
+set cbrange [0 : HS_max]
+plot f skip 1 using 2:(ya(strcol(3))):(0.5):(0.5):7 with boxxyerror fc palette notitle, \
+     f skip 1 using 2:(ya(strcol(3))):(val($7)):(ink($7, HS_max)) with labels tc rgb variable font ',9' notitle
 unset multiplot
 } else {
 set xrange [-0.5 : n - 0.5]
@@ -90,11 +97,13 @@ set cbrange [0 : smax]
 plot f skip 1 using 2:1:5 with image notitle
 set lmargin at screen 0.62
 set rmargin at screen 0.92
-set title "weights A of a hand-made head:\none-way" font ',9'
-set label 11 sprintf("%.3f", a_ai) at it - 2.0, an center font ',9' front
-set label 12 sprintf("%.3f", a_ia) at an + 2.5, it center font ',9' front
-set cbrange [0 : 1]
+# the head's scores, not its weights: weights are divided by their row's
+# sum, so even raw weights differ both ways (0.117 against 0.083)
+set title "scores of a hand-made head:\none-way" font ',9'
+set label 11 sprintf("%g", 0 + system(sprintf("awk -F, '$3 == \"animal\" && $4 == \"it\" {print $7}' '%s'", f))) at it - 2.0, an center font ',9' front
+set label 12 sprintf("%g", 0 + system(sprintf("awk -F, '$3 == \"it\" && $4 == \"animal\" {print $7}' '%s'", f))) at an + 2.5, it center font ',9' front
+set cbrange [0 : HS_max]
 set ylabel ""
-plot f skip 1 using 2:1:8 with image notitle
+plot f skip 1 using 2:1:7 with image notitle
 unset multiplot
 }

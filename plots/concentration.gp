@@ -4,10 +4,14 @@
 # the symbols) on the exact laws d and sqrt(d) (dashed), each labelled at its
 # end; the fitted slopes with their CIs from concentration_fit.csv when the
 # run is a sweep.
-# Data: concentration.csv (d, draws, norm2_mean.., dot_rms..), concentration_fit.csv.
+# Data: concentration.csv (d, draws, norm2_mean, _lo, _hi, ..., dot_rms, _lo, _hi; read by name), concentration_fit.csv.
 # size: 6.5,3.6
 # slide: 2.9,2.6
 f = datadir.'/concentration.csv'
+# a column of concentration.csv by its header name (the table has 38 columns;
+# the dot product's spread is dot_rms, not norm2_dev2_mean, Var ||x||^2 = 2d)
+col(name) = int(system(sprintf("head -n 1 '%s' | tr ',' '\n' | grep -nx '%s' | cut -d: -f1", f, name)))
+cN2 = col('norm2_mean'); cDR = col('dot_rms')
 g = datadir.'/concentration_fit.csv'
 z = 1.959963984540054
 havefit = system(sprintf("test -f '%s' && echo 1 || echo 0", g)) eq "1"
@@ -26,8 +30,8 @@ if (havefit) {
 }
 if (D_records == 1) {
     # a point run (--d 64): each value written beside its point with its 95% CI
-    stats f skip 1 using 3 name "N2" nooutput; stats f skip 1 using 4 name "N2L" nooutput; stats f skip 1 using 5 name "N2H" nooutput
-    stats f skip 1 using 9 name "DR" nooutput; stats f skip 1 using 10 name "DRL" nooutput; stats f skip 1 using 11 name "DRH" nooutput
+    stats f skip 1 using (column(cN2)) name "N2" nooutput; stats f skip 1 using (column(cN2 + 1)) name "N2L" nooutput; stats f skip 1 using (column(cN2 + 2)) name "N2H" nooutput
+    stats f skip 1 using (column(cDR)) name "DR" nooutput; stats f skip 1 using (column(cDR + 1)) name "DRL" nooutput; stats f skip 1 using (column(cDR + 2)) name "DRH" nooutput
     set label 5 sprintf("%.3g [%.3g, %.3g]", N2_min, N2L_min, N2H_min) at D_min, N2_min left offset 1, 0 font ',9'
     set label 6 sprintf("%.3g [%.3g, %.3g]", DR_min, DRL_min, DRH_min) at D_min, DR_min left offset 1, 0 font ',9'
     set label 7 "value [95% CI]" at graph 0.03, graph 0.82 left font ',9'
@@ -60,5 +64,5 @@ if (SLIDE) {
 }
 plot x with lines ls 9 lw 1.5 notitle, \
      sqrt(x) with lines ls 9 lw 1.5 notitle, \
-     f skip 1 using 1:3:4:5 with yerrorbars ls 1 pt 7 ps 0.6 notitle, \
-     f skip 1 using 1:9:10:11 with yerrorbars ls 2 pt 5 ps 0.6 notitle
+     f skip 1 using 1:(column(cN2)):(column(cN2 + 1)):(column(cN2 + 2)) with yerrorbars ls 1 pt 7 ps 0.6 notitle, \
+     f skip 1 using 1:(column(cDR)):(column(cDR + 1)):(column(cDR + 2)) with yerrorbars ls 2 pt 5 ps 0.6 notitle

@@ -37,7 +37,9 @@ if (SLIDE) {
     unset label
     set ytics ("none" 0, "RoPE" 1) scale 0
     set yrange [-0.7:1.95]
-    set xlabel "gradient of b_K" offset 0, 0.6
+    # the plotted quantity is the ratio of the two gradient norms, not the
+    # key bias's gradient itself (a lecturer read "gradient of b_K" as such)
+    set xlabel "‖∂L/∂b_K‖ / ‖∂L/∂b_Q‖" offset 0, 0.6
     set xtics 1 offset 0, 0.4
     set lmargin at screen 0.26; set rmargin at screen 0.95
     set bmargin at screen 0.30; set tmargin at screen 0.97

@@ -11,7 +11,7 @@ f = datadir.'/key_bias_shift.csv'
 stats f skip 1 using 1 nooutput
 T = STATS_records
 if (SLIDE) {
-    set multiplot layout 1,2 margins 0.21,0.98,0.38,0.84 spacing 0.21,0   # room for labels such as -16
+    set multiplot layout 1,2 margins 0.23,0.98,0.38,0.84 spacing 0.21,0   # room for labels such as −16 (a minus sign is wider than a hyphen)
     unset xlabel
 } else {
 set multiplot layout 1,2 title main(sprintf("Adding b_K shifts a row of scores by one constant (q_0·b_K = %.2f):\nthe softmax weights do not move", shift)) \

@@ -35,7 +35,7 @@ X = row("T beyond which", k0)
 X1 = num(X, 1); XL = num(X, 2); XH = num(X, 3)
 str_cross = (X1 == X1) ? sprintf("past 5%% from T ≈ %s [%s, %s] (d, d_k, c² = %s)", grp(sig2(X1)), grp(sig2(XL)), grp(sig2(XH)), short(k0)) \
                        : sprintf("within 5%% up to T = %s (d, d_k, c² = %s)", grp(TM), short(k0))
-set title sprintf("“About 1/T” fails slowly: T × self-weight keeps rising with T\n{/*0.85 %s}\n{/*0.8 dashes at the right: typical 1/|det(I - W_K^T W_Q)|; its mean (the limit) is infinite}", str_cross)
+set title sprintf("“About 1/T” fails slowly: T × self-weight keeps rising with T\n{/*0.85 %s}\n{/*0.8 dashes at the right: typical 1/|det(I − W_K^T W_Q)|; its mean (the limit) is infinite}", str_cross)
 set xlabel sprintf("sequence length T  (%d or more draws per point)", N_min)
 set ylabel "T × mean self-weight"
 set logscale x 2

@@ -75,6 +75,13 @@ if (has_dstar && !oned) {
             at graph 0.97, graph 0.62 right font ',9'
     }
 }
+if (SLIDE && !oned) {
+    # slide: no key box (its sample lines crossed the last curve's rise):
+    # each length named in its curve's colour at the lower right, where every
+    # curve has already reached 1
+    unset key
+    do for [k=1:nT] { set label 10 + k sprintf("T = %s", word(TS, k)) at graph 0.97, graph 0.07 + 0.19 * (nT - k) right tc ls k font ',9' }
+}
 if (!oned) {
     plot for [k=1:nT] f using (sel(real(word(TS, k)), column("d"))):"self_ci_lo":"self_ci_hi" with filledcurves ls k notitle, \
          for [k=1:nT] f using (sel(real(word(TS, k)), column("d"))):"self_weight_mean" with linespoints ls k ps 0.5 \
@@ -86,10 +93,11 @@ if (!oned) {
 }
 unset object 1
 unset label 1; unset label 2; unset arrow 1; unset arrow 2
+do for [k=1:nT] { unset label 10 + k }
 unset key
 # ---- right: the weight on the other tokens ------------------------------------
 if (!SLIDE) { set title "weight left for the others" font ',9' }
-set ylabel (SLIDE ? "1 - a_{ii}" : "mean 1 - a_{ii}") offset 0.5,0
+set ylabel (SLIDE ? "1 − a_{ii}" : "mean 1 − a_{ii}") offset 0.5,0   # a minus sign, not a hyphen
 set logscale y
 set format y "10^{%L}"
 set yrange [1e-8:1]

@@ -47,8 +47,12 @@ if (SLIDE) {
     set xlabel "key j" offset 0, 0.5
     set ylabel "query t" offset 1.5, 0
     set xtics 0, 3 scale 0 offset 0, 0.3; set ytics 0, 3 scale 0
-    set lmargin at screen 0.26; set rmargin at screen 0.96
+    set lmargin at screen 0.24; set rmargin at screen 0.80
     set tmargin at screen 0.97; set bmargin at screen 0.29
+    # a heatmap has its colour bar (no numbers in the cells here)
+    set colorbox user origin 0.85, 0.33 size 0.04, 0.55
+    set cbtics ('0' 0, '1' 1) scale 0
+    unset cblabel
     plot fa using 2:1:5 with image pixels
 } else {
 plot fa using 2:1:5 with image pixels, \

@@ -15,20 +15,27 @@ stats f skip 1 using (abs($5)) nooutput
 smax = STATS_max
 if (SLIDE) {
 # slide: the weights with W_Q = 0 alone (every query is b_Q): six identical
-# rows, keys and queries named, no numbers in the cells
+# rows, keys and queries named; a thin colour bar (0 to 1) on top in place of
+# a title, the axes named by labels placed on the page
 unset key
-unset colorbox
+set colorbox horizontal user origin 0.50, 0.905 size 0.36, 0.04
+# its two ends are written beside it (no ticks: see below)
+set label 24 "0" at screen 0.485, screen 0.925 right font ',9'
+set label 25 "1" at screen 0.875, screen 0.925 left font ',9'
 set grid noxtics noytics
 set border 0
 set tics scale 0
 set xrange [-0.5:T - 0.5]
 set yrange [T - 0.5:-0.5]
 set size noratio
-set lmargin at screen 0.21; set rmargin at screen 0.98
-set bmargin at screen 0.20; set tmargin at screen 0.83
-set title "weights" font ',9' offset 0, -0.3
+set lmargin at screen 0.27; set rmargin at screen 0.98
+set bmargin at screen 0.25; set tmargin at screen 0.84
+set label 21 "weight" at screen 0.43, screen 0.925 right font ',9'
+set label 22 "queries" at screen 0.05, screen 0.545 center rotate by 90   # placed, whatever the tick widths
+set label 23 "keys" at screen 0.625, screen 0.06 center
 set xtics offset 0, 0.3 font ',8'   # 10 pt: six keys side by side
 @PAL_SEQ
+unset cbtics   # after the palette, which sets them
 set cbrange [0:1]
 plot f skip 1 using 2:1:6:xtic(4):ytic(3) with image
 } else {

@@ -3,7 +3,8 @@
 # sentence in GPT-2's 12 tokens), attended to with raw scores S = X X^T (left:
 # every token looks at itself, the bright diagonal) and with two random
 # projections S = (X W_Q)(X W_K)^T (right: the diagonal is nothing special).
-# Each panel states its mean diagonal weight; 1/T is the uniform weight.
+# The print version states each panel's mean diagonal weight (1/T is the
+# uniform weight); the slide version has a colour bar instead.
 # T is the run's (meta heatmap_T: 12 tokens named by the sentence by default, up to 32
 # with --T, those beyond the 12th named t13, t14, ...; numbered ticks beyond 16).
 # Data: random_projections_A.csv (panel, i, j, a, query, key),
@@ -20,9 +21,11 @@ cell(p) = (strcol(1) eq p) ? $3 : 1/0
 tics = system(sprintf("awk -F, 'NR > 1 && $2 == 1 && $1 == \"raw\" {printf \"%%s\\\"%%s\\\" %%d\", (n++ ? \", \" : \"\"), $6, $3}' '%s'", f))
 if (!SLIDE) { eval sprintf("set xtics (%s); set ytics (%s)", tics, tics) }
 if (SLIDE) {
-# slide: the two maps without token names (twelve rows do not fit at 11 pt),
-# each panel saying its mean diagonal against 1/T
-set multiplot layout 1, 2 margins 0.03, 0.97, 0.06, 0.70 spacing 0.06, 0
+# slide: the two maps of attention weights A (not scores) without token
+# names (twelve rows do not fit at 11 pt) but with their axes named, one
+# colour bar for both (0 to 1;
+# the frame's text says the colour is the weight a_ij)
+set multiplot layout 1, 2 margins 0.12, 0.80, 0.18, 0.80 spacing 0.05, 0
 set size ratio -1
 set xrange [0.5:T + 0.5]
 set yrange [T + 0.5:0.5]
@@ -31,10 +34,17 @@ set grid noxtics noytics
 set cbrange [0:1]
 set style fill solid 1.0 noborder
 unset colorbox
-set title sprintf("raw\ndiag. %.2f", RAW_mean) font ',9'
+# the axes named by labels placed on the page (the maps have no ticks)
+set label 31 "queries" at screen 0.045, screen 0.42 center rotate by 90 font ',9'
+set label 32 "keys" at screen 0.28, screen 0.07 center font ',9'
+set label 33 "keys" at screen 0.64, screen 0.07 center font ',9'
+set title "raw" font ',9'
 plot f skip 1 using (cell('raw')):2:($3 - 0.5):($3 + 0.5):($2 - 0.5):($2 + 0.5):4 \
      with boxxyerror fc palette
-set title sprintf("projected\ndiag. %.2f", PRJ_mean) font ',9'
+unset label 31; unset label 32; unset label 33
+set title "projected" font ',9'
+set colorbox user origin 0.83, 0.12 size 0.035, 0.58
+set cbtics ('0' 0, '1' 1) font ',9' scale 0
 plot f skip 1 using (cell('projected')):2:($3 - 0.5):($3 + 0.5):($2 - 0.5):($2 + 0.5):4 \
      with boxxyerror fc palette
 unset multiplot

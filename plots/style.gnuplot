@@ -6,6 +6,7 @@
 # in lightness, with dash patterns and point shapes as a second channel, so
 # that a greyscale print still separates them.
 set encoding utf8
+set minussign   # tick labels with a minus sign (U+2212), not a hyphen
 set border lw 1.2
 set tics nomirror out scale 0.6
 set grid back lc rgb '#dddddd' lw 0.8 dt 1

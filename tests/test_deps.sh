@@ -40,7 +40,7 @@ for p in python3-numpy; do
     sh tools/deps.sh --list | grep -qx "$p" && pass "make check's packages include $p (tests/test_attention.sh)" ||
         fail "deps.sh (make check) does not install $p"
 done
-for p in texlive-latex-base texlive-latex-recommended texlive-pictures lmodern; do
+for p in texlive-latex-base texlive-latex-recommended texlive-pictures lmodern python3-pdfminer; do
     sh tools/deps.sh --list tex | grep -qx "$p" && pass "deps.sh tex installs $p" || fail "deps.sh tex lacks $p"
 done
 sh tools/deps.sh --list torch | grep -qx python3-torch && pass "deps.sh torch installs python3-torch" ||

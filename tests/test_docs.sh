@@ -8,8 +8,10 @@
 #      report, as make reproduce would), the deck, the notes deck, the student
 #      handout and the instructor notes build; the deck is 16:9 with 25 to 45
 #      frames, the notes are A4, and PAPER=letter makes them Letter;
-#   3. the student handout holds no solutions and no commands; the instructor
-#      notes hold both, and a speaker note under the frames.
+#   3. the student handout holds no solutions, no commands, no How we know
+#      appendix and no commit; the instructor notes hold them, and a speaker
+#      note under the frames; exercises are named by function; a command
+#      copies with "--", not an en dash.
 # Skipped (passes) without pdflatex or pdfinfo.
 set -u
 cd "$(dirname "$0")/.."
@@ -72,7 +74,19 @@ if [ -s "$tmp/out/instructor.pdf" ] && [ -s "$tmp/out/handout.pdf" ]; then
     grep -q '^Solutions$' "$tmp/h.txt" && no "the student handout prints the solutions"
     grep -q 'Rerun:' "$tmp/h.txt" && no "the student handout prints commands"
     grep -q 'Exercise 4.2b' "$tmp/h.txt" || no "the student handout does not state Exercise 4.2b"
-    grep -q 'How we know' "$tmp/h.txt" || no "the student handout has no How we know appendix"
+    # the student's notes stop at the exercises: the evidence appendix and the
+    # commit its numbers came from are the instructor's (issue 31)
+    grep -q 'How we know' "$tmp/h.txt" && no "the student handout holds the How we know appendix"
+    grep -qi 'commit' "$tmp/h.txt" && no "the student handout names a commit"
+    grep -q 'How we know' "$tmp/i.txt" || no "the instructor notes have no How we know appendix"
+    # one name per exercise: the function's (and the section's Exercise 4.2b)
+    for ex in attention_shapes previous_token_head fused_self_attention; do
+        grep -q "$ex" "$tmp/h.txt" || no "the student handout does not name the exercise $ex"
+    done
+    grep -qE 'Code [12]' "$tmp/h.txt" "$tmp/i.txt" && no "an exercise is still called Code 1 or Code 2"
+    # a command copies as typed: --out, not an en dash
+    grep -q 'Rerun: .*–' "$tmp/i.txt" && no "a Rerun command prints an en dash (copy-paste fails)"
+    grep -q 'Rerun: bin/[a-z_]* --out out' "$tmp/i.txt" || no "no Rerun command reads 'bin/ID --out out'"
     grep -q '^Solutions$' "$tmp/i.txt" || no "the instructor notes print no solutions"
     grep -q 'Rerun:' "$tmp/i.txt" || no "the instructor notes print no commands"
     n=$(grep -c '^Say:' "$tmp/i.txt")

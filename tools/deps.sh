@@ -12,7 +12,8 @@
 #                      and the terminal explorer's test in a real terminal)
 #   deps.sh tex        ... and TeX Live: beamer, listings (recommended),
 #                      pgf/TikZ (texlive-pictures), Latin Modern (make handout,
-#                      make slides, make docs)
+#                      make slides, make docs), and pdfminer (the deck's glyph
+#                      sizes: tests/test_glyphs.sh)
 #   deps.sh torch      ... and PyTorch (tests/test_torch.sh; it skips without)
 #   deps.sh mpi        ... and Open MPI: mpicc, mpirun (make mpi)
 #   deps.sh all        every extra above (what CI installs: .ci/run)
@@ -32,7 +33,7 @@ case " $extras " in *" all "*) extras="valgrind fuzz mpi bench browser tex torch
 BASE="gcc make pkg-config libgsl-dev libopenblas-dev check libncurses-dev gnuplot-nox poppler-utils fonts-dejavu-core python3 python3-numpy"
 # the Debian packages of every file pdflatex reads for the four documents
 # (dpkg -S of pdflatex -recorder's list; tools/latex.sh needs no latexmk)
-TEX="texlive-latex-base texlive-latex-recommended texlive-pictures lmodern"
+TEX="texlive-latex-base texlive-latex-recommended texlive-pictures lmodern python3-pdfminer"
 pkgs_of() {
     case "$1" in
     base) echo "$BASE" ;;
@@ -92,6 +93,7 @@ for extra in $extras; do
          have_tex xspace.sty    || need texlive-latex-base
          have_tex pgfmath.sty   || need texlive-pictures
          have_tex lmodern.sty   || need lmodern
+         py_has pdfminer        || need python3-pdfminer
          for p in $TEX; do deb_has "$p" || need "$p"; done ;;
     torch) py_has torch || need python3-torch ;;
     esac

@@ -65,6 +65,7 @@ purpose_table() {
         test_claims_tex.sh)          echo "claims.tex reads in a sentence" ;;
         test_grade.sh)               echo "the grader: solutions pass, wrong ones fail" ;;
         test_layout.sh)              echo "figure text: no overlap, nothing clipped" ;;
+        test_glyphs.sh)              echo "deck glyphs: all >= 9 pt, text >= 12 pt" ;;
         test_registry.sh)            echo "the claims registry is whole" ;;
         test_reproduce_out.sh)       echo "reproduce keeps files it did not write" ;;
         test_explorer_tui.sh)        echo "the terminal explorer in tmux" ;;

@@ -21,11 +21,11 @@ e0 = real(system(sprintf("awk -F, 'NR > 1 && $1 == 0 && $3 > 0 {e = $2; p = $3} 
 p0 = real(system(sprintf("awk -F, 'NR > 1 && $1 == 0 && $3 > 0 {e = $2; p = $3} END {print p}' '%s'", t)))
 sel(k, v) = (column(1) == k) ? v : NaN
 set multiplot layout 1, 2 title "Check: det(I - W_K^T W_Q) near 0\n{/*0.85 a density at 0 makes the mean of 1/|det|, the limit of T × self-weight, infinite}" \
-    margins 0.13, 0.97, 0.22, 0.74 spacing 0.18, 0
+    margins 0.17, 0.97, 0.22, 0.74 spacing 0.18, 0   # room for 10^{−4}: a minus sign is wider than a hyphen
 set logscale xy
 set format x '10^{%L}'; set format y '10^{%L}'
 set xlabel "ε"
-set ylabel "P(|det| < ε)" offset 1, 0
+set ylabel "P(|det| < ε)" offset -0.5, 0   # gnuplot spaces it by characters: 10^{−4}'s minus sign is wider
 set key top left reverse Left font ',8' samplen 1 spacing 0.9
 set title "P(|det| < ε), 95% Wilson CI" font ',9'
 plot for [k = 0:NC - 1] t skip 1 using 2:(sel(k, $3 > 0 ? $3 : NaN)):(sel(k, $4 > 0 ? $4 : $3 / 10)):(sel(k, $5)) \

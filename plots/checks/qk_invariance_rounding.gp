@@ -9,7 +9,7 @@
 f = datadir.'/qk_invariance.csv'
 set title "Rounding under W_Q R, W_K R^{-T}"
 set xlabel "cond(R)"
-set ylabel "||new - old||_F / ||old||_F"
+set ylabel "||new − old||_F / ||old||_F"
 set logscale xy
 set format x "10^{%L}"
 set format y "10^{%L}"

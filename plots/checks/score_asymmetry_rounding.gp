@@ -23,7 +23,7 @@ do for [k in "raw tied symmetric independent"] {
     eval sprintf("tol_%s = STATS_max", k)
 }
 set title "Check: asymmetry per draw against its rounding tolerance" font ",9"
-set ylabel "||S - S^T||_F / ||S||_F"
+set ylabel "||S − S^T||_F / ||S||_F"
 set logscale y
 set format y "10^{%L}"
 set yrange [1e-20:1e3]

@@ -12,13 +12,13 @@ N = STATS_records
 w = 0.25                                   # bin width in decades
 bin(x) = w * floor(log10(x) / w) + w / 2
 set title sprintf("Folding b_V into b_O, %d random heads (check)", N)
-set xlabel "folding error  max|Y_{unfolded} - Y_{folded}| / max|b_V W_O|"
+set xlabel "folding error  max|Y_{unfolded} − Y_{folded}| / max|b_V W_O|"
 set ylabel "heads per 1/4 decade"
 set logscale x
 set format x "10^{%T}"
 set xrange [1e-17:1e3]
 set yrange [0:*]
-set xtics 100
+set xtics 1e4   # every other decade: 10^{−16} and its neighbours do not fit side by side
 set mxtics 10
 set key at graph 0.5, graph 0.85 center box opaque samplen 2
 set boxwidth 1.0 relative

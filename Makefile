@@ -82,8 +82,8 @@ mpi: ## build every experiment for MPI into bin-mpi/ (mpirun -np N bin-mpi/<ID> 
 help: ## list every target with what it does
 	@awk -f tools/make_help.awk $(firstword $(MAKEFILE_LIST))
 
-deps: ## install (as root) or name the missing Debian packages
-	@sh tools/deps.sh
+deps: ## install (as root) or name the missing Debian packages; says what it checked
+	@sh tools/deps.sh --say
 
 $(BUILD)/lib/%.o: lib/%.c
 	@mkdir -p $(@D)

@@ -161,7 +161,9 @@ def c_replay(binary, start_argv, keys):
     p = subprocess.run([binary] + start_argv + ["--keys", keys], capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError("--keys %s: exit %d: %s" % (keys, p.returncode, p.stderr))
-    opts = re.search(r"^options: (.*)$", p.stdout, re.M).group(1)
+    # the options lines, wrapped to 80 columns with " \\" continuations, as one line
+    block = re.search(r"^options: ((?:.*\\\n)*.*)$", p.stdout, re.M).group(1)
+    opts = " ".join(part.strip() for part in block.split("\\\n"))
     sel = re.search(r"selected (\w+)", p.stdout).group(1)
     return opts, sel
 

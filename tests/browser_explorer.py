@@ -228,6 +228,10 @@ def lecture_hall(a, hall, phone, pres, tmp, more):
     """The page's layout at 1024 x 768 and on a phone, presentation mode, the
     preset links and hostile URL hashes; returns the failures."""
     fails = []
+    need = ("button", "cmd", "svgs", "side")
+    if any(k not in r["geometry"] for r in (hall, pres, more["n1280"], more["n1920"], more["p1920"]) for k in need):
+        more["sides"] = [0, 0]
+        return ["the page's test mode reports no button, cmd, svgs or side boxes: layout not checked"], 0
     # the presentation button without #present, the C command above the fold at 1280 x 800
     for size, r in (("1024x768", hall), ("1280x800", more["n1280"]), ("1920x1080", more["n1920"])):
         g = r["geometry"]

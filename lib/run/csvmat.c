@@ -291,11 +291,12 @@ static int csv_parse_line(csv_parser *p)
         p->cols = col;
         p->first_line = p->lineno;
     } else if (col != p->cols) {
-        // no '.' anywhere yet: perhaps decimal commas (0,5 read as the two cells 0 and 5)
+        // more cells than the first row and no '.' anywhere yet: perhaps decimal
+        // commas (0,5 read as the two cells 0 and 5)
         return att_fail(ATT_EUSAGE, "%s, line %zu: %zu column%s, but the first row (line %zu) has "
                         "%zu: every row needs the same number of columns (ragged rows)%s",
                         p->name, p->lineno, col, col == 1 ? "" : "s", p->first_line, p->cols,
-                        p->point_seen ? "" : "; if the numbers have decimal commas, each comma "
+                        p->point_seen || col < p->cols ? "" : "; if the numbers have decimal commas, each comma "
                         "splits a number in two cells: write 0.5, not 0,5");
     }
     p->rows++;

@@ -56,8 +56,10 @@ if (one) {
     inside = (L_min >= BAND_LO && H_min <= BAND_HI)
     verdict = SLIDE ? "" : (inside ? "\nCI inside the band: PASS" : "\nCI outside the band: FAIL")
     # beside the marker (to its right, at its height): never on it
-    set label 3 sprintf("T = %d: %.3f\n95%% CI [%.3f, %.3f]%s", TT_min, M_min, L_min, H_min, verdict) \
-        at TT_min * 1.3, M_min left front boxed font ",10"
+    # (the slide, narrower: the value and its CI only)
+    txt = SLIDE ? sprintf("%.3f\n[%.3f, %.3f]", M_min, L_min, H_min) : \
+                  sprintf("T = %d: %.3f\n95%% CI [%.3f, %.3f]%s", TT_min, M_min, L_min, H_min, verdict)
+    set label 3 txt at TT_min * (SLIDE ? 1.15 : 1.3), M_min left front boxed font ",10"
     set style textbox opaque noborder
     ylo = (L_min - 0.03 < 0.9 ? L_min - 0.03 : 0.9); yhi = (H_min + 0.03 > 1.1 ? H_min + 0.03 : 1.1)
     set yrange [ylo:yhi]

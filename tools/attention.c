@@ -496,15 +496,15 @@ static int parse_scale(const char *s, double *out, const char *what)
     if (c.err) {
         size_t col = (size_t)(c.p - s) + 1;
         if (*c.p == '\0')
-            return att_fail(ATT_EUSAGE, "%s '%s': at its end, %s (a "
+            return att_fail(ATT_EUSAGE, "%s '%.60s': at its end, %s (a "
                             "number, or numbers with + - * / ( ) and sqrt(), e.g. 1/sqrt(2))",
                             what, s, c.err);
-        return att_fail(ATT_EUSAGE, "%s '%s': at character %zu ('%c'), %s (a number, or "
+        return att_fail(ATT_EUSAGE, "%s '%.60s': at character %zu ('%c'), %s (a number, or "
                         "numbers with + - * / ( ) and sqrt(), e.g. 1/sqrt(2))", what, s, col,
                         *c.p, c.err);
     }
     if (!isfinite(v))
-        return att_fail(ATT_EUSAGE, "%s '%s': the value is not finite", what, s);
+        return att_fail(ATT_EUSAGE, "%s '%.60s': the value is not finite", what, s);
     *out = v;
     return ATT_OK;
 }

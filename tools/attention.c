@@ -423,6 +423,9 @@ static double expr_primary(expr_cur *c)
     while (expr_digit(*q)) { q++; digits++; }
     if (*q == '.') { q++; while (expr_digit(*q)) { q++; digits++; } }
     if (digits == 0) { c->err = "expected a number, sqrt( or ("; return 0; }
+    if (q - p == 1 && *p == '0' && (*q == 'x' || *q == 'X')) {
+        c->err = "a hexadecimal number: write it in decimal"; c->p = q; return 0;
+    }
     if (*q == 'e' || *q == 'E') {
         const char *e = q + 1 + (q[1] == '+' || q[1] == '-');
         if (!expr_digit(*e)) { c->err = "expected digits after the exponent's e"; c->p = q; return 0; }
@@ -490,6 +493,9 @@ static int parse_scale(const char *s, double *out, const char *what)
     if (s == NULL || *s == '\0')
         return att_fail(ATT_EUSAGE, "%s: empty value, expected a number or an expression "
                         "such as 1/sqrt(2)", what);
+    const char *h = s + (*s == '+' || *s == '-');     /* the options' rule (opts.c) */
+    if (h[0] == '0' && (h[1] == 'x' || h[1] == 'X'))
+        return att_fail(ATT_EUSAGE, "%s: '%.60s' is a hexadecimal number; write it in decimal", what, s);
     expr_cur c = { s, s, NULL, 0 };
     double v = expr_sum(&c);
     if (!c.err) { expr_blank(&c); if (*c.p != '\0') c.err = *c.p == ',' ? "a comma (write the decimal point as '.')" : "expected + - * / or the end"; }

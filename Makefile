@@ -63,7 +63,7 @@ CHECK_PLOTS := $(foreach id,$(EXPERIMENTS),$(filter $(id) $(id)_%,$(CHECK_PLOTS)
 endif
 
 .PHONY: all check check-all reproduce reproduce-long figures report verify bench sanitize valgrind fuzz \
-        deps clean help tests mpi experiments grade
+        deps python clean help tests mpi experiments grade
 .DELETE_ON_ERROR:
 
 all: $(addprefix $(BIN)/,$(EXPERIMENTS)) $(addprefix $(BUILD)/tools/,$(TOOLS)) ## build the library, one bin/<ID> per claim, and the tools
@@ -82,8 +82,13 @@ mpi: ## build every experiment for MPI into bin-mpi/ (mpirun -np N bin-mpi/<ID> 
 help: ## list every target with what it does
 	@awk -f tools/make_help.awk $(firstword $(MAKEFILE_LIST))
 
-deps: ## install (as root) or name the missing Debian packages
-	@sh tools/deps.sh
+deps: ## install (as root) or name the missing Debian packages; says what it checked
+	@sh tools/deps.sh --say
+
+# Debian's /usr/bin/python3 first: the interpreter deps.sh gives python3-numpy
+# (a pyenv, conda or virtualenv python3 first on PATH often has no NumPy)
+python: ## print the Python 3 that has NumPy, for your own checks (Debian's /usr/bin/python3)
+	@PYTHON="$${PYTHON:-/usr/bin/python3}" sh tools/python.sh numpy
 
 $(BUILD)/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
@@ -138,9 +143,9 @@ LATER_TESTS  = $(filter $(wildcard tests/test_*.sh),$(SLOW_TESTS))
 CHECK_SUITES = $(addprefix $(BUILD)/tests/,$(TESTS)) $(filter-out $(SLOW_TESTS) $(SKIP_TESTS),$(wildcard tests/test_*.sh))
 RUN_TESTS    = ATT_BIN_DIR=$(BIN) BUILD=$(BUILD) sh tools/run_tests.sh --logs $(BUILD)/test-logs \
                --build "$(MAKE) --no-print-directory tests all"
-check: deps ## build, then every unit and property test and the fast end-to-end tests (1 to 2 min)
+check: deps ## build, then every unit and property test and the fast end-to-end tests (about 70 s on 2 idle cores; minutes on a slower or busy machine)
 	@+$(RUN_TESTS) --later "$(LATER_TESTS)" $(CHECK_SUITES)
-check-all: deps ## make check plus the slow end-to-end suites: bad inputs, MPI, Chromium, verify, threads (about 6 min)
+check-all: deps ## make check plus the slow end-to-end suites: bad inputs, MPI, Chromium, verify, threads (about 6 min on 2 idle cores)
 	@+$(RUN_TESTS) $(CHECK_SUITES) $(LATER_TESTS)
 
 # ---- reproduce: every experiment, every figure, the claims report ---------

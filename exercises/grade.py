@@ -163,7 +163,9 @@ def why(e):
         if os.path.basename(fr.filename) == "student.py":
             where = " (student.py line %d: %s)" % (fr.lineno, (fr.line or "").strip()[:80])
             break
-    return "raised %s: %s%s" % (type(e).__name__, str(e)[:300], where)
+    alone = (" -- only this one file is graded, alone: put your helpers in it"
+             if isinstance(e, ModuleNotFoundError) and e.name not in ("numpy",) else "")
+    return "raised %s: %s%s%s" % (type(e).__name__, str(e)[:300], where, alone)
 
 res = {"import": None, "missing": False, "calls": []}
 sys.addaudithook(hook)

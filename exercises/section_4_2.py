@@ -1,13 +1,19 @@
 """Section 4.2, "Queries, keys and values": the three exercises (starter file).
 
-Fill in the three functions below, using NumPy only, then check them:
+Copy this file first, so that the starter stays as it is, then fill in the
+three functions of your copy, using NumPy only, and check them (from the top
+of the checkout, as the README shows):
 
-    python3 exercises/grade.py exercises/section_4_2.py     (or: make grade FILE=...)
+    mkdir -p mine && cp exercises/section_4_2.py mine/
+    python3 exercises/grade.py mine/section_4_2.py     (or: make grade FILE=mine/section_4_2.py)
 
-The grader imports this file in a separate process, calls your functions on
-random inputs (from a seed it prints) and compares what they return with the
-suite's C head (bin/shapes and bin/attention). Every failed test says what was
-expected, what came back, and the command that replays it.
+The grader imports your one file alone, in a separate process with a folder
+of its own: nothing else is graded, so everything must be in this file (an
+import of a helper module of your own fails with ModuleNotFoundError; NumPy
+and the standard library are there). It calls your functions on random inputs
+(from a seed it prints) and compares what they return with the suite's C head
+(bin/shapes and bin/attention). Every failed test says what was expected,
+what came back, and the command that replays it.
 
 Reference solutions exist, in exercises/solutions/section_4_2.py. They are
 kept in their own folder so that you can choose not to look before you have

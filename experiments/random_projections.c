@@ -87,6 +87,10 @@ static int run(experiment *e)
     }
     exp_summary_measure(e, "T x mean self-weight", sweep_measure(m, worst, S_TSELF), "the section: about 1/T, i.e. 1; "
                         "T = %zu, %s", m->pt[worst].T, m->npoints > 1 ? "the farthest from 1 of the T run" : "the only T run");
+    measure aw = sweep_measure(m, worst, S_TSELF);    /* the same mean, / T: a_ii itself */
+    double Tw = (double)m->pt[worst].T;
+    aw.value /= Tw, aw.ci_low /= Tw, aw.ci_high /= Tw;
+    exp_summary_measure(e, "mean self-weight a_ii", aw, "1/T = %.4g", 1.0 / Tw);
     exp_control(e, "rpRelHalfWidth", NAN, sweep_measure(m, wide, S_TSELF), verdict_rule_precision(PRECISION),
                 "precision: largest CI half-width of T times the mean self-weight (at T = %zu), "
                 "i.e. relative to 1/T", m->pt[wide].T);

@@ -7,6 +7,7 @@
 # Data: key_bias_base.csv (sweep.h's layout, read by name: base, draws, ratio_mean,
 # ratio_lo, ratio_hi).
 # size: 6.5,3.4
+# needs: key_bias_base.csv (make figures leaves this figure out of a run without the base sweep)
 f = datadir.'/key_bias_base.csv'
 if (system(sprintf("test -s '%s' && echo 1", f)) ne "1") {
     # a run without this table (an older binary, or options that skip it)

@@ -5,6 +5,7 @@
 # on a log axis. Small biases barely prefer anything, large ones pick a key.
 # Data: query_bias_pref.csv (sweep.h's layout, read by name: u, draws, tv_mean, tv_lo, tv_hi).
 # size: 6.5,3.6
+# needs: query_bias_pref.csv (make figures leaves this figure out of a run without the bias-size sweep)
 f = datadir.'/query_bias_pref.csv'
 if (system(sprintf("test -s '%s' && echo 1", f)) ne "1") {
     # a run without this table (an older binary, or options that skip it)

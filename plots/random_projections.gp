@@ -3,6 +3,11 @@
 # against T (95% CI band), at 1 for "no preference for itself". For
 # contrast, the raw head's self-weight at the same T and width is about T
 # times larger (it is 1 at d = 64: the raw panel of the heatmap figure).
+# The print figure (not the slide) shades the claim's pass band, 95% CI
+# inside [0.95, 1.05] (experiments/random_projections.c), so that a run whose
+# CI leaves it looks failed; a point run (--T 32) draws its one value with
+# its CI, beside it the value and "inside/outside the pass band" (the rule's
+# outcome on the CSV's numbers), away from the other labels.
 # Data: random_projections.csv (main sweep; columns by name: T, draws, T_self_mean,
 # T_self_lo, T_self_hi), random_projections.meta (d, d_k).
 # size: 6.5,3.4
@@ -18,7 +23,7 @@ set xlabel "sequence length T"
 set ylabel (SLIDE ? "T × self-weight" : "T × mean self-weight")
 set logscale x 2
 one = (TT_records == 1)          # a point run (--T 32): one labelled value with its CI
-lo = one ? TT_min / 4 : TT_min / 1.3; hi = one ? TT_max * 4 : TT_max * 1.3
+lo = one ? TT_min / 4 : TT_min / 1.3; hi = one ? TT_max * 6 : TT_max * 1.3   # a point run: room on its right for its label
 set xrange [lo:hi]
 set xtics ("2" 2, "4" 4, "8" 8, "16" 16, "32" 32, "64" 64, "128" 128, "256" 256, "512" 512, "1024" 1024, \
            "2048" 2048, "4096" 4096)
@@ -27,24 +32,45 @@ set ytics 0.9, (SLIDE ? 0.1 : 0.05), 1.1
 set format y "%.2f"
 set arrow 1 from lo, 1 to hi, 1 nohead ls 9
 set label 1 (SLIDE ? "exactly 1/T" : "1 = exactly 1/T") at hi, 1 right offset -0.5,-0.8 font ',9'
+# the claim's rule (random_projections.c: verdict_rule_ci_within(0.95, 1.05))
+BAND_LO = 0.95; BAND_HI = 1.05
+if (!SLIDE) {
+    set object 1 rectangle from lo, BAND_LO to hi, BAND_HI behind fc rgb '#e4e4e4' fs solid 1.0 noborder
+    set label 4 "pass band [0.95, 1.05]" at hi, BAND_LO right offset -0.5,0.7 font ',9'
+}
 if (!SLIDE) {
     # draws per T: one count, or the range the CI target chose (sweep_ci_target)
     ndraws = (N_min == N_max) ? sprintf("%d draws per T", N_max) : sprintf("%d to %d draws per T", N_min, N_max)
-    set label 2 sprintf("d = %d, d_k = %d, %s, 95%% CI", meta('d'), meta('d_k'), ndraws) \
-        at graph 0.03, 0.92 left font ',9'
+    info = sprintf("d = %d, d_k = %d, %s, 95%% CI", meta('d'), meta('d_k'), ndraws)
+    if (one) {
+        # a point run: the run's parameters under the title, clear of the data
+        set title sprintf("With two random projections, a token keeps only about 1/T for itself\n{/*0.8 %s}", info) offset -3,0
+    } else {
+        set label 2 info at graph 0.03, 0.92 left font ',9'
+    }
 }
 if (one) {
     stats f using "T_self_mean" name "M" nooutput
     stats f using "T_self_lo" name "L" nooutput
     stats f using "T_self_hi" name "H" nooutput
-    set label 3 sprintf("T = %d: %.3f\n95%% CI [%.3f, %.3f]", TT_min, M_min, L_min, H_min) \
-        at graph 0.03, graph (SLIDE ? 0.88 : 0.74) left
-    set yrange [(L_min - 0.02 < 0.9 ? L_min - 0.02 : 0.9):(H_min + 0.02 > 1.1 ? H_min + 0.02 : 1.1)]
-    set label 1 at lo, 1 left offset 0.5,-0.8
+    inside = (L_min >= BAND_LO && H_min <= BAND_HI)
+    verdict = SLIDE ? "" : (inside ? "\nCI inside the band: PASS" : "\nCI outside the band: FAIL")
+    # beside the marker (to its right, at its height): never on it
+    # (the slide, narrower: the value and its CI only)
+    txt = SLIDE ? sprintf("%.3f\n[%.3f, %.3f]", M_min, L_min, H_min) : \
+                  sprintf("T = %d: %.3f\n95%% CI [%.3f, %.3f]%s", TT_min, M_min, L_min, H_min, verdict)
+    set label 3 txt at TT_min * (SLIDE ? 1.15 : 1.3), M_min left front boxed font ",10"
+    set style textbox opaque noborder
+    ylo = (L_min - 0.03 < 0.9 ? L_min - 0.03 : 0.9); yhi = (H_min + 0.03 > 1.1 ? H_min + 0.03 : 1.1)
+    set yrange [ylo:yhi]
+    if (yhi - ylo > 0.4) { set ytics autofreq }
+    set label 1 at lo, (1 + BAND_LO) / 2 left offset 0.5,0
+    if (!SLIDE) { set label 4 at lo, (1 + BAND_HI) / 2 left offset 0.5,0 }
 }
 if (SLIDE) { unset title }   # the slide's frame title states the claim
 if (one) {
-    plot f using "T":"T_self_mean":"T_self_lo":"T_self_hi" with yerrorbars lc rgb '#1f4e9c' dt 1 pt 7 ps 1.0 lw 2 notitle
+    pc = (SLIDE || inside) ? '#1f4e9c' : '#8b1a1a'
+    plot f using "T":"T_self_mean":"T_self_lo":"T_self_hi" with yerrorbars lc rgb pc dt 1 pt 7 ps 1.0 lw 2 notitle
 } else {
     plot f using "T":"T_self_lo":"T_self_hi" with filledcurves ls 2 notitle, \
          f using "T":"T_self_mean" with linespoints ls 2 ps 0.6 notitle

@@ -3,8 +3,10 @@
 # sentence in GPT-2's 12 tokens), attended to with raw scores S = X X^T (left:
 # every token looks at itself, the bright diagonal) and with two random
 # projections S = (X W_Q)(X W_K)^T (right: the diagonal is nothing special).
-# The print version states each panel's mean diagonal weight (1/T is the
-# uniform weight); the slide version has a colour bar instead.
+# Each panel states this one draw's mean diagonal weight; under them, the
+# run's mean self-weight over all its draws at this T beside 1/T (the uniform
+# weight), so that one draw's 0.00 or 0.60 at T = 4 is not read as the mean.
+# The slide version has a colour bar instead.
 # T is the run's (meta heatmap_T: 12 tokens named by the sentence by default, up to 32
 # with --T, those beyond the 12th named t13, t14, ...; numbered ticks beyond 16).
 # Data: random_projections_A.csv (panel, i, j, a, query, key),
@@ -49,8 +51,18 @@ plot f skip 1 using (cell('projected')):2:($3 - 0.5):($3 + 0.5):($2 - 0.5):($2 +
      with boxxyerror fc palette
 unset multiplot
 } else {
-set multiplot layout 1, 2 margins 0.19, 0.90, 0.27, 0.76 spacing 0.07, 0 \
-    title main(sprintf("The raw head attends to itself, the projected one does not\n{/*0.8 one draw of random token vectors, d = %d, d_k = %d; projected: Q = X W_Q, K = X W_K}", meta('d'), meta('d_k')))
+# one draw's mean diagonal varies from draw to draw (at small T it may be
+# near 0 or near 1): said as one draw's, beside the run's mean over all its
+# draws at this T when the main sweep has it (random_projections.csv)
+m = datadir.'/random_projections.csv'
+# "mean draws" of the row T (columns by name), or "" when the run has no such T
+run = system(sprintf("awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next } $c[\"T\"] == %d { print $c[\"T_self_mean\"] / %d, $c[\"draws\"] }' '%s' 2>/dev/null", T, T, m))
+runline = (words(run) == 2) ? \
+    sprintf("projected, over all %d draws at T = %d: mean a_{ii} %.4f, 1/T = %.4f", int(word(run, 2)), T, real(word(run, 1)), 1.0 / T) : \
+    sprintf("projected, over many draws: mean a_{ii} about 1/T = %.3g (the main figure)", 1.0 / T)
+w3(x) = (x >= 0.001 || x == 0) ? sprintf("%.3f", x) : sprintf("%.1e", x)
+set multiplot layout 1, 2 margins 0.19, 0.90, 0.25, 0.72 spacing 0.07, 0 \
+    title main(sprintf("The raw head attends to itself, the projected one does not\n{/*0.8 one draw of random token vectors, d = %d, d_k = %d; projected: Q = X W_Q, K = X W_K}\n{/*0.8 %s}", meta('d'), meta('d_k'), runline))
 set size ratio -1
 set xrange [0.5:T + 0.5]
 set yrange [T + 0.5:0.5]
@@ -62,11 +74,11 @@ set xlabel "keys" offset 0,(T > 16 ? 0.5 : 1.2)   # numbered ticks (T > 16) are 
 set cbrange [0:1]
 set style fill solid 1.0 noborder
 unset colorbox
-set title sprintf("raw: Q = K = X\nmean diagonal %.2f", RAW_mean) font ',9'
+set title sprintf("raw: Q = K = X\nthis draw: mean a_{ii} %s", w3(RAW_mean)) font ',9'
 set ylabel "queries" offset 1.5,0
 plot f skip 1 using (cell('raw')):2:($3 - 0.5):($3 + 0.5):($2 - 0.5):($2 + 0.5):4 \
      with boxxyerror fc palette
-set title sprintf("projected by two random W\nmean diagonal %.2f (1/T = %.2f)", PRJ_mean, 1.0 / T) font ',9'
+set title sprintf("projected by two random W\nthis draw: mean a_{ii} %s", w3(PRJ_mean)) font ',9'
 unset ylabel
 unset ytics     # the rows are the left panel's
 set colorbox user origin 0.92, 0.3 size 0.015, 0.4

@@ -29,6 +29,18 @@ hostile hashes (#scale=50%, #q1=%E0%A4%A, #scale=%20, a long list of bad
 entries) draw the default weights, are listed as ignored, and the note
 stays short.
 
+The test hook (#test=) is off in web/explorer.html itself: the cases run in a
+copy that sets window.EXPLORER_TEST_MODE = true before the page's script; the
+page itself, opened with a valid #test= blob, must run nothing and list the
+entry as ignored; the copy must refuse a spec with unchecked values (a scale
+of 1e308, an unknown mode or field, keys outside the explorer's letters).
+Layout (issue 31, issue 33): without #present the "Presentation mode" button
+is on screen at 1024 x 768, 1280 x 800 and 1920 x 1080, and at 1280 x 800 the
+"Rebuild this state in C" command is above the fold; in #present at 1024 x 768
+and 1920 x 1080 the planes are as large as the height allows (the weights
+under them end within 6% of the bottom, every plane at least 55% of the
+height); the "equal queries" preset labels "q1 = q2" and "o1 = o2".
+
 Only the standard library. Exit 0 all agree, 1 a mismatch, 2 usage, 3 the
 browser failed. Replay: ATT_TEST_SEED=<seed printed> sh tests/test_browser.sh
 """
@@ -78,6 +90,27 @@ def parse_options(line):
     return vecs, scale, toks
 
 
+def test_copy(html_path, tmp):
+    """A copy of the page with the test hook switched on (the page itself
+    never runs a #test= spec): window.EXPLORER_TEST_MODE = true set by a
+    script before the page's own."""
+    text = open(html_path, encoding="utf-8").read()
+    i = text.index("<script>")
+    path = os.path.join(tmp, "explorer-test.html")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text[:i] + "<script>window.EXPLORER_TEST_MODE = true;</script>\n" + text[i:])
+    return path
+
+
+def run_browser_raw(chromium, url, size, timeout=120):
+    """The page's test results (a dict), None when the page wrote none."""
+    dom = run_browser_dom(chromium, url, size, timeout, budget=10000)
+    m = re.search(r'<pre id="test-results"[^>]*>(.*?)</pre>', dom, re.S)
+    if not m or not m.group(1).strip():
+        return None
+    return json.loads(html.unescape(m.group(1)))
+
+
 def run_browser(chromium, url, size, timeout=120):
     prof = tempfile.mkdtemp(prefix="att-chromium-")
     try:
@@ -97,11 +130,11 @@ def run_browser(chromium, url, size, timeout=120):
     return out
 
 
-def run_browser_dom(chromium, url, size="1280,900", timeout=120):
+def run_browser_dom(chromium, url, size="1280,900", timeout=120, budget=5000):
     prof = tempfile.mkdtemp(prefix="att-chromium-")
     try:
         p = subprocess.run([chromium] + FLAGS + ["--user-data-dir=" + prof, "--window-size=" + size,
-                                                  "--virtual-time-budget=5000", "--dump-dom", url],
+                                                  "--virtual-time-budget=%d" % budget, "--dump-dom", url],
                            capture_output=True, text=True, timeout=timeout)
     finally:
         shutil.rmtree(prof, ignore_errors=True)
@@ -161,7 +194,9 @@ def c_replay(binary, start_argv, keys):
     p = subprocess.run([binary] + start_argv + ["--keys", keys], capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError("--keys %s: exit %d: %s" % (keys, p.returncode, p.stderr))
-    opts = re.search(r"^options: (.*)$", p.stdout, re.M).group(1)
+    # the options lines, wrapped to 80 columns with " \\" continuations, as one line
+    block = re.search(r"^options: ((?:.*\\\n)*.*)$", p.stdout, re.M).group(1)
+    opts = " ".join(part.strip() for part in block.split("\\\n"))
     sel = re.search(r"selected (\w+)", p.stdout).group(1)
     return opts, sel
 
@@ -171,10 +206,42 @@ def url_note(dom):
     return html.unescape(re.sub(r"<[^>]+>", "", m.group(1))).strip() if m else None
 
 
-def lecture_hall(a, hall, phone, pres, tmp):
+def screen_fill(fails, pres, size):
+    """#present at this size: the planes as large as the height allows."""
+    g = pres["geometry"]
+    vh, vw = g["vh"], g["vw"]
+    bottom = max(g["side"][3], g["planes"][3])
+    side = min(b[3] - b[1] for b in g["svgs"])
+    if bottom > vh + 1:
+        fails.append("#present %s: the weights end at %.0f px, below the screen (%d px)" % (size, bottom, vh))
+    if not (vh - bottom <= 0.06 * vh or g["planes"][2] - g["planes"][0] >= 0.94 * vw):
+        fails.append("#present %s: %.0f px (%.0f%%) of the height left empty under the weights, planes %.0f px"
+                     % (size, vh - bottom, 100.0 * (vh - bottom) / vh, side))
+    if side < 0.55 * vh:
+        fails.append("#present %s: planes of %.0f px, less than 55%% of the height %d" % (size, side, vh))
+    if g["cmdShown"]:
+        fails.append("#present %s: the C-command panel shows" % size)
+    return side
+
+
+def lecture_hall(a, hall, phone, pres, tmp, more):
     """The page's layout at 1024 x 768 and on a phone, presentation mode, the
     preset links and hostile URL hashes; returns the failures."""
     fails = []
+    need = ("button", "cmd", "svgs", "side")
+    if any(k not in r["geometry"] for r in (hall, pres, more["n1280"], more["n1920"], more["p1920"]) for k in need):
+        more["sides"] = [0, 0]
+        return ["the page's test mode reports no button, cmd, svgs or side boxes: layout not checked"], 0
+    # the presentation button without #present, the C command above the fold at 1280 x 800
+    for size, r in (("1024x768", hall), ("1280x800", more["n1280"]), ("1920x1080", more["n1920"])):
+        g = r["geometry"]
+        if not (g["button"][3] <= g["vh"] and g["button"][1] >= 0):
+            fails.append("%s: the Presentation mode button %s is not on screen (height %d)" % (size, g["button"], g["vh"]))
+    g = more["n1280"]["geometry"]
+    if not (g["cmdShown"] and g["cmd"][3] <= g["vh"]):
+        fails.append("1280x800: the 'Rebuild this state in C' command %s ends below the fold (%d px)" % (g["cmd"], g["vh"]))
+    sides = [screen_fill(fails, pres, "1024x768"), screen_fill(fails, more["p1920"], "1920x1080")]
+    more["sides"] = sides
     if not all("geometry" in r for r in (hall, phone, pres)):
         fails.append("the page's test mode reports no geometry: layout not checked")
     else:
@@ -207,7 +274,12 @@ def lecture_hall(a, hall, phone, pres, tmp):
     if len(links) < 3 or len(links) > 5:
         fails.append("%d preset links (3 to 5 wanted)" % len(links))
     for name, frag in links.items():
-        opts, A = page_from_url_state(run_browser_dom(a.chromium, page + frag))
+        pdom = run_browser_dom(a.chromium, page + frag)
+        opts, A = page_from_url_state(pdom)
+        if name == "same":
+            shown = set(re.findall(r'<text class="label[^"]*"[^>]*>([^<]*)</text>', pdom))
+            if "q1 = q2" not in shown or "o1 = o2" not in shown:
+                fails.append("preset same: q1, o1 hidden under q2, o2 (labels %s)" % sorted(shown))
         _, cA, _ = c_weights(a.bin, parse_options(opts)[2], tmp)
         if any(A[i][j] is None or abs(A[i][j] - cA[i][j]) > TOL for i in range(2) for j in range(4)):
             fails.append("preset %s (%s): weights %s, C %s" % (name, frag, A, cA))
@@ -261,18 +333,46 @@ def main():
         else:
             keys = "".join(rng.choice(KEY_LETTERS) for _ in range(rng.randint(5, 40)))
             cases.append({"mode": "keys", "cfg": cfg_random(rng, 0.25), "keys": keys})
-    url = "file://" + os.path.abspath(a.html) + "#test="
-    blob = lambda cs: base64.b64encode(json.dumps({"cases": cs}).encode()).decode()
-    out = run_browser(a.chromium, url + blob(cases), "1280,900")
-    phone_cases = [{"mode": "drag", "cfg": cfg_random(rng, 0.05), "pointer": "touch"} for _ in range(6)]
-    phone = run_browser(a.chromium, url + blob(phone_cases), "390,844")
-    hall = run_browser(a.chromium, url + blob([]), "1024,768")
-    pres = run_browser(a.chromium, "file://" + os.path.abspath(a.html) + "#test=" +
-                       base64.b64encode(json.dumps({"cases": [], "present": True}).encode()).decode(), "1024,768")
-
     fails = []
     tmp = tempfile.mkdtemp(prefix="att-browser-")
     try:
+        url = "file://" + test_copy(a.html, tmp) + "#test="
+        blob = lambda cs, **kw: base64.b64encode(json.dumps(dict({"cases": cs}, **kw)).encode()).decode()
+        out = run_browser(a.chromium, url + blob(cases), "1280,900")
+        # a headless window's page is smaller than the window (its frame): the
+        # window size that gives a viewport of W x H, from this first run
+        dw, dh = 1280 - out["geometry"]["vw"], 900 - out["geometry"]["vh"]
+        vp = lambda w, h: "%d,%d" % (w + dw, h + dh)
+        phone_cases = [{"mode": "drag", "cfg": cfg_random(rng, 0.05), "pointer": "touch"} for _ in range(6)]
+        phone = run_browser(a.chromium, url + blob(phone_cases), vp(390, 844))
+        hall = run_browser(a.chromium, url + blob([]), vp(1024, 768))
+        pres = run_browser(a.chromium, url + blob([], present=True), vp(1024, 768))
+        more = {"n1280": run_browser(a.chromium, url + blob([]), vp(1280, 800)),
+                "n1920": run_browser(a.chromium, url + blob([]), vp(1920, 1080)),
+                "p1920": run_browser(a.chromium, url + blob([], present=True), vp(1920, 1080))}
+        for name, r in (("1024x768", hall), ("#present 1024x768", pres), ("1280x800", more["n1280"]),
+                        ("1920x1080", more["n1920"]), ("#present 1920x1080", more["p1920"])):
+            g = r["geometry"]
+            if "%dx%d" % (g["vw"], g["vh"]) not in name:
+                fails.append("%s: the page got a viewport of %dx%d" % (name, g["vw"], g["vh"]))
+        # the hook is off in the page itself: a valid #test= runs nothing, is listed as ignored
+        page = "file://" + os.path.abspath(a.html)
+        if run_browser_raw(a.chromium, page + "#test=" + blob(cases[:3]), "1280,900") is not None:
+            fails.append("web/explorer.html ran a #test= spec without the test flag (any link could)")
+        note = url_note(run_browser_dom(a.chromium, page + "#test=" + blob(cases[:3])))
+        if not note or "test=" not in note:
+            fails.append("web/explorer.html#test=...: the note does not list the entry as ignored (%r)" % note)
+        # ... and in the test copy, a spec with unchecked values is refused before anything runs
+        good = cfg_random(rng, None)
+        for what, spec in [("scale 1e308", [{"mode": "set", "cfg": dict(good, scale=1e308)}]),
+                           ("a coordinate of 50", [{"mode": "set", "cfg": dict(good, q=[[50, 0], [0, 0]])}]),
+                           ("an unknown mode", [{"mode": "eval", "cfg": good}]),
+                           ("an unknown field", [{"mode": "set", "cfg": good, "script": "x"}]),
+                           ("keys outside the explorer's", [{"mode": "keys", "cfg": good, "keys": "tl<img>"}]),
+                           ("a pointer that is not mouse or touch", [{"mode": "drag", "cfg": good, "pointer": "pen"}])]:
+            r = run_browser_raw(a.chromium, url + blob(spec), "1280,900")
+            if not (r and str(r.get("error", "")).startswith("refused: ")):
+                fails.append("the test hook took a spec with %s: %s" % (what, str(r)[:200]))
         # the default state is the C program's, and reset returns to it
         c_default, _ = c_replay(a.bin, [], "q")
         if parse_options(out["initial"])[:2] != parse_options("x " + c_default)[:2]:
@@ -313,7 +413,7 @@ def main():
             _, cA, _ = c_weights(a.bin, uargv, tmp)
             if any(not abs(uA[i][j] - cA[i][j]) <= TOL for i in range(2) for j in range(4)):
                 fails.append("URL state #%s: weights %s, C %s" % (frag, uA, cA))
-        hall_fails, nlinks = lecture_hall(a, hall, phone, pres, tmp)
+        hall_fails, nlinks = lecture_hall(a, hall, phone, pres, tmp, more)
         fails += hall_fails
         # control: the comparison notices a weight off by 1e-5
         probe = json.loads(json.dumps(out["cases"][0]))
@@ -329,8 +429,11 @@ def main():
               "pointerdowns hit their handle), %d key sequences; every weight, score and output within %g "
               "of the C program, every cell's text within its last digit; a start state from the URL agrees too; "
               "lecture hall: heatmap beside the planes at 1024x768, one phone screen, #present, %d preset links, "
-              "7 hostile hashes"
-              % (counts["set"], ndrag, len(phone_cases), landed, hits, 10 * ndrag, counts["keys"], TOL, nlinks))
+              "7 hostile hashes; the Presentation button on screen at 1024x768, 1280x800, 1920x1080, the C "
+              "command above the fold at 1280x800; #present planes %.0f px at 1024x768, %.0f px at 1920x1080, "
+              "filling the height; the test hook off without its flag, 6 unchecked specs refused"
+              % (counts["set"], ndrag, len(phone_cases), landed, hits, 10 * ndrag, counts["keys"], TOL, nlinks,
+                 more["sides"][0], more["sides"][1]))
     # a drag may miss its target only where two handles overlap
     if landed < 0.8 * ndrag:
         fails.append("only %d of %d drags landed on their targets" % (landed, ndrag))

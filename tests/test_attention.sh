@@ -273,6 +273,27 @@ refused(["--x", fd + "/X1.csv", "--wqkv", fd + "/Wqkv.csv", "--wq", fd + "/WQ.cs
         "--wqkv with --wq")
 refused(["--x", fd + "/X1.csv", "--wq", fd + "/WQ.csv", "--wk", fd + "/WK.csv", "--wv", fd + "/WV.csv",
          "--torch-layout"], ["needs --wqkv"], "--torch-layout without --wqkv")
+# --scale takes an expression, evaluated in double as written: the same doubles as NumPy's
+sep3 = ["--x", fd + "/X1.csv", "--wq", fd + "/WQ.csv", "--wk", fd + "/WK.csv", "--wv", fd + "/WV.csv"]
+for expr, value in (("1/sqrt(2)", 1 / np.sqrt(2)), ("2 * (1 + 0.5) - 1/4", 2 * (1 + 0.5) - 1 / 4),
+                    ("-sqrt(3)/-2", -np.sqrt(3) / -2), ("1/sqrt(2)/sqrt(2)", 1 / np.sqrt(2) / np.sqrt(2))):
+    a_dir, b_dir = os.path.join(fd, "expr"), os.path.join(fd, "num")
+    run(sep3 + ["--scale", expr], a_dir)
+    run(sep3 + ["--scale", "%.17g" % value], b_dir)
+    same = all(open(os.path.join(a_dir, f)).read().splitlines()[1:] ==
+               open(os.path.join(b_dir, f)).read().splitlines()[1:] for f in ("S.csv", "A.csv", "O.csv"))
+    ref = attend(X[0], X[0], WQ, WK, WV, value)
+    check(same and rel(read(a_dir + "/S.csv"), ref["S"]) <= 1e-12,
+          "--scale '%s' gives the digits of --scale %.17g (NumPy's value) and NumPy's S" % (expr, value))
+for expr, words in (("1/0", ["'1/0'", "character 2", "division by zero"]),
+                    ("sqrt(-2)", ["square root of a negative number"]),
+                    ("1/sqrt(2", ["at its end", "expected ')'"]),
+                    ("0,7", ["character 2", "decimal point"]),
+                    ("2^3", ["character 2", "expected + - * / or the end"]),
+                    ("exp(1)", ["character 1", "expected a number"]),
+                    ("(" * 70 + "1" + ")" * 70, ["more than 64 nested parentheses"]),
+                    ("1e999", ["not finite"])):
+    refused(sep3 + ["--scale", expr], ["--scale"] + words, "--scale '%s'" % expr[:20])
 # --features names the value columns of --print
 p = run(["--x", W + "/X.csv", "--wq", W + "/W_Q.csv", "--wk", W + "/W_K.csv", "--wv", W + "/W_V.csv",
          "--tokens", "the,cat,sat", "--features", "animal,determiner", "--print"])

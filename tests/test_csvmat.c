@@ -95,6 +95,9 @@ START_TEST(test_bad_inputs)
         {"1 2\n", 0, "'1 2' is not a number", NULL},
         {"\"1\"\n", 0, "is not a number", NULL},
         {"1;2\n", 0, "'1;2' is not a number", NULL},
+        // a spreadsheet's CSV in a decimal-comma locale: the hint names it
+        {"1,5;2,5\n", 0, "'5;2' is not a number: semicolons", "decimal point"},
+        {"1,0,0\n0,5,1,0\n", 0, "(ragged rows); if the numbers have decimal commas", "write 0.5"},
         {"1,5e3.2\n", 0, "column 2", "not a number"},
         {"1 # inline\n", 0, "not a number", NULL},
         {"1,2\x00,3\n", 7, "line 1, byte 4: a NUL byte", "not a text file"},

@@ -45,11 +45,15 @@ for k in Tab Right Up ']' '+' Right; do tmux -L "$sock" send-keys -t 0 "$k"; sle
 tmux -L "$sock" send-keys -t 0 q
 wait_for "EXIT=" || { echo "FAIL the explorer did not quit:"; cat "$tmp/pane"; fail=1; }
 grep -q "^EXIT=0" "$tmp/pane" || { echo "FAIL exit status: $(grep EXIT= "$tmp/pane")"; fail=1; }
-got=$(sed -n 's/^options: //p' "$tmp/pane")
-want=$(LC_ALL=C "$BIN" --keys 'tlk]+lq' | sed -n 's/^options: //p')
+# the "options: ..." lines (wrapped to 80 columns with " \\" continuations) as one line
+OPTS_AWK='/^options: /{ on = 1; sub(/^options: /, "") } on { s = $0; more = sub(/ *\\$/, "", s); sub(/^ +/, "", s); out = out (out == "" ? "" : " ") s; if (!more) { print out; exit } }'
+got=$(awk "$OPTS_AWK" "$tmp/pane")
+want=$(LC_ALL=C "$BIN" --keys 'tlk]+lq' | awk "$OPTS_AWK")
+wide=$(awk '/^options: /{ on = 1 } on && length($0) > 79 { print length($0) ": " $0 } on && !/\\$/ { on = 0 }' "$tmp/pane")
+[ -z "$wide" ] || { echo "FAIL the options lines do not fit 80 columns: $wide"; fail=1; }
 [ -n "$got" ] && [ "$got" = "$want" ] || { echo "FAIL options on exit under $LOC: '$got', --keys gives '$want'"; fail=1; }
 # shellcheck disable=SC2086
-back=$(LC_ALL=C "$BIN" $got --keys q 2>&1 | sed -n 's/^options: //p')
+back=$(LC_ALL=C "$BIN" $got --keys q 2>&1 | awk "$OPTS_AWK")
 [ "$back" = "$got" ] || { echo "FAIL the options do not paste back: '$got' -> '$back'"; fail=1; }
 [ -z "$(ls -A "$tmp/cwd")" ] || { echo "FAIL --interactive created: $(ls -A "$tmp/cwd")"; fail=1; }
 [ $fail = 0 ] && echo "test_explorer_tui: under $LOC, typed keys end where --keys ends; legends and [o] markers shown; no folder; options on exit paste back"

@@ -97,6 +97,22 @@ if errors:
     for e in errors: print("test_readme: README.md " + e)
     sys.exit(1)
 
+# What a student's first hour needs the README to show (issue 33), each as a
+# command of 'For students' and a line of its shown output, so that none of
+# them can be dropped from the README unnoticed (the run below then checks
+# that the programs still print it):
+REQUIRED = [
+    ("make deps says what it checked", r"^make deps$", r"^deps: checked \d+ Debian packages .*none missing"),
+    ("the interpreter for one's own NumPy checks", r"^make python$", r"^/usr/bin/python3$"),
+    ("an expression for --scale", r"--scale '1/sqrt\(2\)'", None),
+    ("the NumPy check of that scale", r"python3 -c .*numpy", r"^0\.70710678118654746$"),
+    ("the decimal-comma hint", r"bin/attention .*semicolons", r"decimal commas"),
+    ("the failing row named in the summary", r"^bin/random_projections .*--d 4", r"^  FAIL \(claim\): .* rule: "),
+    ("the self-weight itself beside 1/T", r"^bin/random_projections ", r"^  mean self-weight a_ii .*\(1/T = "),
+    ("the pass band drawn in a point run's figure", r"pdftotext out/figures/random_projections\.pdf",
+     r"^pass band \[0\.95, 1\.05\]$"),
+]
+
 def shown(c):
     out = [l.rstrip() for l in lines[c.out_lo:c.out_hi]]
     while out and not out[-1]: out.pop()
@@ -105,6 +121,18 @@ def shown(c):
         st = int(out[-1][6:-1]); out.pop()
         while out and not out[-1]: out.pop()
     return out, st
+
+missing = []
+for what, cre, ore in REQUIRED:
+    ok = False
+    for c in cmds:
+        if not re.search(cre, c.text, re.M): continue
+        if ore is None or any(re.search(ore, l) for l in shown(c)[0]): ok = True; break
+    if not ok: missing.append(what)
+if missing:
+    for w in missing:
+        print("test_readme: README.md's 'For students' no longer shows %s (a command and its output)" % w)
+    sys.exit(1)
 
 # ---- matching with "..." ----------------------------------------------------
 def match(pat, got):

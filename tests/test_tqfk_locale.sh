@@ -33,10 +33,12 @@ LC_ALL=C "$BIN" --q1 0.1,0.5 --keys "$keys" >"$tmp/c.txt" || fail=1
 if ! cmp -s "$tmp/de.txt" "$tmp/c.txt"; then
     echo "FAIL the printout differs under $LOC:"; diff "$tmp/c.txt" "$tmp/de.txt"; fail=1
 fi
-opts=$(sed -n 's/^options: //p' "$tmp/de.txt")
+# the "options: ..." lines (wrapped to 80 columns with " \\" continuations) as one line
+OPTS_AWK='/^options: /{ on = 1; sub(/^options: /, "") } on { s = $0; more = sub(/ *\\$/, "", s); sub(/^ +/, "", s); out = out (out == "" ? "" : " ") s; if (!more) { print out; exit } }'
+opts=$(awk "$OPTS_AWK" "$tmp/de.txt")
 # shellcheck disable=SC2086
 LC_ALL=$LOC "$BIN" $opts --keys q >"$tmp/back.txt" || { echo "FAIL the options do not paste back: $opts"; fail=1; }
-back=$(sed -n 's/^options: //p' "$tmp/back.txt")
+back=$(awk "$OPTS_AWK" "$tmp/back.txt")
 [ "$back" = "$opts" ] || { echo "FAIL pasted back: '$opts' -> '$back'"; fail=1; }
 for t in build/tests/test_tqfk; do
     [ -x "$t" ] || continue

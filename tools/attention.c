@@ -60,6 +60,7 @@
 static struct {
     const char *x, *xq, *xkv, *wq, *wk, *wv, *bq, *bk, *bv, *grad;
     const char *tokens, *key_tokens, *features, *wqkv;
+    const char *scale_text;
     double scale, rope_base;
     int rope, print, causal, torch_layout;
     size_t dk, dv, batch;
@@ -82,8 +83,9 @@ static const opt_spec EXTRA[] = {
     {"bq", OPT_STRING, &arg.bq, "FILE", "b_Q: one row of d_k numbers (default none)"},
     {"bk", OPT_STRING, &arg.bk, "FILE", "b_K: one row of d_k numbers (default none)"},
     {"bv", OPT_STRING, &arg.bv, "FILE", "b_V: one row of d_v numbers (default none)"},
-    {"scale", OPT_DOUBLE, &arg.scale, "S", "S = scale Q K^T (default 1 as in the section; "
-                                           "1/sqrt(d_k) is usual)"},
+    {"scale", OPT_STRING, &arg.scale_text, "S", "S = scale Q K^T (default 1 as in the section; "
+                                                "1/sqrt(d_k) is usual): a number or an "
+                                                "expression such as '1/sqrt(2)'"},
     {"rope", OPT_FLAG, &arg.rope, NULL, "rotary position embedding on Q and K (d_k even)"},
     {"rope-base", OPT_DOUBLE, &arg.rope_base, "B", "RoPE base, theta_i = B^(-2i/d_k) (default 10000)"},
     {"grad", OPT_STRING, &arg.grad, "FILE", "G = dL/dO (T_q x d_v): also write the gradients"},
@@ -190,14 +192,24 @@ static int bias_make(gsl_vector **b, const gsl_matrix *M, const char *opt, const
 }
 
 /* "shapes do not conform" naming two matrices (option, file, shape) and
- * the rule they break. */
+ * the rule they break: A's columns against B's rows (b_rows) or columns.
+ * When one side has exactly twice the columns the other needs, the file
+ * may have decimal commas (0,5 read as the two cells 0 and 5): said so. */
 static int shape_fail(const char *a, const char *oa, const char *fa, const gsl_matrix *A,
                       const char *b, const char *ob, const char *fb, const gsl_matrix *B,
-                      const char *rule, size_t need)
+                      int b_rows, const char *rule, size_t need)
 {
+    size_t ea = A->size2, eb = b_rows ? B->size1 : B->size2;
+    const char *opt = NULL, *file = NULL;
+    if (ea == 2 * eb) { opt = oa; file = fa; }
+    else if (!b_rows && eb == 2 * ea) { opt = ob; file = fb; }
+    char hint[600] = "";
+    if (opt)
+        snprintf(hint, sizeof hint, " (--%s %s has twice the columns: if its numbers have decimal "
+                 "commas, each comma splits a number in two cells: write 0.5, not 0,5)", opt, file);
     return att_fail(ATT_EUSAGE, "shapes do not conform: %s (--%s %s) is %zu x %zu and %s (--%s %s) "
-                    "is %zu x %zu: %s%zu", a, oa, fa, A->size1, A->size2, b, ob, fb,
-                    B->size1, B->size2, rule, need);
+                    "is %zu x %zu: %s%zu%s", a, oa, fa, A->size1, A->size2, b, ob, fb,
+                    B->size1, B->size2, rule, need, hint);
 }
 
 /* Row names from "a,b,c": exactly n non-empty names into a fresh array. */
@@ -368,10 +380,148 @@ static void run_free(run_data *r)
     mat_vec_free(r->dbQ); mat_vec_free(r->dbK); mat_vec_free(r->dbV);
 }
 
+/* ---- --scale: a number or a small arithmetic expression --------------- */
+
+/* The grammar, evaluated in IEEE double from left to right as written (so
+ * '1/sqrt(2)' is the double 1.0 / sqrt(2.0), what NumPy's 1/np.sqrt(2) is):
+ *   expr    = term { ('+' | '-') term }
+ *   term    = unary { ('*' | '/') unary }
+ *   unary   = ('+' | '-') unary | primary
+ *   primary = number | 'sqrt' '(' expr ')' | '(' expr ')'
+ *   number  = digits ['.' [digits]] | '.' digits, then [('e' | 'E') ['+' | '-'] digits]
+ * Blanks between tokens are skipped. Nothing else is accepted: no names but
+ * sqrt, no hex, no nan or inf; a division by zero, the square root of a
+ * negative number and a result that is not finite are refused. Nesting is
+ * limited (EXPR_DEPTH) so that no input can exhaust the stack. */
+enum { EXPR_DEPTH = 64 };
+typedef struct { const char *s, *p, *err; int depth; } expr_cur;
+
+static void expr_blank(expr_cur *c) { while (*c->p == ' ' || *c->p == '\t') c->p++; }
+static int expr_digit(char ch) { return ch >= '0' && ch <= '9'; }
+static double expr_sum(expr_cur *c);
+
+static double expr_primary(expr_cur *c)
+{
+    expr_blank(c);
+    const char *p = c->p;
+    if (*p == '(' || strncmp(p, "sqrt", 4) == 0) {
+        int is_sqrt = *p != '(';
+        if (is_sqrt) { c->p += 4; expr_blank(c); }
+        if (*c->p != '(') { c->err = "expected '(' after sqrt"; return 0; }
+        if (++c->depth > EXPR_DEPTH) { c->err = "more than 64 nested parentheses"; return 0; }
+        c->p++;
+        double v = expr_sum(c);
+        if (c->err) return 0;
+        expr_blank(c);
+        if (*c->p != ')') { c->err = "expected ')'"; return 0; }
+        c->p++;
+        c->depth--;
+        if (is_sqrt && v < 0) { c->err = "the square root of a negative number"; c->p = p; return 0; }
+        return is_sqrt ? sqrt(v) : v;
+    }
+    // a decimal number: checked by hand, then read by strtod
+    const char *q = p;
+    int digits = 0;
+    while (expr_digit(*q)) { q++; digits++; }
+    if (*q == '.') { q++; while (expr_digit(*q)) { q++; digits++; } }
+    if (digits == 0) { c->err = "expected a number, sqrt( or ("; return 0; }
+    if (q - p == 1 && *p == '0' && (*q == 'x' || *q == 'X')) {
+        c->err = "a hexadecimal number: write it in decimal"; c->p = q; return 0;
+    }
+    if (*q == 'e' || *q == 'E') {
+        const char *e = q + 1 + (q[1] == '+' || q[1] == '-');
+        if (!expr_digit(*e)) { c->err = "expected digits after the exponent's e"; c->p = q; return 0; }
+        while (expr_digit(*e)) e++;
+        q = e;
+    }
+    char buf[128];
+    size_t len = (size_t)(q - p);
+    if (len >= sizeof buf) { c->err = "a number of more than 127 characters"; return 0; }
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    c->p = q;
+    return strtod(buf, NULL);
+}
+
+static double expr_unary(expr_cur *c)
+{
+    expr_blank(c);
+    if (*c->p == '+' || *c->p == '-') {
+        int neg = *c->p == '-';
+        c->p++;
+        if (++c->depth > EXPR_DEPTH) { c->err = "more than 64 signs in a row"; return 0; }
+        double v = expr_unary(c);
+        c->depth--;
+        return neg ? -v : v;
+    }
+    return expr_primary(c);
+}
+
+static double expr_term(expr_cur *c)
+{
+    double v = expr_unary(c);
+    for (;;) {
+        if (c->err) return 0;
+        expr_blank(c);
+        char op = *c->p;
+        if (op != '*' && op != '/') return v;
+        const char *at = c->p++;
+        double w = expr_unary(c);
+        if (c->err) return 0;
+        if (op == '/' && w == 0) { c->err = "a division by zero"; c->p = at; return 0; }
+        v = op == '*' ? v * w : v / w;
+    }
+}
+
+static double expr_sum(expr_cur *c)
+{
+    double v = expr_term(c);
+    for (;;) {
+        if (c->err) return 0;
+        expr_blank(c);
+        char op = *c->p;
+        if (op != '+' && op != '-') return v;
+        c->p++;
+        double w = expr_term(c);
+        if (c->err) return 0;
+        v = op == '+' ? v + w : v - w;
+    }
+}
+
+/* *out = the value of the expression s (the grammar above), or exit-2 usage
+ * error naming the option, the text and the character where it went wrong. */
+static int parse_scale(const char *s, double *out, const char *what)
+{
+    if (s == NULL || *s == '\0')
+        return att_fail(ATT_EUSAGE, "%s: empty value, expected a number or an expression "
+                        "such as 1/sqrt(2)", what);
+    const char *h = s + (*s == '+' || *s == '-');     /* the options' rule (opts.c) */
+    if (h[0] == '0' && (h[1] == 'x' || h[1] == 'X'))
+        return att_fail(ATT_EUSAGE, "%s: '%.60s' is a hexadecimal number; write it in decimal", what, s);
+    expr_cur c = { s, s, NULL, 0 };
+    double v = expr_sum(&c);
+    if (!c.err) { expr_blank(&c); if (*c.p != '\0') c.err = *c.p == ',' ? "a comma (write the decimal point as '.')" : "expected + - * / or the end"; }
+    if (c.err) {
+        size_t col = (size_t)(c.p - s) + 1;
+        if (*c.p == '\0')
+            return att_fail(ATT_EUSAGE, "%s '%.60s': at its end, %s (a "
+                            "number, or numbers with + - * / ( ) and sqrt(), e.g. 1/sqrt(2))",
+                            what, s, c.err);
+        return att_fail(ATT_EUSAGE, "%s '%.60s': at character %zu ('%c'), %s (a number, or "
+                        "numbers with + - * / ( ) and sqrt(), e.g. 1/sqrt(2))", what, s, col,
+                        *c.p, c.err);
+    }
+    if (!isfinite(v))
+        return att_fail(ATT_EUSAGE, "%s '%.60s': the value is not finite", what, s);
+    *out = v;
+    return ATT_OK;
+}
+
 /* The option combinations that make a run. */
 static int args_check(const opts *o)
 {
     int cross = arg.xq || arg.xkv, separate = arg.wq || arg.wk || arg.wv;
+    if (arg.scale_text && parse_scale(arg.scale_text, &arg.scale, "--scale")) return ATT_EUSAGE;
     if (arg.x && cross)
         return att_fail(ATT_EUSAGE, "give either --x (self-attention) or --xq and --xkv "
                         "(cross-attention), not both");
@@ -490,7 +640,7 @@ static int inputs_load(run_data *r, const opts *o)
     if (arg.x) r->Xkv = r->Xq;
     else if ((st = input_read(&r->Xkv, "xkv", fkv, &budget))) return st;
     if (r->Xkv->size2 != r->Xq->size2)
-        return shape_fail("X_q", "xq", fq, r->Xq, "X_kv", "xkv", fkv, r->Xkv,
+        return shape_fail("X_q", "xq", fq, r->Xq, "X_kv", "xkv", fkv, r->Xkv, 0,
                           "queries and keys need the same width, d = ", r->Xq->size2);
     r->B = arg.batch ? arg.batch : 1;
     if (!arg.batch) arg.batch = 1;
@@ -509,16 +659,16 @@ static int inputs_load(run_data *r, const opts *o)
         if ((st = input_read(&r->WV, "wv", arg.wv, &budget))) return st;
         // d: the width of X_q, X_kv and the rows of every W; d_k: W_Q and W_K
         if (r->WQ->size1 != r->Xq->size2)
-            return shape_fail(nq, oq, fq, r->Xq, "W_Q", "wq", arg.wq, r->WQ,
+            return shape_fail(nq, oq, fq, r->Xq, "W_Q", "wq", arg.wq, r->WQ, 1,
                               "W_Q needs one row per column of X, d = ", r->Xq->size2);
         if (r->WK->size1 != r->Xkv->size2)
-            return shape_fail(nkv, okv, fkv, r->Xkv, "W_K", "wk", arg.wk, r->WK,
+            return shape_fail(nkv, okv, fkv, r->Xkv, "W_K", "wk", arg.wk, r->WK, 1,
                               "W_K needs one row per column of X, d = ", r->Xkv->size2);
         if (r->WV->size1 != r->Xkv->size2)
-            return shape_fail(nkv, okv, fkv, r->Xkv, "W_V", "wv", arg.wv, r->WV,
+            return shape_fail(nkv, okv, fkv, r->Xkv, "W_V", "wv", arg.wv, r->WV, 1,
                               "W_V needs one row per column of X, d = ", r->Xkv->size2);
         if (r->WK->size2 != r->WQ->size2)
-            return shape_fail("W_Q", "wq", arg.wq, r->WQ, "W_K", "wk", arg.wk, r->WK,
+            return shape_fail("W_Q", "wq", arg.wq, r->WQ, "W_K", "wk", arg.wk, r->WK, 0,
                               "queries and keys need the same number of columns, d_k = ", r->WQ->size2);
     }
     if (arg.rope && r->WQ->size2 % 2 != 0)

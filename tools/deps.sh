@@ -19,6 +19,8 @@
 #   deps.sh all        every extra above (what CI installs: .ci/run)
 #   deps.sh --list [EXTRA...]   print the Debian packages of those targets
 #                               (installed or not), one per line, and exit
+#   deps.sh --say [EXTRA...]    (make deps) the same check, and when nothing
+#                               is missing a line naming what it checked
 # DEPS_DRY_RUN=1: name what is missing and what would be installed, install
 # nothing, exit 0. (Tests use it with a fake PATH; DEPS_SYSTEM_PYTHON
 # replaces /usr/bin/python3, the interpreter Debian's python3-* packages serve.)
@@ -26,6 +28,8 @@ set -u
 SYSPY=${DEPS_SYSTEM_PYTHON:-/usr/bin/python3}
 list=0
 if [ "${1:-}" = --list ]; then list=1; shift; fi
+say=0
+if [ "${1:-}" = --say ]; then say=1; shift; fi
 extras=$*
 case " $extras " in *" all "*) extras="valgrind fuzz mpi bench browser tex torch" ;; esac
 
@@ -98,7 +102,14 @@ for extra in $extras; do
     torch) py_has torch || need python3-torch ;;
     esac
 done
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+    if [ "$say" = 1 ]; then
+        n=$(for t in base $extras; do pkgs_of "$t"; done | tr ' ' '\n' | awk 'NF && !seen[$0]++' | wc -l)
+        echo "deps: checked $n Debian packages (make check, make reproduce${extras:+, $extras}): none missing"
+        echo "deps: the list: sh tools/deps.sh --list; the optional ones too: sh tools/deps.sh --list all"
+    fi
+    exit 0
+fi
 echo "deps: missing Debian packages:$missing"
 if [ "${DEPS_DRY_RUN:-0}" = 1 ]; then
     echo "deps: dry run: would run apt-get update && apt-get install -y$missing"

@@ -19,6 +19,18 @@ for id in "$@"; do
         case "$name" in "$id"|"$id"_*) [ -z "$owner" ] && owner=$id ;; esac
         [ "$owner" = "$id" ] || continue
         found=1
+        # "# needs: TABLE.csv ..." : a figure of tables that only some runs write
+        # (the full sweep, not a point run) is left out, and an older copy of
+        # it, drawn from another run's tables, removed: no placeholder figure
+        needs=$(sed -n 's/^# needs: *//p' "$p" | head -n 1 | sed 's/ (.*//')
+        lacking=""
+        for t in $needs; do [ -f "$dir/$t" ] || lacking="$lacking $t"; done
+        if [ -n "$lacking" ]; then
+            case "$p" in */checks/*) fd="$dir/figures/checks" ;; *) fd="$dir/figures" ;; esac
+            rm -f "$fd/$name.pdf" "$fd/$name.png" "$fd/$name.svg" "$fd/slides/$name.pdf" "$fd/slides/$name.png"
+            echo "figure $name: not drawn, this run has no$lacking (the full run has them)"
+            continue
+        fi
         sh tools/render.sh "$p" "$dir" "$name" || failed="$failed $name"
     done
 done

@@ -129,8 +129,44 @@ void explorer_print(FILE *f, const explorer *e)
         for (int j = 0; j < TQFK_NK; j++) fprintf(f, " %7.4f", r->A[i][j]);
         fprintf(f, "    o%d=(%.4f, %.4f)\n", i + 1, r->O[i][0], r->O[i][1]);
     }
-    fprintf(f, "options: ");
-    tqfk_print_args(f, c);
-    fputc('\n', f);
+    explorer_print_options(f, c);
     if (cl) uselocale(old);
+}
+
+/* "options: --q1 x,y ... --scale s", wrapped to fit 80 columns: each line at
+ * most 79 characters, an option never split from its value, every line but
+ * the last ending in " \" and the next indented under the first option, so
+ * that the lines paste into a shell as one command line. */
+void explorer_print_options(FILE *f, const tqfk_config *c)
+{
+    char buf[1024];
+    FILE *m = fmemopen(buf, sizeof buf, "w");
+    if (m == NULL) { fputs("options: ", f); tqfk_print_args(f, c); fputc('\n', f); return; }
+    tqfk_print_args(m, c);
+    fputc('\0', m);
+    fclose(m);
+    buf[sizeof buf - 1] = '\0';
+    const char *lead = "options: ", *indent = "         ";
+    size_t col = strlen(lead);
+    fputs(lead, f);
+    int first = 1;
+    for (const char *p = buf; *p;) {
+        // one option and its value: "--name value"
+        const char *q = strchr(p, ' ');
+        q = q ? strchr(q + 1, ' ') : NULL;
+        size_t len = q ? (size_t)(q - p) : strlen(p);
+        if (!first && col + 1 + len + 2 > 79) {
+            fprintf(f, " \\\n%s", indent);
+            col = strlen(indent);
+        } else if (!first) {
+            fputc(' ', f);
+            col++;
+        }
+        fwrite(p, 1, len, f);
+        col += len;
+        first = 0;
+        p += len;
+        while (*p == ' ') p++;
+    }
+    fputc('\n', f);
 }

@@ -54,6 +54,7 @@ typedef struct {
     size_t nvals, vals_cap;
     size_t rows, cols;            /* data rows so far, cells per row  */
     size_t first_line;            /* line number of the first data row */
+    int point_seen;               /* some cell so far had a '.'       */
 } csv_parser;
 
 csvmat_limits csvmat_limits_default(void)
@@ -146,6 +147,12 @@ static int csv_cell(const csv_parser *p, size_t col, char *c, size_t len, double
         if (nonfinite_word(c, len))
             return att_fail(ATT_EUSAGE, "%s, line %zu, column %zu: '%s' is not a finite number "
                             "(NaN and infinite values are refused)", p->name, p->lineno, col, shown);
+        // a spreadsheet's CSV of a decimal-comma locale: 1,5;2,5 (';' between cells)
+        if (memchr(c, ';', len))
+            return att_fail(ATT_EUSAGE, "%s, line %zu, column %zu: '%s' is not a number: "
+                            "semicolons between the numbers (and decimal commas?); write commas "
+                            "between them and '.' as the decimal point: 1.5,2.5 (not 1,5;2,5)",
+                            p->name, p->lineno, col, shown);
         return att_fail(ATT_EUSAGE, "%s, line %zu, column %zu: '%s' is not a number "
                         "(expected a decimal number such as -1.5 or 2e-3)",
                         p->name, p->lineno, col, shown);
@@ -275,6 +282,7 @@ static int csv_parse_line(csv_parser *p)
         double v = 0.0;
         int st = csv_cell(p, col, cell, (size_t)(end - cell), &v);
         if (st) return st;
+        if (memchr(cell, '.', (size_t)(end - cell))) p->point_seen = 1;
         if ((st = csv_append(p, v))) return st;
         if (comma == NULL) break;
         cell = comma + 1;
@@ -283,9 +291,13 @@ static int csv_parse_line(csv_parser *p)
         p->cols = col;
         p->first_line = p->lineno;
     } else if (col != p->cols) {
+        // more cells than the first row and no '.' anywhere yet: perhaps decimal
+        // commas (0,5 read as the two cells 0 and 5)
         return att_fail(ATT_EUSAGE, "%s, line %zu: %zu column%s, but the first row (line %zu) has "
-                        "%zu: every row needs the same number of columns (ragged rows)",
-                        p->name, p->lineno, col, col == 1 ? "" : "s", p->first_line, p->cols);
+                        "%zu: every row needs the same number of columns (ragged rows)%s",
+                        p->name, p->lineno, col, col == 1 ? "" : "s", p->first_line, p->cols,
+                        p->point_seen || col < p->cols ? "" : "; if the numbers have decimal commas, each comma "
+                        "splits a number in two cells: write 0.5, not 0,5");
     }
     p->rows++;
     return ATT_OK;

@@ -130,6 +130,21 @@ static void print_summary(const experiment *e, const experiment_def *def)
            verdict_list_count(&e->v, OUT_PASS), verdict_list_count(&e->v, OUT_FAIL),
            verdict_list_count(&e->v, OUT_INCONCLUSIVE), verdict_list_count(&e->v, OUT_REPORTED),
            e->o.out_dir, e->o.id);
+    /* the rows that did not pass, by name, with their numbers and rule (at most 4) */
+    size_t shown = 0, left = 0;
+    for (size_t i = 0; i < e->v.n; i++) {
+        const verdict *v = &e->v.v[i];
+        if (v->outcome != OUT_FAIL && v->outcome != OUT_INCONCLUSIVE) continue;
+        if (shown == 4) { left++; continue; }
+        char rule[160], ci[96] = "";
+        verdict_rule_text(v->rule, rule, sizeof rule);
+        if (!isnan(v->m.ci_low) && !isnan(v->m.ci_high) && !v->m.run_dependent)
+            snprintf(ci, sizeof ci, " [%.4g, %.4g]", v->m.ci_low, v->m.ci_high);
+        printf("  %s (%s): %s: %.4g%s, rule: %s\n", verdict_outcome_name(v->outcome),
+               verdict_kind_name(v->kind), v->quantity, v->m.value, ci, rule);
+        shown++;
+    }
+    if (left) printf("  ... and %zu more (--verbose)\n", left);
 }
 
 mc_config exp_mc(const experiment *e, const char *label)

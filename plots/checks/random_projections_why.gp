@@ -9,18 +9,13 @@
 # Data: random_projections_width.csv, random_projections_scale.csv (by name: d,
 # score_sd, T_self_mean/_lo/_hi, T_control_mean/_lo/_hi).
 # size: 6.5,4
+# needs: random_projections_width.csv random_projections_scale.csv (a run with --T, --d, --dk,
+#   --scale or --control runs the main sweep only: make figures leaves this figure out)
 w = datadir.'/random_projections_width.csv'
 s = datadir.'/random_projections_scale.csv'
 T = 16.0
 soft(x, d) = 1 + (1 - 1/T) * (1 - 2/T) * x**2 / d
 
-have = system(sprintf("test -f '%s' && echo 1 || echo 0", w)) eq "1"
-if (!have) {
-    set label 1 "this run has no width and scale sweeps:\n--T, --d, --dk, --scale or --control run the main sweep only" at graph 0.5, 0.5 center
-    unset border; unset tics
-    plot [0:1][0:1] NaN notitle
-    exit
-}
 set datafile columnheaders   # columns by name (sweep.h: T, d, d_k, scale, draws, T_self_mean, ...)
 set multiplot layout 1, 2 title "The own key's excess over 1/T (T = 16, d_k = 4)" font ',10'
 set style fill transparent solid 0.25 noborder

@@ -168,11 +168,13 @@ def run():
             r = {"value": enc(f(*[dec(a) for a in c["args"]]))}
         except BaseException as e:
             r = {"error": why(e)}
-            if c.get("probe"):    # the same call with the grader's variant of the arguments
-                try:
-                    r["probe"] = enc(f(*[dec(a) for a in c["probe"]]))
-                except BaseException:
-                    pass
+            if c.get("probe"):    # the grader's variants of the arguments, tried in turn
+                r["probe"] = []
+                for args in c["probe"][:4]:
+                    try:
+                        r["probe"].append(enc(f(*[dec(a) for a in args])))
+                    except BaseException:
+                        r["probe"].append(None)
         res["calls"].append(r)
         send(b"C\n")
     return res
@@ -372,9 +374,12 @@ class Sandbox:
 
     def _communicate(self, cmd, cwd, env, keep, res_r, res_w, req, timeout, ncalls):
         cap = 64 << 20
-        p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, cwd=cwd, env=env, pass_fds=keep,
-                             start_new_session=True, preexec_fn=self._preexec)
+        try:
+            p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, cwd=cwd, env=env, pass_fds=keep,
+                                 start_new_session=True, preexec_fn=self._preexec)
+        except OSError as e:
+            return None, "could not be started (%s: %s)" % (cmd[0], e.strerror or e)
         os.close(res_w)               # the child holds the only write end now
         try:
             p.stdin.write(req)

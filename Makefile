@@ -63,7 +63,7 @@ CHECK_PLOTS := $(foreach id,$(EXPERIMENTS),$(filter $(id) $(id)_%,$(CHECK_PLOTS)
 endif
 
 .PHONY: all check check-all reproduce reproduce-long figures report verify bench sanitize valgrind fuzz \
-        deps clean help tests mpi experiments grade
+        deps clean help tests mpi experiments grade autograder
 .DELETE_ON_ERROR:
 
 all: $(addprefix $(BIN)/,$(EXPERIMENTS)) $(addprefix $(BUILD)/tools/,$(TOOLS)) ## build the library, one bin/<ID> per claim, and the tools
@@ -269,6 +269,14 @@ slides: ## build results/slides.pdf (the 16:9 lecture deck) and results/slides-n
 # The section's exercises (exercises/): grade a student's file against the C
 # head. exercises/grade.py needs no NumPy; it finds a Python that has it for
 # the student's code (set ATT_PYTHON to choose one).
+# make autograder: Gradescope's zip (setup.sh, run_autograder, the grader, the C
+# sources of bin/shapes and bin/attention; no solutions). AUTOGRADER_SEED=N (a secret
+# seed), AUTOGRADER_HIDE="TEST ..." (shown after the due date), AUTOGRADER_TRUSTED=1.
+autograder: $(LIB_A) $(BUILD)/registry.inc ## build/autograder.zip for Gradescope (no solutions in it); AUTOGRADER_SEED=N AUTOGRADER_HIDE="TEST ..."
+	@CC="$(CC)" CFLAGS_ALL="$(filter-out -MMD -MP,$(CFLAGS)) $(GSL_CFLAGS)" LIBS="$(LDFLAGS) $(LIBS)" \
+	  AUTOGRADER_SEED="$(AUTOGRADER_SEED)" AUTOGRADER_HIDE="$(AUTOGRADER_HIDE)" \
+	  AUTOGRADER_TRUSTED="$(AUTOGRADER_TRUSTED)" sh tools/autograder.sh $(BUILD) $(BUILD)/autograder.zip
+
 grade: $(BIN)/shapes $(BIN)/attention ## grade FILE=STUDENT.py (the section's exercises) against the C head; GRADE_ARGS="--json results.json"
 	@test -n "$(FILE)" || { echo "make grade: give FILE=path/to/section_4_2.py (the starter is exercises/section_4_2.py)" >&2; exit 2; }
 	@python3 exercises/grade.py "$(FILE)" --trusted --bin $(BIN) $(GRADE_ARGS)

@@ -123,7 +123,8 @@ tests: $(addprefix $(BUILD)/tests/,$(TESTS))
 # checks, time; its output is in $(BUILD)/test-logs/ (VERBOSE=1 shows it).
 # The build inside runs as a sub-make ('+'), so make -j2 check builds in parallel.
 SLOW_TESTS  := tests/test_bad_inputs.sh tests/test_mpi.sh tests/test_browser.sh \
-               tests/test_verify.sh tests/test_threads.sh tests/test_docs.sh tests/test_reproduce_long.sh
+               tests/test_verify.sh tests/test_threads.sh tests/test_docs.sh tests/test_reproduce_long.sh \
+               tests/test_grade_hostile.sh
 # make sanitize runs check-all with these slow ones (what make check held
 # before the split); verify and threads test determinism, not memory.
 SAN_SLOW_TESTS := tests/test_bad_inputs.sh tests/test_mpi.sh tests/test_browser.sh
@@ -132,7 +133,7 @@ SAN_SLOW_TESTS := tests/test_bad_inputs.sh tests/test_mpi.sh tests/test_browser.
 # sanitizers (make help, include layers, registry, deps.sh, figure text layout,
 # the Python grader): their verdict is make check's, the same under ASan.
 SAN_SKIP_TESTS := tests/test_help.sh tests/test_layers.sh tests/test_registry.sh tests/test_deps.sh \
-                  tests/test_layout.sh tests/test_grade.sh
+                  tests/test_layout.sh tests/test_grade.sh tests/test_grade_hostile.sh tests/test_autograder.sh
 SKIP_TESTS  ?=
 LATER_TESTS  = $(filter $(wildcard tests/test_*.sh),$(SLOW_TESTS))
 CHECK_SUITES = $(addprefix $(BUILD)/tests/,$(TESTS)) $(filter-out $(SLOW_TESTS) $(SKIP_TESTS),$(wildcard tests/test_*.sh))

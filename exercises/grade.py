@@ -1144,10 +1144,11 @@ def seed_shown(a):
 
 
 def replay_line(a, path, name):
+    tr = " --trusted" if a.trusted else ""
     if a.seed == PUBLIC_SEED:
-        return "replay: python3 exercises/grade.py %s --seed %d --test %s" % (path, a.seed, name)
+        return "replay: python3 exercises/grade.py %s --seed %d --test %s%s" % (path, a.seed, name, tr)
     return ("replay: this test's cases come from the course's secret seed; with the public one: "
-            "python3 exercises/grade.py %s --test %s" % (path, name))
+            "python3 exercises/grade.py %s --test %s%s" % (path, name, tr))
 
 
 def grade_one(a, path, json_path, env):

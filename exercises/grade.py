@@ -222,7 +222,8 @@ def find_python():
 
 INSTALL = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap, or sh tools/deps.sh "
            "as root) on a kernel that allows user namespaces (sysctl kernel.unprivileged_userns_clone=1 "
-           "or user.max_user_namespaces > 0; in Docker, a seccomp profile that allows them)")
+           "or user.max_user_namespaces > 0; Ubuntu 24.04: kernel.apparmor_restrict_unprivileged_userns=0; "
+           "in Docker, a seccomp profile that allows them)")
 
 # x86-64 system calls the student's code has no use for, refused with EPERM
 SECCOMP_DENY = {
@@ -314,7 +315,7 @@ class Sandbox:
         cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(64 << 20), "--tmpfs", "/box",
                 "--perms", "0644", "--file", str(src_fd), "/box/student.py",
                 "--perms", "0644", "--ro-bind-data", str(runner_fd), "/runner.py",
-                "--remount-ro", "/", "--chdir", "/box"]
+                "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/box"]
         if seccomp_fd is not None:
             cmd += ["--seccomp", str(seccomp_fd)]
         return cmd + py + ["/runner.py", str(res_fd), json.dumps(lim)]

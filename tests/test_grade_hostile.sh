@@ -12,7 +12,7 @@
 # the runner's cases, a forged reply on the result pipe (no answers; an array with no
 # numbers and strings), ndarray subclasses that lie about their shape and astype, writes
 # through dir_fd, mkfifo and mknod outside, finding the grader through /proc and replacing
-# bin/shapes, sys.exit, os._exit, an infinite loop (in a function, and at import: every test
+# bin/shapes, filling its folder, /dev/shm and /dev, sys.exit, os._exit, an infinite loop (in a function, and at import: every test
 # then fails at once, within one timeout), a fork bomb (os.fork, ctypes' fork), subprocess,
 # _posixsubprocess, a process in its own session, os.kill of the parent and of -1, sockets,
 # 20 GB, stdout and stderr flooding, /proc/1/environ, printing, NaN, wrong types, a syntax
@@ -74,6 +74,7 @@ for f in tests/grade/hostile_*.py tests/grade/broken_*.py; do
     hostile_exit) want="sys.exit(0)" ;;
     hostile_fd_write|hostile_print) want="printed on stdout" ;;
     hostile_find_grader) want="processes seen:" ;;
+    hostile_fill) want="/dev/shm: 0 MiB, then Read-only file system" ;;
     hostile_flood) want="more than 64 MiB" ;;
     hostile_forge_reply) want="not what the grader's runner sends" ;;
     hostile_forge_values) want="with 0 numbers (it needs 14)" ;;

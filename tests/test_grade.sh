@@ -36,7 +36,7 @@ PY=python3
 command -v "$PY" >/dev/null 2>&1 || PY=/usr/bin/python3
 # (open to read: the fake bwrap of part 6 runs as nobody when the grader is root)
 W=$(mktemp -d "${TMPDIR:-/tmp}/test-grade.XXXXXX") && chmod 755 "$W" || exit 2
-trap 'rm -rf "$W"; rm -f /tmp/att_grade_victim.txt /tmp/att_grade_escape.txt' EXIT
+trap 'rm -rf "$W"' EXIT
 fails=0 checks=0
 ok() { checks=$((checks + 1)); }
 bad() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL  $*"; }
@@ -59,10 +59,14 @@ batch() {
 }
 export W BIN
 # fill in the paths a hostile file needs (the repository, a folder of submissions, the grades)
-template() { sed -e "s|@ROOT@|$(pwd)|g" -e "s|@SUBS@|$W/subs|g" -e "s|@GRADES@|$W/grades|g" "$1"; }
+# shellcheck disable=SC2086
+template() { sed $FILL -e "s|@ROOT@|$(pwd)|g" -e "s|@SUBS@|$W/subs|g" -e "s|@GRADES@|$W/grades|g" "$1"; }
 bins_sum() { cat "$BIN/shapes" "$BIN/attention" | cksum; }
 bins_before=$(bins_sum)
-echo victim >/tmp/att_grade_victim.txt
+# a victim file and escape paths of this run alone (another run may be grading at the same time)
+echo victim >"$W/victim.txt"
+mkdir "$W/escdir"
+FILL="-e s|@VICTIM@|$W/victim.txt|g -e s|@ESCAPE@|$W/escape.txt|g -e s|@ESCDIR@|$W/escdir|g"
 git status --porcelain --untracked-files=all >"$W/git-before" 2>/dev/null
 
 # ---- 1, 2, 3: the solutions, the starter, the known-wrong variants, two at a time -------
@@ -202,7 +206,7 @@ st=$?
     { bad "prev_token_csv.py and the command it prints (exit $st)"; cat "$W/p.out" "$W/pa.out"; }
 
 # ---- nothing outside the sandboxes changed ---------------------------------------------------
-[ "$(cat /tmp/att_grade_victim.txt 2>/dev/null)" = victim ] && [ ! -e /tmp/att_grade_escape.txt ] && ok ||
+[ "$(cat "$W/victim.txt" 2>/dev/null)" = victim ] && [ ! -e "$W/escape.txt" ] && [ -z "$(ls "$W/escdir")" ] && ok ||
     bad "the victim file changed or a file was written outside the sandbox"
 [ "$(bins_sum)" = "$bins_before" ] && ok || bad "bin/shapes or bin/attention changed"
 git status --porcelain --untracked-files=all >"$W/git-after" 2>/dev/null

@@ -28,7 +28,7 @@ command -v bwrap >/dev/null 2>&1 ||
 PY=python3
 command -v "$PY" >/dev/null 2>&1 || PY=/usr/bin/python3
 W=$(mktemp -d "${TMPDIR:-/tmp}/test-grade-hostile.XXXXXX") || exit 2
-trap 'rm -rf "$W"; rm -f /tmp/att_grade_victim.txt /tmp/att_grade_escape.txt' EXIT
+trap 'rm -rf "$W"' EXIT
 fails=0 checks=0
 ok() { checks=$((checks + 1)); }
 bad() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL  $*"; }
@@ -39,13 +39,16 @@ export ATT_GRADE_TEST_SECRET=s3cr3t-$$
 json() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$1" "$2"; }
 bins_sum() { cat "$BIN/shapes" "$BIN/attention" | cksum; }
 bins_before=$(bins_sum)
-echo victim >/tmp/att_grade_victim.txt
-rm -f /tmp/att_grade_escape.txt
+# a victim file and escape paths of this run alone (another run may be grading at the same time)
+echo victim >"$W/victim.txt"
+mkdir "$W/escdir"
+FILL="-e s|@VICTIM@|$W/victim.txt|g -e s|@ESCAPE@|$W/escape.txt|g -e s|@ESCDIR@|$W/escdir|g"
 git status --porcelain --untracked-files=all >"$W/git-before" 2>/dev/null
 mkdir "$W/h"
 for f in tests/grade/hostile_*.py tests/grade/broken_*.py; do
     n=$(basename "$f" .py)
-    sed -e "s|@ROOT@|$(pwd)|g" -e "s|@SUBS@|$(pwd)/tests/grade|g" -e "s|@GRADES@|$W|g" "$f" >"$W/h/$n.py"
+    # shellcheck disable=SC2086
+    sed $FILL -e "s|@ROOT@|$(pwd)|g" -e "s|@SUBS@|$(pwd)/tests/grade|g" -e "s|@GRADES@|$W|g" "$f" >"$W/h/$n.py"
     cp "$W/h/$n.py" "$W/h/$n.orig"
     # the loops get 3 s, the others a generous limit (a loaded machine never turns a refusal
     # into a timeout); the import loop runs every test: one timeout for all of them
@@ -112,8 +115,9 @@ grep -q "REPLACED" "$W/hostile_find_grader.json" && bad "hostile_find_grader rep
 grep -q "wrong_fused\|hostile_kill" "$W/hostile_peek.json" && bad "hostile_peek listed the other submissions" || ok
 grep -l "$ATT_GRADE_TEST_SECRET" "$W"/*.out "$W"/*.json >/dev/null 2>&1 && bad "a file read the grader's environment" || ok
 # afterwards: nothing outside the sandboxes changed, nothing still runs
-[ "$(cat /tmp/att_grade_victim.txt 2>/dev/null)" = victim ] && ok || bad "the victim file outside the sandbox changed"
-[ ! -e /tmp/att_grade_escape.txt ] && [ ! -e "$(pwd)/att_grade_escape.txt" ] && ok || bad "a file was written outside the sandbox"
+[ "$(cat "$W/victim.txt" 2>/dev/null)" = victim ] && ok || bad "the victim file outside the sandbox changed"
+[ ! -e "$W/escape.txt" ] && [ -z "$(ls "$W/escdir")" ] && [ ! -e "$(pwd)/att_grade_escape.txt" ] && ok ||
+    bad "a file was written outside the sandbox"
 [ "$(bins_sum)" = "$bins_before" ] && ok || bad "bin/shapes or bin/attention changed"
 git status --porcelain --untracked-files=all >"$W/git-after" 2>/dev/null
 cmp -s "$W/git-before" "$W/git-after" && ok || { bad "the repository's files changed"; diff "$W/git-before" "$W/git-after"; }

@@ -240,21 +240,27 @@ SECCOMP_DENY = {
 
 
 def seccomp_program():
-    """A classic BPF seccomp filter (x86-64): deny SECCOMP_DENY and the x32 ABI, allow the rest.
+    """A classic BPF seccomp filter (x86-64): deny SECCOMP_DENY, the x32 ABI and a clone
+    into a new user namespace (for a bwrap without --disable-userns); clone3 says ENOSYS
+    (its flags sit in memory a filter cannot read; glibc then uses clone). Allow the rest.
 
     Each instruction is struct sock_filter {u16 code; u8 jt, jf; u32 k}; the
-    program reads struct seccomp_data {int nr; u32 arch; ...}.
+    program reads struct seccomp_data {int nr; u32 arch; u64 ip; u64 args[6]}.
     """
-    LD_ABS, JEQ, JGE, RET = 0x20, 0x15, 0x35, 0x06
-    ARCH_X86_64, X32 = 0xC000003E, 0x40000000
-    ALLOW, KILL, EPERM = 0x7FFF0000, 0x80000000, 0x00050000 | 1
+    LD_ABS, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06
+    ARCH_X86_64, X32, CLONE, CLONE3, CLONE_NEWUSER = 0xC000003E, 0x40000000, 56, 435, 0x10000000
+    ALLOW, KILL, EPERM, ENOSYS = 0x7FFF0000, 0x80000000, 0x00050000 | 1, 0x00050000 | 38
     nrs = sorted(SECCOMP_DENY.values())
     n = len(nrs)
+    # [0..4] arch and x32; [5..5+n-1] the denied calls; then clone, clone3, ALLOW, EPERM, ENOSYS
     ins = [(LD_ABS, 0, 0, 4), (JEQ, 1, 0, ARCH_X86_64), (RET, 0, 0, KILL),
-           (LD_ABS, 0, 0, 0), (JGE, n + 1, 0, X32)]
-    for i, nr in enumerate(nrs):       # jump to the EPERM return after the ALLOW
-        ins.append((JEQ, n - i, 0, nr))
-    ins += [(RET, 0, 0, ALLOW), (RET, 0, 0, EPERM)]
+           (LD_ABS, 0, 0, 0), (JGE, n + 5, 0, X32)]
+    for i, nr in enumerate(nrs):
+        ins.append((JEQ, n - i + 4, 0, nr))
+    ins += [(JEQ, 0, 2, CLONE),               # clone: its flags, args[0]'s low word
+            (LD_ABS, 0, 0, 16), (JSET, 2, 1, CLONE_NEWUSER),
+            (JEQ, 2, 0, CLONE3),
+            (RET, 0, 0, ALLOW), (RET, 0, 0, EPERM), (RET, 0, 0, ENOSYS)]
     return b"".join(struct.pack("<HBBI", *x) for x in ins)
 
 
@@ -295,8 +301,9 @@ class Sandbox:
         if not self.sandbox:
             return py + ["-c", RUNNER, str(res_fd), json.dumps(lim)]
         cmd = [bwrap_path(), "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc",
-               "--unshare-uts", "--unshare-cgroup-try", "--disable-userns",
-               "--uid", "65534", "--gid", "65534", "--die-with-parent", "--new-session",
+               "--unshare-uts", "--unshare-cgroup-try"] + \
+              (["--disable-userns"] if "--disable-userns" in bwrap_help() else []) + \
+              ["--uid", "65534", "--gid", "65534", "--die-with-parent", "--new-session",
                "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/box",
                "--setenv", "TMPDIR", "/box", "--setenv", "LC_ALL", "C.UTF-8",
                "--setenv", "OPENBLAS_NUM_THREADS", "1", "--setenv", "OMP_NUM_THREADS", "1",
@@ -312,7 +319,9 @@ class Sandbox:
         for d in self.pydirs:         # an interpreter outside /usr (a venv): read-only
             if d != "/usr" and not d.startswith("/usr/"):
                 cmd += ["--ro-bind", d, d]
-        cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(64 << 20), "--tmpfs", "/box",
+        # --size (bwrap >= 0.7) bounds the tmpfs; an older bwrap leaves it to the time limit
+        size = ["--size", str(64 << 20)] if "--size" in bwrap_help() else []
+        cmd += ["--proc", "/proc", "--dev", "/dev"] + size + ["--tmpfs", "/box",
                 "--perms", "0644", "--file", str(src_fd), "/box/student.py",
                 "--perms", "0644", "--ro-bind-data", str(runner_fd), "/runner.py",
                 "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/box"]
@@ -476,6 +485,21 @@ def memfd(data, name):
 
 def bwrap_path():
     return os.environ.get("ATT_GRADE_BWRAP") or shutil.which("bwrap") or "bwrap"
+
+
+_HELP = {}
+
+
+def bwrap_help():
+    """bwrap --help's text (which options this version has), once."""
+    exe = bwrap_path()
+    if exe not in _HELP:
+        try:
+            p = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=30)
+            _HELP[exe] = p.stdout + p.stderr
+        except (OSError, subprocess.SubprocessError):
+            _HELP[exe] = ""
+    return _HELP[exe]
 
 
 def sandbox_problem(python, pydirs):

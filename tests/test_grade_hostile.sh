@@ -16,7 +16,7 @@
 # then fails at once, within one timeout), a fork bomb (os.fork, ctypes' fork), subprocess,
 # _posixsubprocess, a process in its own session, os.kill of the parent and of -1, sockets,
 # 20 GB, stdout and stderr flooding, /proc/1/environ, printing, NaN, wrong types, a syntax
-# error, an exception, a probe of its file descriptors.
+# error, an exception, a probe of its file descriptors, a new user namespace (unshare, clone).
 # Run from anywhere: sh tests/test_grade_hostile.sh   (BIN=bin-x for another build)
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -96,6 +96,7 @@ for f in tests/grade/hostile_*.py tests/grade/broken_*.py; do
     hostile_syspath) want="No module named 'section_4_2'" ;;
     hostile_types) want="not a NumPy array" ;;
     hostile_walk) want="found no solutions" ;;
+    hostile_userns) want="unshare -1 errno 1; clone -1 errno 1" ;;
     broken_syntax) want="SyntaxError" ;;
     broken_exception) want="raised ValueError" ;;
     broken_fds) want="open fds [0, 1, 2, 3, 4]" ;;   # /dev/null, stdout, stderr, result pipe, listdir's

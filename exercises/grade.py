@@ -302,9 +302,9 @@ class Sandbox:
             return py + ["-c", RUNNER, str(res_fd), json.dumps(lim)]
         cmd = [bwrap_path(), "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc",
                "--unshare-uts", "--unshare-cgroup-try"] + \
-              (["--disable-userns"] if "--disable-userns" in bwrap_help() else []) + \
-              ["--uid", "65534", "--gid", "65534", "--die-with-parent", "--new-session",
-               "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/box",
+              has("--disable-userns") + \
+              ["--uid", "65534", "--gid", "65534", "--die-with-parent", "--new-session"] + \
+              has("--clearenv") + ["--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/box",
                "--setenv", "TMPDIR", "/box", "--setenv", "LC_ALL", "C.UTF-8",
                "--setenv", "OPENBLAS_NUM_THREADS", "1", "--setenv", "OMP_NUM_THREADS", "1",
                "--setenv", "MKL_NUM_THREADS", "1", "--ro-bind", "/usr", "/usr"]
@@ -320,10 +320,10 @@ class Sandbox:
             if d != "/usr" and not d.startswith("/usr/"):
                 cmd += ["--ro-bind", d, d]
         # --size (bwrap >= 0.7) bounds the tmpfs; an older bwrap leaves it to the time limit
-        size = ["--size", str(64 << 20)] if "--size" in bwrap_help() else []
+        size = has("--size", str(64 << 20))
         cmd += ["--proc", "/proc", "--dev", "/dev"] + size + ["--tmpfs", "/box",
-                "--perms", "0644", "--file", str(src_fd), "/box/student.py",
-                "--perms", "0644", "--ro-bind-data", str(runner_fd), "/runner.py",
+                ] + has("--perms", "0644") + ["--file", str(src_fd), "/box/student.py",
+                ] + has("--perms", "0644") + ["--ro-bind-data", str(runner_fd), "/runner.py",
                 "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/box"]
         if seccomp_fd is not None:
             cmd += ["--seccomp", str(seccomp_fd)]
@@ -488,6 +488,12 @@ def bwrap_path():
 
 
 _HELP = {}
+
+
+def has(option, *args):
+    """[option, *args] if this bwrap has the option (bwrap --help), else [] (an older bwrap:
+    the environment is minimal anyway, the files keep bwrap's modes)."""
+    return [option] + list(args) if option in bwrap_help() else []
 
 
 def bwrap_help():

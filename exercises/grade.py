@@ -438,12 +438,14 @@ class Sandbox:
         imported, done = b"I\n" in head, head.count(b"C\n")
         if why == "timeout":
             if not imported:
-                self.hung = ("did not finish importing within %g s (an infinite loop at import?); "
+                self.hung = ("did not finish importing within %.3g s (an infinite loop at import?); "
                              "the remaining tests do not run it again" % timeout)
                 return None, self.hung
-            return None, ("did not finish within %g s (an infinite loop, or far too slow?): %d of "
+            within = ("%.3g s" % timeout if timeout >= self.timeout else
+                      "the %.2g s left of the submission's budget of %g s" % (timeout, self.budget))
+            return None, ("did not finish within %s (an infinite loop, or far too slow?): %d of "
                           "its %d calls had returned; it is not called again in this test"
-                          % (timeout, min(done, ncalls), ncalls))
+                          % (within, min(done, ncalls), ncalls))
         if why == "flood":
             return None, "wrote more than 64 MiB on stdout or stderr: the grader stopped it"
         if why:

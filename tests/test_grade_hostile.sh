@@ -16,7 +16,7 @@
 # then fails at once, within one timeout), a fork bomb (os.fork, ctypes' fork), subprocess,
 # _posixsubprocess, a process in its own session, os.kill of the parent and of -1, sockets,
 # 20 GB, stdout and stderr flooding, /proc/1/environ, printing, NaN, wrong types, a syntax
-# error, an exception, a probe of its file descriptors, a new user namespace (unshare, clone).
+# error, an exception, a slow file (the submission's budget), a probe of its file descriptors, a new user namespace (unshare, clone).
 # Run from anywhere: sh tests/test_grade_hostile.sh   (BIN=bin-x for another build)
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -54,6 +54,7 @@ for f in tests/grade/hostile_*.py tests/grade/broken_*.py; do
     # into a timeout); the import loop runs every test: one timeout for all of them
     case $n in
     *import_loop*) echo "$n --timeout 3" ;;
+    *slow*) echo "$n --timeout 3 --budget 5" ;;
     *loop*|*ctypes*) echo "$n --test fused.single --timeout 3" ;;
     *) echo "$n --test fused.single --timeout 30" ;;
     esac
@@ -98,6 +99,7 @@ for f in tests/grade/hostile_*.py tests/grade/broken_*.py; do
     hostile_walk) want="found no solutions" ;;
     hostile_userns) want="unshare -1 errno 1; clone -1 errno 1" ;;
     broken_syntax) want="SyntaxError" ;;
+    broken_slow) want="total time budget of 5 s is used up" ;;
     broken_exception) want="raised ValueError" ;;
     broken_fds) want="open fds [0, 1, 2, 3, 4]" ;;   # /dev/null, stdout, stderr, result pipe, listdir's
     *) bad "$n: no expected message in this test: add one" ;;
@@ -108,6 +110,9 @@ done
 json "$W/hostile_import_loop.json" 'len(d["tests"]) == 6 and all("not run it again" in t["output"] for t in d["tests"])' && ok ||
     bad "hostile_import_loop: not every test says the import is not run again"
 [ "$(cat "$W/hostile_import_loop.took")" -le 20 ] && ok || bad "hostile_import_loop took $(cat "$W/hostile_import_loop.took") s (one 3 s timeout expected)"
+# the budget: every test ran or was refused, within about 5 s of the student's code
+json "$W/broken_slow.json" 'len(d["tests"]) == 6' && [ "$(cat "$W/broken_slow.took")" -le 25 ] && ok ||
+    bad "broken_slow: not six tests within the budget ($(cat "$W/broken_slow.took") s)"
 # what the process saw: nothing of the grader, the repository or the submissions
 sed -n 's/.*processes seen: \(.*\) (hostile_find_grader.py.*/\1/p' "$W/hostile_find_grader.out" >"$W/seen"
 grep -q "bwrap" "$W/seen" && ! grep -q "grade.py\|$(pwd)" "$W/seen" && ok ||

@@ -4,8 +4,8 @@
 #
 # Builds build/autograder.zip (tools/autograder.sh), checks it holds setup.sh, run_autograder,
 # the grader and the C sources, and no solution (by name or by content). Then, in a private
-# mount namespace (bwrap as root: a tmpfs root, the host's /usr and /etc read-only, its /proc, on
-# which the grader's own sandbox mounts a private one), it lays
+# mount namespace (bwrap as root: a tmpfs root, the host's /usr and /etc read-only, a /proc
+# with parts covered, as Docker's is: the grader's sandbox then gets no /proc), it lays
 # the zip out as Gradescope does (/autograder/source, /autograder/run_autograder,
 # /autograder/submission/, /autograder/results/), runs setup.sh once (it compiles the C head;
 # OPT=-O0 here, to be quick) and run_autograder on: the reference solution (10/10), the
@@ -54,7 +54,7 @@ chmod +x "$A/source/setup.sh" "$A/source/run_autograder" "$A/source/build.sh"
 cp "$A/source/run_autograder" "$A/run_autograder"
 gs() {   # gs CMD: run CMD as Gradescope would, /autograder being $A
     set --  --ro-bind /usr /usr --ro-bind /etc /etc --bind "$A" /autograder --tmpfs /tmp \
-        --bind /proc /proc --dev /dev --die-with-parent --setenv OPT -O0 --chdir /autograder "$@"
+        --proc /proc --unshare-pid --dev /dev --die-with-parent --setenv OPT -O0 --chdir /autograder "$@"
     for d in bin lib lib32 lib64 libx32 sbin; do
         if [ -L "/$d" ]; then set -- --symlink "$(readlink "/$d")" "/$d" "$@"
         elif [ -d "/$d" ]; then set -- --ro-bind "/$d" "/$d" "$@"; fi
@@ -78,6 +78,7 @@ for s in solution:exercises/solutions/section_4_2.py:10 starter:exercises/sectio
     json "$R" '[t.get("visibility") for t in d["tests"]].count("after_due_date") == 1 and d["tests"][5]["visibility"] == "after_due_date"' &&
         ok || bad "$n: fused.batched is not hidden until the due date"
     cp "$R" "$W/$n.json" 2>/dev/null
+    grep -q "sandbox bwrap (no /proc)" "$R" && ok || bad "$n: not graded in the sandbox (without /proc)"
 done
 grep -q "No such file or directory" "$W/results.json" && grep -q "No such file or directory" "$W/read.json" && ok ||
     bad "the hostile files' messages do not say they found nothing"

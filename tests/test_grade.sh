@@ -96,7 +96,7 @@ for f in tests/grade/wrong_*.py; do
     n=$(basename "$f" .py)
     [ "$(cat "$W/$n.st")" -eq 1 ] && json "$W/$n.json" 'd["score"] < sum(t["max_score"] for t in d["tests"])' && ok ||
         { bad "$f: exit $(cat "$W/$n.st"), expected 1 with points lost"; cat "$W/$n.out"; }
-    want= not=
+    want='' not=''
     case $f in
     *fused_transposed*) want="nn.Linear" ;;
     *fused_noscale*) want="ignores the scale" not="1/sqrt" ;;

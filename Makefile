@@ -63,7 +63,7 @@ CHECK_PLOTS := $(foreach id,$(EXPERIMENTS),$(filter $(id) $(id)_%,$(CHECK_PLOTS)
 endif
 
 .PHONY: all check check-all reproduce reproduce-long figures report verify bench sanitize valgrind fuzz \
-        deps python clean help tests mpi experiments grade
+        deps python clean help tests mpi experiments grade autograder
 .DELETE_ON_ERROR:
 
 all: $(addprefix $(BIN)/,$(EXPERIMENTS)) $(addprefix $(BUILD)/tools/,$(TOOLS)) ## build the library, one bin/<ID> per claim, and the tools
@@ -128,7 +128,8 @@ tests: $(addprefix $(BUILD)/tests/,$(TESTS))
 # checks, time; its output is in $(BUILD)/test-logs/ (VERBOSE=1 shows it).
 # The build inside runs as a sub-make ('+'), so make -j2 check builds in parallel.
 SLOW_TESTS  := tests/test_bad_inputs.sh tests/test_mpi.sh tests/test_browser.sh \
-               tests/test_verify.sh tests/test_threads.sh tests/test_docs.sh tests/test_reproduce_long.sh
+               tests/test_verify.sh tests/test_threads.sh tests/test_docs.sh tests/test_reproduce_long.sh \
+               tests/test_grade_hostile.sh
 # make sanitize runs check-all with these slow ones (what make check held
 # before the split); verify and threads test determinism, not memory.
 SAN_SLOW_TESTS := tests/test_bad_inputs.sh tests/test_mpi.sh tests/test_browser.sh
@@ -137,7 +138,7 @@ SAN_SLOW_TESTS := tests/test_bad_inputs.sh tests/test_mpi.sh tests/test_browser.
 # sanitizers (make help, include layers, registry, deps.sh, figure text layout,
 # the Python grader): their verdict is make check's, the same under ASan.
 SAN_SKIP_TESTS := tests/test_help.sh tests/test_layers.sh tests/test_registry.sh tests/test_deps.sh \
-                  tests/test_layout.sh tests/test_glyphs.sh tests/test_grade.sh
+                  tests/test_layout.sh tests/test_glyphs.sh tests/test_grade.sh tests/test_grade_hostile.sh tests/test_autograder.sh
 SKIP_TESTS  ?=
 LATER_TESTS  = $(filter $(wildcard tests/test_*.sh),$(SLOW_TESTS))
 CHECK_SUITES = $(addprefix $(BUILD)/tests/,$(TESTS)) $(filter-out $(SLOW_TESTS) $(SKIP_TESTS),$(wildcard tests/test_*.sh))
@@ -287,9 +288,17 @@ slides: ## build results/slides.pdf (the 16:9 lecture deck) and results/slides-n
 # The section's exercises (exercises/): grade a student's file against the C
 # head. exercises/grade.py needs no NumPy; it finds a Python that has it for
 # the student's code (set ATT_PYTHON to choose one).
+# make autograder: Gradescope's zip (setup.sh, run_autograder, the grader, the C
+# sources of bin/shapes and bin/attention; no solutions). AUTOGRADER_SEED=N (a secret
+# seed), AUTOGRADER_HIDE="TEST ..." (shown after the due date), AUTOGRADER_TRUSTED=1.
+autograder: $(LIB_A) $(BUILD)/registry.inc ## build/autograder.zip for Gradescope (no solutions in it); AUTOGRADER_SEED=N AUTOGRADER_HIDE="TEST ..."
+	@CC="$(CC)" CFLAGS_ALL="$(filter-out -MMD -MP,$(CFLAGS)) $(GSL_CFLAGS)" LIBS="$(LDFLAGS) $(LIBS)" \
+	  AUTOGRADER_SEED="$(AUTOGRADER_SEED)" AUTOGRADER_HIDE="$(AUTOGRADER_HIDE)" \
+	  AUTOGRADER_TRUSTED="$(AUTOGRADER_TRUSTED)" sh tools/autograder.sh $(BUILD) $(BUILD)/autograder.zip
+
 grade: $(BIN)/shapes $(BIN)/attention ## grade FILE=STUDENT.py (the section's exercises) against the C head; GRADE_ARGS="--json results.json"
 	@test -n "$(FILE)" || { echo "make grade: give FILE=path/to/section_4_2.py (the starter is exercises/section_4_2.py)" >&2; exit 2; }
-	@python3 exercises/grade.py "$(FILE)" --bin $(BIN) $(GRADE_ARGS)
+	@python3 exercises/grade.py "$(FILE)" --trusted --bin $(BIN) $(GRADE_ARGS)
 
 verify: all ## rerun everything into a temporary folder and compare it with the committed results/ (LONG=1: results/long/ too, about 10 min more)
 	@LONG="$(LONG)" sh tools/verify.sh

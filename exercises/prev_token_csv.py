@@ -33,7 +33,7 @@ def main():
     except ImportError:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import grade
-        python, _ = grade.find_python()
+        python = grade.find_python()[0]
         if os.path.realpath(python) == os.path.realpath(sys.executable):
             sys.exit("prev_token_csv.py: no Python with NumPy found")
         os.execv(python, [python, os.path.abspath(__file__)] + sys.argv[1:])

@@ -2,7 +2,8 @@
 # deps.sh - make sure the Debian packages the project needs are installed.
 # As root: installs what is missing. Otherwise: names the exact command and fails.
 #   deps.sh            what make check / make reproduce need (with NumPy:
-#                      tests/test_attention.sh compares with it)
+#                      tests/test_attention.sh compares with it; bubblewrap:
+#                      the sandbox exercises/grade.py runs submissions in)
 #   deps.sh valgrind   ... and valgrind (make valgrind)
 #   deps.sh fuzz       ... and clang with its sanitizer runtimes (make fuzz)
 #   deps.sh bench      ... and NumPy (make bench)
@@ -34,7 +35,7 @@ extras=$*
 case " $extras " in *" all "*) extras="valgrind fuzz mpi bench browser tex torch" ;; esac
 
 # the packages of each target, and how to tell they are there
-BASE="gcc make pkg-config libgsl-dev libopenblas-dev check libncurses-dev gnuplot-nox poppler-utils fonts-dejavu-core python3 python3-numpy"
+BASE="gcc make pkg-config libgsl-dev libopenblas-dev check libncurses-dev gnuplot-nox poppler-utils fonts-dejavu-core python3 python3-numpy bubblewrap"
 # the Debian packages of every file pdflatex reads for the four documents
 # (dpkg -S of pdflatex -recorder's list; tools/latex.sh needs no latexmk)
 TEX="texlive-latex-base texlive-latex-recommended texlive-pictures lmodern python3-pdfminer"
@@ -79,6 +80,7 @@ command -v pdftoppm >/dev/null 2>&1   || need poppler-utils
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need fonts-dejavu-core
 [ -x "$SYSPY" ] || need python3
 py_has numpy || need python3-numpy
+command -v bwrap >/dev/null 2>&1      || need bubblewrap
 for extra in $extras; do
     case "$extra" in
     valgrind) command -v valgrind >/dev/null 2>&1 || need valgrind ;;

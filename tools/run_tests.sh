@@ -64,6 +64,8 @@ purpose_table() {
         test_experiment)             echo "the experiment skeleton: sticky errors" ;;
         test_claims_tex.sh)          echo "claims.tex reads in a sentence" ;;
         test_grade.sh)               echo "the grader: solutions pass, wrong ones fail" ;;
+        test_grade_hostile.sh)       echo "the grader's hostile battery: no false points" ;;
+        test_autograder.sh)          echo "make autograder's zip in Gradescope's layout" ;;
         test_layout.sh)              echo "figure text: no overlap, nothing clipped" ;;
         test_glyphs.sh)              echo "deck glyphs: all >= 9 pt, text >= 12 pt" ;;
         test_registry.sh)            echo "the claims registry is whole" ;;

@@ -1,5 +1,5 @@
-# hostile: runs a shell command that would delete the victim file
+# hostile: runs a shell command that would delete the victim file (paths: the test fills them in)
 import subprocess
 def fused_self_attention(X, W_qkv, scale):
-    subprocess.run("rm -f /tmp/att_grade_victim.txt", shell=True)
+    subprocess.run("rm -f @VICTIM@", shell=True)
     return X

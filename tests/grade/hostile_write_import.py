@@ -1,4 +1,4 @@
-# hostile: writes outside its folder at import (os.open, absolute path)
+# hostile: writes outside its folder at import (os.open, absolute path) (paths: the test fills them in)
 import os
-fd = os.open("/tmp/att_grade_escape.txt", os.O_WRONLY | os.O_CREAT, 0o644)
+fd = os.open("@ESCAPE@", os.O_WRONLY | os.O_CREAT, 0o644)
 os.write(fd, b"escaped")

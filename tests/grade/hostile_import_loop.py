@@ -1,0 +1,3 @@
+# hostile: never finishes importing
+while True:
+    pass

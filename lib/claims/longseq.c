@@ -222,6 +222,27 @@ void longseq_cv_means(size_t d, size_t d_k, double c, double mean[LONGSEQ_NCV])
     mean[4] = (double)d_k * (double)d_k * v;
 }
 
+/* The density of det(I - G) at 0 given every entry but W_Q's column a, averaged over a
+ * (longseq.h derives it): r_a = row a of (I - G)^{-1}, solved from the LU of (I - G)^T held
+ * in w->G as (I - G)^T r_a = e_a; t_a = sw ||W_K r_a|| (d);
+ *   p_a = phi(r_aa / t_a) / (|det| t_a),   dens0 = (1/d_k) sum_a p_a.
+ * Uses w->u (d_k) and w->v (d). */
+static double cond_density0(longseq_work *w, double sw, double absdet)
+{
+    size_t n = w->d_k;
+    double sum = 0.0;
+    for (size_t a = 0; a < n; a++) {
+        gsl_vector_set_basis(w->u, a);
+        gsl_linalg_LU_svx(w->G, w->perm, w->u);   /* u = r_a */
+        mul(w->v, w->W_K, w->u);                   /* v = W_K r_a */
+        double v2 = 0.0;
+        for (size_t m = 0; m < w->d; m++) v2 += w->v->data[m] * w->v->data[m];   /* contiguous */
+        double t = sw * sqrt(v2), z = gsl_vector_get(w->u, a) / t;
+        sum += exp(-0.5 * z * z) / (sqrt(2.0 * M_PI) * absdet * t);
+    }
+    return sum / (double)n;
+}
+
 int longseq_draw_weights(gsl_rng *rng, longseq_work *w, double c, longseq_weights *g)
 {
     double sw = c / sqrt((double)w->d);
@@ -272,6 +293,7 @@ int longseq_draw_weights(gsl_rng *rng, longseq_work *w, double c, longseq_weight
     g->lndet = lu_lndet(w);
     if (isnan(g->lndet)) return att_fail(ATT_ERUNTIME, "longseq: I - W_K^T W_Q is singular");
     g->det = exp(g->lndet) * gsl_linalg_LU_sgndet(w->G, w->signum);
+    g->dens0 = cond_density0(w, sw, exp(g->lndet));
     g->cv[0] = tr;
     g->cv[1] = tr * tr;
     g->cv[2] = tr2;

@@ -57,6 +57,7 @@ typedef struct {
     size_t d, d_k;
     gsl_matrix *W_Q, *W_K;      /* (d, d_k)                      */
     gsl_matrix *G;              /* (d_k, d_k) I - W_Q^T W_K, then its LU */
+    gsl_matrix *QQ, *KK;        /* (d_k, d_k) W_Q^T W_Q, W_K^T W_K       */
     gsl_permutation *perm;      /* (d_k)                         */
     int signum;                 /* the permutation's sign         */
     gsl_vector *x, *y;          /* (d)                           */

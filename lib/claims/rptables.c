@@ -53,9 +53,16 @@ static const table_col soft_cols[] = {
     COL_MC(rpt_soft_row, departure_lo, "departure_lo", "departure_hi"),
     COL_MC(rpt_soft_row, departure_hi, "departure_lo", "departure_hi")};
 
+/* the 95% half-width asked of the ratio at score sd: 0.005 (the ratio to +-0.5%), and 0.1 sd^2
+ * (the departure (ratio - 1) / sd^2 to +-0.1), whichever is smaller */
+static double soft_target(double sd) { return fmin(RPT_SOFT_HW, RPT_SOFT_DEP_HW * sd * sd); }
+
 /* per score sd: Y_anti = T (a_ii - a'_ii) averaged with its antithetic -W_K, on the control
  * Q2 - law (rpexcess_estimate); ratio = Y / law, departure = (ratio - 1) / sd^2, both CIs
- * the excess's CI mapped through these increasing maps */
+ * the excess's CI mapped through these increasing maps. Draws: a pilot of RPT_SOFT_PILOT on
+ * stream (seed, 0x50F7, 16 + k) gives the ratio's half-width h0, then
+ *   n = RPT_SOFT_PILOT (h0 / target)^2 x 1.1 (a margin for h0's own error), within
+ *   [RPT_SOFT_PILOT, RPT_SOFT_MAX], on stream (seed, 0x50F7, k). */
 int rptables_soft_law(const experiment *e, rpt_soft_row sr[RPT_SOFT_N])
 {
     gsl_rng *rng = rng_new(e->o.rng_name, 0);
@@ -64,11 +71,16 @@ int rptables_soft_law(const experiment *e, rpt_soft_row sr[RPT_SOFT_N])
     for (size_t k = 0; k < RPT_SOFT_N && !st; k++) {
         double c = sqrt(SOFT_SD[k] / sqrt((double)RPT_SOFT_DK)), yh, se, v = SOFT_SD[k] * SOFT_SD[k];
         double law = rpexcess_law(RPT_SOFT_T, RPT_SOFT_D, RPT_SOFT_DK, c);
+        gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0x50F7, 16 + k));
+        if ((st = rpexcess_estimate(rng, RPT_SOFT_T, RPT_SOFT_D, RPT_SOFT_DK, c, RPT_SOFT_PILOT, 0.0, &yh, &se))) break;
+        double h0 = STAT_Z95 * se / law, want = RPT_SOFT_PILOT * pow(h0 / soft_target(SOFT_SD[k]), 2) * 1.1;
+        size_t n = isfinite(want) && want > RPT_SOFT_PILOT ? (want < RPT_SOFT_MAX ? (size_t)ceil(want) : RPT_SOFT_MAX)
+                                                            : RPT_SOFT_PILOT;
         gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0x50F7, k));
-        if ((st = rpexcess_estimate(rng, RPT_SOFT_T, RPT_SOFT_D, RPT_SOFT_DK, c, RPT_SOFT_DRAWS, 0.0, &yh, &se))) break;
+        if ((st = rpexcess_estimate(rng, RPT_SOFT_T, RPT_SOFT_D, RPT_SOFT_DK, c, n, 0.0, &yh, &se))) break;
         double h = STAT_Z95 * se, r = yh / law, rl = (yh - h) / law, rh = (yh + h) / law;
         sr[k] = (rpt_soft_row){SOFT_SD[k], c, law, r, rl, rh, yh, yh - h, yh + h, (r - 1.0) / v, (rl - 1.0) / v,
-                               (rh - 1.0) / v, RPT_SOFT_DRAWS};
+                               (rh - 1.0) / v, n};
     }
     gsl_rng_free(rng);
     return st ? st : TABLE_WRITE(e->o.out_dir, "random_projections_soft.csv", soft_cols, sr, RPT_SOFT_N);

@@ -70,15 +70,18 @@ void longseq_work_delete(void *w)
     free(w);
 }
 
-/* out (d_k) = W^T a, W (d, d_k), a (d) */
+/* out (d_k) = W^T a, W (d, d_k), a (d): out_b = sum_m W_mb a_m, summed over m outermost
+ * (the inner loop along a row of W, contiguous); out contiguous (mat_vec_new) */
 static void mul_t(gsl_vector *out, const gsl_matrix *W, const gsl_vector *a)
 {
     const double *Wd = W->data, *ad = a->data;
-    size_t ld = W->tda, sa = a->stride;
-    for (size_t b = 0; b < W->size2; b++) {
-        double acc = 0.0;
-        for (size_t m = 0; m < W->size1; m++) acc += Wd[m * ld + b] * ad[m * sa];
-        out->data[b * out->stride] = acc;
+    double *o = out->data;
+    size_t ld = W->tda, sa = a->stride, n = W->size2;
+    for (size_t b = 0; b < n; b++) o[b] = 0.0;
+    for (size_t m = 0; m < W->size1; m++) {
+        const double *row = Wd + m * ld;
+        double am = ad[m * sa];
+        for (size_t b = 0; b < n; b++) o[b] += row[b] * am;
     }
 }
 

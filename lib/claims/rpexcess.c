@@ -1,6 +1,7 @@
 /* rpexcess.c - the excess over 1/T and its control variate (see rpexcess.h). */
 #include "rpexcess.h"
 #include "randn.h"
+#include "vexp.h"
 #include "att.h"
 #include "cvreg.h"
 #include "mem.h"
@@ -12,10 +13,13 @@
  * e^{g s_i - m} / sum_j e^{g s_j - m}, m = max_j g s_j */
 static double weight(const double *s, size_t T, size_t i, double g)
 {
-    double m = g * s[0], z = 0.0;
-    for (size_t j = 1; j < T; j++) m = g * s[j] > m ? g * s[j] : m;
-    for (size_t j = 0; j < T; j++) z += exp(g * s[j] - m);
-    return exp(g * s[i] - m) / z;
+    double x[RPX_MAX_T], y[RPX_MAX_T], m = g * s[0];
+    for (size_t j = 0; j < T; j++) {
+        x[j] = g * s[j];
+        m = x[j] > m ? x[j] : m;
+    }
+    double z = vexp_shifted(y, x, T, m);   /* y_j = e^{x_j - m}, z = sum_j y_j (vexp.h) */
+    return y[i] / z;
 }
 
 void rpexcess_draw(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, double out[RPX_NOUT])

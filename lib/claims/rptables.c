@@ -61,7 +61,7 @@ static double soft_target(double sd) { return fmin(RPT_SOFT_HW, RPT_SOFT_DEP_HW 
  * Q2 - law (rpexcess_estimate); ratio = Y / law, departure = (ratio - 1) / sd^2, both CIs
  * the excess's CI mapped through these increasing maps. Draws: a pilot of RPT_SOFT_PILOT on
  * stream (seed, 0x50F7, 16 + k) gives the ratio's half-width h0, then
- *   n = RPT_SOFT_PILOT (h0 / target)^2 x 1.1 (a margin for h0's own error), within
+ *   n = RPT_SOFT_PILOT (h0 / target)^2 x 1.5 (a margin for h0's own error), within
  *   [RPT_SOFT_PILOT, RPT_SOFT_MAX], on stream (seed, 0x50F7, k). */
 int rptables_soft_law(const experiment *e, rpt_soft_row sr[RPT_SOFT_N])
 {
@@ -73,7 +73,7 @@ int rptables_soft_law(const experiment *e, rpt_soft_row sr[RPT_SOFT_N])
         double law = rpexcess_law(RPT_SOFT_T, RPT_SOFT_D, RPT_SOFT_DK, c);
         gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0x50F7, 16 + k));
         if ((st = rpexcess_estimate(rng, RPT_SOFT_T, RPT_SOFT_D, RPT_SOFT_DK, c, RPT_SOFT_PILOT, 0.0, &yh, &se))) break;
-        double h0 = STAT_Z95 * se / law, want = RPT_SOFT_PILOT * pow(h0 / soft_target(SOFT_SD[k]), 2) * 1.1;
+        double h0 = STAT_Z95 * se / law, want = RPT_SOFT_PILOT * pow(h0 / soft_target(SOFT_SD[k]), 2) * 1.5;
         size_t n = isfinite(want) && want > RPT_SOFT_PILOT ? (want < RPT_SOFT_MAX ? (size_t)ceil(want) : RPT_SOFT_MAX)
                                                             : RPT_SOFT_PILOT;
         gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0x50F7, k));

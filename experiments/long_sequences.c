@@ -20,7 +20,7 @@
 
 #include <string.h>
 
-enum { NT = 20, ROWS = 8, NCV = LONGSEQ_NCV + LONGSEQ_NRCV, S_DET = NT + NCV, S_TWO, NSTAT };   /* T = 2^1 .. 2^20 */
+enum { NT = 20, ROWS = 8, NCV = LONGSEQ_NCV + LONGSEQ_NRCV, S_DET = NT + NCV, S_DENS, S_TWO, NSTAT };   /* T = 2^1 .. 2^20 */
 static const double WITHIN = 1.05, ALPHA = 1.0 / ROWS;   /* within 5%; p's share of the mixture */
 
 typedef struct { const lsconfig *cf; const lscond_table *tab; double Ts[NT], cvm[NCV]; } ctx;
@@ -29,7 +29,7 @@ static void *work_alloc(void *vc) { const ctx *c = vc; return longseq_work_new(c
 
 /* One draw: W, then ROWS mixture rows (row 0 from p, the rest from q1); out = (T a_ii p/q
  * averaged over the rows, for each T), the control variates of W and of the rows minus their means,
- * |det(I - W_K^T W_Q)|, and one more plain row's E[2 a_ii | s, sigma] (an independent T = 2 check). */
+ * |det(I - W_K^T W_Q)| and its conditional density at 0, and one more plain row's E[2 a_ii | s, sigma] (an independent T = 2 check). */
 static int draw(gsl_rng *rng, void *vc, void *vw, size_t k, double *out)
 {
     (void)k;
@@ -52,6 +52,7 @@ static int draw(gsl_rng *rng, void *vc, void *vw, size_t k, double *out)
     out[NT] = g.det - c->cvm[0];
     for (int j = 0; j < LONGSEQ_NCV - 1; j++) out[NT + 1 + j] = g.cv[j] - c->cvm[1 + j];
     out[S_DET] = fabs(g.det);
+    out[S_DENS] = g.dens0;   /* the conditional density of det at 0 (longseq.h): mean p0 */
     longseq_draw_row(rng, vw, &g, 0, 1.0, &q);
     lscond_self(c->tab, q.s, sqrt(q.sigma2), c->Ts, 1, LSCOND_H, &out[S_TWO]);
     return ATT_OK;
@@ -121,7 +122,7 @@ static int run_config(experiment *e, size_t ci, const lsconfig *cf, const lscond
     if (!st) lsconfig_rows(ci, cf, r.n, NT, c.Ts, yh, V, r.acc, rows + ci * NT, l);
     if (!st) verdicts(e, cf, r.n, rows + ci * NT, l, yh, V, &r.acc[S_TWO]);
     /* ---- the plateau that is not one: 1/|det| has an infinite mean (dettail.h) ---- */
-    if (!st) st = dettail_report(e, lsconfig_macro(suffix, sizeof suffix, "", cf), ci, r.val + S_DET, NSTAT,
+    if (!st) st = dettail_report(e, lsconfig_macro(suffix, sizeof suffix, "", cf), ci, r.val + S_DET, r.val + S_DENS, NSTAT,
                                  r.n, cf->d, cf->d_k, cf->c, tails + ci * DETTAIL_NEPS);
     lsconfig_mc_free(&r);
     return st;

@@ -15,6 +15,7 @@
 #include "prop.h"
 #include "crossing.h"
 #include "cvreg.h"
+#include "dettail.h"
 #include "longseq.h"
 #include "lscond.h"
 #include "mat.h"
@@ -24,6 +25,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <gsl/gsl_sf_bessel.h>
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_eigen.h>
 #include <gsl/gsl_integration.h>
@@ -419,6 +421,70 @@ START_TEST(test_control_variate_means)
 }
 END_TEST
 
+/* The conditional density of det(I - W_K^T W_Q) at 0 (longseq_weights.dens0) on laws whose
+ * density at 0 is known: d_k = 1, det = 1 - w_K . w_Q with w ~ N(0, c^2/d I_d);
+ *   d = 1: c^2 z1 z2 has density K0(|x| / c^2) / (pi c^2), so p0 = K0(1/c^2) / (pi c^2);
+ *   d = 2: z1 z2 + z3 z4 is Laplace(1), (c^2/2)(...) at 1: p0 = e^{-2/c^2} / c^2;
+ * and at d_k = 2 (no closed form) against the shrinking windows P(|det| < eps) / (2 eps),
+ * eps = 0.1, 0.03, which agree with each other (the window's bias is below its noise). */
+static stat_acc density_mean(size_t d, size_t dk, double c, size_t n, unsigned long seed, const double *eps,
+                             size_t ne, double *window)
+{
+    gsl_rng *rng = rng_new("mt19937", seed);
+    longseq_work w;
+    ck_assert_int_eq(longseq_work_alloc(&w, d, dk), ATT_OK);
+    stat_acc a;
+    stat_init(&a);
+    size_t below[4] = {0};
+    for (size_t i = 0; i < n; i++) {
+        longseq_weights g;
+        ck_assert_int_eq(longseq_draw_weights(rng, &w, c, &g), ATT_OK);
+        stat_push(&a, g.dens0);
+        for (size_t k = 0; k < ne; k++) below[k] += fabs(g.det) < eps[k];
+    }
+    for (size_t k = 0; k < ne; k++) window[k] = (double)below[k] / (2.0 * eps[k] * (double)n);
+    longseq_work_free(&w);
+    gsl_rng_free(rng);
+    return a;
+}
+
+START_TEST(test_det_density_known)
+{
+    const struct { size_t d; double c, p0; } known[] = {
+        {1, 1.0, gsl_sf_bessel_K0(1.0) / M_PI}, {1, 0.8, gsl_sf_bessel_K0(1.0 / 0.64) / (M_PI * 0.64)},
+        {2, 1.0, exp(-2.0)}, {2, 1.3, exp(-2.0 / 1.69) / 1.69}};
+    double win[2];
+    for (int k = 0; k < 4; k++) {
+        stat_acc a = density_mean(known[k].d, 1, known[k].c, 100000, 31 + k, NULL, 0, win);
+        ck_assert_msg(fabs(a.mean - known[k].p0) < 5.0 * stat_se(&a), "d %zu c %g: conditional density %.6g +- %.2g, "
+                      "known %.6g (seed %d)", known[k].d, known[k].c, a.mean, stat_se(&a), known[k].p0, 31 + k);
+    }
+    const double eps[2] = {0.1, 0.03};
+    size_t n = 400000;
+    stat_acc a = density_mean(4, 2, 1.0, n, 35, eps, 2, win);
+    for (int k = 0; k < 2; k++) {
+        double se_w = sqrt(win[k] / (2.0 * eps[k] * (double)n));   /* Poisson count */
+        ck_assert_msg(fabs(a.mean - win[k]) < 5.0 * hypot(stat_se(&a), se_w), "d 4 d_k 2: conditional %.5g +- %.2g, "
+                      "window %g: %.5g +- %.2g (seed 35)", a.mean, stat_se(&a), eps[k], win[k], se_w);
+    }
+}
+END_TEST
+
+/* dettail_density by hand: the mean, its CI's lower end clipped at 0, the largest draw's share */
+START_TEST(test_density_summary_by_hand)
+{
+    const double dens[] = {0.0, 9.0, 0.0, 7.0, 0.0, 8.0};   /* stride 2: 0, 0, 0 */
+    double top;
+    measure m = dettail_density(dens, 2, 3, &top);
+    ck_assert(m.value == 0.0 && m.ci_low == 0.0 && m.ci_high == 0.0 && isnan(top));
+    m = dettail_density(dens + 1, 2, 3, &top);   /* 9, 7, 8 */
+    ck_assert(fabs(m.value - 8.0) < 1e-15 && fabs(top - 9.0 / 24.0) < 1e-15 && m.ci_low > 0.0);
+    const double one[] = {0.0, 0.0, 0.0, 6.0};
+    m = dettail_density(one, 1, 4, &top);
+    ck_assert(fabs(m.value - 1.5) < 1e-15 && m.ci_low == 0.0 && top == 1.0);
+}
+END_TEST
+
 START_TEST(test_crossing_coverage)
 {
     /* y(l) = 1.05 + b (l - l*) (+ a curvature), paired draws: a shared W-like part
@@ -490,6 +556,8 @@ int main(void)
     tcase_add_test(tc, test_tilted_weight_second_moment);
     tcase_add_test(tc, test_control_variate_means);
     tcase_add_test(tc, test_row_control_variates_zero_mean);
+    tcase_add_test(tc, test_det_density_known);
+    tcase_add_test(tc, test_density_summary_by_hand);
     tcase_add_test(tc, test_crossing_coverage);
     tcase_add_test(tc, test_crossing_cases);
     suite_add_tcase(s, tc);

@@ -1,8 +1,10 @@
 /* test_rpexcess.c - the soft-softmax law of random_projections' excess (lib/claims/rpexcess.h):
- * the control variates' known means (first and third order 0; the second-order term's mean
- * is the law, checked here by plain Monte Carlo, so the law is not assumed), and the
- * control-variate estimate against an independent computation: T a_ii - 1 by plain rows
- * (no control row, no expansion). Fixed seeds, 5 standard errors.
+ * the control variate's known mean (the second-order term's mean is the law, checked here by
+ * plain Monte Carlo, so the law is not assumed), the antithetic pair (the same mean as the plain
+ * pair; at T = 2 exactly 0, every order being odd there), the estimate against an independent
+ * computation (T a_00 - 1 by plain rows: no control row, no pair, no expansion) and a planted
+ * bias caught by that comparison, and the CI's coverage over replicate seeds on a regression
+ * with a known answer, with a misstated control mean caught. Fixed seeds.
  */
 #include "prop.h"
 #include "cvreg.h"
@@ -10,10 +12,11 @@
 #include "softmax.h"
 #include "stat.h"
 
+#include <float.h>
 #include <math.h>
 #include <gsl/gsl_randist.h>
 
-START_TEST(test_control_variate_means)
+START_TEST(test_control_variate_mean)
 {
     gsl_rng *rng = rng_new("mt19937", 21);
     const size_t cases[][3] = {{4, 8, 2}, {16, 16, 4}};
@@ -22,19 +25,35 @@ START_TEST(test_control_variate_means)
         for (int b = 0; b < 2; b++) {
             size_t T = cases[a][0], d = cases[a][1], dk = cases[a][2];
             double c = sqrt(sds[b] / sqrt((double)dk)), law = rpexcess_law(T, d, dk, c);
-            stat_acc s[RPX_NOUT];
-            for (int k = 0; k < RPX_NOUT; k++) stat_init(&s[k]);
+            stat_acc q2, diff;
+            stat_init(&q2);
+            stat_init(&diff);
             for (int n = 0; n < 40000; n++) {
                 double o[RPX_NOUT];
                 rpexcess_draw(rng, T, d, dk, c, o);
-                for (int k = 0; k < RPX_NOUT; k++) stat_push(&s[k], o[k]);
+                stat_push(&q2, o[RPX_Q2]);
+                stat_push(&diff, o[RPX_ANTI] - o[RPX_PLAIN]);   /* mean 0: -W_K has W_K's law */
             }
-            const double want[RPX_NOUT] = {NAN, 0.0, law, 0.0, 0.0};
-            for (int k = 1; k < RPX_NOUT; k++)
-                ck_assert_msg(fabs(s[k].mean - want[k]) < 5.0 * stat_se(&s[k]),
-                              "T %zu d %zu d_k %zu sd %g: statistic %d mean %.6g +- %.2g, known %.6g (seed 21)", T, d, dk,
-                              sds[b], k, s[k].mean, stat_se(&s[k]), want[k]);
+            ck_assert_msg(fabs(q2.mean - law) < 5.0 * stat_se(&q2), "T %zu d %zu d_k %zu sd %g: Q2 mean %.6g +- %.2g, "
+                          "law %.6g (seed 21)", T, d, dk, sds[b], q2.mean, stat_se(&q2), law);
+            ck_assert_msg(fabs(diff.mean) < 5.0 * stat_se(&diff), "T %zu d %zu d_k %zu sd %g: antithetic - plain pair "
+                          "%.3g +- %.2g (seed 21)", T, d, dk, sds[b], diff.mean, stat_se(&diff));
         }
+    gsl_rng_free(rng);
+}
+END_TEST
+
+/* T = 2: a_11(s) + a_11(-s) = sigma(s_11 - s_12) + sigma(s_12 - s_11) = 1 for the row and its
+ * control alike, so the antithetic pair's excess is 0 up to rounding, draw by draw */
+START_TEST(test_antithetic_exact_at_two)
+{
+    gsl_rng *rng = rng_new("mt19937", 23);
+    for (int n = 0; n < 1000; n++) {
+        double o[RPX_NOUT];
+        rpexcess_draw(rng, 2, 8, 4, 1.5, o);
+        ck_assert_msg(fabs(o[RPX_ANTI]) <= 16 * DBL_EPSILON, "draw %d: T = 2 antithetic excess %g (seed 23)", n,
+                      o[RPX_ANTI]);
+    }
     gsl_rng_free(rng);
 }
 END_TEST
@@ -58,29 +77,70 @@ static double plain_excess(gsl_rng *rng, size_t T, size_t d, size_t dk, double c
     return (double)T * exp(s[0] - softmax_logsumexp(s, T)) - 1.0;
 }
 
-START_TEST(test_estimate_against_plain_rows)
+/* z of rpexcess_estimate (with a planted bias) against plain rows, at score sd 2 (excess
+ * ~0.1, where plain rows are precise) */
+static double z_against_plain(double plant, double *se_est)
 {
-    /* at score sd 2 (excess ~0.1, where plain rows are precise): the control-variate
-     * estimate and the plain mean of T a_00 - 1 */
     enum { N = 40000, P = 200000 };
-    static double Y[N], X[N * 4];
     gsl_rng *rng = rng_new("mt19937", 22);
     size_t T = 16, d = 16, dk = 4;
-    double c = sqrt(2.0 / 2.0), law = rpexcess_law(T, d, dk, c), yh, V;
-    for (int n = 0; n < N; n++) {
-        double o[RPX_NOUT];
-        rpexcess_draw(rng, T, d, dk, c, o);
-        Y[n] = o[0];
-        X[4 * n] = o[1], X[4 * n + 1] = o[2] - law, X[4 * n + 2] = o[3], X[4 * n + 3] = o[4];
-    }
-    ck_assert_int_eq(cvreg_fit(Y, N, 1, X, 4, &yh, &V), 0);
+    double c = 1.0, yh, se;
+    ck_assert_int_eq(rpexcess_estimate(rng, T, d, dk, c, N, plant, &yh, &se), ATT_OK);
     stat_acc p;
     stat_init(&p);
     for (int n = 0; n < P; n++) stat_push(&p, plain_excess(rng, T, d, dk, c));
-    double z = (yh - p.mean) / hypot(sqrt(V), stat_se(&p));
-    ck_assert_msg(fabs(z) < 5.0, "control variates %.5f +- %.5f, plain rows %.5f +- %.5f (seed 22)", yh, sqrt(V), p.mean,
-                  stat_se(&p));
     gsl_rng_free(rng);
+    *se_est = hypot(se, stat_se(&p));
+    return (yh - p.mean) / *se_est;
+}
+
+START_TEST(test_estimate_against_plain_rows)
+{
+    double se, z = z_against_plain(0.0, &se);
+    ck_assert_msg(fabs(z) < 4.0, "antithetic pairs + control variate against plain rows: z = %.2f (seed 22)", z);
+    /* the same comparison sees a bias of 6 combined standard errors planted in the estimator */
+    double zp = z_against_plain(6.0 * se, &se);
+    ck_assert_msg(fabs(zp) > 4.0, "a planted bias of 6 se went unseen: z = %.2f (seed 22)", zp);
+}
+END_TEST
+
+/* Coverage of cvreg's 95% CI over R replicate seeds on a case with a known answer, shaped
+ * like the excess's: Y = mu + beta X + e, X = chi^2_1 - 1 (mean 0 known, skewed, like
+ * Q2 - law), e skewed and heteroscedastic (e = (z^2 - 1)/2 + X u / 2, mean 0 given X).
+ * shift: misstate the control's mean by this much (0: correct). Returns the misses. */
+static int coverage_misses(size_t R, size_t n, double shift)
+{
+    const double mu = 0.3, beta = 1.7;
+    double *Y = malloc(n * sizeof *Y), *X = malloc(n * sizeof *X);
+    ck_assert(Y && X);
+    int miss = 0;
+    for (size_t r = 0; r < R; r++) {
+        gsl_rng *rng = rng_new("mt19937", rng_stream_seed(24, 0xC0FE, r));
+        for (size_t i = 0; i < n; i++) {
+            double g = gsl_ran_gaussian_ziggurat(rng, 1.0), z = gsl_ran_gaussian_ziggurat(rng, 1.0);
+            double u = gsl_ran_gaussian_ziggurat(rng, 1.0);
+            X[i] = g * g - 1.0;
+            Y[i] = mu + beta * X[i] + 0.5 * (z * z - 1.0) + 0.5 * X[i] * u;
+            X[i] -= shift;
+        }
+        double yh, V;
+        ck_assert_int_eq(cvreg_fit(Y, n, 1, X, 1, &yh, &V), ATT_OK);
+        if (fabs(yh - mu) > STAT_Z95 * sqrt(V)) miss++;
+        gsl_rng_free(rng);
+    }
+    free(Y);
+    free(X);
+    return miss;
+}
+
+START_TEST(test_ci_coverage)
+{
+    /* 400 replicates: misses ~ Binomial(400, 0.05), mean 20, sd 4.4; [8, 34] is beyond 3 sd */
+    int miss = coverage_misses(400, 2000, 0.0);
+    ck_assert_msg(miss >= 8 && miss <= 34, "95%% CI missed the known mean %d times in 400 (seed 24)", miss);
+    /* a control mean misstated by 0.05 (the estimate off by beta 0.05 = 0.085, ~3 se) is caught */
+    int planted = coverage_misses(400, 2000, 0.05);
+    ck_assert_msg(planted > 100, "a misstated control mean went unseen: %d misses in 400 (seed 24)", planted);
 }
 END_TEST
 
@@ -90,8 +150,10 @@ int main(void)
     Suite *s = suite_create("rpexcess");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test_control_variate_means);
+    tcase_add_test(tc, test_control_variate_mean);
+    tcase_add_test(tc, test_antithetic_exact_at_two);
     tcase_add_test(tc, test_estimate_against_plain_rows);
+    tcase_add_test(tc, test_ci_coverage);
     suite_add_tcase(s, tc);
     return prop_run_suite(s);
 }

@@ -434,5 +434,37 @@ START_TEST(test_concentration_laws)
 }
 END_TEST
 
+/* selfweight_self_flipped (random_projections' antithetic draw, -W_K): the mean a_ii of -S
+ * equals selfweight_from_scores on -S, and at T = 2 a_11(S) + a_11(-S) = 1 exactly up to
+ * rounding (what makes T E[a_ii] = 1 there) */
+START_TEST(test_flipped_matches_negated)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    PROP_FOR(k, rng, "selfweight_self_flipped equals the mean a_ii of -S") {
+        size_t T = prop_size(rng, 1, 40);
+        double scale = pow(10.0, gsl_rng_uniform(rng) * 4.0 - 2.0);   /* 1e-2 .. 1e2 */
+        gsl_matrix *S = mat_new(T, T), *N = mat_new(T, T);
+        PROP_ASSERT(S && N, "no memory");
+        for (size_t i = 0; i < T; i++)
+            for (size_t j = 0; j < T; j++) {
+                double v = gsl_ran_gaussian(rng, scale);
+                gsl_matrix_set(S, i, j, v), gsl_matrix_set(N, i, j, -v);
+            }
+        double out[SW_NSTAT], plain[SW_NSTAT], flip = NAN, tol = tol_eps(8.0, T, 1.0);
+        PROP_ASSERT(selfweight_self_flipped(S, &flip) == ATT_OK, "flipped failed");
+        PROP_ASSERT(selfweight_from_scores(out, N, NULL) == ATT_OK, "from_scores failed");
+        PROP_ASSERT(fabs(flip - out[SW_SELF]) <= tol, "T %zu: flipped %.17g vs mean a_ii of -S %.17g", T, flip,
+                    out[SW_SELF]);
+        if (T == 2) {
+            PROP_ASSERT(selfweight_from_scores(plain, S, NULL) == ATT_OK, "from_scores failed");
+            PROP_ASSERT(fabs(plain[SW_SELF] + flip - 1.0) <= tol, "T 2: a(S) + a(-S) = %.17g", plain[SW_SELF] + flip);
+        }
+        mat_free(S);
+        mat_free(N);
+    }
+    gsl_rng_free(rng);
+}
+END_TEST
+
 PROP_MAIN("test_selfweight",
-          {"core", 120, {test_row_by_hand, test_row_huge_scores, test_row_matches_softmax, test_stable_at_d768, test_from_scores_by_hand, test_work_errors, test_threads_bit_identical, test_naive_large_d_is_self, test_projected_exact_expectations, test_projected_about_one_over_T, test_concentration_laws, test_draw_properties, test_t2_exact, test_contour_crossing}})
+          {"core", 120, {test_row_by_hand, test_row_huge_scores, test_row_matches_softmax, test_stable_at_d768, test_from_scores_by_hand, test_work_errors, test_threads_bit_identical, test_naive_large_d_is_self, test_projected_exact_expectations, test_projected_about_one_over_T, test_concentration_laws, test_draw_properties, test_t2_exact, test_contour_crossing, test_flipped_matches_negated}})

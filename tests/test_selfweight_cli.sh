@@ -9,8 +9,9 @@
 #   3. point runs --T 32 and --d 48 of naive_self_attention, --d 48 of
 #      concentration: exit 0;
 #   4. random_projections' heatmap follows the run's T and is the point's
-#      draw 0: at --T 12 --draws 1 the projected panel's diagonal sums to the
-#      CSV's T_self_mean (T times the mean self-weight of that one draw); at
+#      draw 0: at --T 12 --draws 1 the projected panel's diagonal, averaged with that of
+#      softmax(-S) (the antithetic -W_K, from the panel itself), is the CSV's T_self_mean
+#      (T times the mean self-weight of that one draw and its pair); at
 #      --T 40 it shows 32 tokens, the 13th named t13;
 #   5. naive_self_attention on widths that do not bracket both contour levels
 #      (--T 12 --d 20,21): exit 0, no contour table, a note on stderr naming
@@ -60,9 +61,15 @@ assert n == min(t, 32) and int(meta["heatmap_T"]) == n, "heatmap T %d, meta %s, 
 assert len(a) == 2 * n * n, "%d cells" % len(a)
 if t > 12: assert a[12]["key"] == "t13", "13th key named %s" % a[12]["key"]
 if t == 12:
-    diag = sum(float(r["a"]) for r in a if r["panel"] == "projected" and r["i"] == r["j"])
+    # T_self is T a_ii averaged with its antithetic draw -W_K: softmax(-S) row i is
+    # softmax(-log a_i.) (the row constant cancels), so (diag A + diag A(-S)) / 2
+    A = {}
+    for r in a:
+        if r["panel"] == "projected": A[int(r["i"]), int(r["j"])] = float(r["a"])
+    diag = sum(A[i, i] for i in range(1, n + 1))
+    flip = sum((1 / A[i, i]) / sum(1 / A[i, j] for j in range(1, n + 1)) for i in range(1, n + 1))
     ts = float(next(csv.DictReader(open(d + "/random_projections.csv")))["T_self_mean"])
-    assert abs(diag - ts) <= 1e-12 * n, "diagonal sum %.17g, T_self_mean %.17g" % (diag, ts)
+    assert abs((diag + flip) / 2 - ts) <= 1e-9 * n, "(diagonal + flipped) / 2 %.17g, T_self_mean %.17g" % ((diag + flip) / 2, ts)
 ' "$T/h$t" $t || fail "random_projections --T $t: heatmap (above)"
 done
 

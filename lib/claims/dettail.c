@@ -29,10 +29,8 @@ measure dettail_trunc(const double *det, size_t n, double eps)
     return verdict_measure_stat(&tr);
 }
 
-void dettail_stats(double *det, size_t n, const double *eps, size_t ne, double eps_p, dettail_row *rows,
-                   dettail_summary *sum)
+measure dettail_stats(double *det, size_t n, const double *eps, size_t ne, dettail_row *rows)
 {
-    sum->density = verdict_measure_ci(NAN, NAN, NAN, n);
     for (size_t j = 0; j < ne; j++) {
         stat_acc te;
         size_t below = 0;
@@ -45,19 +43,28 @@ void dettail_stats(double *det, size_t n, const double *eps, size_t ne, double e
         *t = (dettail_row){t->config, eps[j], (double)below / (double)n, 0, 0, te.mean, 0, 0};
         stat_ci95_wilson((double)below, (double)n, &t->p_lo, &t->p_hi);
         stat_ci95(&te, &t->trunc_lo, &t->trunc_hi);
-        /* p0 ~ P(|det| < eps_p) / (2 eps_p) */
-        if (eps[j] == eps_p)
-            sum->density = verdict_measure_ci(t->p_below / (2.0 * eps_p), t->p_lo / (2.0 * eps_p), t->p_hi / (2.0 * eps_p), n);
     }
     qsort(det, n, sizeof *det, cmp_dbl);
     /* median of 1/|det| = 1 / median |det|; ranks n/2 -+ z sqrt(n)/2 */
     double z = STAT_Z95 * sqrt((double)n) / 2.0;
     double lo = 1.0 / det[(size_t)fmin((double)n - 1, n / 2.0 + z)], hi = 1.0 / det[(size_t)fmax(0.0, n / 2.0 - z)];
-    sum->typical = verdict_measure_ci(1.0 / det[n / 2], lo, hi, n);
+    return verdict_measure_ci(1.0 / det[n / 2], lo, hi, n);
 }
 
-int dettail_report(experiment *e, const char *suffix, size_t config, const double *det_col, size_t stride,
-                   size_t n, size_t d, size_t d_k, double c, dettail_row rows[DETTAIL_NEPS])
+measure dettail_density(const double *dens, size_t stride, size_t n, double *top)
+{
+    stat_acc a;
+    stat_init(&a);
+    for (size_t i = 0; i < n; i++) stat_push(&a, dens[i * stride]);
+    measure m = verdict_measure_stat(&a);
+    if (m.ci_low < 0.0) m.ci_low = 0.0;
+    double sum = a.mean * (double)a.n;
+    *top = sum > 0.0 ? a.max / sum : NAN;
+    return m;
+}
+
+int dettail_report(experiment *e, const char *suffix, size_t config, const double *det_col, const double *dens_col,
+                   size_t stride, size_t n, size_t d, size_t d_k, double c, dettail_row rows[DETTAIL_NEPS])
 {
     static const double EPS[DETTAIL_NEPS] = {1.0, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001}, TRUNC = 0.01;
     double *det = mem_calloc(n, sizeof *det, "determinants");
@@ -67,13 +74,16 @@ int dettail_report(experiment *e, const char *suffix, size_t config, const doubl
     char mac[40];
 #define MAC(base) (snprintf(mac, sizeof mac, "%s%s", base, suffix), mac)
     measure tr = dettail_trunc(det, n, TRUNC);
-    dettail_summary ds;
-    dettail_stats(det, n, EPS, DETTAIL_NEPS, 0.1, rows, &ds);
-    exp_reported(e, MAC("lsDetDensity"), NAN, ds.density,
-                 "density p0 of det(I - W_K^T W_Q) near 0, estimated as P(|det| < 0.1) / 0.2 (Wilson CI; the draws "
-                 "resolve it only at c = 1). It is positive (det takes both signs and has a smooth density), so "
-                 "E[1/|det|; |det| > eps] ~ 2 p0 ln(1/eps) diverges (d = %zu, d_k = %zu, c = %.4g)", d, d_k, c);
-    exp_reported(e, MAC("lsTypical"), NAN, ds.typical, "typical value of 1/|det(I - W_K^T W_Q)| (the median; its mean, "
+    measure typical = dettail_stats(det, n, EPS, DETTAIL_NEPS, rows);
+    double top, window = rows[2].p_below / (2.0 * EPS[2]);   /* P(|det| < 0.1) / 0.2 */
+    measure p0 = dettail_density(dens_col, stride, n, &top);
+    exp_reported(e, MAC("lsDetDensity"), NAN, p0,
+                 "density p0 of det(I - W_K^T W_Q) at 0: the mean of each draw's exact conditional density at 0 "
+                 "given all but one column of W_Q (no window; the largest draw carries %.0f%% of it%s). Positive, so "
+                 "E[1/|det|; |det| > eps] ~ 2 p0 ln(1/eps) diverges. P(|det| < 0.1) / 0.2 = %.2g is the mean density "
+                 "over (-0.1, 0.1), not p0 (d = %zu, d_k = %zu, c = %.4g)", 100.0 * top,
+                 top > 0.1 ? ": the draws do not resolve it" : "", window, d, d_k, c);
+    exp_reported(e, MAC("lsTypical"), NAN, typical, "typical value of 1/|det(I - W_K^T W_Q)| (the median; its mean, "
                  "the T -> inf limit, is infinite; d = %zu, d_k = %zu, c = %.4g)", d, d_k, c);
     double second = (double)d_k * pow(c, 4) / (double)d;   /* 1 + d_k c^4/d, to second order */
     exp_reported(e, MAC("lsTrunc"), NAN, tr, "mean of 1/|det| over |det| > %g (a truncated mean: the full "

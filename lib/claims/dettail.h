@@ -8,7 +8,11 @@
  * Reported instead:
  *   the tail     P(|det| < eps) with its Wilson 95% CI, and the truncated mean
  *                E[1/|det| ; |det| >= eps] with its CLT CI, for each eps;
- *   the density  p0 ~ P(|det| < eps_p) / (2 eps_p), from the row eps = eps_p;
+ *   the density  p0 at 0, as the mean of each draw's conditional density of det at 0
+ *                given all of W but one column of W_Q (longseq.h derives it: exact, no
+ *                window), with its CLT CI. Not P(|det| < eps) / (2 eps): that is the mean
+ *                density over (-eps, eps), which the steep rise of the density away from 0
+ *                makes about 16 times p0 at eps = 0.1 (c = 1: 0.0019 against 0.00012);
  *   the typical  value, the median of 1/|det| = 1 / median |det|, with the
  *                order-statistic CI: ranks n/2 -+ 1.96 sqrt(n)/2 (the binomial
  *                count below the median, normal approximation).
@@ -25,25 +29,25 @@ typedef struct { size_t config; double eps, p_below, p_lo, p_hi, trunc_mean, tru
 enum { DETTAIL_NCOLS = 8 };
 extern const table_col dettail_cols[DETTAIL_NCOLS];   /* the table of dettail_row (Monte Carlo columns) */
 
-typedef struct {
-    measure density;   /* p0 from the row eps_p (Wilson CI scaled)            */
-    measure typical;   /* the median of 1/|det|                               */
-} dettail_summary;
+/* rows[j] for eps[0 .. ne-1] (config left to the caller) and the median of 1/|det| with
+ * its order-statistic CI. det is sorted in place. n >= 1. */
+measure dettail_stats(double *det, size_t n, const double *eps, size_t ne, dettail_row *rows);
 
-/* rows[j] for eps[0 .. ne-1] (config left to the caller); eps_p must be one of
- * eps. det is sorted in place. n >= 1. */
-void dettail_stats(double *det, size_t n, const double *eps, size_t ne, double eps_p, dettail_row *rows,
-                   dettail_summary *sum);
+/* p0 from the draws' conditional densities at 0 (dens (n), stride apart): their mean with
+ * its CLT CI, the lower end clipped at 0 (a density); *top = the largest draw's share of
+ * the sum (near 1: one draw carries the estimate, which the draws do not resolve). */
+measure dettail_density(const double *dens, size_t stride, size_t n, double *top);
 
 /* E[1/|det| ; |det| > eps] with its 95% CI (det need not be sorted). */
 measure dettail_trunc(const double *det, size_t n, double eps);
 
 /* long_sequences' "plateau that is not one" for configuration `config` (d, d_k, c): from the
- * draws' |det(I - W_K^T W_Q)| (column 0 of det_col (n, stride)) the tail rows (DETTAIL_NEPS:
- * eps = 1 .. 0.001) and the reported rows lsDetDensity, lsTypical, lsTrunc (the mean over
- * |det| > 0.01), each macro followed by suffix. ATT_OK or the allocation's status. */
+ * draws' |det(I - W_K^T W_Q)| (det_col (n), stride apart) and conditional densities at 0
+ * (dens_col, the same stride) the tail rows (DETTAIL_NEPS: eps = 1 .. 0.001) and the reported
+ * rows lsDetDensity, lsTypical, lsTrunc (the mean over |det| > 0.01), each macro followed by
+ * suffix. ATT_OK or the allocation's status. */
 enum { DETTAIL_NEPS = 7 };
-int dettail_report(experiment *e, const char *suffix, size_t config, const double *det_col, size_t stride,
-                   size_t n, size_t d, size_t d_k, double c, dettail_row rows[DETTAIL_NEPS]);
+int dettail_report(experiment *e, const char *suffix, size_t config, const double *det_col, const double *dens_col,
+                   size_t stride, size_t n, size_t d, size_t d_k, double c, dettail_row rows[DETTAIL_NEPS]);
 
 #endif

@@ -21,6 +21,8 @@ int longseq_work_alloc(longseq_work *w, size_t d, size_t d_k)
     w->W_Q = mat_new(d, d_k);
     w->W_K = mat_new(d, d_k);
     w->G = mat_new(d_k, d_k);
+    w->QQ = mat_new(d_k, d_k);
+    w->KK = mat_new(d_k, d_k);
     w->perm = w->G ? gsl_permutation_alloc(d_k) : NULL;   /* uncounted, but smaller than G (counted) */
     w->x = mat_vec_new(d);
     w->y = mat_vec_new(d);
@@ -28,7 +30,7 @@ int longseq_work_alloc(longseq_work *w, size_t d, size_t d_k)
     w->q = mat_vec_new(d_k);
     w->k = mat_vec_new(d_k);
     w->u = mat_vec_new(d_k);
-    if (!w->W_Q || !w->W_K || !w->G || !w->perm || !w->x || !w->y || !w->v || !w->q || !w->k
+    if (!w->W_Q || !w->W_K || !w->G || !w->QQ || !w->KK || !w->perm || !w->x || !w->y || !w->v || !w->q || !w->k
         || !w->u) {
         int rc = att_alloc_status();      /* a --max-memory refusal stays exit 2, naming it */
         longseq_work_free(w);
@@ -43,6 +45,8 @@ void longseq_work_free(longseq_work *w)
     mat_free(w->W_Q);
     mat_free(w->W_K);
     mat_free(w->G);
+    mat_free(w->QQ);
+    mat_free(w->KK);
     if (w->perm) gsl_permutation_free(w->perm);
     mat_vec_free(w->x);
     mat_vec_free(w->y);
@@ -66,15 +70,18 @@ void longseq_work_delete(void *w)
     free(w);
 }
 
-/* out (d_k) = W^T a, W (d, d_k), a (d) */
+/* out (d_k) = W^T a, W (d, d_k), a (d): out_b = sum_m W_mb a_m, summed over m outermost
+ * (the inner loop along a row of W, contiguous); out contiguous (mat_vec_new) */
 static void mul_t(gsl_vector *out, const gsl_matrix *W, const gsl_vector *a)
 {
     const double *Wd = W->data, *ad = a->data;
-    size_t ld = W->tda, sa = a->stride;
-    for (size_t b = 0; b < W->size2; b++) {
-        double acc = 0.0;
-        for (size_t m = 0; m < W->size1; m++) acc += Wd[m * ld + b] * ad[m * sa];
-        out->data[b * out->stride] = acc;
+    double *o = out->data;
+    size_t ld = W->tda, sa = a->stride, n = W->size2;
+    for (size_t b = 0; b < n; b++) o[b] = 0.0;
+    for (size_t m = 0; m < W->size1; m++) {
+        const double *row = Wd + m * ld;
+        double am = ad[m * sa];
+        for (size_t b = 0; b < n; b++) o[b] += row[b] * am;
     }
 }
 
@@ -222,23 +229,52 @@ void longseq_cv_means(size_t d, size_t d_k, double c, double mean[LONGSEQ_NCV])
     mean[4] = (double)d_k * (double)d_k * v;
 }
 
+/* The density of det(I - G) at 0 given every entry but W_Q's column a, averaged over a
+ * (longseq.h derives it): r_a = row a of (I - G)^{-1}, solved from the LU of (I - G)^T held
+ * in w->G as (I - G)^T r_a = e_a; t_a = sw ||W_K r_a|| (d);
+ *   p_a = phi(r_aa / t_a) / (|det| t_a),   dens0 = (1/d_k) sum_a p_a.
+ * Uses w->u (d_k) and w->v (d). */
+static double cond_density0(longseq_work *w, double sw, double absdet)
+{
+    size_t n = w->d_k;
+    double sum = 0.0;
+    for (size_t a = 0; a < n; a++) {
+        gsl_vector_set_basis(w->u, a);
+        gsl_linalg_LU_svx(w->G, w->perm, w->u);   /* u = r_a */
+        mul(w->v, w->W_K, w->u);                   /* v = W_K r_a */
+        double v2 = 0.0;
+        for (size_t m = 0; m < w->d; m++) v2 += w->v->data[m] * w->v->data[m];   /* contiguous */
+        double t = sw * sqrt(v2), z = gsl_vector_get(w->u, a) / t;
+        sum += exp(-0.5 * z * z) / (sqrt(2.0 * M_PI) * absdet * t);
+    }
+    return sum / (double)n;
+}
+
 int longseq_draw_weights(gsl_rng *rng, longseq_work *w, double c, longseq_weights *g)
 {
     double sw = c / sqrt((double)w->d);
     mat_randn(rng, w->W_Q, sw);
     mat_randn(rng, w->W_K, sw);
     size_t n = w->d_k;
-    /* G = W_K^T W_Q into w->G, once (factor() uses I - G^T: same traces, det) */
-    double tr = 0.0, tr2 = 0.0, fr = 0.0, *Gd = w->G->data;
-    size_t lg = w->G->tda;
-    for (size_t a = 0; a < n; a++)
-        for (size_t b = 0; b < n; b++) {
-            double gab = 0.0;
-            const double *K = w->W_K->data, *Q = w->W_Q->data;
-            size_t ld = w->W_K->tda;
-            for (size_t m = 0; m < w->d; m++) gab += K[m * ld + a] * Q[m * ld + b];
-            Gd[a * lg + b] = gab;
+    /* G = W_K^T W_Q into w->G, once (factor() uses I - G^T: same traces, det), and the Gram
+     * matrices W_Q^T W_Q, W_K^T W_K (d_k, d_k) for ||M||_F^2 below: sums over m outermost, so
+     * that the inner loops run along rows of W_Q, W_K (contiguous) */
+    double tr = 0.0, tr2 = 0.0, fr = 0.0, *Gd = w->G->data, *QQ = w->QQ->data, *KK = w->KK->data;
+    size_t lg = w->G->tda, lq = w->QQ->tda, ld = w->W_K->tda;   /* W_Q, W_K: the same shape */
+    gsl_matrix_set_zero(w->G);
+    gsl_matrix_set_zero(w->QQ);
+    gsl_matrix_set_zero(w->KK);
+    for (size_t m = 0; m < w->d; m++) {
+        const double *K = w->W_K->data + m * ld, *Q = w->W_Q->data + m * ld;
+        for (size_t a = 0; a < n; a++) {
+            double ka = K[a], qa = Q[a];
+            for (size_t b = 0; b < n; b++) {
+                Gd[a * lg + b] += ka * Q[b];
+                QQ[a * lq + b] += qa * Q[b];
+                KK[a * lq + b] += ka * K[b];
+            }
         }
+    }
     for (size_t a = 0; a < n; a++)
         for (size_t b = 0; b < n; b++) {
             double gab = Gd[a * lg + b], gba = Gd[b * lg + a];
@@ -258,20 +294,12 @@ int longseq_draw_weights(gsl_rng *rng, longseq_work *w, double c, longseq_weight
     /* ||M||_F^2 = sum_ab (W_Q^T W_Q)_ab (W_K^T W_K)_ab */
     double mf = 0.0;
     for (size_t a = 0; a < n; a++)
-        for (size_t b = 0; b < n; b++) {
-            double qq = 0.0, kk = 0.0;
-            const double *K = w->W_K->data, *Q = w->W_Q->data;
-            size_t ld = w->W_K->tda;
-            for (size_t m = 0; m < w->d; m++) {
-                qq += Q[m * ld + a] * Q[m * ld + b];
-                kk += K[m * ld + a] * K[m * ld + b];
-            }
-            mf += qq * kk;
-        }
+        for (size_t b = 0; b < n; b++) mf += QQ[a * lq + b] * KK[a * lq + b];
     g->m_fro2 = mf;
     g->lndet = lu_lndet(w);
     if (isnan(g->lndet)) return att_fail(ATT_ERUNTIME, "longseq: I - W_K^T W_Q is singular");
     g->det = exp(g->lndet) * gsl_linalg_LU_sgndet(w->G, w->signum);
+    g->dens0 = cond_density0(w, sw, exp(g->lndet));
     g->cv[0] = tr;
     g->cv[1] = tr * tr;
     g->cv[2] = tr2;

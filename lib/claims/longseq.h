@@ -57,6 +57,7 @@ typedef struct {
     size_t d, d_k;
     gsl_matrix *W_Q, *W_K;      /* (d, d_k)                      */
     gsl_matrix *G;              /* (d_k, d_k) I - W_Q^T W_K, then its LU */
+    gsl_matrix *QQ, *KK;        /* (d_k, d_k) W_Q^T W_Q, W_K^T W_K       */
     gsl_permutation *perm;      /* (d_k)                         */
     int signum;                 /* the permutation's sign         */
     gsl_vector *x, *y;          /* (d)                           */
@@ -134,10 +135,22 @@ double longseq_annealed(const longseq_query *r, size_t T);
  *   E[det(I - G)] = 1 (det is multilinear in the columns of W_Q; each term of
  *                      the expansion over minors but the empty one has mean 0)
  *   E[tr G] = 0,  E[(tr G)^2] = E[tr G^2] = d_k c^4 / d,  E[||G||_F^2] = d_k^2 c^4 / d
- * (E[G_ab G_a'b'] = [a = a'][b = b'] d (c^2/d)^2; E[G_ab G_ba] = [a = b] c^4 / d). */
+ * (E[G_ab G_a'b'] = [a = a'][b = b'] d (c^2/d)^2; E[G_ab G_ba] = [a = b] c^4 / d).
+ *
+ * The density p0 of det(I - G) at 0, by conditioning (exact, no window). det(I - G) is
+ * affine in column a of I - G, -W_K^T w_a (w_a = W_Q's column a, N(0, c^2/d I_d),
+ * independent of the rest): expanding along that column with the cofactors C (which do
+ * not involve it), det = C_aa - w_a^T W_K C_{:,a}. Given the rest, det is Gaussian with mean
+ * C_aa and sd sw ||W_K C_{:,a}|| (sw = c / sqrt(d)), so its density at 0 given the rest is
+ * phi(C_aa / sd) / sd, and its mean over the draws is p0 exactly, for every a. With
+ * C_{:,a} = det r_a, r_a = row a of (I - G)^{-1}:
+ *   p_a = phi(r_aa / t_a) / (|det| t_a),  t_a = sw ||W_K r_a||,  dens0 = (1/d_k) sum_a p_a.
+ * (d_k = 1: det = 1 - w_K . w_Q, N(1, sw^2 ||w_K||^2) given w_K.) */
 typedef struct {
     double lndet;       /* log|det(I - G)|            */
     double det;         /* det(I - G), signed          */
+    double dens0;       /* the conditional density of det(I - G) at 0 given all of W but one
+                           column of W_Q, averaged over the column: E[dens0] = p0 (below) */
     double cv[4];       /* tr G, (tr G)^2, tr G^2, ||G||_F^2 */
     double m_fro2;      /* ||M||_F^2 = tr(W_Q^T W_Q W_K^T W_K) = E_p[sigma_i^2 | W] (M = W_Q W_K^T);
                            E_p[s_ii | W] = tr M = tr G = cv[0] */

@@ -1,17 +1,25 @@
 /* rpexcess.c - the excess over 1/T and its control variate (see rpexcess.h). */
 #include "rpexcess.h"
 #include "randn.h"
+#include "vexp.h"
+#include "att.h"
+#include "cvreg.h"
+#include "mem.h"
 
 #include <math.h>
 #include <gsl/gsl_randist.h>
 
-/* a_i of the row s (T): e^{s_i - m} / sum_j e^{s_j - m} */
-static double weight(const double *s, size_t T, size_t i)
+/* a_i of the row g s (T), g = +1 or -1 (W_K -> -W_K flips every score):
+ * e^{g s_i - m} / sum_j e^{g s_j - m}, m = max_j g s_j */
+static double weight(const double *s, size_t T, size_t i, double g)
 {
-    double m = s[0], z = 0.0;
-    for (size_t j = 1; j < T; j++) m = s[j] > m ? s[j] : m;
-    for (size_t j = 0; j < T; j++) z += exp(s[j] - m);
-    return exp(s[i] - m) / z;
+    double x[RPX_MAX_T], y[RPX_MAX_T], m = g * s[0];
+    for (size_t j = 0; j < T; j++) {
+        x[j] = g * s[j];
+        m = x[j] > m ? x[j] : m;
+    }
+    double z = vexp_shifted(y, x, T, m);   /* y_j = e^{x_j - m}, z = sum_j y_j (vexp.h) */
+    return y[i] / z;
 }
 
 void rpexcess_draw(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, double out[RPX_NOUT])
@@ -38,7 +46,7 @@ void rpexcess_draw(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, doubl
             }
             Q[j][a] = q, K[j][a] = k, Kc[j][a] = kc;
         }
-    double ex = 0.0, l1 = 0.0, q2 = 0.0, o3 = 0.0, o3b = 0.0, s[RPX_MAX_T];
+    double ex = 0.0, ex_anti = 0.0, q2 = 0.0, s[RPX_MAX_T];
     for (size_t i = 0; i < T; i++) {
         double sbar = 0.0, own = 0.0;
         for (size_t j = 0; j < T; j++) {
@@ -47,7 +55,8 @@ void rpexcess_draw(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, doubl
             sbar += s[j] / (double)T;
         }
         for (size_t a = 0; a < d_k; a++) own += Q[i][a] * Kc[i][a];
-        double a_ii = weight(s, T, i), s_ii = s[i];
+        /* a_ii for W_K and for -W_K (every score flipped) */
+        double a_ii = weight(s, T, i, 1.0), a_anti = weight(s, T, i, -1.0), s_ii = s[i];
         double sbar_c = sbar + (own - s_ii) / (double)T;   /* the control row's mean score */
         /* second-order terms: ((s_i - sbar)^2 - (1/T) sum_j (s_j - sbar)^2) / 2, row and control */
         double v = 0.0, vc = 0.0;
@@ -55,23 +64,37 @@ void rpexcess_draw(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, doubl
         s[i] = own;
         for (size_t j = 0; j < T; j++) vc += (s[j] - sbar_c) * (s[j] - sbar_c);
         q2 += 0.5 * ((s_ii - sbar) * (s_ii - sbar) - v / (double)T) - 0.5 * ((own - sbar_c) * (own - sbar_c) - vc / (double)T);
-        /* odd (third-order) terms: mean 0 by W_Q -> -W_Q */
-        double e = s_ii - sbar, ec = own - sbar_c;
-        o3 += e * e * e - ec * ec * ec;
-        o3b += e * v / (double)T - ec * vc / (double)T;
-        double a_c = weight(s, T, i);
-        /* T (a_ii - a'_ii) and L1 = (s_ii - sbar) - (s'_ii - sbar') */
-        ex += (double)T * (a_ii - a_c);
-        l1 += (s_ii - sbar) - (own - sbar_c);
+        /* the control row a'_ii, for W_K and -W_K */
+        double a_c = weight(s, T, i, 1.0), a_c_anti = weight(s, T, i, -1.0);
+        ex += (double)T * (a_ii - a_c);                   // T (a_ii - a'_ii)
+        ex_anti += (double)T * (a_anti - a_c_anti);       // the same with -W_K
     }
-    out[0] = ex / (double)T;
-    out[1] = l1 / (double)T;
-    out[2] = q2 / (double)T;
-    out[3] = o3 / (double)T;
-    out[4] = o3b / (double)T;
+    out[RPX_PLAIN] = ex / (double)T;
+    out[RPX_ANTI] = 0.5 * (ex + ex_anti) / (double)T;
+    out[RPX_Q2] = q2 / (double)T;
 }
 
 double rpexcess_law(size_t T, size_t d, size_t d_k, double c)
 {
     return (1.0 - 1.0 / (double)T) * (1.0 - 2.0 / (double)T) * (double)d_k * pow(c, 4) / (double)d;
+}
+
+int rpexcess_estimate(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, size_t n, double plant,
+                      double *est, double *se)
+{
+    double law = rpexcess_law(T, d, d_k, c), V = NAN;
+    double *Y = mem_calloc(n, sizeof *Y, "excess draws"), *X = mem_calloc(n, sizeof *X, "excess controls");
+    int st = Y && X ? ATT_OK : att_alloc_status();
+    for (size_t k = 0; k < n && !st; k++) {
+        double o[RPX_NOUT];
+        rpexcess_draw(rng, T, d, d_k, c, o);
+        Y[k] = o[RPX_ANTI] + plant;   // Y_anti (+ the test's planted bias)
+        X[k] = o[RPX_Q2] - law;       // Q2 - law: mean 0
+    }
+    /* yhat = mean(Y) - beta (mean(X)), beta fitted: the intercept */
+    if (!st) st = cvreg_fit(Y, n, 1, X, 1, est, &V);
+    *se = sqrt(V);
+    mem_free(Y, n, sizeof *Y);
+    mem_free(X, n, sizeof *X);
+    return st;
 }

@@ -1,6 +1,7 @@
 /* selfweight.c - the self-weight, argmax-is-self and fresh-token control of
  * one raw or projected head (shapes and formulas in selfweight.h). */
 #include "selfweight.h"
+#include "vexp.h"
 #include "head.h"
 #include "mat.h"
 #include "softmax.h"
@@ -104,6 +105,28 @@ int selfweight_row(selfweight_row_t *r, const double *s, size_t n, size_t i)
     r->Z = Z;
     r->self = weight_against(s[i], m, Z);
     r->leak = 1.0 / (1.0 + exp(s[i] - m) / Z);
+    return ATT_OK;
+}
+
+int selfweight_self_flipped(const gsl_matrix *S, double *mean)
+{
+    size_t T = S->size1;
+    double sum = 0.0, *y = malloc(2 * T * sizeof *y), *x = y + T;
+    if (!y) return att_fail(ATT_ERUNTIME, "self-weight: out of memory for a row of %zu", T);
+    for (size_t i = 0; i < T; i++) {
+        const double *s = S->data + i * S->tda;
+        /* the row x = -s: a_ii = e^{x_i - m} / sum_j e^{x_j - m}, m = max_j x_j = -min_j s_j
+         * (the exponentials vectorised: vexp.h) */
+        double lo = s[0];
+        for (size_t j = 0; j < T; j++) {
+            x[j] = -s[j];
+            lo = s[j] < lo ? s[j] : lo;
+        }
+        double Z = vexp_shifted(y, x, T, -lo);
+        sum += y[i] / Z;
+    }
+    free(y);
+    *mean = sum / (double)T;
     return ATT_OK;
 }
 

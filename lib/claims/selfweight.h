@@ -103,6 +103,11 @@ int selfweight_row(selfweight_row_t *r, const double *s, size_t n, size_t i);
  * is NULL (SW_CONTROL, SW_EXCESS = 0); SW_LEAK_LAW = 0 (it needs d: raw). */
 int selfweight_from_scores(double *out, const gsl_matrix *S, const gsl_vector *s_ctrl);
 
+/* *mean = (1/T) sum_i a_ii of the flipped scores -S (T, T): the antithetic draw of a
+ * projected head, W_K -> -W_K (same law as W_K), at the cost of the softmax alone (its
+ * exponentials by vexp.h). Finite S. ATT_OK, or ATT_ERUNTIME on no memory. */
+int selfweight_self_flipped(const gsl_matrix *S, double *mean);
+
 /* ---- one Monte Carlo draw, shared by the experiments, tests and bench ---- */
 
 /* What a draw is: T tokens of width d; d_k = 0 the raw head (Q = K = X),

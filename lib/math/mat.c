@@ -8,6 +8,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_randist.h>
 
@@ -90,7 +91,89 @@ void mat_vec_randn(gsl_rng *rng, gsl_vector *v, double sigma)
     for (size_t i = 0; i < v->size; i++) randn_fill(rng, v->data + i * v->stride, 1, sigma);
 }
 
-/* C (m, n) = alpha op(A) (m, k) op(B) (k, n) + beta C */
+/* ---- the fixed-order kernel (mat.h: MAT_FIXED_MAX_MNK) ------------------ */
+
+/* C (m, n) = alpha op(A) (m, k) op(B) (k, n) + beta C, every entry as
+ *   s_ij = (...((0 + a_i0 b_0j) + a_i1 b_1j) + ...) + a_i,k-1 b_k-1,j   (p = 0 .. k-1 in order)
+ *   c_ij = alpha s_ij                 (beta = 0: C is not read, as in the BLAS)
+ *   c_ij = alpha s_ij + beta c_ij     (otherwise)
+ * one multiply and one add per term, each rounded (no fused multiply-add:
+ * fp-contract=off below; no sum reassociated). So every c_ij is the same
+ * sequence of IEEE operations whatever the instruction set: the clones for
+ * AVX-512, AVX2 and plain x86-64 differ in how many independent c_ij one
+ * instruction computes (the vectors run over j), never in the bits.
+ * The vectors hold MAT_CB = 8 columns of C; op(B) is read in panels of 8
+ * columns, so a B^T, or a B whose width n is not a multiple of 8, is first
+ * copied into a (k, n rounded up to 8) row-major buffer with zero columns
+ * after the last (a copy rounds nothing; a padded column's sums are dropped).
+ * Sums for MAT_RB = 4 rows at a time stay in registers. */
+enum { MAT_RB = 4, MAT_CB = 8 };
+typedef double mat_v8 __attribute__((vector_size(MAT_CB * sizeof(double))));
+typedef double mat_v8u __attribute__((vector_size(MAT_CB * sizeof(double)), aligned(sizeof(double))));
+
+/* C (r, w) at c (row stride ldc), w <= 8 columns: c_qj = alpha s_qj (+ beta c_qj unless beta = 0) */
+static inline void mat_fixed_store(double *c, size_t ldc, const mat_v8 *s, size_t r, size_t w,
+                                   double alpha, double beta)
+{
+    for (size_t q = 0; q < r; q++) {
+        mat_v8 v = alpha * s[q];
+        if (w == MAT_CB) {
+            mat_v8u *cq = (mat_v8u *)(c + q * ldc);
+            *cq = beta == 0.0 ? v : v + beta * *cq;
+        } else {
+            for (size_t j = 0; j < w; j++) c[q * ldc + j] = beta == 0.0 ? v[j] : v[j] + beta * c[q * ldc + j];
+        }
+    }
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default"), optimize("fp-contract=off")))
+static void mat_gemm_fixed(gsl_matrix *C, double alpha, const gsl_matrix *A, int tA,
+                           const gsl_matrix *B, int tB, double beta)
+{
+    size_t m = C->size1, n = C->size2, k = tA ? A->size1 : A->size2, ldc = C->tda;
+    // a_ip = a[i * ars + p * acs]
+    size_t ars = tA ? 1 : A->tda, acs = tA ? A->tda : 1;
+    const double *a = A->data;
+    // Bp (k, n) = op(B), row p at Bp + p ldb: B itself, or a zero-padded copy
+    double pack[MAT_FIXED_MAX_KN + MAT_CB * MAT_FIXED_MAX_K];
+    const double *Bp = B->data;
+    size_t ldb = B->tda, nup = (n + MAT_CB - 1) / MAT_CB * MAT_CB;
+    if (tB || nup != n) {
+        memset(pack, 0, k * nup * sizeof *pack);
+        for (size_t p = 0; p < k; p++) {
+            double *row = pack + p * nup;
+            if (tB)
+                for (size_t j = 0; j < n; j++) row[j] = B->data[j * ldb + p];
+            else
+                memcpy(row, B->data + p * ldb, n * sizeof *row);
+        }
+        Bp = pack, ldb = nup;
+    }
+    for (size_t j = 0; j < n; j += MAT_CB) {
+        size_t w = n - j < MAT_CB ? n - j : MAT_CB, i = 0;
+        for (; i + MAT_RB <= m; i += MAT_RB) {
+            // s_q = sum_p a_{i+q,p} Bp_{p, j..j+7},  q = 0 .. 3, p in order
+            mat_v8 s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};    /* in registers */
+            const double *a0 = a + i * ars, *a1 = a0 + ars, *a2 = a1 + ars, *a3 = a2 + ars;
+            for (size_t p = 0; p < k; p++) {
+                mat_v8 b = *(const mat_v8u *)(Bp + p * ldb + j);
+                size_t o = p * acs;
+                s0 += a0[o] * b, s1 += a1[o] * b, s2 += a2[o] * b, s3 += a3[o] * b;
+            }
+            mat_v8 s[MAT_RB] = {s0, s1, s2, s3};
+            mat_fixed_store(C->data + i * ldc + j, ldc, s, MAT_RB, w, alpha, beta);
+        }
+        for (; i < m; i++) {
+            // s = sum_p a_ip Bp_{p, j..j+7}, p in order
+            mat_v8 s[1] = {{0}};
+            for (size_t p = 0; p < k; p++) s[0] += a[i * ars + p * acs] * *(const mat_v8u *)(Bp + p * ldb + j);
+            mat_fixed_store(C->data + i * ldc + j, ldc, s, 1, w, alpha, beta);
+        }
+    }
+}
+
+/* C (m, n) = alpha op(A) (m, k) op(B) (k, n) + beta C: the fixed-order kernel
+ * above for a small product (mat.h: MAT_FIXED_MAX_MNK), the BLAS otherwise */
 int mat_gemm(gsl_matrix *C, double alpha, const gsl_matrix *A, int tA,
              const gsl_matrix *B, int tB, double beta)
 {
@@ -101,6 +184,11 @@ int mat_gemm(gsl_matrix *C, double alpha, const gsl_matrix *A, int tA,
                         "product does not conform: %s(%zu x %zu) times %s(%zu x %zu) into (%zu x %zu)",
                         tA ? "transpose of " : "", A->size1, A->size2,
                         tB ? "transpose of " : "", B->size1, B->size2, C->size1, C->size2);
+    if (ka <= MAT_FIXED_MAX_K && (double)ka * (double)n <= MAT_FIXED_MAX_KN
+        && (double)m * (double)n * (double)ka <= MAT_FIXED_MAX_MNK) {
+        mat_gemm_fixed(C, alpha, A, tA, B, tB, beta);
+        return ATT_OK;
+    }
     int st = gsl_blas_dgemm(tA ? CblasTrans : CblasNoTrans, tB ? CblasTrans : CblasNoTrans,
                             alpha, A, B, beta, C);
     return st ? att_fail(ATT_ERUNTIME, "dgemm failed (GSL error %d)", st) : ATT_OK;

@@ -343,14 +343,10 @@ int head_backward(head_grads *g, const head_state *st, const head_params *p,
     //   da_ij/ds_im = a_ij (delta_jm - a_im), so
     //   dS_im = a_im (dA_im - sum_j dA_ij a_ij)      (dS overwrites dA)
     for (size_t i = 0; i < T_q; i++) {
-        gsl_vector_const_view a = gsl_matrix_const_row(st->A, i);
-        gsl_vector_view da = gsl_matrix_row(dS, i);
-        double r = 0.0;                                   /* r = sum_j dA_ij a_ij, j in order */
-        for (size_t j = 0; j < T_k; j++) r += gsl_vector_get(&da.vector, j) * gsl_vector_get(&a.vector, j);
-        for (size_t m = 0; m < T_k; m++) {
-            double a_im = gsl_matrix_get(st->A, i, m);
-            gsl_matrix_set(dS, i, m, a_im * (gsl_matrix_get(dS, i, m) - r));
-        }
+        const double *a = gsl_matrix_const_ptr(st->A, i, 0);
+        double *ds = gsl_matrix_ptr(dS, i, 0), r = 0.0;
+        for (size_t j = 0; j < T_k; j++) r += ds[j] * a[j];    /* r = sum_j dA_ij a_ij, j in order */
+        for (size_t m = 0; m < T_k; m++) ds[m] = a[m] * (ds[m] - r);
     }
 
     // forward: S = scale Q K^T

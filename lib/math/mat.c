@@ -102,29 +102,48 @@ void mat_vec_randn(gsl_rng *rng, gsl_vector *v, double sigma)
  * sequence of IEEE operations whatever the instruction set: the clones for
  * AVX-512, AVX2 and plain x86-64 differ in how many independent c_ij one
  * instruction computes (the vectors run over j), never in the bits.
- * The vectors hold MAT_CB = 8 columns of C; op(B) is read in panels of 8
- * columns, so a B^T, or a B whose width n is not a multiple of 8, is first
- * copied into a (k, n rounded up to 8) row-major buffer with zero columns
- * after the last (a copy rounds nothing; a padded column's sums are dropped).
- * Sums for MAT_RB = 4 rows at a time stay in registers. */
-enum { MAT_RB = 4, MAT_CB = 8 };
-typedef double mat_v8 __attribute__((vector_size(MAT_CB * sizeof(double))));
-typedef double mat_v8u __attribute__((vector_size(MAT_CB * sizeof(double)), aligned(sizeof(double))));
+ * The vectors hold 8 columns of C (4 for a last panel of <= 4 columns);
+ * op(B) is read in panels of that width, so a B^T, or a B whose width n is
+ * not a multiple of 8, is first copied into a row-major buffer with zero
+ * columns after the last (a copy rounds nothing; a padded column's sums are
+ * dropped). Sums for 4 rows at a time stay in registers. */
+typedef double mat_v8 __attribute__((vector_size(8 * sizeof(double))));
+typedef double mat_v8u __attribute__((vector_size(8 * sizeof(double)), aligned(sizeof(double))));
+typedef double mat_v4 __attribute__((vector_size(4 * sizeof(double))));
+typedef double mat_v4u __attribute__((vector_size(4 * sizeof(double)), aligned(sizeof(double))));
 
-/* C (r, w) at c (row stride ldc), w <= 8 columns: c_qj = alpha s_qj (+ beta c_qj unless beta = 0) */
-static inline void mat_fixed_store(double *c, size_t ldc, const mat_v8 *s, size_t r, size_t w,
-                                   double alpha, double beta)
-{
-    for (size_t q = 0; q < r; q++) {
-        mat_v8 v = alpha * s[q];
-        if (w == MAT_CB) {
-            mat_v8u *cq = (mat_v8u *)(c + q * ldc);
-            *cq = beta == 0.0 ? v : v + beta * *cq;
-        } else {
-            for (size_t j = 0; j < w; j++) c[q * ldc + j] = beta == 0.0 ? v[j] : v[j] + beta * c[q * ldc + j];
-        }
-    }
-}
+/* One panel: C (m, w) at column j, w <= W, from the panel Bp (k, W) at column j
+ * (row stride ldb), W-wide vectors VT (VTU: unaligned); four rows of
+ *   s_q = sum_p a_{i+q,p} Bp_{p, j..j+W-1}   (p in order)
+ * at a time, then one; c = alpha s (+ beta c unless beta = 0), w entries. */
+#define MAT_FIXED_PANEL(VT, VTU, W)                                                                 \
+    do {                                                                                            \
+        size_t i = 0;                                                                               \
+        for (; i + 4 <= m; i += 4) {                                                                \
+            VT s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};    /* in registers */                        \
+            const double *a0 = a + i * ars, *a1 = a0 + ars, *a2 = a1 + ars, *a3 = a2 + ars;         \
+            for (size_t p = 0; p < k; p++) {                                                        \
+                VT b = *(const VTU *)(Bp + p * ldb + j);                                            \
+                size_t o = p * acs;                                                                 \
+                s0 += a0[o] * b, s1 += a1[o] * b, s2 += a2[o] * b, s3 += a3[o] * b;                 \
+            }                                                                                       \
+            VT s[4] = {alpha * s0, alpha * s1, alpha * s2, alpha * s3};                             \
+            for (size_t q = 0; q < 4; q++) MAT_FIXED_STORE(C->data + (i + q) * ldc + j, s[q], VTU, W); \
+        }                                                                                           \
+        for (; i < m; i++) {                                                                        \
+            VT s0 = {0};                                                                            \
+            for (size_t p = 0; p < k; p++) s0 += a[i * ars + p * acs] * *(const VTU *)(Bp + p * ldb + j); \
+            s0 = alpha * s0;                                                                        \
+            MAT_FIXED_STORE(C->data + i * ldc + j, s0, VTU, W);                                     \
+        }                                                                                           \
+    } while (0)
+/* c (w entries) = v (+ beta c unless beta = 0) */
+#define MAT_FIXED_STORE(c, v, VTU, W)                                                               \
+    do {                                                                                            \
+        double *c_ = (c);                                                                           \
+        if (w == (W)) *(VTU *)c_ = beta == 0.0 ? (v) : (v) + beta * *(VTU *)c_;                     \
+        else for (size_t j_ = 0; j_ < w; j_++) c_[j_] = beta == 0.0 ? (v)[j_] : (v)[j_] + beta * c_[j_]; \
+    } while (0)
 
 __attribute__((target_clones("avx512f", "avx2", "default"), optimize("fp-contract=off")))
 static void mat_gemm_fixed(gsl_matrix *C, double alpha, const gsl_matrix *A, int tA,
@@ -134,41 +153,26 @@ static void mat_gemm_fixed(gsl_matrix *C, double alpha, const gsl_matrix *A, int
     // a_ip = a[i * ars + p * acs]
     size_t ars = tA ? 1 : A->tda, acs = tA ? A->tda : 1;
     const double *a = A->data;
-    // Bp (k, n) = op(B), row p at Bp + p ldb: B itself, or a zero-padded copy
-    double pack[MAT_FIXED_MAX_KN + MAT_CB * MAT_FIXED_MAX_K];
+    // Bp (k, n) = op(B), row p at Bp + p ldb: B itself, or a copy padded to whole panels
+    double pack[MAT_FIXED_MAX_KN + 8 * MAT_FIXED_MAX_K];
     const double *Bp = B->data;
-    size_t ldb = B->tda, nup = (n + MAT_CB - 1) / MAT_CB * MAT_CB;
+    size_t ldb = B->tda, n8 = n / 8 * 8, nup = n8 + (n - n8 > 4 ? 8 : n - n8 > 0 ? 4 : 0);
     if (tB || nup != n) {
-        memset(pack, 0, k * nup * sizeof *pack);
+        const double *b = B->data;
+        size_t bj = tB ? ldb : 1, bp = tB ? 1 : ldb;   /* op(B)_pj = b[p bp + j bj] */
         for (size_t p = 0; p < k; p++) {
             double *row = pack + p * nup;
-            if (tB)
-                for (size_t j = 0; j < n; j++) row[j] = B->data[j * ldb + p];
-            else
-                memcpy(row, B->data + p * ldb, n * sizeof *row);
+            for (size_t j = 0; j < n; j++) row[j] = b[p * bp + j * bj];
+            for (size_t j = n; j < nup; j++) row[j] = 0.0;
         }
         Bp = pack, ldb = nup;
     }
-    for (size_t j = 0; j < n; j += MAT_CB) {
-        size_t w = n - j < MAT_CB ? n - j : MAT_CB, i = 0;
-        for (; i + MAT_RB <= m; i += MAT_RB) {
-            // s_q = sum_p a_{i+q,p} Bp_{p, j..j+7},  q = 0 .. 3, p in order
-            mat_v8 s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};    /* in registers */
-            const double *a0 = a + i * ars, *a1 = a0 + ars, *a2 = a1 + ars, *a3 = a2 + ars;
-            for (size_t p = 0; p < k; p++) {
-                mat_v8 b = *(const mat_v8u *)(Bp + p * ldb + j);
-                size_t o = p * acs;
-                s0 += a0[o] * b, s1 += a1[o] * b, s2 += a2[o] * b, s3 += a3[o] * b;
-            }
-            mat_v8 s[MAT_RB] = {s0, s1, s2, s3};
-            mat_fixed_store(C->data + i * ldc + j, ldc, s, MAT_RB, w, alpha, beta);
-        }
-        for (; i < m; i++) {
-            // s = sum_p a_ip Bp_{p, j..j+7}, p in order
-            mat_v8 s[1] = {{0}};
-            for (size_t p = 0; p < k; p++) s[0] += a[i * ars + p * acs] * *(const mat_v8u *)(Bp + p * ldb + j);
-            mat_fixed_store(C->data + i * ldc + j, ldc, s, 1, w, alpha, beta);
-        }
+    for (size_t j = 0; j < n; j += 8) {
+        size_t w = n - j < 8 ? n - j : 8;
+        if (w > 4)
+            MAT_FIXED_PANEL(mat_v8, mat_v8u, 8);
+        else
+            MAT_FIXED_PANEL(mat_v4, mat_v4u, 4);
     }
 }
 

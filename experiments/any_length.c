@@ -14,9 +14,10 @@
  *     process per (head, T), T <= 10,000: min, median, max of 3 to --reps passes
  *     (each >= 0.02 s), until the median's order-statistic interval is within
  *     +-5% (timing.h) or the child used 0.15 CPU s (warm-up included). The
- *     whole sweep is bounded in CPU seconds too (--timing-budget, default 6):
- *     the slope's lengths (T >= 4096) first, then the others from the shortest,
- *     each only if its predicted cost fits in what is left of the budget.
+ *     whole sweep is bounded in CPU seconds too (--timing-budget, default 8):
+ *     the tiled head at the slope's lengths (T >= 4096) first, then both heads from
+ *     the shortest T, then the plain head at T >= 4096, each (head, T) only if its
+ *     predicted cost fits in what is left of the budget.
  */
 #include "exp.h"
 #include "anylen.h"
@@ -35,7 +36,7 @@ static const size_t T_LIST[] = {5, 10, 20, 50, 100, 200, 500, 1000, 2000, 4096, 
 static const size_t FIT_MIN_T = 5000;       /* the memory slope uses T >= this */
 static const size_t TIME_FIT_MIN_T = 4096;  /* the time slope, T >= this (timed up to timing_max_T) */
 static size_t max_T = 100000, max_plain_T = 4096, timing_max_T = 10000, reps = 9;
-static double timing_budget = 6.0;          /* CPU seconds of the whole timing sweep */
+static double timing_budget = 8.0;          /* CPU seconds of the whole timing sweep */
 enum { PER_POINT_CPU_CS = 15 };             /* and of one (head, T): 0.15 CPU s */
 
 /* The predicted CPU seconds of timing one (head, T): a warm-up and min_reps passes of
@@ -94,12 +95,15 @@ static int run(experiment *e)
     }
 
     // times, one thread for both heads, each (head, T) in its own process, within
-    // timing_budget CPU seconds: the slope's lengths (T >= TIME_FIT_MIN_T) first, then the rest
+    // timing_budget CPU seconds: first the tiled head at the slope's lengths
+    // (T >= TIME_FIT_MIN_T), then both heads from the shortest T, then the plain head at those
     timing none = {NAN, NAN, NAN, 0, 0, NAN, NAN, NAN}, m;
     double spent = 0.0, cpu, pass[2] = {NAN, NAN};   /* CPU so far; per pass at the last timed T */
-    size_t Tlast[2] = {0, 0}, order[NT_MAX], no = 0, untimed = 0;
-    for (size_t k = 0; k < n; k++) if (Ts[k] >= TIME_FIT_MIN_T) order[no++] = k;
-    for (size_t k = 0; k < n; k++) if (Ts[k] < TIME_FIT_MIN_T) order[no++] = k;
+    size_t Tlast[2] = {0, 0}, job[2 * NT_MAX], nj = 0, untimed = 0;   /* job: 2 k + head */
+    for (size_t k = 0; k < n; k++) if (Ts[k] >= TIME_FIT_MIN_T) job[nj++] = 2 * k;
+    for (size_t k = 0; k < n; k++)
+        if (Ts[k] < TIME_FIT_MIN_T) job[nj++] = 2 * k, job[nj++] = 2 * k + 1;
+    for (size_t k = 0; k < n; k++) if (Ts[k] >= TIME_FIT_MIN_T) job[nj++] = 2 * k + 1;
     for (int h = 0; h < 2 && !rc; h++) {
         rc = anylen_time(&p, e->o.seed, h, 1, &rule, &m, &base[h], &cpu);
         spent += cpu;
@@ -109,24 +113,24 @@ static int run(experiment *e)
                                     NAN, NAN};
         med[k] = NAN;
     }
-    for (size_t o = 0; o < no && !rc; o++) {
-        size_t k = order[o], T = Ts[k];
-        if (o > 0 && Ts[order[o - 1]] > T) pass[0] = pass[1] = NAN;   /* back to the short ones */
-        for (int h = 0; h < 2 && !rc && T <= timing_max_T && (h == 0 || T <= max_plain_T); h++) {
-            // pass CPU at T = at the last timed T times (T / T_last)^2 (the T^2 terms)
-            double r = Tlast[h] ? (double)T / (double)Tlast[h] : NAN;
-            double want = timing_cost(&rule, pass[h] * r * r);
-            if (spent + want > timing_budget) { untimed++; continue; }
-            timing *t = h ? &tr[k].plain : &tr[k].tiled;
-            if ((rc = anylen_time(&p, e->o.seed, h, T, &rule, t, &rss, &cpu))) break;
-            spent += cpu;
-            // CPU per call: a warm-up and reps x inner calls
-            pass[h] = cpu / (1.0 + (double)(t->reps * t->inner)), Tlast[h] = T;
-            if (h) tr[k].plain_rss_above_baseline_bytes = rss - base[h];
-            else tr[k].tiled_rss_above_baseline_bytes = rss - base[h];
-            if (h) tr[k].plain_gflops = rows[k].flops / t->median / 1e9;
-            else tr[k].tiled_gflops = rows[k].flops / t->median / 1e9, med[k] = t->median;
-        }
+    for (size_t j = 0; j < nj && !rc; j++) {
+        size_t k = job[j] / 2, T = Ts[k];
+        int h = (int)(job[j] % 2);
+        if (T > timing_max_T || (h && T > max_plain_T)) continue;
+        if (Tlast[h] > T) pass[h] = NAN;   /* back to a shorter length: no prediction */
+        // pass CPU at T = at the last timed T times (T / T_last)^2 (the T^2 terms)
+        double r = Tlast[h] ? (double)T / (double)Tlast[h] : NAN;
+        double want = timing_cost(&rule, pass[h] * r * r);
+        if (spent + want > timing_budget) { untimed++; continue; }
+        timing *t = h ? &tr[k].plain : &tr[k].tiled;
+        if ((rc = anylen_time(&p, e->o.seed, h, T, &rule, t, &rss, &cpu))) break;
+        spent += cpu;
+        // CPU per call: a warm-up and reps x inner calls
+        pass[h] = cpu / (1.0 + (double)(t->reps * t->inner)), Tlast[h] = T;
+        if (h) tr[k].plain_rss_above_baseline_bytes = rss - base[h];
+        else tr[k].tiled_rss_above_baseline_bytes = rss - base[h];
+        if (h) tr[k].plain_gflops = rows[k].flops / t->median / 1e9;
+        else tr[k].tiled_gflops = rows[k].flops / t->median / 1e9, med[k] = t->median;
     }
     for (int k = 0; k < 3; k++) mat_free(W[k]);
     if (!rc) rc = anylen_write_lengths(e->o.out_dir, rows, n);
@@ -172,9 +176,12 @@ static int run(experiment *e)
                  "thread adds %.2f MiB)", Tmax, (double)tiled_thread_bytes(tiled_tiles_default(), DK, DV) / 1048576.0);
     exp_reported(e, "anyLengthBytesPerToken", NAN, verdict_measure_exact(tiled_bytes[n - 1] / (double)Tmax, 1),
                  "bytes per token at T = %zu, one thread's tiles (X, K, V, O hold %d)", Tmax, 8 * (D + DK + DV + DV));
-    if (!isnan(st))
+    // the row whenever the sweep reaches the slope's lengths, NaN if the CPU budget left them
+    // untimed: the rows do not depend on the machine's speed
+    if (!isnan(st) || timing_max_T >= TIME_FIT_MIN_T)
         exp_reported(e, "anyLengthTimeSlope", NAN, verdict_measure_time(st, NAN, NAN, rule.min_reps), "log-log slope of the "
-                     "tiled head's median time vs T, %zu <= T <= %zu, one thread (about 2)", TIME_FIT_MIN_T, timing_max_T);
+                     "tiled head's median time vs T, %zu <= T <= %zu, one thread (about 2; NaN: fewer than 3 "
+                     "lengths timed within --timing-budget)", TIME_FIT_MIN_T, timing_max_T);
     exp_summary(e, "the same W_Q, W_K, W_V ran on T = %zu .. %zu tokens (the section: 5 or 100,000)", Ts[0], Tmax);
     if (nplain)
         exp_summary(e, "tiled = plain head within tolerance at %zu of %zu lengths T <= %zu (largest "
@@ -190,7 +197,8 @@ int main(int argc, char **argv)
         {"max-plain-T", OPT_SIZE, &max_plain_T, "N", "run and compare the plain head up to this T (default 4096)"},
         {"timing-max-T", OPT_SIZE, &timing_max_T, "N", "time both heads up to this T (default 10000)"},
         {"reps", OPT_SIZE, &reps, "N", "most timed passes per (head, T), >= 3 (default 9; fewer once the median is known to +-5%)"},
-        {"timing-budget", OPT_DOUBLE, &timing_budget, "S", "CPU seconds for all the times (default 6; "
+        {"timing-budget", OPT_DOUBLE, &timing_budget, "S",
+         "CPU seconds for all the times (default 8; "
          "a (head, T) whose predicted cost does not fit is not timed)"},
         {NULL, 0, NULL, NULL, NULL}};
     static const experiment_def def = {"any_length", NULL, OPT_SEED | OPT_T, 20261129UL, 0, extra, run};

@@ -2,7 +2,8 @@
 # test_any_length_timing.sh - any_length's timing sweep is bounded in CPU seconds:
 #   1. --timing-budget 0: no (head, T) is timed (every *_reps is 0) and the
 #      .meta counts them as untimed for the budget; the lengths' own results
-#      (any_length.csv) are those of a run with the default budget, byte for byte;
+#      (any_length.csv) are those of a run with a large budget, byte for byte,
+#      and its verdict rows are the same (the time slope's row, NaN, included);
 #   2. a budget that fits every length: every (head, T) up to --timing-max-T is
 #      timed, none is left out, and the CPU the sweep reports is within it;
 #   3. --timing-budget -1 or x: exit 2 naming the option.
@@ -36,6 +37,13 @@ u=$(meta timing_untimed_for_budget "$T/zero/any_length.meta")
 # 8 lengths T <= 1000 for the tiled head, 7 (T <= 500) for the plain one
 [ "$u" = 15 ] && pass || fail "budget 0: $u untimed for the budget, expected 15"
 cmp -s "$T/zero/any_length.csv" "$T/all/any_length.csv" && pass || fail "the budget changed any_length.csv"
+
+# the verdict rows do not depend on the budget: the time slope's row is there (NaN) when the
+# sweep reaches its lengths, even if nothing was timed
+mkdir -p "$T/slope"
+# shellcheck disable=SC2086
+"$B" --out "$T/slope" --max-T 1000 --max-plain-T 500 --timing-max-T 5000 --quiet --timing-budget 0
+grep -q ',anyLengthTimeSlope,' "$T/slope/any_length.verdicts.csv" && pass || fail "budget 0: no time-slope row"
 
 # 2. everything timed, within the budget
 reps=$(col tiled_reps "$T/all/any_length_timing.csv")

@@ -145,7 +145,14 @@ typedef double mat_v4u __attribute__((vector_size(4 * sizeof(double)), aligned(s
         else for (size_t j_ = 0; j_ < w; j_++) c_[j_] = beta == 0.0 ? (v)[j_] : (v)[j_] + beta * c_[j_]; \
     } while (0)
 
-__attribute__((target_clones("avx512f", "avx2", "default"), optimize("fp-contract=off")))
+/* no contraction: GCC's optimize attribute; clang (make fuzz) reads the standard pragma */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#define MAT_FIXED_ATTR __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define MAT_FIXED_ATTR __attribute__((target_clones("avx512f", "avx2", "default"), optimize("fp-contract=off")))
+#endif
+MAT_FIXED_ATTR
 static void mat_gemm_fixed(gsl_matrix *C, double alpha, const gsl_matrix *A, int tA,
                            const gsl_matrix *B, int tB, double beta)
 {

@@ -15,10 +15,12 @@
 #              the same on the AVX2 path (ATT_VEXP=avx2, OPENBLAS_CORETYPE=Haswell)
 #   expcmp     lib/fast/vexp.c's exp vs SLEEF's inside the tiled head (with SLEEF)
 #   extra      the rows of bench/rows/*.sh, sourced in name order
-#   reproduce  wall time of `make reproduce` into a temporary folder (<= 120 s)
+#   reproduce  wall and CPU time of `make reproduce` into a temporary folder (<= 60 s),
+#              and each experiment's CPU seconds (tools/run_one.sh prints them)
 #   reproduce_avx2  the same with the AVX2 paths forced on an AVX-512 machine
 #              (OPENBLAS_CORETYPE=Haswell, ATT_VEXP=avx2)
-#   check      wall time of `make check` after the build (<= 120 s)
+#   check      wall and CPU time of `make check` after the build (<= 45 s), and its
+#              slowest suites by CPU seconds
 #   ci         the last CI run's step times (CI_LOG, default /tmp/ci-times.txt,
 #              written by .ci/run), or with BENCH_CI=1 a run of .ci/run's
 #              steps after the install, here (<= 20 minutes)
@@ -108,6 +110,8 @@ cores=$(nproc)
 flags=$(sed -n 's/^flags[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 has_flag() { case " $flags " in *" $1 "*) echo yes ;; *) echo no ;; esac; }
 avx2=$(has_flag avx2); avx512=$(has_flag avx512f)
+# the kernel OpenBLAS picked (openblas_get_corename, in bench info) and whether it was forced
+coretype_note="openblas_get_corename; OPENBLAS_CORETYPE ${OPENBLAS_CORETYPE:+=$OPENBLAS_CORETYPE}${OPENBLAS_CORETYPE:-unset: the CPU's own}"
 load0=$(load)
 
 # ---- mc: the Monte Carlo, C vs NumPy ---------------------------------------------
@@ -252,15 +256,18 @@ reproduce_row() {
     timed_make "reproduce-$(basename "$2")" reproduce OUT="$2" BUILD="$BUILD" BIN="$BIN"
     n_exp=$(ls "$2"/*.verdicts.csv 2>/dev/null | wc -l)
     [ "$made_ok" = yes ] && ok="$made_s s" || ok="$made_s s (FAILED)"
-    row "wall time of \`make reproduce\`, $1" "$ok (cpu $made_cpu s)" "$n_exp experiments; load before / after $made_load" "" "<= 120 s on 2 idle cores" \
-        "$(yes_no "\"$made_ok\" == \"yes\" && $made_s <= 120")"
-    # the experiments' own times, when make reproduce prints them ("ID ... N.N s")
-    sed -n 's/^reproduce: *\([a-z_0-9]*\) .* \([0-9][0-9.]*\) s.*/\1 \2/p' "$tmp/reproduce-$(basename "$2").log" | grep -v '^done ' |
-        sort -k2 -g -r | head -n 5 | awk -v l="$1" 'NR == 1 { printf "slowest experiments (%s):", l } { printf " %s %s s,", $1, $2 } END { if (NR) print "" }' |
+    row "wall time of \`make reproduce\`, $1" "$ok (cpu $made_cpu s)" "$n_exp experiments; load before / after $made_load" "" "<= 60 s on 2 idle cores" \
+        "$(yes_no "\"$made_ok\" == \"yes\" && $made_s <= 60")"
+    # the experiments' own times, as make reproduce prints them (tools/run_one.sh:
+    # "reproduce:   ID   N.N s (cpu M.M s)  verdicts"), by CPU seconds
+    sed -n 's/^reproduce: *\([a-z_0-9]*\) *\([0-9][0-9.]*\) s (cpu *\([0-9][0-9.]*\) s).*/\1 \2 \3/p' \
+        "$tmp/reproduce-$(basename "$2").log" | sort -k3 -g -r |
+        awk -v l="$1" 'NR == 1 { printf "experiments by CPU seconds (%s; wall in brackets):", l }
+                       { printf " %s %s s (%s s),", $1, $3, $2 } END { if (NR) print "" }' |
         sed 's/,$/./' >> "$tmp/notes"
 }
 row_reproduce() {
-    [ "$QUICK" = 1 ] && { row "wall time of \`make reproduce\`" "skipped (BENCH_QUICK=1)" "" "" "<= 120 s" ""; return 0; }
+    [ "$QUICK" = 1 ] && { row "wall time of \`make reproduce\`" "skipped (BENCH_QUICK=1)" "" "" "<= 60 s" ""; return 0; }
     reproduce_row "this machine's paths (AVX-512: $avx512, OpenBLAS kernel $(value openblas_core "$tmp/info"))" "$tmp/reproduce"
 }
 row_reproduce_avx2() {
@@ -275,14 +282,19 @@ row_reproduce_avx2() {
 
 # ---- check: make check after the build -----------------------------------------------------------
 row_check() {
-    [ "$QUICK" = 1 ] && { row "wall time of \`make check\`" "skipped (BENCH_QUICK=1)" "" "" "<= 120 s" ""; return 0; }
+    [ "$QUICK" = 1 ] && { row "wall time of \`make check\`" "skipped (BENCH_QUICK=1)" "" "" "<= 45 s" ""; return 0; }
     echo "bench: make tests all, then make check" >&2
     make -s --no-print-directory tests all BUILD="$BUILD" BIN="$BIN" >/dev/null
     timed_make check check BUILD="$BUILD" BIN="$BIN"
     suites=$(sed -n 's/^suites: \(.*\)/\1/p' "$tmp/check.log" | head -n 1)
     [ "$made_ok" = yes ] && ok="$made_s s" || ok="$made_s s (FAILED)"
     row "wall time of \`make check\` (built beforehand; the slow suites are in make check-all)" "$ok (cpu $made_cpu s)" \
-        "${suites:-see its log}; load before / after $made_load" "" "<= 120 s" "$(yes_no "\"$made_ok\" == \"yes\" && $made_s <= 120")"
+        "${suites:-see its log}; load before / after $made_load" "" "<= 45 s" "$(yes_no "\"$made_ok\" == \"yes\" && $made_s <= 45")"
+    # the slowest suites by CPU seconds (tools/run_tests.sh: "  name  what  N.N s (cpu M.M s)  ok")
+    sed -n 's/^  *\(test_[a-z_0-9.]*\) .* \([0-9][0-9.]*\) s (cpu *\([0-9][0-9.]*\) s).*/\1 \2 \3/p' "$tmp/check.log" |
+        sort -k3 -g -r | head -n 8 |
+        awk 'NR == 1 { printf "slowest suites of make check by CPU seconds (wall in brackets):" }
+             { printf " %s %s s (%s s),", $1, $3, $2 } END { if (NR) print "" }' | sed 's/,$/./' >> "$tmp/notes"
 }
 
 # ---- ci: the last CI run's step times, or CI's steps timed here ------------------------------------
@@ -323,6 +335,7 @@ echo "# Benchmarks (\`make bench\`)"
 echo
 echo "Every row was measured in the same run, side by side. Machine:"
 echo
+echo "- kind: $cpu; AVX-512: $avx512; OpenBLAS kernel in use: $(value openblas_core "$tmp/info") ($coretype_note)"
 echo "- CPU: $cpu, $cores cores ($(value omp_threads "$tmp/info") OpenMP threads); AVX2: $avx2, AVX-512: $avx512"
 echo "- BLAS: $(value openblas_config "$tmp/info") (kernel $(value openblas_core "$tmp/info"), $(value blas_threads "$tmp/info") threads); GSL $(value gsl "$tmp/info")"
 echo "- load average at start / end: $load0 / $load1 (other processes slow every row)"

@@ -16,7 +16,11 @@
  *   - times (reported, any_length_timing.csv): both heads on one thread, a child
  *     process per (head, T), T <= 10,000: min, median, max of 3 to --reps passes
  *     (each >= 0.02 s), until the median's order-statistic interval is within
- *     +-5% (timing.h) or the passes took 0.25 s.
+ *     +-5% (timing.h) or the child used 0.15 CPU s (warm-up included). The
+ *     whole sweep is bounded in CPU seconds too (--timing-budget, default 8):
+ *     the tiled head at the slope's lengths (T >= 4096) first, then both heads from
+ *     the shortest T, then the plain head at T >= 4096, each (head, T) only if its
+ *     predicted cost fits in what is left of the budget.
  */
 #include "exp.h"
 #include "anylen.h"
@@ -35,11 +39,24 @@ static const size_t T_LIST[] = {5, 10, 20, 50, 100, 200, 500, 1000, 2000, 4096, 
 static const size_t FIT_MIN_T = 5000;       /* the memory slope uses T >= this */
 static const size_t TIME_FIT_MIN_T = 4096;  /* the time slope, T >= this (timed up to timing_max_T) */
 static size_t max_T = 100000, max_plain_T = 4096, timing_max_T = 10000, reps = 9;
+static double timing_budget = 8.0;          /* CPU seconds of the whole timing sweep */
+enum { PER_POINT_CPU_CS = 15 };             /* and of one (head, T): 0.15 CPU s */
+
+/* The predicted CPU seconds of timing one (head, T): a warm-up and min_reps passes of
+ * `pass` seconds (the last timed length's CPU per pass scaled by T^2), or the per-point
+ * budget and one more pass, whichever is more; `pass` NaN (nothing timed yet): the budget. */
+static double timing_cost(const timing_rule *rule, double pass)
+{
+    if (isnan(pass)) return rule->max_cpu_seconds;
+    return fmax((double)(1 + rule->min_reps) * pass, rule->max_cpu_seconds + pass);
+}
 
 static int run(experiment *e)
 {
     if (reps < 3) return exp_usage("--reps %zu: at least 3 passes per time", reps);
-    const timing_rule rule = {3, reps, 0.05, 0.25};
+    if (!(timing_budget >= 0 && timing_budget <= 86400))
+        return exp_usage("--timing-budget %g: CPU seconds, 0 .. 86400", timing_budget);
+    const timing_rule rule = {3, reps, 0.05, PER_POINT_CPU_CS / 100.0};
     size_t Ts[NT_MAX], n = 0;
     for (size_t i = 0; i < sizeof T_LIST / sizeof T_LIST[0] && !e->o.T; i++) if (T_LIST[i] <= max_T) Ts[n++] = T_LIST[i];
     if (e->o.T || Ts[n - 1] != max_T) Ts[n++] = e->o.T ? e->o.T : max_T;
@@ -82,20 +99,43 @@ static int run(experiment *e)
         anylen_free(&pc), anylen_free(&tc);
     }
 
-    // times, one thread for both heads, each (head, T) in its own process
+    // times, one thread for both heads, each (head, T) in its own process, within
+    // timing_budget CPU seconds: first the tiled head at the slope's lengths
+    // (T >= TIME_FIT_MIN_T), then both heads from the shortest T, then the plain head at those
     timing none = {NAN, NAN, NAN, 0, 0, NAN, NAN, NAN}, m;
-    for (int h = 0; h < 2 && !rc; h++) rc = anylen_time(&p, e->o.seed, h, 1, &rule, &m, &base[h]);
-    for (size_t k = 0; k < n && !rc; k++) {
-        size_t T = Ts[k];
-        tr[k] = (anylen_timing_row){T, 1, none, none, NAN, NAN, tiled_bytes[k], plain_bytes[k], NAN, NAN};
+    double spent = 0.0, cpu, pass[2] = {NAN, NAN};   /* CPU so far; per pass at the last timed T */
+    size_t Tlast[2] = {0, 0}, job[2 * NT_MAX], nj = 0, untimed = 0;   /* job: 2 k + head */
+    for (size_t k = 0; k < n; k++) if (Ts[k] >= TIME_FIT_MIN_T) job[nj++] = 2 * k;
+    for (size_t k = 0; k < n; k++)
+        if (Ts[k] < TIME_FIT_MIN_T) job[nj++] = 2 * k, job[nj++] = 2 * k + 1;
+    for (size_t k = 0; k < n; k++) if (Ts[k] >= TIME_FIT_MIN_T) job[nj++] = 2 * k + 1;
+    for (int h = 0; h < 2 && !rc; h++) {
+        rc = anylen_time(&p, e->o.seed, h, 1, &rule, &m, &base[h], &cpu);
+        spent += cpu;
+    }
+    for (size_t k = 0; k < n; k++) {
+        tr[k] = (anylen_timing_row){Ts[k], 1, none, none, NAN, NAN, tiled_bytes[k], plain_bytes[k],
+                                    NAN, NAN};
         med[k] = NAN;
-        if (T > timing_max_T || (rc = anylen_time(&p, e->o.seed, 0, T, &rule, &tr[k].tiled, &rss))) continue;
-        med[k] = tr[k].tiled.median;
-        tr[k].tiled_gflops = rows[k].flops / tr[k].tiled.median / 1e9;
-        tr[k].tiled_rss_above_baseline_bytes = rss - base[0];
-        if (T > max_plain_T || (rc = anylen_time(&p, e->o.seed, 1, T, &rule, &tr[k].plain, &rss))) continue;
-        tr[k].plain_gflops = rows[k].flops / tr[k].plain.median / 1e9;
-        tr[k].plain_rss_above_baseline_bytes = rss - base[1];
+    }
+    for (size_t j = 0; j < nj && !rc; j++) {
+        size_t k = job[j] / 2, T = Ts[k];
+        int h = (int)(job[j] % 2);
+        if (T > timing_max_T || (h && T > max_plain_T)) continue;
+        if (Tlast[h] > T) pass[h] = NAN;   /* back to a shorter length: no prediction */
+        // pass CPU at T = at the last timed T times (T / T_last)^2 (the T^2 terms)
+        double r = Tlast[h] ? (double)T / (double)Tlast[h] : NAN;
+        double want = timing_cost(&rule, pass[h] * r * r);
+        if (spent + want > timing_budget) { untimed++; continue; }
+        timing *t = h ? &tr[k].plain : &tr[k].tiled;
+        if ((rc = anylen_time(&p, e->o.seed, h, T, &rule, t, &rss, &cpu))) break;
+        spent += cpu;
+        // CPU per call: a warm-up and reps x inner calls
+        pass[h] = cpu / (1.0 + (double)(t->reps * t->inner)), Tlast[h] = T;
+        if (h) tr[k].plain_rss_above_baseline_bytes = rss - base[h];
+        else tr[k].tiled_rss_above_baseline_bytes = rss - base[h];
+        if (h) tr[k].plain_gflops = rows[k].flops / t->median / 1e9;
+        else tr[k].tiled_gflops = rows[k].flops / t->median / 1e9, med[k] = t->median;
     }
     for (int k = 0; k < 3; k++) mat_free(W[k]);
     if (!rc) rc = anylen_write_lengths(e->o.out_dir, rows, n);
@@ -103,9 +143,14 @@ static int run(experiment *e)
     if (rc) return rc;
     char machine[512];
     exp_meta(e, "%s\nd: %d\nd_k: %d\nd_v: %d\ntiles: %zu x %zu\nmax_T: %zu\nmax_plain_T: %zu\ntiming_max_T: %zu\n"
-             "reps_min: %zu\nreps_max: %zu\nreps_target_rel_ci: %g\nvexp: %s\ntiming_threads: 1 (both heads)\nthreads: %d",
+             "reps_min: %zu\nreps_max: %zu\nreps_target_rel_ci: %g\ntiming_cpu_per_point: %g\n"
+             "timing_budget_cpu: %g\ntiming_spent_cpu: %.2f\ntiming_untimed_for_budget: %zu\n"
+             "vexp: %s\n"
+             "timing_threads: 1 (both heads)\nthreads: %d",
              timing_machine(machine, sizeof machine), D, DK, DV, tiled_tiles_default().bq, tiled_tiles_default().bk,
-             max_T, max_plain_T, timing_max_T, rule.min_reps, rule.max_reps, rule.rel_ci, vexp_path(), omp_get_max_threads());
+             max_T, max_plain_T, timing_max_T, rule.min_reps, rule.max_reps, rule.rel_ci,
+             rule.max_cpu_seconds,
+             timing_budget, spent, untimed, vexp_path(), omp_get_max_threads());
 
     // tiled == plain where the plain head fits
     if (nplain) {
@@ -141,9 +186,12 @@ static int run(experiment *e)
                  "thread adds %.2f MiB)", Tmax, (double)tiled_thread_bytes(tiled_tiles_default(), DK, DV) / 1048576.0);
     exp_reported(e, "anyLengthBytesPerToken", NAN, verdict_measure_exact(tiled_bytes[n - 1] / (double)Tmax, 1),
                  "bytes per token at T = %zu, one thread's tiles (X, K, V, O hold %d)", Tmax, 8 * (D + DK + DV + DV));
-    if (!isnan(st))
+    // the row whenever the sweep reaches the slope's lengths, NaN if the CPU budget left them
+    // untimed: the rows do not depend on the machine's speed
+    if (!isnan(st) || timing_max_T >= TIME_FIT_MIN_T)
         exp_reported(e, "anyLengthTimeSlope", NAN, verdict_measure_time(st, NAN, NAN, rule.min_reps), "log-log slope of the "
-                     "tiled head's median time vs T, %zu <= T <= %zu, one thread (about 2)", TIME_FIT_MIN_T, timing_max_T);
+                     "tiled head's median time vs T, %zu <= T <= %zu, one thread (about 2; NaN: fewer than 3 "
+                     "lengths timed within --timing-budget)", TIME_FIT_MIN_T, timing_max_T);
     exp_summary(e, "the same W_Q, W_K, W_V ran on T = %zu .. %zu tokens (the section: 5 or 100,000)", Ts[0], Tmax);
     if (nplain)
         exp_summary(e, "tiled = plain head within tolerance at %zu of %zu lengths T <= %zu (largest "
@@ -159,6 +207,9 @@ int main(int argc, char **argv)
         {"max-plain-T", OPT_SIZE, &max_plain_T, "N", "run and compare the plain head up to this T (default 4096)"},
         {"timing-max-T", OPT_SIZE, &timing_max_T, "N", "time both heads up to this T (default 10000)"},
         {"reps", OPT_SIZE, &reps, "N", "most timed passes per (head, T), >= 3 (default 9; fewer once the median is known to +-5%)"},
+        {"timing-budget", OPT_DOUBLE, &timing_budget, "S",
+         "CPU seconds for all the times (default 8; "
+         "a (head, T) whose predicted cost does not fit is not timed)"},
         {NULL, 0, NULL, NULL, NULL}};
     static const experiment_def def = {"any_length", NULL, OPT_SEED | OPT_T, 20261129UL, 0, extra, run};
     return exp_main(&def, argc, argv);

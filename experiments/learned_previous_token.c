@@ -23,8 +23,6 @@
 #include "prevlearn.h"
 #include "prevtrain.h"
 
-#include <omp.h>
-
 static const size_t WIDTHS[] = {1, 2, 3, 4, 6, 8, 12, 16};
 enum { NCP = 5, W_SMALL = 2, W_SIDE = 4 };   /* checkpoints; the widths the verdicts name */
 static size_t n_vocab = 8, seeds = 10, steps = 1600, batch = 8, map_dk = W_SMALL, budgets = NCP;
@@ -95,9 +93,9 @@ static int run(experiment *e)
     def.ctx = &c, def.draws = seeds, def.work_alloc = prevlearn_work_alloc, def.work_free = prevlearn_work_free;
     def.nderived = PREVLEARN_NDERIVED, def.derived = prevlearn_derived, def.derive = prevlearn_derive;
     def.draws_csv = "learned_previous_token_draws.csv";
-    // One thread unless OMP_NUM_THREADS says otherwise: the tiny (8 x 16) products wait on OpenBLAS's
-    // buffer lock (2 threads: 16.5 s wall, 32.5 s CPU; 1: 17.3 s). Same results for any count (mc.h).
-    if (getenv("OMP_NUM_THREADS") == NULL) omp_set_num_threads(1);
+    // Every thread: the tiny (8 x 16) products are mat_gemm's fixed-order kernel (mat.h), not
+    // OpenBLAS (whose buffer lock made 2 threads cost twice the CPU of 1); the same bytes for
+    // any thread count (mc.h) and any OpenBLAS kernel (tests/test_learned_previous_token.sh).
     sweep_result r;
     // the figure's maps: draw 0 at (map_dk, S) again, separate and tied (prevlearn.h)
     int st = prevlearn_map_run(e, &c, T, map_dk, steps, NSTAT, train_eval, "learned_previous_token_A.csv");

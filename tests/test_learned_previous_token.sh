@@ -4,7 +4,13 @@
 #      (a small run: one width, 3 seeds, 64 steps);
 #   2. a --dk run repeats the numbers of that width in a two-width run
 #      (every trained pair's stream is sweep_stream of its point (d_k, steps));
-#   3. bad input exits 2 with a message naming the option, writing nothing.
+#   3. bad input exits 2 with a message naming the option, writing nothing;
+#   4. the same CSVs, byte for byte, under every OpenBLAS kernel this CPU runs
+#      (OPENBLAS_CORETYPE = Sandybridge, Haswell, Zen, and SkylakeX with
+#      AVX-512): the training's small products go through mat_gemm's
+#      fixed-order kernel (lib/math/mat.h), not the BLAS, whose rounding is
+#      the kernel's and which the training amplifies (the same run through the
+#      BLAS differs between Haswell and Sandybridge in every CSV).
 # Run from anywhere: sh tests/test_learned_previous_token.sh (ATT_BIN_DIR=bin-x)
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -48,6 +54,22 @@ for args in "--T 1" "--vocab 1" "--seeds 1" "--steps 8" "--dk 0" "--draws 0" "--
     elif ! grep -q -- "$opt" "$T/err"; then fail "$args: message does not name $opt: $(cat "$T/err")"
     elif [ -n "$(ls -A "$D")" ]; then fail "$args: wrote $(ls "$D")"
     else pass; fi
+done
+# every kernel: a small run at d_k = 12 (the fixed kernel's full and narrow
+# panels) byte-identical to the default kernel's
+kernels="Sandybridge Haswell Zen"
+grep -q '^flags.* avx512f' /proc/cpuinfo && kernels="$kernels SkylakeX"
+kargs="--dk 12 --seeds 3 --steps 64 --draws 20 --quiet"
+mkdir -p "$T/k0"
+# shellcheck disable=SC2086
+OMP_NUM_THREADS=1 "$B" --out "$T/k0" $kargs >/dev/null 2>&1
+for k in $kernels; do
+    mkdir -p "$T/k-$k"
+    # shellcheck disable=SC2086
+    OPENBLAS_CORETYPE=$k OMP_NUM_THREADS=2 "$B" --out "$T/k-$k" $kargs >/dev/null 2>&1
+    for f in learned_previous_token.csv learned_previous_token_draws.csv learned_previous_token_A.csv; do
+        if cmp -s "$T/k0/$f" "$T/k-$k/$f"; then pass; else fail "$f differs under OPENBLAS_CORETYPE=$k"; fi
+    done
 done
 echo "test_learned_previous_token: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

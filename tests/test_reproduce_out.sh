@@ -84,7 +84,7 @@ fi
 first=$(head -n 1 "$T/out2")
 [ "$first" = "reproduce: writing into $D" ] && pass "the first line names the folder" ||
     fail "first line of make reproduce" "'$first'"
-grep -qE '^reproduce: +concentration +[0-9]+\.[0-9] s +[0-9]+ PASS' "$T/out2" &&
+grep -qE '^reproduce: +concentration +[0-9]+\.[0-9] s +(\(cpu +[0-9]+\.[0-9] s\) +)?[0-9]+ PASS' "$T/out2" &&
     pass "progress: the experiment's name, time and verdicts" ||
     fail "progress line of concentration" "$(grep concentration "$T/out2")"
 grep -qE "^reproduce: done in [0-9]+ s: [0-9]+ files in $D" "$T/out2" && pass "progress: the total at the end" ||

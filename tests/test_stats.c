@@ -241,6 +241,16 @@ START_TEST(test_timing_rule)
     ck_assert_msg(t.reps == 7 && calls == 8, "tight rule: %zu samples, %d calls (want 7, 8)", t.reps, calls);
     ck_assert(t.min <= t.ci_low && t.ci_low <= t.median && t.median <= t.ci_high && t.ci_high <= t.max);
     ck_assert_int_eq(timing_measure_until(uneven_job, (void *)&sink, &bad, 0.0, &t), ATT_EUSAGE);
+    // a CPU budget already spent (0 s) stops the tight rule at its minimum: 3 samples, 4 calls
+    timing_rule spent = {3, 7, 0.0, 0.0}, negative = {3, 7, 0.0, -1.0};
+    calls = 0;
+    ck_assert_int_eq(timing_measure_until(uneven_job, (void *)&sink, &spent, 0.0, &t), ATT_OK);
+    ck_assert_msg(t.reps == 3 && calls == 4, "CPU budget 0: %zu samples, %d calls (want 3, 4)", t.reps, calls);
+    ck_assert_int_eq(timing_measure_until(uneven_job, (void *)&sink, &negative, 0.0, &t), ATT_EUSAGE);
+    // the thread's CPU clock advances with work
+    double c0 = timing_thread_cpu();
+    for (int k = 0; k < 20; k++) uneven_job((void *)&sink);
+    ck_assert(timing_thread_cpu() > c0);
     ck_assert_int_eq(timing_measure(uneven_job, (void *)&sink, 0, 0.0, &t), ATT_EUSAGE);
     calls = 0;
     ck_assert_int_eq(timing_measure(uneven_job, (void *)&sink, 5, 0.0, &t), ATT_OK);

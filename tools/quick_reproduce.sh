@@ -73,8 +73,17 @@ for id in $ids; do
     mkdir -p "$OUT/$id"
     small=""
     "$b" --help 2>/dev/null | grep -q -- '--draws N' && small="--draws $DRAWS"
-    # a quick run of any_length stops at T = 2000 (the default goes to 100,000)
+    # a quick run of any_length stops at T = 2000 (the default goes to 100,000), and times
+    # within 1 CPU second (--timing-budget; the default is 8)
     "$b" --help 2>/dev/null | grep -q -- '--max-T' && small="$small --max-T 2000"
+    "$b" --help 2>/dev/null | grep -q -- '--timing-budget' && small="$small --timing-budget 1"
+    # a quick run of a trained experiment (learned_previous_token) trains 3 heads of 160
+    # Adam steps per point, not 10 of 1600: --draws sets its held-out sequences only, so
+    # the default training was most of make check's CPU (17 of 29 s in test_experiments.sh)
+    "$b" --help 2>/dev/null | grep -q -- '--steps S' && small="$small --seeds 3 --steps 160"
+    # fused_qkv times its products at its default T (10 CPU s); at T = 128 every check and the
+    # timing code still run, in 2 s
+    [ "$id" = fused_qkv ] && small="$small --T 128"
     extra=$(eval echo "\${QUICK_ARGS_$id:-}")
     # shellcheck disable=SC2086
     run "$id" "$b" --out "$OUT/$id" --quiet $small $extra

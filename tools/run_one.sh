@@ -2,8 +2,8 @@
 # run_one.sh ID BINDIR OUTDIR BUILDDIR [--long [ARG ...]] - one experiment of make reproduce:
 # runs BINDIR/ID --out OUTDIR --quiet (with --long: BINDIR/ID --long ARG ... --out OUTDIR,
 # its progress on stderr; make reproduce-long) and prints, as it finishes, one line:
-# its name, its time and its verdicts, e.g.
-#   reproduce:   key_bias                  3.1 s  4 PASS, 1 REPORTED
+# its name, its wall time, its CPU time (user + system) and its verdicts, e.g.
+#   reproduce:   key_bias                  3.1 s (cpu    5.9 s)  4 PASS, 1 REPORTED
 # Exit 1 (some verdict FAIL) is a result, not an error: it exits 0 then;
 # exit 2 or more is passed on, with the experiment named.
 set -u
@@ -14,13 +14,19 @@ if [ "$mode" = --long ]; then "$bin/$id" --long "$@" --out "$out"; else "$bin/$i
 st=$?
 t1=$(date +%s%N)
 secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
+# CPU seconds of the finished children: the second line of `times` ("0m1.23s 0m0.45s"),
+# run in this shell (in a pipe or $(...) it would see a subshell's children only)
+tf=$(mktemp "${TMPDIR:-/tmp}/att-times.XXXXXX") && times > "$tf"
+cpu=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] }
+                     printf "%.1f", t }' "$tf" 2>/dev/null)
+rm -f "$tf"
 if [ "$st" -gt 1 ]; then
-    printf 'reproduce:   %-24s %6s s  FAILED TO RUN (exit %d)\n' "$id" "$secs" "$st" >&2
+    printf 'reproduce:   %-24s %6s s (cpu %6s s)  FAILED TO RUN (exit %d)\n' "$id" "$secs" "$cpu" "$st" >&2
     exit "$st"
 fi
 summary=$("$build/tools/csvcol" "$out/$id.verdicts.csv" verdict 2>/dev/null |
           awk '{ n[$1]++ } END { s = ""; split("PASS FAIL INCONCLUSIVE REPORTED", k, " ");
                  for (i = 1; i <= 4; i++) if (n[k[i]]) s = s (s ? ", " : "") n[k[i]] " " k[i];
                  print s }')
-printf 'reproduce:   %-24s %6s s  %s\n' "$id" "$secs" "${summary:-no verdict rows}"
+printf 'reproduce:   %-24s %6s s (cpu %6s s)  %s\n' "$id" "$secs" "$cpu" "${summary:-no verdict rows}"
 exit 0

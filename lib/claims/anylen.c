@@ -99,10 +99,10 @@ static int anylen_time_child(void *ctx, timing *t)
 }
 
 int anylen_time(const head_params *p, unsigned long seed, int plain, size_t T,
-                const timing_rule *rule, timing *t, double *rss)
+                const timing_rule *rule, timing *t, double *rss, double *cpu)
 {
     anylen_timed h = {p, seed, plain, T, rule};
-    return timing_in_child(anylen_time_child, &h, t, rss);
+    return timing_in_child(anylen_time_child, &h, t, rss, cpu);
 }
 
 double anylen_mean(const gsl_matrix *O)

@@ -40,9 +40,9 @@ int anylen_counted(anylen_case *c, const head_params *p, unsigned long seed, int
 
 /* The head at T timed on ONE thread in a child process (timing_in_child):
  * one warm-up pass, then passes until `rule` stops (timing.h); *rss = the
- * child's peak resident bytes. */
+ * child's peak resident bytes, *cpu = the CPU seconds the child used. */
 int anylen_time(const head_params *p, unsigned long seed, int plain, size_t T,
-                const timing_rule *rule, timing *t, double *rss);
+                const timing_rule *rule, timing *t, double *rss, double *cpu);
 
 /* mean of O (T, d_v): sum_ic O_ic / (T d_v), summed row by row (a checksum) */
 double anylen_mean(const gsl_matrix *O);

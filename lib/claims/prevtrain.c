@@ -181,10 +181,11 @@ int prevtrain_loss_grad(prev_model *mdl, const size_t *tokens, size_t B, double 
         if (rc) return rc;
         Lsum += L;
         // dZ_t = w (p_t - e_{token_{t-1}}), t >= 1 ;  dZ_0 = 0
-        for (size_t v = 0; v < V; v++) gsl_matrix_set(dZ, 0, v, 0.0);
+        for (size_t v = 0; v < V; v++) *gsl_matrix_ptr(dZ, 0, v) = 0.0;
         for (size_t t = 1; t < T; t++) {
-            for (size_t v = 0; v < V; v++) gsl_matrix_set(dZ, t, v, w * gsl_matrix_get(dZ, t, v));
-            *gsl_matrix_ptr(dZ, t, tok[t - 1]) -= w;
+            double *dz = gsl_matrix_ptr(dZ, t, 0);
+            for (size_t v = 0; v < V; v++) dz[v] *= w;
+            dz[tok[t - 1]] -= w;
         }
         // dW_O += O^T dZ ;  G = dL/dO = dZ W_O^T
         if ((rc = mat_gemm(&mdl->dW_O.matrix, 1.0, mdl->st.O, 1, dZ, 0, 1.0))) return rc;

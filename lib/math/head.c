@@ -302,12 +302,16 @@ static int head_check_grads(const head_grads *g, const head_state *st, const gsl
     return ATT_OK;
 }
 
-/* db (n) = dY^T 1: the column sums of dY (N, n), as a BLAS product with ones (N). */
-static int head_colsum(gsl_vector *db, const gsl_matrix *dY, const gsl_vector *ones)
+/* db (n) = dY^T 1: the column sums of dY (N, n), each summed over i = 0 .. N-1
+ * in order (a fixed order: the same bits under every BLAS kernel, mat.h) */
+static void head_colsum(gsl_vector *db, const gsl_matrix *dY)
 {
-    gsl_vector_const_view one = gsl_vector_const_subvector(ones, 0, dY->size1);
-    int rc = gsl_blas_dgemv(CblasTrans, 1.0, dY, &one.vector, 0.0, db);
-    return rc ? att_fail(ATT_ERUNTIME, "dgemv failed (GSL error %d)", rc) : ATT_OK;
+    // db_j = sum_i dY_ij
+    for (size_t j = 0; j < dY->size2; j++) {
+        double s = 0.0;
+        for (size_t i = 0; i < dY->size1; i++) s += gsl_matrix_get(dY, i, j);
+        gsl_vector_set(db, j, s);
+    }
 }
 
 /* Gradients of L = sum(G .* O), G (T_q, d_v), by reverse-mode differentiation
@@ -327,9 +331,7 @@ int head_backward(head_grads *g, const head_state *st, const head_params *p,
     gsl_matrix *dV = mat_new(T_k, d_v);
     gsl_matrix *dQ = mat_new(T_q, d_k);     /* dQ, then dQb in place       */
     gsl_matrix *dK = mat_new(T_k, d_k);     /* dK, then dKb in place       */
-    gsl_vector *ones = mat_vec_new(T_q > T_k ? T_q : T_k);
-    if (!dS || !dV || !dQ || !dK || !ones) { rc = att_alloc_status(); goto done; }
-    gsl_vector_set_all(ones, 1.0);
+    if (!dS || !dV || !dQ || !dK) { rc = att_alloc_status(); goto done; }
 
     // forward: O = A V
     //   dA = G V^T        (T_q, T_k)
@@ -341,14 +343,10 @@ int head_backward(head_grads *g, const head_state *st, const head_params *p,
     //   da_ij/ds_im = a_ij (delta_jm - a_im), so
     //   dS_im = a_im (dA_im - sum_j dA_ij a_ij)      (dS overwrites dA)
     for (size_t i = 0; i < T_q; i++) {
-        gsl_vector_const_view a = gsl_matrix_const_row(st->A, i);
-        gsl_vector_view da = gsl_matrix_row(dS, i);
-        double r;
-        gsl_blas_ddot(&da.vector, &a.vector, &r);         /* r = sum_j dA_ij a_ij */
-        for (size_t m = 0; m < T_k; m++) {
-            double a_im = gsl_matrix_get(st->A, i, m);
-            gsl_matrix_set(dS, i, m, a_im * (gsl_matrix_get(dS, i, m) - r));
-        }
+        const double *a = gsl_matrix_const_ptr(st->A, i, 0);
+        double *ds = gsl_matrix_ptr(dS, i, 0), r = 0.0;
+        for (size_t j = 0; j < T_k; j++) r += ds[j] * a[j];    /* r = sum_j dA_ij a_ij, j in order */
+        for (size_t m = 0; m < T_k; m++) ds[m] = a[m] * (ds[m] - r);
     }
 
     // forward: S = scale Q K^T
@@ -366,24 +364,24 @@ int head_backward(head_grads *g, const head_state *st, const head_params *p,
 
     // forward: Qb = Xq W_Q + 1 b_Q^T
     //   db_Q = dQb^T 1   dW_Q = Xq^T dQb   dXq = dQb W_Q^T
-    if ((rc = head_colsum(g->db_Q, dQ, ones))) goto done;
+    head_colsum(g->db_Q, dQ);
     if ((rc = mat_gemm(g->dW_Q, 1.0, Xq, 1, dQ, 0, 0.0))) goto done;
     if ((rc = mat_gemm(g->dXq, 1.0, dQ, 0, p->W_Q, 1, 0.0))) goto done;
 
     // forward: Kb = Xkv W_K + 1 b_K^T
     //   db_K = dKb^T 1   dW_K = Xkv^T dKb   dXkv = dKb W_K^T
-    if ((rc = head_colsum(g->db_K, dK, ones))) goto done;
+    head_colsum(g->db_K, dK);
     if ((rc = mat_gemm(g->dW_K, 1.0, Xkv, 1, dK, 0, 0.0))) goto done;
     if ((rc = mat_gemm(g->dXkv, 1.0, dK, 0, p->W_K, 1, 0.0))) goto done;
 
     // forward: V = Xkv W_V + 1 b_V^T
     //   db_V = dV^T 1    dW_V = Xkv^T dV    dXkv += dV W_V^T  (second path into Xkv)
-    if ((rc = head_colsum(g->db_V, dV, ones))) goto done;
+    head_colsum(g->db_V, dV);
     if ((rc = mat_gemm(g->dW_V, 1.0, Xkv, 1, dV, 0, 0.0))) goto done;
     if ((rc = mat_gemm(g->dXkv, 1.0, dV, 0, p->W_V, 1, 1.0))) goto done;
 
 done:
-    mat_free(dS); mat_free(dV); mat_free(dQ); mat_free(dK); mat_vec_free(ones);
+    mat_free(dS); mat_free(dV); mat_free(dQ); mat_free(dK);
     return rc;
 }
 

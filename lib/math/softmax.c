@@ -54,7 +54,8 @@ int softmax_vec(double *out, const double *in, size_t n)
     // pass 1: e_j = exp(s_j - m) <= 1, sum >= 1 (the max contributes exactly 1)
     double sum = 0.0;
     for (size_t j = 0; j < n; j++) {
-        out[j] = exp(in[j] - m);        /* exp(-inf) = 0: a masked key */
+        // a masked key: exp(-inf) = 0 exactly, without the call (m is finite here)
+        out[j] = in[j] == -INFINITY ? 0.0 : exp(in[j] - m);
         sum += out[j];
     }
     // pass 2: normalise

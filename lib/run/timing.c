@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <time.h>
 #include <omp.h>
 
 /* OpenBLAS exports these; with GSL's reference CBLAS they are absent. */
@@ -53,19 +54,29 @@ static void timing_summarise(double *s, size_t n, size_t inner, timing *t)
     timing_median_ci(s, n, t);
 }
 
+double timing_thread_cpu(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0.0;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 int timing_measure_until(int (*fn)(void *), void *arg, const timing_rule *rule,
                          double min_sample, timing *t)
 {
-    if (rule->min_reps == 0 || rule->max_reps < rule->min_reps || !(rule->rel_ci >= 0))
+    if (rule->min_reps == 0 || rule->max_reps < rule->min_reps || !(rule->rel_ci >= 0)
+        || !(rule->max_cpu_seconds >= 0))
         return att_fail(ATT_EUSAGE, "timing: repetitions %zu..%zu (need 1 <= min <= max), "
-                        "relative CI %g (need >= 0)", rule->min_reps, rule->max_reps, rule->rel_ci);
+                        "relative CI %g (need >= 0), CPU budget %g s (need >= 0)", rule->min_reps,
+                        rule->max_reps, rule->rel_ci, rule->max_cpu_seconds);
+    double cpu0 = timing_thread_cpu();
     double t0 = omp_get_wtime();
     int rc = fn(arg);                       /* warm-up: pages, threads, caches */
     if (rc) return rc;
     double once = omp_get_wtime() - t0;
     size_t inner = once >= min_sample ? 1 : (size_t)ceil(min_sample / fmax(once, 1e-7));
     size_t cap = rule->max_reps;
-    double *s = malloc(cap * sizeof *s), *sorted = malloc(cap * sizeof *sorted), spent = 0.0;
+    double *s = malloc(cap * sizeof *s), *sorted = malloc(cap * sizeof *sorted);
     if (s == NULL || sorted == NULL) { free(s); free(sorted); return att_fail(ATT_ERUNTIME, "timing: out of memory"); }
     size_t n = 0;
     while (!rc && n < cap) {
@@ -73,12 +84,12 @@ int timing_measure_until(int (*fn)(void *), void *arg, const timing_rule *rule,
         for (size_t k = 0; k < inner && !rc; k++) rc = fn(arg);
         double dt = omp_get_wtime() - t0;
         s[n++] = dt / (double)inner;
-        spent += dt;
         if (rc || n < rule->min_reps) continue;
-        // stop once the median's interval is narrow enough, or the budget is spent
+        // stop once the median's interval is narrow enough, or the CPU budget is spent
         memcpy(sorted, s, n * sizeof *s);
         timing_summarise(sorted, n, inner, t);
-        if (0.5 * (t->ci_high - t->ci_low) <= rule->rel_ci * t->median || spent >= rule->max_seconds) break;
+        if (0.5 * (t->ci_high - t->ci_low) <= rule->rel_ci * t->median
+            || timing_thread_cpu() - cpu0 >= rule->max_cpu_seconds) break;
     }
     if (!rc) {
         memcpy(sorted, s, n * sizeof *s);
@@ -121,7 +132,8 @@ typedef struct {
     char err[512];
 } child_msg;
 
-int timing_in_child(int (*job)(void *ctx, timing *t), void *ctx, timing *t, double *rss_bytes)
+int timing_in_child(int (*job)(void *ctx, timing *t), void *ctx, timing *t, double *rss_bytes,
+                    double *cpu_seconds)
 {
     int fd[2];
     if (pipe(fd) != 0) return att_fail(ATT_ERUNTIME, "timing: pipe: %s", strerror(errno));
@@ -157,6 +169,9 @@ int timing_in_child(int (*job)(void *ctx, timing *t), void *ctx, timing *t, doub
                         WIFSIGNALED(wst) ? "signal" : "exit status",
                         WIFSIGNALED(wst) ? WTERMSIG(wst) : WEXITSTATUS(wst));
     *rss_bytes = (double)ru.ru_maxrss * 1024.0;           /* Linux: KiB */
+    if (cpu_seconds)
+        *cpu_seconds = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec
+                     + (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
     if (m.status) return att_fail(m.status, "%s", m.err);
     *t = m.t;
     return ATT_OK;

@@ -36,12 +36,20 @@ void timing_median_ci(const double *x, size_t n, timing *t);
 
 /* When to stop repeating: after at least min_reps samples, as soon as the
  * median's interval (above) has half-width <= rel_ci * median, or the
- * samples took max_seconds in all; at max_reps in any case. */
+ * measurement has used max_cpu_seconds of CPU time (the calling thread's,
+ * CLOCK_THREAD_CPUTIME_ID, the warm-up included); at max_reps in any case.
+ * A budget in CPU seconds, not in wall time: a loaded machine stretches
+ * every sample's wall time (what a time reports) but not the work the
+ * budget pays for, so the cost of a measurement does not grow with the load.
+ * The samples themselves stay wall-clock seconds. */
 typedef struct {
     size_t min_reps, max_reps;   /* 1 <= min_reps <= max_reps */
     double rel_ci;               /* target relative half-width, e.g. 0.02 */
-    double max_seconds;          /* time budget of the samples (not the warm-up) */
+    double max_cpu_seconds;      /* CPU budget of warm-up and samples together */
 } timing_rule;
+
+/* CPU seconds the calling thread has used (CLOCK_THREAD_CPUTIME_ID). */
+double timing_thread_cpu(void);
 
 /* timing_measure with the repetition count chosen by the measured spread
  * (rule): one warm-up call, then samples until the rule stops. t->reps is
@@ -58,9 +66,11 @@ char *timing_machine(char *buf, size_t n);
 int timing_blas_threads(void);
 
 /* Run job(ctx, t) in a child process (fork) and bring back its timing, its
- * status and error message, and the child's peak resident memory in bytes
- * (ru_maxrss; Linux). A measurement of memory or time then starts from a
- * fresh process. ATT_ERUNTIME when the child dies. */
-int timing_in_child(int (*job)(void *ctx, timing *t), void *ctx, timing *t, double *rss_bytes);
+ * status and error message, the child's peak resident memory in bytes
+ * (ru_maxrss; Linux) and, when cpu_seconds is not NULL, the CPU seconds the
+ * child used (user + system, from wait4). A measurement of memory or time
+ * then starts from a fresh process. ATT_ERUNTIME when the child dies. */
+int timing_in_child(int (*job)(void *ctx, timing *t), void *ctx, timing *t, double *rss_bytes,
+                    double *cpu_seconds);
 
 #endif

@@ -35,7 +35,7 @@ TIME_ONLY="any_length:timing-max-T learned_previous_token:steps learned_previous
 refused() {
     desc=$1 opt=$2
     shift 2
-    timeout 60 "$@" >"$T/out" 2>"$T/err"
+    timeout "${CASE_TIMEOUT:-20}" "$@" >"$T/out" 2>"$T/err"
     rc=$?
     lines=$(wc -l <"$T/err")
     msg=$(head -c 300 "$T/err" | tr '\n' ' ')

@@ -48,8 +48,8 @@ static int run(experiment *e)
     // (and the timer keeps every sample twice: reps*16 bytes)
     if (opts_need(&e->o, NULL, 8 * (D + DK + DV + DV), e->o.T ? "T" : "max-T", Ts[n - 1]) ||
         opts_need(&e->o, NULL, 2 * sizeof(double), "reps", reps) ||
-        (Tp && opts_need_for(&e->o, "--max-plain-T", max_plain_T, "the plain head's T x T scores at "
-                             "its longest T", TpTp, over, sizeof(double))))
+        (Tp && opts_need_for(&e->o, "--max-plain-T", max_plain_T,
+                             "the plain head's T x T scores at its longest T", TpTp, over, 8)))
         return ATT_EUSAGE;
     // one fixed set of weights for every T: W_Q, W_K (d, d_k), W_V (d, d_v) ~ N(0, 1/d)
     gsl_matrix *W[3];

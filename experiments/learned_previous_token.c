@@ -88,10 +88,10 @@ static int run(experiment *e)
     if (opts_need(&e->o, NULL, sizeof(double), "T*vocab", T, n_vocab) ||
         opts_need(&e->o, NULL, sizeof(double), "T*map-dk", T, map_dk) ||
         opts_need(&e->o, NULL, sizeof(size_t), "batch*T", batch, T) ||
-        opts_need_for(&e->o, "--seeds", seeds, "the per-draw table", nd, over, NSTAT * sizeof(double)))
+        opts_need_for(&e->o, "--seeds", seeds, "the per-draw table", nd, over, NSTAT * 8))
         return ATT_EUSAGE;
     if (__builtin_mul_overflow(H, T - 1, &npred))
-        return exp_usage("--draws %zu, --T %zu: H (T - 1) held-out predictions overflow a count", H, T);
+        return exp_usage("--draws %zu, --T %zu: H (T - 1) predictions overflow a count", H, T);
     // predictions per head: H (T - 1); the CI columns read S_ACC, S_W of each case (C_TIED apart)
     ctx c = {.base = prevtrain_config_default(n_vocab, T, 1, 0), .rng_name = e->o.rng_name,
              .predictions = H * (T - 1), .acc = S_ACC, .weight = S_W, .tied = C_TIED};

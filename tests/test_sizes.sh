@@ -29,7 +29,7 @@ fail() { nfail=$((nfail + 1)); printf 'FAIL  %s\n' "$1"; shift; for l in "$@"; d
 pass() { npass=$((npass + 1)); [ -z "${VERBOSE:-}" ] || printf 'ok    %s\n' "$1"; }
 
 # options that feed no buffer, only time (a loop count): 2^32 is a legal, long run
-TIME_ONLY="any_length:timing-max-T learned_previous_token:steps learned_previous_token:draws"
+TIME_ONLY="any_length:timing-max-T learned_previous_token:steps learned_previous_token:draws two_queries_four_keys:draws"
 
 # refused DESC OPTION CMD...: exit 2, one line of stderr naming --OPTION, no sanitizer report
 refused() {

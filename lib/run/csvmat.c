@@ -415,7 +415,8 @@ int csvmat_read(gsl_matrix **A, const char *path, const csvmat_limits *lim)
         /* a named pipe, a device, a socket: bounded waits (csv_src) */
         int ms = CSVMAT_FIFO_WAIT_MS;
         const char *t = getenv("ATT_TEST_FIFO_WAIT_MS");        /* test-only */
-        if (t && *t && atoi(t) > 0) ms = atoi(t);
+        long tl = t && *t ? strtol(t, NULL, 10) : 0;
+        if (tl > 0 && tl <= 3600000) ms = (int)tl;
         src.fd = fd, src.wait_ms = ms;
         src.kind = S_ISFIFO(sb.st_mode) ? "a named pipe" : S_ISCHR(sb.st_mode) ? "a character device"
                  : S_ISSOCK(sb.st_mode) ? "a socket" : S_ISBLK(sb.st_mode) ? "a block device" : "a special file";

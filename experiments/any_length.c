@@ -60,6 +60,17 @@ static int run(experiment *e)
     size_t Ts[NT_MAX], n = 0;
     for (size_t i = 0; i < sizeof T_LIST / sizeof T_LIST[0] && !e->o.T; i++) if (T_LIST[i] <= max_T) Ts[n++] = T_LIST[i];
     if (e->o.T || Ts[n - 1] != max_T) Ts[n++] = e->o.T ? e->o.T : max_T;
+    // sizes that cannot overflow (opts.h), before any buffer: the tiled head holds X, K, V, O
+    // (T x 64 each) at the longest T; the plain head its T x T scores at the longest T it runs
+    size_t Tp = 0, TpTp = 0;
+    for (size_t k = 0; k < n; k++) if (Ts[k] <= max_plain_T) Tp = Ts[k];
+    int over = __builtin_mul_overflow(Tp, Tp, &TpTp);
+    // (and the timer keeps every sample twice: reps*16 bytes)
+    if (opts_need(&e->o, NULL, 8 * (D + DK + DV + DV), e->o.T ? "T" : "max-T", Ts[n - 1]) ||
+        opts_need(&e->o, NULL, 2 * sizeof(double), "reps", reps) ||
+        (Tp && opts_need_for(&e->o, "--max-plain-T", max_plain_T,
+                             "the plain head's T x T scores at its longest T", TpTp, over, 8)))
+        return ATT_EUSAGE;
     // one fixed set of weights for every T: W_Q, W_K (d, d_k), W_V (d, d_v) ~ N(0, 1/d)
     gsl_matrix *W[3];
     int rc = anylen_weights(W, D, DK, DV, e->o.seed);

@@ -89,6 +89,8 @@ static int run(experiment *e)
                          "--no-timing skips (drop one of the two)", e->o.T);
     for (size_t i = 0; i < NCASES && !rc; i++) rc = check_case(e, i, err[i], tol[i]);
     if (reps < 5 && !no_timing) return exp_usage("--reps %zu: at least 5 samples per time", reps);
+    // the timer keeps every sample twice (timing.h): reps*16 bytes, checked before (opts.h)
+    if (opts_need(&e->o, NULL, 2 * sizeof(double), "reps", reps)) return ATT_EUSAGE;
     // the timing sweep (lib/claims/fusedtime.h): fused vs three vs 3 H products
     fusedtime_speedup sr[FUSEDTIME_MAX_SPEEDUPS];
     size_t ns = 0;

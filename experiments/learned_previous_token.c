@@ -79,6 +79,17 @@ static int run(experiment *e)
     if (seeds < 2) return exp_usage("--seeds %zu: a t-interval over seeds needs >= 2", seeds);
     if (steps < 16) return exp_usage("--steps %zu: needs >= 16 (checkpoints at S/16 .. S)", steps);
     if (budgets < 1 || budgets > NCP) return exp_usage("--budgets %zu: needs 1 .. %d", budgets, NCP);
+    // sizes that cannot overflow (opts.h): Z, P (T x vocab), the map (T x map-dk), a batch of
+    // tokens (batch x T), the per-draw table (seeds per point), H (T - 1) held-out predictions
+    size_t npt = sizeof WIDTHS / sizeof WIDTHS[0] * budgets, nd = 0, npred = 0;
+    int over = __builtin_mul_overflow(npt, seeds, &nd);
+    if (opts_need(&e->o, NULL, sizeof(double), "T*vocab", T, n_vocab) ||
+        opts_need(&e->o, NULL, sizeof(double), "T*map-dk", T, map_dk) ||
+        opts_need(&e->o, NULL, sizeof(size_t), "batch*T", batch, T) ||
+        opts_need_for(&e->o, "--seeds", seeds, "the per-draw table", nd, over, NSTAT * 8))
+        return ATT_EUSAGE;
+    if (__builtin_mul_overflow(H, T - 1, &npred))
+        return exp_usage("--draws %zu, --T %zu: H (T - 1) predictions overflow a count", H, T);
     // predictions per head: H (T - 1); the CI columns read S_ACC, S_W of each case (C_TIED apart)
     ctx c = {.base = prevtrain_config_default(n_vocab, T, 1, 0), .rng_name = e->o.rng_name,
              .predictions = H * (T - 1), .acc = S_ACC, .weight = S_W, .tied = C_TIED};

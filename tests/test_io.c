@@ -52,6 +52,48 @@ START_TEST(test_parse_double_table)
 }
 END_TEST
 
+/* sizes that cannot overflow: at most 2^53 per option, every product checked (opts_need) */
+START_TEST(test_opts_need)
+{
+    size_t z = 0, b = 0;
+    ck_assert_int_eq(opts_parse_size("9007199254740992", &z, "--T"), ATT_OK);
+    ck_assert_int_eq(opts_parse_size("9007199254740993", &z, "--T"), ATT_EUSAGE);
+    ck_assert_ptr_nonnull(strstr(att_last_error(), "--T 9007199254740993: at most 2^53"));
+    ck_assert_int_eq(opts_parse_size("18446744073709551615", &z, "--d"), ATT_EUSAGE);
+    /* --max-memory keeps the whole size_t range */
+    ck_assert_int_eq(opts_parse_bytes("18446744073709551615", &b, "--max-memory"), ATT_OK);
+
+    opts o = {.max_memory = (size_t)4 << 30};
+    // T*T*8 = 2^67 wraps size_t: refused, not 0
+    ck_assert_int_eq(opts_need(&o, &b, 8, "T*T", (size_t)1 << 32, (size_t)1 << 32), ATT_EUSAGE);
+    ck_assert_str_eq(att_last_error(), "--T 4294967296: T*T*8 bytes overflows (more than 2^64 bytes)");
+    // 100000^2 * 8 = 74.5 GiB > 4 GiB; two options named, each once
+    ck_assert_int_eq(opts_need(&o, &b, 8, "T*d*T", (size_t)100000, (size_t)1, (size_t)100000), ATT_EUSAGE);
+    ck_assert_ptr_nonnull(strstr(att_last_error(), "--T 100000, --d 1: T*d*T*8 bytes = 74.5 GiB exceeds the memory "
+                                 "budget (--max-memory 4 GiB"));
+    // exactly the budget fits; one byte more does not
+    ck_assert_int_eq(opts_need(&o, &b, 8, "T", (size_t)1 << 29), ATT_OK);
+    ck_assert_uint_eq(b, (size_t)4 << 30);
+    ck_assert_int_eq(opts_need(&o, &b, 1, "T", ((size_t)4 << 30) + 1), ATT_EUSAGE);
+    // no budget: only the overflow is refused
+    o.max_memory = 0;
+    ck_assert_int_eq(opts_need(&o, &b, 8, "T*T", (size_t)1 << 30, (size_t)1 << 30), ATT_OK);
+    ck_assert_int_eq(opts_need(&o, &b, 16, "T*T", (size_t)1 << 30, (size_t)1 << 30), ATT_EUSAGE);
+    // a derived count
+    o.max_memory = (size_t)1 << 20;
+    ck_assert_int_eq(opts_need_for(&o, "--draws", 7, "the per-draw table", (size_t)1 << 20, 0, 8), ATT_EUSAGE);
+    ck_assert_ptr_nonnull(strstr(att_last_error(), "--draws 7: the per-draw table (1048576 x 8 bytes) = 8 MiB exceeds"));
+    ck_assert_int_eq(opts_need_for(&o, "--seeds", 3, "the table", 1, 1, 8), ATT_EUSAGE);
+    ck_assert_ptr_nonnull(strstr(att_last_error(), "--seeds 3: the table"));
+    // the formula and the factors must agree
+    ck_assert_int_eq(opts_need_v(&o, &b, 8, "T*T", (const size_t[]){2}, 1), ATT_ERUNTIME);
+    opts_list l = {3, {4, 64, 8}};
+    ck_assert_uint_eq(opts_list_max(&l, 1), 64);
+    l.n = 0;
+    ck_assert_uint_eq(opts_list_max(&l, 1), 1);
+}
+END_TEST
+
 static int parse(opts *o, unsigned common, int argc, const char **argv)
 {
     static double scale = 1.0;
@@ -374,4 +416,4 @@ START_TEST(test_table_columns)
 END_TEST
 
 PROP_MAIN("io",
-          {"core", 0, {test_parse_ulong_table, test_parse_double_table, test_opts_parse, test_opts_suggest, test_opts_help, test_atomic_file, test_verdict_decide_table, test_verdict_draws_to_decide, test_verdict_rows, test_table_columns}})
+          {"core", 0, {test_parse_ulong_table, test_parse_double_table, test_opts_need, test_opts_parse, test_opts_suggest, test_opts_help, test_atomic_file, test_verdict_decide_table, test_verdict_draws_to_decide, test_verdict_rows, test_table_columns}})

@@ -72,7 +72,7 @@ int lsconfig_mc_run(experiment *e, size_t config, const lsconfig *cf, size_t nst
     size_t n = !long_run ? e->o.draws * cf->mult : e->o.draws_given ? e->o.draws : cf->long_draws;
     if (!e->o.quiet)   /* progress, one line per configuration (the draw counter shows only on a terminal) */
         fprintf(stderr, "long_sequences: %s (d = %zu, d_k = %zu, c = %.4g): %zu draws\n", cf->name, cf->d, cf->d_k, cf->c, n);
-    *r = (lsconfig_mc){n, nstat, mem_calloc(n * nstat, sizeof *r->val, "per-draw values"),
+    *r = (lsconfig_mc){n, nstat, mem_calloc(n * nstat, sizeof *r->val, "per-draw values (a row per draw: --draws)"),
                        mem_calloc(nstat, sizeof *r->acc, "statistics")};
     if (!r->val || !r->acc) return att_alloc_status();
     mc_config m = exp_mc(e, "long_sequences");

@@ -108,9 +108,16 @@ int shapecheck_sizes_table(const char *dir, int quiet, const shapecheck_config *
     size_row r[SHAPES_COUNT + 1];
     for (size_t k = 0; k < SHAPES_COUNT; k++) {
         const size_t *m = sh[k].dim;
-        double el = (double)m[0] * (double)m[1] * (sh[k].rank == 3 ? (double)m[2] : 1.0);
-        r[k] = (size_row){sh[k].name, sh[k].rank, m[0], m[1], m[2],
-                          el < 1.8e19 ? (size_t)el : 0};
+        // elements = m0 m1 (m2), exact: a count beyond 2^64 is refused, never written as 0
+        size_t el = 0;
+        if (__builtin_mul_overflow(m[0], m[1], &el) || (sh[k].rank == 3 && __builtin_mul_overflow(el, m[2], &el))) {
+            char dims[80];
+            dims_text(dims, sizeof dims, m, sh[k].rank);
+            return att_fail(ATT_EUSAGE, "--B %zu --Tq %zu --Tk %zu --d %zu --dk %zu --dv %zu: %s %s has more "
+                            "than 2^64 elements (the sizes table counts them exactly)", c->B, c->T_q, c->T_k,
+                            c->d, c->d_k, c->d_v, sh[k].name, dims);
+        }
+        r[k] = (size_row){sh[k].name, sh[k].rank, m[0], m[1], m[2], el};
     }
     r[SHAPES_COUNT] = (size_row){"params", 0, params, 0, 0, params};
     if ((rc = TABLE_WRITE(dir, "shapes_sizes.csv", SIZE_COLS, r, SHAPES_COUNT + 1))) return rc;

@@ -26,18 +26,61 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* ---- where the bytes come from: a stream or a buffer ----------------- */
 
+/* Three sources: a regular file (a stream), a buffer, or anything else that is not a
+ * directory (a named pipe, a character device, a socket), read from a non-blocking fd
+ * through poll: each read waits at most wait_ms for data and the whole input at most
+ * CSVMAT_STREAM_LIMIT times that, so a writer that never writes, stalls half-way or trickles
+ * forever is refused with a message (timed_out) and never waited for forever. */
 typedef struct {
-    FILE *f;                      /* NULL: read from buf              */
-    const unsigned char *buf;
+    FILE *f;                      /* a regular file, or NULL          */
+    int fd;                       /* a pipe or device (f NULL), or -1 */
+    int wait_ms;                  /* the most one read waits          */
+    double deadline;              /* the monotonic time it all ends   */
+    int timed_out;                /* 1 idle, 2 past the deadline      */
+    int read_errno;               /* a read error, or 0               */
+    const char *kind;             /* "a named pipe", "a character device", ... */
+    unsigned char rbuf[4096];
+    size_t rlen, rpos;
+    const unsigned char *buf;     /* the buffer source (f NULL, fd -1) */
     size_t len, pos;
 } csv_src;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
+}
+
+/* the next byte of a pipe or device: poll for at most wait_ms (and no later than the deadline) */
+static int fd_getc(csv_src *s)
+{
+    while (s->rpos == s->rlen) {
+        double left = s->deadline - now_ms();
+        if (left <= 0) { s->timed_out = 2; return EOF; }
+        int ms = left < s->wait_ms ? (int)left + 1 : s->wait_ms;
+        struct pollfd pfd = {s->fd, POLLIN, 0};
+        int r = poll(&pfd, 1, ms);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) { s->read_errno = errno; return EOF; }
+        if (r == 0) { s->timed_out = now_ms() >= s->deadline ? 2 : 1; return EOF; }
+        ssize_t n = read(s->fd, s->rbuf, sizeof s->rbuf);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
+        if (n < 0) { s->read_errno = errno; return EOF; }
+        if (n == 0) return EOF;                 /* the writer closed its end */
+        s->rlen = (size_t)n, s->rpos = 0;
+    }
+    return s->rbuf[s->rpos++];
+}
 
 static int src_getc(csv_src *s)
 {
     if (s->f) return getc(s->f);
+    if (s->fd >= 0) return fd_getc(s);
     return s->pos < s->len ? s->buf[s->pos++] : EOF;
 }
 
@@ -227,6 +270,20 @@ static int csv_read_line(csv_parser *p, csv_src *s, int *got)
     if (s->f && ferror(s->f))
         return att_fail(ATT_ERUNTIME, "%s, line %zu: read error: %s", p->name, p->lineno + 1,
                         strerror(errno));
+    if (s->read_errno)
+        return att_fail(ATT_ERUNTIME, "%s, line %zu: read error: %s", p->name, p->lineno + 1,
+                        strerror(s->read_errno));
+    if (s->timed_out == 1 && p->nbytes == 0)
+        return att_fail(ATT_EUSAGE, "%s: %s with no writer after %.3g s (nothing to read; not a "
+                        "regular file)", p->name, s->kind, s->wait_ms / 1000.0);
+    if (s->timed_out == 1)
+        return att_fail(ATT_EUSAGE, "%s, line %zu: nothing more for %.3g s after %zu bytes (a pipe or "
+                        "device whose writer stalls; not a regular file): refused", p->name,
+                        p->lineno + 1, s->wait_ms / 1000.0, p->nbytes);
+    if (s->timed_out == 2)
+        return att_fail(ATT_EUSAGE, "%s, line %zu: still being written after %.3g s (%zu bytes; the "
+                        "limit for a pipe or device, not a regular file): refused", p->name,
+                        p->lineno + 1, CSVMAT_STREAM_LIMIT * s->wait_ms / 1000.0, p->nbytes);
     if (!*got) return ATT_OK;
     if (p->line == NULL) {                       /* an empty first line */
         p->line = malloc(1);
@@ -337,48 +394,49 @@ static int csv_parse(gsl_matrix **A, const char *name, csv_src *src, const csvma
 int csvmat_read(gsl_matrix **A, const char *path, const csvmat_limits *lim)
 {
     *A = NULL;
-    /* non-blocking open: a named pipe that nobody writes to would block
-     * open() forever; wait for its writer a bounded time instead */
+    /* non-blocking open: a named pipe that nobody writes to would block open() forever */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return att_fail(ATT_EUSAGE, "%s: cannot open: %s", path, strerror(errno));
-    struct stat fsb;
-    if (fstat(fd, &fsb) == 0 && S_ISFIFO(fsb.st_mode)) {
-        int ms = CSVMAT_FIFO_WAIT_MS;
-        const char *t = getenv("ATT_TEST_FIFO_WAIT_MS");        /* test-only */
-        if (t && *t) ms = atoi(t);
-        struct pollfd pfd = {fd, POLLIN, 0};
-        int r;
-        while ((r = poll(&pfd, 1, ms)) < 0 && errno == EINTR) {}
-        if (r == 0) {
-            close(fd);
-            return att_fail(ATT_EUSAGE, "%s: a named pipe with no writer after %.3g s (nothing to read)",
-                            path, ms / 1000.0);
-        }
-    }
-    int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-    FILE *f = fdopen(fd, "rb");
-    if (f == NULL) {
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
         int e = errno;
         close(fd);
-        return att_fail(ATT_ERUNTIME, "%s: cannot open a stream: %s", path, strerror(e));
+        return att_fail(ATT_ERUNTIME, "%s: cannot stat: %s", path, strerror(e));
     }
     size_t max_bytes = lim && lim->max_bytes ? lim->max_bytes : CSVMAT_MAX_BYTES;
-    struct stat sb;
-    if (fstat(fileno(f), &sb) == 0) {
-        if (S_ISDIR(sb.st_mode)) {
-            fclose(f);
-            return att_fail(ATT_EUSAGE, "%s: is a directory, not a CSV file", path);
-        }
-        if (S_ISREG(sb.st_mode) && (uintmax_t)sb.st_size > max_bytes) {
-            fclose(f);
+    if (S_ISDIR(sb.st_mode)) {
+        close(fd);
+        return att_fail(ATT_EUSAGE, "%s: is a directory, not a CSV file", path);
+    }
+    csv_src src = { .fd = -1 };
+    if (S_ISREG(sb.st_mode)) {
+        if ((uintmax_t)sb.st_size > max_bytes) {
+            close(fd);
             return att_fail(ATT_EUSAGE, "%s: %jd bytes, more than the limit of %zu bytes",
                             path, (intmax_t)sb.st_size, max_bytes);
         }
+        int fl = fcntl(fd, F_GETFL);
+        if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+        src.f = fdopen(fd, "rb");
+        if (src.f == NULL) {
+            int e = errno;
+            close(fd);
+            return att_fail(ATT_ERUNTIME, "%s: cannot open a stream: %s", path, strerror(e));
+        }
+    } else {
+        /* a named pipe, a device, a socket: bounded waits (csv_src) */
+        int ms = CSVMAT_FIFO_WAIT_MS;
+        const char *t = getenv("ATT_TEST_FIFO_WAIT_MS");        /* test-only */
+        long tl = t && *t ? strtol(t, NULL, 10) : 0;
+        if (tl > 0 && tl <= 3600000) ms = (int)tl;
+        src.fd = fd, src.wait_ms = ms;
+        src.kind = S_ISFIFO(sb.st_mode) ? "a named pipe" : S_ISCHR(sb.st_mode) ? "a character device"
+                 : S_ISSOCK(sb.st_mode) ? "a socket" : S_ISBLK(sb.st_mode) ? "a block device" : "a special file";
+        src.deadline = now_ms() + CSVMAT_STREAM_LIMIT * (double)ms;
     }
-    csv_src src = { .f = f };
     int st = csv_parse(A, path, &src, lim);
-    fclose(f);
+    if (src.f) fclose(src.f);
+    else close(fd);
     return st;
 }
 
@@ -386,7 +444,7 @@ int csvmat_read_mem(gsl_matrix **A, const char *name, const void *buf, size_t le
                     const csvmat_limits *lim)
 {
     *A = NULL;
-    csv_src src = { .buf = buf, .len = len };
+    csv_src src = { .fd = -1, .buf = buf, .len = len };
     return csv_parse(A, name, &src, lim);
 }
 

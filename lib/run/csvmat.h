@@ -21,9 +21,11 @@
  *   max_cells  numbers in the matrix                     default 8 Mi (64 MiB)
  * The defaults are fixed caps of the reader (a caller such as bin/attention
  * lowers max_cells to what its --max-memory budget leaves; it cannot raise
- * them). A named pipe is read once its writer has opened it; with no writer
- * for CSVMAT_FIFO_WAIT_MS (10 s) it is refused (ATT_EUSAGE), never waited
- * for forever.
+ * them). Anything that is neither a regular file nor a directory (a named
+ * pipe, <(command), a character device, a socket) is read with bounded waits:
+ * no byte for CSVMAT_FIFO_WAIT_MS (10 s: no writer, or one that stalls) or
+ * still being written after CSVMAT_STREAM_LIMIT times that (60 s) and it is
+ * refused (ATT_EUSAGE) with a message saying which; never waited for forever.
  */
 #ifndef ATT_CSVMAT_H
 #define ATT_CSVMAT_H
@@ -37,6 +39,8 @@
 #define CSVMAT_MAX_CELLS ((size_t)8 << 20)
 /* a named pipe (mkfifo, <(command)) must get a writer within this time */
 #define CSVMAT_FIFO_WAIT_MS 10000
+/* and the whole of it must arrive within this many such waits */
+#define CSVMAT_STREAM_LIMIT 6
 
 typedef struct {
     size_t max_line;    /* bytes per line (without the newline) */

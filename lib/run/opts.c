@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,8 @@ int opts_parse_ulong(const char *s, unsigned long *out, const char *what)
     return ATT_OK;
 }
 
-int opts_parse_size(const char *s, size_t *out, const char *what)
+/* an integer >= 1 with no upper bound but size_t's (the byte counts of --max-memory) */
+static int parse_count(const char *s, size_t *out, const char *what)
 {
     unsigned long v;
     int st = opts_parse_ulong(s, &v, what);
@@ -44,6 +46,20 @@ int opts_parse_size(const char *s, size_t *out, const char *what)
     if (v == 0) return att_fail(ATT_EUSAGE, "%s: must be >= 1, got %s", what, s);
     if (v > SIZE_MAX) return att_fail(ATT_EUSAGE, "%s: '%s' is too large", what, s);
     *out = (size_t)v;
+    return ATT_OK;
+}
+
+int opts_parse_size(const char *s, size_t *out, const char *what)
+{
+    size_t v = 0;
+    int st = parse_count(s, &v, what);
+    if (st) return st;
+    /* a size stays exact in a double (the sweep grid holds its values as doubles, tables print
+     * them as numbers), and a product of two sizes of this range is checked, not wrapped */
+    if (v > OPTS_MAX_SIZE)
+        return att_fail(ATT_EUSAGE, "%s %s: at most 2^53 = %zu (a size or count must stay exact "
+                        "in a double)", what, s, OPTS_MAX_SIZE);
+    *out = v;
     return ATT_OK;
 }
 
@@ -83,7 +99,7 @@ int opts_parse_bytes(const char *s, size_t *out, const char *what)
     default: break;
     }
     size_t v = 0;
-    int st = opts_parse_size(num, &v, what);
+    int st = parse_count(num, &v, what);
     if (st) return att_fail(ATT_EUSAGE, "%s: '%s' is not a byte count such as 512M or 4G", what, s);
     if (v > SIZE_MAX / mult) return att_fail(ATT_EUSAGE, "%s: '%s' is too large", what, s);
     *out = v * mult;
@@ -454,11 +470,118 @@ int opts_parse(opts *o, const opts_info *info, int argc, char **argv)
     if ((info->common & OPT_DRAWS) && o->draws > OPTS_MAX_DRAWS)
         return att_fail(ATT_EUSAGE, "--draws %zu: at most 2^53 = %llu (a count of draws must stay "
                         "exact in a double)", o->draws, (unsigned long long)OPTS_MAX_DRAWS);
+    /* every sweep size feeds at least one row of doubles (X is T x d, W_Q d x d_k, V T x d_v):
+     * 8 N bytes within the budget, checked here before any experiment sizes a buffer */
+    static const char *const SIZE_NAMES[] = {"T", "d", "dk", "dv"};
+    const opts_list *lists[] = {&o->T_list, &o->d_list, &o->dk_list, &o->dv_list};
+    for (size_t a = 0; a < 4; a++)
+        if (lists[a]->n && opts_need(o, NULL, sizeof(double), SIZE_NAMES[a], opts_list_max(lists[a], 0)))
+            return ATT_EUSAGE;
     int st = o->out_dir ? check_out_dir(o->out_dir) : ATT_OK;
     /* before anything else: finish or undo what a killed run left in the
      * folder (afile.h), so that it holds one whole set of files */
     if (st == ATT_OK && o->out_dir && par_is_root()) st = afile_recover(o->out_dir);
     return st;
+}
+
+/* ---- sizes that cannot overflow ---------------------------------------- */
+
+/* "4294967296" -> "4 GiB" style, for messages */
+static double human_bytes(size_t b, const char **unit)
+{
+    static const char *units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double x = (double)b;
+    int u = 0;
+    while (x >= 1024.0 && u < 6) { x /= 1024.0; u++; }
+    *unit = units[u];
+    return x;
+}
+
+enum { NEED_MAX = 8 };   /* factors in one formula */
+
+/* "--T 100000, --d 64" for the distinct names of the formula (n of them in names/lens). */
+static void need_options(char *buf, size_t cap, const char *const *names, const size_t *lens,
+                         const size_t *f, size_t n)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < i; j++)
+            if (lens[j] == lens[i] && !strncmp(names[j], names[i], lens[i])) seen = 1;
+        if (seen || k >= cap) continue;
+        k += (size_t)snprintf(buf + k, cap - k, "%s--%.*s %zu", k ? ", " : "", (int)lens[i], names[i], f[i]);
+    }
+}
+
+int opts_need_v(const opts *o, size_t *bytes, size_t elem, const char *formula, const size_t *f,
+                size_t n)
+{
+    const char *names[NEED_MAX];
+    size_t lens[NEED_MAX], k = 0;
+    for (const char *p = formula; *p && k < NEED_MAX; k++) {
+        names[k] = p;
+        lens[k] = strcspn(p, "*");
+        p += lens[k] + (p[lens[k]] == '*');
+    }
+    if (k != n || n == 0)
+        return att_fail(ATT_ERUNTIME, "opts_need: the formula '%s' names %zu factors, %zu given", formula, k, n);
+    /* bytes = elem * f_1 * ... * f_n, refused at the first step that wraps */
+    size_t b = elem;
+    int over = 0;
+    for (size_t i = 0; i < n && !over; i++) over = __builtin_mul_overflow(b, f[i], &b);
+    char who[256];
+    need_options(who, sizeof who, names, lens, f, n);
+    if (over)
+        return att_fail(ATT_EUSAGE, "%s: %s*%zu bytes overflows (more than 2^64 bytes)", who, formula, elem);
+    if (o && o->max_memory > 0 && b > o->max_memory) {
+        const char *u1, *u2;
+        double x1 = human_bytes(b, &u1), x2 = human_bytes(o->max_memory, &u2);
+        return att_fail(ATT_EUSAGE, "%s: %s*%zu bytes = %.3g %s exceeds the memory budget "
+                        "(--max-memory %.3g %s; raise it, or choose smaller sizes)", who, formula, elem,
+                        x1, u1, x2, u2);
+    }
+    if (bytes) *bytes = b;
+    return ATT_OK;
+}
+
+int opts_need_for(const opts *o, const char *opt, size_t val, const char *what, size_t count,
+                  int count_over, size_t elem)
+{
+    size_t b = 0;
+    if (count_over || __builtin_mul_overflow(count, elem, &b))
+        return att_fail(ATT_EUSAGE, "%s %zu: %s (%s x %zu bytes) overflows (more than 2^64 bytes)",
+                        opt, val, what, count_over ? "a count beyond 2^64" : "", elem);
+    if (o && o->max_memory > 0 && b > o->max_memory) {
+        const char *u1, *u2;
+        double x1 = human_bytes(b, &u1), x2 = human_bytes(o->max_memory, &u2);
+        return att_fail(ATT_EUSAGE, "%s %zu: %s (%zu x %zu bytes) = %.3g %s exceeds the memory budget "
+                        "(--max-memory %.3g %s; raise it, or choose smaller sizes)", opt, val, what,
+                        count, elem, x1, u1, x2, u2);
+    }
+    return ATT_OK;
+}
+
+int opts_need(const opts *o, size_t *bytes, size_t elem, const char *formula, ...)
+{
+    size_t f[NEED_MAX], n = 0;
+    for (const char *p = formula; *p; p++) n += *p == '*';
+    n += *formula != '\0';
+    if (n > NEED_MAX)
+        return att_fail(ATT_ERUNTIME, "opts_need: the formula '%s' has more than %d factors", formula, NEED_MAX);
+    va_list ap;
+    va_start(ap, formula);
+    for (size_t i = 0; i < n; i++) f[i] = va_arg(ap, size_t);
+    va_end(ap);
+    return opts_need_v(o, bytes, elem, formula, f, n);
+}
+
+size_t opts_list_max(const opts_list *l, size_t dflt)
+{
+    if (l->n == 0) return dflt;
+    size_t m = l->v[0];
+    for (size_t i = 1; i < l->n; i++) if (l->v[i] > m) m = l->v[i];
+    return m;
 }
 
 int opts_exit(const opts *o, int status)

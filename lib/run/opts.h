@@ -41,6 +41,9 @@
 #define OPTS_DEFAULT_OUT "out"
 /* the largest --draws: 2^53, where a double still counts every draw */
 #define OPTS_MAX_DRAWS ((size_t)1 << 53)
+/* the largest value of any size or count option (OPT_SIZE, --T, --d, --dk, --dv): 2^53, exact
+ * in a double; the products a size feeds are checked by opts_need */
+#define OPTS_MAX_SIZE ((size_t)1 << 53)
 
 enum {
     OPT_SEED = 1u << 0, OPT_DRAWS = 1u << 1, OPT_RNG = 1u << 2,
@@ -127,6 +130,29 @@ int opts_parse_bytes(const char *s, size_t *out, const char *what);  /* 64M, 4G 
 /* "N", "N1,N2,...", "A..B" (A, 2A, 4A, ... <= B) or a mix, every value >= 1,
  * no repeats, at most OPTS_MAX_LIST values. */
 int opts_parse_size_list(const char *s, opts_list *out, const char *what);
+
+/* Sizes that cannot overflow. The bytes of a buffer of elem * f_1 * ... * f_n bytes whose
+ * factors are named in `formula` by the options that set them (option names without "--"
+ * joined by '*': "T*T", "draws*T*d"), their values (size_t) following, one per name:
+ *     bytes = elem * f_1 * ... * f_n      (each step checked: no wrap-around in size_t)
+ * ATT_OK when it fits in size_t and within --max-memory (o->max_memory; 0: no budget), else
+ * ATT_EUSAGE with a one-line message naming the options and their values:
+ *     --T 4294967296: T*T*8 bytes overflows
+ *     --T 100000, --d 64: T*T*8 bytes = 74.5 GiB exceeds the memory budget (--max-memory 4 GiB)
+ * Call it before allocating, for every product a size option feeds (the allocation itself is
+ * counted again by mem.h). *bytes (may be NULL) receives the product when it fits. */
+int opts_need(const opts *o, size_t *bytes, size_t elem, const char *formula, ...);
+/* The same with the factors in an array (n of them, one per name of the formula). */
+int opts_need_v(const opts *o, size_t *bytes, size_t elem, const char *formula, const size_t *f,
+                size_t n);
+/* The same for a buffer of count * elem bytes that option `opt` (its value val) feeds through
+ * a derived count (the draws of every point, the heads of every seed): ATT_EUSAGE
+ *     --draws 4294967296: the per-draw table (4294967296 x 80 bytes) = 320 GiB exceeds ...
+ * `what` names the buffer; count_over = 1 says the count itself already overflowed. */
+int opts_need_for(const opts *o, const char *opt, size_t val, const char *what, size_t count,
+                  int count_over, size_t elem);
+/* The largest value of a sweep option's list, or dflt when it was not given. */
+size_t opts_list_max(const opts_list *l, size_t dflt);
 
 /* 1 when progress/tables may be printed (not --quiet). */
 int opts_verbose(const opts *o);

@@ -414,6 +414,73 @@ static int write_draws(const experiment *e, const sweep_grid *g, const sweep_def
     return st;
 }
 
+/* ---- sizes that cannot overflow ---------------------------------------- */
+
+/* The products the sizes of point pt feed, checked before any buffer is sized (opts_need: exit 2
+ * naming --T, --d, --dk, --dv): every matrix of a head on its axes (X T x d, S T x T, Q and K
+ * T x d_k, V T x d_v, W_Q d x d_k, W_V d x d_v) and every matrix of the shape words (def.work_mats,
+ * "T.T": T*T*8 bytes). */
+static int point_sizes(const experiment *e, const sweep_def *def, const sweep_point *pt)
+{
+    static const char *const nm[4] = {"T", "d", "dk", "dv"};
+    const size_t v[4] = {pt->T, pt->d, pt->dk, pt->dv};
+    static const int pairs[][2] = {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}};
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+        int a = pairs[k][0], b = pairs[k][1];
+        if (!v[a] || !v[b]) continue;
+        char f[8];
+        snprintf(f, sizeof f, "%s*%s", nm[a], nm[b]);
+        if (opts_need(&e->o, NULL, sizeof(double), f, v[a], v[b])) return ATT_EUSAGE;
+    }
+    /* the shape words "T.d d.dk 4.d": numbers join the element size */
+    for (const char *w = def->work_mats ? def->work_mats : ""; *w;) {
+        if (*w == ' ') { w++; continue; }
+        size_t len = strcspn(w, " "), elem = sizeof(double), fv[2], nf = 0;
+        char f[16] = "";
+        for (size_t i = 0; i < len && nf < 2;) {
+            size_t n = strcspn(w + i, ". ");
+            if (n > len - i) n = len - i;
+            size_t x = 0;
+            int named = 0;
+            for (int a = 0; a < 4; a++)
+                if (strlen(nm[a]) == n && !strncmp(w + i, nm[a], n)) x = v[a], named = 1;
+            if (named) {
+                size_t fl = strlen(f);
+                snprintf(f + fl, sizeof f - fl, "%s%.*s", nf ? "*" : "", (int)n, w + i);
+                fv[nf++] = x;
+            } else {
+                for (size_t j = 0; j < n; j++) x = 10 * x + (size_t)(w[i + j] - '0');
+                if (__builtin_mul_overflow(elem, x, &elem)) elem = SIZE_MAX;
+            }
+            i += n + (i + n < len);
+        }
+        if (nf && opts_need_v(&e->o, NULL, elem, f, fv, nf)) return ATT_EUSAGE;
+        w += len;
+    }
+    return ATT_OK;
+}
+
+/* The draws' memory when --draws sets them: the Monte Carlo plan's partial statistics (one
+ * set of statistics per block of MC_BLOCK draws) and the per-draw table, counted before mc_run
+ * so that a refusal names --draws (exit 2). */
+static int draws_sizes(const experiment *e, const sweep_def *def, const sweep_point *pt, size_t total)
+{
+    size_t nd = 0, nb = 0;
+    int over = 0;
+    for (size_t p = 0; p < total; p++) {
+        over |= __builtin_add_overflow(nd, pt[p].draws, &nd);
+        over |= __builtin_add_overflow(nb, pt[p].draws / MC_BLOCK + (pt[p].draws % MC_BLOCK != 0), &nb);
+    }
+    size_t per_block = 0;
+    over |= __builtin_mul_overflow(def->nstats, sizeof(stat_acc), &per_block);
+    int st = opts_need_for(&e->o, "--draws", e->o.draws, "the Monte Carlo partial statistics, one set per "
+                           "block of 256 draws", nb, over, per_block);
+    if (!st && def->draws_csv)
+        st = opts_need_for(&e->o, "--draws", e->o.draws, "the per-draw table", nd, over,
+                           def->nstats * sizeof(double));
+    return st;
+}
+
 /* ---- the run --------------------------------------------------------- */
 
 int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_result *r)
@@ -447,6 +514,10 @@ int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_re
         pt->index = p;
         pt->draws = def->draws_of ? def->draws_of(pt, def->ctx) : def->draws ? def->draws : e->o.draws;
     }
+    int sst = ATT_OK;
+    for (size_t p = 0; p < total && !sst; p++) sst = point_sizes(e, def, &r->pt[p]);
+    if (!sst && e->o.draws_given) sst = draws_sizes(e, def, r->pt, total);
+    if (sst) { sweep_result_free(r); return sst; }
     /* the grid with the run's values (what work_alloc's sweep_max sees) */
     sweep_grid run_grid = *g;
     for (int a = 0; a < AX_N; a++) {

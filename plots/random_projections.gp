@@ -93,11 +93,14 @@ if (one) {
     n0 = int(N0_sum); n1 = int(N1_sum); n2 = TT_records - n0 - n1
     keytitle(k, n) = (SLIDE || n == 0) ? "" : sprintf("%s (%d of %d T)", OUTTEXT(k), n, TT_records)
     # the band and the line at 1 named in the key, not beside the last T (its bar may cross there)
+    # one key row per entry under the band: the band, the line, each outcome present
+    nkeys = 2 + (n0 > 0) + (n1 > 0) + (n2 > 0)
     if (!SLIDE) {
         unset label 1; unset label 4
-        set yrange [*<0.85:1.1<*]
+        ybot = 0.85 - 0.035 * (nkeys - 3)
+        set yrange [*<ybot:1.1<*]
     }
-    set key bottom center Left reverse samplen 1.2 font ',9' width -1 maxrows 3
+    set key bottom center Left reverse samplen 1.2 font ',9' width -1 maxrows nkeys
     set offsets 0, 0, 0.01, 0.01     # an error bar's end clear of the frame
     ptword(dummy) = out_at(0) == 0 ? "" : OUTWORD(out_at(0))
     plot f using "T":"T_self_mean":"T_self_lo":"T_self_hi":(OUTCOLOUR(out_at(0))) \

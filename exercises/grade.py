@@ -1135,6 +1135,10 @@ def check_fused(ctx, rng, batched):
                    "difference at %s: you returned %.17g, bin/attention --wqkv gives %.17g" %
                    (at, err, tol, unravel(i, shape), flat[i], ref[i]))
             hint = diagnose(ctx, c, flat, max(tol, 1e-9 if "float32" in v["dtype"] else tol))
+            if hint is None and v["dtype"] == "float64":    # none of diagnose's variants matched
+                hint = ("no single known mistake (W_qkv transposed, 1/sqrt(d_k) for the scale, the "
+                        "scale ignored, a wrong split order) reproduces this; perhaps two at once: "
+                        "check the split order and the scale one at a time")
             if v["dtype"] != "float64":
                 hint = (hint + "; " if hint else "") + "compute in float64 (your dtype is %s)" % v["dtype"]
             raise Wrong(msg + ("\n  " + hint if hint else ""))

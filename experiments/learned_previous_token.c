@@ -172,6 +172,7 @@ int main(int argc, char **argv)
         {"map-dk", OPT_SIZE, &map_dk, "W", "width of the attention-map figure (default 2)"},
         {"budgets", OPT_SIZE, &budgets, "N", "run the last N budgets of S/16, S/8, S/4, S/2, S (default 5; "
          "1: S alone, the one the verdicts read)"},
+        {"draws", OPT_SIZE, NULL, NULL, "200 held-out sequences per trained head"},
         {NULL, 0, NULL, NULL, NULL}};
     static const experiment_def def = {"learned_previous_token",
         "a previous-token head learned by Adam: separate vs tied keys and values (W_V = W_K); "

@@ -166,7 +166,12 @@ done:
 
 int main(int argc, char **argv)
 {
+    /* --help's "default:" of --draws (opts.h): what draws_of does with N */
+    static const opt_spec extra[] = {
+        {"draws", OPT_SIZE, NULL, NULL, "N = 16384 rows per point, i.e. max(128, ceil(N / T)) draws\n"
+         "                     for d <= 64 (4 N rows at T = 12), 128 beyond (the draws column)"},
+        {NULL, 0, NULL, NULL, NULL}};
     static const experiment_def def = {
-        "naive_self_attention", NULL, OPT_MC | OPT_T | OPT_D | OPT_LISTS, 20261129UL, 16384, NULL, run};
+        "naive_self_attention", NULL, OPT_MC | OPT_T | OPT_D | OPT_LISTS, 20261129UL, 16384, extra, run};
     return exp_main(&def, argc, argv);
 }

@@ -53,6 +53,9 @@ static int control = 0;      /* --control */
 static const opt_spec options[] = {
     {"scale", OPT_DOUBLE, &scale, "C", "weights N(0, C^2/d): scores have sd C^2 sqrt(d_k) (default 1; 1e-50 .. 1e50)"},
     {"control", OPT_FLAG, &control, NULL, "also compute the fresh-token control (main sweep)"},
+    {"draws", OPT_SIZE, NULL, NULL, "per T, the draws the CI targets need after a 1024-draw pilot,\n"
+     "                     at most 4 x 24576 = 98304 (the CSV's draws column); the width and\n"
+     "                     scale sweeps 12288; --draws N: N per T (N/2 in the other sweeps)"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int run(experiment *e)

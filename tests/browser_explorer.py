@@ -333,6 +333,9 @@ def main():
         else:
             keys = "".join(rng.choice(KEY_LETTERS) for _ in range(rng.randint(5, 40)))
             cases.append({"mode": "keys", "cfg": cfg_random(rng, 0.25), "keys": keys})
+    # the default state itself (its v3 label once sat on the value plane's tick "4")
+    cases.append({"mode": "set", "cfg": {"q": [[1, 0.5], [-1, 1]], "k": [[2, 0], [0, 2], [-2, 0], [0, -2]],
+                                         "v": [[-3, 2], [1, 3], [3, -1], [-1, -3]], "scale": 1}})
     fails = []
     tmp = tempfile.mkdtemp(prefix="att-browser-")
     try:
@@ -398,6 +401,8 @@ def main():
                 want = {nm: tuple(p) for nm, p in zip(NAMES, case["cfg"]["q"] + case["cfg"]["k"] + case["cfg"]["v"])}
                 if (vecs, scale) != (want, case["cfg"]["scale"]):
                     bad.append("set: the options line does not read back as the state: %s" % r["options"])
+            if r.get("labelOnTick"):    # a point's label drawn over an axis tick label
+                bad.append("labels over tick labels: %s (%s)" % (", ".join(r["labelOnTick"]), r["options"]))
             counts[r["mode"]] += 1
             fails += ["%s: %s" % (where, b) for b in bad]
         # a start state from the URL (#q1=x,y&...&scale=s), as a link from slides gives it

@@ -165,6 +165,15 @@ for id in $ids; do
     if grep -q -- '--draws N' "$T/stdout"; then
         expect "$id: misspelt --drwas 10" 2 "did you mean --draws\?" "$R" "$b" --out "$R" --drwas 10
     fi
+    # "--draws N ... (default N)" is a promise: every point of the committed full run has N
+    # draws (a program whose counts vary says what its default does instead, opts.h)
+    n=$(sed -n 's/^  --draws N .*(default \([0-9]*\))$/\1/p' "$T/stdout")
+    if [ -n "$n" ] && [ -f "results/$id.csv" ]; then
+        other=$(awk -F, -v n="$n" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "draws") c = i; next }
+                c && $c != n { print $c; exit }' "results/$id.csv")
+        if [ -z "$other" ]; then pass "$id: --help's default of --draws, $n, is every point's count"
+        else fail "$id: --help says --draws defaults to $n, but results/$id.csv has a point with $other draws"; fi
+    fi
 
     # --help: each sweep option reads plainly, offers a list exactly when the
     # program takes one (--X 2,4 is refused before --help otherwise), and names

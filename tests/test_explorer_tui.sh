@@ -12,6 +12,20 @@ set -u
 cd "$(dirname "$0")/.."
 BIN=$(pwd)/${ATT_BIN_DIR:-bin}/two_queries_four_keys
 [ -x "$BIN" ] || { echo "test_explorer_tui: $BIN is missing (make first)" >&2; exit 1; }
+# without a terminal: exit 2, and the message says both ends must be one and
+# which is not (under script(1), a pty, each end in turn)
+tty_fail=0
+tty_check() {   # $1 = expected phrase, $2 = shell command
+    msg=$(sh -c "$2" 2>&1 </dev/null)
+    case $msg in *"both stdin (the keys) and stdout (the screen)"*"but $1"*) ;;
+        *) echo "FAIL --interactive ($2) should say both ends must be a terminal, $1: $msg"; tty_fail=1 ;; esac
+}
+tty_check "neither is one" "'$BIN' --interactive </dev/null >/dev/null"
+if command -v script >/dev/null 2>&1; then
+    tty_check "stdout is not one" "script -qec \"'$BIN' --interactive >/dev/null\" /dev/null"
+    tty_check "stdin is not one" "script -qec \"'$BIN' --interactive </dev/null\" /dev/null"
+fi
+[ $tty_fail = 0 ] || exit 1
 command -v tmux >/dev/null 2>&1 || { echo "test_explorer_tui: skipped (no tmux; apt-get install tmux)"; exit 0; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/att-tui.XXXXXX") || exit 1
 sock="att-tui-$$"

@@ -101,6 +101,7 @@ for f in tests/grade/wrong_*.py; do
     *fused_transposed*) want="nn.Linear" ;;
     *fused_noscale*) want="ignores the scale" not="1/sqrt" ;;
     *fused_sqrtdk*) want="uses 1/sqrt(d_k) = " not="ignores the scale" ;;
+    *fused_split_noscale*) want="no single known mistake" not="split order is wrong" ;;
     *fused_split*) want="split order is wrong" ;;
     *fused_float32*) want="float64" ;;
     *fused_batch_kT*) want="right for 2-D arrays only" not="nn.Linear" ;;

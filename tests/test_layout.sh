@@ -97,6 +97,44 @@ if [ -x "$BIN_DIR/random_projections" ] && [ -x "$BIN_DIR/naive_self_attention" 
             echo "test_layout: FAIL: figures of point runs have text problems (listed above)"; fail=1
         fi
     fi
+    # a run of two T (--T 8,64): its figure's text clean too, and both runs' figures show
+    # the band and, for each outcome present, what the rule says on the CSV's own numbers
+    p2="$tmp/point2"
+    "$BIN_DIR/random_projections" --T 8,64 --draws 200 --out "$p2" --quiet >/dev/null 2>&1 || true
+    if [ -f "$p2/random_projections.verdicts.csv" ] &&
+       sh tools/figures.sh "$p2" random_projections > "$p2/render.txt" 2>&1; then
+        if check --fig "$p2/figures/random_projections.pdf" --slidefig "$p2/figures/slides/random_projections.pdf"; then
+            echo "test_layout: a run of two T (random_projections --T 8,64): its figures clean"
+        else
+            echo "test_layout: FAIL: the figure of random_projections --T 8,64 has text problems (listed above)"; fail=1
+        fi
+    else
+        echo "test_layout: FAIL: random_projections --T 8,64 or its figures:"; cat "$p2/render.txt" 2>/dev/null; fail=1
+    fi
+    for run in "$p" "$p2"; do
+        [ -f "$run/figures/random_projections.pdf" ] || continue
+        pdftotext "$run/figures/random_projections.pdf" "$run/fig.txt" 2>/dev/null
+        python3 - "$run" <<'PY' || fail=1
+import csv, sys
+run = sys.argv[1]
+rows = list(csv.DictReader(open(run + "/random_projections.csv")))
+text = " ".join(open(run + "/fig.txt").read().split())
+WORDS = ["CI inside the band: PASS", "CI outside the band: FAIL", "CI across a band edge: INCONCLUSIVE"]
+def outcome(lo, hi):   # verdict.c's RULE_CI_WITHIN on [0.95, 1.05]
+    if lo != lo or hi != hi: return 1
+    return 0 if lo >= 0.95 and hi <= 1.05 else 1 if hi < 0.95 or lo > 1.05 else 2
+ks = [outcome(float(r["T_self_lo"]), float(r["T_self_hi"])) for r in rows]
+want = ["pass band [0.95, 1.05]"]
+for k in sorted(set(ks)):
+    want.append(WORDS[k] if len(rows) == 1 else "%s (%d of %d T)" % (WORDS[k], ks.count(k), len(rows)))
+missing = [w for w in want if w not in text]
+T = ",".join(r["T"] for r in rows)
+if missing:
+    print("test_layout: FAIL: the figure of random_projections --T %s does not show: %s" % (T, "; ".join(missing)))
+    sys.exit(1)
+print("test_layout: random_projections --T %s: its figure shows the band and %s" % (T, ", ".join(want[1:])))
+PY
+    done
 else
     echo "test_layout: point runs skipped ($BIN_DIR/ not built)"
 fi

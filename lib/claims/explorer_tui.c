@@ -283,12 +283,13 @@ static int action_of_key(int ch, explorer_action *a)
 int explorer_tui_run(explorer *e, int *signal_seen)
 {
     *signal_seen = 0;
-    if (!isatty(STDOUT_FILENO))
-        return att_fail(ATT_EUSAGE, "--interactive needs a terminal, but stdout is not one; "
-                        "use --keys STRING to replay keys without a terminal");
-    if (!isatty(STDIN_FILENO))
-        return att_fail(ATT_EUSAGE, "--interactive reads keys from a terminal, but stdin is "
-                        "not one; use --keys STRING to replay keys without a terminal");
+    /* both ends must be a terminal: keys come from stdin, the screen goes to stdout */
+    int in_tty = isatty(STDIN_FILENO), out_tty = isatty(STDOUT_FILENO);
+    if (!in_tty || !out_tty)
+        return att_fail(ATT_EUSAGE, "--interactive needs a terminal on both stdin (the keys) and stdout "
+                        "(the screen), but %s; use --keys STRING to replay keys without a terminal",
+                        !in_tty && !out_tty ? "neither is one" : !in_tty ? "stdin is not one"
+                                                                          : "stdout is not one");
 
     /* our handlers first: ncurses leaves signals alone that already have one */
     struct sigaction sa, old_int, old_term, old_hup;

@@ -22,11 +22,13 @@ const table_col lsconfig_cols[12] = {
 
 static const char *names;   /* --config */
 static int long_run;        /* --long */
-const opt_spec lsconfig_options[3] = {
+const opt_spec lsconfig_options[4] = {
     {"config", OPT_STRING, &names, "NAMES", "configurations, comma-separated: section (d 64, d_k 16, c 1), "
      "soft (c^2 1/2), narrow (d_k 4, c 1), wide (d 256, c^2 1/2); default all"},
     {"long", OPT_FLAG, &long_run, NULL, "the long run: section and narrow with the draws chosen for +-10% "
      "(17,000,000 and 411,000; --draws N sets both), macros ...Long (make reproduce-long)"},
+    {"draws", OPT_SIZE, NULL, NULL, "N = 20000 per configuration, 4 N = 80000 for soft (its CI within\n"
+     "                     +-10%); --long: the counts named there"},
     {NULL, 0, NULL, NULL, NULL}};
 
 int lsconfig_long(void) { return long_run; }

@@ -30,7 +30,7 @@ extern const lsconfig LSCONFIGS[LSCONFIG_N];   /* section, soft, narrow, wide */
 
 /* The options --config NAMES and --long (the experiment's extra options for exp_main);
  * lsconfig_long: --long was given. */
-extern const opt_spec lsconfig_options[3];
+extern const opt_spec lsconfig_options[4];
 int lsconfig_long(void);
 
 /* *want bit i: LSCONFIGS[i] is run: named by --config (comma-separated; default all, or the

@@ -261,7 +261,14 @@ static void print_help(const opts_info *info)
                        list ? "one value, a list 4,8,16 or a range 2..256 (doubling)" : "one value");
             }
             if (COMMON[i].mask == OPT_SEED) printf(" (default %lu)", info->seed);
-            if (COMMON[i].mask == OPT_DRAWS) printf(" (default %zu)", info->draws);
+            if (COMMON[i].mask == OPT_DRAWS) {
+                /* an extra entry "draws" with no dest says what the default does (opts.h) */
+                const char *how = NULL;
+                for (const opt_spec *e = info->extra; e && e->name && !how; e++)
+                    if (!e->dest && !strcmp(e->name, "draws")) how = e->help;
+                if (how) printf("\n  %-18s default: %s", "", how);
+                else printf(" (default %zu)", info->draws);
+            }
             printf("\n");
         }
     /* the grid is declared inside each experiment's run(), after the options
@@ -270,6 +277,7 @@ static void print_help(const opts_info *info)
         printf("  %-18s %s experiments/%s.c\n", "",
                list ? "none given: the full sweep, as declared in" : "not given: the value set in", info->id);
     for (const opt_spec *e = info->extra; e && e->name; e++) {
+        if (!e->dest && !strcmp(e->name, "draws")) continue;   /* printed with --draws */
         char left[64];
         snprintf(left, sizeof left, "--%s%s%s", e->name, e->kind == OPT_FLAG ? "" : " ",
                  e->kind == OPT_FLAG ? "" : (e->arg ? e->arg : "V"));

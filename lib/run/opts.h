@@ -93,7 +93,11 @@ typedef struct {
     unsigned common;           /* OPT_* mask of accepted common options */
     unsigned long seed;        /* default seed                          */
     size_t draws;              /* default draws                         */
-    const opt_spec *extra;     /* experiment-specific options, or NULL  */
+    const opt_spec *extra;     /* experiment-specific options, or NULL; an entry
+                                  {"draws", OPT_SIZE, NULL, NULL, "how"} (no dest) is
+                                  not an option: --help prints "default: how" under
+                                  --draws in place of "(default N)", for a program
+                                  whose draws are not N at every point */
 } opts_info;
 
 typedef struct {

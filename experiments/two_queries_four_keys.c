@@ -39,6 +39,8 @@
 #define ID "two_queries_four_keys"
 #define CLAIM "each output is a weighted average of the values"
 
+enum { TQFK_MAX_DRAWS = 1000000000 };
+
 static tqfk_cli cli;            /* the options write into cli.cfg (tqfk_options) */
 
 static int run(experiment *e)
@@ -47,6 +49,12 @@ static int run(experiment *e)
     const tqfk_config *cfg = &cli.cfg;
     tqfk_result r;
     int st = tqfk_config_check(cfg);
+    /* the random states are checked one at a time: --draws costs time, no memory, so it is
+     * bounded in time (about 1 s per million states) */
+    if (st == ATT_OK && e->o.draws > TQFK_MAX_DRAWS)
+        st = att_fail(ATT_EUSAGE, "--draws %zu: at most %d random states (about %d minutes; each is "
+                      "checked one at a time, so more only takes time)", e->o.draws, TQFK_MAX_DRAWS,
+                      TQFK_MAX_DRAWS / 60000000);
     if (st == ATT_OK) st = tqfk_compute(&r, cfg);
     if (st == ATT_OK) st = tqfk_write_tables(e->o.out_dir, ID, cfg, &r);
     if (st) return st;

@@ -52,7 +52,7 @@ if (SLIDE) {
     # a heatmap has its colour bar (no numbers in the cells here)
     set colorbox user origin 0.85, 0.33 size 0.04, 0.55
     set cbtics ('0' 0, '1' 1) scale 0
-    unset cblabel
+    set cblabel "a_{tj}" offset -1.2, 0
     plot fa using 2:1:5 with image pixels
 } else {
 plot fa using 2:1:5 with image pixels, \

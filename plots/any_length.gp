@@ -31,7 +31,7 @@ set xrange [Tmin / 1.5:Tmax * (SLIDE ? 3 : 30)]
 set yrange [0.01:*]
 set xlabel 'sequence length T (tokens)'
 set ylabel (SLIDE ? 'memory (MiB)' : 'memory allocated (MiB)')
-if (SLIDE) { set ytics 1e-2, 100; set mytics 10 }
+if (SLIDE) { set ytics 1e-2, 1000; set mytics 10 }   # 10^-2 .. 10^7: labels a factor 1000 apart (100 apart they touched)
 set key off
 # direct labels at the ends of the lines
 set label 1 'tiled head' at Tmax * 1.2, tmem / MiB left tc ls 1

@@ -88,7 +88,7 @@ if (SLIDE) {
     # the labels at the right are (d, d_k, c²): say so in the empty lower
     # right of the plot, under the 1/T line (under the labels it read as an
     # axis label)
-    set label 3 "labels at the right: d, d_k, c²" at graph 0.97, graph 0.09 right font ',9'
+    set label 3 "labels at the right: d, d_k, c²" at graph 0.97, graph 0.15 right font ',9'
     set ylabel "T × self-weight"
     set xlabel "sequence length T"
     set ytics (1.0, 1.05, 1.1)     # the ticks name the two lines: exactly 1/T and 5% above

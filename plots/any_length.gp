@@ -31,7 +31,7 @@ set xrange [Tmin / 1.5:Tmax * (SLIDE ? 3 : 30)]
 set yrange [0.01:*]
 set xlabel 'sequence length T (tokens)'
 set ylabel (SLIDE ? 'memory (MiB)' : 'memory allocated (MiB)')
-if (SLIDE) { set ytics 1e-2, 100; set mytics 10 }
+if (SLIDE) { set ytics 1e-2, 1000; set mytics 10 }   # 10^-2 .. 10^7: labels a factor 1000 apart (100 apart they touched)
 set key off
 # direct labels at the ends of the lines
 set label 1 'tiled head' at Tmax * 1.2, tmem / MiB left tc ls 1
@@ -41,8 +41,11 @@ if (SLIDE) {
     unset title   # the slide's frame title states the claim
     set label 2 at Tmin * 12, 0.02 left     # under its line, clear of it
     set label 1 at Tmax, tmem / MiB right offset 0, -1.8
-    set yrange [0.002:*]
-    if (Tmax > Pmax) { set label 3 sprintf("dashed: S and A alone,\n%.0f GB at T = %s", 16.0 * Tmax * Tmax / 1e9, thousands(Tmax)) at graph 0.03, graph 0.86 left }
+    # room at the top for the dashed line's label, clear of the plain head's
+    # points; the label in the axis's unit (MiB, two figures) and in GB
+    set yrange [0.002:1e8]
+    mib2(x) = floor(x / 10**(floor(log10(x)) - 1) + 0.5) * 10**(floor(log10(x)) - 1)
+    if (Tmax > Pmax) { set label 3 sprintf("dashed: S and A alone, %s MiB\n(%.0f GB) at T = %s", thousands(mib2(16.0 * Tmax * Tmax / MiB)), 16.0 * Tmax * Tmax / 1e9, thousands(Tmax)) at graph 0.03, graph 0.92 left }
 }
 plot sample [x=Pmax:(Tmax > Pmax ? Tmax : Pmax * 1.001)] (Tmax > Pmax ? 16.0 * x * x / MiB : NaN) with lines ls 5 dt 2 lw 1.5, \
      f using 1:($13 > 0 ? $13 / MiB : NaN) with linespoints ls 3, \

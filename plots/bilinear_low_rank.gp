@@ -27,13 +27,14 @@ set ytics 0, 0.25, 1
 last(k) = word(dks, k) + 0
 if (SLIDE) {
     unset title   # the slide's frame title states the claim
-    set label 1 "number: d_k" at graph 0.98, graph 0.92 right
-    set xlabel "index i"
+    set label 1 "curves: d_k" at graph 0.98, graph 0.92 right
+    set xlabel "singular value index i"
+    set ylabel "σ_i/σ_1" offset 1.4, 0
     set xtics 1, 4
     set ytics 0, 0.5, 1
-    set lmargin at screen 0.22; set rmargin at screen 0.96
+    set lmargin at screen 0.32; set rmargin at screen 0.96
     set bmargin at screen 0.30; set tmargin at screen 0.97
-    set xlabel offset 0, 0.6; set xtics offset 0, 0.4
+    set xlabel offset -2.2, 0.6; set xtics offset 0, 0.4
 }
 # each curve labelled with its d_k just right of where it falls to 0 (at
 # i = d_k + 1), below every curve still standing there

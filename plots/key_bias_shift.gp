@@ -11,8 +11,8 @@ f = datadir.'/key_bias_shift.csv'
 stats f skip 1 using 1 nooutput
 T = STATS_records
 if (SLIDE) {
-    set multiplot layout 1,2 margins 0.23,0.98,0.38,0.84 spacing 0.21,0   # room for labels such as −16 (a minus sign is wider than a hyphen)
-    unset xlabel
+    set multiplot layout 1,2 margins 0.23,0.98,0.43,0.86 spacing 0.21,0   # room for labels such as −16 (a minus sign is wider than a hyphen)
+    set xlabel "key j" offset 0, 0.9   # on both panels, under their ticks
 } else {
 set multiplot layout 1,2 title main(sprintf("Adding b_K shifts a row of scores by one constant (q_0·b_K = %.2f):\nthe softmax weights do not move", shift)) \
     margins 0.10,0.98,0.24,0.72 spacing 0.12,0
@@ -20,7 +20,7 @@ set multiplot layout 1,2 title main(sprintf("Adding b_K shifts a row of scores b
 set style fill solid 1.0 border -1
 set boxwidth 0.38
 set xrange [-0.6:T - 0.4]
-set xtics 0, (T > 12 ? (T > 40 ? 10 : 4) : (SLIDE ? 2 : 1)) scale 0   # a start, then the step: '(1)' alone would be one tick at 1
+set xtics 0, (T > 12 ? (T > 40 ? 10 : 4) : (SLIDE ? 2 : 1)) scale 0 offset 0, (SLIDE ? 0.3 : 0)   # a start, then the step: '(1)' alone would be one tick at 1
 if (!SLIDE) { set xlabel "key j" offset 0,0.4 }
 unset key
 set label 1 (SLIDE ? "light: without b_K\ndark: with b_K" : "light bars: without b_K      dark bars: with b_K") at screen 0.5, screen (SLIDE ? 0.18 : 0.05) center

@@ -85,9 +85,10 @@ do for [k = 0:NC - 1] { if (OK[k + 1]) {
 sel(k, v) = (column(1) == k && OK[k + 1]) ? v : NaN
 if (SLIDE) {
     unset title   # the slide's frame title states the claim
-    # the labels at the right are (d, d_k, c²): say so, under them (the top
-    # label leaves no room above)
-    set label 3 "(d, d_k, c²)" at graph 1.03, graph 0.0 left offset 0, -2.1 font ',9'
+    # the labels at the right are (d, d_k, c²): say so in the empty lower
+    # right of the plot, under the 1/T line (under the labels it read as an
+    # axis label)
+    set label 3 "labels at the right: d, d_k, c²" at graph 0.97, graph 0.15 right font ',9'
     set ylabel "T × self-weight"
     set xlabel "sequence length T"
     set ytics (1.0, 1.05, 1.1)     # the ticks name the two lines: exactly 1/T and 5% above

@@ -65,7 +65,8 @@ set ylabel (SLIDE ? "self-weight a_{ii}" : "mean a_{ii}") offset (SLIDE ? 1.6 : 
 set yrange [0:1.05]
 set ytics 0, (SLIDE ? 0.5 : 0.25), 1
 set key at graph 0.97, graph 0.04 right bottom samplen 1.5 spacing 1.0 font ',9' reverse Left nobox
-set arrow 1 from graph 0, first 0.995 to graph 1, first 0.995 nohead ls 9
+# the level: dotted and light (the law on the right is the dashed line)
+set arrow 1 from graph 0, first 0.995 to graph 1, first 0.995 nohead lc rgb '#888888' lw 1 dt 3
 set label 1 "99.5%" at graph 0.97, first 0.995 right offset 0,-0.7 font ',9'
 if (has_dstar && !oned) {
     set object 1 rect from DSL, 0 to DSH, 1.05 fs solid 0.35 noborder fc rgb '#1f4e9c' behind
@@ -78,9 +79,10 @@ if (has_dstar && !oned) {
 if (SLIDE && !oned) {
     # slide: no key box (its sample lines crossed the last curve's rise):
     # each length named in its curve's colour at the lower right, where every
-    # curve has already reached 1
+    # curve has already reached 1, kept clear of the rises (opaque boxes)
     unset key
-    do for [k=1:nT] { set label 10 + k sprintf("T = %s", word(TS, k)) at graph 0.97, graph 0.07 + 0.19 * (nT - k) right tc ls k font ',9' }
+    set style textbox opaque noborder margins 1, 1
+    do for [k=1:nT] { set label 10 + k sprintf("T = %s", word(TS, k)) at graph 0.96, graph 0.06 + 0.17 * (nT - k) right tc ls k font ',9' boxed }
 }
 if (!oned) {
     plot for [k=1:nT] f using (sel(real(word(TS, k)), column("d"))):"self_ci_lo":"self_ci_hi" with filledcurves ls k notitle, \
@@ -102,16 +104,17 @@ set logscale y
 set format y "10^{%L}"
 set yrange [1e-8:1]
 set ytics 1e-8, (SLIDE ? 1e4 : 100), 1
-set arrow 1 from graph 0, first 0.005 to graph 1, first 0.005 nohead ls 9
+set arrow 1 from graph 0, first 0.005 to graph 1, first 0.005 nohead lc rgb '#888888' lw 1 dt 3
 # above its line at the right: the curves there have passed below 0.5%
 set label 1 "0.5%" at graph 0.97, first 0.005 right offset 0,0.7 font ',9'
 if (!oned && SLIDE) {
     # slide: each line named beside it, in the empty space on its far side
-    # from the data: "law" above the dashed line near the right edge, "exact
+    # from the data: "law" under the dashed line near the right edge, between
+    # it and the solid line (clear of the dotted 0.5% level above), "exact
     # T = 2" below the solid line (log axis: a factor is a fixed distance)
-    xl = dlo + 0.88 * (dhi - dlo); xe = dlo + 0.40 * (dhi - dlo)
-    set label 5 "law" at xl, law(xl, Tmax) * 15 center font ',9'
-    set label 6 "exact T = 2" at xe, ex(xe) / 600 center font ',9'
+    xl = dlo + 0.87 * (dhi - dlo); xe = dlo + 0.42 * (dhi - dlo)
+    set label 5 "law" at xl, law(xl, Tmax) / 12 center font ',9'
+    set label 6 "exact T = 2" at xe, ex(xe) / 2500 center font ',9'
 }
 if (!oned) {
     # print: a small key in the empty lower left: which line is which

@@ -50,9 +50,11 @@ if (SLIDE) {
     set lmargin at screen 0.24; set rmargin at screen 0.80
     set tmargin at screen 0.97; set bmargin at screen 0.29
     # a heatmap has its colour bar (no numbers in the cells here)
-    set colorbox user origin 0.85, 0.33 size 0.04, 0.55
+    set colorbox user origin 0.85, 0.30 size 0.04, 0.52
     set cbtics ('0' 0, '1' 1) scale 0
+    # the bar's name on top of it (beside it, it passed the page's edge)
     unset cblabel
+    set label 30 "a_{tj}" at screen 0.86, screen 0.95 center
     plot fa using 2:1:5 with image pixels
 } else {
 plot fa using 2:1:5 with image pixels, \

@@ -29,11 +29,11 @@ set xrange [-0.5:T - 0.5]
 set yrange [T - 0.5:-0.5]
 set size noratio
 set lmargin at screen 0.27; set rmargin at screen 0.98
-set bmargin at screen 0.25; set tmargin at screen 0.84
-set label 21 "weight" at screen 0.43, screen 0.925 right font ',9'
-set label 22 "queries" at screen 0.05, screen 0.545 center rotate by 90   # placed, whatever the tick widths
-set label 23 "keys" at screen 0.625, screen 0.06 center
-set xtics offset 0, 0.3 font ',8'   # 10 pt: six keys side by side
+set bmargin at screen 0.33; set tmargin at screen 0.84
+set label 21 "weight" at screen 0.42, screen 0.925 right font ',9'
+set label 22 "queries" at screen 0.05, screen 0.585 center rotate by 90   # placed, whatever the tick widths
+set label 23 "keys" at screen 0.625, screen 0.07 center
+set xtics rotate by 40 right offset 0.6, 0.2 font ',8'   # 10 pt, slanted: six keys side by side ("the" and "mat" collided level)
 @PAL_SEQ
 unset cbtics   # after the palette, which sets them
 set cbrange [0:1]

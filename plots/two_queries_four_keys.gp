@@ -74,6 +74,11 @@ set title 'values, outputs' font ',9'
 set size ratio -1
 set xrange [-Rv:Rv]; set yrange [-Rv:Rv]
 set xzeroaxis lt -1 lw 0.8; set yzeroaxis lt -1 lw 0.8
+# each output's name beside its circle, on the side its spokes leave free:
+# o1 above (its spokes go left, up-right and down), o2 to the right; so v1's
+# and v3's names go below their squares, v2's and v4's above
+vup(n) = n eq 'v2' || n eq 'v4'
+vdown(n) = n eq 'v1' || n eq 'v3'
 set style line 21 lc rgb col_o dt 2
 set style line 22 lc rgb col_o dt 3
 array W[8]
@@ -82,9 +87,11 @@ plot for [r=0:7] att skip 1 every ::r::r \
          using ($7 > 0.005 ? $10 : NaN):11:($8 - $10):($9 - $11) \
          with vectors nohead ls (r < 4 ? 21 : 22) lw (0.4 + 4 * W[r + 1]), \
      vec using (first('v') ? $3 : NaN):4 with points pt 5 ps 1.0 lc rgb col_v, \
-     ''  using (first('v') ? $3 : NaN):4:1 with labels offset char 0,0.9 tc rgb col_v font ':Bold', \
+     ''  using (vup(strcol(1)) ? $3 : NaN):4:1 with labels offset char 0,0.9 tc rgb col_v font ':Bold', \
+     ''  using (vdown(strcol(1)) ? $3 : NaN):4:1 with labels offset char 0,-0.9 tc rgb col_v font ':Bold', \
      ''  using (first('o') ? $3 : NaN):4 with points pt 6 ps 1.1 lw 2 lc rgb col_o, \
-     ''  using (first('o') ? $3 : NaN):4:1 with labels right offset char -0.4,-0.9 font ':Bold'
+     ''  using (strcol(1) eq 'o1' ? $3 : NaN):4:1 with labels center offset char 0,1.0 font ':Bold', \
+     ''  using (strcol(1) eq 'o2' ? $3 : NaN):4:1 with labels left offset char 0.8,0 font ':Bold'
 unset multiplot
 } else {
 # the two planes side by side, the weights below them

@@ -101,9 +101,16 @@ for f in tests/grade/hostile_*.py tests/grade/broken_*.py; do
     broken_syntax) want="SyntaxError" ;;
     broken_slow) want="total time budget of 5 s is used up" ;;
     broken_exception) want="raised ValueError" ;;
-    broken_fds) want="open fds [0, 1, 2, 3, 4]" ;;   # /dev/null, stdout, stderr, result pipe, listdir's
+    # /dev/null, stdout, stderr, the result pipe and listdir's own: five, whatever numbers the
+    # result pipe gets from the grader's own table (a CI with no stdin shifts it)
+    broken_fds) want="open fds [0, 1, 2, N, M]: exactly one pipe beyond 0 to 2" ;;
     *) bad "$n: no expected message in this test: add one" ;;
     esac
+    if [ "$n" = broken_fds ]; then
+        grep -E "open fds \[0, 1, 2, [0-9]+, [0-9]+\]: \['/dev/null', 'pipe:\[[0-9]+\]', 'pipe:\[[0-9]+\]'(, '(\?|pipe:\[[0-9]+\])'){2}\]" \
+            "$W/$n.out" | grep -q "'?'" && ok || { bad "$n: the message does not say '$want'"; cat "$W/$n.out"; }
+        continue
+    fi
     [ -z "$want" ] || grep -qF "$want" "$W/$n.out" && ok || { bad "$n: the message does not say '$want'"; cat "$W/$n.out"; }
 done
 # the import loop: all six tests failed, within one timeout (not six)

@@ -128,8 +128,7 @@ tests: $(addprefix $(BUILD)/tests/,$(TESTS))
 # checks, time; its output is in $(BUILD)/test-logs/ (VERBOSE=1 shows it).
 # The build inside runs as a sub-make ('+'), so make -j2 check builds in parallel.
 SLOW_TESTS  := tests/test_bad_inputs.sh tests/test_mpi.sh tests/test_browser.sh \
-               tests/test_verify.sh tests/test_threads.sh tests/test_docs.sh tests/test_reproduce_long.sh \
-               tests/test_grade_hostile.sh
+               tests/test_verify.sh tests/test_threads.sh tests/test_docs.sh tests/test_reproduce_long.sh
 # make sanitize runs check-all with these slow ones (what make check held
 # before the split); verify and threads test determinism, not memory.
 SAN_SLOW_TESTS := tests/test_bad_inputs.sh tests/test_mpi.sh tests/test_browser.sh

@@ -143,7 +143,7 @@ LATER_TESTS  = $(filter $(wildcard tests/test_*.sh),$(SLOW_TESTS))
 CHECK_SUITES = $(addprefix $(BUILD)/tests/,$(TESTS)) $(filter-out $(SLOW_TESTS) $(SKIP_TESTS),$(wildcard tests/test_*.sh))
 RUN_TESTS    = ATT_BIN_DIR=$(BIN) BUILD=$(BUILD) sh tools/run_tests.sh --logs $(BUILD)/test-logs \
                --build "$(MAKE) --no-print-directory tests all"
-check: deps ## build, then every unit and property test and the fast end-to-end tests (about 70 s on 2 idle cores; minutes on a slower or busy machine)
+check: deps ## build, then every unit and property test and the fast end-to-end tests (about 2 min on 2 idle cores; more on a slower or busy machine)
 	@+$(RUN_TESTS) --later "$(LATER_TESTS)" $(CHECK_SUITES)
 check-all: deps ## make check plus the slow end-to-end suites: bad inputs, MPI, Chromium, verify, threads (about 6 min on 2 idle cores)
 	@+$(RUN_TESTS) $(CHECK_SUITES) $(LATER_TESTS)

@@ -190,28 +190,6 @@ bias_key_bounds bias_key_rounding(const bias_head *h)
     return (bias_key_bounds){tol_eps(16, d_k + T, (1.0 + P) * sqrt((double)T) * vmax), tol_eps(8, T, qg * vmax)};
 }
 
-void bias_work_free(void *p)
-{
-    bias_work *w = p;
-    if (w == NULL) return;
-    bias_head_free(&w->h);
-    head_state_free(&w->fd);
-    head_grads_free(&w->g);
-    mem_free(w, 1, sizeof *w);
-}
-
-bias_work *bias_work_new(size_t T, size_t d, size_t d_k, size_t d_v)
-{
-    bias_work *w = mem_calloc(1, sizeof *w, "bias work");
-    if (w == NULL) return NULL;
-    if (bias_head_alloc(&w->h, T, d, d_k, d_v) || head_state_alloc(&w->fd, T, T, d, d_k, d_v)
-        || head_grads_alloc(&w->g, T, T, d, d_k, d_v)) {
-        bias_work_free(w);
-        return NULL;
-    }
-    return w;
-}
-
 void bias_qhead_free(void *p)
 {
     bias_qhead *q = p;
@@ -385,32 +363,6 @@ int bias_query_example(gsl_rng *rng, const char *dir, const char *name, double *
     }
     bias_qhead_free(h);
     return rc;
-}
-
-int bias_work_draw(gsl_rng *rng, bias_work *w, int rope, double base)
-{
-    rope = rope || base > 0.0;
-    int rc = bias_head_draw(rng, &w->h, rope);
-    head_params p = bias_head_params(&w->h, rope, 1);
-    if (base > 0.0) p.rope_base = base;
-    if (!rc && base > 0.0) rc = head_forward(&w->h.with, &p, w->h.X, w->h.X);
-    return rc ? rc : head_backward(&w->g, &w->h.with, &p, w->h.X, w->h.X, w->h.G);
-}
-
-typedef struct { size_t j; double score_without, score_with, weight_without, weight_with; } shift_row;
-
-int bias_key_shift_write(const char *dir, const char *name, const bias_head *h, size_t T, double *shift)
-{
-    static const table_col cols[] = {COL(shift_row, j), COL(shift_row, score_without), COL(shift_row, score_with),
-                                     COL(shift_row, weight_without), COL(shift_row, weight_with)};
-    shift_row rows[64];
-    T = T < 64 ? T : 64;
-    for (size_t j = 0; j < T; j++)
-        rows[j] = (shift_row){j, gsl_matrix_get(h->without.S, 0, j), gsl_matrix_get(h->with.S, 0, j),
-                              gsl_matrix_get(h->without.A, 0, j), gsl_matrix_get(h->with.A, 0, j)};
-    gsl_vector_const_view q = gsl_matrix_const_row(h->with.Q, 0);
-    gsl_blas_ddot(&q.vector, h->b_K, shift);
-    return TABLE_WRITE(dir, name, cols, rows, T);
 }
 
 typedef struct { size_t i; const char *token; double softmax_shift, row_sum; } vex_row;

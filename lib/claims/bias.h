@@ -67,26 +67,6 @@ int bias_head_draw(gsl_rng *rng, bias_head *h, int rope);
 /* The parameters of the head (b_K left out when with_bk = 0). */
 head_params bias_head_params(const bias_head *h, int rope, int with_bk);
 
-/* A draw's work: the head, the finite differences' forward state and the
- * gradients, for sizes up to (T, d, d_k, d_v). One alloc/free pair (a sweep's
- * work_alloc / work_free); NULL + error on no memory. */
-typedef struct {
-    bias_head h;
-    head_state fd;
-    head_grads g;
-} bias_work;
-bias_work *bias_work_new(size_t T, size_t d, size_t d_k, size_t d_v);
-void bias_work_free(void *w);
-/* One draw into w: bias_head_draw (RoPE after the bias when rope or base > 0),
- * the forward pass with b_K rerun at RoPE base `base` when base > 0, then the
- * backprop gradients of L = sum(G .* O) with b_K in, into w->g. */
-int bias_work_draw(gsl_rng *rng, bias_work *w, int rope, double base);
-/* The key-bias figure's table from a drawn head: query row 0, per key j
- < T (at most 64) s_0j and a_0j without and with b_K (j, score_without,
- * score_with, weight_without, weight_with) as dir/name; the shift q_0 . b_K
- * that every s_0j gets into *shift. */
-int bias_key_shift_write(const char *dir, const char *name, const bias_head *h, size_t T, double *shift);
-
 /* The rounding bounds of the key bias without RoPE, for a head run by
  * bias_head_draw(rng, h, 0) (one function for the experiment and its test):
  *   output:   the two runs differ by the rounding of q_i . k_j, <= (d_k + 1) eps P,

@@ -190,35 +190,9 @@ bias_key_bounds bias_key_rounding(const bias_head *h)
     return (bias_key_bounds){tol_eps(16, d_k + T, (1.0 + P) * sqrt((double)T) * vmax), tol_eps(8, T, qg * vmax)};
 }
 
-void bias_qhead_free(void *p)
-{
-    bias_qhead *q = p;
-    if (q == NULL) return;
-    mat_free(q->Xq); mat_free(q->Xkv); mat_free(q->W_Q); mat_free(q->W_K); mat_free(q->W_V); mat_free(q->Z);
-    mat_vec_free(q->b_max);
-    head_state_free(&q->s0); head_state_free(&q->sb); head_state_free(&q->sz);
-    mem_free(q, 1, sizeof *q);
-}
-
-bias_qhead *bias_qhead_new(size_t T, size_t d, size_t d_k)
-{
-    bias_qhead *q = mem_calloc(1, sizeof *q, "query-bias head");
-    if (q == NULL) return NULL;
-    q->Xq = mat_new(T, d); q->Xkv = mat_new(T, d);
-    q->W_Q = mat_new(d, d_k); q->W_K = mat_new(d, d_k); q->W_V = mat_new(d, d_k); q->Z = mat_new(d, d_k);
-    q->b_max = mat_vec_new(d_k);
-    if (!q->Xq || !q->Xkv || !q->W_Q || !q->W_K || !q->W_V || !q->Z || !q->b_max) {
-        bias_qhead_free(q);
-        return NULL;
-    }
-    return q;
-}
-
-/* The query and value heads' inputs, in this order: Xq (T_q, d), Xkv (T_k, d) ~ N(0, 1)
- * (Xkv is Xq's view when self: not drawn again), W_Q ~ N(0, sharp^2 / d), W_K, W_V ~ N(0, 1 / d)
- * (d, d_k), (d, d_k), (d, d_v). */
-static void draw_inputs(gsl_rng *rng, gsl_matrix *Xq, gsl_matrix *Xkv, gsl_matrix *W_Q, gsl_matrix *W_K,
-                        gsl_matrix *W_V, int self, double sharp)
+/* Xq (T_q, d), Xkv (T_k, d), W_Q, W_K (d, d_k), W_V (d, d_v) */
+void bias_draw_inputs(gsl_rng *rng, gsl_matrix *Xq, gsl_matrix *Xkv, gsl_matrix *W_Q, gsl_matrix *W_K,
+                      gsl_matrix *W_V, int self, double sharp)
 {
     double d = (double)Xq->size2;
     mat_randn(rng, Xq, 1.0);
@@ -226,35 +200,6 @@ static void draw_inputs(gsl_rng *rng, gsl_matrix *Xq, gsl_matrix *Xkv, gsl_matri
     mat_randn(rng, W_Q, sharp / sqrt(d));
     mat_randn(rng, W_K, 1.0 / sqrt(d));
     mat_randn(rng, W_V, 1.0 / sqrt(d));
-}
-
-/* Xq (T_q, d), Xkv (T_k, d), W_Q, W_K, W_V, Z = 0 (d, d_k), b_Q (d_k): three forward passes */
-int bias_qhead_draw(gsl_rng *rng, bias_qhead *q, size_t T_q, size_t T_k, size_t d, size_t d_k, int self,
-                    double sharp, double sigma)
-{
-    if (T_q > q->Xq->size1 || T_k > q->Xq->size1 || d > q->Xq->size2 || d_k > q->W_Q->size2 || (self && T_q != T_k))
-        return att_fail(ATT_EUSAGE, "query-bias head: sizes T_q %zu, T_k %zu, d %zu, d_k %zu beyond (%zu, %zu, %zu)",
-                        T_q, T_k, d, d_k, q->Xq->size1, q->Xq->size2, q->W_Q->size2);
-    gsl_matrix_view Xq = gsl_matrix_submatrix(q->Xq, 0, 0, T_q, d);
-    gsl_matrix_view Xkv = gsl_matrix_submatrix(self ? q->Xq : q->Xkv, 0, 0, T_k, d);
-    gsl_matrix_view W_Q = gsl_matrix_submatrix(q->W_Q, 0, 0, d, d_k), W_K = gsl_matrix_submatrix(q->W_K, 0, 0, d, d_k);
-    gsl_matrix_view W_V = gsl_matrix_submatrix(q->W_V, 0, 0, d, d_k), Z = gsl_matrix_submatrix(q->Z, 0, 0, d, d_k);
-    q->b = gsl_vector_subvector(q->b_max, 0, d_k);
-    draw_inputs(rng, &Xq.matrix, &Xkv.matrix, &W_Q.matrix, &W_K.matrix, &W_V.matrix, self, sharp);
-    mat_vec_randn(rng, &q->b.vector, sigma);
-    gsl_matrix_set_zero(&Z.matrix);
-    head_state_free(&q->s0); head_state_free(&q->sb); head_state_free(&q->sz);
-    int rc = head_state_alloc(&q->s0, T_q, T_k, d, d_k, d_k);
-    if (!rc) rc = head_state_alloc(&q->sb, T_q, T_k, d, d_k, d_k);
-    if (!rc) rc = head_state_alloc(&q->sz, T_q, T_k, d, d_k, d_k);
-    // p0: no b_Q; pb: b_Q; pz: W_Q = 0 with b_Q (every query is b_Q)
-    head_params p0 = head_params_make(&W_Q.matrix, &W_K.matrix, &W_V.matrix), pb = p0;
-    head_params pz = head_params_make(&Z.matrix, &W_K.matrix, &W_V.matrix);
-    pb.b_Q = pz.b_Q = &q->b.vector;
-    if (!rc) rc = head_forward(&q->s0, &p0, &Xq.matrix, &Xkv.matrix);
-    if (!rc) rc = head_forward(&q->sb, &pb, &Xq.matrix, &Xkv.matrix);
-    if (!rc) rc = head_forward(&q->sz, &pz, &Xq.matrix, &Xkv.matrix);
-    return rc;
 }
 
 void bias_vhead_free(void *p)
@@ -309,7 +254,7 @@ int bias_vhead_draw(gsl_rng *rng, bias_vhead *v, size_t T_q, size_t T_k, size_t 
     v->b_V = gsl_vector_subvector(v->bv_max, 0, d_v);
     v->b_O = gsl_vector_subvector(v->bo_max, 0, d);
     v->b_f = gsl_vector_subvector(v->bf_max, 0, d);
-    draw_inputs(rng, &Xq.matrix, &Xkv.matrix, &W_Q.matrix, &W_K.matrix, &W_V.matrix, self, sharp);
+    bias_draw_inputs(rng, &Xq.matrix, &Xkv.matrix, &W_Q.matrix, &W_K.matrix, &W_V.matrix, self, sharp);
     mat_randn(rng, &v->W_O_view.matrix, 1.0 / sqrt((double)d_v));
     mat_vec_randn(rng, &v->b_V.vector, sigma);
     mat_vec_randn(rng, &v->b_O.vector, 1.0);
@@ -330,39 +275,6 @@ double bias_rows_from(const gsl_matrix *D, const gsl_vector *v)
     for (size_t i = 0; i < D->size1; i++)
         for (size_t j = 0; j < D->size2; j++) m = fmax(m, fabs(gsl_matrix_get(D, i, j) - gsl_vector_get(v, j)));
     return m;
-}
-
-double bias_preference(const gsl_vector *p)
-{
-    double tv = 0.0;
-    for (size_t j = 0; j < p->size; j++) tv += fabs(gsl_vector_get(p, j) - 1.0 / (double)p->size);
-    return 0.5 * tv;
-}
-
-typedef struct { size_t i, j; const char *query, *key; double score_shift, weight_zero_query; } qex_row;
-
-int bias_query_example(gsl_rng *rng, const char *dir, const char *name, double *tv, double *top)
-{
-    enum { T = BIAS_QEX_T };
-    static const char *const tokens[T] = {"a", "cat", "sat", "on", "the", "mat"};
-    static const table_col cols[] = {
-        COL(qex_row, i), COL(qex_row, j), COL(qex_row, query), COL(qex_row, key),
-        COL(qex_row, score_shift), COL(qex_row, weight_zero_query)};
-    bias_qhead *h = bias_qhead_new(T, BIAS_QEX_D, BIAS_QEX_DK);
-    int rc = h ? bias_qhead_draw(rng, h, T, T, BIAS_QEX_D, BIAS_QEX_DK, 1, 1.0, 1.0) : att_alloc_status();
-    qex_row rows[T * T];
-    for (size_t i = 0; i < T && !rc; i++)
-        for (size_t j = 0; j < T; j++)
-            rows[i * T + j] = (qex_row){i, j, tokens[i], tokens[j],
-                gsl_matrix_get(h->sb.S, i, j) - gsl_matrix_get(h->s0.S, i, j), gsl_matrix_get(h->sz.A, i, j)};
-    if (!rc) rc = TABLE_WRITE(dir, name, cols, rows, T * T);
-    if (!rc) {
-        gsl_vector_view a0 = gsl_matrix_row(h->sz.A, 0);
-        *tv = bias_preference(&a0.vector);
-        *top = gsl_vector_max(&a0.vector);
-    }
-    bias_qhead_free(h);
-    return rc;
 }
 
 typedef struct { size_t i; const char *token; double softmax_shift, row_sum; } vex_row;

@@ -109,26 +109,14 @@ int bias_fd_error(double *err, head_state *work, const head_params *p, const gsl
                   const gsl_matrix *Xkv, const gsl_matrix *G, gsl_matrix *P, const gsl_matrix *D,
                   double h, double floor);
 
-/* ---- the query bias ---------------------------------------------------------- */
+/* ---- the query and value biases' random heads ---------------------------- */
 
-/* A random head run three times: without b_Q (s0), with it (sb), and with
- * W_Q = 0 and b_Q (sz), so that every query is b_Q. Its matrices have the
- * largest sizes (T, d, d_k) and are used through views; d_v = d_k. After a
- * draw: Xq (T_q, d), Xkv (T_k, d), W (d, d_k), b_Q (d_k) in b, and the three
- * forward passes (S, A: T_q x T_k; K: T_k x d_k) at the draw's sizes. */
-typedef struct {
-    gsl_matrix *Xq, *Xkv, *W_Q, *W_K, *W_V, *Z;
-    gsl_vector *b_max;
-    gsl_vector_view b;             /* b_Q of the last draw (d_k) */
-    head_state s0, sb, sz;
-} bias_qhead;
-bias_qhead *bias_qhead_new(size_t T, size_t d, size_t d_k);   /* NULL + error on no memory */
-void bias_qhead_free(void *q);
-/* Draw, in this order, Xq ~ N(0, 1), Xkv ~ N(0, 1) (Xkv = Xq when self),
- * W_Q ~ N(0, sharp^2 / d), W_K, W_V ~ N(0, 1 / d), b_Q ~ N(0, sigma^2); run
- * the three heads. Sizes above the allocated ones: ATT_EUSAGE. */
-int bias_qhead_draw(gsl_rng *rng, bias_qhead *q, size_t T_q, size_t T_k, size_t d, size_t d_k, int self,
-                    double sharp, double sigma);
+/* Their inputs, in this order: Xq (T_q, d), Xkv (T_k, d) ~ N(0, 1) (Xkv is Xq's
+ * view when self: not drawn again), W_Q ~ N(0, sharp^2 / d), W_K (d, d_k) and
+ * W_V (d, d_v) ~ N(0, 1 / d); the query bias's head (experiments/query_bias.c)
+ * and bias_vhead_draw both draw them so. */
+void bias_draw_inputs(gsl_rng *rng, gsl_matrix *Xq, gsl_matrix *Xkv, gsl_matrix *W_Q, gsl_matrix *W_K,
+                      gsl_matrix *W_V, int self, double sharp);
 
 /* ---- the value bias ---------------------------------------------------------- */
 
@@ -165,16 +153,5 @@ int bias_value_example_write(const char *dir, const char *name, gsl_matrix *cons
 /* max_ij |D_ij - v_j| over D (m, n), v (n): how far every row of D is from v^T
  * (0 when D = 1 v^T; a NaN entry is skipped, as fmax does). */
 double bias_rows_from(const gsl_matrix *D, const gsl_vector *v);
-
-/* 1/2 sum_j |p_j - 1/n|: how far p (n) is from the uniform distribution */
-double bias_preference(const gsl_vector *p);
-
-/* The query-bias figure's head, drawn from rng: T = 6 self-attention over
- * "a cat sat on the mat", d = 16, d_k = 8, W_Q sharpness 1, b_Q ~ N(0, 1).
- * Writes dir/name (i, j, query, key, score_shift = S(b_Q) - S(0),
- * weight_zero_query = A with W_Q = 0); row 0 of the W_Q = 0 weights: its
- * preference (bias_preference) into *tv and its largest weight into *top. */
-enum { BIAS_QEX_T = 6, BIAS_QEX_D = 16, BIAS_QEX_DK = 8 };
-int bias_query_example(gsl_rng *rng, const char *dir, const char *name, double *tv, double *top);
 
 #endif

@@ -4,7 +4,6 @@
 #include "mat.h"
 #include "mem.h"
 #include "att.h"
-#include "table.h"
 #include "tol.h"
 
 #include <math.h>
@@ -275,23 +274,4 @@ double bias_rows_from(const gsl_matrix *D, const gsl_vector *v)
     for (size_t i = 0; i < D->size1; i++)
         for (size_t j = 0; j < D->size2; j++) m = fmax(m, fabs(gsl_matrix_get(D, i, j) - gsl_vector_get(v, j)));
     return m;
-}
-
-typedef struct { size_t i; const char *token; double softmax_shift, row_sum; } vex_row;
-
-int bias_value_example_write(const char *dir, const char *name, gsl_matrix *const O[4], const gsl_vector *b_V,
-                             const char *const *tokens)
-{
-    static const table_col cols[] = {COL(vex_row, i), COL(vex_row, token), COL(vex_row, softmax_shift),
-                                     COL(vex_row, row_sum)};
-    enum { MAX_ROWS = 64 };
-    size_t T = O[0]->size1 < MAX_ROWS ? O[0]->size1 : MAX_ROWS;
-    vex_row rows[MAX_ROWS];
-    double bx = gsl_vector_get(b_V, 0), by = gsl_vector_get(b_V, 1), bb = bx * bx + by * by;
-    for (size_t i = 0; i < T; i++) {
-        double sx = gsl_matrix_get(O[1], i, 0) - gsl_matrix_get(O[0], i, 0), sy = gsl_matrix_get(O[1], i, 1) - gsl_matrix_get(O[0], i, 1);
-        double dx = gsl_matrix_get(O[3], i, 0) - gsl_matrix_get(O[2], i, 0), dy = gsl_matrix_get(O[3], i, 1) - gsl_matrix_get(O[2], i, 1);
-        rows[i] = (vex_row){i, tokens[i], (sx * bx + sy * by) / bb, (dx * bx + dy * by) / bb};
-    }
-    return TABLE_WRITE(dir, name, cols, rows, T);
 }

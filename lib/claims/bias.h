@@ -142,14 +142,6 @@ void bias_vhead_free(void *v);
 int bias_vhead_draw(gsl_rng *rng, bias_vhead *v, size_t T_q, size_t T_k, size_t d, size_t d_k, size_t d_v,
                     int self, double sharp, double sigma);
 
-/* The value-bias figure's table from one head with d_v = 2 (T rows): per
- * output i (token tokens[i]) its shift along b_V in units of b_V,
- * ((O1 - O0)_i . b_V) / |b_V|^2, with softmax rows (O[0] without b_V, O[1]
- * with it: 1) and sigmoid rows (O[2], O[3]: the row sum r_i), as dir/name
- * (i, token, softmax_shift, row_sum). */
-int bias_value_example_write(const char *dir, const char *name, gsl_matrix *const O[4], const gsl_vector *b_V,
-                             const char *const *tokens);
-
 /* max_ij |D_ij - v_j| over D (m, n), v (n): how far every row of D is from v^T
  * (0 when D = 1 v^T; a NaN entry is skipped, as fmax does). */
 double bias_rows_from(const gsl_matrix *D, const gsl_vector *v);

@@ -11,14 +11,13 @@
  * products (fusedcheck.h), (out, in) storage vs W_QKV, the batched head vs
  * each sequence alone, against size-scaled rounding tolerances; on this CPU
  * (OpenBLAS, all its threads), T = 64 .. 4096, the time of every variant
- * (fusedtime.h) and the speed-up of fusing with its spread, reported.
+ * (time_run) and the speed-up of fusing with its spread, reported.
  * Writes: fused_qkv.csv (per case and check), fused_qkv_timing.csv and
  * fused_qkv_speedup_timing.csv (columns: their .schema.csv).
  */
 #include "prelude.h"
 #include "fused.h"
 #include "fusedcheck.h"
-#include "fusedtime.h"
 #include "randmat.h"
 #include "timing.h"
 
@@ -34,11 +33,13 @@ enum { NCASES = sizeof CASES / sizeof CASES[0], NCHECKS = FUSEDCHECK_N };
 static int check_case(const experiment *e, size_t ci, double err[NCHECKS], double tol[NCHECKS])
 {
     const fusedcheck_case *c = &CASES[ci];
-    size_t N = c->B * c->T, d = c->d, nq = c->heads * c->d_k, nv = c->heads * c->d_v, n = 2 * nq + nv;
+    size_t N = c->B * c->T, d = c->d, nq = c->heads * c->d_k, nv = c->heads * c->d_v;
+    size_t n = 2 * nq + nv, wmax = c->d_k > c->d_v ? c->d_k : c->d_v;
     enum { X, WQ, WK, WV, W, WT, QKV, F, S = F + 3, R = S + 3, O = R + 3, Y, NMAT };
-    const size_t shape[NMAT][2] = {[X] = {N, d}, [WQ] = {d, nq}, [WK] = {d, nq}, [WV] = {d, nv}, [W] = {d, n},
-        [WT] = {n, d}, [QKV] = {N, n}, [F] = {N, nq}, {N, nq}, {N, nv}, [S] = {N, nq}, {N, nq}, {N, nv},
-        [R] = {N, nq}, {N, nq}, {N, nv}, [O] = {N, c->d_v}, [Y] = {N, c->d_k > c->d_v ? c->d_k : c->d_v}};
+    const size_t shape[NMAT][2] = {
+        [X] = {N, d}, [WQ] = {d, nq}, [WK] = {d, nq}, [WV] = {d, nv}, [W] = {d, n}, [WT] = {n, d},
+        [QKV] = {N, n}, [F] = {N, nq}, {N, nq}, {N, nv}, [S] = {N, nq}, {N, nq}, {N, nv},
+        [R] = {N, nq}, {N, nq}, {N, nv}, [O] = {N, c->d_v}, [Y] = {N, wmax}};
     const size_t head[1][5] = {{c->T, c->T, d, c->d_k, c->d_v}};
     gsl_rng *rng = rng_new("mt19937", rng_stream_seed(e->o.seed, 0, ci));
     workset *w = workset_new(NMAT, shape, 0, NULL, 1, head);
@@ -52,7 +53,10 @@ static int check_case(const experiment *e, size_t ci, double err[NCHECKS], doubl
     gsl_matrix_transpose_memcpy(m[WT], m[W]);
     // |fl(x.w) - x.w| <= d eps |x| |w| for each of two computations
     double tol_proj = tol_eps(2, d, mat_max_row_norm(m[X]) * mat_max_col_norm(m[W]));
-    for (int k = 0; k < NCHECKS; k++) { err[k] = 0.0; tol[k] = tol_proj; }
+    for (int k = 0; k < NCHECKS; k++) {
+        err[k] = 0.0;
+        tol[k] = tol_proj;
+    }
 
     // [Q | K | V] = X W_QKV, split;  X W_Q, X W_K, X W_V;  X Wt^T, split
     if ((rc = fused_project(m[F], m[F + 1], m[F + 2], m[QKV], m[X], m[W]))
@@ -60,16 +64,182 @@ static int check_case(const experiment *e, size_t ci, double err[NCHECKS], doubl
         goto done;
     for (int k = 0; k < 3 && !rc; k++) {
         if ((rc = head_project(m[S + k], m[X], Wsrc[k], NULL))) break;
-        err[FUSEDCHECK_SEPARATE] = fmax(err[FUSEDCHECK_SEPARATE], mat_max_abs_diff(m[F + k], m[S + k]));
-        err[FUSEDCHECK_OUT_IN] = fmax(err[FUSEDCHECK_OUT_IN], mat_max_abs_diff(m[R + k], m[F + k]));
+        double sep = mat_max_abs_diff(m[F + k], m[S + k]);
+        double out_in = mat_max_abs_diff(m[R + k], m[F + k]);
+        err[FUSEDCHECK_SEPARATE] = fmax(err[FUSEDCHECK_SEPARATE], sep);
+        err[FUSEDCHECK_OUT_IN] = fmax(err[FUSEDCHECK_OUT_IN], out_in);
     }
     // per head h: X W^h against column block h of the fused result; the batched head
     // on B T rows against the head on each sequence, worst relative to its tolerance
     if (!rc) rc = fusedcheck_per_head(&err[FUSEDCHECK_PER_HEAD], c, m[X], Wsrc, Fk, m[Y]);
-    if (!rc) rc = fusedcheck_batched(&err[FUSEDCHECK_BATCHED], &tol[FUSEDCHECK_BATCHED], c, m[X], Wsrc, m[O], &w->h[0]);
+    if (!rc)
+        rc = fusedcheck_batched(&err[FUSEDCHECK_BATCHED], &tol[FUSEDCHECK_BATCHED], c, m[X], Wsrc,
+                                m[O], &w->h[0]);
 done:
     workset_free(w);
     if (rng) gsl_rng_free(rng);
+    return rc;
+}
+
+typedef struct {
+    const char *name;
+    size_t B, T, d, d_k, d_v, heads;
+    const char *check;
+    double max_abs_err, tolerance;
+} check_row;
+
+/* fused_qkv.csv: per case i and check k (case, B, T, d, d_k, d_v, heads, check,
+ * max_abs_err, tolerance) from err[i][k], tol[i][k]. */
+static int check_write(const char *dir, const fusedcheck_case *cases, size_t ncases,
+                       double (*err)[FUSEDCHECK_N], double (*tol)[FUSEDCHECK_N])
+{
+    static const char *const check_name[FUSEDCHECK_N] = {"fused_vs_separate", "fused_vs_per_head",
+                                                        "out_in_vs_fused", "batched_vs_one_by_one"};
+    static const table_col cols[] = {
+        COL_AS(check_row, name, "case"), COL(check_row, B), COL(check_row, T), COL(check_row, d),
+        COL(check_row, d_k), COL(check_row, d_v), COL(check_row, heads), COL(check_row, check),
+        COL_ROUND(check_row, max_abs_err, "tolerance"),
+        /* the tolerance of the worst head: rounding picks it */
+        COL_ROUND(check_row, tolerance, NULL)};
+    check_row rows[64];
+    if (ncases * FUSEDCHECK_N > sizeof rows / sizeof rows[0])
+        return att_fail(ATT_EUSAGE, "check_write: %zu cases, at most 16", ncases);
+    for (size_t i = 0; i < ncases; i++)
+        for (int k = 0; k < FUSEDCHECK_N; k++) {
+            const fusedcheck_case *c = &cases[i];
+            rows[i * FUSEDCHECK_N + k] = (check_row){c->name, c->B, c->T, c->d, c->d_k, c->d_v,
+                                                     c->heads, check_name[k], err[i][k], tol[i][k]};
+        }
+    return TABLE_WRITE(dir, "fused_qkv.csv", cols, rows, ncases * FUSEDCHECK_N);
+}
+
+/* The timing: one product X W_QKV against three and 3 H.
+ *
+ * At GPT-2 widths (d = 768, d_k = d_v = 64) on this CPU (OpenBLAS, all its
+ * threads): for T = 64 .. 4096 with one head and T = 64, 256, 1024, 4096 with
+ * 12 heads (or only T = --T, both head counts), every variant is timed
+ * (timing_measure: --reps samples, each at least 2 ms):
+ *   fused      QKV = X W_QKV              X (T, d), W_QKV (d, 3 H 64)
+ *   separate   X W_Q, X W_K, X W_V        (d, H 64) each
+ *   per_head   X W^h for each of the 3 H blocks (d, 64), 12 heads only
+ * and the speed-up of fusing, separate / fused: median / median, the range
+ * min / max .. max / min. Writes fused_qkv_timing.csv (T, heads,
+ * threads, variant, reps, inner, min/median/max seconds, median GFLOP/s)
+ * and fused_qkv_speedup_timing.csv (T, heads, versus, speed-up median and
+ * range).
+ */
+enum { TIME_D = 768, TIME_DK = 64, MAX_SPEEDUPS = 24 };
+
+typedef struct {
+    size_t T, heads;
+    const char *versus;     /* "separate" or "per_head" */
+    double speedup_median, speedup_low, speedup_high;
+} speedup_row;
+
+static const size_t T_TIMING[] = {64, 128, 256, 512, 1024, 2048, 4096};
+enum { NT = sizeof T_TIMING / sizeof T_TIMING[0], V_FUSED, V_SEPARATE, V_PER_HEAD, NVAR_END };
+static const char *const VARIANT[] = {"fused", "separate", "per_head"};
+
+/* X (T, d), W = [W_Q | W_K | W_V] (d, 3 H 64), QKV (T, 3 H 64), Q, K, V (T, H 64) */
+typedef struct {
+    gsl_matrix *X, *W[3], *Wf, *QKV, *Y[3];
+    size_t heads;
+    int variant;
+} bench;
+
+/* One run of a variant: QKV = X W_QKV, or three products, or 3 H per-head ones. */
+static int variant_once(void *arg)
+{
+    bench *b = arg;
+    if (b->variant == V_FUSED) return mat_gemm(b->QKV, 1.0, b->X, 0, b->Wf, 0, 0.0);
+    int rc = ATT_OK;
+    size_t H = b->variant == V_PER_HEAD ? b->heads : 1;
+    size_t w = b->variant == V_PER_HEAD ? TIME_DK : b->Y[0]->size2;
+    for (size_t h = 0; h < H && !rc; h++)
+        for (int k = 0; k < 3 && !rc; k++) {
+            gsl_matrix_view Wh = gsl_matrix_submatrix(b->W[k], 0, h * w, TIME_D, w);
+            gsl_matrix_view Yh = gsl_matrix_submatrix(b->Y[k], 0, h * w, b->Y[k]->size1, w);
+            rc = mat_gemm(&Yh.matrix, 1.0, b->X, 0, &Wh.matrix, 0, 0.0);
+        }
+    return rc;
+}
+
+typedef struct {
+    size_t T, heads, threads;
+    const char *variant;
+    size_t reps, inner;
+    double min_seconds, median_seconds, max_seconds, median_gflops;
+} time_row;
+static const table_col TIME_COLS[] = {
+    COL(time_row, T), COL(time_row, heads), COL(time_row, threads), COL(time_row, variant),
+    COL(time_row, reps), COL(time_row, inner), COL(time_row, min_seconds),
+    COL(time_row, median_seconds), COL(time_row, max_seconds), COL(time_row, median_gflops)};
+
+/* speed-up = separate / fused: median / median, and the range min / max .. max / min */
+static const table_col SPEEDUP_COLS[] = {
+    COL(speedup_row, T), COL(speedup_row, heads), COL(speedup_row, versus),
+    COL(speedup_row, speedup_median), COL(speedup_row, speedup_low),
+    COL(speedup_row, speedup_high)};
+
+/* One point: T tokens, H heads; X (T, d) ~ N(0, 1), W_Q, W_K, W_V (d, H 64) ~ N(0, 1/d)
+ * from the point's own stream; a row of tr per variant timed. */
+static int time_point(unsigned long seed, size_t T, size_t H, size_t reps, time_row *tr, size_t *nt)
+{
+    bench b = {.heads = H, .X = mat_new(T, TIME_D), .Wf = mat_new(TIME_D, 3 * H * TIME_DK),
+               .QKV = mat_new(T, 3 * H * TIME_DK)};
+    gsl_rng *rng = rng_new("mt19937", rng_stream_seed(seed, 1, T * 100 + H));
+    int rc = b.X && b.Wf && b.QKV && rng ? ATT_OK : att_alloc_status();
+    for (int k = 0; k < 3; k++) {
+        b.W[k] = mat_new(TIME_D, H * TIME_DK);
+        b.Y[k] = mat_new(T, H * TIME_DK);
+        rc = rc ? rc : (b.W[k] && b.Y[k] ? ATT_OK : att_alloc_status());
+    }
+    if (!rc) {
+        randmat_head(rng, b.X, b.W[0], b.W[1], b.W[2], NULL);   /* X ~ N(0, 1), W ~ N(0, 1/d) */
+        rc = fused_pack(b.Wf, b.W[0], b.W[1], b.W[2]);
+    }
+    double flops = 2.0 * (double)T * TIME_D * (double)(3 * H * TIME_DK);
+    for (b.variant = V_FUSED; b.variant < NVAR_END && !rc; b.variant++) {
+        if (b.variant == V_PER_HEAD && H == 1) continue;      /* the same as separate */
+        timing t;
+        if ((rc = timing_measure(variant_once, &b, reps, 0.002, &t))) break;
+        tr[(*nt)++] = (time_row){T, H, (size_t)timing_blas_threads(), VARIANT[b.variant - V_FUSED],
+                                 t.reps, t.inner, t.min, t.median, t.max, flops / t.median / 1e9};
+    }
+    if (rng) gsl_rng_free(rng);
+    for (int k = 0; k < 3; k++) {
+        mat_free(b.W[k]);
+        mat_free(b.Y[k]);
+    }
+    mat_free(b.X);
+    mat_free(b.Wf);
+    mat_free(b.QKV);
+    return rc;
+}
+
+/* Time every point (Tonly = 0: the whole sweep), seeds from seed, write both
+ * tables; sr[0 .. *ns - 1] the speed-ups (MAX_SPEEDUPS at most). */
+static int time_run(const char *dir, unsigned long seed, size_t Tonly, size_t reps, speedup_row *sr,
+                    size_t *ns)
+{
+    time_row tr[NT * 5];
+    size_t nt = 0;
+    int rc = ATT_OK;
+    *ns = 0;
+    for (size_t H = 1; H <= 12 && !rc; H += 11)
+        for (size_t i = 0; i < (Tonly ? 1 : NT) && !rc; i++) {
+            size_t T = Tonly ? Tonly : T_TIMING[i];
+            size_t first = nt;
+            if (H > 1 && !Tonly && T != 64 && T != 256 && T != 1024 && T != 4096) continue;
+            if ((rc = time_point(seed, T, H, reps, tr, &nt))) break;
+            for (size_t v = first + 1; v < nt; v++)
+                sr[(*ns)++] = (speedup_row){T, H, tr[v].variant,
+                                            tr[v].median_seconds / tr[first].median_seconds,
+                                            tr[v].min_seconds / tr[first].max_seconds,
+                                            tr[v].max_seconds / tr[first].min_seconds};
+        }
+    if (!rc && nt) rc = TABLE_WRITE(dir, "fused_qkv_timing.csv", TIME_COLS, tr, nt);
+    if (!rc && nt) rc = TABLE_WRITE(dir, "fused_qkv_speedup_timing.csv", SPEEDUP_COLS, sr, *ns);
     return rc;
 }
 
@@ -91,15 +261,16 @@ static int run(experiment *e)
     if (reps < 5 && !no_timing) return exp_usage("--reps %zu: at least 5 samples per time", reps);
     // the timer keeps every sample twice (timing.h): reps*16 bytes, checked before (opts.h)
     if (opts_need(&e->o, NULL, 2 * sizeof(double), "reps", reps)) return ATT_EUSAGE;
-    // the timing sweep (lib/claims/fusedtime.h): fused vs three vs 3 H products
-    fusedtime_speedup sr[FUSEDTIME_MAX_SPEEDUPS];
+    // the timing sweep (time_run): fused vs three vs 3 H products
+    speedup_row sr[MAX_SPEEDUPS];
     size_t ns = 0;
-    if (!rc && !no_timing) rc = fusedtime_run(e->o.out_dir, e->o.seed, e->o.T, reps, sr, &ns);
-    if (!rc) rc = fusedcheck_write(e->o.out_dir, "fused_qkv.csv", CASES, NCASES, err, tol);
+    if (!rc && !no_timing) rc = time_run(e->o.out_dir, e->o.seed, e->o.T, reps, sr, &ns);
+    if (!rc) rc = check_write(e->o.out_dir, CASES, NCASES, err, tol);
     if (rc) return rc;
     char machine[512];
-    exp_meta(e, "%s\nreps: %zu\nd: %d\nd_k: %d\ntiming: %s", timing_machine(machine, sizeof machine),
-             reps, FUSEDTIME_D, FUSEDTIME_DK, no_timing ? "skipped (--no-timing)" : "OpenBLAS dgemm, CPU");
+    exp_meta(e, "%s\nreps: %zu\nd: %d\nd_k: %d\ntiming: %s",
+             timing_machine(machine, sizeof machine), reps, TIME_D, TIME_DK,
+             no_timing ? "skipped (--no-timing)" : "OpenBLAS dgemm, CPU");
 
     static const char *const macro[NCHECKS] = {"fusedQKVSeparateErr", "fusedQKVPerHeadErr",
                                                "fusedQKVOutInErr", "fusedQKVBatchedErr"};
@@ -114,33 +285,44 @@ static int run(experiment *e)
             if (err[i][k] > worst || isnan(err[i][k])) worst = err[i][k];
             tmin = fmin(tmin, tol[i][k]);
         }
-        exp_identity(e, macro[k], 0.0, verdict_measure_exact(worst, NCASES), verdict_rule_at_most(tmin),
-                     "%s over %d cases (tolerance: the smallest of the cases, each %s)", what[k], (int)NCASES,
-                     k == FUSEDCHECK_BATCHED ? "8 eps (2 (d + d_k) |q||k| + 2 T) max|v| + 8 d eps |x||w_V|"
-                                             : "2 d eps max|x| max|w|");
+        const char *bound = k == FUSEDCHECK_BATCHED
+                                ? "8 eps (2 (d + d_k) |q||k| + 2 T) max|v| + 8 d eps |x||w_V|"
+                                : "2 d eps max|x| max|w|";
+        exp_identity(e, macro[k], 0.0, verdict_measure_exact(worst, NCASES),
+                     verdict_rule_at_most(tmin),
+                     "%s over %d cases (tolerance: the smallest of the cases, each %s)", what[k],
+                     (int)NCASES, bound);
         if (k == 0) exp_headline(e);
         worst_all = fmax(worst_all, worst);
     }
     exp_summary(e, "fused split = three separate projections, per head, (out, in) storage and "
-                "batched: largest difference %.3g over %d cases (the section: equal)", worst_all, (int)NCASES);
+                "batched: largest difference %.3g over %d cases (the section: equal)", worst_all,
+                (int)NCASES);
     // times: the speed-up of fusing at every T, with its spread (reported: a CPU, not a GPU)
     for (size_t s = 0; s < ns && !rc; s++) {
-        int cited = sr[s].T == 1024;
-        const char *m = !cited ? "" : sr[s].heads == 1 ? "fusedQKVSpeedupOneHead"
-                      : sr[s].versus[0] == 's' ? "fusedQKVSpeedupTwelveHeads" : "fusedQKVSpeedupPerHead";
-        if (cited) exp_summary(e, "CPU, T = %zu, %zu head%s: %s products take %.2fx the time of one fused "
-                               "product (median of %zu)", sr[s].T, sr[s].heads, sr[s].heads > 1 ? "s" : "",
-                               sr[s].versus, sr[s].speedup_median, reps);
-        exp_reported(e, m, NAN, verdict_measure_time(sr[s].speedup_median, sr[s].speedup_low, sr[s].speedup_high, reps),
-                     "CPU time of %s products / one fused product, T = %zu, %zu head%s: median of %zu "
-                     "(range %.3f to %.3f)", sr[s].versus, sr[s].T, sr[s].heads, sr[s].heads > 1 ? "s" : "",
-                     reps, sr[s].speedup_low, sr[s].speedup_high);
+        const speedup_row *p = &sr[s];
+        int cited = p->T == 1024;
+        const char *m = !cited ? ""
+                        : p->heads == 1 ? "fusedQKVSpeedupOneHead"
+                        : p->versus[0] == 's' ? "fusedQKVSpeedupTwelveHeads"
+                                              : "fusedQKVSpeedupPerHead";
+        const char *plural = p->heads > 1 ? "s" : "";
+        if (cited)
+            exp_summary(e, "CPU, T = %zu, %zu head%s: %s products take %.2fx the time of one fused "
+                        "product (median of %zu)", p->T, p->heads, plural, p->versus,
+                        p->speedup_median, reps);
+        exp_reported(e, m, NAN,
+                     verdict_measure_time(p->speedup_median, p->speedup_low, p->speedup_high, reps),
+                     "CPU time of %s products / one fused product, T = %zu, %zu head%s: median of "
+                     "%zu (range %.3f to %.3f)", p->versus, p->T, p->heads, plural, reps,
+                     p->speedup_low, p->speedup_high);
     }
     return rc;
 }
 
 int main(int argc, char **argv)
 {
-    static const experiment_def def = {"fused_qkv", NULL, OPT_SEED | OPT_T, 20261129UL, 0, OPTIONS, run};
+    static const experiment_def def = {"fused_qkv", NULL, OPT_SEED | OPT_T, 20261129UL, 0, OPTIONS,
+                                       run};
     return exp_main(&def, argc, argv);
 }

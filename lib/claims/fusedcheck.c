@@ -2,7 +2,6 @@
 #include "fusedcheck.h"
 #include "att.h"
 #include "mat.h"
-#include "table.h"
 #include "tol.h"
 
 #include <math.h>
@@ -55,33 +54,4 @@ int fusedcheck_batched(double *err, double *tol, const fusedcheck_case *c, const
         }
     }
     return rc;
-}
-
-typedef struct {
-    const char *name;
-    size_t B, T, d, d_k, d_v, heads;
-    const char *check;
-    double max_abs_err, tolerance;
-} check_row;
-
-int fusedcheck_write(const char *dir, const char *name, const fusedcheck_case *cases, size_t ncases,
-                     double (*err)[FUSEDCHECK_N], double (*tol)[FUSEDCHECK_N])
-{
-    static const char *const check_name[FUSEDCHECK_N] = {"fused_vs_separate", "fused_vs_per_head",
-                                                        "out_in_vs_fused", "batched_vs_one_by_one"};
-    static const table_col cols[] = {
-        COL_AS(check_row, name, "case"), COL(check_row, B), COL(check_row, T), COL(check_row, d),
-        COL(check_row, d_k), COL(check_row, d_v), COL(check_row, heads), COL(check_row, check),
-        COL_ROUND(check_row, max_abs_err, "tolerance"),
-        COL_ROUND(check_row, tolerance, NULL)};   /* the tolerance of the worst head: rounding picks it */
-    check_row rows[64];
-    if (ncases * FUSEDCHECK_N > sizeof rows / sizeof rows[0])
-        return att_fail(ATT_EUSAGE, "fusedcheck_write: %zu cases, at most 16", ncases);
-    for (size_t i = 0; i < ncases; i++)
-        for (int k = 0; k < FUSEDCHECK_N; k++) {
-            const fusedcheck_case *c = &cases[i];
-            rows[i * FUSEDCHECK_N + k] = (check_row){c->name, c->B, c->T, c->d, c->d_k, c->d_v, c->heads,
-                                                     check_name[k], err[i][k], tol[i][k]};
-        }
-    return TABLE_WRITE(dir, name, cols, rows, ncases * FUSEDCHECK_N);
 }

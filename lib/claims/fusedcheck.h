@@ -5,8 +5,7 @@
  *   per head   X W^h, for every head h and each of W_Q, W_K, W_V, against
  *              column block h of the fused result;
  *   batched    the head run on X (B T rows, head_forward_batched) against
- *              the head run on each sequence X_b (T, d) alone;
- * and the table of every case's four checks (fused_qkv.csv).
+ *              the head run on each sequence X_b (T, d) alone.
  */
 #ifndef ATT_FUSEDCHECK_H
 #define ATT_FUSEDCHECK_H
@@ -33,10 +32,5 @@ int fusedcheck_per_head(double *err, const fusedcheck_case *c, const gsl_matrix 
  * st (T, T, d, d_k, d_v) are work. */
 int fusedcheck_batched(double *err, double *tol, const fusedcheck_case *c, const gsl_matrix *X,
                        const gsl_matrix *const W[3], gsl_matrix *O, head_state *st);
-
-/* dir/name: per case i and check k (case, B, T, d, d_k, d_v, heads, check,
- * max_abs_err, tolerance) from err[i][k], tol[i][k]. */
-int fusedcheck_write(const char *dir, const char *name, const fusedcheck_case *cases, size_t ncases,
-                     double (*err)[FUSEDCHECK_N], double (*tol)[FUSEDCHECK_N]);
 
 #endif

@@ -2,13 +2,15 @@
 # every score moves by the same constant q_i . b_K (left), so the softmax
 # weights do not move at all (right). One random head of the key_bias run
 # (no RoPE), query i = 0; the shift from key_bias.meta.
-# Data: key_bias_shift.csv (j, score_without, score_with, weight_without, weight_with).
+# Data: key_bias_shift.csv (j, score_without, score_with, weight_without, weight_with),
+# read by name.
 # size: 6.5,3.9
 # slide: 2.9,2.6
 meta_id = 'key_bias'
 shift = meta('shift_example')
 f = datadir.'/key_bias_shift.csv'
-stats f skip 1 using 1 nooutput
+set datafile columnheaders   # columns by name
+stats f using "j" nooutput
 T = STATS_records
 if (SLIDE) {
     set multiplot layout 1,2 margins 0.23,0.98,0.43,0.86 spacing 0.21,0   # room for labels such as −16 (a minus sign is wider than a hyphen)
@@ -26,19 +28,19 @@ unset key
 set label 1 (SLIDE ? "light: without b_K\ndark: with b_K" : "light bars: without b_K      dark bars: with b_K") at screen 0.5, screen (SLIDE ? 0.18 : 0.05) center
 set grid ytics
 set title (SLIDE ? "scores" : "scores s_{0j}") font (SLIDE ? ',9' : '') offset 0, (SLIDE ? -0.6 : 0)
-stats f skip 1 using 2 name "S0" nooutput
-stats f skip 1 using 3 name "S1" nooutput
+stats f using "score_without" name "S0" nooutput
+stats f using "score_with" name "S1" nooutput
 span = (S0_max > S1_max ? S0_max : S1_max) - (S0_min < S1_min ? S0_min : S1_min)
 sstep = span > 12 ? 10 : (span > 6 ? 5 : 2)
 if (SLIDE) { set ytics sstep }   # at most about four labels on the small slide
 set xzeroaxis lt -1
-plot f skip 1 using ($1 - 0.2):2 with boxes lc rgb '#9ecae1', \
-     '' skip 1 using ($1 + 0.2):3 with boxes lc rgb '#08306b'
+plot f using (column("j") - 0.2):"score_without" with boxes lc rgb '#9ecae1', \
+     '' using (column("j") + 0.2):"score_with" with boxes lc rgb '#08306b'
 unset label 1
 set title (SLIDE ? "weights" : "weights a_{0j} = softmax") font (SLIDE ? ',9' : '') offset 0, (SLIDE ? -0.6 : 0)
 wstep = SLIDE ? 0.5 : 0.25   # weights in [0, 1]: at most five labels
 set ytics wstep
 set yrange [0:*]
-plot f skip 1 using ($1 - 0.2):4 with boxes lc rgb '#9ecae1', \
-     '' skip 1 using ($1 + 0.2):5 with boxes lc rgb '#08306b'
+plot f using (column("j") - 0.2):"weight_without" with boxes lc rgb '#9ecae1', \
+     '' using (column("j") + 0.2):"weight_with" with boxes lc rgb '#08306b'
 unset multiplot

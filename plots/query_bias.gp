@@ -3,15 +3,17 @@
 # every row. Right: with W_Q = 0 every query is b_Q, and every row of A is the
 # same distribution softmax(K b_Q). One random head of the query_bias run
 # (self-attention on six tokens); its preference from query_bias.meta.
-# Data: query_bias_example.csv (i, j, query, key, score_shift, weight_zero_query).
+# Data: query_bias_example.csv (i, j, query, key, score_shift, weight_zero_query),
+# read by name.
 # size: 6.5,4.2
 # slide: 2.9,2.6
 meta_id = 'query_bias'
 tv = meta('example_pref_tv')
 f = datadir.'/query_bias_example.csv'
-stats f skip 1 using 1 nooutput
+set datafile columnheaders   # columns by name
+stats f using "i" nooutput
 T = int(sqrt(STATS_records) + 0.5)
-stats f skip 1 using (abs($5)) nooutput
+stats f using (abs(column("score_shift"))) nooutput
 smax = STATS_max
 if (SLIDE) {
 # slide: the weights with W_Q = 0 alone (every query is b_Q): six identical
@@ -37,7 +39,7 @@ set xtics rotate by 40 right offset 0.6, 0.2 font ',8'   # 10 pt, slanted: six k
 @PAL_SEQ
 unset cbtics   # after the palette, which sets them
 set cbrange [0:1]
-plot f skip 1 using 2:1:6:xtic(4):ytic(3) with image
+plot f using "j":"i":"weight_zero_query":xtic(strcol("key")):ytic(strcol("query")) with image
 } else {
 set multiplot layout 1,2 title main(sprintf("The query bias is a preference over keys that every query shares\n(distance from uniform, total variation: %.2f)", tv)) \
     margins 0.13,0.99,0.17,0.78 spacing 0.13,0
@@ -56,11 +58,13 @@ ink(v, top) = abs(v) > 0.55 * top ? 0xffffff : 0x000000
 set title "added scores b_Q·k_j"
 @PAL_DIV
 set cbrange [-smax:smax]
-plot f skip 1 using 2:1:5:xtic(4):ytic(3) with image, \
-     '' skip 1 using 2:1:(sprintf('{/*0.8 %.1f}', $5)):(ink($5, smax)) with labels tc rgb variable
+plot f using "j":"i":"score_shift":xtic(strcol("key")):ytic(strcol("query")) with image, \
+     '' using "j":"i":(sprintf('{/*0.8 %.1f}', column("score_shift"))):(ink(column("score_shift"), smax)) \
+        with labels tc rgb variable
 set title "weights with W_Q = 0"
 @PAL_SEQ
-plot f skip 1 using 2:1:6:xtic(4):ytic(3) with image, \
-     '' skip 1 using 2:1:(sprintf('{/*0.8 %s}', fmtw($6))):(ink($6, 1)) with labels tc rgb variable
+plot f using "j":"i":"weight_zero_query":xtic(strcol("key")):ytic(strcol("query")) with image, \
+     '' using "j":"i":(sprintf('{/*0.8 %s}', fmtw(column("weight_zero_query")))):(ink(column("weight_zero_query"), 1)) \
+        with labels tc rgb variable
 unset multiplot
 }

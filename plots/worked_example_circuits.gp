@@ -4,17 +4,19 @@
 # features; beside them the weights A and the outputs O = A V on "the cat sat".
 # W_O is our choice (the section gives none): it writes the value columns
 # (is-animal, is-determiner) back onto the animal and determiner features.
-# Data: worked_example_circuits.csv and worked_example_A.csv, worked_example_O.csv;
-# the query factor from worked_example.meta.
+# Data (read by name): worked_example_circuits.csv (matrix, row, col, row_label,
+# col_label, value) and worked_example_A.csv, worked_example_O.csv; the query
+# factor from worked_example.meta.
 # size: 6.5,6.2
 meta_id = 'worked_example'
 c = meta('factor')
 fc = datadir.'/worked_example_circuits.csv'
 fa = datadir.'/worked_example_A.csv'
 fo = datadir.'/worked_example_O.csv'
+set datafile columnheaders   # columns by name
 feat = "('det' 0, 'noun' 1, 'verb' 2, 'animal' 3)"
 tok = "('the' 0, 'cat' 1, 'sat' 2)"
-# rows of the long-form file: W_O 0-7, W_QK 8-23, W_OV 24-39 (after the header)
+# rows of the long-form file: W_O 0-7, W_QK 8-23, W_OV 24-39 (the header not counted)
 txt(v) = v == 0 ? '·' : sprintf('%.3g', v)
 ink(v, top) = abs(v) > 0.55 * top ? 0xffffff : 0x000000
 set multiplot title sprintf("A verb looks for its noun: the worked example as circuits (c = %g)", c)
@@ -35,16 +37,18 @@ set xrange [-0.5:3.5]; set yrange [3.5:-0.5]
 set xtics @feat norotate font ',8'   # horizontal: four short names fit
 set ytics @feat
 set xlabel 'key feature' offset 0,0.6; set ylabel 'query feature'
-plot fc skip 1 every ::8::23 using 3:2:6 with image, \
-     '' skip 1 every ::8::23 using 3:2:(txt($6)):(ink($6, top)) with labels tc rgb variable
+plot fc every ::8::23 using "col":"row":"value" with image, \
+     '' every ::8::23 using "col":"row":(txt(column("value"))):(ink(column("value"), top)) \
+        with labels tc rgb variable
 
 # ---- W_OV ----------------------------------------------------------------
 eval panel(0.67, 0.97, 0.59, 0.88)
 set title "W_{OV} = W_V W_O"
 set cbrange [0:1]
 set xlabel 'feature written' offset 0,0.6; set ylabel 'feature read'
-plot fc skip 1 every ::24::39 using 3:2:6 with image, \
-     '' skip 1 every ::24::39 using 3:2:(txt($6)):(ink($6, 1)) with labels tc rgb variable
+plot fc every ::24::39 using "col":"row":"value" with image, \
+     '' every ::24::39 using "col":"row":(txt(column("value"))):(ink(column("value"), 1)) \
+        with labels tc rgb variable
 
 # ---- A -------------------------------------------------------------------
 eval panel(0.20, 0.48, 0.13, 0.40)
@@ -53,8 +57,9 @@ set xrange [-0.5:2.5]; set yrange [2.5:-0.5]
 set xtics @tok norotate
 set ytics @tok
 set xlabel 'keys'; set ylabel 'queries'
-plot fa skip 1 using 2:1:6 with image, \
-     '' skip 1 using 2:1:(sprintf('%.3f', $6)):(ink($6, 1)) with labels tc rgb variable
+plot fa using "j":"i":"weight" with image, \
+     '' using "j":"i":(sprintf('%.3f', column("weight"))):(ink(column("weight"), 1)) \
+        with labels tc rgb variable
 
 # ---- O -------------------------------------------------------------------
 eval panel(0.67, 0.97, 0.13, 0.40)
@@ -63,8 +68,10 @@ set xrange [-0.5:1.5]
 set xtics ('is animal' 0, 'is det' 1)
 set xlabel 'output coordinate'; set ylabel 'queries'
 set style fill solid 1.0 noborder
-plot fo skip 1 using (0):1:(0.5):(0.5):3 with boxxyerror fc palette, \
-     '' skip 1 using (1):1:(0.5):(0.5):4 with boxxyerror fc palette, \
-     '' skip 1 using (0):1:(sprintf('%.3f', $3)):(ink($3, 1)) with labels tc rgb variable, \
-     '' skip 1 using (1):1:(sprintf('%.3f', $4)):(ink($4, 1)) with labels tc rgb variable
+plot fo using (0):"i":(0.5):(0.5):"animal" with boxxyerror fc palette, \
+     '' using (1):"i":(0.5):(0.5):"det" with boxxyerror fc palette, \
+     '' using (0):"i":(sprintf('%.3f', column("animal"))):(ink(column("animal"), 1)) \
+        with labels tc rgb variable, \
+     '' using (1):"i":(sprintf('%.3f', column("det"))):(ink(column("det"), 1)) \
+        with labels tc rgb variable
 unset multiplot

@@ -2,12 +2,14 @@
 # the winner gets, e^c/(e^c+2), and each of the two others, 1/(e^c+2),
 # computed by the head (points) on the closed forms (lines); the run's factor
 # (worked_example.meta) is marked.
-# Data: worked_example_factor.csv (factor, winner, other, winner_closed, other_closed).
+# Data: worked_example_factor.csv (factor, winner, other, winner_closed, other_closed),
+# read by name.
 # size: 6.5,4
 # slide: 2.9,2.6
 meta_id = 'worked_example'
 c0 = meta('factor')
 f = datadir.'/worked_example_factor.csv'
+set datafile columnheaders   # columns by name
 w(c) = 1 / (1 + 2 * exp(-c))
 o(c) = exp(-c) / (1 + 2 * exp(-c))
 set title "The query factor is a temperature: large c picks the noun"
@@ -26,7 +28,7 @@ if (c0 >= 0 && c0 <= 10) {
 set label "on its noun (cat)" at 9.9, 0.9 right tc rgb '#000000'
 set label "on each other token" at 9.9, 0.09 right tc rgb '#1f4e9c'
 set label "c = 0: 1/3 each" at 0.25, 0.36 left
-# every 5::1 - every fifth row after the header line: c = 0, 0.5, ..., 10
+# every 5 - every fifth row: c = 0, 0.5, ..., 10
 if (SLIDE) {
     unset title   # the slide's frame title states the claim
     unset label
@@ -41,5 +43,5 @@ if (SLIDE) {
     set label "on each\nother" at 9.8, 0.27 right tc rgb '#1f4e9c'
 }
 plot w(x) with lines ls 1, o(x) with lines ls 2, \
-     f every 5::1 using 1:2 with points ls 1 pt 6 ps 1.2, \
-     f every 5::1 using 1:3 with points ls 2 pt 4 ps 1.2
+     f every 5 using "factor":"winner" with points ls 1 pt 6 ps 1.2, \
+     f every 5 using "factor":"other" with points ls 2 pt 4 ps 1.2

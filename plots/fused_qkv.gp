@@ -4,12 +4,13 @@
 # one fused one (fused_qkv_speedup_timing.csv): median of --reps runs with
 # min-max bars, GPT-2 widths (d = 768, d_k = d_v = 64), 1 and 12 heads. The
 # section's speed claim is about GPUs; this is a CPU, measured, and it moves
-# from run to run (the bars).
+# from run to run (the bars). Columns read by name.
 # size: 6.5,4
 meta_id = 'fused_qkv'
 f = datadir.'/fused_qkv_speedup_timing.csv'
 g = datadir.'/fused_qkv.csv'
-stats g using ((strcol(8) eq 'fused_vs_separate') ? $9 : NaN) nooutput
+set datafile columnheaders   # columns by name
+stats g using ((strcol("check") eq 'fused_vs_separate') ? column("max_abs_err") : NaN) nooutput
 maxerr = STATS_max
 reps = int(meta('reps'))
 has_timing = system(sprintf("test -s '%s' && echo 1 || echo 0", f)) + 0
@@ -28,9 +29,11 @@ if (!has_timing) {
     set yrange [0.25:4]
     plot 1 with lines ls 9
 } else {
-    sel(h) = ($2 == h && strcol(3) eq 'separate')
+    sel(h) = (column("heads") == h && strcol("versus") eq 'separate')
     set key top right
     plot 1 with lines ls 9 title 'no gain', \
-         f using (sel(1) ? $1 : NaN):4:5:6 with yerrorbars ls 1 title '1 head', \
-         f using (sel(12) ? $1 * 1.1 : NaN):4:5:6 with yerrorbars ls 3 title '12 heads' 
+         f using (sel(1) ? column("T") : NaN):"speedup_median":"speedup_low":"speedup_high" \
+           with yerrorbars ls 1 title '1 head', \
+         f using (sel(12) ? column("T") * 1.1 : NaN):"speedup_median":"speedup_low":"speedup_high" \
+           with yerrorbars ls 3 title '12 heads'
 }

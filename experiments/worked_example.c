@@ -248,10 +248,7 @@ static int run(experiment *e)
     double sweep_err;
     int rc = mats_alloc(&m);
     if (!rc) rc = measure_head(e, &m, c, &sweep_err);
-    if (rc) {
-        mats_free(&m);
-        return rc;
-    }
+    if (rc) goto done;
     const gsl_matrix *A = m.st.A, *O = m.st.O;
     exp_meta(e, "factor: %.17g", c);
 
@@ -315,8 +312,9 @@ static int run(experiment *e)
                 "determiner (value = (is an animal, is a determiner))",
                 gsl_matrix_get(O, WORKED_SAT, 0), gsl_matrix_get(O, WORKED_SAT, 1),
                 gsl_matrix_get(O, WORKED_CAT, 0), gsl_matrix_get(O, WORKED_CAT, 1));
+done:
     mats_free(&m);
-    return ATT_OK;
+    return rc;
 }
 
 int main(int argc, char **argv)

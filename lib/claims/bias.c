@@ -190,8 +190,8 @@ bias_key_bounds bias_key_rounding(const bias_head *h)
 }
 
 /* Xq (T_q, d), Xkv (T_k, d), W_Q, W_K (d, d_k), W_V (d, d_v) */
-void bias_draw_inputs(gsl_rng *rng, gsl_matrix *Xq, gsl_matrix *Xkv, gsl_matrix *W_Q, gsl_matrix *W_K,
-                      gsl_matrix *W_V, int self, double sharp)
+void bias_draw_inputs(gsl_rng *rng, gsl_matrix *Xq, gsl_matrix *Xkv, gsl_matrix *W_Q,
+                      gsl_matrix *W_K, gsl_matrix *W_V, int self, double sharp)
 {
     double d = (double)Xq->size2;
     mat_randn(rng, Xq, 1.0);

@@ -115,8 +115,8 @@ int bias_fd_error(double *err, head_state *work, const head_params *p, const gsl
  * view when self: not drawn again), W_Q ~ N(0, sharp^2 / d), W_K (d, d_k) and
  * W_V (d, d_v) ~ N(0, 1 / d); the query bias's head (experiments/query_bias.c)
  * and bias_vhead_draw both draw them so. */
-void bias_draw_inputs(gsl_rng *rng, gsl_matrix *Xq, gsl_matrix *Xkv, gsl_matrix *W_Q, gsl_matrix *W_K,
-                      gsl_matrix *W_V, int self, double sharp);
+void bias_draw_inputs(gsl_rng *rng, gsl_matrix *Xq, gsl_matrix *Xkv, gsl_matrix *W_Q,
+                      gsl_matrix *W_K, gsl_matrix *W_V, int self, double sharp);
 
 /* ---- the value bias ---------------------------------------------------------- */
 

@@ -1,10 +1,6 @@
 /* dettail.c - the law of |det(I - W_K^T W_Q)| over the weight draws (see dettail.h). */
 #include "dettail.h"
-#include "att.h"
-#include "mem.h"
 #include "stat.h"
-
-#include <stdio.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -61,36 +57,4 @@ measure dettail_density(const double *dens, size_t stride, size_t n, double *top
     double sum = a.mean * (double)a.n;
     *top = sum > 0.0 ? a.max / sum : NAN;
     return m;
-}
-
-int dettail_report(experiment *e, const char *suffix, size_t config, const double *det_col, const double *dens_col,
-                   size_t stride, size_t n, size_t d, size_t d_k, double c, dettail_row rows[DETTAIL_NEPS])
-{
-    static const double EPS[DETTAIL_NEPS] = {1.0, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001}, TRUNC = 0.01;
-    double *det = mem_calloc(n, sizeof *det, "determinants");
-    if (!det) return att_alloc_status();
-    for (size_t i = 0; i < n; i++) det[i] = det_col[i * stride];
-    for (size_t j = 0; j < DETTAIL_NEPS; j++) rows[j].config = config;
-    char mac[40];
-#define MAC(base) (snprintf(mac, sizeof mac, "%s%s", base, suffix), mac)
-    measure tr = dettail_trunc(det, n, TRUNC);
-    measure typical = dettail_stats(det, n, EPS, DETTAIL_NEPS, rows);
-    double top, window = rows[2].p_below / (2.0 * EPS[2]);   /* P(|det| < 0.1) / 0.2 */
-    measure p0 = dettail_density(dens_col, stride, n, &top);
-    exp_reported(e, MAC("lsDetDensity"), NAN, p0,
-                 "density p0 of det(I - W_K^T W_Q) at 0: the mean of each draw's exact conditional density at 0 "
-                 "given all but one column of W_Q (no window; the largest draw carries %.0f%% of it%s). Positive, so "
-                 "E[1/|det|; |det| > eps] ~ 2 p0 ln(1/eps) diverges. P(|det| < 0.1) / 0.2 = %.2g is the mean density "
-                 "over (-0.1, 0.1), not p0 (d = %zu, d_k = %zu, c = %.4g)", 100.0 * top,
-                 top > 0.1 ? ": the draws do not resolve it" : "", window, d, d_k, c);
-    exp_reported(e, MAC("lsTypical"), NAN, typical, "typical value of 1/|det(I - W_K^T W_Q)| (the median; its mean, "
-                 "the T -> inf limit, is infinite; d = %zu, d_k = %zu, c = %.4g)", d, d_k, c);
-    double second = (double)d_k * pow(c, 4) / (double)d;   /* 1 + d_k c^4/d, to second order */
-    exp_reported(e, MAC("lsTrunc"), NAN, tr, "mean of 1/|det| over |det| > %g (a truncated mean: the full "
-                 "mean diverges logarithmically); the second-order 1 + d_k c^4/d = %.4f misses its excess over 1 by "
-                 "%.0f%% (d = %zu, d_k = %zu, c = %.4g)", TRUNC, 1.0 + second,
-                 100.0 * (tr.value - 1.0 - second) / (tr.value - 1.0), d, d_k, c);
-#undef MAC
-    mem_free(det, n, sizeof *det);
-    return ATT_OK;
 }

@@ -21,7 +21,6 @@
 #define ATT_DETTAIL_H
 
 #include <stddef.h>
-#include "exp.h"
 #include "table.h"
 #include "verdict.h"
 
@@ -41,13 +40,7 @@ measure dettail_density(const double *dens, size_t stride, size_t n, double *top
 /* E[1/|det| ; |det| > eps] with its 95% CI (det need not be sorted). */
 measure dettail_trunc(const double *det, size_t n, double eps);
 
-/* long_sequences' "plateau that is not one" for configuration `config` (d, d_k, c): from the
- * draws' |det(I - W_K^T W_Q)| (det_col (n), stride apart) and conditional densities at 0
- * (dens_col, the same stride) the tail rows (DETTAIL_NEPS: eps = 1 .. 0.001) and the reported
- * rows lsDetDensity, lsTypical, lsTrunc (the mean over |det| > 0.01), each macro followed by
- * suffix. ATT_OK or the allocation's status. */
+/* the tail rows per eps: long_sequences' eps = 1, 0.3, ..., 0.001 */
 enum { DETTAIL_NEPS = 7 };
-int dettail_report(experiment *e, const char *suffix, size_t config, const double *det_col, const double *dens_col,
-                   size_t stride, size_t n, size_t d, size_t d_k, double c, dettail_row rows[DETTAIL_NEPS]);
 
 #endif

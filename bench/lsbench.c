@@ -11,7 +11,7 @@
  * h scales like 1/sqrt(t), so this is the run-length-free figure of merit).
  * usage: lsbench T draws  (output: KEY value lines)
  */
-#include "longseq.h"
+#include "../tests/longseq_ref.h"
 #include "lscond.h"
 #include "rng.h"
 #include "stat.h"

@@ -16,7 +16,7 @@
 #include "crossing.h"
 #include "cvreg.h"
 #include "dettail.h"
-#include "longseq.h"
+#include "longseq_ref.h"
 #include "lscond.h"
 #include "mat.h"
 #include "softmax.h"
@@ -255,7 +255,7 @@ START_TEST(test_against_explicit_sum_long)
 {
     /* the section's sizes at the soft scale (d = 64, d_k = 16, c^2 = 1/2), T = 256: the
      * conditional integral against the explicit sum of T - 1 other terms (the streaming
-     * log-sum-exp of longseq.h), both on tilted rows of independent draws */
+     * log-sum-exp of tests/longseq_ref.h), both on tilted rows of independent draws */
     gsl_rng *rng = rng_new("mt19937", 9);
     longseq_work w;
     ck_assert_int_eq(longseq_work_alloc(&w, 64, 16), ATT_OK);

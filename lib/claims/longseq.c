@@ -1,16 +1,12 @@
 /* longseq.c - one row's self-weight at any T (see longseq.h). */
 #include "longseq.h"
-#include "randn.h"
 #include "mat.h"
-#include "softmax.h"
 #include "att.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_randist.h>
-
-enum { CHUNK = 256 };   /* scores folded into the running log-sum-exp at once */
 
 int longseq_work_alloc(longseq_work *w, size_t d, size_t d_k)
 {
@@ -97,8 +93,6 @@ static void mul(gsl_vector *out, const gsl_matrix *W, const gsl_vector *b)
     }
 }
 
-/* G (d_k, d_k) = I - W_Q^T W_K and its LU (det(I - W_Q^T W_K) = det(I - W_K^T W_Q),
- * a matrix and its transpose); returns log|det|, or NaN when singular */
 /* the LU of w->G (holding I - W_Q^T W_K); log|det|, or NaN when singular */
 static double lu_lndet(longseq_work *w)
 {
@@ -108,22 +102,7 @@ static double lu_lndet(longseq_work *w)
     return gsl_linalg_LU_lndet(w->G);
 }
 
-static double factor(longseq_work *w)
-{
-    size_t n = w->d_k;
-    for (size_t a = 0; a < n; a++)
-        for (size_t b = 0; b < n; b++) {
-            double acc = 0.0;
-            const double *Q = w->W_Q->data, *K = w->W_K->data;
-            size_t ld = w->W_Q->tda;
-            for (size_t m = 0; m < w->d; m++) acc += Q[m * ld + a] * K[m * ld + b];
-            gsl_matrix_set(w->G, a, b, (a == b) - acc);
-        }
-    return lu_lndet(w);
-}
-
-/* s = q . k, sigma^2 = ||W_K q||^2 for x = w->x */
-static void scores(longseq_work *w, longseq_query *r)
+void longseq_scores(longseq_work *w, longseq_query *r)
 {
     mul_t(w->q, w->W_Q, w->x);   /* q = W_Q^T x */
     mul_t(w->k, w->W_K, w->x);   /* k = W_K^T x */
@@ -134,89 +113,6 @@ static void scores(longseq_work *w, longseq_query *r)
     for (size_t m = 0; m < w->d; m++) s2 += v[m] * v[m];
     r->s = s;
     r->sigma2 = s2;
-}
-
-int longseq_query_of(longseq_work *w, longseq_query *r)
-{
-    double lndet = factor(w);
-    if (isnan(lndet)) return att_fail(ATT_ERUNTIME, "longseq: I - W_K^T W_Q is singular");
-    scores(w, r);
-    r->inv_det = exp(-lndet);
-    r->log_ratio = 0.0;
-    return ATT_OK;
-}
-
-int longseq_draw_query(gsl_rng *rng, longseq_work *w, double c, longseq_estimator est,
-                       longseq_query *r)
-{
-    double sw = c / sqrt((double)w->d);
-    mat_randn(rng, w->W_Q, sw);
-    mat_randn(rng, w->W_K, sw);
-    mat_vec_randn(rng, w->y, 1.0);
-    double lndet = factor(w);
-    if (isnan(lndet)) return att_fail(ATT_ERUNTIME, "longseq: I - W_K^T W_Q is singular");
-    gsl_vector_memcpy(w->x, w->y);
-    if (est == LONGSEQ_TILTED) {
-        /* x = (I - W_K W_Q^T)^{-1} y = y + W_K (I - W_Q^T W_K)^{-1} W_Q^T y */
-        mul_t(w->u, w->W_Q, w->y);
-        gsl_linalg_LU_svx(w->G, w->perm, w->u);
-        mul(w->v, w->W_K, w->u);
-        gsl_vector_add(w->x, w->v);
-    }
-    scores(w, r);
-    r->inv_det = exp(-lndet);
-    /* p(x)/q(x) = e^{-(s - sigma^2/2)} / |det(I - M)| */
-    r->log_ratio = est == LONGSEQ_TILTED ? -(r->s - 0.5 * r->sigma2) - lndet : 0.0;
-    return ATT_OK;
-}
-
-/* fold n scores v[] into the running (m, l) of the log-sum-exp */
-static void fold(online_softmax *st, const double *v, size_t n)
-{
-    double mx = v[0];
-    for (size_t j = 1; j < n; j++) mx = v[j] > mx ? v[j] : mx;
-    softmax_online_rescale(st, mx);
-    double l = 0.0;
-    for (size_t j = 0; j < n; j++) l += exp(v[j] - st->m);
-    st->l += l;
-}
-
-double longseq_log_denominator(gsl_rng *rng, double s, double sigma, size_t T)
-{
-    online_softmax st;
-    softmax_online_init(&st);
-    fold(&st, &s, 1);
-    double buf[CHUNK];
-    for (size_t left = T - 1; left > 0;) {
-        size_t n = left < CHUNK ? left : CHUNK;
-        randn_fill(rng, buf, n, 1.0);                       /* N(0, 1), GSL's ziggurat values */
-        for (size_t j = 0; j < n; j++) buf[j] = sigma * buf[j];
-        fold(&st, buf, n);
-        left -= n;
-    }
-    return st.m + log(st.l);
-}
-
-double longseq_log_denominator_of(double s, const double *s_other, size_t n)
-{
-    online_softmax st;
-    softmax_online_init(&st);
-    fold(&st, &s, 1);
-    for (size_t j = 0; j < n; j += CHUNK) fold(&st, s_other + j, n - j < CHUNK ? n - j : CHUNK);
-    return st.m + log(st.l);
-}
-
-double longseq_estimate(const longseq_query *r, size_t T, double lse)
-{
-    return exp(log((double)T) + r->s - lse + r->log_ratio);
-}
-
-double longseq_annealed(const longseq_query *r, size_t T)
-{
-    /* T e^{s} / (e^{s} + (T - 1) e^{sigma2/2}), in logs */
-    double a = r->s, b = log((double)T - 1.0) + 0.5 * r->sigma2;   /* T = 1: b = -inf */
-    double m = a > b ? a : b, lse = m + log(exp(a - m) + exp(b - m));
-    return exp(log((double)T) + a - lse + r->log_ratio);
 }
 
 void longseq_cv_means(size_t d, size_t d_k, double c, double mean[LONGSEQ_NCV])
@@ -255,6 +151,12 @@ int longseq_draw_weights(gsl_rng *rng, longseq_work *w, double c, longseq_weight
     double sw = c / sqrt((double)w->d);
     mat_randn(rng, w->W_Q, sw);
     mat_randn(rng, w->W_K, sw);
+    return longseq_weights_of(w, c, g);
+}
+
+int longseq_weights_of(longseq_work *w, double c, longseq_weights *g)
+{
+    double sw = c / sqrt((double)w->d);
     size_t n = w->d_k;
     /* G = W_K^T W_Q into w->G, once (factor() uses I - G^T: same traces, det), and the Gram
      * matrices W_Q^T W_Q, W_K^T W_K (d_k, d_k) for ||M||_F^2 below: sums over m outermost, so
@@ -319,7 +221,7 @@ void longseq_draw_row(gsl_rng *rng, longseq_work *w, const longseq_weights *g, i
         mul(w->v, w->W_K, w->u);
         gsl_vector_add(w->x, w->v);
     }
-    scores(w, r);
+    longseq_scores(w, r);
     r->inv_det = exp(-g->lndet);
     /* log p/q, q = alpha p + (1 - alpha) q1, q1/p = e^a, a = s - sigma^2/2 + log|det|:
      *   -log(alpha + (1 - alpha) e^a), in the form that cannot overflow

@@ -13,7 +13,8 @@
  * while s_ii = q_i . k_i is fixed. So one row needs q_i, k_i, W_K q_i
  * (O(d d_k)) and T - 1 standard normals z_j (O(T), no d-dimensional product):
  *   a_ii = e^{s_ii} / (e^{s_ii} + sum_{j != i} e^{sigma_i z_j})
- * summed by a streaming log-sum-exp (O(1) memory, T up to 10^9 and more).
+ * (the brute-force reference, T - 1 explicit scores summed by a streaming log-sum-exp, is
+ * tests/longseq_ref.h: the unit tests and bench/lsbench.c check the shortcuts against it).
  *
  * The tilted estimator (importance sampling of x_i, exact). With
  * B = M_sym - M M^T / 2, s_ii - sigma_i^2 / 2 = x_i^T B x_i and
@@ -49,10 +50,6 @@
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_vector.h>
 
-/* How x_i is drawn: N(0, I) (the plain estimate of T a_ii) or from the
- * tilted law above (the importance-sampled estimate). */
-typedef enum { LONGSEQ_PLAIN, LONGSEQ_TILTED } longseq_estimator;
-
 typedef struct {
     size_t d, d_k;
     gsl_matrix *W_Q, *W_K;      /* (d, d_k)                      */
@@ -82,33 +79,9 @@ void longseq_work_free(longseq_work *w);
 void *longseq_work_new(size_t d, size_t d_k);
 void longseq_work_delete(void *w);
 
-/* Draw, in this order from rng: W_Q, W_K ~ N(0, c^2/d) (row by row), then
- * y ~ N(0, I_d); x_i = y (plain) or x_i = (I - W_K W_Q^T)^{-1} y (tilted,
- * by Woodbury: x = y + W_K (I - W_Q^T W_K)^{-1} W_Q^T y). Fills r.
- * ATT_ERUNTIME when I - W_K^T W_Q is singular (probability 0). */
-int longseq_draw_query(gsl_rng *rng, longseq_work *w, double c, longseq_estimator est,
-                       longseq_query *r);
-
-/* The query row for given W_Q, W_K (in w) and x_i (w->x): s, sigma2,
- * inv_det; log_ratio = 0. For the direct computation in tests. */
-int longseq_query_of(longseq_work *w, longseq_query *r);
-
-/* log(e^{s} + sum_{j=1}^{T-1} e^{sigma z_j}), z_j ~ N(0, 1) drawn from rng
- * one after the other (ziggurat), by a streaming log-sum-exp:
- *   m' = max(m, v),  l' = l e^{m - m'} + e^{v - m'}
- * O(1) memory; T >= 1 (T = 1: s). */
-double longseq_log_denominator(gsl_rng *rng, double s, double sigma, size_t T);
-
-/* The same from given other scores s_other[0 .. n-1] (the direct row). */
-double longseq_log_denominator_of(double s, const double *s_other, size_t n);
-
-/* The estimate of T a_ii of one row from its log denominator lse:
- *   plain:  T e^{s - lse};   tilted: T e^{s - lse + log_ratio}          */
-double longseq_estimate(const longseq_query *r, size_t T, double lse);
-
-/* The annealed law's estimate of one row (the sum replaced by its mean):
- *   T e^{s} / (e^{s} + (T - 1) e^{sigma2/2}) times e^{log_ratio}          */
-double longseq_annealed(const longseq_query *r, size_t T);
+/* s = q_i . k_i and sigma2 = ||W_K q_i||^2 of the query x_i in w->x, for the W_Q, W_K in w
+ * (the rest of r untouched) */
+void longseq_scores(longseq_work *w, longseq_query *r);
 
 /* ---- the conditional estimator's draws (lib/claims/lscond.h) ----
  *
@@ -174,6 +147,8 @@ void longseq_cv_means(size_t d, size_t d_k, double c, double mean[LONGSEQ_NCV]);
 /* Draw W_Q, W_K ~ N(0, c^2/d) (ziggurat, W_Q then W_K, row by row), factor
  * I - G; fills g. ATT_ERUNTIME when singular (probability 0). */
 int longseq_draw_weights(gsl_rng *rng, longseq_work *w, double c, longseq_weights *g);
+/* The same for the W_Q, W_K already in w (c: their scale, for dens0). */
+int longseq_weights_of(longseq_work *w, double c, longseq_weights *g);
 
 /* One row given the W of the last longseq_draw_weights: y ~ N(0, I_d), x = y
  * (tilted = 0) or the tilted x; fills r with s, sigma2, inv_det and

@@ -7,15 +7,13 @@
  * N(0, sigma_i^2), so E[T a_ii | s_ii, sigma_i] is one integral, O(1) in T (lscond.h): the whole
  * T grid from the same draws. 8 rows per W from the defensive mixture p/8 + 7 q1/8 of the plain
  * and the tilted law (longseq.h; weights <= 8), control variates of W and of the rows with known
- * means (cvreg.h), T* by the last crossing, delta-method CI (crossing.h). No plateau: T E[a_ii]
- * -> E_W[1/|det(I - W_K^T W_Q)|] = inf (dettail.h). Configurations (--config, --long):
+ * means (curve.h), T* by the last crossing, delta-method CI (curve.h). No plateau: T E[a_ii]
+ * -> E_W[1/|det(I - W_K^T W_Q)|] = inf (longseq.h). Configurations (--config, --long):
  * section (d 64, d_k 16, c 1), soft (64, 16, c^2 1/2: the headline), narrow (64, 4, 1),
  * wide (256, 16, c^2 1/2).
  */
 #include "prelude.h"
-#include "crossing.h"
-#include "cvreg.h"
-#include "dettail.h"
+#include "curve.h"
 #include "longseq.h"
 #include "lscond.h"
 #include "mem.h"
@@ -78,7 +76,8 @@ static int select_configs(size_t draws, size_t d, size_t dk, unsigned *want)
         for (const char *p = names; ; p++) {
             size_t len = strcspn(p, ",");
             size_t i = 0;
-            while (i < NCONFIG && (strlen(CONFIGS[i].name) != len || strncmp(p, CONFIGS[i].name, len)))
+            while (i < NCONFIG
+                   && (strlen(CONFIGS[i].name) != len || strncmp(p, CONFIGS[i].name, len)))
                 i++;
             if (i == NCONFIG)
                 return exp_usage("--config %s: unknown configuration '%.*s' (the names: section, "
@@ -230,7 +229,7 @@ static void curve_verdicts(experiment *e, const config *cf, size_t n, const curv
     char mac[40];
 #define MAC(base) macro(mac, sizeof mac, base, cf)
     /* ---- where "about 1/T" ends: the last crossing of 1.05 ---- */
-    crossing x = crossing_last(l, yh, V, NT, WITHIN);
+    curve_crossing x = curve_last_crossing(l, yh, V, NT, WITHIN);
     measure top = verdict_measure_ci(yh[NT - 1], rows[NT - 1].T_self_lo, rows[NT - 1].T_self_hi, n);
     if (x.status == CROSS_FOUND) {
         exp_reported(e, MAC("lsCrossT"), NAN, verdict_measure_ci(exp(x.l), exp(x.lo), exp(x.hi), n),
@@ -278,37 +277,38 @@ static void curve_verdicts(experiment *e, const config *cf, size_t n, const curv
 #undef MAC
 }
 
-/* The plateau that is not one (dettail.h): from the draws' |det(I - W_K^T W_Q)| (det_col (n),
+/* The plateau that is not one (longseq.h): from the draws' |det(I - W_K^T W_Q)| (det_col (n),
  * NSTAT apart) and conditional densities at 0 (dens_col, the same stride) the tail rows
- * (DETTAIL_NEPS: eps = 1 .. 0.001) and the reported rows lsDetDensity, lsTypical, lsTrunc
+ * (LONGSEQ_TAIL_NEPS: eps = 1 .. 0.001) and the reported rows lsDetDensity, lsTypical, lsTrunc
  * (the mean over |det| > 0.01). ATT_OK or the allocation's status. */
 static int tail_verdicts(experiment *e, const config *cf, size_t ci, const double *det_col,
-                         const double *dens_col, size_t n, dettail_row rows[DETTAIL_NEPS])
+                         const double *dens_col, size_t n, longseq_tail_row rows[LONGSEQ_TAIL_NEPS])
 {
-    static const double EPS[DETTAIL_NEPS] = {1.0, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001};
+    static const double EPS[LONGSEQ_TAIL_NEPS] = {1.0, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001};
     static const double TRUNC = 0.01;
     double *det = mem_calloc(n, sizeof *det, "determinants");
     if (!det) return att_alloc_status();
     for (size_t i = 0; i < n; i++) det[i] = det_col[i * NSTAT];
-    for (size_t j = 0; j < DETTAIL_NEPS; j++) rows[j].config = ci;
+    for (size_t j = 0; j < LONGSEQ_TAIL_NEPS; j++) rows[j].config = ci;
     char mac[40];
 #define MAC(base) macro(mac, sizeof mac, base, cf)
-    measure tr = dettail_trunc(det, n, TRUNC);
-    measure typical = dettail_stats(det, n, EPS, DETTAIL_NEPS, rows);
+    measure tr = longseq_tail_trunc(det, n, TRUNC);
+    measure typical = longseq_tail_stats(det, n, EPS, LONGSEQ_TAIL_NEPS, rows);
     double top;
     double window = rows[2].p_below / (2.0 * EPS[2]);   /* P(|det| < 0.1) / 0.2 */
-    measure p0 = dettail_density(dens_col, NSTAT, n, &top);
+    measure p0 = longseq_tail_density(dens_col, NSTAT, n, &top);
     exp_reported(e, MAC("lsDetDensity"), NAN, p0,
-                 "density p0 of det(I - W_K^T W_Q) at 0: the mean of each draw's exact conditional "
-                 "density at 0 given all but one column of W_Q (no window; the largest draw carries "
-                 "%.0f%% of it%s). Positive, so E[1/|det|; |det| > eps] ~ 2 p0 ln(1/eps) diverges. "
-                 "P(|det| < 0.1) / 0.2 = %.2g is the mean density over (-0.1, 0.1), not p0 (d = %zu, "
-                 "d_k = %zu, c = %.4g)", 100.0 * top, top > 0.1 ? ": the draws do not resolve it" : "",
-                 window, cf->d, cf->d_k, cf->c);
+                 "density p0 of det(I - W_K^T W_Q) at 0: the mean of each draw's exact "
+                 "conditional density at 0 given all but one column of W_Q (no window; the largest "
+                 "draw carries %.0f%% of it%s). Positive, so E[1/|det|; |det| > eps] ~ "
+                 "2 p0 ln(1/eps) diverges. P(|det| < 0.1) / 0.2 = %.2g is the mean density over "
+                 "(-0.1, 0.1), not p0 (d = %zu, d_k = %zu, c = %.4g)", 100.0 * top,
+                 top > 0.1 ? ": the draws do not resolve it" : "", window, cf->d, cf->d_k, cf->c);
     exp_reported(e, MAC("lsTypical"), NAN, typical,
-                 "typical value of 1/|det(I - W_K^T W_Q)| (the median; its mean, the T -> inf limit, "
-                 "is infinite; d = %zu, d_k = %zu, c = %.4g)", cf->d, cf->d_k, cf->c);
-    double second = (double)cf->d_k * pow(cf->c, 4) / (double)cf->d;   /* 1 + d_k c^4/d: 2nd order */
+                 "typical value of 1/|det(I - W_K^T W_Q)| (the median; its mean, the T -> inf "
+                 "limit, is infinite; d = %zu, d_k = %zu, c = %.4g)", cf->d, cf->d_k, cf->c);
+    /* the second-order value 1 + d_k c^4/d */
+    double second = (double)cf->d_k * pow(cf->c, 4) / (double)cf->d;
     exp_reported(e, MAC("lsTrunc"), NAN, tr,
                  "mean of 1/|det| over |det| > %g (a truncated mean: the full mean diverges "
                  "logarithmically); the second-order 1 + d_k c^4/d = %.4f misses its excess over 1 "
@@ -319,9 +319,9 @@ static int tail_verdicts(experiment *e, const config *cf, size_t ci, const doubl
     return ATT_OK;
 }
 
-/* the ci-th configuration run: its rows rows[ci NT ..] and tails[ci DETTAIL_NEPS ..] */
+/* the ci-th configuration run: its rows rows[ci NT ..] and tails[ci LONGSEQ_TAIL_NEPS ..] */
 static int run_config(experiment *e, size_t ci, const config *cf, const lscond_table *tab,
-                      curve_row *rows, dettail_row *tails)
+                      curve_row *rows, longseq_tail_row *tails)
 {
     ctx c = {.cf = cf, .tab = tab};
     for (int t = 0; t < NT; t++) c.Ts[t] = ldexp(1.0, t + 1);
@@ -330,12 +330,13 @@ static int run_config(experiment *e, size_t ci, const config *cf, const lscond_t
     double yh[NT], V[NT * NT], l[NT];
     int st = mc_values_run(e, ci, cf, &c, &r);
     /* the curve (NT) regressed on the control variates (NCV) of the same draws */
-    if (!st) st = cvreg_fit_strided(r.val, NSTAT, r.n, NT, r.val + NT, NSTAT, NCV, yh, V);
+    if (!st) st = curve_fit_strided(r.val, NSTAT, r.n, NT, r.val + NT, NSTAT, NCV, yh, V);
     if (!st) curve_rows(ci, cf, r.n, c.Ts, yh, V, r.acc, rows + ci * NT, l);
     if (!st) curve_verdicts(e, cf, r.n, rows + ci * NT, l, yh, V, &r.acc[S_TWO]);
-    /* ---- the plateau that is not one: 1/|det| has an infinite mean (dettail.h) ---- */
+    /* ---- the plateau that is not one: 1/|det| has an infinite mean (longseq.h) ---- */
     if (!st)
-        st = tail_verdicts(e, cf, ci, r.val + S_DET, r.val + S_DENS, r.n, tails + ci * DETTAIL_NEPS);
+        st = tail_verdicts(e, cf, ci, r.val + S_DET, r.val + S_DENS, r.n,
+                           tails + ci * LONGSEQ_TAIL_NEPS);
     mc_values_free(&r);
     return st;
 }
@@ -347,7 +348,7 @@ static int run(experiment *e)
     if (st) return st;
     lscond_table tab;
     curve_row rows[NCONFIG * NT];
-    dettail_row tails[NCONFIG * DETTAIL_NEPS];
+    longseq_tail_row tails[NCONFIG * LONGSEQ_TAIL_NEPS];
     size_t nc = 0;
     st = lscond_table_build(&tab);
     for (size_t i = 0; i < NCONFIG && !st; i++)
@@ -355,8 +356,8 @@ static int run(experiment *e)
     lscond_table_free(&tab);
     if (!st) st = TABLE_WRITE(e->o.out_dir, "long_sequences.csv", curve_cols, rows, nc * NT);
     if (!st)
-        st = table_write(e->o.out_dir, "long_sequences_tail.csv", dettail_cols, DETTAIL_NCOLS, tails,
-                         nc * DETTAIL_NEPS, sizeof *tails);
+        st = table_write(e->o.out_dir, "long_sequences_tail.csv", longseq_tail_cols,
+                         LONGSEQ_TAIL_NCOLS, tails, nc * LONGSEQ_TAIL_NEPS, sizeof *tails);
     return st;
 }
 

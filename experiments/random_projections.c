@@ -127,7 +127,8 @@ static double target_at(const sweep_point *pt, size_t k, double hw, const void *
  * to 0.004 (its window 0.0103), at most 4 --draws per point */
 static sweep_def sweep_def_of(size_t k, const sweep_ctx c[2], size_t draws)
 {
-    static const char *const csv[NSWEEP] = {"random_projections.csv", "random_projections_width.csv",
+    static const char *const csv[NSWEEP] = {"random_projections.csv",
+                                            "random_projections_width.csv",
                                             "random_projections_scale.csv"};
     sweep_def def = SWEEP_DEF(draw);
     def.work_alloc = work_alloc;
@@ -234,7 +235,8 @@ static int soft_law(const experiment *e, soft_row sr[SOFT_N])
         double h0 = STAT_Z95 * se / law;
         double want = SOFT_PILOT * pow(h0 / soft_target(SOFT_SD[k]), 2) * 1.5;
         size_t n = SOFT_PILOT;
-        if (isfinite(want) && want > SOFT_PILOT) n = want < SOFT_MAX ? (size_t)ceil(want) : SOFT_MAX;
+        if (isfinite(want) && want > SOFT_PILOT)
+            n = want < SOFT_MAX ? (size_t)ceil(want) : SOFT_MAX;
         gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0x50F7, k));
         if ((st = rpexcess_estimate(rng, SOFT_T, SOFT_D, SOFT_DK, c, n, 0.0, &yh, &se))) break;
         double h = STAT_Z95 * se;
@@ -245,7 +247,8 @@ static int soft_law(const experiment *e, soft_row sr[SOFT_N])
                            (r - 1.0) / v, (rl - 1.0) / v, (rh - 1.0) / v, n};
     }
     gsl_rng_free(rng);
-    return st ? st : TABLE_WRITE(e->o.out_dir, "random_projections_soft.csv", soft_cols, sr, SOFT_N);
+    if (st) return st;
+    return TABLE_WRITE(e->o.out_dir, "random_projections_soft.csv", soft_cols, sr, SOFT_N);
 }
 
 /* ---- the verdict rows ---- */
@@ -311,11 +314,13 @@ static void control_verdicts(experiment *e, const sweep_result r[NSWEEP])
     exp_control(e, "rpControlZ", 0.0, verdict_measure_ci(zmax, NAN, NAN, zp->draws),
                 verdict_rule_at_most(4.0),
                 "control (own key replaced by a fresh token's key, exactly 1/T): largest "
-                "|T mean a'_ii - 1| / se over the %zu width and scale points (at d = %zu, c^2 = %g)",
+                "|T mean a'_ii - 1| / se over the %zu width and scale points (at d = %zu, "
+                "c^2 = %g)",
                 r[1].npoints + r[2].npoints, zp->d, zp->x * zp->x);
-    exp_claim(e, "rpExcessSmallD", NAN, sweep_measure(&r[1], 0, S_TEXCESS), verdict_rule_ci_above(0.0),
-              "excess T mean (a_ii - a'_ii) over the exact-1/T control at d = %zu (T = %d, d_k = %d, "
-              "c = 1): not exactly 1/T", r[1].pt[0].d, SIDE_T, SIDE_DK);
+    exp_claim(e, "rpExcessSmallD", NAN, sweep_measure(&r[1], 0, S_TEXCESS),
+              verdict_rule_ci_above(0.0),
+              "excess T mean (a_ii - a'_ii) over the exact-1/T control at d = %zu (T = %d, "
+              "d_k = %d, c = 1): not exactly 1/T", r[1].pt[0].d, SIDE_T, SIDE_DK);
 }
 
 /* the soft-law table: measured / law -> 1 as the score sd -> 0 */
@@ -323,21 +328,25 @@ static void soft_verdicts(experiment *e, const soft_row sr[SOFT_N])
 {
     const soft_row *a = &sr[0];
     const soft_row *z = &sr[SOFT_N - 1];
-    exp_reported(e, "rpSoftExcess", 1.0, verdict_measure_ci(a->ratio, a->ratio_lo, a->ratio_hi, a->draws),
-                 "measured excess T E[a_ii] - 1 over the soft-softmax law (1 - 1/T)(1 - 2/T) d_k c^4 / d "
-                 "= %.4g at score sd %g (T = %d, d = 16, d_k = %d; antithetic pairs, a control "
-                 "variate): the law is the sd -> 0 limit", a->law, a->sd, SOFT_T, SOFT_DK);
-    exp_claim(e, "rpSoftLimit", 1.0, verdict_measure_ci(z->ratio, z->ratio_lo, z->ratio_hi, z->draws),
+    exp_reported(e, "rpSoftExcess", 1.0,
+                 verdict_measure_ci(a->ratio, a->ratio_lo, a->ratio_hi, a->draws),
+                 "measured excess T E[a_ii] - 1 over the soft-softmax law "
+                 "(1 - 1/T)(1 - 2/T) d_k c^4 / d = %.4g at score sd %g (T = %d, d = 16, d_k = %d; "
+                 "antithetic pairs, a control variate): the law is the sd -> 0 limit", a->law,
+                 a->sd, SOFT_T, SOFT_DK);
+    exp_claim(e, "rpSoftLimit", 1.0,
+              verdict_measure_ci(z->ratio, z->ratio_lo, z->ratio_hi, z->draws),
               verdict_rule_ci_within(0.98, 1.02),
-              "the same ratio at score sd %g: -> 1 as sd -> 0 (a law off by 5%% would fail)", z->sd);
+              "the same ratio at score sd %g: -> 1 as sd -> 0 (a law off by 5%% would fail)",
+              z->sd);
     const soft_row *p = &sr[SOFT_N - 2];
     const soft_row *q = &sr[1];
     exp_reported(e, "rpSoftDeparture", NAN,
                  verdict_measure_ci(p->departure, p->departure_lo, p->departure_hi, p->draws),
-                 "fourth-order departure (ratio - 1) / sd^2 at score sd %g (%.3f [%.3f, %.3f] at %g, "
-                 "%.3f [%.3f, %.3f] at %g): the ratio is 1 + this sd^2 + ...", p->sd, q->departure,
-                 q->departure_lo, q->departure_hi, q->sd, z->departure, z->departure_lo,
-                 z->departure_hi, z->sd);
+                 "fourth-order departure (ratio - 1) / sd^2 at score sd %g "
+                 "(%.3f [%.3f, %.3f] at %g, %.3f [%.3f, %.3f] at %g): the ratio is 1 + this "
+                 "sd^2 + ...", p->sd, q->departure, q->departure_lo, q->departure_hi, q->sd,
+                 z->departure, z->departure_lo, z->departure_hi, z->sd);
     exp_summary(e, "the excess over 1/T is second order in the scores: measured / law %.4f at "
                 "score sd %g (the section: about 1/T)", z->ratio, z->sd);
 }
@@ -348,7 +357,8 @@ static const opt_spec options[] = {
     {"scale", OPT_DOUBLE, &scale, "C",
      "weights N(0, C^2/d): scores have sd C^2 sqrt(d_k) (default 1; 1e-50 .. 1e50)"},
     {"control", OPT_FLAG, &control, NULL, "also compute the fresh-token control (main sweep)"},
-    {"draws", OPT_SIZE, NULL, NULL, "per T, the draws the CI targets need after a 1024-draw pilot,\n"
+    {"draws", OPT_SIZE, NULL, NULL,
+     "per T, the draws the CI targets need after a 1024-draw pilot,\n"
      "                     at most 4 x 24576 = 98304 (the CSV's draws column); the width and\n"
      "                     scale sweeps 12288; --draws N: N per T (N/2 in the other sweeps)"},
     {NULL, 0, NULL, NULL, NULL}};

@@ -1,6 +1,6 @@
 /* test_lscond.c - the long_sequences conditional estimator and its crossing:
  * lib/claims/lscond.h (E[T a_ii | s, sigma] by quadrature), the W draws' control
- * variates (lib/claims/longseq.h), cvreg.h and crossing.h.
+ * variates (lib/claims/longseq.h), curve.h.
  *
  * Independent computations used:
  *   sigma = 0: g_T(s, 0) = T e^s / (e^s + T - 1) exactly;
@@ -13,9 +13,7 @@
  * Statistical checks: fixed printed seeds, 5 standard errors.
  */
 #include "prop.h"
-#include "crossing.h"
-#include "cvreg.h"
-#include "dettail.h"
+#include "curve.h"
 #include "longseq_ref.h"
 #include "lscond.h"
 #include "mat.h"
@@ -470,17 +468,17 @@ START_TEST(test_det_density_known)
 }
 END_TEST
 
-/* dettail_density by hand: the mean, its CI's lower end clipped at 0, the largest draw's share */
+/* longseq_tail_density by hand: the mean, its CI's lower end clipped at 0, the largest draw's share */
 START_TEST(test_density_summary_by_hand)
 {
     const double dens[] = {0.0, 9.0, 0.0, 7.0, 0.0, 8.0};   /* stride 2: 0, 0, 0 */
     double top;
-    measure m = dettail_density(dens, 2, 3, &top);
+    measure m = longseq_tail_density(dens, 2, 3, &top);
     ck_assert(m.value == 0.0 && m.ci_low == 0.0 && m.ci_high == 0.0 && isnan(top));
-    m = dettail_density(dens + 1, 2, 3, &top);   /* 9, 7, 8 */
+    m = longseq_tail_density(dens + 1, 2, 3, &top);   /* 9, 7, 8 */
     ck_assert(fabs(m.value - 8.0) < 1e-15 && fabs(top - 9.0 / 24.0) < 1e-15 && m.ci_low > 0.0);
     const double one[] = {0.0, 0.0, 0.0, 6.0};
-    m = dettail_density(one, 1, 4, &top);
+    m = longseq_tail_density(one, 1, 4, &top);
     ck_assert(fabs(m.value - 1.5) < 1e-15 && m.ci_low == 0.0 && top == 1.0);
 }
 END_TEST
@@ -508,8 +506,8 @@ START_TEST(test_crossing_coverage)
                     Y[i * M + k] = mu + cv * (1.0 + 0.01 * k) + u + gsl_ran_gaussian(rng, 0.01);
                 }
             }
-            ck_assert_int_eq(cvreg_fit(Y, N, M, X, 1, yh, V), ATT_OK);
-            crossing c = crossing_last(l, yh, V, M, 1.05);
+            ck_assert_int_eq(curve_fit(Y, N, M, X, 1, yh, V), ATT_OK);
+            curve_crossing c = curve_last_crossing(l, yh, V, M, 1.05);
             if (c.status != CROSS_FOUND) continue;
             found++;
             cover += c.lo <= lstar && lstar <= c.hi;
@@ -527,11 +525,11 @@ START_TEST(test_crossing_cases)
     const double l[] = {0, 1, 2, 3}, V[16] = {0};
     const double up[] = {1.0, 1.02, 1.06, 1.08}, above[] = {1.1, 1.2, 1.3, 1.4}, below[] = {1, 1, 1, 1.04};
     const double dip[] = {1.06, 1.0, 1.04, 1.07};   /* the LAST upward crossing: in [2, 3] */
-    crossing c = crossing_last(l, up, V, 4, 1.05);
+    curve_crossing c = curve_last_crossing(l, up, V, 4, 1.05);
     ck_assert(c.status == CROSS_FOUND && c.k == 1 && fabs(c.l - 1.75) < 1e-12);
-    ck_assert(crossing_last(l, above, V, 4, 1.05).status == CROSS_ABOVE);
-    ck_assert(crossing_last(l, below, V, 4, 1.05).status == CROSS_BELOW);
-    c = crossing_last(l, dip, V, 4, 1.05);
+    ck_assert(curve_last_crossing(l, above, V, 4, 1.05).status == CROSS_ABOVE);
+    ck_assert(curve_last_crossing(l, below, V, 4, 1.05).status == CROSS_BELOW);
+    c = curve_last_crossing(l, dip, V, 4, 1.05);
     ck_assert(c.status == CROSS_FOUND && c.k == 2 && fabs(c.l - (2.0 + 1.0 / 3.0)) < 1e-12);
 }
 END_TEST

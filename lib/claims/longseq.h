@@ -49,6 +49,8 @@
 #include <gsl/gsl_permutation.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_vector.h>
+#include "table.h"
+#include "verdict.h"
 
 typedef struct {
     size_t d, d_k;
@@ -156,5 +158,49 @@ int longseq_weights_of(longseq_work *w, double c, longseq_weights *g);
  * (alpha = 1: 0, plain rows alone; alpha = 0: -(s - sigma^2/2) - log|det|, tilted rows alone). */
 void longseq_draw_row(gsl_rng *rng, longseq_work *w, const longseq_weights *g, int tilted,
                       double alpha, longseq_query *r);
+
+/* ---- the T -> inf limit: the law of |det(I_dk - W_K^T W_Q)| over the weight draws ----
+ *
+ * Its inverse is the T -> inf limit of T E[a_ii] given W (the annealed law above).
+ *
+ * Shapes: det (n) the draws' |det(I - G)|, G = W_K^T W_Q (d_k, d_k).
+ * Why no mean: det(I - G) takes both signs with a smooth density p0 > 0 at 0,
+ * so P(|det| < eps) ~ 2 p0 eps and
+ *   E[1/|det|; |det| > eps] ~ int_eps^1 2 p0 / u du = 2 p0 log(1/eps)  ->  inf.
+ * Reported instead:
+ *   the tail     P(|det| < eps) with its Wilson 95% CI, and the truncated mean
+ *                E[1/|det| ; |det| >= eps] with its CLT CI, for each eps;
+ *   the density  p0 at 0, as the mean of each draw's conditional density of det at 0
+ *                given all of W but one column of W_Q (derived above: exact, no
+ *                window), with its CLT CI. Not P(|det| < eps) / (2 eps): that is the mean
+ *                density over (-eps, eps), which the steep rise of the density away from 0
+ *                makes about 16 times p0 at eps = 0.1 (c = 1: 0.0019 against 0.00012);
+ *   the typical  value, the median of 1/|det| = 1 / median |det|, with the
+ *                order-statistic CI: ranks n/2 -+ 1.96 sqrt(n)/2 (the binomial
+ *                count below the median, normal approximation).
+ */
+typedef struct {
+    size_t config;
+    double eps, p_below, p_lo, p_hi, trunc_mean, trunc_lo, trunc_hi;
+} longseq_tail_row;
+enum { LONGSEQ_TAIL_NCOLS = 8 };
+/* the table of longseq_tail_row (Monte Carlo columns) */
+extern const table_col longseq_tail_cols[LONGSEQ_TAIL_NCOLS];
+
+/* rows[j] for eps[0 .. ne-1] (config left to the caller) and the median of 1/|det| with
+ * its order-statistic CI. det is sorted in place. n >= 1. */
+measure longseq_tail_stats(double *det, size_t n, const double *eps, size_t ne,
+                           longseq_tail_row *rows);
+
+/* p0 from the draws' conditional densities at 0 (dens (n), stride apart): their mean with
+ * its CLT CI, the lower end clipped at 0 (a density); *top = the largest draw's share of
+ * the sum (near 1: one draw carries the estimate, which the draws do not resolve). */
+measure longseq_tail_density(const double *dens, size_t stride, size_t n, double *top);
+
+/* E[1/|det| ; |det| > eps] with its 95% CI (det need not be sorted). */
+measure longseq_tail_trunc(const double *det, size_t n, double eps);
+
+/* the tail rows per eps: long_sequences' eps = 1, 0.3, ..., 0.001 */
+enum { LONGSEQ_TAIL_NEPS = 7 };
 
 #endif

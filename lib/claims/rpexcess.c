@@ -3,7 +3,7 @@
 #include "randn.h"
 #include "vexp.h"
 #include "att.h"
-#include "cvreg.h"
+#include "curve.h"
 #include "mem.h"
 
 #include <math.h>
@@ -92,7 +92,7 @@ int rpexcess_estimate(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, si
         X[k] = o[RPX_Q2] - law;       // Q2 - law: mean 0
     }
     /* yhat = mean(Y) - beta (mean(X)), beta fitted: the intercept */
-    if (!st) st = cvreg_fit(Y, n, 1, X, 1, est, &V);
+    if (!st) st = curve_fit(Y, n, 1, X, 1, est, &V);
     *se = sqrt(V);
     mem_free(Y, n, sizeof *Y);
     mem_free(X, n, sizeof *X);

@@ -4,7 +4,7 @@
  * Claim: "about 1/T" at long sequences, how far? A token's mean weight on itself is about 1/T,
  * with an excess that grows with T: T* beyond which T E[a_ii] stays above 1.05, at the soft scale
  * (c^2 = 1/2) and the section's (c = 1). Given W and x_i the other T - 1 scores are i.i.d.
- * N(0, sigma_i^2), so E[T a_ii | s_ii, sigma_i] is one integral, O(1) in T (lscond.h): the whole
+ * N(0, sigma_i^2), so E[T a_ii | s_ii, sigma_i] is one integral, O(1) in T (longseq.h): the whole
  * T grid from the same draws. 8 rows per W from the defensive mixture p/8 + 7 q1/8 of the plain
  * and the tilted law (longseq.h; weights <= 8), control variates of W and of the rows with known
  * means (curve.h), T* by the last crossing, delta-method CI (curve.h). No plateau: T E[a_ii]
@@ -15,7 +15,6 @@
 #include "prelude.h"
 #include "curve.h"
 #include "longseq.h"
-#include "lscond.h"
 #include "mem.h"
 
 #include <string.h>
@@ -107,7 +106,7 @@ static const char *macro(char *buf, size_t n, const char *base, const config *cf
 
 /* ---- one draw ---- */
 
-typedef struct { const config *cf; const lscond_table *tab; double Ts[NT], cvm[NCV]; } ctx;
+typedef struct { const config *cf; const longseq_cond_table *tab; double Ts[NT], cvm[NCV]; } ctx;
 
 static void *work_alloc(void *vc)
 {
@@ -134,8 +133,8 @@ static int draw(gsl_rng *rng, void *vc, void *vw, size_t k, double *out)
         longseq_row_cv(&q, &g, cv);   /* mean 0 given W: averaged over the rows */
         for (int j = 0; j < LONGSEQ_NRCV; j++) out[NT + LONGSEQ_NCV + j] += cv[j] / ROWS;
         /* E[T a_ii | s, sigma] = T E[e^s / (e^s + sum_{j<T} e^{sigma z_j})], z_j ~ N(0, 1),
-         * sigma = ||W_K q_i|| (lscond.h derives it), times p/q, q = alpha p + (1 - alpha) q1 */
-        lscond_self(c->tab, q.s, sqrt(q.sigma2), c->Ts, NT, LSCOND_H, h);
+         * sigma = ||W_K q_i|| (longseq.h derives it), times p/q, q = alpha p + (1 - alpha) q1 */
+        longseq_cond_self(c->tab, q.s, sqrt(q.sigma2), c->Ts, NT, LONGSEQ_COND_H, h);
         for (int t = 0; t < NT; t++) out[t] += h[t] * exp(q.log_ratio) / ROWS;
     }
     out[NT] = g.det - c->cvm[0];
@@ -143,7 +142,7 @@ static int draw(gsl_rng *rng, void *vc, void *vw, size_t k, double *out)
     out[S_DET] = fabs(g.det);
     out[S_DENS] = g.dens0;   /* the conditional density of det at 0 (longseq.h): mean p0 */
     longseq_draw_row(rng, vw, &g, 0, 1.0, &q);
-    lscond_self(c->tab, q.s, sqrt(q.sigma2), c->Ts, 1, LSCOND_H, &out[S_TWO]);
+    longseq_cond_self(c->tab, q.s, sqrt(q.sigma2), c->Ts, 1, LONGSEQ_COND_H, &out[S_TWO]);
     return ATT_OK;
 }
 
@@ -320,7 +319,7 @@ static int tail_verdicts(experiment *e, const config *cf, size_t ci, const doubl
 }
 
 /* the ci-th configuration run: its rows rows[ci NT ..] and tails[ci LONGSEQ_TAIL_NEPS ..] */
-static int run_config(experiment *e, size_t ci, const config *cf, const lscond_table *tab,
+static int run_config(experiment *e, size_t ci, const config *cf, const longseq_cond_table *tab,
                       curve_row *rows, longseq_tail_row *tails)
 {
     ctx c = {.cf = cf, .tab = tab};
@@ -346,14 +345,14 @@ static int run(experiment *e)
     unsigned want = 0;
     int st = select_configs(e->o.draws, e->o.d, e->o.dk, &want);
     if (st) return st;
-    lscond_table tab;
+    longseq_cond_table tab;
     curve_row rows[NCONFIG * NT];
     longseq_tail_row tails[NCONFIG * LONGSEQ_TAIL_NEPS];
     size_t nc = 0;
-    st = lscond_table_build(&tab);
+    st = longseq_cond_table_build(&tab);
     for (size_t i = 0; i < NCONFIG && !st; i++)
         if (want >> i & 1u) st = run_config(e, nc++, &CONFIGS[i], &tab, rows, tails);
-    lscond_table_free(&tab);
+    longseq_cond_table_free(&tab);
     if (!st) st = TABLE_WRITE(e->o.out_dir, "long_sequences.csv", curve_cols, rows, nc * NT);
     if (!st)
         st = table_write(e->o.out_dir, "long_sequences_tail.csv", longseq_tail_cols,

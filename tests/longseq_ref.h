@@ -1,6 +1,6 @@
 /* longseq_ref.h - the brute-force reference of the long_sequences shortcut, for the unit
  * tests (tests/test_longseq.c, tests/test_lscond.c) and bench/lsbench.c: one row's T a_ii
- * from its T - 1 other scores drawn one by one, no conditional integral (lib/claims/lscond.h)
+ * from its T - 1 other scores drawn one by one, no conditional integral (lib/claims/longseq.h)
  * and no mixture weights. Header-only (static inline): each user is one file.
  *
  * Shapes and notation: lib/claims/longseq.h (x_i (d), W_Q, W_K (d, d_k), s = s_ii,

@@ -1,5 +1,5 @@
 /* test_lscond.c - the long_sequences conditional estimator and its crossing:
- * lib/claims/lscond.h (E[T a_ii | s, sigma] by quadrature), the W draws' control
+ * lib/claims/longseq.h (E[T a_ii | s, sigma] by quadrature), the W draws' control
  * variates (lib/claims/longseq.h), curve.h.
  *
  * Independent computations used:
@@ -15,7 +15,6 @@
 #include "prop.h"
 #include "curve.h"
 #include "longseq_ref.h"
-#include "lscond.h"
 #include "mat.h"
 #include "softmax.h"
 #include "stat.h"
@@ -30,10 +29,10 @@
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_randist.h>
 
-static lscond_table tab;
+static longseq_cond_table tab;
 
-static void setup(void) { ck_assert_int_eq(lscond_table_build(&tab), ATT_OK); }
-static void teardown(void) { lscond_table_free(&tab); }
+static void setup(void) { ck_assert_int_eq(longseq_cond_table_build(&tab), ATT_OK); }
+static void teardown(void) { longseq_cond_table_free(&tab); }
 
 START_TEST(test_sigma_zero_exact)
 {
@@ -41,7 +40,7 @@ START_TEST(test_sigma_zero_exact)
     const double ss[] = {-8, -1, 0, 0.5, 3, 12};
     double out[6];
     for (size_t a = 0; a < 6; a++) {
-        lscond_self(&tab, ss[a], 0.0, Ts, 6, LSCOND_H, out);
+        longseq_cond_self(&tab, ss[a], 0.0, Ts, 6, LONGSEQ_COND_H, out);
         for (size_t k = 0; k < 6; k++) {
             double want = Ts[k] * exp(ss[a]) / (exp(ss[a]) + Ts[k] - 1.0);
             ck_assert_msg(fabs(out[k] / want - 1.0) < 1e-8, "s %g T %g: %.12g vs %.12g", ss[a], Ts[k],
@@ -71,7 +70,7 @@ START_TEST(test_psi_against_adaptive_quadrature)
         double phi, err;
         gsl_integration_qagi(&f, 1e-14, 1e-12, 2000, ws, &phi, &err);
         double want = -log(phi), tau = log(p.t);
-        double a = lscond_psi_direct(p.sigma, tau), b = lscond_psi(&tab, p.sigma, tau);
+        double a = longseq_cond_psi_direct(p.sigma, tau), b = longseq_cond_psi(&tab, p.sigma, tau);
         PROP_ASSERT(fabs(a / want - 1.0) < 1e-8 + 4 * err / phi, "sigma %g tau %g: direct %.12g vs %.12g",
                     p.sigma, tau, a, want);
         PROP_ASSERT(fabs(b / want - 1.0) < 5e-5, "sigma %g tau %g: table %.12g vs %.12g", p.sigma, tau, b, want);
@@ -87,7 +86,7 @@ START_TEST(test_table_matches_direct_everywhere)
     PROP_FOR(k, rng, "psi table within 5e-5 of the direct psi")
     {
         double sg = gsl_rng_uniform(rng) * 8.5, tau = -105.0 + 150.0 * gsl_rng_uniform(rng);
-        double a = lscond_psi(&tab, sg, tau), b = lscond_psi_direct(sg, tau);
+        double a = longseq_cond_psi(&tab, sg, tau), b = longseq_cond_psi_direct(sg, tau);
         PROP_ASSERT(fabs(a / b - 1.0) < 5e-5, "sigma %g tau %g: %.12g vs %.12g", sg, tau, a, b);
     }
     gsl_rng_free(rng);
@@ -103,8 +102,8 @@ START_TEST(test_step_converged)
     {
         if (k >= 12) break;
         double s = gsl_ran_gaussian(rng, 3.0), sg = gsl_rng_uniform(rng) * 7.0, a[5], b[5];
-        lscond_self(&tab, s, sg, Ts, 5, LSCOND_H, a);
-        lscond_self(NULL, s, sg, Ts, 5, LSCOND_H / 8.0, b);
+        longseq_cond_self(&tab, s, sg, Ts, 5, LONGSEQ_COND_H, a);
+        longseq_cond_self(NULL, s, sg, Ts, 5, LONGSEQ_COND_H / 8.0, b);
         for (size_t j = 0; j < 5; j++)
             PROP_ASSERT(fabs(a[j] - b[j]) <= 1e-4 * b[j] + 1e-300, "s %g sigma %g T %g: %.10g vs %.10g", s,
                         sg, Ts[j], a[j], b[j]);
@@ -115,7 +114,7 @@ END_TEST
 
 START_TEST(test_doubling_grid_matches_single_lengths)
 {
-    /* lscond_self squares e^{-(T - 1) psi} along a doubling grid: against a call per T
+    /* longseq_cond_self squares e^{-(T - 1) psi} along a doubling grid: against a call per T
      * (its e^{-(T - 1) psi} by its own exp); relative rounding grows like 2^k DBL_EPSILON */
     gsl_rng *rng = rng_new("mt19937", 1);   /* reseeded per case by PROP_FOR */
     double Ts[20];
@@ -123,11 +122,11 @@ START_TEST(test_doubling_grid_matches_single_lengths)
     PROP_FOR(k, rng, "the doubling grid equals single lengths")
     {
         double s = gsl_ran_gaussian(rng, 4.0), sg = gsl_rng_uniform(rng) * 7.0, a[20];
-        lscond_self(&tab, s, sg, Ts, 20, LSCOND_H, a);
+        longseq_cond_self(&tab, s, sg, Ts, 20, LONGSEQ_COND_H, a);
         for (int j = 0; j < 20; j++) {
             /* {T_j, 2^20}: the same v-range (it depends on the longest T), no doubling but for j = 18 */
             double pair[2] = {Ts[j], Ts[19]}, bb[2];
-            lscond_self(&tab, s, sg, pair, j == 19 ? 1 : 2, LSCOND_H, bb);
+            longseq_cond_self(&tab, s, sg, pair, j == 19 ? 1 : 2, LONGSEQ_COND_H, bb);
             double b = bb[0];
             PROP_ASSERT(fabs(a[j] - b) <= 64.0 * ldexp(1.0, j + 1) * DBL_EPSILON * b + 1e-300,
                         "s %g sigma %g T %g: grid %.17g, alone %.17g", s, sg, Ts[j], a[j], b);
@@ -157,7 +156,7 @@ START_TEST(test_mixture_two_tokens_section_scale)
             double out;
             longseq_draw_row(rng, &w, &g, r > 0, 0.125, &q);
             ck_assert(q.log_ratio <= log(8.0) + 1e-12);   /* p/q <= 1/alpha */
-            lscond_self(&tab, q.s, sqrt(q.sigma2), T2, 1, LSCOND_H, &out);
+            longseq_cond_self(&tab, q.s, sqrt(q.sigma2), T2, 1, LONGSEQ_COND_H, &out);
             m += out * exp(q.log_ratio) / 8.0;
         }
         stat_push(&a, m);
@@ -176,7 +175,7 @@ START_TEST(test_against_explicit_sum)
     gsl_rng *rng = rng_new("mt19937", 4);
     for (size_t c = 0; c < 5; c++) {
         double s = cases[c][0], sg = cases[c][1], g[4];
-        lscond_self(&tab, s, sg, Ts, 4, LSCOND_H, g);
+        longseq_cond_self(&tab, s, sg, Ts, 4, LONGSEQ_COND_H, g);
         for (size_t t = 0; t < 4; t++) {
             stat_acc a;
             stat_init(&a);
@@ -234,7 +233,7 @@ START_TEST(test_shortcut_against_real_tokens)
         longseq_query q;
         double out[3];
         longseq_draw_row(rng, &w, &g, n & 1, 0.5, &q);   /* the mixture */
-        lscond_self(&tab, q.s, sqrt(q.sigma2), Ts, 3, LSCOND_H, out);
+        longseq_cond_self(&tab, q.s, sqrt(q.sigma2), Ts, 3, LONGSEQ_COND_H, out);
         for (int t = 0; t < 3; t++) stat_push(&a[t], out[t] * exp(q.log_ratio));
         mat_vec_randn(rng, w.x, 1.0);
         for (int t = 0; t < 3; t++) stat_push(&b[t], explicit_row(rng, w.W_Q, w.W_K, (size_t)Ts[t], w.x));
@@ -267,7 +266,7 @@ START_TEST(test_against_explicit_sum_long)
         double h;
         ck_assert_int_eq(longseq_draw_weights(rng, &w, M_SQRT1_2, &g), ATT_OK);
         longseq_draw_row(rng, &w, &g, 1, 0.0, &q);
-        lscond_self(&tab, q.s, sqrt(q.sigma2), T, 1, LSCOND_H, &h);
+        longseq_cond_self(&tab, q.s, sqrt(q.sigma2), T, 1, LONGSEQ_COND_H, &h);
         stat_push(&a, h * exp(q.log_ratio));
         longseq_draw_row(rng, &w, &g, 1, 0.0, &q);
         double lse = longseq_log_denominator(rng, q.s, sqrt(q.sigma2), 256);
@@ -297,7 +296,7 @@ START_TEST(test_two_tokens_exactly_one)
             double out;
             ck_assert_int_eq(longseq_draw_weights(rng, &w, 1.0, &g), ATT_OK);
             longseq_draw_row(rng, &w, &g, mode, mode ? 0.0 : 1.0, &q);
-            lscond_self(&tab, q.s, sqrt(q.sigma2), T2, 1, LSCOND_H, &out);
+            longseq_cond_self(&tab, q.s, sqrt(q.sigma2), T2, 1, LONGSEQ_COND_H, &out);
             stat_push(&a, out * exp(q.log_ratio));
         }
         ck_assert_msg(fabs(a.mean - 1.0) < 5.0 * stat_se(&a), "%s: T E[a_ii] at T = 2 is %.5f +- %.5f, not 1",

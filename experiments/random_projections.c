@@ -369,13 +369,15 @@ static int run(experiment *e)
     if (!(scale >= 1e-50 && scale <= 1e50))
         return exp_usage("--scale: must lie in [1e-50, 1e50], got %g", scale);
     const opts *o = &e->o;
-    int restricted = o->T || o->d || o->dk || scale != 1.0 || control;
+    /* a point run (--T, --d, --dk, --scale or --control given) runs the main sweep alone: the
+     * side sweeps, the soft-law table and their rows are the default run's */
+    int main_only = o->T || o->d || o->dk || scale != 1.0 || control;
     sweep_grid g[NSWEEP];
     sweep_ctx ctx[2];
     sweeps_init(g, ctx, o, &scale, control);
     sweep_result r[NSWEEP] = {{0}};
     int st = ATT_OK;
-    for (int k = 0; k < (restricted ? 1 : NSWEEP) && !st; k++) {   /* main, width, scale */
+    for (int k = 0; k < (main_only ? 1 : NSWEEP) && !st; k++) {   /* main, width, scale */
         sweep_def def = sweep_def_of(k, ctx, o->draws);
         st = sweep_run(e, &g[k], &def, &r[k]);
     }
@@ -392,7 +394,7 @@ static int run(experiment *e)
              0.9 * PRECISION, PILOT, 4 * o->draws);
     exp_meta(e, "d: %zu\nd_k: %zu\nscale: %g\nheatmap_T: %zu", d, dk, scale, heat_T);
     main_verdicts(e, m, scale);
-    if (restricted) goto done;
+    if (main_only) goto done;
     control_verdicts(e, r);
     /* the excess is second order in the scores: the soft-softmax law, measured / law -> 1 */
     soft_row sr[SOFT_N];

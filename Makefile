@@ -226,7 +226,7 @@ reproduce: ## install what is missing, rerun every experiment, render every figu
 	@sh tools/prune_results.sh end "$(OUT)"
 
 # make reproduce-long: long_sequences' section-scale crossings (c = 1, d_k = 16 and 4) with the
-# draws that reach +-10% (lib/claims/lsconfig.h, LONG_DRAWS_*; about 15 min on 2 idle cores),
+# draws that reach +-10% (experiments/long_sequences.c, LONG_DRAWS_*; about 15 min on 2 idle cores),
 # too slow for make reproduce. Writes $(OUT)/long/ (the same file set as the default run, macros
 # ending in Long) with its own manifest (tools/prune_results.sh), all or nothing; then, when
 # $(OUT) holds a report, rewrites it so claims.csv/md/tex carry the long rows (tools/report.c

@@ -3,7 +3,7 @@
  * At one length T (d = 64, d_k = 16, c^2 = 1/2, the headline's configuration), for the
  * same number of weight draws W:
  *   conditional: 8 rows per W from the defensive mixture, each E[T a_ii | s, sigma] by
- *                quadrature (lib/claims/lscond.h): O(d d_k) per row whatever T is;
+ *                quadrature (lib/claims/longseq.h): O(d d_k) per row whatever T is;
  *   brute force: 8 plain rows per W, each T a_ii from T - 1 explicit scores
  *                (longseq_log_denominator, O(T) per row).
  * Prints per estimator: seconds per row, the 95% CI half-width h of T E[a_ii] over
@@ -11,8 +11,7 @@
  * h scales like 1/sqrt(t), so this is the run-length-free figure of merit).
  * usage: lsbench T draws  (output: KEY value lines)
  */
-#include "longseq.h"
-#include "lscond.h"
+#include "../tests/longseq_ref.h"
 #include "rng.h"
 #include "stat.h"
 
@@ -36,9 +35,9 @@ int main(int argc, char **argv)
     double T = atof(argv[1]);
     size_t n = (size_t)atol(argv[2]);
     if (T < 2 || n < 2) { fprintf(stderr, "lsbench: T >= 2, draws >= 2\n"); return 2; }
-    lscond_table tab;
+    longseq_cond_table tab;
     longseq_work w;
-    if (lscond_table_build(&tab) || longseq_work_alloc(&w, 64, 16)) return 3;
+    if (longseq_cond_table_build(&tab) || longseq_work_alloc(&w, 64, 16)) return 3;
     const double c = M_SQRT1_2;
     for (int brute = 0; brute < 2; brute++) {
         gsl_rng *rng = rng_new("mt19937", 20261201UL);
@@ -57,7 +56,7 @@ int main(int argc, char **argv)
                 } else {
                     double h;
                     longseq_draw_row(rng, &w, &g, r > 0, 1.0 / ROWS, &q);   /* the mixture */
-                    lscond_self(&tab, q.s, sqrt(q.sigma2), &T, 1, LSCOND_H, &h);
+                    longseq_cond_self(&tab, q.s, sqrt(q.sigma2), &T, 1, LONGSEQ_COND_H, &h);
                     m += h * exp(q.log_ratio);
                 }
             }
@@ -70,6 +69,6 @@ int main(int argc, char **argv)
         gsl_rng_free(rng);
     }
     longseq_work_free(&w);
-    lscond_table_free(&tab);
+    longseq_cond_table_free(&tab);
     return 0;
 }

@@ -3,33 +3,47 @@
  * Claim: with two different random projections a token keeps only about 1/T of its weight
  * for itself: Q = X W_Q, K = X W_K, W_Q, W_K independent: T E[a_ii] in [0.95, 1.05] at every T.
  * About, not exactly: s_ii uses one token twice, E[s_ii^2] = (1 + 2/d) E[s_ij^2] (the excess's
- * soft-softmax law: lib/claims/rpexcess.h, measured in rptables.h). X (T, d) ~ N(0, 1), W (d, d_k)
- * ~ N(0, c^2/d), S = Q K^T; per draw T a_ii, T [argmax is self], s_ii^2 and s_ij^2 over d_k c^4,
- * the control T a'_ii (own key replaced by a fresh token's: exactly 1/T). T a_ii is averaged with
- * its antithetic draw -W_K (every score flipped, same law: selfweight_self_flipped), which
- * cuts the draws the precision target needs about 2.8-fold at T = 256 (T = 2 plain: the pair is
- * exactly 1 there); T_excess stays the plain T (a_ii - a'_ii). Sweeps (rpsweep.h): main
- * (T = 2 .. 256; draws per T for the CI the precision control needs, exactly --draws when given;
- * --T --d --dk --scale --control run it alone), width (d) and scale (c), both with the control.
+ * soft-softmax law: lib/claims/rpexcess.h, measured in the soft-law table below).
+ * X (T, d) ~ N(0, 1), W (d, d_k) ~ N(0, c^2/d), S = Q K^T; per draw T a_ii, T [argmax is self],
+ * s_ii^2 and s_ij^2 over d_k c^4, the control T a'_ii (own key replaced by a fresh token's:
+ * exactly 1/T). T a_ii is averaged with its antithetic draw -W_K (every score flipped, same law:
+ * selfweight_self_flipped), which cuts the draws the precision target needs about 2.8-fold at
+ * T = 256 (T = 2 plain: the pair is exactly 1 there); T_excess stays the plain T (a_ii - a'_ii).
+ * Three sweeps, each its CSV with the column score_sd = c^2 sqrt(d_k) after the statistics:
+ *   main   d = 64, d_k = 16, c = --scale, T = 2 .. 256 (random_projections.csv; draws per T
+ *          for the CI the precision control needs, exactly --draws when given; --T --d --dk
+ *          --scale --control run it alone)
+ *   width  T = 16, d_k = 4, d = 4 .. 256, c = 1, with the control (_width.csv)
+ *   scale  T = 16, d_k = 4, d = 16, 64, c^2 = 1/4 .. 8, with the control (_scale.csv)
+ * Two tables: the heatmap of one draw (_A.csv) and the soft-softmax law (_soft.csv).
  */
 #include "prelude.h"
-#include "rpsweep.h"
-#include "rptables.h"
+#include "rpexcess.h"
 #include "selfweight.h"
 
 /* the control's two statistics last: a sweep without the control has NSTAT - 2 columns */
-#define STATS(X) X(S_TSELF, "T_self", SW_MC) X(S_TARGMAX, "T_argmax", SW_MC) X(S_DIAG, "diag_sq_norm", SW_MC) \
-                 X(S_OFF, "off_sq_norm", SW_MC) X(S_TCONTROL, "T_control", SW_MC) X(S_TEXCESS, "T_excess", SW_MC)
+#define STATS(X)                                                                          \
+    X(S_TSELF, "T_self", SW_MC) X(S_TARGMAX, "T_argmax", SW_MC)                           \
+    X(S_DIAG, "diag_sq_norm", SW_MC) X(S_OFF, "off_sq_norm", SW_MC)                       \
+    X(S_TCONTROL, "T_control", SW_MC) X(S_TEXCESS, "T_excess", SW_MC)
 SWEEP_STATS(STATS);
 
 static const double PRECISION = 0.01;   /* asked of T E[a_ii] at every main-sweep T */
+
+/* the sweeps: main, width, scale; the side sweeps' T and d_k; the CI targets' pilot */
+enum { NSWEEP = 3, SIDE_T = 16, SIDE_DK = 4, PILOT = 1024 };
+
+/* a sweep's own settings: the fresh-token control on or off, the draws per point, the last T */
+typedef struct { int control; size_t draws, last_T; } sweep_ctx;
 
 /* one draw at (T, d, d_k, x = c): X, W_Q, W_K (and X'); S = (X W_Q)(X W_K)^T, computed by
  * selfweight_projected (lib/claims/selfweight.c) */
 static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *ctx)
 {
-    double T = (double)pt->T, v = (double)pt->dk * pow(pt->x, 4);   /* score variance d_k c^4 */
-    selfweight_config c = {pt->T, pt->d, pt->dk, pt->x / sqrt((double)pt->d), ((const rpsweep_ctx *)ctx)->control};
+    double T = (double)pt->T;
+    double v = (double)pt->dk * pow(pt->x, 4);   /* score variance d_k c^4 */
+    selfweight_config c = {pt->T, pt->d, pt->dk, pt->x / sqrt((double)pt->d),
+                           ((const sweep_ctx *)ctx)->control};
     double sw[SW_NSTAT];
     int st = selfweight_draw(rng, &c, work, sw);
     /* the antithetic pair: -W_K flips every score, same law; T (a_ii(S) + a_ii(-S)) / 2.
@@ -48,12 +62,303 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, co
     return st;
 }
 
+/* ---- the three sweeps ---- */
+
+/* g[k] for the three sweeps (main's c = scale); c[0] the main sweep's settings (control as
+ * asked, --draws, the last T run), c[1] the side sweeps' (control on, --draws / 2, at least 1) */
+static void sweeps_init(sweep_grid g[NSWEEP], sweep_ctx c[2], const opts *o, const double *scale,
+                        int control)
+{
+    static const size_t MAIN_T[] = {2, 3, 4, 8, 16, 32, 64, 128, 256}, MAIN_D[] = {64},
+                        MAIN_DK[] = {16}, WIDTH_D[] = {4, 8, 16, 32, 64, 128, 256},
+                        SIDE_D[] = {16, 64}, ONE_T[] = {SIDE_T}, ONE_DK[] = {SIDE_DK};
+    const double C[] = {sqrt(0.25), sqrt(0.5), 1.0, sqrt(2.0), 2.0, sqrt(8.0)}, ONE[] = {1.0};
+    size_t last_T = o->T_list.n ? o->T_list.v[o->T_list.n - 1] : MAIN_T[8];
+    c[0] = (sweep_ctx){control, o->draws, last_T};
+    c[1] = (sweep_ctx){1, o->draws / 2 ? o->draws / 2 : 1, 0};
+    for (int k = 0; k < NSWEEP; k++) sweep_grid_init(&g[k]);
+    sweep_axis(&g[0], AX_T, 9, MAIN_T);
+    sweep_axis(&g[0], AX_D, 1, MAIN_D);
+    sweep_axis(&g[0], AX_DK, 1, MAIN_DK);
+    sweep_axis_x(&g[0], "scale", 1, scale);
+    sweep_axis(&g[1], AX_T, 1, ONE_T);
+    sweep_axis(&g[1], AX_D, 7, WIDTH_D);
+    sweep_axis(&g[1], AX_DK, 1, ONE_DK);
+    sweep_axis_x(&g[1], "scale", 1, ONE);
+    sweep_axis(&g[2], AX_T, 1, ONE_T);
+    sweep_axis(&g[2], AX_D, 2, SIDE_D);
+    sweep_axis(&g[2], AX_DK, 1, ONE_DK);
+    sweep_axis_x(&g[2], "scale", 6, C);
+}
+
+/* scratch for the grid's largest point */
+static void *work_alloc(const sweep_grid *g, const void *ctx)
+{
+    selfweight_config max = {sweep_max(g, AX_T), sweep_max(g, AX_D), sweep_max(g, AX_DK), 0.0,
+                             ((const sweep_ctx *)ctx)->control};
+    return selfweight_scratch_new(&max);
+}
+
+/* the draws per point when no CI target applies */
+static size_t draws_of(const sweep_point *pt, const void *ctx)
+{
+    (void)pt;
+    return ((const sweep_ctx *)ctx)->draws;
+}
+
+static const table_col sd_col[] = {SWEEP_DERIVED(0, "score_sd", NAT_COMPUTED, NULL, NULL, NULL)};
+/* score sd c^2 sqrt(d_k) */
+static void derive(double *col, const sweep_point *pt, const stat_acc *a, const void *ctx)
+{
+    (void)a;
+    (void)ctx;
+    col[0] = pt->x * pt->x * sqrt((double)pt->dk);
+}
+
+/* the CI targets' half-width at pt: target 0 (T E[a_ii]) at every T, target 1
+ * (E[s_ii^2] / (d_k c^4)) at the last T only (its control's point) */
+static double target_at(const sweep_point *pt, size_t k, double hw, const void *ctx)
+{
+    return k == 0 || pt->T == ((const sweep_ctx *)ctx)->last_T ? hw : 0.0;
+}
+
+/* sweep k's definition: work buffers, draws per point, settings c[k ? 1 : 0], CSV, score sd;
+ * the main sweep's CI targets: T E[a_ii] to 0.9 x its precision bound, E[s_ii^2] / (d_k c^4)
+ * to 0.004 (its window 0.0103), at most 4 --draws per point */
+static sweep_def sweep_def_of(size_t k, const sweep_ctx c[2], size_t draws)
+{
+    static const char *const csv[NSWEEP] = {"random_projections.csv",
+                                            "random_projections_width.csv",
+                                            "random_projections_scale.csv"};
+    sweep_def def = SWEEP_DEF(draw);
+    def.work_alloc = work_alloc;
+    def.work_free = selfweight_scratch_delete;
+    def.draws_of = draws_of;
+    def.ctx = &c[k ? 1 : 0];
+    def.csv = csv[k];
+    def.nderived = 1;
+    def.derived = sd_col;
+    def.derive = derive;
+    def.nstats = c[k ? 1 : 0].control ? NSTAT : NSTAT - 2;
+    if (k == 0)
+        def.ci = (sweep_ci_target){PILOT, 4 * draws, {{S_TSELF, 0.9 * PRECISION}, {S_DIAG, 0.004}},
+                                   target_at};
+    return def;
+}
+
+/* ---- the heatmap: A (T, T) raw and projected for the same X ---- */
+
+/* random_projections_A.csv (panel,i,j,a,query,key): the sweep point (T, d, d_k, c = 1)'s
+ * draw 0; T <= HEAT_MAX, tokens named by the section's opening sentence in GPT-2's 12
+ * tokens, then t13, t14, ... */
+enum { HEAT_MAX = 32 };
+static const char *const TOKENS[] = {"The", "animal", "didn", "'t", "cross", "the", "street",
+                                     "because", "it", "was", "too", "tired"};
+typedef struct { const char *panel; size_t i, j; double a; const char *query, *key; } heat_row;
+static const table_col heat_cols[] = {COL(heat_row, panel), COL(heat_row, i), COL(heat_row, j),
+                                      COL(heat_row, a), COL(heat_row, query), COL(heat_row, key)};
+
+static int heatmap(const experiment *e, size_t T, size_t d, size_t dk)
+{
+    static heat_row rows[2 * HEAT_MAX * HEAT_MAX];
+    static char names[HEAT_MAX][24];
+    for (size_t i = 0; i < T; i++)
+        if (i < 12) snprintf(names[i], sizeof names[i], "%s", TOKENS[i]);
+        else snprintf(names[i], sizeof names[i], "t%zu", i + 1);
+    sweep_point pt = {.T = T, .d = d, .dk = dk, .x = 1.0};
+    gsl_rng *rng = sweep_rng(e, &pt);
+    gsl_matrix *A[2] = {mat_new(T, T), mat_new(T, T)};
+    int st = ATT_OK;
+    if (rng && A[0] && A[1]) st = selfweight_heatmaps(rng, d, dk, A[0], A[1]);
+    else st = att_last_code() == ATT_EUSAGE ? ATT_EUSAGE : ATT_ERUNTIME;
+    for (size_t n = 0; n < 2 * T * T && !st; n++) {
+        size_t i = n % (T * T) / T;
+        size_t j = n % T;
+        rows[n] = (heat_row){n < T * T ? "raw" : "projected", i + 1, j + 1,
+                             gsl_matrix_get(A[n / (T * T)], i, j), names[i], names[j]};
+    }
+    if (!st) st = TABLE_WRITE(e->o.out_dir, "random_projections_A.csv", heat_cols, rows, 2 * T * T);
+    mat_free(A[0]);
+    mat_free(A[1]);
+    if (rng) gsl_rng_free(rng);
+    return st;
+}
+
+/* ---- the soft-softmax law of the excess (lib/claims/rpexcess.h) ---- */
+
+/* T = 16, d = 16, d_k = 4, score sd = c^2 sqrt(d_k) = 0.5, 0.25, 0.125, 0.0625: the excess
+ * T E[a_ii] - 1 by antithetic pairs with the second-order term as control variate
+ * (rpexcess_estimate), its ratio to the law and the departure (ratio - 1) / sd^2, each with
+ * its 95% CI: random_projections_soft.csv */
+enum { SOFT_N = 4, SOFT_T = 16, SOFT_D = 16, SOFT_DK = 4, SOFT_PILOT = 2000, SOFT_MAX = 200000 };
+static const double SOFT_SD[SOFT_N] = {0.5, 0.25, 0.125, 0.0625};
+static const double SOFT_HW = 0.005;      /* the ratio to +-0.5% (95%) ...                   */
+static const double SOFT_DEP_HW = 0.1;    /* ... and the departure (ratio - 1) / sd^2 to +-0.1 */
+typedef struct {
+    double sd, c, law, ratio, ratio_lo, ratio_hi, excess, excess_lo, excess_hi;
+    double departure, departure_lo, departure_hi;
+    size_t draws;
+} soft_row;
+#define MC(f, lo, hi) COL_MC(soft_row, f, lo, hi)
+static const table_col soft_cols[] = {
+    COL(soft_row, sd), COL(soft_row, c), COL(soft_row, draws), COL(soft_row, law),
+    MC(excess, "excess_lo", "excess_hi"), MC(excess_lo, "excess_lo", "excess_hi"),
+    MC(excess_hi, "excess_lo", "excess_hi"), MC(ratio, "ratio_lo", "ratio_hi"),
+    MC(ratio_lo, "ratio_lo", "ratio_hi"), MC(ratio_hi, "ratio_lo", "ratio_hi"),
+    MC(departure, "departure_lo", "departure_hi"), MC(departure_lo, "departure_lo", "departure_hi"),
+    MC(departure_hi, "departure_lo", "departure_hi")};
+#undef MC
+
+/* the 95% half-width asked of the ratio at score sd: 0.005 (the ratio to +-0.5%), and 0.1 sd^2
+ * (the departure (ratio - 1) / sd^2 to +-0.1), whichever is smaller */
+static double soft_target(double sd) { return fmin(SOFT_HW, SOFT_DEP_HW * sd * sd); }
+
+/* per score sd: Y_anti = T (a_ii - a'_ii) averaged with its antithetic -W_K, on the control
+ * Q2 - law (rpexcess_estimate); ratio = Y / law, departure = (ratio - 1) / sd^2, both CIs
+ * the excess's CI mapped through these increasing maps. Draws: a pilot of SOFT_PILOT on
+ * stream (seed, 0x50F7, 16 + k) gives the ratio's half-width h0, then
+ *   n = SOFT_PILOT (h0 / target)^2 x 1.5 (a margin for h0's own error), within
+ *   [SOFT_PILOT, SOFT_MAX], on stream (seed, 0x50F7, k). */
+static int soft_law(const experiment *e, soft_row sr[SOFT_N])
+{
+    gsl_rng *rng = rng_new(e->o.rng_name, 0);
+    if (!rng) return ATT_EUSAGE;
+    int st = ATT_OK;
+    for (size_t k = 0; k < SOFT_N && !st; k++) {
+        double yh, se;
+        double c = sqrt(SOFT_SD[k] / sqrt((double)SOFT_DK));
+        double v = SOFT_SD[k] * SOFT_SD[k];
+        double law = rpexcess_law(SOFT_T, SOFT_D, SOFT_DK, c);
+        gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0x50F7, 16 + k));
+        st = rpexcess_estimate(rng, SOFT_T, SOFT_D, SOFT_DK, c, SOFT_PILOT, 0.0, &yh, &se);
+        if (st) break;
+        double h0 = STAT_Z95 * se / law;
+        double want = SOFT_PILOT * pow(h0 / soft_target(SOFT_SD[k]), 2) * 1.5;
+        size_t n = SOFT_PILOT;
+        if (isfinite(want) && want > SOFT_PILOT)
+            n = want < SOFT_MAX ? (size_t)ceil(want) : SOFT_MAX;
+        gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0x50F7, k));
+        if ((st = rpexcess_estimate(rng, SOFT_T, SOFT_D, SOFT_DK, c, n, 0.0, &yh, &se))) break;
+        double h = STAT_Z95 * se;
+        double r = yh / law;
+        double rl = (yh - h) / law;
+        double rh = (yh + h) / law;
+        sr[k] = (soft_row){SOFT_SD[k], c, law, r, rl, rh, yh, yh - h, yh + h,
+                           (r - 1.0) / v, (rl - 1.0) / v, (rh - 1.0) / v, n};
+    }
+    gsl_rng_free(rng);
+    if (st) return st;
+    return TABLE_WRITE(e->o.out_dir, "random_projections_soft.csv", soft_cols, sr, SOFT_N);
+}
+
+/* ---- the verdict rows ---- */
+
+/* the main sweep m: T E[a_ii] within [0.95, 1.05] at every T; the macro on the T farthest
+ * from 1; its precision and the self-score's spread E[s_ii^2] = (1 + 2/d) d_k c^4 */
+static void main_verdicts(experiment *e, const sweep_result *m, double scale)
+{
+    size_t d = m->pt[0].d;
+    size_t dk = m->pt[0].dk;
+    size_t worst = 0;
+    size_t wide = 0;
+    for (size_t p = 0; p < m->npoints; p++) {
+        measure a = sweep_measure(m, p, S_TSELF);
+        measure w = sweep_measure(m, worst, S_TSELF);
+        measure h = sweep_measure(m, wide, S_TSELF);
+        if (fabs(a.value - 1.0) > fabs(w.value - 1.0)) worst = p;
+        if (a.ci_high - a.ci_low > h.ci_high - h.ci_low) wide = p;
+    }
+    for (size_t p = 0; p < m->npoints; p++) {
+        exp_claim(e, p == worst ? "rpTMeanWorst" : "", 1.0, sweep_measure(m, p, S_TSELF),
+                  verdict_rule_ci_within(0.95, 1.05),
+                  "T times the mean self-weight at T = %zu%s (d = %zu, d_k = %zu, W ~ N(0, %g/d))",
+                  m->pt[p].T, p == worst ? ", the T farthest from 1" : "", d, dk, scale * scale);
+        if (p == worst) exp_headline(e);
+    }
+    exp_summary_measure(e, "T x mean self-weight", sweep_measure(m, worst, S_TSELF),
+                        "the section: about 1/T, i.e. 1; T = %zu, %s", m->pt[worst].T,
+                        m->npoints > 1 ? "the farthest from 1 of the T run" : "the only T run");
+    measure aw = sweep_measure(m, worst, S_TSELF);    /* the same mean, / T: a_ii itself */
+    double Tw = (double)m->pt[worst].T;
+    aw.value /= Tw;
+    aw.ci_low /= Tw;
+    aw.ci_high /= Tw;
+    exp_summary_measure(e, "mean self-weight a_ii", aw, "1/T = %.4g", 1.0 / Tw);
+    exp_control(e, "rpRelHalfWidth", NAN, sweep_measure(m, wide, S_TSELF),
+                verdict_rule_precision(PRECISION),
+                "precision: largest CI half-width of T times the mean self-weight (at T = %zu), "
+                "i.e. relative to 1/T", m->pt[wide].T);
+    size_t last = m->npoints - 1;
+    double e2 = 1.0 + 2.0 / (double)d;   /* E[s_ii^2] / (d_k c^4) */
+    exp_control(e, "rpSelfScoreSpread", e2, sweep_measure(m, last, S_DIAG),
+                verdict_rule_ci_within(0.99 * e2, 1.01 * e2),
+                "E[s_ii^2] / (d_k c^4), exactly 1 + 2/d = %.5g (the others' E[s_ij^2] / (d_k c^4) "
+                "= 1), within 1%% (T = %zu, d = %zu)", e2, m->pt[last].T, d);
+}
+
+/* the side sweeps r[1], r[2]: the control is exactly 1/T (the largest |T mean a'_ii - 1| in
+ * standard errors), and the excess over it is positive at small d */
+static void control_verdicts(experiment *e, const sweep_result r[NSWEEP])
+{
+    double zmax = 0.0;
+    const sweep_point *zp = &r[1].pt[0];
+    for (int k = 1; k < NSWEEP; k++)
+        for (size_t p = 0; p < r[k].npoints; p++) {
+            const stat_acc *a = sweep_acc(&r[k], p, S_TCONTROL);
+            double z = fabs(a->mean - 1.0) / stat_se(a);
+            if (z > zmax) {
+                zmax = z;
+                zp = &r[k].pt[p];
+            }
+        }
+    exp_control(e, "rpControlZ", 0.0, verdict_measure_ci(zmax, NAN, NAN, zp->draws),
+                verdict_rule_at_most(4.0),
+                "control (own key replaced by a fresh token's key, exactly 1/T): largest "
+                "|T mean a'_ii - 1| / se over the %zu width and scale points (at d = %zu, "
+                "c^2 = %g)",
+                r[1].npoints + r[2].npoints, zp->d, zp->x * zp->x);
+    exp_claim(e, "rpExcessSmallD", NAN, sweep_measure(&r[1], 0, S_TEXCESS),
+              verdict_rule_ci_above(0.0),
+              "excess T mean (a_ii - a'_ii) over the exact-1/T control at d = %zu (T = %d, "
+              "d_k = %d, c = 1): not exactly 1/T", r[1].pt[0].d, SIDE_T, SIDE_DK);
+}
+
+/* the soft-law table: measured / law -> 1 as the score sd -> 0 */
+static void soft_verdicts(experiment *e, const soft_row sr[SOFT_N])
+{
+    const soft_row *a = &sr[0];
+    const soft_row *z = &sr[SOFT_N - 1];
+    exp_reported(e, "rpSoftExcess", 1.0,
+                 verdict_measure_ci(a->ratio, a->ratio_lo, a->ratio_hi, a->draws),
+                 "measured excess T E[a_ii] - 1 over the soft-softmax law "
+                 "(1 - 1/T)(1 - 2/T) d_k c^4 / d = %.4g at score sd %g (T = %d, d = 16, d_k = %d; "
+                 "antithetic pairs, a control variate): the law is the sd -> 0 limit", a->law,
+                 a->sd, SOFT_T, SOFT_DK);
+    exp_claim(e, "rpSoftLimit", 1.0,
+              verdict_measure_ci(z->ratio, z->ratio_lo, z->ratio_hi, z->draws),
+              verdict_rule_ci_within(0.98, 1.02),
+              "the same ratio at score sd %g: -> 1 as sd -> 0 (a law off by 5%% would fail)",
+              z->sd);
+    const soft_row *p = &sr[SOFT_N - 2];
+    const soft_row *q = &sr[1];
+    exp_reported(e, "rpSoftDeparture", NAN,
+                 verdict_measure_ci(p->departure, p->departure_lo, p->departure_hi, p->draws),
+                 "fourth-order departure (ratio - 1) / sd^2 at score sd %g "
+                 "(%.3f [%.3f, %.3f] at %g, %.3f [%.3f, %.3f] at %g): the ratio is 1 + this "
+                 "sd^2 + ...", p->sd, q->departure, q->departure_lo, q->departure_hi, q->sd,
+                 z->departure, z->departure_lo, z->departure_hi, z->sd);
+    exp_summary(e, "the excess over 1/T is second order in the scores: measured / law %.4f at "
+                "score sd %g (the section: about 1/T)", z->ratio, z->sd);
+}
+
 static double scale = 1.0;   /* --scale */
 static int control = 0;      /* --control */
 static const opt_spec options[] = {
-    {"scale", OPT_DOUBLE, &scale, "C", "weights N(0, C^2/d): scores have sd C^2 sqrt(d_k) (default 1; 1e-50 .. 1e50)"},
+    {"scale", OPT_DOUBLE, &scale, "C",
+     "weights N(0, C^2/d): scores have sd C^2 sqrt(d_k) (default 1; 1e-50 .. 1e50)"},
     {"control", OPT_FLAG, &control, NULL, "also compute the fresh-token control (main sweep)"},
-    {"draws", OPT_SIZE, NULL, NULL, "per T, the draws the CI targets need after a 1024-draw pilot,\n"
+    {"draws", OPT_SIZE, NULL, NULL,
+     "per T, the draws the CI targets need after a 1024-draw pilot,\n"
      "                     at most 4 x 24576 = 98304 (the CSV's draws column); the width and\n"
      "                     scale sweeps 12288; --draws N: N per T (N/2 in the other sweeps)"},
     {NULL, 0, NULL, NULL, NULL}};
@@ -64,81 +369,46 @@ static int run(experiment *e)
     if (!(scale >= 1e-50 && scale <= 1e50))
         return exp_usage("--scale: must lie in [1e-50, 1e50], got %g", scale);
     const opts *o = &e->o;
-    int restricted = o->T || o->d || o->dk || scale != 1.0 || control;
-    sweep_grid g[RPSWEEP_N];
-    rpsweep_ctx ctx[2];
-    rpsweep_init(g, ctx, o, scale, control);
-    sweep_result r[RPSWEEP_N] = {{0}};
+    /* a point run (--T, --d, --dk, --scale or --control given) runs the main sweep alone: the
+     * side sweeps, the soft-law table and their rows are the default run's */
+    int main_only = o->T || o->d || o->dk || scale != 1.0 || control;
+    sweep_grid g[NSWEEP];
+    sweep_ctx ctx[2];
+    sweeps_init(g, ctx, o, &scale, control);
+    sweep_result r[NSWEEP] = {{0}};
     int st = ATT_OK;
-    for (int k = 0; k < (restricted ? 1 : RPSWEEP_N) && !st; k++) {   /* main, width, scale */
-        sweep_def def = SWEEP_DEF(draw);
-        rpsweep_def(&def, k, ctx);
-        def.nstats = ctx[k ? 1 : 0].control ? NSTAT : NSTAT - 2;
-        /* main: T E[a_ii] to 0.9 x its precision bound; E[s_ii^2] / (d_k c^4) to 0.004 (its window 0.0103) */
-        sweep_ci_target ci = {RPSWEEP_PILOT, 4 * o->draws, {{S_TSELF, 0.9 * PRECISION}, {S_DIAG, 0.004}}, rpsweep_target_at};
-        if (k == 0) def.ci = ci;
+    for (int k = 0; k < (main_only ? 1 : NSWEEP) && !st; k++) {   /* main, width, scale */
+        sweep_def def = sweep_def_of(k, ctx, o->draws);
         st = sweep_run(e, &g[k], &def, &r[k]);
     }
-    const sweep_result *m = &r[0];
     if (st) goto done;
-    if ((st = rpsweep_side_tables(e, m, scale, PRECISION))) goto done;
-    size_t d = m->pt[0].d, dk = m->pt[0].dk;
-
-    /* main sweep: T E[a_ii] within [0.95, 1.05] at every T; the macro on the T farthest from 1 */
-    size_t worst = 0, wide = 0;
-    for (size_t p = 0; p < m->npoints; p++) {
-        measure a = sweep_measure(m, p, S_TSELF), w = sweep_measure(m, worst, S_TSELF), h = sweep_measure(m, wide, S_TSELF);
-        if (fabs(a.value - 1.0) > fabs(w.value - 1.0)) worst = p;
-        if (a.ci_high - a.ci_low > h.ci_high - h.ci_low) wide = p;
-    }
-    for (size_t p = 0; p < m->npoints; p++) {
-        exp_claim(e, p == worst ? "rpTMeanWorst" : "", 1.0, sweep_measure(m, p, S_TSELF), verdict_rule_ci_within(0.95, 1.05),
-                  "T times the mean self-weight at T = %zu%s (d = %zu, d_k = %zu, W ~ N(0, %g/d))", m->pt[p].T,
-                  p == worst ? ", the T farthest from 1" : "", d, dk, scale * scale);
-        if (p == worst) exp_headline(e);
-    }
-    exp_summary_measure(e, "T x mean self-weight", sweep_measure(m, worst, S_TSELF), "the section: about 1/T, i.e. 1; "
-                        "T = %zu, %s", m->pt[worst].T, m->npoints > 1 ? "the farthest from 1 of the T run" : "the only T run");
-    measure aw = sweep_measure(m, worst, S_TSELF);    /* the same mean, / T: a_ii itself */
-    double Tw = (double)m->pt[worst].T;
-    aw.value /= Tw, aw.ci_low /= Tw, aw.ci_high /= Tw;
-    exp_summary_measure(e, "mean self-weight a_ii", aw, "1/T = %.4g", 1.0 / Tw);
-    exp_control(e, "rpRelHalfWidth", NAN, sweep_measure(m, wide, S_TSELF), verdict_rule_precision(PRECISION),
-                "precision: largest CI half-width of T times the mean self-weight (at T = %zu), "
-                "i.e. relative to 1/T", m->pt[wide].T);
-    size_t last = m->npoints - 1;
-    double e2 = 1.0 + 2.0 / (double)d;   /* E[s_ii^2] / (d_k c^4) */
-    exp_control(e, "rpSelfScoreSpread", e2, sweep_measure(m, last, S_DIAG), verdict_rule_ci_within(0.99 * e2, 1.01 * e2),
-                "E[s_ii^2] / (d_k c^4), exactly 1 + 2/d = %.5g (the others' E[s_ij^2] / (d_k c^4) "
-                "= 1), within 1%% (T = %zu, d = %zu)", e2, m->pt[last].T, d);
-    if (restricted) goto done;
-
-    /* the control is exactly 1/T: the largest |T mean a'_ii - 1| in standard errors */
-    double zmax = 0.0;
-    const sweep_point *zp = &r[1].pt[0];
-    for (int k = 1; k < RPSWEEP_N; k++)
-        for (size_t p = 0; p < r[k].npoints; p++) {
-            const stat_acc *a = sweep_acc(&r[k], p, S_TCONTROL);
-            double z = fabs(a->mean - 1.0) / stat_se(a);
-            if (z > zmax) zmax = z, zp = &r[k].pt[p];
-        }
-    exp_control(e, "rpControlZ", 0.0, verdict_measure_ci(zmax, NAN, NAN, zp->draws), verdict_rule_at_most(4.0),
-                "control (own key replaced by a fresh token's key, exactly 1/T): largest |T mean a'_ii - 1| / se "
-                "over the %zu width and scale points (at d = %zu, c^2 = %g)", r[1].npoints + r[2].npoints, zp->d,
-                zp->x * zp->x);
-    exp_claim(e, "rpExcessSmallD", NAN, sweep_measure(&r[1], 0, S_TEXCESS), verdict_rule_ci_above(0.0),
-              "excess T mean (a_ii - a'_ii) over the exact-1/T control at d = %zu (T = %d, d_k = %d, "
-              "c = 1): not exactly 1/T", r[1].pt[0].d, RPSWEEP_SIDE_T, RPSWEEP_SIDE_DK);
-    /* the excess is second order in the scores: the soft-softmax law, measured / law -> 1 (rptables.h) */
-    st = rptables_soft_verdicts(e);
+    const sweep_result *m = &r[0];
+    size_t d = m->pt[0].d;
+    size_t dk = m->pt[0].dk;
+    /* the heatmap at the main sweep's d, d_k: T = 12, or with --T its first T up to HEAT_MAX */
+    size_t heat_T = !o->T ? 12 : m->pt[0].T < HEAT_MAX ? m->pt[0].T : HEAT_MAX;
+    if ((st = heatmap(e, heat_T, d, dk))) goto done;
+    exp_meta(e, "main sweep: d = %zu, d_k = %zu, W ~ N(0, %g^2/d); draws per T: the draws column "
+             "(--draws %zu when given, else for 95%% CI half-widths %g of T E[a_ii] and 0.004 of "
+             "E[s_ii^2] / (d_k c^4) from a %d-draw pilot, at most %zu)", d, dk, scale, o->draws,
+             0.9 * PRECISION, PILOT, 4 * o->draws);
+    exp_meta(e, "d: %zu\nd_k: %zu\nscale: %g\nheatmap_T: %zu", d, dk, scale, heat_T);
+    main_verdicts(e, m, scale);
+    if (main_only) goto done;
+    control_verdicts(e, r);
+    /* the excess is second order in the scores: the soft-softmax law, measured / law -> 1 */
+    soft_row sr[SOFT_N];
+    if ((st = soft_law(e, sr))) goto done;
+    soft_verdicts(e, sr);
 done:
-    for (int k = 0; k < RPSWEEP_N; k++) sweep_result_free(&r[k]);
+    for (int k = 0; k < NSWEEP; k++) sweep_result_free(&r[k]);
     return st;
 }
 
 int main(int argc, char **argv)
 {
-    static const experiment_def def = {"random_projections", NULL, OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_LISTS,
+    static const experiment_def def = {"random_projections", NULL,
+                                       OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_LISTS,
                                        20261129UL, 24576, options, run};
     return exp_main(&def, argc, argv);
 }

@@ -7,32 +7,46 @@
 # edge mark each configuration's typical (median) 1/|det|, the value most
 # heads approach. The headline crossing of 1.05 (d = 64, d_k = 16, c^2 = 0.5)
 # with its CI is shaded on the 5% line.
-# Data: long_sequences.csv (config, d, d_k, scale, T, draws, T_self,
-#       T_self_lo, T_self_hi, plain, ...), long_sequences.verdicts.csv (the
-#       crossing and the typical values, as reported rows).
+# Data, every number read by name, never by position or by a verdict's wording:
+#   long_sequences.csv by its header: config, d, d_k, scale, T, draws, T_self,
+#   T_self_lo, T_self_hi;
+#   long_sequences.verdicts.csv by its header (macro, measured, ci_low, ci_high,
+#   verdict), each row found by its macro: lsCrossT, lsTypical, lsTwoCurve and
+#   the configuration's suffix. Configuration k's suffix is that of the k-th
+#   lsTypical row: the experiment writes each configuration's rows in run
+#   order, one lsTypical row each (Soft, Narrow, ..., "" for the section's,
+#   Long in the long run).
 # size: 6.5,4.2
 # slide: 5.6,2.4
 f = datadir.'/long_sequences.csv'
 v = datadir.'/long_sequences.verdicts.csv'
-stats f skip 1 using 1 name "C" nooutput
+# the column of long_sequences.csv named name (1, 2, ...)
+col(name) = int(system(sprintf("head -n 1 '%s' | tr -d '\\r' | tr ',' '\\n' | grep -nx '%s' | cut -d: -f1", f, name)))
+cC = col("config"); cD = col("d"); cDK = col("d_k"); cS = col("scale"); cT = col("T"); cN = col("draws")
+cY = col("T_self"); cLo = col("T_self_lo"); cHi = col("T_self_hi")
+stats f skip 1 using (column(cC)) name "C" nooutput
 NC = int(C_max) + 1
-stats f skip 1 using 5 name "TT" nooutput
-stats f skip 1 using 6 name "N" nooutput
+stats f skip 1 using (column(cT)) name "TT" nooutput
+stats f skip 1 using (column(cN)) name "N" nooutput
 TM = TT_max
-cfgcol(k, col) = real(system(sprintf("awk -F, 'NR > 1 && $1 == %d {print $%d; exit}' '%s'", k, col, f)))
-short(k) = sprintf("%d, %d, %.2g", cfgcol(k, 2), cfgcol(k, 3), cfgcol(k, 4)**2)
-tag(k) = sprintf("d = %d, d_k = %d, c = %.4g", cfgcol(k, 2), cfgcol(k, 3), cfgcol(k, 4))
-# a reported row's measured, ci_low, ci_high (the three numbers after the
-# quoted quantity), found by the start of its quantity and its configuration
-row(start, k) = system(sprintf("grep -F '\"%s' '%s' | grep -F '%s)' | head -n 1 | sed 's/.*)\",[^,]*,//' | cut -d, -f1-3 | tr ',' ' '", start, v, tag(k)))
-num(s, i) = (words(s) >= i && word(s, i) ne '') ? real(word(s, i)) : NaN
+cfgcol(k, c) = real(system(sprintf("awk -F, 'NR > 1 && $%d == %d {print $%d; exit}' '%s'", cC, k, c, f)))
+short(k) = sprintf("%d, %d, %.2g", cfgcol(k, cD), cfgcol(k, cDK), cfgcol(k, cS)**2)
+# the verdict file by its header: cells(line) splits a CSV line into a[] (a quoted
+# cell, which may hold commas, counts once), h[name] is the column named name
+VAWK = "function cells(s) { gsub(/\"([^\"]|\"\")*\"/, \"q\", s); return split(s, a, \",\") } NR == 1 { for (i = cells($0); i > 0; i--) h[a[i]] = i; next } { cells($0) }"
+# cell col of the verdict row whose macro is mac ("" when there is none)
+vcell(mac, c) = system(sprintf("awk -v m='%s' -v c='%s' '%s a[h[\"macro\"]] == m { print a[h[c]]; exit }' '%s'", mac, c, VAWK, v))
+num(s) = s ne '' ? real(s) : NaN
+vnum(mac, c) = num(vcell(mac, c))
+# configuration k's macro suffix: that of the k-th lsTypical row
+sfx(k) = system(sprintf("awk -v k=%d '%s a[h[\"macro\"]] ~ /^lsTypical/ && n++ == k { print substr(a[h[\"macro\"]], 10); exit }' '%s'", k, VAWK, v))
 sig2(x) = (x == x) ? floor(x / 10**(floor(log10(x)) - 1) + 0.5) * 10**(floor(log10(x)) - 1) : x
 grp(x) = x >= 1000 ? sprintf("%d,%03d", int(x) / 1000, int(x) % 1000) : sprintf("%d", int(x))
 # the headline configuration: d = 64, d_k = 16, c^2 = 0.5 when the run has it
 k0 = 0
-do for [k = 0:NC - 1] { if (cfgcol(k, 2) == 64 && cfgcol(k, 3) == 16 && abs(cfgcol(k, 4)**2 - 0.5) < 1e-6) { k0 = k } }
-X = row("T beyond which", k0)
-X1 = num(X, 1); XL = num(X, 2); XH = num(X, 3)
+do for [k = 0:NC - 1] { if (cfgcol(k, cD) == 64 && cfgcol(k, cDK) == 16 && abs(cfgcol(k, cS)**2 - 0.5) < 1e-6) { k0 = k } }
+mX = "lsCrossT".sfx(k0)
+X1 = vnum(mX, "measured"); XL = vnum(mX, "ci_low"); XH = vnum(mX, "ci_high")
 str_cross = (X1 == X1) ? sprintf("past 5%% from T ≈ %s [%s, %s] (d, d_k, c² = %s)", grp(sig2(X1)), grp(sig2(XL)), grp(sig2(XH)), short(k0)) \
                        : sprintf("within 5%% up to T = %s (d, d_k, c² = %s)", grp(TM), short(k0))
 set title sprintf("“About 1/T” fails slowly: T × self-weight keeps rising with T\n{/*0.85 %s}\n{/*0.8 dashes at the right: typical 1/|det(I − W_K^T W_Q)|; its mean (the limit) is infinite}", str_cross)
@@ -63,7 +77,7 @@ if (X1 == X1 && XL == XL && XH == XH) {
 array OK[NC]
 nbad = 0; bad = ""
 do for [k = 0:NC - 1] {
-    OK[k + 1] = int(real(system(sprintf("grep -F '\"|y - 1| / se' '%s' | grep -F '%s)' | grep -c ',PASS,'", v, tag(k)))))
+    OK[k + 1] = vcell("lsTwoCurve".sfx(k), "verdict") eq "PASS"
     if (!OK[k + 1]) { nbad = nbad + 1; bad = bad.(nbad > 1 ? "; " : "").short(k) }
 }
 if (nbad > 0) { set title sprintf("“About 1/T” fails slowly: T × self-weight keeps rising with T\n{/*0.85 %s}\n{/*0.8 not drawn (the estimator misses T = 2's exact 1 there): %s}", str_cross, bad) }
@@ -71,7 +85,7 @@ if (nbad > 0) { set title sprintf("“About 1/T” fails slowly: T × self-weigh
 # pushed apart where two end values nearly coincide
 gap = SLIDE ? 0.045 : 0.019     # one label's height in y units (9 pt, 11 pt on a slide)
 array Y[NC]
-do for [k = 0:NC - 1] { Y[k + 1] = real(system(sprintf("awk -F, 'NR > 1 && $1 == %d && $5 == %.0f {print $7}' '%s'", k, TM, f))) }
+do for [k = 0:NC - 1] { Y[k + 1] = real(system(sprintf("awk -F, 'NR > 1 && $%d == %d && $%d == %.0f {print $%d}' '%s'", cC, k, cT, TM, cY, f))) }
 do for [it = 1:NC] { do for [i = 0:NC - 1] { do for [j = 0:NC - 1] {
     if (i != j && OK[i + 1] && OK[j + 1] && Y[j + 1] >= Y[i + 1] && Y[j + 1] - Y[i + 1] < gap) { Y[j + 1] = Y[i + 1] + gap }
 } } }
@@ -79,10 +93,10 @@ set label 3 "d, d_k, c²:" at graph 1.03, first 1.163 left font ',9'
 do for [k = 0:NC - 1] { if (OK[k + 1]) {
     set label 10 + k short(k) at graph 1.03, first Y[k + 1] left font ',9' tc ls (k + 1)
     # the typical (median) 1/|det| of the configuration: a short dash at the right edge
-    ty = num(row("typical value of 1/|det", k), 1)
+    ty = vnum("lsTypical".sfx(k), "measured")
     if (ty == ty && ty < 1.17) { set arrow 20 + k from TM * 1.35, ty to TM * 2.1, ty nohead ls (k + 1) lw 3 dt 1 }
 } }
-sel(k, v) = (column(1) == k && OK[k + 1]) ? v : NaN
+sel(k, y) = (column(cC) == k && OK[k + 1]) ? y : NaN
 if (SLIDE) {
     unset title   # the slide's frame title states the claim
     # the labels at the right are (d, d_k, c²): say so in the empty lower
@@ -97,5 +111,6 @@ if (SLIDE) {
     set tmargin 0.8; set bmargin 3.4
     set xtics offset 0, 0.4; set xlabel offset 0, 0.6
 }
-plot for [k = 0:NC - 1] f skip 1 using 5:(sel(k, $8)):(sel(k, $9)) with filledcurves ls (k + 1) notitle, \
-     for [k = 0:NC - 1] f skip 1 using 5:(sel(k, $7)) with linespoints ls (k + 1) ps 0.5 notitle
+plot for [k = 0:NC - 1] f skip 1 using (column(cT)):(sel(k, column(cLo))):(sel(k, column(cHi))) \
+         with filledcurves ls (k + 1) notitle, \
+     for [k = 0:NC - 1] f skip 1 using (column(cT)):(sel(k, column(cY))) with linespoints ls (k + 1) ps 0.5 notitle

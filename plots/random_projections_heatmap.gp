@@ -9,18 +9,21 @@
 # The slide version has a colour bar instead.
 # T is the run's (meta heatmap_T: 12 tokens named by the sentence by default, up to 32
 # with --T, those beyond the 12th named t13, t14, ...; numbered ticks beyond 16).
-# Data: random_projections_A.csv (panel, i, j, a, query, key),
+# Data, columns by their header names: random_projections_A.csv (panel, i, j,
+#       a, query, key), random_projections.csv (T, T_self_mean, draws);
 #       random_projections.meta (d, d_k, heatmap_T).
 # size: 6.5,4.6
 # slide: 2.9,2.6
 f = datadir.'/random_projections_A.csv'
 meta_id = 'random_projections'
 T = meta('heatmap_T')
-stats f skip 1 using ((strcol(1) eq 'raw' && $2 == $3) ? $4 : 1/0) name "RAW" nooutput
-stats f skip 1 using ((strcol(1) eq 'projected' && $2 == $3) ? $4 : 1/0) name "PRJ" nooutput
-cell(p) = (strcol(1) eq p) ? $3 : 1/0
+# the diagonal a_ii of panel p, or 1/0 off it
+diag(p) = (strcol("panel") eq p && column("i") == column("j")) ? column("a") : 1/0
+stats f using (diag('raw')) name "RAW" nooutput
+stats f using (diag('projected')) name "PRJ" nooutput
+cell(p) = (strcol("panel") eq p) ? column("j") : 1/0
 # the token names on the ticks, from the first query row of the raw panel
-tics = system(sprintf("awk -F, 'NR > 1 && $2 == 1 && $1 == \"raw\" {printf \"%%s\\\"%%s\\\" %%d\", (n++ ? \", \" : \"\"), $6, $3}' '%s'", f))
+tics = system(sprintf("awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next } $c[\"i\"] == 1 && $c[\"panel\"] == \"raw\" {printf \"%%s\\\"%%s\\\" %%d\", (n++ ? \", \" : \"\"), $c[\"key\"], $c[\"j\"]}' '%s'", f))
 if (!SLIDE) { eval sprintf("set xtics (%s); set ytics (%s)", tics, tics) }
 if (SLIDE) {
 # slide: the two maps of attention weights A (not scores) without token
@@ -41,13 +44,15 @@ set label 31 "queries" at screen 0.045, screen 0.42 center rotate by 90 font ',9
 set label 32 "keys" at screen 0.28, screen 0.07 center font ',9'
 set label 33 "keys" at screen 0.64, screen 0.07 center font ',9'
 set title "raw" font ',9'
-plot f skip 1 using (cell('raw')):2:($3 - 0.5):($3 + 0.5):($2 - 0.5):($2 + 0.5):4 \
+plot f using (cell('raw')):"i":(column("j") - 0.5):(column("j") + 0.5) \
+         :(column("i") - 0.5):(column("i") + 0.5):"a" \
      with boxxyerror fc palette
 unset label 31; unset label 32; unset label 33
 set title "projected" font ',9'
 set colorbox user origin 0.83, 0.12 size 0.035, 0.58
 set cbtics ('0' 0, '1' 1) font ',9' scale 0
-plot f skip 1 using (cell('projected')):2:($3 - 0.5):($3 + 0.5):($2 - 0.5):($2 + 0.5):4 \
+plot f using (cell('projected')):"i":(column("j") - 0.5):(column("j") + 0.5) \
+         :(column("i") - 0.5):(column("i") + 0.5):"a" \
      with boxxyerror fc palette
 unset multiplot
 } else {
@@ -76,14 +81,16 @@ set style fill solid 1.0 noborder
 unset colorbox
 set title sprintf("raw: Q = K = X\nthis draw: mean a_{ii} %s", w3(RAW_mean)) font ',9'
 set ylabel "queries" offset 1.5,0
-plot f skip 1 using (cell('raw')):2:($3 - 0.5):($3 + 0.5):($2 - 0.5):($2 + 0.5):4 \
+plot f using (cell('raw')):"i":(column("j") - 0.5):(column("j") + 0.5) \
+         :(column("i") - 0.5):(column("i") + 0.5):"a" \
      with boxxyerror fc palette
 set title sprintf("projected by two random W\nthis draw: mean a_{ii} %s", w3(PRJ_mean)) font ',9'
 unset ylabel
 unset ytics     # the rows are the left panel's
 set colorbox user origin 0.92, 0.3 size 0.015, 0.4
 set cbtics ('0' 0, '1' 1) font ',9'
-plot f skip 1 using (cell('projected')):2:($3 - 0.5):($3 + 0.5):($2 - 0.5):($2 + 0.5):4 \
+plot f using (cell('projected')):"i":(column("j") - 0.5):(column("j") + 0.5) \
+         :(column("i") - 0.5):(column("i") + 0.5):"a" \
      with boxxyerror fc palette
 unset multiplot
 }

@@ -1,4 +1,5 @@
-/* test_longseq.c - the long_sequences shortcut (lib/claims/longseq.h):
+/* test_longseq.c - the long_sequences shortcut (lib/claims/longseq.h) against
+ * its brute-force reference (tests/longseq_ref.h):
  * the streaming log-sum-exp against the library's, a row by hand, the
  * law's expectations with known answers, the shortcut (plain and tilted)
  * against the direct computation with real X and W at small T, and the
@@ -14,7 +15,7 @@
  *   T = 2: T E[a_ii] = 1 (W_Q -> -W_Q flips both scores).
  */
 #include "prop.h"
-#include "longseq.h"
+#include "longseq_ref.h"
 #include "mat.h"
 #include "mc.h"
 #include "softmax.h"

@@ -1,6 +1,6 @@
 /* test_lscond.c - the long_sequences conditional estimator and its crossing:
- * lib/claims/lscond.h (E[T a_ii | s, sigma] by quadrature), the W draws' control
- * variates (lib/claims/longseq.h), cvreg.h and crossing.h.
+ * lib/claims/longseq.h (E[T a_ii | s, sigma] by quadrature, the W draws' control
+ * variates, the density of det at 0) and lib/claims/curve.h (the fit and the crossing).
  *
  * Independent computations used:
  *   sigma = 0: g_T(s, 0) = T e^s / (e^s + T - 1) exactly;
@@ -13,11 +13,8 @@
  * Statistical checks: fixed printed seeds, 5 standard errors.
  */
 #include "prop.h"
-#include "crossing.h"
-#include "cvreg.h"
-#include "dettail.h"
-#include "longseq.h"
-#include "lscond.h"
+#include "curve.h"
+#include "longseq_ref.h"
 #include "mat.h"
 #include "softmax.h"
 #include "stat.h"
@@ -32,10 +29,10 @@
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_randist.h>
 
-static lscond_table tab;
+static longseq_cond_table tab;
 
-static void setup(void) { ck_assert_int_eq(lscond_table_build(&tab), ATT_OK); }
-static void teardown(void) { lscond_table_free(&tab); }
+static void setup(void) { ck_assert_int_eq(longseq_cond_table_build(&tab), ATT_OK); }
+static void teardown(void) { longseq_cond_table_free(&tab); }
 
 START_TEST(test_sigma_zero_exact)
 {
@@ -43,7 +40,7 @@ START_TEST(test_sigma_zero_exact)
     const double ss[] = {-8, -1, 0, 0.5, 3, 12};
     double out[6];
     for (size_t a = 0; a < 6; a++) {
-        lscond_self(&tab, ss[a], 0.0, Ts, 6, LSCOND_H, out);
+        longseq_cond_self(&tab, ss[a], 0.0, Ts, 6, LONGSEQ_COND_H, out);
         for (size_t k = 0; k < 6; k++) {
             double want = Ts[k] * exp(ss[a]) / (exp(ss[a]) + Ts[k] - 1.0);
             ck_assert_msg(fabs(out[k] / want - 1.0) < 1e-8, "s %g T %g: %.12g vs %.12g", ss[a], Ts[k],
@@ -73,7 +70,7 @@ START_TEST(test_psi_against_adaptive_quadrature)
         double phi, err;
         gsl_integration_qagi(&f, 1e-14, 1e-12, 2000, ws, &phi, &err);
         double want = -log(phi), tau = log(p.t);
-        double a = lscond_psi_direct(p.sigma, tau), b = lscond_psi(&tab, p.sigma, tau);
+        double a = longseq_cond_psi_direct(p.sigma, tau), b = longseq_cond_psi(&tab, p.sigma, tau);
         PROP_ASSERT(fabs(a / want - 1.0) < 1e-8 + 4 * err / phi, "sigma %g tau %g: direct %.12g vs %.12g",
                     p.sigma, tau, a, want);
         PROP_ASSERT(fabs(b / want - 1.0) < 5e-5, "sigma %g tau %g: table %.12g vs %.12g", p.sigma, tau, b, want);
@@ -89,7 +86,7 @@ START_TEST(test_table_matches_direct_everywhere)
     PROP_FOR(k, rng, "psi table within 5e-5 of the direct psi")
     {
         double sg = gsl_rng_uniform(rng) * 8.5, tau = -105.0 + 150.0 * gsl_rng_uniform(rng);
-        double a = lscond_psi(&tab, sg, tau), b = lscond_psi_direct(sg, tau);
+        double a = longseq_cond_psi(&tab, sg, tau), b = longseq_cond_psi_direct(sg, tau);
         PROP_ASSERT(fabs(a / b - 1.0) < 5e-5, "sigma %g tau %g: %.12g vs %.12g", sg, tau, a, b);
     }
     gsl_rng_free(rng);
@@ -105,8 +102,8 @@ START_TEST(test_step_converged)
     {
         if (k >= 12) break;
         double s = gsl_ran_gaussian(rng, 3.0), sg = gsl_rng_uniform(rng) * 7.0, a[5], b[5];
-        lscond_self(&tab, s, sg, Ts, 5, LSCOND_H, a);
-        lscond_self(NULL, s, sg, Ts, 5, LSCOND_H / 8.0, b);
+        longseq_cond_self(&tab, s, sg, Ts, 5, LONGSEQ_COND_H, a);
+        longseq_cond_self(NULL, s, sg, Ts, 5, LONGSEQ_COND_H / 8.0, b);
         for (size_t j = 0; j < 5; j++)
             PROP_ASSERT(fabs(a[j] - b[j]) <= 1e-4 * b[j] + 1e-300, "s %g sigma %g T %g: %.10g vs %.10g", s,
                         sg, Ts[j], a[j], b[j]);
@@ -117,7 +114,7 @@ END_TEST
 
 START_TEST(test_doubling_grid_matches_single_lengths)
 {
-    /* lscond_self squares e^{-(T - 1) psi} along a doubling grid: against a call per T
+    /* longseq_cond_self squares e^{-(T - 1) psi} along a doubling grid: against a call per T
      * (its e^{-(T - 1) psi} by its own exp); relative rounding grows like 2^k DBL_EPSILON */
     gsl_rng *rng = rng_new("mt19937", 1);   /* reseeded per case by PROP_FOR */
     double Ts[20];
@@ -125,11 +122,11 @@ START_TEST(test_doubling_grid_matches_single_lengths)
     PROP_FOR(k, rng, "the doubling grid equals single lengths")
     {
         double s = gsl_ran_gaussian(rng, 4.0), sg = gsl_rng_uniform(rng) * 7.0, a[20];
-        lscond_self(&tab, s, sg, Ts, 20, LSCOND_H, a);
+        longseq_cond_self(&tab, s, sg, Ts, 20, LONGSEQ_COND_H, a);
         for (int j = 0; j < 20; j++) {
             /* {T_j, 2^20}: the same v-range (it depends on the longest T), no doubling but for j = 18 */
             double pair[2] = {Ts[j], Ts[19]}, bb[2];
-            lscond_self(&tab, s, sg, pair, j == 19 ? 1 : 2, LSCOND_H, bb);
+            longseq_cond_self(&tab, s, sg, pair, j == 19 ? 1 : 2, LONGSEQ_COND_H, bb);
             double b = bb[0];
             PROP_ASSERT(fabs(a[j] - b) <= 64.0 * ldexp(1.0, j + 1) * DBL_EPSILON * b + 1e-300,
                         "s %g sigma %g T %g: grid %.17g, alone %.17g", s, sg, Ts[j], a[j], b);
@@ -159,7 +156,7 @@ START_TEST(test_mixture_two_tokens_section_scale)
             double out;
             longseq_draw_row(rng, &w, &g, r > 0, 0.125, &q);
             ck_assert(q.log_ratio <= log(8.0) + 1e-12);   /* p/q <= 1/alpha */
-            lscond_self(&tab, q.s, sqrt(q.sigma2), T2, 1, LSCOND_H, &out);
+            longseq_cond_self(&tab, q.s, sqrt(q.sigma2), T2, 1, LONGSEQ_COND_H, &out);
             m += out * exp(q.log_ratio) / 8.0;
         }
         stat_push(&a, m);
@@ -178,7 +175,7 @@ START_TEST(test_against_explicit_sum)
     gsl_rng *rng = rng_new("mt19937", 4);
     for (size_t c = 0; c < 5; c++) {
         double s = cases[c][0], sg = cases[c][1], g[4];
-        lscond_self(&tab, s, sg, Ts, 4, LSCOND_H, g);
+        longseq_cond_self(&tab, s, sg, Ts, 4, LONGSEQ_COND_H, g);
         for (size_t t = 0; t < 4; t++) {
             stat_acc a;
             stat_init(&a);
@@ -236,7 +233,7 @@ START_TEST(test_shortcut_against_real_tokens)
         longseq_query q;
         double out[3];
         longseq_draw_row(rng, &w, &g, n & 1, 0.5, &q);   /* the mixture */
-        lscond_self(&tab, q.s, sqrt(q.sigma2), Ts, 3, LSCOND_H, out);
+        longseq_cond_self(&tab, q.s, sqrt(q.sigma2), Ts, 3, LONGSEQ_COND_H, out);
         for (int t = 0; t < 3; t++) stat_push(&a[t], out[t] * exp(q.log_ratio));
         mat_vec_randn(rng, w.x, 1.0);
         for (int t = 0; t < 3; t++) stat_push(&b[t], explicit_row(rng, w.W_Q, w.W_K, (size_t)Ts[t], w.x));
@@ -255,7 +252,7 @@ START_TEST(test_against_explicit_sum_long)
 {
     /* the section's sizes at the soft scale (d = 64, d_k = 16, c^2 = 1/2), T = 256: the
      * conditional integral against the explicit sum of T - 1 other terms (the streaming
-     * log-sum-exp of longseq.h), both on tilted rows of independent draws */
+     * log-sum-exp of tests/longseq_ref.h), both on tilted rows of independent draws */
     gsl_rng *rng = rng_new("mt19937", 9);
     longseq_work w;
     ck_assert_int_eq(longseq_work_alloc(&w, 64, 16), ATT_OK);
@@ -269,7 +266,7 @@ START_TEST(test_against_explicit_sum_long)
         double h;
         ck_assert_int_eq(longseq_draw_weights(rng, &w, M_SQRT1_2, &g), ATT_OK);
         longseq_draw_row(rng, &w, &g, 1, 0.0, &q);
-        lscond_self(&tab, q.s, sqrt(q.sigma2), T, 1, LSCOND_H, &h);
+        longseq_cond_self(&tab, q.s, sqrt(q.sigma2), T, 1, LONGSEQ_COND_H, &h);
         stat_push(&a, h * exp(q.log_ratio));
         longseq_draw_row(rng, &w, &g, 1, 0.0, &q);
         double lse = longseq_log_denominator(rng, q.s, sqrt(q.sigma2), 256);
@@ -299,7 +296,7 @@ START_TEST(test_two_tokens_exactly_one)
             double out;
             ck_assert_int_eq(longseq_draw_weights(rng, &w, 1.0, &g), ATT_OK);
             longseq_draw_row(rng, &w, &g, mode, mode ? 0.0 : 1.0, &q);
-            lscond_self(&tab, q.s, sqrt(q.sigma2), T2, 1, LSCOND_H, &out);
+            longseq_cond_self(&tab, q.s, sqrt(q.sigma2), T2, 1, LONGSEQ_COND_H, &out);
             stat_push(&a, out * exp(q.log_ratio));
         }
         ck_assert_msg(fabs(a.mean - 1.0) < 5.0 * stat_se(&a), "%s: T E[a_ii] at T = 2 is %.5f +- %.5f, not 1",
@@ -470,17 +467,17 @@ START_TEST(test_det_density_known)
 }
 END_TEST
 
-/* dettail_density by hand: the mean, its CI's lower end clipped at 0, the largest draw's share */
+/* longseq_tail_density by hand: the mean, its CI's lower end clipped at 0, the largest draw's share */
 START_TEST(test_density_summary_by_hand)
 {
     const double dens[] = {0.0, 9.0, 0.0, 7.0, 0.0, 8.0};   /* stride 2: 0, 0, 0 */
     double top;
-    measure m = dettail_density(dens, 2, 3, &top);
+    measure m = longseq_tail_density(dens, 2, 3, &top);
     ck_assert(m.value == 0.0 && m.ci_low == 0.0 && m.ci_high == 0.0 && isnan(top));
-    m = dettail_density(dens + 1, 2, 3, &top);   /* 9, 7, 8 */
+    m = longseq_tail_density(dens + 1, 2, 3, &top);   /* 9, 7, 8 */
     ck_assert(fabs(m.value - 8.0) < 1e-15 && fabs(top - 9.0 / 24.0) < 1e-15 && m.ci_low > 0.0);
     const double one[] = {0.0, 0.0, 0.0, 6.0};
-    m = dettail_density(one, 1, 4, &top);
+    m = longseq_tail_density(one, 1, 4, &top);
     ck_assert(fabs(m.value - 1.5) < 1e-15 && m.ci_low == 0.0 && top == 1.0);
 }
 END_TEST
@@ -508,8 +505,8 @@ START_TEST(test_crossing_coverage)
                     Y[i * M + k] = mu + cv * (1.0 + 0.01 * k) + u + gsl_ran_gaussian(rng, 0.01);
                 }
             }
-            ck_assert_int_eq(cvreg_fit(Y, N, M, X, 1, yh, V), ATT_OK);
-            crossing c = crossing_last(l, yh, V, M, 1.05);
+            ck_assert_int_eq(curve_fit(Y, N, M, X, 1, yh, V), ATT_OK);
+            curve_crossing c = curve_last_crossing(l, yh, V, M, 1.05);
             if (c.status != CROSS_FOUND) continue;
             found++;
             cover += c.lo <= lstar && lstar <= c.hi;
@@ -527,11 +524,11 @@ START_TEST(test_crossing_cases)
     const double l[] = {0, 1, 2, 3}, V[16] = {0};
     const double up[] = {1.0, 1.02, 1.06, 1.08}, above[] = {1.1, 1.2, 1.3, 1.4}, below[] = {1, 1, 1, 1.04};
     const double dip[] = {1.06, 1.0, 1.04, 1.07};   /* the LAST upward crossing: in [2, 3] */
-    crossing c = crossing_last(l, up, V, 4, 1.05);
+    curve_crossing c = curve_last_crossing(l, up, V, 4, 1.05);
     ck_assert(c.status == CROSS_FOUND && c.k == 1 && fabs(c.l - 1.75) < 1e-12);
-    ck_assert(crossing_last(l, above, V, 4, 1.05).status == CROSS_ABOVE);
-    ck_assert(crossing_last(l, below, V, 4, 1.05).status == CROSS_BELOW);
-    c = crossing_last(l, dip, V, 4, 1.05);
+    ck_assert(curve_last_crossing(l, above, V, 4, 1.05).status == CROSS_ABOVE);
+    ck_assert(curve_last_crossing(l, below, V, 4, 1.05).status == CROSS_BELOW);
+    c = curve_last_crossing(l, dip, V, 4, 1.05);
     ck_assert(c.status == CROSS_FOUND && c.k == 2 && fabs(c.l - (2.0 + 1.0 / 3.0)) < 1e-12);
 }
 END_TEST

@@ -7,7 +7,7 @@
  * with a known answer, with a misstated control mean caught. Fixed seeds.
  */
 #include "prop.h"
-#include "cvreg.h"
+#include "curve.h"
 #include "rpexcess.h"
 #include "softmax.h"
 #include "stat.h"
@@ -104,7 +104,7 @@ START_TEST(test_estimate_against_plain_rows)
 }
 END_TEST
 
-/* Coverage of cvreg's 95% CI over R replicate seeds on a case with a known answer, shaped
+/* Coverage of curve_fit's 95% CI over R replicate seeds on a case with a known answer, shaped
  * like the excess's: Y = mu + beta X + e, X = chi^2_1 - 1 (mean 0 known, skewed, like
  * Q2 - law), e skewed and heteroscedastic (e = (z^2 - 1)/2 + X u / 2, mean 0 given X).
  * shift: misstate the control's mean by this much (0: correct). Returns the misses. */
@@ -124,7 +124,7 @@ static int coverage_misses(size_t R, size_t n, double shift)
             X[i] -= shift;
         }
         double yh, V;
-        ck_assert_int_eq(cvreg_fit(Y, n, 1, X, 1, &yh, &V), ATT_OK);
+        ck_assert_int_eq(curve_fit(Y, n, 1, X, 1, &yh, &V), ATT_OK);
         if (fabs(yh - mu) > STAT_Z95 * sqrt(V)) miss++;
         gsl_rng_free(rng);
     }

@@ -1,16 +1,14 @@
 /* longseq.c - one row's self-weight at any T (see longseq.h). */
 #include "longseq.h"
-#include "randn.h"
 #include "mat.h"
-#include "softmax.h"
 #include "att.h"
+#include "stat.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_randist.h>
-
-enum { CHUNK = 256 };   /* scores folded into the running log-sum-exp at once */
+#include <gsl/gsl_sf_erf.h>
 
 int longseq_work_alloc(longseq_work *w, size_t d, size_t d_k)
 {
@@ -97,8 +95,6 @@ static void mul(gsl_vector *out, const gsl_matrix *W, const gsl_vector *b)
     }
 }
 
-/* G (d_k, d_k) = I - W_Q^T W_K and its LU (det(I - W_Q^T W_K) = det(I - W_K^T W_Q),
- * a matrix and its transpose); returns log|det|, or NaN when singular */
 /* the LU of w->G (holding I - W_Q^T W_K); log|det|, or NaN when singular */
 static double lu_lndet(longseq_work *w)
 {
@@ -108,22 +104,7 @@ static double lu_lndet(longseq_work *w)
     return gsl_linalg_LU_lndet(w->G);
 }
 
-static double factor(longseq_work *w)
-{
-    size_t n = w->d_k;
-    for (size_t a = 0; a < n; a++)
-        for (size_t b = 0; b < n; b++) {
-            double acc = 0.0;
-            const double *Q = w->W_Q->data, *K = w->W_K->data;
-            size_t ld = w->W_Q->tda;
-            for (size_t m = 0; m < w->d; m++) acc += Q[m * ld + a] * K[m * ld + b];
-            gsl_matrix_set(w->G, a, b, (a == b) - acc);
-        }
-    return lu_lndet(w);
-}
-
-/* s = q . k, sigma^2 = ||W_K q||^2 for x = w->x */
-static void scores(longseq_work *w, longseq_query *r)
+void longseq_scores(longseq_work *w, longseq_query *r)
 {
     mul_t(w->q, w->W_Q, w->x);   /* q = W_Q^T x */
     mul_t(w->k, w->W_K, w->x);   /* k = W_K^T x */
@@ -134,89 +115,6 @@ static void scores(longseq_work *w, longseq_query *r)
     for (size_t m = 0; m < w->d; m++) s2 += v[m] * v[m];
     r->s = s;
     r->sigma2 = s2;
-}
-
-int longseq_query_of(longseq_work *w, longseq_query *r)
-{
-    double lndet = factor(w);
-    if (isnan(lndet)) return att_fail(ATT_ERUNTIME, "longseq: I - W_K^T W_Q is singular");
-    scores(w, r);
-    r->inv_det = exp(-lndet);
-    r->log_ratio = 0.0;
-    return ATT_OK;
-}
-
-int longseq_draw_query(gsl_rng *rng, longseq_work *w, double c, longseq_estimator est,
-                       longseq_query *r)
-{
-    double sw = c / sqrt((double)w->d);
-    mat_randn(rng, w->W_Q, sw);
-    mat_randn(rng, w->W_K, sw);
-    mat_vec_randn(rng, w->y, 1.0);
-    double lndet = factor(w);
-    if (isnan(lndet)) return att_fail(ATT_ERUNTIME, "longseq: I - W_K^T W_Q is singular");
-    gsl_vector_memcpy(w->x, w->y);
-    if (est == LONGSEQ_TILTED) {
-        /* x = (I - W_K W_Q^T)^{-1} y = y + W_K (I - W_Q^T W_K)^{-1} W_Q^T y */
-        mul_t(w->u, w->W_Q, w->y);
-        gsl_linalg_LU_svx(w->G, w->perm, w->u);
-        mul(w->v, w->W_K, w->u);
-        gsl_vector_add(w->x, w->v);
-    }
-    scores(w, r);
-    r->inv_det = exp(-lndet);
-    /* p(x)/q(x) = e^{-(s - sigma^2/2)} / |det(I - M)| */
-    r->log_ratio = est == LONGSEQ_TILTED ? -(r->s - 0.5 * r->sigma2) - lndet : 0.0;
-    return ATT_OK;
-}
-
-/* fold n scores v[] into the running (m, l) of the log-sum-exp */
-static void fold(online_softmax *st, const double *v, size_t n)
-{
-    double mx = v[0];
-    for (size_t j = 1; j < n; j++) mx = v[j] > mx ? v[j] : mx;
-    softmax_online_rescale(st, mx);
-    double l = 0.0;
-    for (size_t j = 0; j < n; j++) l += exp(v[j] - st->m);
-    st->l += l;
-}
-
-double longseq_log_denominator(gsl_rng *rng, double s, double sigma, size_t T)
-{
-    online_softmax st;
-    softmax_online_init(&st);
-    fold(&st, &s, 1);
-    double buf[CHUNK];
-    for (size_t left = T - 1; left > 0;) {
-        size_t n = left < CHUNK ? left : CHUNK;
-        randn_fill(rng, buf, n, 1.0);                       /* N(0, 1), GSL's ziggurat values */
-        for (size_t j = 0; j < n; j++) buf[j] = sigma * buf[j];
-        fold(&st, buf, n);
-        left -= n;
-    }
-    return st.m + log(st.l);
-}
-
-double longseq_log_denominator_of(double s, const double *s_other, size_t n)
-{
-    online_softmax st;
-    softmax_online_init(&st);
-    fold(&st, &s, 1);
-    for (size_t j = 0; j < n; j += CHUNK) fold(&st, s_other + j, n - j < CHUNK ? n - j : CHUNK);
-    return st.m + log(st.l);
-}
-
-double longseq_estimate(const longseq_query *r, size_t T, double lse)
-{
-    return exp(log((double)T) + r->s - lse + r->log_ratio);
-}
-
-double longseq_annealed(const longseq_query *r, size_t T)
-{
-    /* T e^{s} / (e^{s} + (T - 1) e^{sigma2/2}), in logs */
-    double a = r->s, b = log((double)T - 1.0) + 0.5 * r->sigma2;   /* T = 1: b = -inf */
-    double m = a > b ? a : b, lse = m + log(exp(a - m) + exp(b - m));
-    return exp(log((double)T) + a - lse + r->log_ratio);
 }
 
 void longseq_cv_means(size_t d, size_t d_k, double c, double mean[LONGSEQ_NCV])
@@ -255,6 +153,12 @@ int longseq_draw_weights(gsl_rng *rng, longseq_work *w, double c, longseq_weight
     double sw = c / sqrt((double)w->d);
     mat_randn(rng, w->W_Q, sw);
     mat_randn(rng, w->W_K, sw);
+    return longseq_weights_of(w, c, g);
+}
+
+int longseq_weights_of(longseq_work *w, double c, longseq_weights *g)
+{
+    double sw = c / sqrt((double)w->d);
     size_t n = w->d_k;
     /* G = W_K^T W_Q into w->G, once (factor() uses I - G^T: same traces, det), and the Gram
      * matrices W_Q^T W_Q, W_K^T W_K (d_k, d_k) for ||M||_F^2 below: sums over m outermost, so
@@ -319,7 +223,7 @@ void longseq_draw_row(gsl_rng *rng, longseq_work *w, const longseq_weights *g, i
         mul(w->v, w->W_K, w->u);
         gsl_vector_add(w->x, w->v);
     }
-    scores(w, r);
+    longseq_scores(w, r);
     r->inv_det = exp(-g->lndet);
     /* log p/q, q = alpha p + (1 - alpha) q1, q1/p = e^a, a = s - sigma^2/2 + log|det|:
      *   -log(alpha + (1 - alpha) e^a), in the form that cannot overflow
@@ -339,4 +243,236 @@ void longseq_row_cv(const longseq_query *r, const longseq_weights *g, double cv[
     cv[1] = (q1q - 1.0) * exp(-g->lndet);
     cv[2] = r->sigma2 * pq - g->m_fro2;
     cv[3] = r->s * pq - g->cv[0];
+}
+
+/* ---- E[T a_ii | s_ii, sigma_i] by quadrature ---- */
+
+static const double SQRT_2PI = 2.5066282746310002;
+
+/* log Phi(x), the standard normal CDF, accurate far into the lower tail:
+ * Phi(x) = erfc(-x / sqrt 2) / 2 */
+static double log_Phi(double x)
+{
+    return gsl_sf_log_erfc(-x / M_SQRT2) - M_LN2;
+}
+
+/* z* maximising -e^{tau + sigma z} - z^2/2: the root of z + sigma e^{tau + sigma z} = 0
+ * (increasing in z, positive at z = 0), by bisection */
+static double saddle(double sigma, double tau)
+{
+    double lo = -1.0, hi = 0.0;
+    while (lo + sigma * exp(tau + sigma * lo) > 0.0) lo *= 2.0;
+    for (int it = 0; it < 200 && hi - lo > 1e-12 * (1.0 + fabs(lo)); it++) {
+        double mid = 0.5 * (lo + hi);
+        if (mid + sigma * exp(tau + sigma * mid) > 0.0) hi = mid; else lo = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+double longseq_cond_psi_direct(double sigma, double tau)
+{
+    sigma = fabs(sigma);
+    if (sigma == 0.0) return exp(tau);   /* Y = 1: phi(t) = e^{-t} */
+    double s2 = sigma * sigma;
+    /* log(t k2 / k1) = tau + 3 sigma^2/2 + log(1 - e^{-sigma^2}) */
+    double lr = tau + 1.5 * s2 + log(-expm1(-s2));
+    if (lr < -10.0) return exp(tau + 0.5 * s2) * (1.0 - 0.5 * exp(lr));   /* t k1 - t^2 k2 / 2 */
+    double hz = fmin(0.2, 0.4 / sigma), one_minus_phi;
+    if (sigma <= 2.0) {
+        /* trapezoid in z: step 0.4 / sigma (at most 0.2), error ~ exp(-pi^2 / (sigma hz)):
+         * 1 - phi = int F(tau + sigma z) N(z) dz on [-12, sigma + 12] */
+        double acc = 0.0;
+        long n = (long)ceil((24.0 + sigma) / hz);
+        for (long i = 0; i <= n; i++) {
+            double z = -12.0 + i * hz;
+            acc += -expm1(-exp(tau + sigma * z)) * exp(-0.5 * z * z);
+        }
+        one_minus_phi = acc * hz / SQRT_2PI;
+    } else {
+        /* wide Gaussians: in w = tau + sigma z the step is F's own (0.4, error e^{-pi^2/0.4}),
+         * whatever sigma: 1 - phi = int F(w) N((w - tau)/sigma) dw / sigma, trapezoid on
+         * [-40, 40]; below, F(w) = e^w (to e^{-40}):  e^{tau + sigma^2/2} Phi((-40 - tau - sigma^2)/sigma);
+         * above, F = 1:  Phi(-(40 - tau)/sigma) */
+        const double hw = 0.4, W = 40.0;
+        double acc = 0.0;
+        for (long i = 0; i <= (long)(2.0 * W / hw + 0.5); i++) {
+            double wv = -W + i * hw, u = (wv - tau) / sigma;
+            acc += (i == 0 || wv >= W - 1e-9 ? 0.5 : 1.0) * -expm1(-exp(wv)) * exp(-0.5 * u * u);
+        }
+        double lo = exp(tau + 0.5 * s2 + log_Phi((-W - tau - s2) / sigma));
+        one_minus_phi = acc * hw / (sigma * SQRT_2PI) + lo + exp(log_Phi(-(W - tau) / sigma));
+    }
+    if (one_minus_phi < 0.5) return -log1p(-one_minus_phi);
+    /* log phi = log int exp(-e^{tau + sigma z} - z^2/2) dz / sqrt(2 pi): log-concave,
+     * centred at the saddle z*, where the curvature is c = 1 + sigma^2 e^{tau + sigma z*}
+     * = 1 + sigma |z*| (larger to the right, at least 1 to the left): step 0.25 / sqrt(c)
+     * on [z* - 12, z* + 12] */
+    double z0 = saddle(sigma, tau), m = -exp(tau + sigma * z0) - 0.5 * z0 * z0;
+    double hs = fmin(hz, 0.25 / sqrt(1.0 + sigma * fabs(z0)));
+    double acc = 0.0;
+    long n = (long)ceil(24.0 / hs);
+    for (long i = 0; i <= n; i++) {
+        double z = z0 - 12.0 + i * hs;
+        acc += exp(-exp(tau + sigma * z) - 0.5 * z * z - m);
+    }
+    hz = hs;
+    return -(m + log(acc * hz / SQRT_2PI));
+}
+
+int longseq_cond_table_build(longseq_cond_table *t)
+{
+    *t = (longseq_cond_table){.dsig = 0.1, .dtau = 0.1, .sig_max = 8.0, .tau_min = -106.0,
+                              .tau_max = 60.0};
+    t->ns = (size_t)lround(t->sig_max / t->dsig) + 1;
+    t->nt = (size_t)lround((t->tau_max - t->tau_min) / t->dtau) + 1;
+    t->f = malloc(t->ns * t->nt * sizeof *t->f);
+    if (!t->f) {
+        *t = (longseq_cond_table){0};
+        return att_fail(ATT_ERUNTIME, "longseq: out of memory for the psi table");
+    }
+    /* every entry on its own: the same table for any thread count */
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t j = 0; j < t->ns; j++)
+        for (size_t i = 0; i < t->nt; i++) {
+            double sg = (double)j * t->dsig, tau = t->tau_min + (double)i * t->dtau;
+            t->f[j * t->nt + i] = log(longseq_cond_psi_direct(sg, tau)) - tau;
+        }
+    return ATT_OK;
+}
+
+void longseq_cond_table_free(longseq_cond_table *t)
+{
+    free(t->f);
+    *t = (longseq_cond_table){0};
+}
+
+/* Lagrange weights on nodes -1, 0, 1, 2 at u in [0, 1) */
+static void lagrange4(double u, double w[4])
+{
+    w[0] = -u * (u - 1.0) * (u - 2.0) / 6.0;
+    w[1] = (u + 1.0) * (u - 1.0) * (u - 2.0) / 2.0;
+    w[2] = -(u + 1.0) * u * (u - 2.0) / 2.0;
+    w[3] = (u + 1.0) * u * (u - 1.0) / 6.0;
+}
+
+double longseq_cond_psi(const longseq_cond_table *t, double sigma, double tau)
+{
+    sigma = fabs(sigma);
+    if (!t || !t->f || sigma > t->sig_max - 2.0 * t->dsig || tau < t->tau_min + t->dtau
+        || tau > t->tau_max - 2.0 * t->dtau
+        /* small sigma: f changes on the scale of sigma itself once sigma^2 e^tau nears 1
+         * (the Gaussian's tail takes over), which the table cannot follow; computed
+         * directly (cheap there: about 120 nodes) */
+        || sigma < 0.5 || (sigma < 1.0 && tau > -2.0 * log(sigma) - 4.0))
+        return longseq_cond_psi_direct(sigma, tau);
+    double xs = sigma / t->dsig, xt = (tau - t->tau_min) / t->dtau;
+    long js = (long)floor(xs), it = (long)floor(xt);
+    double ws[4], wt[4];
+    lagrange4(xs - (double)js, ws);
+    lagrange4(xt - (double)it, wt);
+    double f = 0.0;
+    for (int a = 0; a < 4; a++) {
+        long j = labs(js - 1 + a);   /* psi_{-sigma} = psi_sigma: row -1 is row 1 */
+        const double *row = t->f + (size_t)j * t->nt + (it - 1);
+        f += ws[a] * (wt[0] * row[0] + wt[1] * row[1] + wt[2] * row[2] + wt[3] * row[3]);
+    }
+    return exp(f + tau);
+}
+
+void longseq_cond_self(const longseq_cond_table *t, double s, double sigma, const double *Ts,
+                       size_t n, double h, double *out)
+{
+    if (n == 0) return;
+    const double v_hi = 4.0;
+    double tmax = Ts[n - 1];
+    /* below v_lo, (T - 1) psi(v - s) <= (T - 1) e^{v - s + sigma^2/2} <= e^{-22} */
+    double v_lo = tmax > 1.0 ? s - log(tmax - 1.0) - 0.5 * sigma * sigma - 22.0 : v_hi;
+    if (v_lo > v_hi) v_lo = v_hi;
+    double tail = -expm1(-exp(v_lo));   /* int_{-inf}^{v_lo} e^{v - e^v} dv */
+    size_t nv = (size_t)ceil((v_hi - v_lo) / h);
+    double sum[LONGSEQ_COND_MAXT] = {0};
+    /* e^v along the grid by one multiply per node: e^{v + h} = e^v e^h (relative rounding
+     * about i DBL_EPSILON after i nodes, i <= a few hundred) */
+    double ev = exp(v_lo), eh = exp(h);
+    for (size_t i = 0; i <= nv; i++, ev *= eh) {
+        double v = v_lo + (double)i * h;
+        if (ev < 1e-300) ev = exp(v);   /* the recurrence cannot climb out of underflow */
+        double base = v - ev, w = (i == 0 || i == nv) ? 0.5 : 1.0;
+        if (base < -745.0) continue;
+        double psi = longseq_cond_psi(t, sigma, v - s);
+        double eb = ev * exp(-ev);
+        double emp = exp(-psi);
+        double F = 0.0;
+        for (size_t k = 0; k < n && k < LONGSEQ_COND_MAXT; k++) {
+            /* F_k = e^{-(T_k - 1) psi}; a doubled length by squaring (one multiply, not one
+             * exp): T_k = 2 T_{k-1} gives T_k - 1 = 2 (T_{k-1} - 1) + 1, so F_k = F_{k-1}^2 e^{-psi}
+             * (relative rounding about 2^k DBL_EPSILON after k doublings) */
+            if (k > 0 && Ts[k] == 2.0 * Ts[k - 1]) F = F * F * emp;
+            else if (Ts[k] == 2.0) F = emp;
+            else F = exp(-(Ts[k] - 1.0) * psi);
+            if (F < 1e-290) break;   /* the longer T only smaller: psi >= 0 */
+            sum[k] += w * eb * F;
+        }
+    }
+    /* g_T = T int exp(v - e^v - (T - 1) psi(v - s)) dv */
+    for (size_t k = 0; k < n && k < LONGSEQ_COND_MAXT; k++) out[k] = Ts[k] * (sum[k] * h + tail);
+}
+
+/* ---- the law of |det(I - W_K^T W_Q)| over the draws ---- */
+
+#define P(f) COL_MC(longseq_tail_row, f, "p_lo", "p_hi")
+#define M(f) COL_MC(longseq_tail_row, f, "trunc_lo", "trunc_hi")
+const table_col longseq_tail_cols[LONGSEQ_TAIL_NCOLS] = {
+    COL(longseq_tail_row, config), COL(longseq_tail_row, eps), P(p_below), P(p_lo), P(p_hi),
+    M(trunc_mean), M(trunc_lo), M(trunc_hi)};
+#undef M
+#undef P
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+measure longseq_tail_trunc(const double *det, size_t n, double eps)
+{
+    stat_acc tr;
+    stat_init(&tr);
+    for (size_t i = 0; i < n; i++) if (det[i] > eps) stat_push(&tr, 1.0 / det[i]);
+    return verdict_measure_stat(&tr);
+}
+
+measure longseq_tail_stats(double *det, size_t n, const double *eps, size_t ne,
+                           longseq_tail_row *rows)
+{
+    for (size_t j = 0; j < ne; j++) {
+        stat_acc te;
+        size_t below = 0;
+        stat_init(&te);
+        for (size_t i = 0; i < n; i++) {
+            if (det[i] < eps[j]) below++;
+            else stat_push(&te, 1.0 / det[i]);
+        }
+        longseq_tail_row *t = &rows[j];
+        *t = (longseq_tail_row){t->config, eps[j], (double)below / (double)n, 0, 0, te.mean, 0, 0};
+        stat_ci95_wilson((double)below, (double)n, &t->p_lo, &t->p_hi);
+        stat_ci95(&te, &t->trunc_lo, &t->trunc_hi);
+    }
+    qsort(det, n, sizeof *det, cmp_dbl);
+    /* median of 1/|det| = 1 / median |det|; ranks n/2 -+ z sqrt(n)/2 */
+    double z = STAT_Z95 * sqrt((double)n) / 2.0;
+    double lo = 1.0 / det[(size_t)fmin((double)n - 1, n / 2.0 + z)], hi = 1.0 / det[(size_t)fmax(0.0, n / 2.0 - z)];
+    return verdict_measure_ci(1.0 / det[n / 2], lo, hi, n);
+}
+
+measure longseq_tail_density(const double *dens, size_t stride, size_t n, double *top)
+{
+    stat_acc a;
+    stat_init(&a);
+    for (size_t i = 0; i < n; i++) stat_push(&a, dens[i * stride]);
+    measure m = verdict_measure_stat(&a);
+    if (m.ci_low < 0.0) m.ci_low = 0.0;
+    double sum = a.mean * (double)a.n;
+    *top = sum > 0.0 ? a.max / sum : NAN;
+    return m;
 }

@@ -13,7 +13,8 @@
  * while s_ii = q_i . k_i is fixed. So one row needs q_i, k_i, W_K q_i
  * (O(d d_k)) and T - 1 standard normals z_j (O(T), no d-dimensional product):
  *   a_ii = e^{s_ii} / (e^{s_ii} + sum_{j != i} e^{sigma_i z_j})
- * summed by a streaming log-sum-exp (O(1) memory, T up to 10^9 and more).
+ * (the brute-force reference, T - 1 explicit scores summed by a streaming log-sum-exp, is
+ * tests/longseq_ref.h: the unit tests and bench/lsbench.c check the shortcuts against it).
  *
  * The tilted estimator (importance sampling of x_i, exact). With
  * B = M_sym - M M^T / 2, s_ii - sigma_i^2 / 2 = x_i^T B x_i and
@@ -38,7 +39,7 @@
  * finite limit; it keeps rising, slowly (long_sequences reports the typical
  * value and a truncated mean instead). The second-order value 1 + d_k c^4 / d
  * describes the bulk only roughly (a third short of the excess at c = 1).
- * The curve itself is computed by lscond.h (the conditional integral).
+ * The curve itself is computed by the conditional integral (below).
  */
 #ifndef ATT_LONGSEQ_H
 #define ATT_LONGSEQ_H
@@ -48,10 +49,8 @@
 #include <gsl/gsl_permutation.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_vector.h>
-
-/* How x_i is drawn: N(0, I) (the plain estimate of T a_ii) or from the
- * tilted law above (the importance-sampled estimate). */
-typedef enum { LONGSEQ_PLAIN, LONGSEQ_TILTED } longseq_estimator;
+#include "table.h"
+#include "verdict.h"
 
 typedef struct {
     size_t d, d_k;
@@ -82,35 +81,11 @@ void longseq_work_free(longseq_work *w);
 void *longseq_work_new(size_t d, size_t d_k);
 void longseq_work_delete(void *w);
 
-/* Draw, in this order from rng: W_Q, W_K ~ N(0, c^2/d) (row by row), then
- * y ~ N(0, I_d); x_i = y (plain) or x_i = (I - W_K W_Q^T)^{-1} y (tilted,
- * by Woodbury: x = y + W_K (I - W_Q^T W_K)^{-1} W_Q^T y). Fills r.
- * ATT_ERUNTIME when I - W_K^T W_Q is singular (probability 0). */
-int longseq_draw_query(gsl_rng *rng, longseq_work *w, double c, longseq_estimator est,
-                       longseq_query *r);
+/* s = q_i . k_i and sigma2 = ||W_K q_i||^2 of the query x_i in w->x, for the W_Q, W_K in w
+ * (the rest of r untouched) */
+void longseq_scores(longseq_work *w, longseq_query *r);
 
-/* The query row for given W_Q, W_K (in w) and x_i (w->x): s, sigma2,
- * inv_det; log_ratio = 0. For the direct computation in tests. */
-int longseq_query_of(longseq_work *w, longseq_query *r);
-
-/* log(e^{s} + sum_{j=1}^{T-1} e^{sigma z_j}), z_j ~ N(0, 1) drawn from rng
- * one after the other (ziggurat), by a streaming log-sum-exp:
- *   m' = max(m, v),  l' = l e^{m - m'} + e^{v - m'}
- * O(1) memory; T >= 1 (T = 1: s). */
-double longseq_log_denominator(gsl_rng *rng, double s, double sigma, size_t T);
-
-/* The same from given other scores s_other[0 .. n-1] (the direct row). */
-double longseq_log_denominator_of(double s, const double *s_other, size_t n);
-
-/* The estimate of T a_ii of one row from its log denominator lse:
- *   plain:  T e^{s - lse};   tilted: T e^{s - lse + log_ratio}          */
-double longseq_estimate(const longseq_query *r, size_t T, double lse);
-
-/* The annealed law's estimate of one row (the sum replaced by its mean):
- *   T e^{s} / (e^{s} + (T - 1) e^{sigma2/2}) times e^{log_ratio}          */
-double longseq_annealed(const longseq_query *r, size_t T);
-
-/* ---- the conditional estimator's draws (lib/claims/lscond.h) ----
+/* ---- the conditional estimator's draws (its integral: below) ----
  *
  * One draw: W once, then R rows x_i given W, from the defensive mixture
  * (Hesterberg 1995) q = alpha p + (1 - alpha) q1 of p = N(0, I) and the tilted q1
@@ -174,6 +149,8 @@ void longseq_cv_means(size_t d, size_t d_k, double c, double mean[LONGSEQ_NCV]);
 /* Draw W_Q, W_K ~ N(0, c^2/d) (ziggurat, W_Q then W_K, row by row), factor
  * I - G; fills g. ATT_ERUNTIME when singular (probability 0). */
 int longseq_draw_weights(gsl_rng *rng, longseq_work *w, double c, longseq_weights *g);
+/* The same for the W_Q, W_K already in w (c: their scale, for dens0). */
+int longseq_weights_of(longseq_work *w, double c, longseq_weights *g);
 
 /* One row given the W of the last longseq_draw_weights: y ~ N(0, I_d), x = y
  * (tilted = 0) or the tilted x; fills r with s, sigma2, inv_det and
@@ -181,5 +158,113 @@ int longseq_draw_weights(gsl_rng *rng, longseq_work *w, double c, longseq_weight
  * (alpha = 1: 0, plain rows alone; alpha = 0: -(s - sigma^2/2) - log|det|, tilted rows alone). */
 void longseq_draw_row(gsl_rng *rng, longseq_work *w, const longseq_weights *g, int tilted,
                       double alpha, longseq_query *r);
+
+/* ---- the conditional (Rao-Blackwellised) self-weight of one row at any sequence
+ * length: E[T a_ii | s_ii, sigma_i] by quadrature, O(1) in T ----
+ *
+ * Set-up (the shortcut above): given W and x_i, the other T - 1 scores
+ * s_ij = sigma z_j are i.i.d. N(0, sigma^2), sigma = ||W_K q_i||, while
+ * s = s_ii is fixed. So, with S = sum_{j=1}^{T-1} e^{sigma z_j},
+ *   g_T(s, sigma) = E[T a_ii | s, sigma] = T E[e^s / (e^s + S)].
+ *
+ * Derivation (all terms positive, Tonelli):
+ *   1/a = int_0^inf e^{-t a} dt                                   (a > 0)
+ *   E[1/(e^s + S)] = int_0^inf e^{-t e^s} E[e^{-t S}] dt
+ *                  = int_0^inf e^{-t e^s} phi(t)^{T-1} dt,
+ * phi(t) = E[exp(-t e^{sigma z})], the Laplace transform of a lognormal
+ * (the z_j are independent, so E e^{-tS} = phi^{T-1}). With t = e^{v - s}:
+ *   g_T(s, sigma) = T int_R exp(v - e^v - (T - 1) psi(v - s)) dv,
+ *   psi(tau) = psi_sigma(tau) = -log phi(e^tau) >= 0.
+ * (This is T E_E[phi(E e^{-s})^{T-1}], E ~ Exp(1): v = log E.)
+ *
+ * psi by quadrature in z (trapezoid on a uniform grid, spectrally accurate
+ * for these entire integrands):
+ *   1 - phi = int F(tau + sigma z) N(z) dz,  F(w) = 1 - exp(-e^w) (no cancellation)
+ *   psi = -log1p(-(1 - phi))   when 1 - phi < 1/2, else -log int exp(-e^{tau + sigma z}) N(z) dz
+ * For tau -> -inf the cumulants of Y = e^{sigma z} give
+ *   psi = t k1 - t^2 k2 / 2 + O(t^3),  t = e^tau, k1 = e^{sigma^2/2},
+ *   k2 = e^{2 sigma^2} - e^{sigma^2},
+ * used where t k2 / k1 < e^{-10} (the neglected term is e^{-20} relative).
+ * By Jensen, psi(tau) <= t k1 = e^{tau + sigma^2/2}.
+ *
+ * A table f(sigma, tau) = log psi_sigma(tau) - tau (smooth, -> sigma^2/2 as
+ * tau -> -inf) on a uniform grid, read by 4 x 4 Lagrange interpolation, makes
+ * one row cost a few hundred table reads whatever T is; points off the table
+ * are computed directly.
+ *
+ * The v-integral: trapezoid with step LONGSEQ_COND_H on [v_lo, 4]
+ * (e^{v - e^v} < e^{-50} above 4), v_lo = s - log(T_max - 1) - sigma^2/2 - 22,
+ * below which (T - 1) psi <= e^{-22} (Jensen) and the integrand is
+ * e^{v - e^v} to that accuracy: its integral, 1 - exp(-e^{v_lo}), is added.
+ */
+typedef struct {
+    double dsig, dtau, sig_max, tau_min, tau_max;
+    size_t ns, nt;          /* grid sizes: sigma_j = j dsig, tau_i = tau_min + i dtau */
+    double *f;              /* f[j * nt + i] = log psi_{sigma_j}(tau_i) - tau_i */
+} longseq_cond_table;
+
+/* psi_sigma(tau) computed directly (quadrature or the series), for tests
+ * and for points off the table. sigma >= 0. */
+double longseq_cond_psi_direct(double sigma, double tau);
+
+/* Build the table (sigma in [0, 8], tau in [-106, 60]); ATT_ERUNTIME on no
+ * memory (t is then empty). Takes about a second of CPU, once per run. */
+int longseq_cond_table_build(longseq_cond_table *t);
+void longseq_cond_table_free(longseq_cond_table *t);
+
+/* psi_sigma(tau) from the table (or directly off it). t may be NULL: direct. */
+double longseq_cond_psi(const longseq_cond_table *t, double sigma, double tau);
+
+/* out[k] = g_{T_k}(s, sigma) = E[T a_ii | s, sigma] for the n lengths
+ * Ts[0 .. n-1] (each >= 1, ascending), with trapezoid step h (LONGSEQ_COND_H for
+ * the experiment; tests pass a finer one). t NULL: psi computed directly. */
+#define LONGSEQ_COND_H 0.4
+enum { LONGSEQ_COND_MAXT = 64 };   /* at most this many lengths per call (n) */
+void longseq_cond_self(const longseq_cond_table *t, double s, double sigma, const double *Ts,
+                       size_t n, double h, double *out);
+
+/* ---- the T -> inf limit: the law of |det(I_dk - W_K^T W_Q)| over the weight draws ----
+ *
+ * Its inverse is the T -> inf limit of T E[a_ii] given W (the annealed law above).
+ *
+ * Shapes: det (n) the draws' |det(I - G)|, G = W_K^T W_Q (d_k, d_k).
+ * Why no mean: det(I - G) takes both signs with a smooth density p0 > 0 at 0,
+ * so P(|det| < eps) ~ 2 p0 eps and
+ *   E[1/|det|; |det| > eps] ~ int_eps^1 2 p0 / u du = 2 p0 log(1/eps)  ->  inf.
+ * Reported instead:
+ *   the tail     P(|det| < eps) with its Wilson 95% CI, and the truncated mean
+ *                E[1/|det| ; |det| >= eps] with its CLT CI, for each eps;
+ *   the density  p0 at 0, as the mean of each draw's conditional density of det at 0
+ *                given all of W but one column of W_Q (derived above: exact, no
+ *                window), with its CLT CI. Not P(|det| < eps) / (2 eps): that is the mean
+ *                density over (-eps, eps), which the steep rise of the density away from 0
+ *                makes about 16 times p0 at eps = 0.1 (c = 1: 0.0019 against 0.00012);
+ *   the typical  value, the median of 1/|det| = 1 / median |det|, with the
+ *                order-statistic CI: ranks n/2 -+ 1.96 sqrt(n)/2 (the binomial
+ *                count below the median, normal approximation).
+ */
+typedef struct {
+    size_t config;
+    double eps, p_below, p_lo, p_hi, trunc_mean, trunc_lo, trunc_hi;
+} longseq_tail_row;
+enum { LONGSEQ_TAIL_NCOLS = 8 };
+/* the table of longseq_tail_row (Monte Carlo columns) */
+extern const table_col longseq_tail_cols[LONGSEQ_TAIL_NCOLS];
+
+/* rows[j] for eps[0 .. ne-1] (config left to the caller) and the median of 1/|det| with
+ * its order-statistic CI. det is sorted in place. n >= 1. */
+measure longseq_tail_stats(double *det, size_t n, const double *eps, size_t ne,
+                           longseq_tail_row *rows);
+
+/* p0 from the draws' conditional densities at 0 (dens (n), stride apart): their mean with
+ * its CLT CI, the lower end clipped at 0 (a density); *top = the largest draw's share of
+ * the sum (near 1: one draw carries the estimate, which the draws do not resolve). */
+measure longseq_tail_density(const double *dens, size_t stride, size_t n, double *top);
+
+/* E[1/|det| ; |det| > eps] with its 95% CI (det need not be sorted). */
+measure longseq_tail_trunc(const double *det, size_t n, double eps);
+
+/* the tail rows per eps: long_sequences' eps = 1, 0.3, ..., 0.001 */
+enum { LONGSEQ_TAIL_NEPS = 7 };
 
 #endif

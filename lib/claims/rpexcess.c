@@ -3,7 +3,7 @@
 #include "randn.h"
 #include "vexp.h"
 #include "att.h"
-#include "cvreg.h"
+#include "curve.h"
 #include "mem.h"
 
 #include <math.h>
@@ -44,7 +44,9 @@ void rpexcess_draw(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, doubl
                 k += X[j][m] * WK[m][a];
                 kc += Xc[j][m] * WK[m][a];
             }
-            Q[j][a] = q, K[j][a] = k, Kc[j][a] = kc;
+            Q[j][a] = q;
+            K[j][a] = k;
+            Kc[j][a] = kc;
         }
     double ex = 0.0, ex_anti = 0.0, q2 = 0.0, s[RPX_MAX_T];
     for (size_t i = 0; i < T; i++) {
@@ -63,7 +65,8 @@ void rpexcess_draw(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, doubl
         for (size_t j = 0; j < T; j++) v += (s[j] - sbar) * (s[j] - sbar);
         s[i] = own;
         for (size_t j = 0; j < T; j++) vc += (s[j] - sbar_c) * (s[j] - sbar_c);
-        q2 += 0.5 * ((s_ii - sbar) * (s_ii - sbar) - v / (double)T) - 0.5 * ((own - sbar_c) * (own - sbar_c) - vc / (double)T);
+        q2 += 0.5 * ((s_ii - sbar) * (s_ii - sbar) - v / (double)T)
+              - 0.5 * ((own - sbar_c) * (own - sbar_c) - vc / (double)T);
         /* the control row a'_ii, for W_K and -W_K */
         double a_c = weight(s, T, i, 1.0), a_c_anti = weight(s, T, i, -1.0);
         ex += (double)T * (a_ii - a_c);                   // T (a_ii - a'_ii)
@@ -79,11 +82,12 @@ double rpexcess_law(size_t T, size_t d, size_t d_k, double c)
     return (1.0 - 1.0 / (double)T) * (1.0 - 2.0 / (double)T) * (double)d_k * pow(c, 4) / (double)d;
 }
 
-int rpexcess_estimate(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, size_t n, double plant,
-                      double *est, double *se)
+int rpexcess_estimate(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, size_t n,
+                      double plant, double *est, double *se)
 {
     double law = rpexcess_law(T, d, d_k, c), V = NAN;
-    double *Y = mem_calloc(n, sizeof *Y, "excess draws"), *X = mem_calloc(n, sizeof *X, "excess controls");
+    double *Y = mem_calloc(n, sizeof *Y, "excess draws");
+    double *X = mem_calloc(n, sizeof *X, "excess controls");
     int st = Y && X ? ATT_OK : att_alloc_status();
     for (size_t k = 0; k < n && !st; k++) {
         double o[RPX_NOUT];
@@ -92,7 +96,7 @@ int rpexcess_estimate(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, si
         X[k] = o[RPX_Q2] - law;       // Q2 - law: mean 0
     }
     /* yhat = mean(Y) - beta (mean(X)), beta fitted: the intercept */
-    if (!st) st = cvreg_fit(Y, n, 1, X, 1, est, &V);
+    if (!st) st = curve_fit(Y, n, 1, X, 1, est, &V);
     *se = sqrt(V);
     mem_free(Y, n, sizeof *Y);
     mem_free(X, n, sizeof *X);

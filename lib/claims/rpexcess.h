@@ -1,5 +1,6 @@
 /* rpexcess.h - the self-weight's excess over 1/T with random projections, and its
- * second-order (soft-softmax) law, measured with antithetic pairs and the second-order term as a control variate.
+ * second-order (soft-softmax) law, measured with antithetic pairs and the second-order term as
+ * a control variate.
  *
  * Shapes: X (T, d), X' (T, d) fresh tokens (entries N(0, 1)); W_Q, W_K (d, d_k) entries
  * N(0, c^2/d); Q = X W_Q, K = X W_K, K' = X' W_K (T, d_k); s_ij = q_i . k_j; the control row
@@ -20,7 +21,7 @@
  *   order of the expansion (the O(sd) first-order term, whose fluctuation dwarfs the
  *   O(sd^2) mean, and the third) cancels in it exactly. What remains is even: the
  *   second-order term Q2 (mean: the law, exactly) and O(sd^4). Q2 - law is the control
- *   variate (one coefficient, cvreg.h), leaving an O(sd^4) residual: the ratio
+ *   variate (one coefficient, curve.h), leaving an O(sd^4) residual: the ratio
  *   measured / law has a relative precision O(sd^2), finer as sd -> 0.
  * Why this one (issue 32): the former estimator (plain pairs, four control variates: the
  * first-order L1, Q2 and two third-order terms) gave 0.808 [0.799, 0.818] at sd 0.5 on
@@ -49,10 +50,10 @@ enum { RPX_PLAIN, RPX_ANTI, RPX_Q2, RPX_NOUT };   /* rpexcess_draw's outputs */
 void rpexcess_draw(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, double out[RPX_NOUT]);
 
 /* The estimate of T E[a_ii] - 1 from n draws on rng: the intercept of Y_anti regressed on
- * Q2 - law (cvreg.h), and its standard error. plant is added to every Y_anti (0 but in
- * the test that sees a planted bias caught). n >= 3. ATT_OK, or cvreg's / memory status. */
-int rpexcess_estimate(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, size_t n, double plant,
-                      double *est, double *se);
+ * Q2 - law (curve.h), and its standard error. plant is added to every Y_anti (0 but in
+ * the test that sees a planted bias caught). n >= 3. ATT_OK, or curve_fit's / memory status. */
+int rpexcess_estimate(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, size_t n,
+                      double plant, double *est, double *se);
 
 /* The law: (1 - 1/T)(1 - 2/T) d_k c^4 / d. */
 double rpexcess_law(size_t T, size_t d, size_t d_k, double c);

@@ -1,0 +1,106 @@
+#!/bin/sh
+# test_figures_named.sh - figures read named numbers, never a verdict's wording.
+# purpose: rewording every verdict quantity leaves random_projections' and long_sequences' figures identical
+#
+# From the committed runs (results/ and results/long/, read only) copied into a
+# private folder twice: in the second copy every verdict row's quantity text
+# (the quantity column, found by its header) is replaced by a sentence that
+# names nothing ("reworded quantity N, with a comma"). Every figure of the two
+# experiments (plots/ID*.gp, plots/checks/ID*.gp) is rendered from both
+# copies; the SVGs must be byte-identical, so a figure that found a number by
+# grepping a verdict sentence (plots/long_sequences.gp did) fails here. A
+# third check: the reworded file still has every row and every other cell.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+for tool in gnuplot pdftocairo; do
+    command -v $tool >/dev/null 2>&1 || { echo "skip  $tool is missing (make deps)"; exit 0; }
+done
+T=$(mktemp -d "${TMPDIR:-/tmp}/att-figures-named.XXXXXX") || exit 2
+trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM
+npass=0 nfail=0
+pass() { npass=$((npass + 1)); echo "ok    $1"; }
+fail() { nfail=$((nfail + 1)); echo "FAIL  $1"; shift; for l in "$@"; do echo "      $l"; done; }
+
+# reword IN OUT: OUT is the verdict file IN with its quantity cells replaced
+# (RFC 4180 cells: a quoted cell may hold commas and doubled quotes)
+reword() {
+    LC_ALL=C awk '
+        function parse(s,   n, i, c, v) {
+            n = 0
+            while (1) {
+                n++
+                if (substr(s, 1, 1) == "\"") {
+                    v = "\""; i = 2
+                    while (i <= length(s)) {
+                        c = substr(s, i, 1)
+                        if (c == "\"" && substr(s, i + 1, 1) == "\"") { v = v "\"\""; i += 2; continue }
+                        v = v c; i++
+                        if (c == "\"") break
+                    }
+                    cell[n] = v; s = substr(s, i)
+                } else {
+                    i = index(s, ",")
+                    if (i == 0) { cell[n] = s; s = "" } else { cell[n] = substr(s, 1, i - 1); s = substr(s, i) }
+                }
+                if (substr(s, 1, 1) != ",") return n
+                s = substr(s, 2)
+            }
+        }
+        NR == 1 { n = parse($0); for (k = 1; k <= n; k++) if (cell[k] == "quantity") q = k; print; next }
+        {
+            n = parse($0)
+            if (q) cell[q] = "\"reworded quantity " NR ", with a comma\""
+            line = cell[1]
+            for (k = 2; k <= n; k++) line = line "," cell[k]
+            print line
+        }' "$1" > "$2"
+}
+
+# figures DIR: render every figure of the two experiments from DIR into DIR/figures
+figures() {
+    for gp in plots/random_projections*.gp plots/long_sequences*.gp plots/checks/random_projections*.gp \
+              plots/checks/long_sequences*.gp; do
+        # a figure of an experiment the folder holds (results/long/: long_sequences only)
+        id=random_projections
+        case "$(basename "$gp")" in long_sequences*) id=long_sequences ;; esac
+        [ -f "$gp" ] && [ -f "$1/$id.verdicts.csv" ] || continue
+        ATT_NO_SLIDES=1 sh tools/render.sh "$gp" "$1" "$(basename "$gp" .gp)" >/dev/null 2>"$1.err" ||
+            { fail "$gp does not render from $1" "$(tail -n 3 "$1.err")"; continue; }
+    done
+}
+
+for src in results results/long; do
+    [ -f "$src/long_sequences.verdicts.csv" ] || continue
+    a="$T/$(echo "$src" | tr / _)_plain"
+    b="$T/$(echo "$src" | tr / _)_reworded"
+    mkdir -p "$a/figures/checks" "$b/figures/checks"
+    for f in "$src"/random_projections* "$src"/long_sequences*; do
+        [ -f "$f" ] || continue
+        cp "$f" "$a/" && cp "$f" "$b/" || exit 2
+    done
+    for v in "$b"/*.verdicts.csv; do
+        reword "$a/$(basename "$v")" "$v"
+        nq=$(grep -c 'reworded quantity' "$v")
+        nr=$(($(wc -l < "$a/$(basename "$v")") - 1))
+        if [ "$nq" -eq "$nr" ] && [ "$nq" -gt 0 ] && ! cmp -s "$v" "$a/$(basename "$v")" &&
+           [ "$(wc -l < "$v")" -eq "$(wc -l < "$a/$(basename "$v")")" ]; then
+            pass "$src/$(basename "$v"): all $nr quantities reworded"
+        else
+            fail "$src/$(basename "$v"): $nq of $nr quantities reworded"
+        fi
+    done
+    figures "$a"
+    figures "$b"
+    n=0
+    for s in "$a"/figures/*.svg "$a"/figures/checks/*.svg; do
+        [ -f "$s" ] || continue
+        n=$((n + 1))
+        r="$b/${s#"$a"/}"
+        if cmp -s "$s" "$r"; then pass "$src: ${s#"$a"/} identical with every verdict reworded"
+        else fail "$src: ${s#"$a"/} changes when the verdict quantities are reworded"; fi
+    done
+    [ "$n" -gt 0 ] || fail "$src: no figure rendered"
+done
+echo "test_figures_named: $npass passed, $nfail failed"
+[ "$nfail" -eq 0 ]

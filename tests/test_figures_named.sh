@@ -1,15 +1,18 @@
 #!/bin/sh
 # test_figures_named.sh - figures read named numbers, never a verdict's wording.
-# purpose: rewording every verdict quantity leaves random_projections' and long_sequences' figures identical
+# purpose: rewording every verdict quantity leaves every figure identical
 #
 # From the committed runs (results/ and results/long/, read only) copied into a
 # private folder twice: in the second copy every verdict row's quantity text
 # (the quantity column, found by its header) is replaced by a sentence that
-# names nothing ("reworded quantity N, with a comma"). Every figure of the two
-# experiments (plots/ID*.gp, plots/checks/ID*.gp) is rendered from both
-# copies; the SVGs must be byte-identical, so a figure that found a number by
-# grepping a verdict sentence (plots/long_sequences.gp did) fails here. A
-# third check: the reworded file still has every row and every other cell.
+# names nothing ("reworded quantity N, with a comma"). Every figure script
+# that opens a verdict file (plots/*.gp and plots/checks/*.gp naming
+# "verdicts") is rendered from both copies; the SVGs must be byte-identical, so
+# a figure that found a number by grepping a verdict sentence (plots/
+# long_sequences.gp did) fails here. Every other figure script is checked to
+# name no verdict file at all (it cannot read one), so the rewording cannot
+# reach it. A third check: the reworded file still has every row and every
+# other cell.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 for tool in gnuplot pdftocairo; do
@@ -57,14 +60,31 @@ reword() {
         }' "$1" > "$2"
 }
 
-# figures DIR: render every figure of the two experiments from DIR into DIR/figures
+# READERS: the figure scripts that open a verdict file; the others must name none
+READERS=""
+for gp in plots/*.gp plots/checks/*.gp; do
+    if grep -q 'verdicts' "$gp"; then READERS="$READERS $gp"; fi
+done
+nother=0
+for gp in plots/*.gp plots/checks/*.gp; do
+    case " $READERS " in *" $gp "*) ;; *) nother=$((nother + 1)) ;; esac
+done
+[ -n "$READERS" ] || fail "no figure script reads a verdict file: the rendering half of this test checks nothing"
+pass "$nother figure scripts name no verdict file; rendered under rewording:$READERS"
+
+# id_of GP: the experiment whose run a figure script draws (plots/ID[_part].gp)
+id_of() {
+    b=$(basename "$1" .gp)
+    for id in $(sh tools/registry.sh ids); do
+        case "$b" in "$id" | "$id"_*) echo "$id"; return ;; esac
+    done
+}
+
+# figures DIR: render every verdict-reading figure whose experiment DIR holds into DIR/figures
 figures() {
-    for gp in plots/random_projections*.gp plots/long_sequences*.gp plots/checks/random_projections*.gp \
-              plots/checks/long_sequences*.gp; do
-        # a figure of an experiment the folder holds (results/long/: long_sequences only)
-        id=random_projections
-        case "$(basename "$gp")" in long_sequences*) id=long_sequences ;; esac
-        [ -f "$gp" ] && [ -f "$1/$id.verdicts.csv" ] || continue
+    for gp in $READERS; do
+        id=$(id_of "$gp")
+        [ -n "$id" ] && [ -f "$1/$id.verdicts.csv" ] || continue
         ATT_NO_SLIDES=1 sh tools/render.sh "$gp" "$1" "$(basename "$gp" .gp)" >/dev/null 2>"$1.err" ||
             { fail "$gp does not render from $1" "$(tail -n 3 "$1.err")"; continue; }
     done
@@ -75,7 +95,7 @@ for src in results results/long; do
     a="$T/$(echo "$src" | tr / _)_plain"
     b="$T/$(echo "$src" | tr / _)_reworded"
     mkdir -p "$a/figures/checks" "$b/figures/checks"
-    for f in "$src"/random_projections* "$src"/long_sequences*; do
+    for f in "$src"/*; do
         [ -f "$f" ] || continue
         cp "$f" "$a/" && cp "$f" "$b/" || exit 2
     done

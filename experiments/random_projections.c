@@ -36,8 +36,8 @@ enum { NSWEEP = 3, SIDE_T = 16, SIDE_DK = 4, PILOT = 1024 };
 /* a sweep's own settings: the fresh-token control on or off, the draws per point, the last T */
 typedef struct { int control; size_t draws, last_T; } sweep_ctx;
 
-/* one draw at (T, d, d_k, x = c): X, W_Q, W_K (and X'); S = (X W_Q)(X W_K)^T, computed by
- * selfweight_projected (lib/claims/selfweight.c) */
+/* one draw at (T, d, d_k, x = c): X, W_Q, W_K (and X'); S = (X W_Q)(X W_K)^T and a_ii, by
+ * selfweight_draw (lib/claims/selfweight.c), which draws them and calls selfweight_projected */
 static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *ctx)
 {
     double T = (double)pt->T;

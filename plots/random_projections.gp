@@ -1,6 +1,6 @@
 # random_projections.gp - with independent random projections W_Q, W_K the
 # weight a token keeps for itself is about 1/T: T times the mean self-weight
-# against T (95% CI band), at 1 for "no preference for itself". For
+# against T (95% CI error bars), at 1 for "no preference for itself". For
 # contrast, the raw head's self-weight at the same T and width is about T
 # times larger (it is 1 at d = 64: the raw panel of the heatmap figure).
 # The print figure (not the slide) shades the claim's pass band, 95% CI

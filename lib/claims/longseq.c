@@ -379,6 +379,11 @@ double longseq_cond_psi(const longseq_cond_table *t, double sigma, double tau)
     return exp(f + tau);
 }
 
+/* Shapes: Ts (n) the sequence lengths, out (n). The claim's number, one row at any T:
+ *   g_T(s, sigma) = E[T a_ii | s_ii = s, sigma_i = sigma] = T E[e^s / (e^s + sum_{j<T} e^{sigma z_j})]
+ *                 = T int_R exp(v - e^v - (T - 1) psi_sigma(v - s)) dv      (derived in longseq.h)
+ * with sigma = ||W_K q_i|| (the other scores s_ij = q_i . k_j are N(0, sigma^2) given W and x_i);
+ * out[k] = g_{Ts[k]}(s, sigma) by the trapezoid rule with step h on [v_lo, 4] plus the tail below. */
 void longseq_cond_self(const longseq_cond_table *t, double s, double sigma, const double *Ts,
                        size_t n, double h, double *out)
 {

@@ -90,7 +90,8 @@ void longseq_scores(longseq_work *w, longseq_query *r);
  * One draw: W once, then R rows x_i given W, from the defensive mixture
  * (Hesterberg 1995) q = alpha p + (1 - alpha) q1 of p = N(0, I) and the tilted q1
  * above, stratified: R alpha rows from p, the rest from q1 (the experiment:
- * R = 4, alpha = 1/4, row 0 plain). With q1/p = e^a, a = s - sigma^2/2 + log|det(I - W_K^T W_Q)|,
+ * R = ROWS = 8, alpha = 1/8, row 0 plain). With q1/p = e^a,
+ * a = s - sigma^2/2 + log|det(I - W_K^T W_Q)|,
  * every row, whichever law drew it, is weighted by
  *   p/q = 1 / (alpha + (1 - alpha) e^a)  <=  1/alpha,
  * and (1/R) sum_r g(x_r) p/q(x_r) is unbiased for E_p[g]: its mean is

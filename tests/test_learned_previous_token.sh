@@ -2,8 +2,12 @@
 # test_learned_previous_token.sh - bin/learned_previous_token end to end:
 #   1. the same seed gives byte-identical CSVs with OMP_NUM_THREADS = 1 and 2
 #      (a small run: one width, 3 seeds, 64 steps);
-#   2. a --dk run repeats the numbers of that width in a two-width run
-#      (every trained pair's stream is sweep_stream of its point (d_k, steps));
+#   2. a --dk run repeats the numbers of that width in a run of every width
+#      (every trained pair's stream is sweep_stream of its point (d_k, S));
+#   2b. one trajectory per (width, seed): a --budgets 1 run (S alone) repeats
+#      the rows at S of a run of every budget; and the sweep's draw 0 at
+#      (map-dk, S), taken from the map run instead of trained again, is the
+#      same as when trained (--map-dk 2 against --map-dk 3 at --dk 2);
 #   3. bad input exits 2 with a message naming the option, writing nothing;
 #   4. the same CSVs, byte for byte, under every OpenBLAS kernel this CPU runs
 #      (OPENBLAS_CORETYPE = Sandybridge, Haswell, Zen, and SkylakeX with
@@ -44,8 +48,31 @@ else
     fail "--dk 2 does not repeat the d_k = 2 rows of the full run"
 fi
 
+# --budgets 1 (the trajectory to S, evaluated at S alone) against the rows at S
+# of the five-budget run $T/a; and --map-dk 3 (the pair at d_k = 2 trained in the
+# sweep, not copied from the map run) against $T/a's --map-dk 2
+# shellcheck disable=SC2086
+OMP_NUM_THREADS=2 "$B" --out "$T/d" $small --budgets 1; rc=$?
+[ "$rc" -le 1 ] || fail "--budgets 1 run exit $rc"
+if [ "$(grep '^2,64,' "$T/a/learned_previous_token_draws.csv")" = "$(grep '^2,' "$T/d/learned_previous_token_draws.csv")" ] &&
+   [ "$(grep -c '^2,' "$T/d/learned_previous_token_draws.csv")" -eq 3 ]; then
+    pass
+else
+    fail "--budgets 1 does not repeat the rows at S = 64 of the five-budget run"
+fi
+# shellcheck disable=SC2086
+OMP_NUM_THREADS=2 "$B" --out "$T/e" $small --map-dk 3; rc=$?
+[ "$rc" -le 1 ] || fail "--map-dk 3 run exit $rc"
+if cmp -s "$T/a/learned_previous_token_draws.csv" "$T/e/learned_previous_token_draws.csv" &&
+   ! cmp -s "$T/a/learned_previous_token_A.csv" "$T/e/learned_previous_token_A.csv"; then
+    pass
+else
+    fail "the pair copied from the map run (--map-dk 2) differs from the pair trained (--map-dk 3)"
+fi
+
 # bad input: exit 2, the option named, nothing written
-for args in "--T 1" "--vocab 1" "--seeds 1" "--steps 8" "--dk 0" "--draws 0" "--seeds x"; do
+for args in "--T 1" "--vocab 1" "--seeds 1" "--steps 8" "--dk 0" "--draws 0" "--seeds x" "--budgets 0" \
+            "--budgets 6" "--map-dk 0"; do
     D="$T/bad"; rm -rf "$D"; mkdir -p "$D"
     # shellcheck disable=SC2086
     "$B" --out "$D" --quiet $args >/dev/null 2>"$T/err"; rc=$?

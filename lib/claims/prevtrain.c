@@ -261,18 +261,3 @@ int prevtrain_evaluate(gsl_rng *rng, prev_model *mdl, prev_eval *ev, gsl_matrix 
                        .predictions = n, .weight_prev = wprev / (double)n, .loss = L / (double)n };
     return ATT_OK;
 }
-
-/* x: n values at stride; mean -+ t_{0.975, n-1} sd / sqrt(n) */
-double prevtrain_seed_ci(const double *x, size_t n, size_t stride, double *lo, double *hi)
-{
-    double mean = 0.0, ss = 0.0;
-    for (size_t k = 0; k < n; k++) mean += x[k * stride];
-    mean /= (double)n;
-    // sd^2 = sum (x - mean)^2 / (n - 1)
-    for (size_t k = 0; k < n; k++) ss += (x[k * stride] - mean) * (x[k * stride] - mean);
-    double h = n > 1 ? gsl_cdf_tdist_Pinv(0.975, (double)(n - 1)) * sqrt(ss / (double)(n - 1) / (double)n)
-                     : NAN;
-    *lo = mean - h;
-    *hi = mean + h;
-    return mean;
-}

@@ -24,6 +24,9 @@ B="$BIN/learned_previous_token"
 T=$(mktemp -d "${TMPDIR:-/tmp}/att-lpt.XXXXXX") || exit 2
 trap 'rm -rf "$T"' EXIT
 npass=0; nfail=0
+CSVS="learned_previous_token.csv learned_previous_token_draws.csv learned_previous_token_A.csv"
+# the rows of d_k = $2 (a grep pattern after it: ^$2,...) in run $1's per-draw CSV
+rows() { grep "^$2," "$1/learned_previous_token_draws.csv"; }
 pass() { npass=$((npass + 1)); }
 fail() { nfail=$((nfail + 1)); echo "FAIL  $*"; }
 
@@ -34,7 +37,7 @@ OMP_NUM_THREADS=1 "$B" --out "$T/a" $small; rc1=$?
 # shellcheck disable=SC2086
 OMP_NUM_THREADS=2 "$B" --out "$T/b" $small; rc2=$?
 [ "$rc1" -le 1 ] && [ "$rc2" -le 1 ] || fail "small runs exit $rc1 / $rc2"
-for f in learned_previous_token.csv learned_previous_token_draws.csv learned_previous_token_A.csv; do
+for f in $CSVS; do
     if cmp -s "$T/a/$f" "$T/b/$f"; then pass; else fail "$f differs between 1 and 2 threads"; fi
 done
 
@@ -42,7 +45,7 @@ done
 # by seeds/steps: compare the per-draw rows of d_k = 2
 OMP_NUM_THREADS=2 "$B" --out "$T/c" --seeds 3 --steps 64 --draws 20 --quiet; rc=$?
 [ "$rc" -le 1 ] || fail "full small run exit $rc"
-if [ "$(grep '^2,' "$T/a/learned_previous_token_draws.csv")" = "$(grep '^2,' "$T/c/learned_previous_token_draws.csv")" ]; then
+if [ "$(rows "$T/a" 2)" = "$(rows "$T/c" 2)" ]; then
     pass
 else
     fail "--dk 2 does not repeat the d_k = 2 rows of the full run"
@@ -54,8 +57,7 @@ fi
 # shellcheck disable=SC2086
 OMP_NUM_THREADS=2 "$B" --out "$T/d" $small --budgets 1; rc=$?
 [ "$rc" -le 1 ] || fail "--budgets 1 run exit $rc"
-if [ "$(grep '^2,64,' "$T/a/learned_previous_token_draws.csv")" = "$(grep '^2,' "$T/d/learned_previous_token_draws.csv")" ] &&
-   [ "$(grep -c '^2,' "$T/d/learned_previous_token_draws.csv")" -eq 3 ]; then
+if [ "$(rows "$T/a" 2,64)" = "$(rows "$T/d" 2)" ] && [ "$(rows "$T/d" 2 | wc -l)" -eq 3 ]; then
     pass
 else
     fail "--budgets 1 does not repeat the rows at S = 64 of the five-budget run"
@@ -71,14 +73,15 @@ else
 fi
 
 # bad input: exit 2, the option named, nothing written
-for args in "--T 1" "--vocab 1" "--seeds 1" "--steps 8" "--dk 0" "--draws 0" "--seeds x" "--budgets 0" \
-            "--budgets 6" "--map-dk 0"; do
+for args in "--T 1" "--vocab 1" "--seeds 1" "--steps 8" "--dk 0" "--draws 0" "--seeds x" \
+            "--budgets 0" "--budgets 6" "--map-dk 0"; do
     D="$T/bad"; rm -rf "$D"; mkdir -p "$D"
     # shellcheck disable=SC2086
     "$B" --out "$D" --quiet $args >/dev/null 2>"$T/err"; rc=$?
     opt=$(echo "$args" | cut -d' ' -f1)
     if [ "$rc" -ne 2 ]; then fail "$args: exit $rc, expected 2"
-    elif ! grep -q -- "$opt" "$T/err"; then fail "$args: message does not name $opt: $(cat "$T/err")"
+    elif ! grep -q -- "$opt" "$T/err"; then
+        fail "$args: message does not name $opt: $(cat "$T/err")"
     elif [ -n "$(ls -A "$D")" ]; then fail "$args: wrote $(ls "$D")"
     else pass; fi
 done
@@ -94,8 +97,9 @@ for k in $kernels; do
     mkdir -p "$T/k-$k"
     # shellcheck disable=SC2086
     OPENBLAS_CORETYPE=$k OMP_NUM_THREADS=2 "$B" --out "$T/k-$k" $kargs >/dev/null 2>&1
-    for f in learned_previous_token.csv learned_previous_token_draws.csv learned_previous_token_A.csv; do
-        if cmp -s "$T/k0/$f" "$T/k-$k/$f"; then pass; else fail "$f differs under OPENBLAS_CORETYPE=$k"; fi
+    for f in $CSVS; do
+        if cmp -s "$T/k0/$f" "$T/k-$k/$f"; then pass
+        else fail "$f differs under OPENBLAS_CORETYPE=$k"; fi
     done
 done
 echo "test_learned_previous_token: $npass passed, $nfail failed"

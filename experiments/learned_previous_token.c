@@ -21,13 +21,14 @@
  *
  * ONE training trajectory per (width, seed), evaluated at the checkpoints: the pair of
  * seed i at (d_k, S_k) is seed i's trajectory after S_k Adam steps, its train loss the
- * mean over steps S_{k-1} + 1 .. S_k (S_{k-1} = S_k / 2, the second half). Two runs of
- * the Monte Carlo engine:
- *   1. the trajectories (train_all): at every point (d_k, S_k) of the grid, on that
- *      point's stream (sweep_stream), draw i takes the generator's first output; at
- *      (d_k, S) it then trains and evaluates seed i's pair exactly as a head of budget S
- *      alone would be (so the full budget, the verdicts' point, has the numbers of a
- *      separate training; a --budgets 1 or --dk run repeats them);
+ * mean over steps S_{k-1} + 1 .. S_k (S_{k-1} = S_k / 2, the second half). Seed i's
+ * trajectory is draw i on the stream of the point (d_k, steps 0) (sweep_stream), which
+ * does not depend on S: a run with another --steps, --budgets or --dk trains the same
+ * heads, longer or shorter (its checkpoint at 1600 steps is the default run's row at
+ * 1600). Two runs of the Monte Carlo engine:
+ *   1. the trajectories (train_all): draw i at (d_k, 0) trains and evaluates seed i's
+ *      pair; and at every point (d_k, S_k) of the grid, on that point's stream, draw i
+ *      takes the generator's first output (its key);
  *   2. the sweep (sweep_run: the CSVs): draw i at (d_k, S_k) takes the same first
  *      output, finds by it which draw of step 1 it is (the sweep's draw function is
  *      not given its index) and returns seed i's statistics at S_k.
@@ -59,11 +60,12 @@ enum { C_TIED = S_T_ACC };
 /* The run's context (read-only during both runs of the engine): the model every head
  * starts from (its d_k and tying set per head), the generator's name, the held-out
  * predictions per head (H (T - 1)); the checkpoints cp[0 .. ncp - 1] (the last `budgets`
- * of S/16 .. S, ncp = budgets); the points of step 1, pts[p] = (dk[p / ncp], cp[p % ncp]);
- * its table tab (n1 = 1 + ncp NSTAT values per draw: the first output, then the
- * statistics of every checkpoint, filled at the points (d_k, S) only); the map run's
- * statistics of draw 0 at (map_dk, S) (map_out, ncp NSTAT values), which step 1 takes
- * instead of training that pair again. */
+ * of S/16 .. S, ncp = budgets); the points of step 1, ncp + 1 per width dk[a]:
+ * pts[POINT(c, a, k)] = (dk[a], cp[k]) for k < ncp (the keys), (dk[a], 0) for k = ncp
+ * (the trajectories); its table tab (n1 = 1 + ncp NSTAT values per draw: the first
+ * output, then at the points (d_k, 0) the statistics of every checkpoint); the map
+ * run's statistics of draw 0 at (map_dk, 0) (map_out, ncp NSTAT values), which step 1
+ * takes instead of training that pair again. */
 typedef struct {
     prev_config base;
     const char *rng_name;
@@ -74,6 +76,7 @@ typedef struct {
     const double *tab;
     double map_out[NCP * NSTAT];
 } ctx;
+#define POINT(c, a, k) ((a) * ((c)->ncp + 1) + (k))
 
 /* ---- the CIs over seeds ------------------------------------------------ */
 
@@ -170,7 +173,7 @@ static int trajectory(const gsl_rng *start, double *out, const ctx *c, size_t dk
 
 /* ---- the two runs of the engine ----------------------------------------- */
 
-/* Step 1, draw i at point p: out[0] = the generator's first output; at (d_k, S) seed i's
+/* Step 1, draw i at point p: out[0] = the generator's first output; at (d_k, 0) seed i's
  * separate and tied trajectories from the generator's state after it (out[1 ..]; draw 0
  * at map_dk copied from the map run, which trained that very pair). */
 static int train_all(gsl_rng *rng, void *cv, void *wv, size_t p, size_t i, double *out)
@@ -180,7 +183,7 @@ static int train_all(gsl_rng *rng, void *cv, void *wv, size_t p, size_t i, doubl
     unsigned long eval_seed = gsl_rng_get(rng);
     out[0] = (double)eval_seed;
     for (size_t k = 1; k < c->n1; k++) out[k] = 0.0;
-    if (p % c->ncp + 1 < c->ncp) return ATT_OK;   /* a checkpoint before S: its key only */
+    if (p % (c->ncp + 1) < c->ncp) return ATT_OK;   /* a checkpoint's point: its key only */
     if (i == 0 && pt->dk == map_dk) {
         memcpy(out + 1, c->map_out, c->ncp * NSTAT * sizeof *out);
         return ATT_OK;
@@ -191,7 +194,7 @@ static int train_all(gsl_rng *rng, void *cv, void *wv, size_t p, size_t i, doubl
 
 /* Step 2, a draw at (d_k, S_k): the draw i of step 1 at this point with the same first
  * output (exactly one: two would make the table ambiguous, an error), then seed i's
- * statistics at S_k from its trajectory at (d_k, S). */
+ * statistics at S_k from its trajectory at (d_k, 0). */
 static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *w, const void *cv)
 {
     (void)w;
@@ -203,14 +206,14 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *w, const
     if (a == c->ndk || k == c->ncp)
         return att_fail(ATT_ERUNTIME, "learned_previous_token: (d_k = %zu, steps = %g) is not a "
                         "point of the trained grid", pt->dk, pt->x);
-    const double *keys = c->tab + (a * c->ncp + k) * seeds * c->n1;
+    const double *keys = c->tab + POINT(c, a, k) * seeds * c->n1;
     for (size_t j = 0; j < seeds; j++)
         if (keys[j * c->n1] == key) i = j, found++;
     if (found != 1)
         return att_fail(ATT_ERUNTIME, "learned_previous_token: %zu draws of (d_k = %zu, steps = "
                         "%g) start with this generator output (another --seed avoids it)", found,
                         pt->dk, pt->x);
-    const double *traj = c->tab + ((a * c->ncp + c->ncp - 1) * seeds + i) * c->n1 + 1;
+    const double *traj = c->tab + (POINT(c, a, c->ncp) * seeds + i) * c->n1 + 1;
     memcpy(out, traj + k * NSTAT, NSTAT * sizeof *out);
     return ATT_OK;
 }
@@ -236,17 +239,17 @@ static int map_write(const char *dir, const char *name, const gsl_matrix *A_sep,
     return rc;
 }
 
-/* The figure's maps: the sweep's draw 0 at (d_k = map_dk, S), from that point's stream,
- * the separate then the tied trajectory (their statistics into c->map_out), their mean
- * attention maps A (T, T) at S written to <out_dir>/learned_previous_token_A.csv. */
+/* The figure's maps: draw 0 of the trajectories at d_k = map_dk, from the stream of
+ * (map_dk, 0), the separate then the tied trajectory (their statistics into c->map_out),
+ * their mean attention maps A (T, T) at S written to <out_dir>/learned_previous_token_A.csv. */
 static int map_run(experiment *e, ctx *c, size_t T)
 {
-    const sweep_point pt = {.dk = map_dk, .x = (double)steps};
+    const sweep_point pt = {.dk = map_dk, .x = 0.0};
     gsl_rng *rng = sweep_rng(e, &pt);
     work *w = work_alloc(c);
     gsl_matrix *A[2] = {mat_new(T, T), mat_new(T, T)};
     int rc = rng && w && A[0] && A[1] ? ATT_OK : att_alloc_status();
-    unsigned long eval_seed = rng ? gsl_rng_get(rng) : 0;   /* as the sweep's draw takes it */
+    unsigned long eval_seed = rng ? gsl_rng_get(rng) : 0;   /* as train_all takes it */
     for (int t = 0; t < 2 && !rc; t++)
         rc = trajectory(rng, c->map_out, c, map_dk, t, eval_seed, w, A[t]);
     if (!rc) rc = map_write(e->o.out_dir, "learned_previous_token_A.csv", A[0], A[1]);
@@ -327,15 +330,17 @@ static uint64_t point_stream(const void *cv, size_t p)
  * mem_free(*tab, npts seeds, n1 doubles)); c->pts, c->tab set. */
 static int train_table(experiment *e, ctx *c, double **tab)
 {
-    size_t np = c->ndk * c->ncp;
+    size_t np = c->ndk * (c->ncp + 1);
     *tab = NULL;
     c->pts = calloc(np, sizeof *c->pts);
     stat_acc *acc = calloc(np * c->n1, sizeof *acc);
     if (c->pts && acc)
         *tab = mem_calloc(np * seeds, c->n1 * sizeof(double), "the trajectories' table");
     int rc = c->pts && acc && *tab ? ATT_OK : att_alloc_status();
-    for (size_t p = 0; p < np && c->pts; p++)
-        c->pts[p] = (sweep_point){.dk = c->dk[p / c->ncp], .x = c->cp[p % c->ncp]};
+    for (size_t p = 0; p < np && c->pts; p++) {
+        size_t k = p % (c->ncp + 1);   /* the checkpoints', then the trajectories' point */
+        c->pts[p] = (sweep_point){.dk = c->dk[p / (c->ncp + 1)], .x = k < c->ncp ? c->cp[k] : 0.0};
+    }
     mc_config cfg = exp_mc(e, "learned_previous_token: training");
     cfg.nstats = c->n1, cfg.points = np, cfg.draw_at = train_all, cfg.ctx = c, cfg.values = *tab;
     cfg.point_stream = point_stream, cfg.draws = seeds;
@@ -366,13 +371,14 @@ static int run(experiment *e)
     // sizes that cannot overflow (opts.h): Z, P (T x vocab), the map (T x map-dk), a batch of
     // tokens (batch x T), the per-draw tables (seeds per point: the sweep's, the trajectories'),
     // H (T - 1) held-out predictions
-    size_t npt = c.ndk * budgets, nd = 0;
+    size_t npt = c.ndk * budgets, nd = 0, nd1 = 0;
     int over = __builtin_mul_overflow(npt, seeds, &nd);
+    int over1 = __builtin_mul_overflow(npt + c.ndk, seeds, &nd1);   /* step 1: + (d_k, 0) */
     if (opts_need(&e->o, NULL, sizeof(double), "T*vocab", T, n_vocab) ||
         opts_need(&e->o, NULL, sizeof(double), "T*map-dk", T, map_dk) ||
         opts_need(&e->o, NULL, sizeof(size_t), "batch*T", batch, T) ||
         opts_need_for(&e->o, "--seeds", seeds, "the per-draw table", nd, over, NSTAT * 8) ||
-        opts_need_for(&e->o, "--seeds", seeds, "the trajectories' table", nd, over, c.n1 * 8))
+        opts_need_for(&e->o, "--seeds", seeds, "the trajectories' table", nd1, over1, c.n1 * 8))
         return ATT_EUSAGE;
     if (__builtin_mul_overflow(H, T - 1, &c.predictions))
         return exp_usage("--draws %zu, --T %zu: H (T - 1) predictions overflow a count", H, T);
@@ -392,7 +398,7 @@ static int run(experiment *e)
     // any thread count (mc.h) and any OpenBLAS kernel (tests/test_learned_previous_token.sh).
     sweep_result r;
     double *tab = NULL;
-    // the figure's maps: draw 0 at (map_dk, S), separate and tied; then every trajectory
+    // the figure's maps: draw 0 at (map_dk, 0), separate and tied; then every trajectory
     // (step 1, which takes that pair from the map run), then the sweep (step 2: the CSVs)
     int st = map_run(e, &c, T);
     if (!st) st = train_table(e, &c, &tab);

@@ -4,10 +4,11 @@
 #      (a small run: one width, 3 seeds, 64 steps);
 #   2. a --dk run repeats the numbers of that width in a run of every width
 #      (every trained pair's stream is sweep_stream of its point (d_k, S));
-#   2b. one trajectory per (width, seed): a --budgets 1 run (S alone) repeats
-#      the rows at S of a run of every budget; and the sweep's draw 0 at
-#      (map-dk, S), taken from the map run instead of trained again, is the
-#      same as when trained (--map-dk 2 against --map-dk 3 at --dk 2);
+#   2b. one trajectory per (width, seed), whatever S: a --budgets 1 run (S
+#      alone) repeats the rows at S of a run of every budget, a --steps 128 run
+#      the rows of a --steps 64 run at 64 and 32; and the sweep's draw 0 at
+#      map-dk, taken from the map run instead of trained again, is the same as
+#      when trained (--map-dk 2 against --map-dk 3 at --dk 2);
 #   3. bad input exits 2 with a message naming the option, writing nothing;
 #   4. the same CSVs, byte for byte, under every OpenBLAS kernel this CPU runs
 #      (OPENBLAS_CORETYPE = Sandybridge, Haswell, Zen, and SkylakeX with
@@ -61,6 +62,15 @@ if [ "$(rows "$T/a" 2,64)" = "$(rows "$T/d" 2)" ] && [ "$(rows "$T/d" 2 | wc -l)
     pass
 else
     fail "--budgets 1 does not repeat the rows at S = 64 of the five-budget run"
+fi
+# shellcheck disable=SC2086
+OMP_NUM_THREADS=2 "$B" --out "$T/f" --dk 2 --seeds 3 --steps 128 --draws 20 --quiet; rc=$?
+[ "$rc" -le 1 ] || fail "--steps 128 run exit $rc"
+if [ "$(rows "$T/a" '2,\(32\|64\)')" = "$(rows "$T/f" '2,\(32\|64\)')" ] &&
+   [ "$(rows "$T/f" '2,\(32\|64\)' | wc -l)" -eq 6 ]; then
+    pass
+else
+    fail "--steps 128 does not repeat the rows at 32 and 64 steps of --steps 64"
 fi
 # shellcheck disable=SC2086
 OMP_NUM_THREADS=2 "$B" --out "$T/e" $small --map-dk 3; rc=$?

@@ -157,15 +157,25 @@ int anylen_write_timing(const char *dir, const anylen_timing_row *rows, size_t n
 
 enum { CHECK_CHUNKS = 64 };
 
-/* y (n) = x (d) W (d, n) in long double */
+/* y (n) = x (d) W (d, n) in long double: y_c = sum_l x_l w_lc, the terms added in the order
+ * l = 0 .. d - 1 (each sum held in a register, four columns at a time: the roundings of
+ * adding term by term into y_c, but no 80-bit store and load of y_c per term) */
 static void ld_row_times(long double *y, const double *x, const gsl_matrix *W)
 {
-    size_t d = W->size1, n = W->size2;
-    for (size_t c = 0; c < n; c++) y[c] = 0.0L;
-    for (size_t l = 0; l < d; l++) {
-        long double xl = x[l];
-        const double *w = gsl_matrix_const_ptr(W, l, 0);
-        for (size_t c = 0; c < n; c++) y[c] += xl * w[c];
+    size_t d = W->size1, n = W->size2, tda = W->tda, c = 0;
+    for (; c + 4 <= n; c += 4) {
+        long double s0 = 0.0L, s1 = 0.0L, s2 = 0.0L, s3 = 0.0L;
+        const double *w = W->data + c;
+        for (size_t l = 0; l < d; l++, w += tda) {
+            long double xl = x[l];
+            s0 += xl * w[0], s1 += xl * w[1], s2 += xl * w[2], s3 += xl * w[3];
+        }
+        y[c] = s0, y[c + 1] = s1, y[c + 2] = s2, y[c + 3] = s3;
+    }
+    for (; c < n; c++) {
+        long double s = 0.0L;
+        for (size_t l = 0; l < d; l++) s += (long double)x[l] * W->data[l * tda + c];
+        y[c] = s;
     }
 }
 

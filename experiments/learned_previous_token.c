@@ -153,7 +153,7 @@ static int trajectory(const gsl_rng *start, double *out, const ctx *c, size_t dk
     if (rc) return rc;
     gsl_rng_memcpy(w->train, start);
     prevtrain_init(w->train, &m);
-    // Adam steps 1 .. S_0 / 2 untimed; then S_{k-1} + 1 .. S_k and the evaluation at S_k
+    // Adam steps 1 .. S_0 / 2 (no loss kept); then S_{k-1} + 1 .. S_k and the evaluation at S_k
     size_t done = (size_t)c->cp[0] / 2;
     if (done >= 1) rc = prevtrain_run(w->train, &m, 1, done, NULL);
     for (size_t k = 0; k < c->ncp && !rc; k++) {

@@ -37,7 +37,8 @@ enum { D = 64, DK = 64, DV = 64, NT_MAX = 16, CHECK_ROWS = 64 };
 static const size_t T_LIST[] = {5, 10, 20, 50, 100, 200, 500, 1000, 2000, 4096, 5000,
                                 10000, 20000, 100000};
 static const size_t FIT_MIN_T = 5000;       /* the memory slope uses T >= this */
-static const size_t TIME_FIT_MIN_T = 4096;  /* the time slope, T >= this (timed up to timing_max_T) */
+/* the time slope, T >= this (timed up to timing_max_T) */
+static const size_t TIME_FIT_MIN_T = 4096;
 static size_t max_T = 100000, max_plain_T = 4096, timing_max_T = 10000, reps = 9;
 static double timing_budget = 8.0;          /* CPU seconds of the whole timing sweep */
 enum { PER_POINT_CPU_CS = 15 };             /* and of one (head, T): 0.15 CPU s */
@@ -58,7 +59,8 @@ static int run(experiment *e)
         return exp_usage("--timing-budget %g: CPU seconds, 0 .. 86400", timing_budget);
     const timing_rule rule = {3, reps, 0.05, PER_POINT_CPU_CS / 100.0};
     size_t Ts[NT_MAX], n = 0;
-    for (size_t i = 0; i < sizeof T_LIST / sizeof T_LIST[0] && !e->o.T; i++) if (T_LIST[i] <= max_T) Ts[n++] = T_LIST[i];
+    for (size_t i = 0; i < sizeof T_LIST / sizeof T_LIST[0] && !e->o.T; i++)
+        if (T_LIST[i] <= max_T) Ts[n++] = T_LIST[i];
     if (e->o.T || Ts[n - 1] != max_T) Ts[n++] = e->o.T ? e->o.T : max_T;
     // sizes that cannot overflow (opts.h), before any buffer: the tiled head holds X, K, V, O
     // (T x 64 each) at the longest T; the plain head its T x T scores at the longest T it runs
@@ -90,14 +92,16 @@ static int run(experiment *e)
     for (size_t k = n; k-- > 0 && !rc;) {
         size_t T = Ts[k];
         // flops = 2 T^2 (d_k + d_v) + 2 T d (2 d_k + d_v)
-        rows[k] = (anylen_row){T, 2.0 * T * T * (DK + DV) + 2.0 * T * D * (2.0 * DK + DV), NAN, NAN, NAN};
+        rows[k] = (anylen_row){T, 2.0 * T * T * (DK + DV) + 2.0 * T * D * (2.0 * DK + DV), NAN, NAN,
+                               NAN};
         plain_bytes[k] = NAN;
         if (T <= max_plain_T) rc = anylen_counted(&pc, &p, e->o.seed, 1, T, &plain_bytes[k]);
         if (!rc) rc = anylen_counted(&tc, &p, e->o.seed, 0, T, &tiled_bytes[k]);
         // the mean of O (a checksum of the tiled run): sum_ic O_ic / (T d_v)
         if (!rc) rows[k].output_mean = anylen_mean(tc.O);
         // the claim at the longest T: sampled rows against the formula in long double
-        if (!rc && k == n - 1) rc = anylen_row_check(&p, tc.X, tc.O, CHECK_ROWS, e->o.seed, &long_units, &long_err);
+        if (!rc && k == n - 1)
+            rc = anylen_row_check(&p, tc.X, tc.O, CHECK_ROWS, e->o.seed, &long_units, &long_err);
         if (!rc && T <= max_plain_T) {
             rows[k].max_abs_err = mat_max_abs_diff(tc.O, pc.O);
             rows[k].tolerance = tol_head_output(&pc.st, pc.X, W[2], p.scale);   /* tol.h */
@@ -153,63 +157,83 @@ static int run(experiment *e)
     if (!rc) rc = anylen_write_timing(e->o.out_dir, tr, n);
     if (rc) return rc;
     char machine[512];
-    exp_meta(e, "%s\nd: %d\nd_k: %d\nd_v: %d\ntiles: %zu x %zu\nmax_T: %zu\nmax_plain_T: %zu\ntiming_max_T: %zu\n"
+    exp_meta(e, "%s\nd: %d\nd_k: %d\nd_v: %d\ntiles: %zu x %zu\nmax_T: %zu\nmax_plain_T: %zu\n"
+             "timing_max_T: %zu\n"
              "reps_min: %zu\nreps_max: %zu\nreps_target_rel_ci: %g\ntiming_cpu_per_point: %g\n"
              "timing_budget_cpu: %g\ntiming_spent_cpu: %.2f\ntiming_untimed_for_budget: %zu\n"
              "vexp: %s\n"
              "timing_threads: 1 (both heads)\nthreads: %d",
-             timing_machine(machine, sizeof machine), D, DK, DV, tiled_tiles_default().bq, tiled_tiles_default().bk,
-             max_T, max_plain_T, timing_max_T, rule.min_reps, rule.max_reps, rule.rel_ci,
-             rule.max_cpu_seconds,
+             timing_machine(machine, sizeof machine), D, DK, DV, tiled_tiles_default().bq,
+             tiled_tiles_default().bk, max_T, max_plain_T, timing_max_T, rule.min_reps,
+             rule.max_reps, rule.rel_ci, rule.max_cpu_seconds,
              timing_budget, spent, untimed, vexp_path(), omp_get_max_threads());
 
     // tiled == plain where the plain head fits
     if (nplain) {
-        exp_identity(e, "anyLengthTiledErr", 0.0, verdict_measure_exact(err, nplain), verdict_rule_at_most(tol),
-                    "max |O_tiled - O_plain| over %zu lengths T <= %zu (tolerance: the smallest over T, each "
-                    "8 eps (2 (d + d_k) |q||k| + 2 T) max|v| + 8 d eps |x||w_V|)", nplain, max_plain_T);
-        exp_identity(e, "anyLengthAgreeCount", (double)nplain, verdict_measure_exact((double)(nplain - failed), nplain),
-                     verdict_rule_at_least((double)nplain), "lengths T <= %zu where the tiled head agrees with the plain one "
-                     "within that T's tolerance", max_plain_T);
+        exp_identity(e, "anyLengthTiledErr", 0.0, verdict_measure_exact(err, nplain),
+                     verdict_rule_at_most(tol),
+                     "max |O_tiled - O_plain| over %zu lengths T <= %zu (tolerance: the smallest "
+                     "over T, each 8 eps (2 (d + d_k) |q||k| + 2 T) max|v| + 8 d eps |x||w_V|)",
+                     nplain, max_plain_T);
+        exp_identity(e, "anyLengthAgreeCount", (double)nplain,
+                     verdict_measure_exact((double)(nplain - failed), nplain),
+                     verdict_rule_at_least((double)nplain), "lengths T <= %zu where the tiled head "
+                     "agrees with the plain one within that T's tolerance", max_plain_T);
     }
     size_t Tmax = Ts[n - 1];
     // the claim: the same weights give the right attention at the longest T (at most 1)
     size_t nchk = Tmax < CHECK_ROWS ? Tmax : CHECK_ROWS;   /* the rows anylen_row_check compared */
-    exp_claim(e, "anyLengthLongestT", 0.0, verdict_measure_as(verdict_measure_exact(long_units, nchk),
-              NAT_ROUNDING), verdict_rule_at_most(1.0), "T = %zu (tiled head; its T x T scores would need %.0f GB): "
-              "largest |o_ic - sum_j a_ij v_jc| over %zu rows (sampled), the sum recomputed per row from X and the "
-              "weights in long double, in units of the row's rounding bound 8 eps (2 (d + d_k) qk_i + 2 T) "
-              "max|v| + 8 d eps max||x|| max||w_V,c||", Tmax, 8.0 * (double)Tmax * (double)Tmax / 1e9, nchk);
+    exp_claim(e, "anyLengthLongestT", 0.0,
+              verdict_measure_as(verdict_measure_exact(long_units, nchk), NAT_ROUNDING),
+              verdict_rule_at_most(1.0), "T = %zu (tiled head; its T x T scores would need %.0f "
+              "GB): largest |o_ic - sum_j a_ij v_jc| over %zu rows (sampled), the sum recomputed "
+              "per row from X and the weights in long double, in units of the row's rounding bound "
+              "8 eps (2 (d + d_k) qk_i + 2 T) max|v| + 8 d eps max||x|| max||w_V,c||", Tmax,
+              8.0 * (double)Tmax * (double)Tmax / 1e9, nchk);
     exp_headline(e);
     // the same error in absolute terms (a rounding-level number: its own row, not in the label)
-    exp_reported(e, "anyLengthLongestErr", NAN, verdict_measure_as(verdict_measure_exact(long_err, nchk),
-                 NAT_ROUNDING), "largest |o_ic - sum_j a_ij v_jc| of those rows at T = %zu", Tmax);
+    exp_reported(e, "anyLengthLongestErr", NAN,
+                 verdict_measure_as(verdict_measure_exact(long_err, nchk), NAT_ROUNDING),
+                 "largest |o_ic - sum_j a_ij v_jc| of those rows at T = %zu", Tmax);
     exp_reported(e, "anyLengthMaxT", NAN, verdict_measure_exact((double)Tmax, 1),
-                 "longest sequence the same weights ran on (a setting, --max-T: the row above checks it)");
-    double sm = anylen_loglog_slope(Ts, tiled_bytes, n, FIT_MIN_T), sp = anylen_loglog_slope(Ts, plain_bytes, n, 500);
+                 "longest sequence the same weights ran on (a setting, --max-T: the row above "
+                 "checks it)");
+    double sm = anylen_loglog_slope(Ts, tiled_bytes, n, FIT_MIN_T);
+    double sp = anylen_loglog_slope(Ts, plain_bytes, n, 500);
     double st = anylen_loglog_slope(Ts, med, n, TIME_FIT_MIN_T);
     if (!isnan(sm))
-        exp_claim(e, "anyLengthMemSlope", 1.0, verdict_measure_exact(sm, n), verdict_rule_between(0.9, 1.1),
-                    "log-log slope of the bytes the tiled head allocates vs T, T >= %zu (linear: 1)", FIT_MIN_T);
+        exp_claim(e, "anyLengthMemSlope", 1.0, verdict_measure_exact(sm, n),
+                  verdict_rule_between(0.9, 1.1), "log-log slope of the bytes the tiled head "
+                  "allocates vs T, T >= %zu (linear: 1)", FIT_MIN_T);
     if (!isnan(sp))
-        exp_control(e, "anyLengthPlainMemSlope", 2.0, verdict_measure_exact(sp, n), verdict_rule_at_least(1.5),
-                    "log-log slope of the bytes the plain head allocates vs T, 500 <= T <= %zu (T x T terms: toward 2)", max_plain_T);
-    exp_reported(e, "anyLengthLongestMiB", NAN, verdict_measure_exact(tiled_bytes[n - 1] / 1048576.0, 1),
+        exp_control(e, "anyLengthPlainMemSlope", 2.0, verdict_measure_exact(sp, n),
+                    verdict_rule_at_least(1.5), "log-log slope of the bytes the plain head "
+                    "allocates vs T, 500 <= T <= %zu (T x T terms: toward 2)", max_plain_T);
+    exp_reported(e, "anyLengthLongestMiB", NAN,
+                 verdict_measure_exact(tiled_bytes[n - 1] / 1048576.0, 1),
                  "MiB the tiled head allocates at T = %zu (one thread's tiles; each further "
-                 "thread adds %.2f MiB)", Tmax, (double)tiled_thread_bytes(tiled_tiles_default(), DK, DV) / 1048576.0);
-    exp_reported(e, "anyLengthBytesPerToken", NAN, verdict_measure_exact(tiled_bytes[n - 1] / (double)Tmax, 1),
-                 "bytes per token at T = %zu, one thread's tiles (X, K, V, O hold %d)", Tmax, 8 * (D + DK + DV + DV));
+                 "thread adds %.2f MiB)", Tmax,
+                 (double)tiled_thread_bytes(tiled_tiles_default(), DK, DV) / 1048576.0);
+    exp_reported(e, "anyLengthBytesPerToken", NAN,
+                 verdict_measure_exact(tiled_bytes[n - 1] / (double)Tmax, 1),
+                 "bytes per token at T = %zu, one thread's tiles (X, K, V, O hold %d)", Tmax,
+                 8 * (D + DK + DV + DV));
     // the row whenever the sweep reaches the slope's lengths, NaN if the CPU budget left them
     // untimed: the rows do not depend on the machine's speed
     if (!isnan(st) || timing_max_T >= TIME_FIT_MIN_T)
-        exp_reported(e, "anyLengthTimeSlope", NAN, verdict_measure_time(st, NAN, NAN, rule.min_reps), "log-log slope of the "
-                     "tiled head's median time vs T, %zu <= T <= %zu, one thread (about 2; NaN: fewer than 3 "
-                     "lengths timed within --timing-budget)", TIME_FIT_MIN_T, timing_max_T);
-    exp_summary(e, "the same W_Q, W_K, W_V ran on T = %zu .. %zu tokens (the section: 5 or 100,000)", Ts[0], Tmax);
+        exp_reported(e, "anyLengthTimeSlope", NAN,
+                     verdict_measure_time(st, NAN, NAN, rule.min_reps), "log-log slope of the "
+                     "tiled head's median time vs T, %zu <= T <= %zu, one thread (about 2; NaN: "
+                     "fewer than 3 lengths timed within --timing-budget)", TIME_FIT_MIN_T,
+                     timing_max_T);
+    exp_summary(e, "the same W_Q, W_K, W_V ran on T = %zu .. %zu tokens (the section: 5 or "
+                "100,000)", Ts[0], Tmax);
     if (nplain)
-        exp_summary(e, "tiled = plain head within tolerance at %zu of %zu lengths T <= %zu (largest "
-                    "difference %.3g)", nplain - failed, nplain, max_plain_T, err);
-    if (!isnan(sm) && !isnan(sp)) exp_summary(e, "memory grows like T^%.3f (tiled) against T^%.3f (plain, its T x T scores)", sm, sp);
+        exp_summary(e, "tiled = plain head within tolerance at %zu of %zu lengths T <= %zu "
+                    "(largest difference %.3g)", nplain - failed, nplain, max_plain_T, err);
+    if (!isnan(sm) && !isnan(sp))
+        exp_summary(e, "memory grows like T^%.3f (tiled) against T^%.3f (plain, its T x T "
+                    "scores)", sm, sp);
     return ATT_OK;
 }
 
@@ -217,13 +241,17 @@ int main(int argc, char **argv)
 {
     static const opt_spec extra[] = {
         {"max-T", OPT_SIZE, &max_T, "N", "largest T of the default list (default 100000)"},
-        {"max-plain-T", OPT_SIZE, &max_plain_T, "N", "run and compare the plain head up to this T (default 4096)"},
-        {"timing-max-T", OPT_SIZE, &timing_max_T, "N", "time both heads up to this T (default 10000)"},
-        {"reps", OPT_SIZE, &reps, "N", "most timed passes per (head, T), >= 3 (default 9; fewer once the median is known to +-5%)"},
+        {"max-plain-T", OPT_SIZE, &max_plain_T, "N",
+         "run and compare the plain head up to this T (default 4096)"},
+        {"timing-max-T", OPT_SIZE, &timing_max_T, "N",
+         "time both heads up to this T (default 10000)"},
+        {"reps", OPT_SIZE, &reps, "N", "most timed passes per (head, T), >= 3 (default 9; fewer "
+         "once the median is known to +-5%)"},
         {"timing-budget", OPT_DOUBLE, &timing_budget, "S",
          "CPU seconds for all the times (default 8; "
          "a (head, T) whose predicted cost does not fit is not timed)"},
         {NULL, 0, NULL, NULL, NULL}};
-    static const experiment_def def = {"any_length", NULL, OPT_SEED | OPT_T, 20261129UL, 0, extra, run};
+    static const experiment_def def = {"any_length", NULL, OPT_SEED | OPT_T, 20261129UL, 0, extra,
+                                       run};
     return exp_main(&def, argc, argv);
 }

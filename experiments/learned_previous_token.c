@@ -16,12 +16,32 @@
  * Measured (n_vocab = 8, T = 8, batches of 8, lr 0.05) at d_k = d_v in
  * {1, 2, 3, 4, 6, 8, 12, 16} x budgets S/16 .. S (S = --steps), --seeds heads
  * per point: held-out accuracy on --draws fresh sequences and the mean weight
- * a_{t,t-1}, with 95% CIs over seeds (prevlearn_seed_ci). Writes
- * learned_previous_token.csv, _draws.csv (every pair), _A.csv (draw 0's map).
+ * a_{t,t-1}, with 95% CIs over seeds (seed_ci). Writes learned_previous_token.csv,
+ * _draws.csv (every pair), _A.csv (draw 0's map).
+ *
+ * ONE training trajectory per (width, seed), evaluated at the checkpoints: the pair of
+ * seed i at (d_k, S_k) is seed i's trajectory after S_k Adam steps, its train loss the
+ * mean over steps S_{k-1} + 1 .. S_k (S_{k-1} = S_k / 2, the second half). Seed i's
+ * trajectory is draw i on the stream of the point (d_k, steps 0) (sweep_stream), which
+ * does not depend on S: a run with another --steps, --budgets or --dk trains the same
+ * heads, longer or shorter (its checkpoint at 1600 steps is the default run's row at
+ * 1600). Two runs of the Monte Carlo engine:
+ *   1. the trajectories (train_all): draw i at (d_k, 0) trains and evaluates seed i's
+ *      pair; and at every point (d_k, S_k) of the grid, on that point's stream, draw i
+ *      takes the generator's first output (its key);
+ *   2. the sweep (sweep_run: the CSVs): draw i at (d_k, S_k) takes the same first
+ *      output, finds by it which draw of step 1 it is (the sweep's draw function is
+ *      not given its index) and returns seed i's statistics at S_k.
  */
 #include "prelude.h"
-#include "prevlearn.h"
+#include "mc.h"
+#include "mem.h"
 #include "prevtrain.h"
+#include "stat.h"
+#include "tiedhead.h"
+
+#include <string.h>
+#include <gsl/gsl_cdf.h>
 
 static const size_t WIDTHS[] = {1, 2, 3, 4, 6, 8, 12, 16};
 enum { NCP = 5, W_SMALL = 2, W_SIDE = 4 };   /* checkpoints; the widths the verdicts name */
@@ -29,149 +49,436 @@ static size_t n_vocab = 8, seeds = 10, steps = 1600, batch = 8, map_dk = W_SMALL
 
 /* per draw, for the separate head then the tied one (C_TIED offsets the second) */
 #define TRAIN SW_TRAIN_ROUND(NULL)
-#define STATS(X) X(S_ACC, "sep_acc", TRAIN) X(S_W, "sep_weight", TRAIN) X(S_TRAIN, "sep_train_loss", TRAIN) \
-    X(S_LOSS, "sep_heldout_loss", TRAIN) X(S_DIST, "sep_distinct", TRAIN) X(S_T_ACC, "tied_acc", TRAIN)   \
-    X(S_T_W, "tied_weight", TRAIN) X(S_T_TRAIN, "tied_train_loss", TRAIN)                                  \
-    X(S_T_LOSS, "tied_heldout_loss", TRAIN) X(S_T_DIST, "tied_distinct", TRAIN)
+#define STATS(X) X(S_ACC, "sep_acc", TRAIN) X(S_W, "sep_weight", TRAIN)                        \
+    X(S_TRAIN, "sep_train_loss", TRAIN) X(S_LOSS, "sep_heldout_loss", TRAIN)                  \
+    X(S_DIST, "sep_distinct", TRAIN) X(S_T_ACC, "tied_acc", TRAIN) X(S_T_W, "tied_weight", TRAIN) \
+    X(S_T_TRAIN, "tied_train_loss", TRAIN) X(S_T_LOSS, "tied_heldout_loss", TRAIN)            \
+    X(S_T_DIST, "tied_distinct", TRAIN)
 SWEEP_STATS(STATS);
 enum { C_TIED = S_T_ACC };
 
-typedef prevlearn_ctx ctx;        /* the start model and the generator's name */
-typedef prevlearn_work work;      /* the training and held-out generators    */
-/* One head (tied or not) of width d_k trained for S Adam steps from the generator
- * state `start`, evaluated on the held-out sequences of eval_seed: out[S_ACC .. S_DIST]
- * (of that case); the mean attention map (T, T) into A if not NULL. */
-static int train_eval(const gsl_rng *start, double *out, const ctx *c, size_t dk, int tied, size_t S,
+/* The run's context (read-only during both runs of the engine): the model every head
+ * starts from (its d_k and tying set per head), the generator's name, the held-out
+ * predictions per head (H (T - 1)); the checkpoints cp[0 .. ncp - 1] (the last `budgets`
+ * of S/16 .. S, ncp = budgets); the points of step 1, ncp + 1 per width dk[a]:
+ * pts[POINT(c, a, k)] = (dk[a], cp[k]) for k < ncp (the keys), (dk[a], 0) for k = ncp
+ * (the trajectories); its table tab (n1 = 1 + ncp NSTAT values per draw: the first
+ * output, then at the points (d_k, 0) the statistics of every checkpoint); the map
+ * run's statistics of draw 0 at (map_dk, 0) (map_out, ncp NSTAT values), which step 1
+ * takes instead of training that pair again. */
+typedef struct {
+    prev_config base;
+    const char *rng_name;
+    size_t predictions;
+    double cp[NCP];
+    size_t ncp, ndk, dk[OPTS_MAX_LIST], npts, n1;
+    sweep_point *pts;
+    const double *tab;
+    double map_out[NCP * NSTAT];
+} ctx;
+#define POINT(c, a, k) ((a) * ((c)->ncp + 1) + (k))
+
+/* ---- the CIs over seeds ------------------------------------------------ */
+
+/* The 95% CI over the seeds of a mean in a: mean -+ t_{0.975, n-1} sd / sqrt(n);
+ * for an accuracy (accuracy != 0) its union with the Wilson interval of
+ * round(mean N) correct out of N = n predictions, clipped to [0, 1] (seeds
+ * that all score 1.000 still get an interval of nonzero width). */
+static measure seed_ci(const stat_acc *a, size_t predictions, int accuracy)
+{
+    double h = a->n > 1 ? gsl_cdf_tdist_Pinv(0.975, (double)(a->n - 1)) * stat_se(a) : NAN;
+    double lo = a->mean - h, hi = a->mean + h, N = (double)a->n * (double)predictions, wl, wh;
+    if (accuracy) {
+        stat_ci95_wilson(round(a->mean * N), N, &wl, &wh);
+        lo = fmax(0.0, fmin(lo, wl)), hi = fmin(1.0, fmax(hi, wh));
+    }
+    return verdict_measure_as(verdict_measure_ci(a->mean, lo, hi, a->n), NAT_TRAINING);
+}
+
+/* The sweep's derived columns: sep_acc_ci_lo, _hi, sep_weight_ci_lo, _hi, tied_acc_ci_lo,
+ * _hi, tied_weight_ci_lo, _hi, the seed CIs above, compared as training results. */
+enum { NDERIVED = 8 };
+#define CI_PAIR(k, name)                                                                      \
+    SWEEP_DERIVED(k, name "_ci_lo", NAT_TRAINING, name "_ci_lo", name "_ci_hi", NULL),        \
+    SWEEP_DERIVED((k) + 1, name "_ci_hi", NAT_TRAINING, name "_ci_lo", name "_ci_hi", NULL)
+static const table_col derived[NDERIVED] = {CI_PAIR(0, "sep_acc"), CI_PAIR(2, "sep_weight"),
+                                            CI_PAIR(4, "tied_acc"), CI_PAIR(6, "tied_weight")};
+
+static void derive(double *col, const sweep_point *pt, const stat_acc *a, const void *cv)
+{
+    const ctx *c = cv;
+    (void)pt;
+    for (int k = 0; k < 4; k++) {   // k: separate acc, weight, then tied acc, weight
+        size_t s = (size_t)(k / 2) * C_TIED + (k % 2 ? S_W : S_ACC);
+        measure m = seed_ci(&a[s], c->predictions, k % 2 == 0);
+        col[2 * k] = m.ci_low, col[2 * k + 1] = m.ci_high;
+    }
+}
+
+/* ---- one trajectory ------------------------------------------------------ */
+
+/* Per thread: the training and the held-out generators. */
+typedef struct { gsl_rng *train, *eval; } work;
+
+static void work_free(void *p)
+{
+    work *w = p;
+    if (w && w->train) gsl_rng_free(w->train);
+    if (w && w->eval) gsl_rng_free(w->eval);
+    free(w);
+}
+
+static void *work_alloc(void *cv)
+{
+    const char *name = ((const ctx *)cv)->rng_name;
+    work *w = calloc(1, sizeof *w);
+    if (w && (w->train = rng_new(name, 1)) && (w->eval = rng_new(name, 1))) return w;
+    work_free(w);
+    if (!att_last_code()) att_fail(ATT_ERUNTIME, "out of memory for the training's generators");
+    return NULL;
+}
+
+/* One head (tied or not) of width d_k trained from the generator state `start` for
+ * S = cp[ncp - 1] Adam steps, evaluated at every checkpoint S_k = cp[k] on the held-out
+ * sequences of eval_seed: out[k NSTAT + S_ACC .. S_DIST] (of that case: + C_TIED when
+ * tied); its train loss the mean over steps S_{k-1} + 1 .. S_k, S_{k-1} = S_k / 2 (the
+ * second half); the mean attention map (T, T) at S into A if not NULL. */
+static int trajectory(const gsl_rng *start, double *out, const ctx *c, size_t dk, int tied,
                       unsigned long eval_seed, work *w, gsl_matrix *A)
 {
     prev_config pc = c->base;
-    pc.dk = dk, pc.tied = tied;   /* tied: W_V = W_K, one matrix for keys and values (prevtrain.h) */
+    pc.dk = dk, pc.tied = tied;   /* tied: W_V = W_K, one matrix for keys and values */
     prev_model m;
-    prev_eval ev = {0};
     int rc = prevtrain_model_alloc(&m, &pc);
     if (rc) return rc;
     gsl_rng_memcpy(w->train, start);
     prevtrain_init(w->train, &m);
-    // Adam steps 1 .. S/2, then S/2 + 1 .. S: the train loss is the mean over the second half
-    if (S / 2 >= 1) rc = prevtrain_run(w->train, &m, 1, S / 2, NULL);
-    if (!rc) rc = prevtrain_run(w->train, &m, S / 2 + 1, S, &out[S_TRAIN]);
-    gsl_rng_set(w->eval, eval_seed);
-    if (!rc) rc = prevtrain_evaluate(w->eval, &m, &ev, A);
-    out[S_ACC] = ev.accuracy, out[S_W] = ev.weight_prev, out[S_LOSS] = ev.loss, out[S_DIST] = (double)ev.distinct;
+    // Adam steps 1 .. S_0 / 2 (no loss kept); then S_{k-1} + 1 .. S_k and the evaluation at S_k
+    size_t done = (size_t)c->cp[0] / 2;
+    if (done >= 1) rc = prevtrain_run(w->train, &m, 1, done, NULL);
+    for (size_t k = 0; k < c->ncp && !rc; k++) {
+        double *o = out + k * NSTAT + (tied ? C_TIED : 0);
+        size_t Sk = (size_t)c->cp[k];
+        prev_eval ev = {0};
+        rc = prevtrain_run(w->train, &m, done + 1, Sk, &o[S_TRAIN]);
+        done = Sk;
+        gsl_rng_set(w->eval, eval_seed);   /* the same held-out sequences at every checkpoint */
+        if (!rc) rc = prevtrain_evaluate(w->eval, &m, &ev, k + 1 == c->ncp ? A : NULL);
+        o[S_ACC] = ev.accuracy, o[S_W] = ev.weight_prev, o[S_LOSS] = ev.loss;
+        o[S_DIST] = (double)ev.distinct;
+    }
     prevtrain_model_free(&m);
     return rc;
 }
 
-/* one draw at (d_k, S): a separate and a tied head from the same generator state */
-static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *w, const void *c)
+/* ---- the two runs of the engine ----------------------------------------- */
+
+/* Step 1, draw i at point p: out[0] = the generator's first output; at (d_k, 0) seed i's
+ * separate and tied trajectories from the generator's state after it (out[1 ..]; draw 0
+ * at map_dk copied from the map run, which trained that very pair). */
+static int train_all(gsl_rng *rng, void *cv, void *wv, size_t p, size_t i, double *out)
 {
+    const ctx *c = cv;
+    const sweep_point *pt = &c->pts[p];
     unsigned long eval_seed = gsl_rng_get(rng);
-    int rc = train_eval(rng, out, c, pt->dk, 0, (size_t)pt->x, eval_seed, w, NULL);
-    return rc ? rc : train_eval(rng, out + C_TIED, c, pt->dk, 1, (size_t)pt->x, eval_seed, w, NULL);
+    out[0] = (double)eval_seed;
+    for (size_t k = 1; k < c->n1; k++) out[k] = 0.0;
+    if (p % (c->ncp + 1) < c->ncp) return ATT_OK;   /* a checkpoint's point: its key only */
+    if (i == 0 && pt->dk == map_dk) {
+        memcpy(out + 1, c->map_out, c->ncp * NSTAT * sizeof *out);
+        return ATT_OK;
+    }
+    int rc = trajectory(rng, out + 1, c, pt->dk, 0, eval_seed, wv, NULL);
+    return rc ? rc : trajectory(rng, out + 1, c, pt->dk, 1, eval_seed, wv, NULL);
+}
+
+/* Step 2, a draw at (d_k, S_k): the draw i of step 1 at this point with the same first
+ * output (exactly one: two would make the table ambiguous, an error), then seed i's
+ * statistics at S_k from its trajectory at (d_k, 0). */
+static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *w, const void *cv)
+{
+    (void)w;
+    const ctx *c = cv;
+    double key = (double)gsl_rng_get(rng);
+    size_t a = 0, k = 0, i = seeds, found = 0;
+    while (a < c->ndk && c->dk[a] != pt->dk) a++;
+    while (k < c->ncp && c->cp[k] != pt->x) k++;
+    if (a == c->ndk || k == c->ncp)
+        return att_fail(ATT_ERUNTIME, "learned_previous_token: (d_k = %zu, steps = %g) is not a "
+                        "point of the trained grid", pt->dk, pt->x);
+    const double *keys = c->tab + POINT(c, a, k) * seeds * c->n1;
+    for (size_t j = 0; j < seeds; j++)
+        if (keys[j * c->n1] == key) i = j, found++;
+    if (found != 1)
+        return att_fail(ATT_ERUNTIME, "learned_previous_token: %zu draws of (d_k = %zu, steps = "
+                        "%g) start with this generator output (another --seed avoids it)", found,
+                        pt->dk, pt->x);
+    const double *traj = c->tab + (POINT(c, a, c->ncp) * seeds + i) * c->n1 + 1;
+    memcpy(out, traj + k * NSTAT, NSTAT * sizeof *out);
+    return ATT_OK;
+}
+
+/* ---- the figure's maps and the exact tied head ----------------------------- */
+
+typedef struct { size_t query, key; double separate, tied; } map_row;
+static const table_col map_cols[] = {COL(map_row, query), COL(map_row, key), COL(map_row, separate),
+                                     COL(map_row, tied)};
+
+/* dir/name: query,key,separate,tied for every cell of the two maps A_sep, A_tied (T, T). */
+static int map_write(const char *dir, const char *name, const gsl_matrix *A_sep,
+                     const gsl_matrix *A_tied)
+{
+    size_t T = A_sep->size1;
+    map_row *rows = calloc(T * T, sizeof *rows);
+    if (!rows) return att_fail(ATT_ERUNTIME, "%s: out of memory", name);
+    for (size_t i = 0; i < T * T; i++)
+        rows[i] = (map_row){i / T, i % T, gsl_matrix_get(A_sep, i / T, i % T),
+                            gsl_matrix_get(A_tied, i / T, i % T)};
+    int rc = TABLE_WRITE(dir, name, map_cols, rows, T * T);
+    free(rows);
+    return rc;
+}
+
+/* The figure's maps: draw 0 of the trajectories at d_k = map_dk, from the stream of
+ * (map_dk, 0), the separate then the tied trajectory (their statistics into c->map_out),
+ * their mean attention maps A (T, T) at S written to <out_dir>/learned_previous_token_A.csv. */
+static int map_run(experiment *e, ctx *c, size_t T)
+{
+    const sweep_point pt = {.dk = map_dk, .x = 0.0};
+    gsl_rng *rng = sweep_rng(e, &pt);
+    work *w = work_alloc(c);
+    gsl_matrix *A[2] = {mat_new(T, T), mat_new(T, T)};
+    int rc = rng && w && A[0] && A[1] ? ATT_OK : att_alloc_status();
+    unsigned long eval_seed = rng ? gsl_rng_get(rng) : 0;   /* as train_all takes it */
+    for (int t = 0; t < 2 && !rc; t++)
+        rc = trajectory(rng, c->map_out, c, map_dk, t, eval_seed, w, A[t]);
+    if (!rc) rc = map_write(e->o.out_dir, "learned_previous_token_A.csv", A[0], A[1]);
+    mat_free(A[0]), mat_free(A[1]), work_free(w);
+    if (rng) gsl_rng_free(rng);
+    return rc;
+}
+
+/* The exact tied head W_V = W_K at d_k = w (tiedhead_exact, lambda 12) for n_vocab tokens
+ * and length T, evaluated on `heldout` sequences from the stream of the point {d_k = w,
+ * case 1}: with the causal mask into *ev, the same weights without it into *nomask. */
+static int exact_tied(const experiment *e, size_t T, size_t w, size_t heldout, prev_eval *ev,
+                      prev_eval *nomask)
+{
+    prev_config c = prevtrain_config_default(n_vocab, T, w, 1);
+    c.heldout = heldout;
+    prev_model m;
+    int rc = prevtrain_model_alloc(&m, &c);
+    if (rc) return rc;
+    const sweep_point pt = {.dk = w, .kase = 1};     /* its held-out stream */
+    gsl_rng *g = sweep_rng(e, &pt);
+    rc = g ? tiedhead_exact(&m, 12.0) : att_alloc_status();
+    if (!rc) rc = prevtrain_evaluate(g, &m, ev, NULL);
+    m.p.causal = 0;   /* the same weights without the mask */
+    if (!rc) rc = prevtrain_evaluate(g, &m, nomask, NULL);
+    if (g) gsl_rng_free(g);
+    prevtrain_model_free(&m);
+    return rc;
+}
+
+/* The control that the width allows a tied head at d_k = 2: the exact tied heads at
+ * d_k = 2 and 3 (exact_tied, 20000 held-out sequences each) and their verdict rows
+ * lptTiedExact, lptTiedExactNoMask, lptTiedExactThree (accuracy CI above 0.999, Wilson
+ * interval over the predictions). */
+static int exact_check(experiment *e, size_t T)
+{
+    prev_eval ex[2][2];
+    int st = ATT_OK;
+    for (size_t w = 2; w <= 3 && !st; w++)
+        st = exact_tied(e, T, w, 20000, &ex[w - 2][0], &ex[w - 2][1]);
+    if (st) return st;
+    for (size_t w = 2; w <= 3; w++) {   // the width allows d_k = 2 under the causal mask
+        const prev_eval *x = &ex[w - 2][0];
+        double lo, hi;
+        stat_ci95_wilson((double)x->correct, (double)x->predictions, &lo, &hi);
+        exp_control(e, w == 2 ? "lptTiedExact" : "lptTiedExactThree", 1.0,
+                    verdict_measure_ci(x->accuracy, lo, hi, x->predictions),
+                    verdict_rule_ci_above(0.999),
+                    "an exact tied head W_V = W_K at d_k = %zu, built (1-D zig-zag position code, "
+                    "token heights 4^v, token-blind queries, sector read-out; needs the causal "
+                    "mask): accuracy over %zu predictions", w, x->predictions);
+        if (w == 2)
+            exp_reported(e, "lptTiedExactNoMask", NAN,
+                         verdict_measure_exact(ex[0][1].accuracy, ex[0][1].predictions),
+                         "the same exact tied head without the causal mask: accuracy (all T keys "
+                         "visible: a 1-D code is extreme at two positions only)");
+    }
+    exp_summary(e, "an exact tied head at d_k = 2 (causal mask): accuracy %.4f; without the mask "
+                "%.4f", ex[0][0].accuracy, ex[0][1].accuracy);
+    return ATT_OK;
+}
+
+/* The index of the point (d_k, steps S) in r, or r->npoints if it did not run. */
+static size_t find(const sweep_result *r, size_t dk, double S)
+{
+    size_t p = 0;
+    while (p < r->npoints && !(r->pt[p].dk == dk && r->pt[p].x == S)) p++;
+    return p;
+}
+
+/* step 1's stream of point p: the sweep's of that point (sweep.h: sweep_stream) */
+static uint64_t point_stream(const void *cv, size_t p)
+{
+    return sweep_stream(&((const ctx *)cv)->pts[p]);
+}
+
+/* Step 1 (the trajectories) into the table c->tab (mem_calloc'd: *tab, free with
+ * mem_free(*tab, npts seeds, n1 doubles)); c->pts, c->tab set. */
+static int train_table(experiment *e, ctx *c, double **tab)
+{
+    size_t np = c->ndk * (c->ncp + 1);
+    *tab = NULL;
+    c->pts = calloc(np, sizeof *c->pts);
+    stat_acc *acc = calloc(np * c->n1, sizeof *acc);
+    if (c->pts && acc)
+        *tab = mem_calloc(np * seeds, c->n1 * sizeof(double), "the trajectories' table");
+    int rc = c->pts && acc && *tab ? ATT_OK : att_alloc_status();
+    for (size_t p = 0; p < np && c->pts; p++) {
+        size_t k = p % (c->ncp + 1);   /* the checkpoints', then the trajectories' point */
+        c->pts[p] = (sweep_point){.dk = c->dk[p / (c->ncp + 1)], .x = k < c->ncp ? c->cp[k] : 0.0};
+    }
+    mc_config cfg = exp_mc(e, "learned_previous_token: training");
+    cfg.nstats = c->n1, cfg.points = np, cfg.draw_at = train_all, cfg.ctx = c, cfg.values = *tab;
+    cfg.point_stream = point_stream, cfg.draws = seeds;
+    cfg.alloc = work_alloc, cfg.free = work_free;
+    if (!rc) rc = mc_run(&cfg, acc);
+    free(acc);
+    c->npts = np, c->tab = *tab;
+    return rc;
 }
 
 static int run(experiment *e)
 {
     size_t T = e->o.T ? e->o.T : 8, H = e->o.draws;
     if (T < 2 || T > 4096)
-        return exp_usage("--T %zu: needs 2 <= T <= 4096 (a previous token; a T x T map per head)", T);
+        return exp_usage("--T %zu: needs 2 <= T <= 4096 (a previous token; a T x T map per head)",
+                         T);
     if (n_vocab < 2) return exp_usage("--vocab %zu: needs >= 2 tokens", n_vocab);
     if (seeds < 2) return exp_usage("--seeds %zu: a t-interval over seeds needs >= 2", seeds);
     if (steps < 16) return exp_usage("--steps %zu: needs >= 16 (checkpoints at S/16 .. S)", steps);
-    if (budgets < 1 || budgets > NCP) return exp_usage("--budgets %zu: needs 1 .. %d", budgets, NCP);
+    if (budgets < 1 || budgets > NCP)
+        return exp_usage("--budgets %zu: needs 1 .. %d", budgets, NCP);
+    // predictions per head: H (T - 1); the widths: --dk's list, else WIDTHS
+    ctx c = {.base = prevtrain_config_default(n_vocab, T, 1, 0), .rng_name = e->o.rng_name,
+             .predictions = 0, .ncp = budgets, .n1 = 1 + budgets * NSTAT};
+    const opts_list *l = &e->o.dk_list;
+    c.ndk = l->n ? l->n : sizeof WIDTHS / sizeof WIDTHS[0];
+    for (size_t a = 0; a < c.ndk; a++) c.dk[a] = l->n ? l->v[a] : WIDTHS[a];
     // sizes that cannot overflow (opts.h): Z, P (T x vocab), the map (T x map-dk), a batch of
-    // tokens (batch x T), the per-draw table (seeds per point), H (T - 1) held-out predictions
-    size_t npt = sizeof WIDTHS / sizeof WIDTHS[0] * budgets, nd = 0, npred = 0;
+    // tokens (batch x T), the per-draw tables (seeds per point: the sweep's, the trajectories'),
+    // H (T - 1) held-out predictions
+    size_t npt = c.ndk * budgets, nd = 0, nd1 = 0;
     int over = __builtin_mul_overflow(npt, seeds, &nd);
+    int over1 = __builtin_mul_overflow(npt + c.ndk, seeds, &nd1);   /* step 1: + (d_k, 0) */
     if (opts_need(&e->o, NULL, sizeof(double), "T*vocab", T, n_vocab) ||
         opts_need(&e->o, NULL, sizeof(double), "T*map-dk", T, map_dk) ||
         opts_need(&e->o, NULL, sizeof(size_t), "batch*T", batch, T) ||
-        opts_need_for(&e->o, "--seeds", seeds, "the per-draw table", nd, over, NSTAT * 8))
+        opts_need_for(&e->o, "--seeds", seeds, "the per-draw table", nd, over, NSTAT * 8) ||
+        opts_need_for(&e->o, "--seeds", seeds, "the trajectories' table", nd1, over1, c.n1 * 8))
         return ATT_EUSAGE;
-    if (__builtin_mul_overflow(H, T - 1, &npred))
+    if (__builtin_mul_overflow(H, T - 1, &c.predictions))
         return exp_usage("--draws %zu, --T %zu: H (T - 1) predictions overflow a count", H, T);
-    // predictions per head: H (T - 1); the CI columns read S_ACC, S_W of each case (C_TIED apart)
-    ctx c = {.base = prevtrain_config_default(n_vocab, T, 1, 0), .rng_name = e->o.rng_name,
-             .predictions = H * (T - 1), .acc = S_ACC, .weight = S_W, .tied = C_TIED};
     c.base.steps = steps, c.base.batch = batch, c.base.heldout = H;
-    double cp[NCP];
-    for (size_t i = 0; i < NCP; i++) cp[i] = (double)(steps >> (NCP - 1 - i));
+    // the checkpoints: the last `budgets` of S/16, S/8, S/4, S/2, S
+    for (size_t k = 0; k < budgets; k++) c.cp[k] = (double)(steps >> (budgets - 1 - k));
     sweep_grid g;
     sweep_grid_init(&g);
     sweep_axis(&g, AX_DK, sizeof WIDTHS / sizeof WIDTHS[0], WIDTHS);
-    sweep_axis_x(&g, "steps", budgets, cp + NCP - budgets);   /* the last `budgets` of them */
+    sweep_axis_x(&g, "steps", budgets, c.cp);
     sweep_def def = SWEEP_DEF(draw);
-    def.ctx = &c, def.draws = seeds, def.work_alloc = prevlearn_work_alloc, def.work_free = prevlearn_work_free;
-    def.nderived = PREVLEARN_NDERIVED, def.derived = prevlearn_derived, def.derive = prevlearn_derive;
+    def.ctx = &c, def.draws = seeds;
+    def.nderived = NDERIVED, def.derived = derived, def.derive = derive;
     def.draws_csv = "learned_previous_token_draws.csv";
     // Every thread: the tiny (8 x 16) products are mat_gemm's fixed-order kernel (mat.h), not
     // OpenBLAS (whose buffer lock made 2 threads cost twice the CPU of 1); the same bytes for
     // any thread count (mc.h) and any OpenBLAS kernel (tests/test_learned_previous_token.sh).
     sweep_result r;
-    // the figure's maps: draw 0 at (map_dk, S) again, separate and tied (prevlearn.h)
-    int st = prevlearn_map_run(e, &c, T, map_dk, steps, NSTAT, train_eval, "learned_previous_token_A.csv");
+    double *tab = NULL;
+    // the figure's maps: draw 0 at (map_dk, 0), separate and tied; then every trajectory
+    // (step 1, which takes that pair from the map run), then the sweep (step 2: the CSVs)
+    int st = map_run(e, &c, T);
+    if (!st) st = train_table(e, &c, &tab);
     if (!st) st = sweep_run(e, &g, &def, &r);
+    if (tab) mem_free(tab, c.npts * seeds, c.n1 * sizeof(double));
+    free(c.pts);
     if (st) return st;
     exp_meta(e, "n_vocab: %zu\nT: %zu\nd: %zu\nsteps: %zu\nbatch: %zu\nlr: %g\nseeds: %zu\n"
-             "heldout: %zu\nmap_dk: %zu", n_vocab, T, n_vocab + T, steps, batch, c.base.adam.lr, seeds, H, map_dk);
+             "heldout: %zu\nmap_dk: %zu", n_vocab, T, n_vocab + T, steps, batch, c.base.adam.lr,
+             seeds, H, map_dk);
 
     // verdicts at the full budget S: the accumulators of the point (d_k, S)
-#define AT(dk) prevlearn_find(&r, dk, (double)steps)
-#define ACC(p, t) prevlearn_seed_ci(sweep_acc(&r, p, (t) * C_TIED + S_ACC), c.predictions, 1)
-#define WGT(p, t) prevlearn_seed_ci(sweep_acc(&r, p, (t) * C_TIED + S_W), c.predictions, 0)
+#define AT(dk) find(&r, dk, (double)steps)
+#define ACC(p, t) seed_ci(sweep_acc(&r, p, (t) * C_TIED + S_ACC), c.predictions, 1)
+#define WGT(p, t) seed_ci(sweep_acc(&r, p, (t) * C_TIED + S_W), c.predictions, 0)
     size_t n = r.npoints, ps = AT(W_SMALL), pw = AT(W_SIDE), pf = AT(n_vocab + T), p1 = AT(1);
     if (ps < n) {   // d_k = 2: room for a position code or a token code, not both side by side
         exp_claim(e, "lptSepAcc", 1.0, ACC(ps, 0), verdict_rule_ci_above(0.95),
-                  "separate W_K, W_V at d_k = d_v = %d: held-out accuracy after %zu steps", W_SMALL, steps);
+                  "separate W_K, W_V at d_k = d_v = %d: held-out accuracy after %zu steps", W_SMALL,
+                  steps);
         exp_headline(e);
         exp_claim(e, "lptSepWeight", 1.0, WGT(ps, 0), verdict_rule_ci_above(0.9),
                   "separate at d_k = %d: mean attention weight on t-1", W_SMALL);
         exp_claim(e, "lptTiedAcc", NAN, ACC(ps, 1), verdict_rule_ci_below(0.9),
-                  "tied W_V = W_K at d_k = %d, same budget (%zu Adam steps, over %zu seeds): held-out "
-                  "accuracy; not learned in this budget, though an exact tied head exists at this width "
-                  "(lptTiedExact)", W_SMALL, steps, seeds);
-        exp_reported(e, "lptTiedWeight", NAN, WGT(ps, 1), "tied at d_k = %d: mean attention weight on t-1", W_SMALL);
-        exp_summary_measure(e, "separate W_K, W_V at d_k = 2: held-out accuracy", ACC(ps, 0), "the section: keys find, values deliver");
-        exp_summary_measure(e, "tied W_V = W_K at d_k = 2, same budget", ACC(ps, 1), "not learned; an exact tied head exists");
+                  "tied W_V = W_K at d_k = %d, same budget (%zu Adam steps, over %zu seeds): "
+                  "held-out accuracy; not learned in this budget, though an exact tied head exists "
+                  "at this width (lptTiedExact)", W_SMALL, steps, seeds);
+        exp_reported(e, "lptTiedWeight", NAN, WGT(ps, 1),
+                     "tied at d_k = %d: mean attention weight on t-1", W_SMALL);
+        exp_summary_measure(e, "separate W_K, W_V at d_k = 2: held-out accuracy", ACC(ps, 0),
+                            "the section: keys find, values deliver");
+        exp_summary_measure(e, "tied W_V = W_K at d_k = 2, same budget", ACC(ps, 1),
+                            "not learned; an exact tied head exists");
     }
     for (int t = 0; t <= 1 && ps == n; t++)   // a run without d_k = 2 (--dk W): what it measured
-        exp_reported(e, "", NAN, ACC(AT(r.pt[0].dk), t), "%s at d_k = %zu: held-out accuracy", t ? "tied" : "separate", r.pt[0].dk);
+        exp_reported(e, "", NAN, ACC(AT(r.pt[0].dk), t), "%s at d_k = %zu: held-out accuracy",
+                     t ? "tied" : "separate", r.pt[0].dk);
     if (pw < n)
         exp_claim(e, "lptTiedSide", NAN, ACC(pw, 1), verdict_rule_ci_above(0.95),
-                  "learnability: tied at d_k = %d reaches the task within %zu Adam steps (over %zu seeds; "
-                  "a budget result: exact tied heads exist from d_k = 2, lptTiedExact)", W_SIDE, steps, seeds);
+                  "learnability: tied at d_k = %d reaches the task within %zu Adam steps (over %zu "
+                  "seeds; a budget result: exact tied heads exist from d_k = 2, lptTiedExact)",
+                  W_SIDE, steps, seeds);
     if (pf < n)
         exp_control(e, "lptTiedFull", NAN, ACC(pf, 1), verdict_rule_ci_above(0.95),
-                    "positive control: tied at d_k = d = %zu (all of x_j fits) learns it", n_vocab + T);
+                    "positive control: tied at d_k = d = %zu (all of x_j fits) learns it",
+                    n_vocab + T);
     if (p1 < n) {   // d_v = 1: z_v = o w_v, so argmax_v is the largest or the smallest w_v
         double most = fmax(sweep_acc(&r, p1, S_DIST)->max, sweep_acc(&r, p1, S_T_DIST)->max);
         exp_identity(e, "", 2.0, verdict_measure_exact(most, 2 * seeds), verdict_rule_at_most(2.0),
-                     "d_k = d_v = 1: distinct tokens the head ever outputs (a scalar value names at most 2)");
+                     "d_k = d_v = 1: distinct tokens the head ever outputs (a scalar value names "
+                     "at most 2)");
         exp_reported(e, "lptOneDimAcc", 2.0 / (double)n_vocab, ACC(p1, 0),
                      "separate at d_k = 1: accuracy (expected <= 2/n_vocab)");
     }
     for (size_t p = 0; p < n; p++)
         if (r.pt[p].x == (double)steps && ACC(p, 1).ci_low >= 0.95) {
-            exp_reported(e, "lptTiedFirstWidth", NAN, verdict_measure_exact((double)r.pt[p].dk, seeds),
-                         "smallest width at which tied training reaches accuracy CI above 0.95 within %zu "
-                         "Adam steps (over %zu seeds; what the width allows is 2: lptTiedExact)", steps, seeds);
+            exp_reported(e, "lptTiedFirstWidth", NAN,
+                         verdict_measure_exact((double)r.pt[p].dk, seeds),
+                         "smallest width at which tied training reaches accuracy CI above 0.95 "
+                         "within %zu Adam steps (over %zu seeds; what the width allows is 2: "
+                         "lptTiedExact)", steps, seeds);
             break;
         }
     sweep_result_free(&r);
     // the control: exact tied heads exist at d_k = 2 and 3 (lib/claims/tiedhead.h)
-    return prevlearn_exact_check(e, n_vocab, T);
+    return exact_check(e, T);
 }
 
 int main(int argc, char **argv)
 {
     static const opt_spec extra[] = {
-        {"seeds", OPT_SIZE, &seeds, "N", "trained heads per (width, budget) (default 10; >= 2)"},
-        {"steps", OPT_SIZE, &steps, "S", "Adam steps per head (default 1600; checkpoints S/16 .. S)"},
+        {"seeds", OPT_SIZE, &seeds, "N",
+         "trained head pairs per width, each evaluated at every budget (default 10; >= 2)"},
+        {"steps", OPT_SIZE, &steps, "S",
+         "Adam steps per head (default 1600; checkpoints S/16 .. S)"},
         {"batch", OPT_SIZE, &batch, "B", "sequences per Adam step (default 8)"},
         {"vocab", OPT_SIZE, &n_vocab, "N", "vocabulary size (default 8)"},
         {"map-dk", OPT_SIZE, &map_dk, "W", "width of the attention-map figure (default 2)"},
-        {"budgets", OPT_SIZE, &budgets, "N", "run the last N budgets of S/16, S/8, S/4, S/2, S (default 5; "
-         "1: S alone, the one the verdicts read)"},
+        {"budgets", OPT_SIZE, &budgets, "N", "evaluate at the last N budgets of S/16, S/8, S/4, "
+         "S/2, S (default 5; 1: S alone, the one the verdicts read)"},
         {"draws", OPT_SIZE, NULL, NULL, "200 held-out sequences per trained head"},
         {NULL, 0, NULL, NULL, NULL}};
     static const experiment_def def = {"learned_previous_token",

@@ -21,9 +21,13 @@ stats f using ($1 == Tmax ? $12 : NaN) nooutput
 tmem = STATS_max
 stats f using ($1 == Pmax ? $13 : NaN) nooutput
 pmem = STATS_max
-sub = sprintf("{/*0.85 memory one head allocates (d = %d, double): tiled ∝ T, plain ∝ T²}", int(meta('d')))
-if (Tmax > Tmin) { set title sprintf("The same weights serve %s tokens or %s\n%s", thousands(Tmin), thousands(Tmax), sub) } \
-else { set title sprintf("The same weights serve any length (this run: T = %s)\n%s", thousands(Tmax), sub) }
+sub = sprintf("{/*0.85 memory one head allocates (d = %d, double): tiled ∝ T, plain ∝ T²}", \
+              int(meta('d')))
+if (Tmax > Tmin) { \
+    set title sprintf("The same weights serve %s tokens or %s\n%s", thousands(Tmin), \
+                      thousands(Tmax), sub) } \
+else { set title sprintf("The same weights serve any length (this run: T = %s)\n%s", \
+                         thousands(Tmax), sub) }
 set logscale xy
 set format x '10^{%L}'
 set format y '10^{%L}'
@@ -31,12 +35,15 @@ set xrange [Tmin / 1.5:Tmax * (SLIDE ? 3 : 30)]
 set yrange [0.01:*]
 set xlabel 'sequence length T (tokens)'
 set ylabel (SLIDE ? 'memory (MiB)' : 'memory allocated (MiB)')
-if (SLIDE) { set ytics 1e-2, 1000; set mytics 10 }   # 10^-2 .. 10^7: labels a factor 1000 apart (100 apart they touched)
+# 10^-2 .. 10^7: labels a factor 1000 apart (100 apart they touched)
+if (SLIDE) { set ytics 1e-2, 1000; set mytics 10 }
 set key off
 # direct labels at the ends of the lines
 set label 1 'tiled head' at Tmax * 1.2, tmem / MiB left tc ls 1
 set label 2 'plain head' at Pmax * 1.3, pmem / MiB / 1.5 left tc ls 3
-if (Tmax > Pmax) set label 3 sprintf("S and A alone at\nT = %s: %.0f GB", thousands(Tmax), 16.0 * Tmax * Tmax / 1e9) at Tmax / 1.5, 16.0 * Tmax * Tmax / MiB right tc rgb '#8b1a1a'
+if (Tmax > Pmax) set label 3 sprintf("S and A alone at\nT = %s: %.0f GB", thousands(Tmax), \
+                                     16.0 * Tmax * Tmax / 1e9) \
+    at Tmax / 1.5, 16.0 * Tmax * Tmax / MiB right tc rgb '#8b1a1a'
 if (SLIDE) {
     unset title   # the slide's frame title states the claim
     set label 2 at Tmin * 12, 0.02 left     # under its line, clear of it
@@ -45,8 +52,12 @@ if (SLIDE) {
     # points; the label in the axis's unit (MiB, two figures) and in GB
     set yrange [0.002:1e8]
     mib2(x) = floor(x / 10**(floor(log10(x)) - 1) + 0.5) * 10**(floor(log10(x)) - 1)
-    if (Tmax > Pmax) { set label 3 sprintf("dashed: S and A alone, %s MiB\n(%.0f GB) at T = %s", thousands(mib2(16.0 * Tmax * Tmax / MiB)), 16.0 * Tmax * Tmax / 1e9, thousands(Tmax)) at graph 0.03, graph 0.92 left }
+    if (Tmax > Pmax) { \
+        set label 3 sprintf("dashed: S and A alone, %s MiB\n(%.0f GB) at T = %s", \
+                            thousands(mib2(16.0 * Tmax * Tmax / MiB)), 16.0 * Tmax * Tmax / 1e9, \
+                            thousands(Tmax)) at graph 0.03, graph 0.92 left }
 }
-plot sample [x=Pmax:(Tmax > Pmax ? Tmax : Pmax * 1.001)] (Tmax > Pmax ? 16.0 * x * x / MiB : NaN) with lines ls 5 dt 2 lw 1.5, \
+plot sample [x=Pmax:(Tmax > Pmax ? Tmax : Pmax * 1.001)] \
+         (Tmax > Pmax ? 16.0 * x * x / MiB : NaN) with lines ls 5 dt 2 lw 1.5, \
      f using 1:($13 > 0 ? $13 / MiB : NaN) with linespoints ls 3, \
      f using 1:($12 / MiB) with linespoints ls 1

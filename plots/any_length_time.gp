@@ -16,7 +16,9 @@ stats f using ($9 == $9 ? $1 : NaN) nooutput
 Tp = STATS_max
 stats f using ($1 == Tp ? $9 : NaN) nooutput
 tp = STATS_max
-set title sprintf("Time grows like T² in both heads\n{/*0.85 one pass (d = %d), one thread each: median, min–max of %d–%d runs}", \
+set title sprintf("Time grows like T² in both heads\n" . \
+                  "{/*0.85 one pass (d = %d), one thread each: " . \
+                  "median, min–max of %d–%d runs}", \
     int(meta('d')), int(meta('reps_min')), int(meta('reps_max')))
 set logscale xy
 set format x '10^{%L}'

@@ -17,7 +17,9 @@ wmin = STATS_min; wmax = STATS_max
 awkname = "NR == 1 {for (i = 1; i <= NF; i++) c[$i] = i; print; next}"
 rows = sprintf("< awk -F, -v S=%d '%s $c[\"steps\"] == S' '%s'", S, awkname, f)
 kind(t) = t ? "tied" : "sep"
-set title sprintf("Tied keys and values (k_j = v_j) need a wider head\n{/*0.8 previous token, causal mask, W_O trained too;}\n{/*0.8 n_{vocab} = %d, T = %d; %d Adam steps; %d seeds; 95%% CI}", V, T, S, N)
+set title sprintf("Tied keys and values (k_j = v_j) need a wider head\n" . \
+                  "{/*0.8 previous token, causal mask, W_O trained too;}\n" . \
+                  "{/*0.8 n_{vocab} = %d, T = %d; %d Adam steps; %d seeds; 95%% CI}", V, T, S, N)
 set xlabel "head width d_k = d_v"
 set ylabel (SLIDE ? "accuracy" : "held-out accuracy")
 set logscale x 2
@@ -26,7 +28,9 @@ if (wmin == wmax) { set xtics (sprintf("%d", wmin) wmin) }
 set yrange [0:1.16]
 set ytics 0, (SLIDE ? 0.5 : 0.2), 1
 # direct labels at width 2 (or the smallest width run), placed from the data
-val(t, w) = system(sprintf("awk -F, -v S=%d -v w=%d -v k=%s_acc_mean '%s $c[\"steps\"] == S && $c[\"d_k\"] == w {print $c[k]}' '%s' | tail -n +2", S, w, kind(t), awkname, f))
+val(t, w) = system(sprintf("awk -F, -v S=%d -v w=%d -v k=%s_acc_mean " . \
+                           "'%s $c[\"steps\"] == S && $c[\"d_k\"] == w {print $c[k]}' '%s' " . \
+                           "| tail -n +2", S, w, kind(t), awkname, f))
 lw = (val(0, 2) ne "") ? 2 : wmin
 set label 1 "separate W_K, W_V" at lw, real(val(0, lw)) left offset -0.5, 0.8 tc rgb col_v front
 set label 2 "tied W_V = W_K" at lw, real(val(1, lw)) left offset 1.0, -0.2 tc rgb col_k front

@@ -8,7 +8,10 @@
 meta_id = 'learned_previous_token'
 f = datadir.'/learned_previous_token_A.csv'
 W = meta('map_dk'); T = meta('T'); S = meta('steps')
-set multiplot layout 1, 2 margins 0.12, 0.98, 0.17, 0.79 spacing 0.13, 0 title sprintf("A learned head attends to the previous position\n{/*0.8 mean weights on held-out sequences (causal mask, W_O trained too)}\n{/*0.8 d_k = d_v = %d, %d Adam steps, seed 0}", W, S)
+set multiplot layout 1, 2 margins 0.12, 0.98, 0.17, 0.79 spacing 0.13, 0 \
+    title sprintf("A learned head attends to the previous position\n" . \
+                  "{/*0.8 mean weights on held-out sequences (causal mask, W_O trained too)}\n" . \
+                  "{/*0.8 d_k = d_v = %d, %d Adam steps, seed 0}", W, S)
 set xrange [-0.5:T-0.5]
 set yrange [T-0.5:-0.5]
 set cbrange [0:1]
@@ -20,7 +23,8 @@ set border 0
 set xlabel "keys (position j)"
 set ylabel "queries (position t)"
 unset colorbox
-set object 1 rectangle from -0.5, -0.5 to T-0.5, T-0.5 front fillstyle empty border lc rgb '#000000' lw 1
+set object 1 rectangle from -0.5, -0.5 to T-0.5, T-0.5 front fillstyle empty \
+    border lc rgb '#000000' lw 1
 cell(v) = v >= 0.995 ? "{/*0.8 1}" : v >= 0.005 ? sprintf("{/*0.8 .%02.0f}", 100 * v) : ""
 set title "separate W_K, W_V"
 plot f using 2:1:3 skip 1 with image pixels, \

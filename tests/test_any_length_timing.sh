@@ -20,7 +20,10 @@ pass() { npass=$((npass + 1)); }
 fail() { nfail=$((nfail + 1)); echo "FAIL  $*"; }
 meta() { sed -n "s/^$1: //p" "$2"; }
 # column NAME of a CSV, one value a line
-col() { awk -F, -v c="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next } { print $k }' "$2"; }
+col() {
+    awk -F, -v c="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
+                       { print $k }' "$2"
+}
 
 small="--max-T 1000 --max-plain-T 500 --timing-max-T 1000 --quiet"
 mkdir -p "$T/zero" "$T/all"
@@ -31,34 +34,42 @@ mkdir -p "$T/zero" "$T/all"
 [ "$rc0" -le 1 ] && [ "$rc1" -le 1 ] && pass || fail "runs exit $rc0 / $rc1"
 
 # 1. nothing timed
-reps=$(col tiled_reps "$T/zero/any_length_timing.csv"; col plain_reps "$T/zero/any_length_timing.csv")
-if [ -n "$reps" ] && [ -z "$(echo "$reps" | grep -v '^0$')" ]; then pass; else fail "budget 0: reps $(echo $reps)"; fi
+reps=$(col tiled_reps "$T/zero/any_length_timing.csv"
+       col plain_reps "$T/zero/any_length_timing.csv")
+if [ -n "$reps" ] && [ -z "$(echo "$reps" | grep -v '^0$')" ]; then pass
+else fail "budget 0: reps $(echo $reps)"; fi
 u=$(meta timing_untimed_for_budget "$T/zero/any_length.meta")
 # 8 lengths T <= 1000 for the tiled head, 7 (T <= 500) for the plain one
 [ "$u" = 15 ] && pass || fail "budget 0: $u untimed for the budget, expected 15"
-cmp -s "$T/zero/any_length.csv" "$T/all/any_length.csv" && pass || fail "the budget changed any_length.csv"
+cmp -s "$T/zero/any_length.csv" "$T/all/any_length.csv" && pass ||
+    fail "the budget changed any_length.csv"
 
 # the verdict rows do not depend on the budget: the time slope's row is there (NaN) when the
 # sweep reaches its lengths, even if nothing was timed
 mkdir -p "$T/slope"
 # shellcheck disable=SC2086
 "$B" --out "$T/slope" --max-T 1000 --max-plain-T 500 --timing-max-T 5000 --quiet --timing-budget 0
-grep -q ',anyLengthTimeSlope,' "$T/slope/any_length.verdicts.csv" && pass || fail "budget 0: no time-slope row"
+grep -q ',anyLengthTimeSlope,' "$T/slope/any_length.verdicts.csv" && pass ||
+    fail "budget 0: no time-slope row"
 
 # 2. everything timed, within the budget
 reps=$(col tiled_reps "$T/all/any_length_timing.csv")
-if [ -z "$(echo "$reps" | grep -v '^[3-9]$')" ]; then pass; else fail "budget 1000: tiled reps $(echo $reps)"; fi
+if [ -z "$(echo "$reps" | grep -v '^[3-9]$')" ]; then pass
+else fail "budget 1000: tiled reps $(echo $reps)"; fi
 n_plain=$(col plain_reps "$T/all/any_length_timing.csv" | grep -c '^[3-9]$')
 [ "$n_plain" = 7 ] && pass || fail "budget 1000: $n_plain plain lengths timed, expected 7"
-[ "$(meta timing_untimed_for_budget "$T/all/any_length.meta")" = 0 ] && pass || fail "budget 1000: some left out"
+[ "$(meta timing_untimed_for_budget "$T/all/any_length.meta")" = 0 ] && pass ||
+    fail "budget 1000: some left out"
 spent=$(meta timing_spent_cpu "$T/all/any_length.meta")
-awk -v s="$spent" 'BEGIN { exit !(s > 0 && s < 1000) }' && pass || fail "budget 1000: spent '$spent' CPU s"
+awk -v s="$spent" 'BEGIN { exit !(s > 0 && s < 1000) }' && pass ||
+    fail "budget 1000: spent '$spent' CPU s"
 
 # 3. bad budgets
 for v in -1 x; do
     mkdir -p "$T/bad"
     "$B" --out "$T/bad" --quiet --timing-budget "$v" >/dev/null 2>"$T/err"; rc=$?
-    if [ "$rc" -eq 2 ] && grep -q -- "--timing-budget" "$T/err" && [ -z "$(ls -A "$T/bad")" ]; then pass
+    if [ "$rc" -eq 2 ] && grep -q -- "--timing-budget" "$T/err" && [ -z "$(ls -A "$T/bad")" ]
+    then pass
     else fail "--timing-budget $v: exit $rc, $(cat "$T/err")"; fi
 done
 echo "test_any_length_timing: $npass passed, $nfail failed"

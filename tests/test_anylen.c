@@ -62,7 +62,8 @@ START_TEST(prop_rows_within_bound_wrong_heads_outside)
         }
         // planted: row i holds o_{i+1} (a position off by one)
         for (size_t i = 0; i < T; i++)
-            for (size_t j = 0; j < d; j++) gsl_matrix_set(O2, i, j, gsl_matrix_get(c.O, (i + 1) % T, j));
+            for (size_t j = 0; j < d; j++)
+                gsl_matrix_set(O2, i, j, gsl_matrix_get(c.O, (i + 1) % T, j));
         ck_assert_int_eq(anylen_row_check(&p, c.X, O2, 64, seed, &u, &e), ATT_OK);
         PROP_ASSERT(u > 1.0, "T %zu: rows shifted at only %g bounds", T, u);
         mat_free(O2);

@@ -54,8 +54,8 @@ static void check_model_gradient(gsl_rng *rng, size_t V, size_t T, size_t dk, in
         g2 += gi * gi;
     }
     double err = sqrt(e2), allow = 1e-6 * sqrt(g2) + 1e-9 * sqrt((double)m.n);
-    PROP_ASSERT(err <= allow, "V %zu T %zu d_k %zu tied %d: ||fd - backprop|| = %.3g, ||g|| = %.3g, "
-                "allowed %.3g", V, T, dk, tied, err, sqrt(g2), allow);
+    PROP_ASSERT(err <= allow, "V %zu T %zu d_k %zu tied %d: ||fd - backprop|| = %.3g, ||g|| = "
+                "%.3g, allowed %.3g", V, T, dk, tied, err, sqrt(g2), allow);
     PROP_ASSERT(sqrt(g2) > 1e-6, "the gradient is not trivially zero (||g|| = %g)", sqrt(g2));
     mat_vec_free(g);
     free(tokens);
@@ -81,7 +81,8 @@ START_TEST(test_tied_gradient_is_the_sum)
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 7);
     size_t V = 4, T = 5, dk = 3, B = 2;
-    prev_config ct = prevtrain_config_default(V, T, dk, 1), cs = prevtrain_config_default(V, T, dk, 0);
+    prev_config ct = prevtrain_config_default(V, T, dk, 1),
+                cs = prevtrain_config_default(V, T, dk, 0);
     prev_model mt, ms;
     ck_assert_int_eq(prevtrain_model_alloc(&mt, &ct), ATT_OK);
     ck_assert_int_eq(prevtrain_model_alloc(&ms, &cs), ATT_OK);
@@ -209,5 +210,6 @@ START_TEST(test_bad_config)
 END_TEST
 
 PROP_MAIN("test_prevtrain",
-          {"unit", 120, {test_tied_gradient_is_the_sum, test_adam_by_hand, test_train_in_pieces, test_tiny_training_learns, test_bad_config}},
+          {"unit", 120, {test_tied_gradient_is_the_sum, test_adam_by_hand, test_train_in_pieces,
+                         test_tiny_training_learns, test_bad_config}},
           {"properties", 120, {test_prop_model_gradient}})

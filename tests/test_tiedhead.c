@@ -13,7 +13,8 @@
 
 #include <math.h>
 
-static double eval(gsl_rng *rng, size_t V, size_t T, size_t dk, int causal, prev_eval *ev, double *wmin)
+static double eval(gsl_rng *rng, size_t V, size_t T, size_t dk, int causal, prev_eval *ev,
+                   double *wmin)
 {
     prev_config c = prevtrain_config_default(V, T, dk, 1);
     c.heldout = 300;
@@ -24,7 +25,8 @@ static double eval(gsl_rng *rng, size_t V, size_t T, size_t dk, int causal, prev
     gsl_matrix *A = gsl_matrix_alloc(T, T);
     ck_assert_int_eq(prevtrain_evaluate(rng, &m, ev, A), ATT_OK);
     *wmin = 1.0;
-    for (size_t t = 1; t < T; t++) *wmin = fmin(*wmin, gsl_matrix_get(A, t, t - 1));   /* mean over sequences */
+    for (size_t t = 1; t < T; t++)
+        *wmin = fmin(*wmin, gsl_matrix_get(A, t, t - 1));   /* mean over sequences */
     gsl_matrix_free(A);
     prevtrain_model_free(&m);
     return ev->accuracy;
@@ -39,9 +41,10 @@ START_TEST(test_exact_with_mask)
         size_t V = prop_size(rng, 2, 12), T = prop_size(rng, 2, 24), dk = prop_size(rng, 2, 3);
         prev_eval ev;
         double wmin, acc = eval(rng, V, T, dk, 1, &ev, &wmin);
-        PROP_ASSERT(acc == 1.0, "n_vocab %zu T %zu d_k %zu: accuracy %.6f (%zu of %zu)", V, T, dk, acc, ev.correct,
-                    ev.predictions);
-        PROP_ASSERT(wmin >= 1.0 - (double)T * exp(-24.0), "n_vocab %zu T %zu: mean a_{t,t-1} %.12f", V, T, wmin);
+        PROP_ASSERT(acc == 1.0, "n_vocab %zu T %zu d_k %zu: accuracy %.6f (%zu of %zu)", V, T, dk,
+                    acc, ev.correct, ev.predictions);
+        PROP_ASSERT(wmin >= 1.0 - (double)T * exp(-24.0), "n_vocab %zu T %zu: mean a_{t,t-1} %.12f",
+                    V, T, wmin);
     }
     gsl_rng_free(rng);
 }
@@ -63,8 +66,10 @@ START_TEST(test_largest_vocab)
     const size_t V = TIEDHEAD_MAX_VOCAB, Ts[] = {3, 8, 17, 24};
     double lambda = tiedhead_scale(V);
     ck_assert_msg(isfinite(lambda) && lambda > 12.0, "n_vocab %zu: scale %g", V, lambda);
-    ck_assert_msg(isnan(tiedhead_scale(V + 1)) && isnan(tiedhead_min_scale(1)), "the domain's ends");
-    ck_assert_msg(tiedhead_scale(8) == 12.0 && tiedhead_scale(17) == 12.0 && tiedhead_scale(18) > 12.0,
+    ck_assert_msg(isnan(tiedhead_scale(V + 1)) && isnan(tiedhead_min_scale(1)),
+                  "the domain's ends");
+    ck_assert_msg(tiedhead_scale(8) == 12.0 && tiedhead_scale(17) == 12.0
+                  && tiedhead_scale(18) > 12.0,
                   "lambda = 12 holds up to n_vocab 17 (the cited rows: 8)");
     for (size_t i = 0; i < sizeof Ts / sizeof Ts[0]; i++) {
         size_t T = Ts[i];
@@ -75,12 +80,13 @@ START_TEST(test_largest_vocab)
         ck_assert_int_eq(tiedhead_exact(&m, lambda), ATT_OK);
         prev_eval ev;
         ck_assert_int_eq(prevtrain_evaluate(rng, &m, &ev, NULL), ATT_OK);
-        ck_assert_msg(ev.accuracy == 1.0 && isfinite(ev.loss), "n_vocab %zu T %zu: accuracy %.6f, loss %g", V, T,
-                      ev.accuracy, ev.loss);
+        ck_assert_msg(ev.accuracy == 1.0 && isfinite(ev.loss),
+                      "n_vocab %zu T %zu: accuracy %.6f, loss %g", V, T, ev.accuracy, ev.loss);
         double loss;
         size_t ok = worst_correct(&m, V, T, &loss);
-        ck_assert_msg(ok == T - 1 && isfinite(loss), "n_vocab %zu T %zu worst sequence: %zu of %zu, loss %g", V, T,
-                      ok, T - 1, loss);
+        ck_assert_msg(ok == T - 1 && isfinite(loss),
+                      "n_vocab %zu T %zu worst sequence: %zu of %zu, loss %g", V, T, ok, T - 1,
+                      loss);
         prevtrain_model_free(&m);
     }
     gsl_rng_free(rng);
@@ -97,10 +103,12 @@ START_TEST(test_fixed_scale_fails_outside)
     double lambda = tiedhead_scale(V), loss;
     ck_assert_int_eq(tiedhead_exact(&m, lambda), ATT_OK);
     ck_assert_uint_eq(worst_correct(&m, V, T, &loss), T - 1);
-    // the planted defect: the old construction, lambda = 12 whatever n_vocab (W_Q is linear in lambda)
+    // the planted defect: the old construction, lambda = 12 whatever n_vocab
+    // (W_Q is linear in lambda)
     gsl_matrix_scale(&m.W_Q.matrix, 12.0 / lambda);
     size_t ok = worst_correct(&m, V, T, &loss);
-    ck_assert_msg(ok < T - 1, "lambda 12 at n_vocab %zu: %zu of %zu right, the leak should mislead", V, ok, T - 1);
+    ck_assert_msg(ok < T - 1, "lambda 12 at n_vocab %zu: %zu of %zu right, the leak should mislead",
+                  V, ok, T - 1);
     prevtrain_model_free(&m);
 }
 END_TEST
@@ -112,7 +120,8 @@ START_TEST(test_fails_without_mask)
     for (int i = 0; i < 3; i++) {
         prev_eval ev;
         double wmin, acc = eval(rng, 8, Ts[i], 2, 0, &ev, &wmin);
-        ck_assert_msg(acc < 0.9, "T %zu without the mask: accuracy %.4f, expected the 1-D code to fail", Ts[i], acc);
+        ck_assert_msg(acc < 0.9, "T %zu without the mask: accuracy %.4f, expected the 1-D code "
+                      "to fail", Ts[i], acc);
     }
     gsl_rng_free(rng);
 }

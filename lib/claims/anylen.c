@@ -72,7 +72,8 @@ int anylen_counted(anylen_case *c, const head_params *p, unsigned long seed, int
     if (!plain) {   // minus the tiles of every thread but one
         tiled_tiles tl = tiled_tiles_default();
         size_t d_k = p->W_Q->size2, d_v = p->W_V->size2;
-        *bytes -= (double)(tiled_threads(T, T, d_k, d_v, tl) - 1) * (double)tiled_thread_bytes(tl, d_k, d_v);
+        *bytes -= (double)(tiled_threads(T, T, d_k, d_v, tl) - 1) *
+                  (double)tiled_thread_bytes(tl, d_k, d_v);
     }
     return rc;
 }
@@ -122,7 +123,8 @@ double anylen_loglog_slope(const size_t *T, const double *y, size_t n, size_t t_
     return m >= 3 ? stat_fit_line(lx, ly, m, NULL, NULL) : NAN;
 }
 
-static const table_col COLS[] = {COL(anylen_row, T), COL(anylen_row, flops), COL_ROUND(anylen_row, max_abs_err, "tolerance"),
+static const table_col COLS[] = {COL(anylen_row, T), COL(anylen_row, flops),
+                                 COL_ROUND(anylen_row, max_abs_err, "tolerance"),
                                  COL(anylen_row, tolerance), COL(anylen_row, output_mean)};
 
 int anylen_write_lengths(const char *dir, const anylen_row *rows, size_t n)
@@ -138,7 +140,8 @@ static const table_col TIME_COLS[] = {
     TCOL(plain.min, "plain_min_seconds"), TCOL(plain.median, "plain_median_seconds"),
     TCOL(plain.max, "plain_max_seconds"), COL(anylen_timing_row, plain_gflops),
     COL(anylen_timing_row, tiled_counted_bytes), COL(anylen_timing_row, plain_counted_bytes),
-    COL(anylen_timing_row, tiled_rss_above_baseline_bytes), COL(anylen_timing_row, plain_rss_above_baseline_bytes),
+    COL(anylen_timing_row, tiled_rss_above_baseline_bytes),
+    COL(anylen_timing_row, plain_rss_above_baseline_bytes),
     TCOL(plain.reps, "plain_reps"),
     TCOL(tiled.ci_low, "tiled_median_ci_low"), TCOL(tiled.ci_high, "tiled_median_ci_high"),
     TCOL(tiled.ci_level, "tiled_median_ci_level"),
@@ -154,15 +157,25 @@ int anylen_write_timing(const char *dir, const anylen_timing_row *rows, size_t n
 
 enum { CHECK_CHUNKS = 64 };
 
-/* y (n) = x (d) W (d, n) in long double */
+/* y (n) = x (d) W (d, n) in long double: y_c = sum_l x_l w_lc, the terms added in the order
+ * l = 0 .. d - 1 (each sum held in a register, four columns at a time: the roundings of
+ * adding term by term into y_c, but no 80-bit store and load of y_c per term) */
 static void ld_row_times(long double *y, const double *x, const gsl_matrix *W)
 {
-    size_t d = W->size1, n = W->size2;
-    for (size_t c = 0; c < n; c++) y[c] = 0.0L;
-    for (size_t l = 0; l < d; l++) {
-        long double xl = x[l];
-        const double *w = gsl_matrix_const_ptr(W, l, 0);
-        for (size_t c = 0; c < n; c++) y[c] += xl * w[c];
+    size_t d = W->size1, n = W->size2, tda = W->tda, c = 0;
+    for (; c + 4 <= n; c += 4) {
+        long double s0 = 0.0L, s1 = 0.0L, s2 = 0.0L, s3 = 0.0L;
+        const double *w = W->data + c;
+        for (size_t l = 0; l < d; l++, w += tda) {
+            long double xl = x[l];
+            s0 += xl * w[0], s1 += xl * w[1], s2 += xl * w[2], s3 += xl * w[3];
+        }
+        y[c] = s0, y[c + 1] = s1, y[c + 2] = s2, y[c + 3] = s3;
+    }
+    for (; c < n; c++) {
+        long double s = 0.0L;
+        for (size_t l = 0; l < d; l++) s += (long double)x[l] * W->data[l * tda + c];
+        y[c] = s;
     }
 }
 
@@ -170,22 +183,26 @@ int anylen_row_check(const head_params *p, const gsl_matrix *X, const gsl_matrix
                      unsigned long seed, double *units, double *err)
 {
     size_t T = X->size1, d = X->size2, dk = p->W_Q->size2, dv = p->W_V->size2;
-    if (p->b_Q || p->b_K || p->b_V || p->rope || nrows == 0 || T == 0 || p->W_Q->size1 != d
-        || p->W_K->size1 != d || p->W_K->size2 != dk || p->W_V->size1 != d || O->size1 != T || O->size2 != dv)
-        return att_fail(ATT_EUSAGE, "anylen_row_check: a head without biases or RoPE, X (T, d), O (T, d_v), "
-                        "at least one row");
+    if (p->b_Q || p->b_K || p->b_V || p->rope || nrows == 0 || T == 0 || p->W_Q->size1 != d ||
+        p->W_K->size1 != d || p->W_K->size2 != dk || p->W_V->size1 != d || O->size1 != T ||
+        O->size2 != dv)
+        return att_fail(ATT_EUSAGE, "anylen_row_check: a head without biases or RoPE, X (T, d), "
+                        "O (T, d_v), at least one row");
     if (nrows > T) nrows = T;
     // the rows: 0, T - 1, then uniform (with repeats possible) from stream (2, T)
     size_t *row = mem_calloc(nrows, sizeof *row, "the checked rows");
-    size_t per = nrows * (2 + dv), nacc = CHECK_CHUNKS * per;   /* m, l, o (d_v) per chunk and row */
-    long double *acc = mem_calloc(nacc, sizeof *acc, "the row check's sums"), *q = mem_calloc(nrows * dk,
-                                  sizeof *q, "the checked queries"), kmax_c[CHECK_CHUNKS], vmax_c[CHECK_CHUNKS];
+    size_t per = nrows * (2 + dv), nacc = CHECK_CHUNKS * per; /* m, l, o (d_v) per chunk and row */
+    long double *acc = mem_calloc(nacc, sizeof *acc, "the row check's sums"),
+                *q = mem_calloc(nrows * dk, sizeof *q, "the checked queries"), kmax_c[CHECK_CHUNKS],
+                vmax_c[CHECK_CHUNKS];
     gsl_rng *rng = rng_new("mt19937", rng_stream_seed(seed, 2, T));
     int rc = row && acc && q && rng ? ATT_OK : att_alloc_status();
     if (!rc) {
         for (size_t r = 0; r < nrows; r++)
-            row[r] = r == 0 ? 0 : r == 1 ? T - 1 : (size_t)gsl_rng_uniform_int(rng, (unsigned long)T);
-        for (size_t r = 0; r < nrows; r++) ld_row_times(&q[r * dk], gsl_matrix_const_ptr(X, row[r], 0), p->W_Q);
+            row[r] = r == 0 ? 0 : r == 1 ? T - 1
+                                         : (size_t)gsl_rng_uniform_int(rng, (unsigned long)T);
+        for (size_t r = 0; r < nrows; r++)
+            ld_row_times(&q[r * dk], gsl_matrix_const_ptr(X, row[r], 0), p->W_Q);
         // chunk c: keys j in [c T / 64, (c + 1) T / 64); an online softmax per (chunk, row)
         #pragma omp parallel for schedule(static)
         for (size_t c = 0; c < CHECK_CHUNKS; c++) {
@@ -205,7 +222,8 @@ int anylen_row_check(const head_params *p, const gsl_matrix *X, const gsl_matrix
                     long double s = 0.0L, *m = &a[r * (2 + dv)], *l = m + 1, *o = m + 2;
                     for (size_t i = 0; i < dk; i++) s += q[r * dk + i] * k[i];
                     s *= p->scale;
-                    // m' = max(m, s); l = l e^{m - m'} + e^{s - m'}; o = o e^{m - m'} + e^{s - m'} v_j
+                    // m' = max(m, s); l = l e^{m - m'} + e^{s - m'};
+                    // o = o e^{m - m'} + e^{s - m'} v_j
                     if (s > *m) {
                         long double f = expl(*m - s);
                         *l *= f;
@@ -220,7 +238,8 @@ int anylen_row_check(const head_params *p, const gsl_matrix *X, const gsl_matrix
         }
         // merge the chunks in order, then compare with O in units of B_i
         long double kmax = 0.0L, vmax = 0.0L;
-        for (size_t c = 0; c < CHECK_CHUNKS; c++) kmax = fmaxl(kmax, kmax_c[c]), vmax = fmaxl(vmax, vmax_c[c]);
+        for (size_t c = 0; c < CHECK_CHUNKS; c++)
+            kmax = fmaxl(kmax, kmax_c[c]), vmax = fmaxl(vmax, vmax_c[c]);
         double proj = tol_eps(8.0, d, mat_max_row_norm(X) * mat_max_col_norm(p->W_V));
         *units = *err = 0.0;
         for (size_t r = 0; r < nrows && !rc; r++) {

@@ -39,8 +39,10 @@ prev_config prevtrain_config_default(size_t n_vocab, size_t T, size_t dk, int ti
 
 static int prev_check(const prev_config *c)
 {
-    if (c->n_vocab < 2) return att_fail(ATT_EUSAGE, "prevtrain: n_vocab = %zu, needs >= 2", c->n_vocab);
-    if (c->T < 2) return att_fail(ATT_EUSAGE, "prevtrain: T = %zu, needs >= 2 (a previous token)", c->T);
+    if (c->n_vocab < 2)
+        return att_fail(ATT_EUSAGE, "prevtrain: n_vocab = %zu, needs >= 2", c->n_vocab);
+    if (c->T < 2)
+        return att_fail(ATT_EUSAGE, "prevtrain: T = %zu, needs >= 2 (a previous token)", c->T);
     if (c->dk < 1) return att_fail(ATT_EUSAGE, "prevtrain: d_k = 0, needs >= 1");
     if (c->batch < 1 || c->heldout < 1)
         return att_fail(ATT_EUSAGE, "prevtrain: batch (%zu) and heldout (%zu) must be >= 1",
@@ -87,7 +89,8 @@ int prevtrain_model_alloc(prev_model *mdl, const prev_config *c)
         || (rc = head_grads_alloc(&mdl->hg, T, T, d, dk, dk))) {
         prevtrain_model_free(mdl);
         if (rc) return rc;   // a --max-memory refusal stays a usage error (exit 2)
-        return att_alloc_status() == ATT_EUSAGE ? ATT_EUSAGE : att_fail(ATT_ERUNTIME, "prevtrain: out of memory");
+        if (att_alloc_status() == ATT_EUSAGE) return ATT_EUSAGE;
+        return att_fail(ATT_ERUNTIME, "prevtrain: out of memory");
     }
     size_t o1 = 0, o2 = 0;
     mdl->W_Q = block(mdl->theta, &o1, d, dk);   mdl->dW_Q = block(mdl->grad, &o2, d, dk);
@@ -210,14 +213,18 @@ int prevtrain_run(gsl_rng *rng, prev_model *mdl, size_t first, size_t last, doub
     double sum = 0.0;
     int rc = ATT_OK;
     for (size_t k = first; k <= last && !rc; k++) {
-        for (size_t b = 0; b < B; b++) prevtrain_draw_tokens(rng, tokens + b * T, mdl->c.n_vocab, T);
+        for (size_t b = 0; b < B; b++)
+            prevtrain_draw_tokens(rng, tokens + b * T, mdl->c.n_vocab, T);
         double L;
         if ((rc = prevtrain_loss_grad(mdl, tokens, B, &L))) break;
-        if (!isfinite(L)) { rc = att_fail(ATT_ERUNTIME, "prevtrain: loss %g at step %zu", L, k); break; }
+        if (!isfinite(L)) {
+            rc = att_fail(ATT_ERUNTIME, "prevtrain: loss %g at step %zu", L, k);
+            break;
+        }
         sum += L;
         // theta <- Adam(theta, dL/dtheta) at step k
-        prevtrain_adam_step(mdl->theta->data, mdl->grad->data, mdl->m->data, mdl->v->data, mdl->n, k,
-                            &mdl->c.adam);
+        prevtrain_adam_step(mdl->theta->data, mdl->grad->data, mdl->m->data, mdl->v->data, mdl->n,
+                            k, &mdl->c.adam);
     }
     free(tokens);
     if (mean_loss) *mean_loss = last >= first ? sum / (double)(last - first + 1) : NAN;
@@ -257,22 +264,8 @@ int prevtrain_evaluate(gsl_rng *rng, prev_model *mdl, prev_eval *ev, gsl_matrix 
     size_t n = H * (T - 1), distinct = 0;
     for (size_t v = 0; v < V; v++) distinct += seen[v];
     free(seen);
-    *ev = (prev_eval){ .distinct = distinct, .accuracy = (double)correct / (double)n, .correct = correct,
-                       .predictions = n, .weight_prev = wprev / (double)n, .loss = L / (double)n };
+    *ev = (prev_eval){ .distinct = distinct, .accuracy = (double)correct / (double)n,
+                       .correct = correct, .predictions = n, .weight_prev = wprev / (double)n,
+                       .loss = L / (double)n };
     return ATT_OK;
-}
-
-/* x: n values at stride; mean -+ t_{0.975, n-1} sd / sqrt(n) */
-double prevtrain_seed_ci(const double *x, size_t n, size_t stride, double *lo, double *hi)
-{
-    double mean = 0.0, ss = 0.0;
-    for (size_t k = 0; k < n; k++) mean += x[k * stride];
-    mean /= (double)n;
-    // sd^2 = sum (x - mean)^2 / (n - 1)
-    for (size_t k = 0; k < n; k++) ss += (x[k * stride] - mean) * (x[k * stride] - mean);
-    double h = n > 1 ? gsl_cdf_tdist_Pinv(0.975, (double)(n - 1)) * sqrt(ss / (double)(n - 1) / (double)n)
-                     : NAN;
-    *lo = mean - h;
-    *hi = mean + h;
-    return mean;
 }

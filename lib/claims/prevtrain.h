@@ -118,9 +118,4 @@ typedef struct {
  * receives the mean attention matrix over them. */
 int prevtrain_evaluate(gsl_rng *rng, prev_model *mdl, prev_eval *ev, gsl_matrix *A_mean);
 
-/* The mean of x[k * stride], k < n, returned, and its 95% t-interval over
- * the n values (seeds) in [*lo, *hi]: mean -+ t_{0.975, n-1} sd / sqrt(n).
- * n = 1: NaN bounds. */
-double prevtrain_seed_ci(const double *x, size_t n, size_t stride, double *lo, double *hi);
-
 #endif

@@ -28,7 +28,8 @@
  * The leak itself: the scores of the other visible keys sit below s_{t,t-1} by gaps lambda g,
  * g = 2, 4, 6, .. (same parity) and g = t + 1 + j for the other parity (distinct, >= 2, step 2),
  * so eps <= sum e^{-lambda g} <= 2 e^{-2 lambda} / (1 - e^{-2 lambda}), whatever T.
- * Hence the condition  2 e^{-2 lambda} / (1 - e^{-2 lambda}) < b(V) = min(1/16, (7/8) / (4^{V-1} - 1)).
+ * Hence the condition  2 e^{-2 lambda} / (1 - e^{-2 lambda}) < b(V),
+ *   b(V) = min(1/16, (7/8) / (4^{V-1} - 1)).
  * tiedhead_min_scale asks for a factor 2 of room, 2 e^{-2 lambda} / (1 - e^{-2 lambda}) <= b / 2:
  *   lambda_min(V) = (1/2) ln((2 + b/2) / (b/2)),  about 0.69 (V - 1) + 0.76 for large V.
  * lambda = 12 (the experiment's) meets it up to V = 17 (lambda_min(17) = 11.85, (18) = 12.54); the

@@ -266,7 +266,8 @@ static int tiled_check_tiles(tiled_tiles tl)
     int rc = vexp_env_check();
     if (rc) return rc;
     if (tl.bq == 0 || tl.bk == 0 || mat_bytes(tl.bq, tl.bk) == 0)
-        return att_fail(ATT_EUSAGE, "tiled head: tile sizes %zu x %zu must be >= 1 and fit in memory",
+        return att_fail(ATT_EUSAGE,
+                        "tiled head: tile sizes %zu x %zu must be >= 1 and fit in memory",
                         tl.bq, tl.bk);
     return ATT_OK;
 }
@@ -278,10 +279,12 @@ int tiled_attend(gsl_matrix *O, const gsl_matrix *Q, const gsl_matrix *K,
     int rc = tiled_check_tiles(tiles);
     if (rc) return rc;
     if (Q->size2 != K->size2)
-        return att_fail(ATT_EUSAGE, "tiled head: Q (%zu x %zu) and K (%zu x %zu) must have the same width d_k",
+        return att_fail(ATT_EUSAGE,
+                        "tiled head: Q (%zu x %zu) and K (%zu x %zu) must have the same width d_k",
                         Q->size1, Q->size2, K->size1, K->size2);
     if (K->size1 != V->size1)
-        return att_fail(ATT_EUSAGE, "tiled head: K (%zu x %zu) and V (%zu x %zu) must have one row per key",
+        return att_fail(ATT_EUSAGE,
+                        "tiled head: K (%zu x %zu) and V (%zu x %zu) must have one row per key",
                         K->size1, K->size2, V->size1, V->size2);
     if (O->size1 != Q->size1 || O->size2 != V->size2)
         return att_fail(ATT_EUSAGE, "tiled head: O (%zu x %zu) must be (T_q x d_v) = (%zu x %zu)",
@@ -303,7 +306,8 @@ int tiled_forward(gsl_matrix *O, const head_params *p, const gsl_matrix *Xq,
     if (p->rope)
         return att_fail(ATT_EUSAGE, "tiled head: RoPE is not supported (use head_forward)");
     if (p->causal)
-        return att_fail(ATT_EUSAGE, "tiled head: the causal mask is not supported (use head_forward)");
+        return att_fail(ATT_EUSAGE,
+                        "tiled head: the causal mask is not supported (use head_forward)");
     const gsl_matrix *WQ = p->W_Q, *WK = p->W_K, *WV = p->W_V;
     if (!mat_same_shape(WQ, WK) || WV->size1 != WQ->size1)
         return att_fail(ATT_EUSAGE, "tiled head: W_Q (%zu x %zu), W_K (%zu x %zu), W_V (%zu x %zu) "
@@ -336,7 +340,8 @@ int tiled_forward(gsl_matrix *O, const head_params *p, const gsl_matrix *Xq,
     double flops = 2.0 * (double)T_k * (double)d * (double)(d_k + d_v);
     #pragma omp parallel for schedule(dynamic, 1) if (nblk > 1 && flops > TILED_PARALLEL_FLOPS)
     for (size_t b = 0; b < nblk; b++) {
-        size_t r0 = b * TILED_PROJ_ROWS, nr = T_k - r0 < TILED_PROJ_ROWS ? T_k - r0 : TILED_PROJ_ROWS;
+        size_t r0 = b * TILED_PROJ_ROWS,
+               nr = T_k - r0 < TILED_PROJ_ROWS ? T_k - r0 : TILED_PROJ_ROWS;
         gsl_matrix_const_view Xb = gsl_matrix_const_submatrix(Xkv, r0, 0, nr, d);
         gsl_matrix_view Kb = gsl_matrix_submatrix(K, r0, 0, nr, d_k);
         gsl_matrix_view Vb = gsl_matrix_submatrix(V, r0, 0, nr, d_v);

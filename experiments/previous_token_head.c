@@ -57,23 +57,33 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *wp, cons
     }
     // t = 0: zero query, so a(0, j) = 1/T and o_0 = (token counts) / T
     out[S_POS0A] = out[S_POS0O] = 0.0;
-    for (size_t j = 0; j < T; j++) out[S_POS0A] = fmax(out[S_POS0A], fabs(gsl_matrix_get(A, 0, j) - 1.0 / (double)T));
+    for (size_t j = 0; j < T; j++)
+        out[S_POS0A] = fmax(out[S_POS0A], fabs(gsl_matrix_get(A, 0, j) - 1.0 / (double)T));
     for (size_t v = 0; v < V; v++) w->count[v] = 0;
     for (size_t t = 0; t < T; t++) w->count[w->tokens[t]]++;
     for (size_t v = 0; v < V; v++)
-        out[S_POS0O] = fmax(out[S_POS0O], fabs(gsl_matrix_get(O, 0, v) - (double)w->count[v] / (double)T));
+        out[S_POS0O] = fmax(out[S_POS0O],
+                            fabs(gsl_matrix_get(O, 0, v) - (double)w->count[v] / (double)T));
     return ATT_OK;
 }
 
-/* beside every point: d = n_vocab + T, c, and a(t, t-1) = e^c / (e^c + T - 1) = 1 / (1 + (T - 1) e^{-c}) */
-static const table_col derived[] = {SWEEP_DERIVED(0, "d", NAT_EXACT, NULL, NULL, NULL),
-                                    SWEEP_DERIVED(1, "factor", NAT_COMPUTED, NULL, NULL, NULL),
-                                    SWEEP_DERIVED(2, "weight_closed", NAT_COMPUTED, NULL, NULL, NULL)};
-static double weight_closed(size_t T) { return 1.0 / (1.0 + (double)(T - 1) * exp(-prevtoken_factor(&weights, T))); }
+/* beside every point: d = n_vocab + T, c, and
+ * a(t, t-1) = e^c / (e^c + T - 1) = 1 / (1 + (T - 1) e^{-c}) */
+static const table_col derived[] = {
+    SWEEP_DERIVED(0, "d", NAT_EXACT, NULL, NULL, NULL),
+    SWEEP_DERIVED(1, "factor", NAT_COMPUTED, NULL, NULL, NULL),
+    SWEEP_DERIVED(2, "weight_closed", NAT_COMPUTED, NULL, NULL, NULL)};
+static double weight_closed(size_t T)
+{
+    return 1.0 / (1.0 + (double)(T - 1) * exp(-prevtoken_factor(&weights, T)));
+}
 static void derive(double *col, const sweep_point *pt, const stat_acc *a, const void *ctx)
 {
-    (void)a, (void)ctx;
-    col[0] = pt->x + (double)pt->T, col[1] = prevtoken_factor(&weights, pt->T), col[2] = weight_closed(pt->T);
+    (void)a;
+    (void)ctx;
+    col[0] = pt->x + (double)pt->T;
+    col[1] = prevtoken_factor(&weights, pt->T);
+    col[2] = weight_closed(pt->T);
 }
 
 /* the figure's sequence: n_vocab 8, T 12, draw 0 of that point's stream */
@@ -87,7 +97,9 @@ static int write_example(experiment *e, const sweep_def *def)
     double out[NSTAT];
     int rc = example_draw(&x, e, &g, def, out);
     const prevtoken_work *w = x.work;
-    if (!rc) rc = prevtoken_write_example(e->o.out_dir, "previous_token_head", w->p[0]->h[0].A, w->p[0]->h[0].O, w->tokens, EX_T);
+    if (!rc)
+        rc = prevtoken_write_example(e->o.out_dir, "previous_token_head", w->p[0]->h[0].A,
+                                     w->p[0]->h[0].O, w->tokens, EX_T);
     example_end(&x);
     return rc;
 }
@@ -99,20 +111,26 @@ static int run(experiment *e)
     sweep_axis(&g, AX_T, sizeof LENGTHS / sizeof LENGTHS[0], LENGTHS);
     sweep_axis_x(&g, "n_vocab", sizeof VOCABS / sizeof VOCABS[0], VOCABS);
     sweep_def def = SWEEP_DEF(draw);
-    def.work_alloc = prevtoken_work_alloc, def.work_free = prevtoken_work_free, def.ctx = &weights;
-    def.nderived = 3, def.derived = derived, def.derive = derive;
+    def.work_alloc = prevtoken_work_alloc;
+    def.work_free = prevtoken_work_free;
+    def.ctx = &weights;
+    def.nderived = 3;
+    def.derived = derived;
+    def.derive = derive;
     sweep_result r;
     int st = write_example(e, &def);
     if (!st) st = sweep_run(e, &g, &def, &r);
     if (st) return st;
-    exp_meta(e, "example_n_vocab: %d\nexample_T: %d\nweight_target: %g", EX_VOCAB, EX_T, weights.target);
+    exp_meta(e, "example_n_vocab: %d\nexample_T: %d\nweight_target: %g", EX_VOCAB, EX_T,
+             weights.target);
 
     // pooled over the points: sequences all right, the smallest weight, position 0's errors
     double ok = 0.0, n = 0.0, minw = INFINITY, wc_err = 0.0, pos0 = 0.0, lo, hi;
     size_t T_max = 0;
     for (size_t p = 0; p < r.npoints; p++) {
         const stat_acc *a = sweep_acc(&r, p, 0);
-        ok += round(a[S_ALLOK].mean * (double)a[S_ALLOK].n), n += (double)a[S_ALLOK].n;
+        ok += round(a[S_ALLOK].mean * (double)a[S_ALLOK].n);
+        n += (double)a[S_ALLOK].n;
         minw = fmin(minw, a[S_MINW].min);
         wc_err = fmax(wc_err, fabs(a[S_MINW].min - weight_closed(r.pt[p].T)));
         pos0 = fmax(pos0, fmax(a[S_POS0A].max, a[S_POS0O].max));
@@ -122,8 +140,9 @@ static int run(experiment *e)
     stat_ci95_wilson(ok, n, &lo, &hi);
     measure frac = verdict_measure_ci(ok / n, lo, hi, (size_t)n);
 
-    exp_claim(e, "prevTokenArgmax", 1.0, frac, verdict_rule_ci_above(0.999), "fraction of %.0f random sequences "
-              "(n_vocab 2..500, T 2..64) in which argmax(o_t) = token(t-1) at every t >= 1 (Wilson 95%% CI)", n);
+    exp_claim(e, "prevTokenArgmax", 1.0, frac, verdict_rule_ci_above(0.999), "fraction of %.0f "
+              "random sequences (n_vocab 2..500, T 2..64) in which argmax(o_t) = token(t-1) at "
+              "every t >= 1 (Wilson 95%% CI)", n);
     exp_headline(e);
     exp_reported(e, "prevTokenWeightConstant", NAN, verdict_measure_exact(weights.target, 1),
                  "weight on t-1 the construction is built for (c = ln(999 (T-1))): "
@@ -131,10 +150,13 @@ static int run(experiment *e)
     exp_identity(e, "prevTokenMinWeightErr", 0.0, verdict_measure_exact(wc_err, (size_t)n),
                  verdict_rule_at_most(tol_eps(8, T_max, 1.0)), "max over (n_vocab, T) of |smallest "
                  "a(t, t-1) - e^c / (e^c + T - 1)| (smallest weight %.6f)", minw);
-    exp_identity(e, "prevTokenFirstUniform", 0.0, verdict_measure_exact(pos0, (size_t)n), verdict_rule_at_most(tol_eps(8, T_max, 1.0)),
+    exp_identity(e, "prevTokenFirstUniform", 0.0, verdict_measure_exact(pos0, (size_t)n),
+                 verdict_rule_at_most(tol_eps(8, T_max, 1.0)),
                  "position 0 (no previous token): max |a(0,j) - 1/T| and |o(0) - counts/T|");
-    exp_summary_measure(e, "fraction of sequences whose every o_t names token t-1", frac, "the exercise: all of them");
-    exp_summary(e, "smallest weight on t-1: %.6f (built for %g); position 0 attends uniformly", minw, weights.target);
+    exp_summary_measure(e, "fraction of sequences whose every o_t names token t-1", frac,
+                        "the exercise: all of them");
+    exp_summary(e, "smallest weight on t-1: %.6f (built for %g); position 0 attends uniformly",
+                minw, weights.target);
     return ATT_OK;
 }
 

@@ -9,7 +9,8 @@
  * that weighting: it lies inside their convex hull.
  *
  * Measured, for the configuration on the command line (defaults: keys on the
- * axes, q1 leaning towards k1, q2 halfway between k2 and k3, one value per quadrant):
+ * axes, q1 leaning towards k1, q2 halfway between k2 and k3, one value per
+ * quadrant):
  *   - max_i |sum_j a_ij - 1|                    (rows of A sum to 1)
  *   - max_i |o_i - sum_j a_ij v_j|, o = A V by BLAS, the sum by a plain loop
  * both identities against tol_eps (4 terms per sum); the weights q1 gives k1
@@ -52,9 +53,9 @@ static int run(experiment *e)
     /* the random states are checked one at a time: --draws costs time, no memory, so it is
      * bounded in time (about 1 s per million states) */
     if (st == ATT_OK && e->o.draws > TQFK_MAX_DRAWS)
-        st = att_fail(ATT_EUSAGE, "--draws %zu: at most %d random states (about %d minutes; each is "
-                      "checked one at a time, so more only takes time)", e->o.draws, TQFK_MAX_DRAWS,
-                      TQFK_MAX_DRAWS / 60000000);
+        st = att_fail(ATT_EUSAGE, "--draws %zu: at most %d random states (about %d minutes; "
+                      "each is checked one at a time, so more only takes time)", e->o.draws,
+                      TQFK_MAX_DRAWS, TQFK_MAX_DRAWS / 60000000);
     if (st == ATT_OK) st = tqfk_compute(&r, cfg);
     if (st == ATT_OK) st = tqfk_write_tables(e->o.out_dir, ID, cfg, &r);
     if (st) return st;
@@ -66,7 +67,8 @@ static int run(experiment *e)
     tqfk_check ck;
     tqfk_check_result(&ck, cfg, &r);
     exp_identity(e, "tqfkRowSumErr", 0.0,
-                verdict_measure_exact(ck.row_sum_err, TQFK_NQ), verdict_rule_at_most(tol_eps(4.0, TQFK_NK, 1.0)),
+                verdict_measure_exact(ck.row_sum_err, TQFK_NQ),
+                verdict_rule_at_most(tol_eps(4.0, TQFK_NK, 1.0)),
                 "max over queries of |sum_j a_ij - 1|");
     exp_identity(e, "tqfkOutputAvgErr", 0.0,
                 verdict_measure_exact(ck.average_err, TQFK_NQ * TQFK_DIM),
@@ -87,10 +89,11 @@ static int run(experiment *e)
     }
     gsl_rng_free(rng);
     if (st) return st;
-    exp_claim(e, "tqfkQoneKoneWeight", 0.0, verdict_measure_as(verdict_measure_exact(worst, e->o.draws),
-              NAT_ROUNDING), verdict_rule_at_most(1.0), "each o_i is the weighted average sum_j a_ij v_j: "
-              "largest |o_i - sum_j w_ij v_j| over %zu random states (w recomputed in long double), in units "
-              "of the rounding bound 8 eps (4 |s| ||q_i|| max ||k_j|| + 8) max_j |v_jc|", e->o.draws);
+    measure wm = verdict_measure_as(verdict_measure_exact(worst, e->o.draws), NAT_ROUNDING);
+    exp_claim(e, "tqfkQoneKoneWeight", 0.0, wm, verdict_rule_at_most(1.0),
+              "each o_i is the weighted average sum_j a_ij v_j: largest |o_i - sum_j w_ij v_j| "
+              "over %zu random states (w recomputed in long double), in units of the rounding "
+              "bound 8 eps (4 |s| ||q_i|| max ||k_j|| + 8) max_j |v_jc|", e->o.draws);
     exp_headline(e);
     /* the numbers the figure shows: how much q1 looks at k1, q2 at k2 */
     exp_reported(e, "tqfkPictureWeight", NAN, verdict_measure_exact(r.A[0][0], 1),

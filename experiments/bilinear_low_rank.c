@@ -12,8 +12,8 @@
  * units of its per-draw bound, lowrank_zero_bound) and the smallest kept
  * sigma_{d_k} / sigma_1 (rank = d_k for random factors: the converse, a control); the
  * relative errors of X W_QK X^T against Q K^T, of X I X^T and (X U)(X U)^T (U Haar
- * orthogonal) against X X^T, of A X W_OV against O W_O (identities: a chain of inner length n rounds by at
- * most ~ 2 gamma_n |F_1|..|F_m|, Higham 3.5, so tol = 16 n eps
+ * orthogonal) against X X^T, of A X W_OV against O W_O (identities: a chain of inner
+ * length n rounds by at most ~ 2 gamma_n |F_1|..|F_m|, Higham 3.5, so tol = 16 n eps
  * || |F_1|..|F_m| ||_F / ||result||_F per draw, the smallest over draws); the
  * parameter count 2 d d_k (reported). --dk lists filter it; --dv N sets d_v.
  */

@@ -18,7 +18,6 @@
  * Writes: naive_self_attention.csv, _contour.csv, _contour_999.csv, _exact.csv.
  */
 #include "prelude.h"
-#include "naivecontour.h"   /* the sweep's derived columns */
 #include "naiveleak.h"
 #include "selfweight.h"
 
@@ -74,11 +73,11 @@ static size_t draws_of(const sweep_point *pt, const void *ctx)
     return n < MIN_DRAWS || pt->d > FULL_DRAWS_MAX_D ? MIN_DRAWS : n;
 }
 
-/* the leak's CI and rse (from its ratio to the law), argmax's Wilson CI (naivecontour.h) */
+/* the leak's CI and rse (from its ratio to the law), argmax's Wilson CI (naiveleak.h) */
 static void derive(double *col, const sweep_point *pt, const stat_acc *a, const void *ctx)
 {
     (void)ctx;
-    naivecontour_derive(col, pt, &a[S_LEAK], &a[S_RATIO], &a[S_ARGMAX]);
+    naiveleak_derive(col, pt, &a[S_LEAK], &a[S_RATIO], &a[S_ARGMAX]);
 }
 
 /* ---- the plain contours d*(T) of the sweep ----------------------------- */
@@ -111,12 +110,12 @@ static int contours_plain(experiment *e, const sweep_def *def, const sweep_resul
     /* the contours d*(T) of 0.995 and 0.999 (level-major): the leak's se = rse x leak */
     static double dd[SWEEP_MAX_POINTS], leak[SWEEP_MAX_POINTS], se[SWEEP_MAX_POINTS];
     static size_t dmin[SWEEP_MAX_POINTS];
-    double col[NAIVECONTOUR_ND];
+    double col[NAIVELEAK_ND];
     for (size_t p = 0; p < r->npoints; p++) {
         def->derive(col, &r->pt[p], sweep_acc(r, p, 0), def->ctx);
         dd[p] = (double)r->pt[p].d;
         leak[p] = sweep_acc(r, p, S_LEAK)->mean;
-        se[p] = col[NAIVECONTOUR_RSE] * leak[p];
+        se[p] = col[NAIVELEAK_RSE] * leak[p];
         dmin[p] = r->pt[p].draws;
     }
     int st = ATT_OK;
@@ -145,12 +144,12 @@ static int contours_plain(experiment *e, const sweep_def *def, const sweep_resul
 static void points_rows(experiment *e, const sweep_def *def, const sweep_result *r,
                         const contours *nc)
 {
-    double col[NAIVECONTOUR_ND];
+    double col[NAIVELEAK_ND];
     for (size_t p = 0; p < r->npoints && (nc->nd == 1 || r->npoints <= 4); p++) {
         def->derive(col, &r->pt[p], sweep_acc(r, p, 0), def->ctx);
         double self = sweep_acc(r, p, S_SELF)->mean;
-        double lo = col[NAIVECONTOUR_SLO];
-        double hi = col[NAIVECONTOUR_SHI];
+        double lo = col[NAIVELEAK_SLO];
+        double hi = col[NAIVELEAK_SHI];
         if (nc->nd == 1)
             exp_reported(e, "", NAN, verdict_measure_ci(self, lo, hi, r->pt[p].draws),
                          "mean self-weight at d = %zu, T = %zu", r->pt[p].d, r->pt[p].T);
@@ -256,8 +255,8 @@ static int run(experiment *e)
     def.work_free = selfweight_scratch_delete;
     def.draws_of = draws_of;
     def.ctx = &e->o.draws;
-    def.nderived = NAIVECONTOUR_ND;
-    def.derived = naivecontour_cols;
+    def.nderived = NAIVELEAK_ND;
+    def.derived = naiveleak_cols;
     def.derive = derive;
     sweep_result r;
     int st = sweep_run(e, &g, &def, &r);
@@ -268,7 +267,7 @@ static int run(experiment *e)
     exp_meta(e, "grid: T in {2,4,8,12,16,32,64,128,256}, d in {2,3,4,6,8..40,48,64,96,...,512,768}"
              " (or --T/--d)\ndraws per point: max(128, ceil(%zu / T)) for d <= 64 (4x at T = 12), "
              "128 beyond", e->o.draws);
-    exp_meta(e, "T: %zu\nmax_rse: %g", nc.Tl[nc.ht], NAIVECONTOUR_MAX_RSE);
+    exp_meta(e, "T: %zu\nmax_rse: %g", nc.Tl[nc.ht], NAIVELEAK_MAX_RSE);
     // the headline first (its rows come later): d*(T) where (T - 1) 2^(-d*/2) c(T, d*) = 1 - 0.995,
     // c(T, d) by antithetic pairs (naiveleak_c_draw; lib/claims/naiveleak.h has the derivation)
     static naiveleak_contour_row ex[SWEEP_MAX_VALUES];
@@ -276,7 +275,7 @@ static int run(experiment *e)
     st = rng == NULL ? ATT_EUSAGE
                      : naiveleak_contour(rng, e->o.out_dir, "naive_self_attention_exact.csv",
                                          e->o.seed, nc.Tl, nc.nT, levels[0], EXACT_PAIRS, ex);
-    double col[NAIVECONTOUR_ND];
+    double col[NAIVELEAK_ND];
     if (nc.ncont) {
         const selfweight_contour_row *h = &nc.cont[0][nc.ht];
         exp_meta(e, "d_star: %.2f\nd_star_lo: %.2f\nd_star_hi: %.2f", h->d_star, h->d_star_lo,
@@ -290,8 +289,8 @@ static int run(experiment *e)
         size_t p = st ? r.npoints : sweep_find(&r, h->T, (size_t)ex[nc.ht].d_below + 1, 0, 0);
         if (p < r.npoints) {
             derive(col, &r.pt[p], sweep_acc(&r, p, 0), NULL);
-            measure m = verdict_measure_ci(sweep_acc(&r, p, S_ARGMAX)->mean, col[NAIVECONTOUR_ALO],
-                                           col[NAIVECONTOUR_AHI], r.pt[p].draws * r.pt[p].T);
+            measure m = verdict_measure_ci(sweep_acc(&r, p, S_ARGMAX)->mean, col[NAIVELEAK_ALO],
+                                           col[NAIVELEAK_AHI], r.pt[p].draws * r.pt[p].T);
             exp_claim(e, "naiveArgmaxSelf", NAN, m, verdict_rule_ci_above(0.99),
                       "fraction of rows whose best match is itself (Wilson CI over rows) at "
                       "T = %zu, d = %zu, the first width past d* = %.2f", r.pt[p].T, r.pt[p].d,

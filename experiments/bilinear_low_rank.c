@@ -19,6 +19,7 @@
  */
 #include "prelude.h"
 #include "lowrank.h"
+#include "profile.h"
 #include "qkov.h"
 #include "randmat.h"
 #define RANK_TOL 1e-10   /* numerical rank: the sigma_i > RANK_TOL sigma_1 */
@@ -92,6 +93,21 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *sp, cons
     return ATT_OK;
 }
 
+/* bilinear_low_rank_spectra.csv (profile.h): each point's first draw again, rows i = 1 .. d,
+ * columns "d_k=N" (sigma_i / sigma_1 of W_QK) then "d_v=N" (of W_OV) */
+static void spectrum_name(char *buf, size_t n, size_t k, const sweep_point *pt, const void *c)
+{
+    if (k == 0) snprintf(buf, n, "d_k=%zu", pt->dk);
+    else snprintf(buf, n, "d_v=%zu", lowrank_dv(pt, c));
+}
+
+static int write_spectra(experiment *e, const sweep_result *r, const sweep_def *def)
+{
+    const size_t spectra[2] = {SPEC_QK, SPEC_OV};
+    return profile_write(e, "bilinear_low_rank_spectra.csv", r, def, 2, spectra, spectrum_name,
+                         NAT_ROUNDING, "1e-10");
+}
+
 static int run(experiment *e)
 {
     static lowrank_ctx c;
@@ -107,7 +123,7 @@ static int run(experiment *e)
     lowrank_def(&def, &c);
     sweep_result r;
     if ((st = sweep_run(e, &g, &def, &r))) return st;
-    if ((st = lowrank_write_spectra(e, &r, &def, SPEC_QK, SPEC_OV))) {
+    if ((st = write_spectra(e, &r, &def))) {
         sweep_result_free(&r);
         return st;
     }

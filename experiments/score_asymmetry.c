@@ -89,6 +89,19 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *c, void *work, con
     return ATT_OK;
 }
 
+/* the sentence's table dir/name (qi, ki, query, key, raw_score, raw_weight, score, weight:
+ * one row per cell of both heads, sentence_attention); the summary into r */
+static int write_sentence(const char *dir, const char *name, sentence_result *r)
+{
+    static const table_col cols[] = {
+        COL(sentence_row, qi), COL(sentence_row, ki), COL(sentence_row, query),
+        COL(sentence_row, key), COL(sentence_row, raw_score), COL(sentence_row, raw_weight),
+        COL(sentence_row, score), COL(sentence_row, weight)};
+    sentence_row rows[SENTENCE_T * SENTENCE_T];
+    int st = sentence_attention(rows, r);
+    return st ? st : TABLE_WRITE(dir, name, cols, rows, SENTENCE_T * SENTENCE_T);
+}
+
 static int run(experiment *e)
 {
     const size_t T = 16, d = 64, d_k = 16;
@@ -103,7 +116,7 @@ static int run(experiment *e)
     def.draws_csv = "score_asymmetry_draws.csv";
     // the sentence: raw scores X X^T and a hand-made head's scores
     sentence_result sr;
-    int st = sentence_write(e->o.out_dir, "score_asymmetry_sentence.csv", &sr);
+    int st = write_sentence(e->o.out_dir, "score_asymmetry_sentence.csv", &sr);
     sweep_result r;
     if (st || (st = sweep_run(e, &g, &def, &r))) return st;
     const sweep_point c = r.pt[0];

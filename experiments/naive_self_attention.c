@@ -20,6 +20,7 @@
 #include "prelude.h"
 #include "naiveleak.h"
 #include "selfweight.h"
+#include "softmax.h"
 
 static const size_t T_GRID[] = {2, 4, 8, 12, 16, 32, 64, 128, 256};
 static const size_t D_GRID[] = {2, 3, 4, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
@@ -82,16 +83,62 @@ static void derive(double *col, const sweep_point *pt, const stat_acc *a, const 
 
 /* ---- the plain contours d*(T) of the sweep ----------------------------- */
 
+/* One contour point: where the mean self-weight at length T crosses `level`. */
+typedef struct {
+    size_t T;
+    double level, d_star, d_star_lo, d_star_hi, d_star_se;
+    size_t d_below, d_above, draws_min;
+    double d_star_t2_law;   /* 2 log2((T - 1) / (2 (1 - level))): the T = 2 constant */
+} contour_row;
+
+/* The contours d*(T) of the mean self-weight over a sweep of nT lengths Tl by nd widths,
+ * T-major (point t nd + k: width dd[], mean leak[], its se[], draws dmin[]): for every level l
+ * and T, the crossing between the two widths that bracket 1 - level
+ * (selfweight_contour_crossing: log-linear interpolation, delta-method CI) into
+ * cont[l stride + t], with the T = 2 constant 2 log2((T - 1) / (2 (1 - level))) and the fewer
+ * draws of the two. *bracketed = 0 (and the rest not filled) when some (T, level) has no
+ * width above and the next below the level. */
+static int find_contours(const double *dd, const double *leak, const double *se,
+                         const size_t *dmin, const size_t *Tl, size_t nT, size_t nd,
+                         contour_row *cont, size_t stride, int *bracketed)
+{
+    int st = ATT_OK;
+    *bracketed = 1;
+    for (size_t t = 0; t < nT && !st && *bracketed; t++)
+        for (size_t l = 0; l < NLEVEL && !st && *bracketed; l++) {
+            const double *d = dd + t * nd, *lk = leak + t * nd, *s = se + t * nd;
+            const size_t *n = dmin + t * nd;
+            *bracketed = 0;   // some width keeps more than the level, the next one less
+            for (size_t k = 0; k + 1 < nd; k++)
+                *bracketed |= lk[k] > 1.0 - levels[l] && lk[k + 1] <= 1.0 - levels[l];
+            if (!*bracketed) break;
+            selfweight_crossing x;
+            if ((st = selfweight_contour_crossing(d, lk, s, nd, levels[l], &x))) break;
+            double T = (double)Tl[t];
+            cont[l * stride + t] = (contour_row){
+                Tl[t], levels[l], x.d_star, x.lo, x.hi, x.se, (size_t)d[x.k], (size_t)d[x.k + 1],
+                n[x.k] < n[x.k + 1] ? n[x.k] : n[x.k + 1],
+                2.0 * log2((T - 1.0) / (2.0 * (1.0 - levels[l])))};
+        }
+    return st;
+}
+
+#define C(f) COL(contour_row, f)
+static const table_col contour_cols[] = {C(T), C(level), C(d_star), C(d_star_lo), C(d_star_hi),
+                                         C(d_star_se), C(d_below), C(d_above), C(draws_min),
+                                         C(d_star_t2_law)};
+#undef C
+
 /* The run's T list and the plain contours. */
 typedef struct {
     size_t Tl[SWEEP_MAX_VALUES], nT, nd;   /* the run's lengths (T-major), widths per T   */
     size_t ht;                             /* index of the headline T in Tl (else 0)      */
     size_t ncont;                          /* lengths with a contour: nT, or 0            */
-    selfweight_contour_row cont[NLEVEL][SWEEP_MAX_VALUES];
+    contour_row cont[NLEVEL][SWEEP_MAX_VALUES];
 } contours;
 
 /* From the sweep r: the T list, the index of HEADLINE_T, and the contours d*(T) at both
- * levels (selfweight_contours, the leak's se = rse x leak per point), written as
+ * levels (find_contours, the leak's se = rse x leak per point), written as
  * <id>_contour.csv and <id>_contour_999.csv. No contour (ncont = 0, a note on stderr unless
  * --quiet) when the widths run do not bracket both levels at every T. */
 static int contours_plain(experiment *e, const sweep_def *def, const sweep_result *r,
@@ -121,8 +168,8 @@ static int contours_plain(experiment *e, const sweep_def *def, const sweep_resul
     int st = ATT_OK;
     int bracketed = 1;   /* the widths run put each level between two of them, at every T */
     if (nc->nd >= 2)
-        st = selfweight_contours(dd, leak, se, dmin, nc->Tl, nc->nT, nc->nd, levels, NLEVEL,
-                                 &nc->cont[0][0], SWEEP_MAX_VALUES, &bracketed);
+        st = find_contours(dd, leak, se, dmin, nc->Tl, nc->nT, nc->nd, &nc->cont[0][0],
+                           SWEEP_MAX_VALUES, &bracketed);
     nc->ncont = nc->nd >= 2 ? nc->nT : 0;
     if (!bracketed) {
         nc->ncont = 0;
@@ -133,9 +180,8 @@ static int contours_plain(experiment *e, const sweep_def *def, const sweep_resul
     }
     static const char *const names[NLEVEL] = {"naive_self_attention_contour.csv",
                                               "naive_self_attention_contour_999.csv"};
-    if (nc->ncont && !st)
-        st = selfweight_contours_write(e->o.out_dir, names, &nc->cont[0][0], SWEEP_MAX_VALUES,
-                                       NLEVEL, nc->ncont);
+    for (size_t l = 0; l < NLEVEL && nc->ncont && !st; l++)
+        st = TABLE_WRITE(e->o.out_dir, names[l], contour_cols, nc->cont[l], nc->ncont);
     return st;
 }
 
@@ -166,14 +212,14 @@ static void points_rows(experiment *e, const sweep_def *def, const sweep_result 
  * log2(T - 1) at each level (naiveContourSlope[High]). */
 static void contour_law(experiment *e, const contours *nc)
 {
-    const selfweight_contour_row (*cont)[SWEEP_MAX_VALUES] = nc->cont;
+    const contour_row (*cont)[SWEEP_MAX_VALUES] = nc->cont;
     size_t ncont = nc->ncont;
     for (size_t t = 0; t < ncont; t++)
         exp_meta(e, "contour 0.995 at T = %zu: d* = %.2f [%.2f, %.2f]; 0.999: %.2f [%.2f, %.2f]",
                  cont[0][t].T, cont[0][t].d_star, cont[0][t].d_star_lo, cont[0][t].d_star_hi,
                  cont[1][t].d_star, cont[1][t].d_star_lo, cont[1][t].d_star_hi);
     if (ncont && nc->Tl[0] == 2) {   /* T = 2: the estimator against the exact crossing */
-        const selfweight_contour_row *t2 = &cont[0][0];
+        const contour_row *t2 = &cont[0][0];
         measure m = verdict_measure_ci(t2->d_star, t2->d_star_lo, t2->d_star_hi, t2->draws_min);
         exp_control(e, "naiveExactTwo", t2->d_star_t2_law, m,
                     verdict_rule_ci_within(t2->d_star_t2_law - 0.5, t2->d_star_t2_law + 0.5),
@@ -241,6 +287,41 @@ static void law_large_d(experiment *e, gsl_rng *rng, const size_t *Tl, size_t nT
                  HEADLINE_T, f * b.mean, Tmax, leak);
 }
 
+/* ---- the stable softmax at d = 768 ------------------------------------- */
+
+/* One raw head X (T, d) ~ N(0, 1), S = X X^T (T, T), A = softmax_rows(S) (T, T) by
+ * lib/math/softmax (subtract the row max) against the closed form of selfweight_row:
+ * *err = the largest |sum_j a_ij - 1| and |a_ii - closed form| (inf when some a_ij is not
+ * finite), *smax = the largest score, *nover = how many scores overflow a plain exp. */
+static int stable_check(gsl_rng *rng, size_t T, size_t d, double *err, double *smax,
+                        size_t *nover)
+{
+    gsl_matrix *X = mat_new(T, d), *S = mat_new(T, T), *A = mat_new(T, T);
+    int st = X && S && A ? ATT_OK : att_last_code();
+    if (!st) mat_randn(rng, X, 1.0);
+    if (!st) st = head_scores(S, X, X, 1.0);        /* s_ij = x_i . x_j */
+    if (!st) st = softmax_rows(A, S);
+    *err = 0.0;
+    *nover = 0;
+    *smax = st ? NAN : mat_max_abs(S);
+    for (size_t i = 0; i < T && !st; i++) {
+        const double *s = S->data + i * S->tda, *a = A->data + i * A->tda;
+        double sum = 0.0;
+        for (size_t j = 0; j < T; j++) {
+            if (!isfinite(a[j])) *err = INFINITY;
+            sum += a[j];
+            *nover += isinf(exp(s[j])) != 0;
+        }
+        selfweight_row_t r;
+        st = selfweight_row(&r, s, T, i);
+        *err = fmax(*err, fmax(fabs(sum - 1.0), fabs(a[i] - r.self)));
+    }
+    mat_free(X);
+    mat_free(S);
+    mat_free(A);
+    return st;
+}
+
 /* ---- the run ----------------------------------------------------------- */
 
 static int run(experiment *e)
@@ -277,7 +358,7 @@ static int run(experiment *e)
                                          e->o.seed, nc.Tl, nc.nT, levels[0], EXACT_PAIRS, ex);
     double col[NAIVELEAK_ND];
     if (nc.ncont) {
-        const selfweight_contour_row *h = &nc.cont[0][nc.ht];
+        const contour_row *h = &nc.cont[0][nc.ht];
         exp_meta(e, "d_star: %.2f\nd_star_lo: %.2f\nd_star_hi: %.2f", h->d_star, h->d_star_lo,
                  h->d_star_hi);
         exp_reported(e, "naiveWidthPlain", NAN,
@@ -336,7 +417,7 @@ static int run(experiment *e)
     double err = 0.0, smax = 0.0;
     size_t nover = 0;
     if (!st) gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0xE768, 0));
-    if (!st) st = selfweight_stable_check(rng, 256, 768, &err, &smax, &nover);
+    if (!st) st = stable_check(rng, 256, 768, &err, &smax, &nover);
     gsl_rng_free(rng);
     if (st) goto done;
     // max over d = 1..40 of |quadrature / closed form 2^(-d/2 - 1) - 1|, T = 2

@@ -11,25 +11,28 @@
  * (the section's rank <= d_k: the rest is rounding; the headline is W_QK's in
  * units of its per-draw bound, lowrank_zero_bound) and the smallest kept
  * sigma_{d_k} / sigma_1 (rank = d_k for random factors: the converse, a control); the
- * relative errors of X W_QK X^T against Q K^T, of X I X^T and (X U)(X U)^T (U Haar orthogonal) against X X^T, of
- * A X W_OV against O W_O (identities: a chain of inner length n rounds by at
- * most ~ 2 gamma_n |F_1|..|F_m|, Higham 3.5, so tol = 16 n eps
+ * relative errors of X W_QK X^T against Q K^T, of X I X^T and (X U)(X U)^T (U Haar
+ * orthogonal) against X X^T, of A X W_OV against O W_O (identities: a chain of inner
+ * length n rounds by at most ~ 2 gamma_n |F_1|..|F_m|, Higham 3.5, so tol = 16 n eps
  * || |F_1|..|F_m| ||_F / ||result||_F per draw, the smallest over draws); the
  * parameter count 2 d d_k (reported). --dk lists filter it; --dv N sets d_v.
  */
 #include "prelude.h"
 #include "lowrank.h"
+#include "profile.h"
 #include "qkov.h"
 #include "randmat.h"
 #define RANK_TOL 1e-10   /* numerical rank: the sigma_i > RANK_TOL sigma_1 */
 
 /* per draw: errors and their tolerances, the spectra's summaries */
-#define STATS(X) X(E_QK, "score_err", SW_ROUND("score_tol_min")) X(T_QK, "score_tol", SW_ROUND(NULL))       \
-    X(E_I, "identity_err", SW_ROUND("uut_tol_min")) X(E_U, "uut_err", SW_ROUND("uut_tol_min"))             \
-    X(T_U, "uut_tol", SW_ROUND(NULL)) X(MIS_QK, "qk_rank_mismatch", SW_EXACT) X(KEPT_QK, "qk_kept", SW_MC) \
-    X(ZERO_QK, "qk_zero", SW_ROUND(NULL)) X(MIS_OV, "ov_rank_mismatch", SW_EXACT) X(KEPT_OV, "ov_kept", SW_MC) \
-    X(ZERO_OV, "ov_zero", SW_ROUND(NULL)) X(E_OV, "ov_err", SW_ROUND("ov_tol_min")) X(T_OV, "ov_tol", SW_ROUND(NULL)) \
-    X(ZU_QK, "qk_zero_units", SW_ROUND(NULL))
+#define STATS(X)                                                                              \
+    X(E_QK, "score_err", SW_ROUND("score_tol_min")) X(T_QK, "score_tol", SW_ROUND(NULL))      \
+    X(E_I, "identity_err", SW_ROUND("uut_tol_min")) X(E_U, "uut_err", SW_ROUND("uut_tol_min"))\
+    X(T_U, "uut_tol", SW_ROUND(NULL)) X(MIS_QK, "qk_rank_mismatch", SW_EXACT)                 \
+    X(KEPT_QK, "qk_kept", SW_MC) X(ZERO_QK, "qk_zero", SW_ROUND(NULL))                        \
+    X(MIS_OV, "ov_rank_mismatch", SW_EXACT) X(KEPT_OV, "ov_kept", SW_MC)                      \
+    X(ZERO_OV, "ov_zero", SW_ROUND(NULL)) X(E_OV, "ov_err", SW_ROUND("ov_tol_min"))           \
+    X(T_OV, "ov_tol", SW_ROUND(NULL)) X(ZU_QK, "qk_zero_units", SW_ROUND(NULL))
 SWEEP_STATS(STATS);
 
 /* a point's buffers (workset.h, one per point, sized exactly): X, AX, P1, P2, tT, tD (T, d);
@@ -55,7 +58,8 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *sp, cons
     // tol = 16 (2d + d_k) eps || (|X| |W_Q|) (|X| |W_K|)^T ||_F / ||S||_F
     if ((rc = qkov_abs_product(m[tQ], m[X], m[W_Q]))) return rc;
     if ((rc = qkov_abs_product(m[tK], m[X], m[W_K]))) return rc;
-    out[T_QK] = tol_eps(16.0, 2 * d + dk, tol_product_scale_frob(m[tQ], m[tK]) / mat_frob(s->h[0].S));
+    double rho_qk = tol_product_scale_frob(m[tQ], m[tK]) / mat_frob(s->h[0].S);
+    out[T_QK] = tol_eps(16.0, 2 * d + dk, rho_qk);
     // W_QK = I: X I X^T, and W_Q = W_K = U orthogonal (U U^T = I), against X X^T
     gsl_matrix_set_identity(m[I]);
     if ((rc = head_scores(m[S0], m[X], m[X], 1.0))) return rc;
@@ -89,6 +93,21 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *sp, cons
     return ATT_OK;
 }
 
+/* bilinear_low_rank_spectra.csv (profile.h): each point's first draw again, rows i = 1 .. d,
+ * columns "d_k=N" (sigma_i / sigma_1 of W_QK) then "d_v=N" (of W_OV) */
+static void spectrum_name(char *buf, size_t n, size_t k, const sweep_point *pt, const void *c)
+{
+    if (k == 0) snprintf(buf, n, "d_k=%zu", pt->dk);
+    else snprintf(buf, n, "d_v=%zu", lowrank_dv(pt, c));
+}
+
+static int write_spectra(experiment *e, const sweep_result *r, const sweep_def *def)
+{
+    const size_t spectra[2] = {SPEC_QK, SPEC_OV};
+    return profile_write(e, "bilinear_low_rank_spectra.csv", r, def, 2, spectra, spectrum_name,
+                         NAT_ROUNDING, "1e-10");
+}
+
 static int run(experiment *e)
 {
     static lowrank_ctx c;
@@ -96,13 +115,18 @@ static int run(experiment *e)
     int st = lowrank_grid(&g, &c, e);
     if (st) return st;
     sweep_def def = SWEEP_DEF(draw);
-    def.work_mats = "T.d d.dk d.dk d.dv dv.d d.d d.d d.d d.d T.T T.T T.d T.d T.d d.d T.dk T.dk T.d T.d";
-    def.work_vecs = "d d d", def.work_heads = "T.T.d.dk.dv T.T.d.d.dv";
+    def.work_mats = "T.d d.dk d.dk d.dv dv.d d.d d.d d.d d.d T.T T.T T.d T.d T.d d.d T.dk T.dk "
+                    "T.d T.d";
+    def.work_vecs = "d d d";
+    def.work_heads = "T.T.d.dk.dv T.T.d.d.dv";
     def.work_per_point = 1;
     lowrank_def(&def, &c);
     sweep_result r;
     if ((st = sweep_run(e, &g, &def, &r))) return st;
-    if ((st = lowrank_write_spectra(e, &r, &def, SPEC_QK, SPEC_OV))) { sweep_result_free(&r); return st; }
+    if ((st = write_spectra(e, &r, &def))) {
+        sweep_result_free(&r);
+        return st;
+    }
     exp_meta(e, "rank_tol: %g (relative to sigma_max)", RANK_TOL);
 
     /* worst cases over the sweep: the points' statistics merged */
@@ -111,36 +135,46 @@ static int run(experiment *e)
     sweep_merge_all(&r, w);
     for (size_t p = 0; p < r.npoints; p++)
         if (r.pt[p].dk == 16) h = p;
-    size_t total = w[0].n, dk_lo = r.pt[0].dk, dk_hi = r.pt[r.npoints - 1].dk, d_run = r.pt[h].d, dk_h = r.pt[h].dk;
+    size_t total = w[0].n, dk_lo = r.pt[0].dk, dk_hi = r.pt[r.npoints - 1].dk;
+    size_t d_run = r.pt[h].d, dk_h = r.pt[h].dk;
     sweep_result_free(&r);
     double zero_tol = tol_eps(16.0, d_run, 1.0);   /* rounding of sigma_i / sigma_1 */
-    // the section's claim, rank(W_QK) <= d_k: sigma_{d_k+1} at rounding level, in units of its bound
-    exp_claim(e, "lowRankQKKeptMin", 0.0, verdict_measure_as(verdict_measure_exact(w[ZU_QK].max, total),
-              NAT_ROUNDING), verdict_rule_at_most(1.0), "rank(W_QK) <= d_k: largest sigma_{d_k+1} / sigma_1 of "
-              "W_QK = W_Q W_K^T over %zu draws, d_k = %zu .. %zu (d = %zu), in units of its per-draw rounding "
-              "bound 2 eps (d_k || |W_Q| |W_K|^T ||_F + 8 d sigma_1) / sigma_1", total, dk_lo, dk_hi, d_run);
+    // the section's claim, rank(W_QK) <= d_k: sigma_{d_k+1} at rounding level, in units of its
+    // bound
+    measure zu = verdict_measure_as(verdict_measure_exact(w[ZU_QK].max, total), NAT_ROUNDING);
+    exp_claim(e, "lowRankQKKeptMin", 0.0, zu, verdict_rule_at_most(1.0),
+              "rank(W_QK) <= d_k: largest sigma_{d_k+1} / sigma_1 of W_QK = W_Q W_K^T over %zu "
+              "draws, d_k = %zu .. %zu (d = %zu), in units of its per-draw rounding bound "
+              "2 eps (d_k || |W_Q| |W_K|^T ||_F + 8 d sigma_1) / sigma_1", total, dk_lo, dk_hi,
+              d_run);
     exp_headline(e);
     exp_control(e, "lowRankQKKeptSmallest", NAN, verdict_measure_exact(w[KEPT_QK].min, total),
-                verdict_rule_at_least(RANK_TOL), "the converse for random factors, rank(W_QK) >= d_k: smallest "
-                "sigma_{d_k} / sigma_1 of W_QK over the same draws");
-    exp_identity(e, "lowRankQKZeroMax", 0.0, verdict_measure_exact(w[ZERO_QK].max, total), verdict_rule_at_most(zero_tol),
+                verdict_rule_at_least(RANK_TOL), "the converse for random factors, rank(W_QK) >= "
+                "d_k: smallest sigma_{d_k} / sigma_1 of W_QK over the same draws");
+    exp_identity(e, "lowRankQKZeroMax", 0.0, verdict_measure_exact(w[ZERO_QK].max, total),
+                 verdict_rule_at_most(zero_tol),
                  "rank(W_QK) <= d_k: largest sigma_{d_k+1} / sigma_1");
-    exp_claim(e, "lowRankOVKeptMin", NAN, verdict_measure_exact(w[KEPT_OV].min, total), verdict_rule_at_least(RANK_TOL),
+    exp_claim(e, "lowRankOVKeptMin", NAN, verdict_measure_exact(w[KEPT_OV].min, total),
+              verdict_rule_at_least(RANK_TOL),
               "rank(W_OV) >= d_v: smallest sigma_{d_v} / sigma_1 of W_OV = W_V W_O");
-    exp_identity(e, "lowRankOVZeroMax", 0.0, verdict_measure_exact(w[ZERO_OV].max, total), verdict_rule_at_most(zero_tol),
+    exp_identity(e, "lowRankOVZeroMax", 0.0, verdict_measure_exact(w[ZERO_OV].max, total),
+                 verdict_rule_at_most(zero_tol),
                  "rank(W_OV) <= d_v: largest sigma_{d_v+1} / sigma_1");
-    exp_identity(e, "lowRankScoreErr", 0.0, verdict_measure_exact(w[E_QK].max, total), verdict_rule_at_most(w[T_QK].min),
+    exp_identity(e, "lowRankScoreErr", 0.0, verdict_measure_exact(w[E_QK].max, total),
+                 verdict_rule_at_most(w[T_QK].min),
                  "largest ||Q K^T - X W_QK X^T||_F / ||Q K^T||_F (tolerance 16 (2d + d_k) eps rho, "
                  "smallest over draws)");
-    exp_identity(e, "lowRankIdentityErr", 0.0, verdict_measure_exact(fmax(w[E_I].max, w[E_U].max), total),
-                 verdict_rule_at_most(w[T_U].min), "W_QK = I gives the naive scores: largest relative difference "
-                 "of X I X^T and of (X U)(X U)^T, U orthogonal, from X X^T");
-    exp_identity(e, "lowRankOVHeadErr", 0.0, verdict_measure_exact(w[E_OV].max, total), verdict_rule_at_most(w[T_OV].min),
-                 "largest ||O W_O - A X W_OV||_F / ||O W_O||_F (the head's contribution through the OV "
-                 "circuit)");
+    exp_identity(e, "lowRankIdentityErr", 0.0,
+                 verdict_measure_exact(fmax(w[E_I].max, w[E_U].max), total),
+                 verdict_rule_at_most(w[T_U].min), "W_QK = I gives the naive scores: largest "
+                 "relative difference of X I X^T and of (X U)(X U)^T, U orthogonal, from X X^T");
+    exp_identity(e, "lowRankOVHeadErr", 0.0, verdict_measure_exact(w[E_OV].max, total),
+                 verdict_rule_at_most(w[T_OV].min),
+                 "largest ||O W_O - A X W_OV||_F / ||O W_O||_F (the head's contribution through "
+                 "the OV circuit)");
     exp_reported(e, "lowRankParams", NAN, verdict_measure_exact(2.0 * (double)(d_run * dk_h), 1),
-                 "parameters of W_Q and W_K, 2 d d_k, at d = %zu, d_k = %zu (a full W_QK: d^2 = %zu)",
-                 d_run, dk_h, d_run * d_run);
+                 "parameters of W_Q and W_K, 2 d d_k, at d = %zu, d_k = %zu (a full W_QK: "
+                 "d^2 = %zu)", d_run, dk_h, d_run * d_run);
     exp_summary(e, "W_QK = W_Q W_K^T has rank d_k exactly: smallest kept sigma_{d_k}/sigma_1 %.4g, "
                 "largest neglected %.3g (rounding), over %zu draws, d_k = %zu..%zu", w[KEPT_QK].min,
                 w[ZERO_QK].max, total, dk_lo, dk_hi);

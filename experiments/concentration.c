@@ -18,8 +18,8 @@
 #include "prelude.h"
 #include "randn.h"
 
-#define STATS(X) X(S_NORM2, "norm2", SW_MC) X(S_NORM2_DEV2, "norm2_dev2", SW_MC) X(S_DOT, "dot", SW_MC) \
-                 X(S_DOT2, "dot2", SW_MC) X(S_ABSDOT, "absdot", SW_MC)
+#define STATS(X) X(S_NORM2, "norm2", SW_MC) X(S_NORM2_DEV2, "norm2_dev2", SW_MC) \
+                 X(S_DOT, "dot", SW_MC) X(S_DOT2, "dot2", SW_MC) X(S_ABSDOT, "absdot", SW_MC)
 SWEEP_STATS(STATS);
 
 /* one draw at d: x, y (d) ~ N(0, I) */
@@ -53,13 +53,16 @@ static void *work_alloc(const sweep_grid *g, const void *ctx)
 static measure rms(const stat_acc *a)
 {
     measure m = verdict_measure_stat(a);
-    return verdict_measure_ci(sqrt(m.value), isnan(m.ci_low) ? NAN : sqrt(fmax(m.ci_low, 0.0)), sqrt(m.ci_high), m.draws);
+    double lo = isnan(m.ci_low) ? NAN : sqrt(fmax(m.ci_low, 0.0));
+    return verdict_measure_ci(sqrt(m.value), lo, sqrt(m.ci_high), m.draws);
 }
 
-static const table_col derived[] = {SWEEP_DERIVED_CI(0, "norm2_spread"), SWEEP_DERIVED_CI(3, "dot_rms")};
+static const table_col derived[] = {SWEEP_DERIVED_CI(0, "norm2_spread"),
+                                    SWEEP_DERIVED_CI(3, "dot_rms")};
 static void derive(double *col, const sweep_point *pt, const stat_acc *a, const void *ctx)
 {
-    (void)pt, (void)ctx;
+    (void)pt;
+    (void)ctx;
     sweep_put_ci(col, rms(&a[S_NORM2_DEV2]));
     sweep_put_ci(col + 3, rms(&a[S_DOT2]));
 }
@@ -72,7 +75,10 @@ static const double q_slope[NQ] = {1.0, 0.5, 0.5, 0.5};
 /* log value and its se by the delta method: se(m)/m for a mean, se(m)/(2m) for an rms */
 static void law_at(const stat_acc *a, int q, double *lv, double *lse)
 {
-    const stat_acc *s = &a[q == Q_NORM2 ? S_NORM2 : q == Q_SPREAD ? S_NORM2_DEV2 : q == Q_DOT_RMS ? S_DOT2 : S_ABSDOT];
+    const stat_acc *s = &a[q == Q_NORM2     ? S_NORM2
+                           : q == Q_SPREAD  ? S_NORM2_DEV2
+                           : q == Q_DOT_RMS ? S_DOT2
+                                            : S_ABSDOT];
     int is_rms = q == Q_SPREAD || q == Q_DOT_RMS;
     *lv = is_rms ? 0.5 * log(s->mean) : log(s->mean);
     *lse = (is_rms ? 0.5 : 1.0) * stat_se(s) / s->mean;
@@ -86,8 +92,11 @@ static int run(experiment *e)
     sweep_grid_init(&g);
     sweep_axis(&g, AX_D, 23, dgrid);
     sweep_def def = SWEEP_DEF(draw);
-    def.work_alloc = work_alloc, def.work_free = sweep_doubles_free;
-    def.nderived = 6, def.derived = derived, def.derive = derive;
+    def.work_alloc = work_alloc;
+    def.work_free = sweep_doubles_free;
+    def.nderived = 6;
+    def.derived = derived;
+    def.derive = derive;
     sweep_result r;
     int st = sweep_run(e, &g, &def, &r);
     if (st) return st;
@@ -104,7 +113,8 @@ static int run(experiment *e)
         exp_claim(e, "concDotRatio", 1.0, qd, verdict_rule_ci_within(0.9, 1.1),
                   "mean (x.y)^2 / d at d = %zu (exactly 1)", r.pt[0].d);
         exp_summary_measure(e, "mean ||x||^2", m2, "d = %zu", r.pt[0].d);
-        exp_summary_measure(e, "rms(x.y)", rms(sweep_acc(&r, 0, S_DOT2)), "sqrt(d) = %.4g", sqrt(d));
+        exp_summary_measure(e, "rms(x.y)", rms(sweep_acc(&r, 0, S_DOT2)), "sqrt(d) = %.4g",
+                            sqrt(d));
         sweep_result_free(&r);
         return ATT_OK;
     }
@@ -123,16 +133,16 @@ static int run(experiment *e)
 
     const stat_fit *fn = &fits[Q_NORM2].f, *fd = &fits[Q_DOT_RMS].f;
     exp_claim(e, "concNormSlope", 1.0, sweep_fit_measure(fn, e->o.draws),
-              verdict_rule_ci_within(0.98, 1.02), "log-log slope of mean ||x||^2 against d (d = %zu..%zu, "
-              "%zu widths, %zu draws each)", d_lo, d_hi, n, e->o.draws);
+              verdict_rule_ci_within(0.98, 1.02), "log-log slope of mean ||x||^2 against d "
+              "(d = %zu..%zu, %zu widths, %zu draws each)", d_lo, d_hi, n, e->o.draws);
     exp_headline(e);
     exp_claim(e, "concDotSlope", 0.5, sweep_fit_measure(fd, e->o.draws),
               verdict_rule_ci_within(0.48, 0.52), "log-log slope of rms(x.y) = sd(x.y) against d "
               "(d = %zu..%zu, %zu widths, %zu draws each)", d_lo, d_hi, n, e->o.draws);
     exp_summary(e, "self-score ||x||^2 grows like d^%.4f (the section: d^1), 95%% CI [%.4f, %.4f]",
                 fn->slope, fn->ci_lo, fn->ci_hi);
-    exp_summary(e, "score with another, rms(x.y), like d^%.4f (sqrt(d): d^0.5), 95%% CI [%.4f, %.4f]",
-                fd->slope, fd->ci_lo, fd->ci_hi);
+    exp_summary(e, "score with another, rms(x.y), like d^%.4f (sqrt(d): d^0.5), "
+                "95%% CI [%.4f, %.4f]", fd->slope, fd->ci_lo, fd->ci_hi);
     exp_summary(e, "over d = %zu..%zu, %zu widths, %zu draws each", d_lo, d_hi, n, e->o.draws);
     return ATT_OK;
 }

@@ -16,14 +16,13 @@
  *      (identities: at most C cond(R) eps, C = 4 (T + d + 2 d_v); R^{-1} W_O
  *      by LU solves, qkov_reparam_ov).
  *   2. Two heads with the same circuits, without and with biases: the same
- *      output, other factors, and a negative control (twoheads.h).
+ *      output, other factors, and a negative control (two_heads below).
  * Writes ov_invariance.csv (a row per cond(R)), ov_invariance_heads.csv (per case).
  */
 #include "prelude.h"
 #include "circuitinv.h"
 #include "qkov.h"
 #include "randmat.h"
-#include "twoheads.h"
 
 /* per draw, at a cond point */
 #define STATS(X) X(C_V, "v", SW_MC) X(C_WOV, "wov", SW_ROUND(NULL)) X(C_Y, "y", SW_ROUND(NULL)) \
@@ -72,16 +71,125 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *ws, cons
     return ATT_OK;
 }
 
+/* ---- 2. a head is its circuits (W_QK, u = W_K b_Q, W_OV, c = b_V W_O + b_O) ---- */
+
+enum { NHEADS = 2 };   /* two heads without, with biases */
+/* per draw: the control: without biases it equals y (zero up to rounding,
+ * below 1e-10); with them it depends on head 2's SVD, whose signs the BLAS
+ * kernel picks: compared as a training result (SW_TRAIN_ROUND) */
+#define HEAD_STATS(X) X(H_Y, "y", SW_ROUND(NULL)) X(H_UY, "y_units", SW_ROUND("allowed_units")) \
+    X(H_WQ, "wq", SW_MC) X(H_WV, "wv", SW_MC) X(H_CTRL, "control", SW_TRAIN_ROUND("1e-10"))
+SWEEP_STATS_AS(HEAD_STATS, NHSTAT, head_stat_names);
+static const char *const head_cases[NHEADS] = {"none", "b_Q b_K b_V b_O"};
+
+/* the allowed error C2 = 16 (T + 2d + d_k + d_v), in units of eps */
+static double heads_allowed(const sweep_point *pt)
+{
+    return 16.0 * (double)(pt->T + 2 * pt->d + pt->dk + pt->dv);
+}
+static const circuitinv_allowed_fn heads_allowed_fn = heads_allowed;
+
+/* a draw's buffers (workset.h): X (T, d); W_Q, W_K (d, d_k); W_V (d, d_v); W_O (d_v, d);
+ * WQ2, WK2 (d, d_k); WV2 (d, d_v); WO2 (d_v, d); Y1, Y2 (T, d); b_Q, b_K (d_k), b_V (d_v),
+ * b_O (d), and the same for head 2; two head states */
+enum { HX, HW_Q, HW_K, HW_V, HW_O, HWQ2, HWK2, HWV2, HWO2, HY1, HY2, NHMAT };
+enum { bQ, bK, bV, bO, bQ2, bK2, bV2, bO2, NVEC };
+
+/* the head, then head 2 rebuilt from head 1's (W_QK, u, W_OV, c) alone; biases in case 1 */
+static int heads_draw(gsl_rng *rng, double *out, const sweep_point *pt, void *ws, const void *ctx)
+{
+    (void)ctx;
+    workset *s = ws;
+    gsl_matrix **m = s->m;
+    gsl_vector **v = s->v;
+    int bias = pt->kase == 1;
+    // the head: X ~ N(0, 1), W_Q, W_K, W_V, W_O ~ N(0, 1/d)
+    randmat_head(rng, m[HX], m[HW_Q], m[HW_K], m[HW_V], m[HW_O]);
+    for (int k = 0; k < NVEC; k++) mat_vec_randn(rng, v[k], 1.0);   /* b_K2, b_V2: free choices */
+    qkov_head h1 = {m[HW_Q], m[HW_K], m[HW_V], m[HW_O], v[bQ], v[bK], v[bV], v[bO]};
+    qkov_head h2 = {m[HWQ2], m[HWK2], m[HWV2], m[HWO2], v[bQ2], v[bK2], v[bV2], v[bO2]};
+    if (!bias) {
+        h1.b_Q = h1.b_K = h1.b_V = h1.b_O = NULL;
+        h2.b_Q = h2.b_K = h2.b_V = h2.b_O = NULL;
+    }
+    // W_Q2 W_K2^T = W_QK, W_V2 W_O2 = W_OV (SVD), W_K2 b_Q2 = W_K b_Q, b_V2 W_O2 + b_O2 = c
+    int rc = qkov_rebuild(&h2, &h1);
+    // y_i = o_i W_O + b_O of both heads
+    if (!rc) rc = qkov_head_output(m[HY1], &h1, m[HX], &s->h[0]);
+    if (!rc) rc = qkov_head_output(m[HY2], &h2, m[HX], &s->h[1]);
+    if (rc) return rc;
+    out[H_Y] = mat_rel_diff(m[HY2], m[HY1]);
+    out[H_UY] = out[H_Y] / DBL_EPSILON;
+    out[H_WQ] = mat_rel_diff(m[HWQ2], m[HW_Q]);
+    out[H_WV] = mat_rel_diff(m[HWV2], m[HW_V]);
+    // negative control: head 2 with b_Q untransformed (W_K b_Q not kept)
+    h2.b_Q = h1.b_Q;
+    if ((rc = qkov_head_output(m[HY2], &h2, m[HX], &s->h[1]))) return rc;
+    out[H_CTRL] = mat_rel_diff(m[HY2], m[HY1]);
+    return ATT_OK;
+}
+
+/* 2. Head 2 rebuilt from head 1's (W_QK, u, W_OV, c) alone by the SVD (qkov_rebuild), with a
+ * fresh b_K, a fresh b_V and b_O = c - b_V W_O; at the head sizes of circuitinv_grid_head
+ * (--T, --d, --dk, --dv), without and with biases, X ~ N(0, 1), weights ~ N(0, 1/d), biases
+ * ~ N(0, 1): ov_invariance_heads.csv (a row per case). */
+static int two_heads(experiment *e)
+{
+    sweep_grid gh;
+    circuitinv_grid_head(&gh);
+    sweep_axis_cases(&gh, "biases", NHEADS, head_cases);
+    sweep_def def = SWEEP_DEF_AS(heads_draw, NHSTAT, head_stat_names);
+    def.work_mats = "T.d d.dk d.dk d.dv dv.d d.dk d.dk d.dv dv.d T.d T.d";
+    def.work_vecs = "dk dk dv d dk dk dv d";
+    def.work_heads = "T.T.d.dk.dv T.T.d.dk.dv";
+    def.csv = "ov_invariance_heads.csv";
+    circuitinv_def_allowed(&def, &heads_allowed_fn);
+    sweep_result r;
+    int st = sweep_run(e, &gh, &def, &r);
+    if (st) return st;
+    double C2 = heads_allowed(&r.pt[0]);
+    const char *macro_y[NHEADS] = {"ovInvHeadsErr", "ovInvHeadsBiasErr"};
+    const char *what[NHEADS] = {"without biases",
+                                "with biases (u = W_K b_Q and c = b_V W_O + b_O kept)"};
+    for (size_t h = 0; h < NHEADS; h++) {
+        const stat_acc *a = sweep_acc(&r, h, 0);
+        exp_identity(e, macro_y[h], 0.0, verdict_measure_exact(a[H_UY].max, a[H_UY].n),
+                     verdict_rule_at_most(C2),
+                     "two heads with the same W_QK and W_OV, %s: largest relative output "
+                     "difference in units of eps (C2 = 16 (T + 2d + d_k + d_v))", what[h]);
+        exp_control(e, h ? "ovInvHeadsBiasFactorChange" : "ovInvHeadsFactorChange", NAN,
+                    verdict_measure_exact(fmin(a[H_WQ].min, a[H_WV].min), a[H_WQ].n),
+                    verdict_rule_at_least(0.1),
+                    "the two heads' factors differ, %s: smallest relative difference of W_Q or W_V",
+                    what[h]);
+    }
+    exp_summary(e, "a head is its W_QK and W_OV: two heads with other factors differ by at most "
+                "%.3g eps in output (allowed %g)", fmax(sweep_acc(&r, 0, H_UY)->max,
+                sweep_acc(&r, 1, H_UY)->max), C2);
+    if (r.pt[0].T >= 2)   /* with one key the softmax ignores every score: nothing to tell */
+        exp_control(e, "ovInvBiasControl", NAN,
+                    verdict_measure_as(sweep_measure(&r, 1, H_CTRL), NAT_TRAINING),
+                    verdict_rule_ci_above(0.01),
+                    "control: head 2 keeps b_Q untransformed (W_K b_Q not kept): mean relative "
+                    "output difference");
+    sweep_result_free(&r);
+    return ATT_OK;
+}
+
+/* ---- the run: 1. the sweep over cond(R), then 2. the two heads ---- */
+
 static int run(experiment *e)
 {
     size_t d_v = e->o.dv ? e->o.dv : 16, d_k = e->o.dk ? e->o.dk : 16, d = e->o.d ? e->o.d : 64;
     if (d_k > d || d_v > d)
-        return exp_usage("--dk %zu, --dv %zu: the circuits have rank d_k, d_v <= d = %zu", d_k, d_v, d);
+        return exp_usage("--dk %zu, --dv %zu: the circuits have rank d_k, d_v <= d = %zu", d_k,
+                         d_v, d);
     sweep_grid g;
     int st = circuitinv_grid(&g, d_v, 0.0);
     if (st) return st;
     sweep_def def = SWEEP_DEF(draw);
-    def.work_mats = "T.d d.dk d.dk d.dv dv.d dv.dv d.dv dv.d d.d d.d T.d T.d", def.work_heads = "T.T.d.dk.dv T.T.d.dk.dv";
+    def.work_mats = "T.d d.dk d.dk d.dv dv.d dv.dv d.dv dv.d d.d d.d T.d T.d";
+    def.work_heads = "T.T.d.dk.dv T.T.d.dk.dv";
     circuitinv_def_allowed(&def, &allowed_fn);
     sweep_result r;
     if ((st = sweep_run(e, &g, &def, &r))) return st;
@@ -91,10 +199,12 @@ static int run(experiment *e)
 
     /* the values move (every draw with a non-orthogonal R; an orthogonal one too) ... */
     const stat_acc vm = sweep_merged_x_above(&r, C_V, 1.0);   /* cond(R) > 1 */
-    double vmin = vm.min, worst[2] = {sweep_merged(&r, C_UWOV).max, sweep_merged(&r, C_UY).max};
+    double vmin = vm.min;
+    double worst[2] = {sweep_merged(&r, C_UWOV).max, sweep_merged(&r, C_UY).max};
     size_t total = sweep_merged(&r, C_V).n, moved = vm.n;
     if (moved) {
-        exp_claim(e, "ovInvValueChangeMin", NAN, verdict_measure_exact(vmin, moved), verdict_rule_at_least(0.1),
+        exp_claim(e, "ovInvValueChangeMin", NAN, verdict_measure_exact(vmin, moved),
+                  verdict_rule_at_least(0.1),
                   "smallest relative change ||V' - V||_F / ||V||_F of the values over the draws "
                   "with cond(R) = %g .. %g", r.pt[1].x, cmax);
         exp_summary(e, "the values move: smallest ||V' - V|| / ||V|| %.4g over %zu draws with "
@@ -102,30 +212,35 @@ static int run(experiment *e)
     }
     if (p0->dv >= 2 && p0->x == 1.0) {   /* sqrt(2) needs E tr R = 0: a Haar R of size >= 2 */
         exp_claim(e, "ovInvValueChangeOrth", M_SQRT2, sweep_measure(&r, 0, C_V),
-                  verdict_rule_ci_within(0.98 * M_SQRT2, 1.02 * M_SQRT2), "mean relative change of the "
-                  "values for a Haar orthogonal R, against the prediction sqrt(2), within 2%%");
+                  verdict_rule_ci_within(0.98 * M_SQRT2, 1.02 * M_SQRT2),
+                  "mean relative change of the values for a Haar orthogonal R, against the "
+                  "prediction sqrt(2), within 2%%");
         exp_summary_measure(e, "orthogonal R: mean value change", sweep_measure(&r, 0, C_V),
                             "prediction sqrt(2) = %.4f", M_SQRT2);
     }
     /* ... while W_OV and the head's output stay put up to C cond(R) eps */
-    exp_identity(e, "ovInvWovErrMax", 0.0, verdict_measure_exact(worst[0], total), verdict_rule_at_most(C),
+    exp_identity(e, "ovInvWovErrMax", 0.0, verdict_measure_exact(worst[0], total),
+                 verdict_rule_at_most(C),
                  "largest relative change of W_OV, in units of cond(R) eps, over "
                  "cond(R) = %g .. %g (C = 4 (T + d + 2 d_v))", p0->x, cmax);
     char vmove[96];
     circuitinv_moved(vmove, sizeof vmove, "values", vmin, moved);
-    exp_identity(e, "ovInvOutErrMax", 0.0, verdict_measure_exact(worst[1], total), verdict_rule_at_most(C),
-                 "largest relative change of the head's output O W_O, in units of cond(R) eps%s", vmove);
+    exp_identity(e, "ovInvOutErrMax", 0.0, verdict_measure_exact(worst[1], total),
+                 verdict_rule_at_most(C),
+                 "largest relative change of the head's output O W_O, in units of cond(R) eps%s",
+                 vmove);
     exp_headline(e);    /* the output stays put while the values move */
     exp_summary(e, "W_OV and the output stay put: worst %.3g and %.3g cond(R) eps (allowed %g)",
                 worst[0], worst[1], C);
     sweep_result_free(&r);
     /* 2. two heads, the same circuits: the same output, with and without biases */
-    return twoheads_check(e);
+    return two_heads(e);
 }
 
 int main(int argc, char **argv)
 {
     static const experiment_def def = {"ov_invariance", NULL,
-                                       OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_DV, 20261129UL, 400, NULL, run};
+                                       OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_DV, 20261129UL, 400,
+                                       NULL, run};
     return exp_main(&def, argc, argv);
 }

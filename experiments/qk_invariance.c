@@ -17,8 +17,10 @@
 #include "randmat.h"
 
 /* relative changes (rounding-level but for the queries'), and in units of cond(R) eps */
-#define STATS(X) X(E_WQK, "wqk", SW_ROUND(NULL)) X(E_S, "s", SW_ROUND(NULL)) X(E_O, "o", SW_ROUND(NULL)) \
-    X(E_Q, "q", SW_MC) X(E_G, "gram", SW_ROUND(NULL)) X(U_WQK, "wqk_units", SW_ROUND("allowed_units")) \
+#define STATS(X)                                                                              \
+    X(E_WQK, "wqk", SW_ROUND(NULL)) X(E_S, "s", SW_ROUND(NULL)) X(E_O, "o", SW_ROUND(NULL))   \
+    X(E_Q, "q", SW_MC) X(E_G, "gram", SW_ROUND(NULL))                                         \
+    X(U_WQK, "wqk_units", SW_ROUND("allowed_units"))                                          \
     X(U_S, "s_units", SW_ROUND("allowed_units")) X(U_O, "o_units", SW_ROUND("allowed_units"))
 SWEEP_STATS(STATS);
 
@@ -81,7 +83,9 @@ static int run(experiment *e)
     int st = circuitinv_grid(&g, e->o.dk ? e->o.dk : 16, cond_opt);
     if (st) return st;
     sweep_def def = SWEEP_DEF(draw);
-    def.work_mats = WORK_MATS, def.work_heads = WORK_HEADS, def.work_per_point = 1;   /* each point at its sizes */
+    def.work_mats = WORK_MATS;
+    def.work_heads = WORK_HEADS;
+    def.work_per_point = 1;   /* each point at its sizes */
     circuitinv_def_allowed(&def, &allowed_fn);
     sweep_result r;
     if ((st = sweep_run(e, &g, &def, &r))) return st;
@@ -90,7 +94,8 @@ static int run(experiment *e)
     stat_acc w[NSTAT];
     sweep_merge_all(&r, w);
     const stat_acc qm = sweep_merged_x_above(&r, E_Q, 1.0);   /* cond(R) > 1 */
-    double worst[3] = {w[U_WQK].max, w[U_S].max, w[U_O].max}, qmin = qm.min, C = 0.0, cmin = INFINITY, cmax = 0.0;
+    double worst[3] = {w[U_WQK].max, w[U_S].max, w[U_O].max};
+    double qmin = qm.min, C = 0.0, cmin = INFINITY, cmax = 0.0;
     double cnext = INFINITY;   /* the smallest cond(R) > 1 */
     size_t total = w[0].n, nonorth = qm.n, orth = r.npoints, h = 0;
     for (size_t p = 0; p < r.npoints; p++) {
@@ -98,7 +103,8 @@ static int run(experiment *e)
         C = fmax(C, allowed(pt));
         if (pt->x == 1.0 && pt->dk >= 2 && orth == r.npoints) orth = p;
         if (pt->x >= r.pt[h].x) h = p;
-        cmin = fmin(cmin, pt->x), cmax = fmax(cmax, pt->x);
+        cmin = fmin(cmin, pt->x);
+        cmax = fmax(cmax, pt->x);
         if (pt->x > 1.0) cnext = fmin(cnext, pt->x);
     }
     exp_meta(e, "allowed_units: %g", C);
@@ -106,7 +112,8 @@ static int run(experiment *e)
     circuitinv_moved(qmove, sizeof qmove, "queries", qmin, nonorth);
     /* the claim: the queries move (every non-orthogonal draw) ... */
     if (nonorth > 0) {
-        exp_claim(e, "qkInvQueryChangeMin", NAN, verdict_measure_exact(qmin, nonorth), verdict_rule_at_least(0.1),
+        exp_claim(e, "qkInvQueryChangeMin", NAN, verdict_measure_exact(qmin, nonorth),
+                  verdict_rule_at_least(0.1),
                   "smallest relative change ||Q' - Q||_F / ||Q||_F of the queries over %zu draws "
                   "with cond(R) = %g .. %g", nonorth, cnext, cmax);
         exp_summary(e, "the queries move: smallest ||Q' - Q|| / ||Q|| %.4g over %zu draws with "
@@ -115,9 +122,11 @@ static int run(experiment *e)
     /* ... even for an orthogonal R, by about sqrt(2), keeping lengths and angles */
     if (orth < r.npoints) {   /* sqrt(2) needs E tr R = 0: Haar R of size >= 2 */
         exp_claim(e, "qkInvQueryChangeOrth", M_SQRT2, sweep_measure(&r, orth, E_Q),
-                  verdict_rule_ci_within(0.98 * M_SQRT2, 1.02 * M_SQRT2), "mean relative change of the "
-                  "queries for a Haar orthogonal R, against the prediction sqrt(2), within 2%%");
-        exp_identity(e, "qkInvGramOrthMax", 0.0, verdict_measure_exact(sweep_acc(&r, orth, E_G)->max, r.pt[orth].draws),
+                  verdict_rule_ci_within(0.98 * M_SQRT2, 1.02 * M_SQRT2),
+                  "mean relative change of the queries for a Haar orthogonal R, against the "
+                  "prediction sqrt(2), within 2%%");
+        double gmax = sweep_acc(&r, orth, E_G)->max;
+        exp_identity(e, "qkInvGramOrthMax", 0.0, verdict_measure_exact(gmax, r.pt[orth].draws),
                      verdict_rule_at_most(C * DBL_EPSILON),
                      "largest relative change of the Gram matrix Q Q^T for an orthogonal R");
         exp_summary_measure(e, "orthogonal R: mean query change", sweep_measure(&r, orth, E_Q),
@@ -127,15 +136,16 @@ static int run(experiment *e)
     const char *what[3] = {"W_QK", "the scores S", "the output O"};
     const char *macro[3] = {"qkInvWqkErrMax", "qkInvScoreErrMax", "qkInvOutErrMax"};
     for (int k = 0; k < 3; k++) {
-        exp_identity(e, macro[k], 0.0, verdict_measure_exact(worst[k], total), verdict_rule_at_most(C),
+        exp_identity(e, macro[k], 0.0, verdict_measure_exact(worst[k], total),
+                     verdict_rule_at_most(C),
                      "largest relative change of %s, in units of cond(R) eps, over %zu draws, "
                      "cond(R) = %g .. %g (C = 4 (d + 2 d_k))%s", what[k], total, cmin, cmax,
                      k == 1 ? qmove : "");
         if (k == 1) exp_headline(e);    /* the scores stay put while the queries move */
     }
     exp_identity(e, "qkInvScoreErr", 0.0, sweep_measure(&r, h, E_S),
-                 verdict_rule_ci_below(C * r.pt[h].x * DBL_EPSILON), "mean relative change of the scores "
-                 "at the largest cond(R) = %g", r.pt[h].x);
+                 verdict_rule_ci_below(C * r.pt[h].x * DBL_EPSILON),
+                 "mean relative change of the scores at the largest cond(R) = %g", r.pt[h].x);
     exp_summary(e, "W_QK, scores and output stay put: worst %.3g, %.3g, %.3g cond(R) eps "
                 "(allowed %g)", worst[0], worst[1], worst[2], C);
     sweep_result_free(&r);
@@ -145,6 +155,7 @@ static int run(experiment *e)
 int main(int argc, char **argv)
 {
     static const experiment_def def = {"qk_invariance", NULL,
-                                       OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_DV | OPT_LISTS, 20261129UL, 400, extra, run};
+                                       OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_DV | OPT_LISTS,
+                                       20261129UL, 400, extra, run};
     return exp_main(&def, argc, argv);
 }

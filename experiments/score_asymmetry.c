@@ -19,7 +19,8 @@
  *   a ~ sqrt(2 (T - 1)(1 - 1/d) / (T + 2/d))   (1.357 at T = 16, d = 64)
  * And one sentence with a hand-made head (lib/claims/sentence.h): "it"
  * attends to "animal", "animal" does not attend to "it".
- * Writes: score_asymmetry.csv (per case a(S), tol_*, zero_*), _draws.csv, _sentence.csv.
+ * Writes: score_asymmetry.csv (per case a(S), tol_*, zero_*), _draws.csv,
+ * _sentence.csv.
  */
 #include "prelude.h"
 #include "qkov.h"
@@ -28,11 +29,13 @@
 enum { C_RAW, C_TIED, C_SYM, C_IND, NCASE };
 /* per draw: the asymmetry of each case, its tolerance, 1 when exactly 0
  * (raw, tied and symmetric are zero up to rounding, below 1e-10) */
-#define STATS(X) X(S_ASYM, "raw", SW_MC_ROUND("1e-10")) X(S_ASYM_TIED, "tied", SW_MC_ROUND("1e-10")) \
-    X(S_ASYM_SYM, "symmetric", SW_MC_ROUND("1e-10")) X(S_ASYM_IND, "independent", SW_MC)            \
-    X(S_TOL, "tol_raw", SW_ROUND(NULL)) X(S_TOL_TIED, "tol_tied", SW_ROUND(NULL))                   \
-    X(S_TOL_SYM, "tol_symmetric", SW_ROUND(NULL)) X(S_TOL_IND, "tol_independent", SW_ROUND(NULL))   \
-    X(S_ZERO, "zero_raw", SW_MC) X(S_ZERO_TIED, "zero_tied", SW_MC)                                 \
+#define STATS(X)                                                                           \
+    X(S_ASYM, "raw", SW_MC_ROUND("1e-10")) X(S_ASYM_TIED, "tied", SW_MC_ROUND("1e-10"))    \
+    X(S_ASYM_SYM, "symmetric", SW_MC_ROUND("1e-10")) X(S_ASYM_IND, "independent", SW_MC)   \
+    X(S_TOL, "tol_raw", SW_ROUND(NULL)) X(S_TOL_TIED, "tol_tied", SW_ROUND(NULL))          \
+    X(S_TOL_SYM, "tol_symmetric", SW_ROUND(NULL))                                          \
+    X(S_TOL_IND, "tol_independent", SW_ROUND(NULL))                                        \
+    X(S_ZERO, "zero_raw", SW_MC) X(S_ZERO_TIED, "zero_tied", SW_MC)                        \
     X(S_ZERO_SYM, "zero_symmetric", SW_MC) X(S_ZERO_IND, "zero_independent", SW_MC)
 SWEEP_STATS(STATS);
 
@@ -86,27 +89,42 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *c, void *work, con
     return ATT_OK;
 }
 
+/* the sentence's table dir/name (qi, ki, query, key, raw_score, raw_weight, score, weight:
+ * one row per cell of both heads, sentence_attention); the summary into r */
+static int write_sentence(const char *dir, const char *name, sentence_result *r)
+{
+    static const table_col cols[] = {
+        COL(sentence_row, qi), COL(sentence_row, ki), COL(sentence_row, query),
+        COL(sentence_row, key), COL(sentence_row, raw_score), COL(sentence_row, raw_weight),
+        COL(sentence_row, score), COL(sentence_row, weight)};
+    sentence_row rows[SENTENCE_T * SENTENCE_T];
+    int st = sentence_attention(rows, r);
+    return st ? st : TABLE_WRITE(dir, name, cols, rows, SENTENCE_T * SENTENCE_T);
+}
+
 static int run(experiment *e)
 {
     const size_t T = 16, d = 64, d_k = 16;
     if (e->o.T_list.n && e->o.T_list.v[0] < 2)
-        return exp_usage("--T %zu: the claim compares s_ij with s_ji, it needs T >= 2 tokens", e->o.T);
+        return exp_usage("--T %zu: the claim compares s_ij with s_ji, it needs T >= 2 tokens",
+                         e->o.T);
     sweep_grid g;
     sweep_grid_head(&g, T, d, d_k, 0);
     sweep_def def = SWEEP_DEF(draw);
-    def.work_mats = "T.d d.dk d.dk d.1 dk.dk dk.dk T.T", def.work_heads = "T.T.d.dk.1";
+    def.work_mats = "T.d d.dk d.dk d.1 dk.dk dk.dk T.T";
+    def.work_heads = "T.T.d.dk.1";
     def.draws_csv = "score_asymmetry_draws.csv";
     // the sentence: raw scores X X^T and a hand-made head's scores
     sentence_result sr;
-    int st = sentence_write(e->o.out_dir, "score_asymmetry_sentence.csv", &sr);
+    int st = write_sentence(e->o.out_dir, "score_asymmetry_sentence.csv", &sr);
     sweep_result r;
     if (st || (st = sweep_run(e, &g, &def, &r))) return st;
     const sweep_point c = r.pt[0];
     const stat_acc *acc = sweep_acc(&r, 0, 0);
     /* the claim: independent projections give O(1) asymmetry */
     measure ind = verdict_measure_stat(&acc[S_ASYM + C_IND]);
-    exp_claim(e, "asymIndep", NAN, ind, verdict_rule_ci_above(0.5), "mean ||S - S^T||_F / ||S||_F with "
-              "independent W_Q, W_K (T = %zu, d = %zu, d_k = %zu)", c.T, c.d, c.dk);
+    exp_claim(e, "asymIndep", NAN, ind, verdict_rule_ci_above(0.5), "mean ||S - S^T||_F / ||S||_F "
+              "with independent W_Q, W_K (T = %zu, d = %zu, d_k = %zu)", c.T, c.d, c.dk);
     exp_headline(e);
     /* the explanation, as a prediction: sym/antisym parts of W_QK and the diagonal */
     double pred = sqrt(2.0 * (double)(c.T - 1) * (1.0 - 1.0 / (double)c.d)
@@ -123,19 +141,22 @@ static int run(experiment *e)
     for (int k = 0; k < 3; k++) {
         int zeros = acc[S_ZERO + k].mean == 1.0;
         exp_identity(e, macro[k], 0.0, verdict_measure_exact(acc[S_ASYM + k].max, c.draws),
-                     verdict_rule_at_most(acc[S_TOL + k].min), "largest ||S - S^T||_F / ||S||_F, %s%s",
-                     what[k], zeros ? " (bit for bit 0 in every draw)" : "");
+                     verdict_rule_at_most(acc[S_TOL + k].min),
+                     "largest ||S - S^T||_F / ||S||_F, %s%s", what[k],
+                     zeros ? " (bit for bit 0 in every draw)" : "");
         exp_summary(e, "%s: largest asymmetry %.3g (tolerance %.3g)", what[k], acc[S_ASYM + k].max,
                     acc[S_TOL + k].min);
     }
     /* the sentence: "it" looks at "animal", "animal" does not look at "it" */
-    exp_identity(e, "asymSentenceRaw", 0.0, verdict_measure_exact(fabs(sr.raw_it_animal - sr.raw_animal_it), 1),
+    double raw_gap = fabs(sr.raw_it_animal - sr.raw_animal_it);
+    exp_identity(e, "asymSentenceRaw", 0.0, verdict_measure_exact(raw_gap, 1),
                  verdict_rule_at_most(tol_eps(16.0, SENTENCE_D, sr.raw_scale)),
                  "sentence, raw scores: |s(it, animal) - s(animal, it)|");
     /* a positive control: a W_QK built one-way is seen as one-way */
-    exp_control(e, "asymSentenceRatio", NAN, verdict_measure_exact(sr.a_it_animal / sr.a_animal_it, 1),
-                verdict_rule_at_least(10.0), "sentence, hand-made head: a(it -> animal) / a(animal -> it) "
-                "= %.3f / %.3g", sr.a_it_animal, sr.a_animal_it);
+    exp_control(e, "asymSentenceRatio", NAN,
+                verdict_measure_exact(sr.a_it_animal / sr.a_animal_it, 1),
+                verdict_rule_at_least(10.0), "sentence, hand-made head: a(it -> animal) / "
+                "a(animal -> it) = %.3f / %.3g", sr.a_it_animal, sr.a_animal_it);
     exp_summary(e, "the sentence: a(it -> animal) = %.3f, a(animal -> it) = %.3g", sr.a_it_animal,
                 sr.a_animal_it);
     sweep_result_free(&r);
@@ -144,7 +165,7 @@ static int run(experiment *e)
 
 int main(int argc, char **argv)
 {
-    static const experiment_def def = {"score_asymmetry", NULL,
-                                       OPT_MC | OPT_T | OPT_D | OPT_DK, 20261129UL, 2000, NULL, run};
+    static const experiment_def def = {"score_asymmetry", NULL, OPT_MC | OPT_T | OPT_D | OPT_DK,
+                                       20261129UL, 2000, NULL, run};
     return exp_main(&def, argc, argv);
 }

@@ -8,26 +8,29 @@
 # normalisation; see the slide branch.) The two cells
 # are boxed and their values written in them, all in one format (0.933, not
 # .93 beside .006 and 0.5).
-# Data: score_asymmetry_sentence.csv (qi, ki, query, key, raw_score,
-# raw_weight, score, weight), written by bin/score_asymmetry.
+# Data, read by column name: score_asymmetry_sentence.csv (qi, ki, query, key,
+# raw_score, raw_weight, score, weight), written by bin/score_asymmetry.
 # size: 6.5,4.2
 # slide: 5.6,2.6
 f = datadir.'/score_asymmetry_sentence.csv'
-tokens = system(sprintf("awk -F, 'NR > 1 && $1 == 0 {printf \"%%s \", $4}' '%s'", f))
+set datafile columnheaders
+# awk's columns by the header's names too: c["query"] is the column named query
+AWK = "awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } "
+tokens = system(sprintf(AWK."$c[\"qi\"] == 0 {printf \"%%s \", $c[\"key\"]}' '%s'", f))
 n = words(tokens)
-stats f skip 1 using ((strcol(3) eq "it" && strcol(4) eq "animal") ? $1 : 1/0) nooutput
+stats f using ((strcol("query") eq "it" && strcol("key") eq "animal") ? column("qi") : 1/0) nooutput
 it = int(STATS_max)
-stats f skip 1 using ((strcol(3) eq "animal" && strcol(4) eq "it") ? $1 : 1/0) nooutput
+stats f using ((strcol("query") eq "animal" && strcol("key") eq "it") ? column("qi") : 1/0) nooutput
 an = int(STATS_max)
-stats f skip 1 using 5 nooutput
+stats f using "raw_score" nooutput
 smax = STATS_max
-stats f skip 1 using ((strcol(3) eq "it" && strcol(4) eq "animal") ? $8 : 1/0) nooutput
+stats f using ((strcol("query") eq "it" && strcol("key") eq "animal") ? column("weight") : 1/0) nooutput
 a_ia = STATS_max
-stats f skip 1 using ((strcol(3) eq "animal" && strcol(4) eq "it") ? $8 : 1/0) nooutput
+stats f using ((strcol("query") eq "animal" && strcol("key") eq "it") ? column("weight") : 1/0) nooutput
 a_ai = STATS_max
-stats f skip 1 using ((strcol(3) eq "it" && strcol(4) eq "animal") ? $5 : 1/0) nooutput
+stats f using ((strcol("query") eq "it" && strcol("key") eq "animal") ? column("raw_score") : 1/0) nooutput
 s_ia = STATS_max
-stats f skip 1 using 7 name "HS" nooutput   # the head's largest score (before any range: stats obeys them)
+stats f using "score" name "HS" nooutput   # the head's largest score (before any range: stats obeys them)
 if (SLIDE) {
 # slide: only the two rows the claim is about ("animal", "it"), as two
 # strips over the same keys: the raw scores x_i . x_j above (symmetric:
@@ -58,15 +61,15 @@ set tmargin at screen 0.885; set bmargin at screen 0.695
 set title "raw scores x_i · x_j: symmetric" font ',9' offset 0,-0.9
 unset xtics
 set cbrange [0 : smax]
-plot f skip 1 using 2:(ya(strcol(3))):(0.5):(0.5):5 with boxxyerror fc palette notitle, \
-     f skip 1 using 2:(ya(strcol(3))):(val($5)):(ink($5, smax)) with labels tc rgb variable font ',9' notitle
+plot f using "ki":(ya(strcol("query"))):(0.5):(0.5):"raw_score" with boxxyerror fc palette notitle, \
+     f using "ki":(ya(strcol("query"))):(val(column("raw_score"))):(ink(column("raw_score"), smax)) with labels tc rgb variable font ',9' notitle
 set tmargin at screen 0.595; set bmargin at screen 0.405
 set title "scores of a hand-made head: one-way" font ',9' offset 0,-0.9
 set xtics () rotate by 90 right scale 0
 do for [i = 1:n] { set xtics add (word(tokens, i) i - 1) }
 set cbrange [0 : HS_max]
-plot f skip 1 using 2:(ya(strcol(3))):(0.5):(0.5):7 with boxxyerror fc palette notitle, \
-     f skip 1 using 2:(ya(strcol(3))):(val($7)):(ink($7, HS_max)) with labels tc rgb variable font ',9' notitle
+plot f using "ki":(ya(strcol("query"))):(0.5):(0.5):"score" with boxxyerror fc palette notitle, \
+     f using "ki":(ya(strcol("query"))):(val(column("score"))):(ink(column("score"), HS_max)) with labels tc rgb variable font ',9' notitle
 unset multiplot
 } else {
 set xrange [-0.5 : n - 0.5]
@@ -94,16 +97,17 @@ set title "raw scores x_i · x_j: symmetric" font ',9'
 set label 11 sprintf("%.3f", s_ia) at it - 4.0, an center font ',9' front
 set label 12 sprintf("%.3f", s_ia) at an + 2.5, it center font ',9' front
 set cbrange [0 : smax]
-plot f skip 1 using 2:1:5 with image notitle
+plot f using "ki":"qi":"raw_score" with image notitle
 set lmargin at screen 0.62
 set rmargin at screen 0.92
 # the head's scores, not its weights: weights are divided by their row's
 # sum, so even raw weights differ both ways (0.117 against 0.083)
 set title "scores of a hand-made head:\none-way" font ',9'
-set label 11 sprintf("%g", 0 + system(sprintf("awk -F, '$3 == \"animal\" && $4 == \"it\" {print $7}' '%s'", f))) at it - 2.0, an center font ',9' front
-set label 12 sprintf("%g", 0 + system(sprintf("awk -F, '$3 == \"it\" && $4 == \"animal\" {print $7}' '%s'", f))) at an + 2.5, it center font ',9' front
+s_cell(q, k) = 0 + system(sprintf(AWK."$c[\"query\"] == \"%s\" && $c[\"key\"] == \"%s\" {print $c[\"score\"]}' '%s'", q, k, f))
+set label 11 sprintf("%g", s_cell("animal", "it")) at it - 2.0, an center font ',9' front
+set label 12 sprintf("%g", s_cell("it", "animal")) at an + 2.5, it center font ',9' front
 set cbrange [0 : HS_max]
 set ylabel ""
-plot f skip 1 using 2:1:7 with image notitle
+plot f using "ki":"qi":"score" with image notitle
 unset multiplot
 }

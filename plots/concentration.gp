@@ -4,7 +4,8 @@
 # the symbols) on the exact laws d and sqrt(d) (dashed), each labelled at its
 # end; the fitted slopes with their CIs from concentration_fit.csv when the
 # run is a sweep.
-# Data: concentration.csv (d, draws, norm2_mean, _lo, _hi, ..., dot_rms, _lo, _hi; read by name), concentration_fit.csv.
+# Data: concentration.csv (d, draws, norm2_mean, _lo, _hi, ..., dot_rms, _lo, _hi; read by name),
+# concentration_fit.csv (the rows norm2_mean and dot_rms, the columns slope and ci_hi; by name).
 # size: 6.5,3.6
 # slide: 2.9,2.6
 f = datadir.'/concentration.csv'
@@ -13,17 +14,21 @@ f = datadir.'/concentration.csv'
 col(name) = int(system(sprintf("head -n 1 '%s' | tr ',' '\n' | grep -nx '%s' | cut -d: -f1", f, name)))
 cN2 = col('norm2_mean'); cDR = col('dot_rms')
 g = datadir.'/concentration_fit.csv'
-z = 1.959963984540054
+# a column of concentration_fit.csv by its header name, a row by its quantity (0 = the first)
+gcol(name) = int(system(sprintf("head -n 1 '%s' | tr ',' '\n' | grep -nx '%s' | cut -d: -f1", g, name)))
+grow(q) = int(system(sprintf("cut -d, -f1 '%s' | grep -nx '%s' | cut -d: -f1", g, q))) - 2
 havefit = system(sprintf("test -f '%s' && echo 1 || echo 0", g)) eq "1"
 stats f skip 1 using 1 name "D" nooutput
 dlo = D_min / 1.5; dhi = D_max * 1.5
 if (havefit) {
-    stats g skip 1 every ::0::0 using 3 name "b1" nooutput
-    stats g skip 1 every ::0::0 using 4 name "s1" nooutput
-    stats g skip 1 every ::2::2 using 3 name "b3" nooutput
-    stats g skip 1 every ::2::2 using 4 name "s3" nooutput
-    set label 1 sprintf("‖x‖^2: self\nslope %.3f\n± %.3f", b1_mean, z * s1_mean) at dhi, dhi / 1.5 left offset 0.5,0 font ',9'
-    set label 2 sprintf("x·y: other (rms)\nslope %.3f\n± %.3f", b3_mean, z * s3_mean) at dhi, sqrt(dhi / 1.5) left offset 0.5,0 font ',9'
+    # the 95% CI's half width, ci_hi - slope (the fit's z se: no z written here)
+    cB = gcol('slope'); cH = gcol('ci_hi'); rN = grow('norm2_mean'); rD = grow('dot_rms')
+    stats g skip 1 every ::rN::rN using (column(cB)) name "b1" nooutput
+    stats g skip 1 every ::rN::rN using (column(cH) - column(cB)) name "s1" nooutput
+    stats g skip 1 every ::rD::rD using (column(cB)) name "b3" nooutput
+    stats g skip 1 every ::rD::rD using (column(cH) - column(cB)) name "s3" nooutput
+    set label 1 sprintf("‖x‖^2: self\nslope %.3f\n± %.3f", b1_mean, s1_mean) at dhi, dhi / 1.5 left offset 0.5,0 font ',9'
+    set label 2 sprintf("x·y: other (rms)\nslope %.3f\n± %.3f", b3_mean, s3_mean) at dhi, sqrt(dhi / 1.5) left offset 0.5,0 font ',9'
 } else {
     set label 1 "‖x‖^2: self" at dhi, dhi / 1.5 left offset 0.5,0 font ',9'
     set label 2 "x·y: other (rms)" at dhi, sqrt(dhi / 1.5) left offset 0.5,0 font ',9'
@@ -44,7 +49,6 @@ set format x "%g"; set format y "%g"
 set xrange [dlo:dhi]
 set yrange [dlo > 1 ? sqrt(dlo) / 2 : 0.5:dhi * 2]
 set rmargin (SLIDE ? 4.5 : 14)
-z = 1.959963984540054
 set label 3 (SLIDE ? "dashed: laws" : "dashed: the exact laws d and √d") at graph 0.03, 0.92 left font ',9'
 if (SLIDE) {
     unset title   # the slide's frame title states the claim

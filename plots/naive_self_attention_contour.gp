@@ -53,6 +53,6 @@ if (!have && !exact) {
     # slide draws only the points and the law
     if (!SLIDE) { set label 2 s at graph 0.97, graph 0.10 right font ',9' }
     plot law(x) with lines ls 9 lw 1.5 notitle, \
-         src skip 1 using 1:3:4:5 with yerrorbars ls 2 pt 7 ps 0.6 notitle, \
-         src skip 1 using 1:3 with points ls 2 pt 7 ps 0.6 notitle
+         src using "T":"d_star":"d_star_lo":"d_star_hi" with yerrorbars ls 2 pt 7 ps 0.6 notitle, \
+         src using "T":"d_star" with points ls 2 pt 7 ps 0.6 notitle
 }

@@ -4,13 +4,13 @@
 # below the diagonal. Position 0 has no previous token and a zero query, so
 # it spreads its weight uniformly (1/T). Right axis: the token each position
 # receives (argmax of its output), which is the previous token.
-# Data: previous_token_head_A.csv (i, j, token_i, token_j, weight),
+# Data, read by column name: previous_token_head_A.csv (i, j, token_i, token_j, weight),
 #       previous_token_head_tokens.csv (t, token, label, prev_label, output_argmax, output_label, weight_prev).
 # size: 6.5,5.8
 # slide: 2.9,2.6
 fa = datadir.'/previous_token_head_A.csv'
 ft = datadir.'/previous_token_head_tokens.csv'
-stats ft using 1 nooutput
+stats ft using "t" nooutput
 T = STATS_max + 1
 meta_id = 'previous_token_head'
 set title sprintf("Every position attends to the one before it\n{/*0.85 a hand-built head on one random sequence of T = %d tokens}\n{/*0.85 position 0 has no previous token and spreads 1/T}", T)
@@ -55,13 +55,14 @@ if (SLIDE) {
     # the bar's name on top of it (beside it, it passed the page's edge)
     unset cblabel
     set label 30 "a_{tj}" at screen 0.86, screen 0.95 center
-    plot fa using 2:1:5 with image pixels
+    plot fa using "j":"i":"weight" with image pixels
 } else {
-plot fa using 2:1:5 with image pixels, \
-     fa using 2:1:($5 > 0.5 ? sprintf("{/*0.8 %s}", $5 < 1 ? sprintf("%.3f", $5)[2:5] : "1") : ""):($5 > 0.5 ? 0xffffff : 0x000000) \
+w = 'weight'   # the tables' columns by name
+plot fa using "j":"i":w with image pixels, \
+     fa using "j":"i":(column(w) > 0.5 ? sprintf("{/*0.8 %s}", column(w) < 1 ? sprintf("%.3f", column(w))[2:5] : "1") : ""):(column(w) > 0.5 ? 0xffffff : 0x000000) \
         with labels tc rgb variable, \
-     ft using ((T - 1) / 2.0):($1 == 0 ? 0 : 1/0):(sprintf("1/T = %.3f on every key", 1.0 / T)) with labels, \
-     ft using 1:(1/0):xticlabels(sprintf("%d\n%s", $1, strcol(3))) with points, \
-     ft using (1/0):1:yticlabels(sprintf("%d %s", $1, strcol(3))) with points, \
-     ft using (1/0):1:y2ticlabels($1 == 0 ? "mix" : strcol(6)) axes x1y2 with points
+     ft using ((T - 1) / 2.0):(column("t") == 0 ? 0 : 1/0):(sprintf("1/T = %.3f on every key", 1.0 / T)) with labels, \
+     ft using "t":(1/0):xticlabels(sprintf("%d\n%s", column("t"), strcol("label"))) with points, \
+     ft using (1/0):"t":yticlabels(sprintf("%d %s", column("t"), strcol("label"))) with points, \
+     ft using (1/0):"t":y2ticlabels(column("t") == 0 ? "mix" : strcol("output_label")) axes x1y2 with points
 }

@@ -2,11 +2,18 @@
  * E[1 - a_ii] = (T - 1) 2^{-d/2} c(T, d) against plain Monte Carlo of the softmax where
  * the leak is not rare (small d); c(2, d) = 1/2 draw by draw; the bound
  * 1/2 - (T - 2) (2/3)^{d/2} <= c <= 1/2; the interpolated d* against c computed at d*;
- * the T = 2 closed form against quadrature (naiveleak_t2_quadrature_gap).
+ * the T = 2 closed form against quadrature (naiveleak_t2_quadrature_gap); the sweep's
+ * derived columns (naiveleak_derive) on real draws of small raw heads where the leak is
+ * not rare: the leak's se taken from its ratio to the law (T - 1) 2^(-d/2) equals the
+ * plain sample se to rounding; the self-weight CI is 1 - the leak CI; the rse is at least
+ * the sample's; a point is shown exactly when its rse is at most NAIVELEAK_MAX_RSE; the
+ * Wilson CI of argmax-is-self holds its mean; the T = 2 column is the closed form
+ * 2^(-d/2 - 1) there and NaN elsewhere.
  * Seeds printed in the messages; statistical checks at 5 standard errors.
  */
 #include "prop.h"
 #include "naiveleak.h"
+#include "selfweight.h"
 #include "softmax.h"
 #include "stat.h"
 
@@ -111,5 +118,58 @@ START_TEST(test_quadrature_gap)
 }
 END_TEST
 
+START_TEST(test_derive_on_draws)
+{
+    gsl_rng *rng = rng_new("mt19937", prop_seed());
+    selfweight_config max = {8, 8, 0, 0.0, 0};
+    selfweight_work *w = selfweight_scratch_new(&max);
+    ck_assert_ptr_nonnull(w);
+    PROP_FOR(k, rng, "naiveleak_derive on draws")
+    {
+        sweep_point pt = {.T = 2 + gsl_rng_uniform_int(rng, 7), .d = 1 + gsl_rng_uniform_int(rng, 8)};
+        pt.draws = 50 + gsl_rng_uniform_int(rng, 200);
+        selfweight_config c = {pt.T, pt.d, 0, 0.0, 0};
+        stat_acc leak, ratio, argmax;
+        stat_init(&leak);
+        stat_init(&ratio);
+        stat_init(&argmax);
+        for (size_t n = 0; n < pt.draws; n++) {
+            double sw[SW_NSTAT];
+            PROP_ASSERT(selfweight_draw(rng, &c, w, sw) == ATT_OK, "T %zu d %zu: draw failed", pt.T, pt.d);
+            stat_push(&leak, sw[SW_LEAK]);
+            stat_push(&ratio, sw[SW_LEAK_LAW]);
+            stat_push(&argmax, sw[SW_ARGMAX]);
+        }
+        double col[NAIVELEAK_ND];
+        naiveleak_derive(col, &pt, &leak, &ratio, &argmax);
+        double law = selfweight_leak_law(pt.T, (double)pt.d), se = stat_se(&leak);
+        PROP_ASSERT(fabs(col[NAIVELEAK_LAW] - law) <= 4 * DBL_EPSILON * law, "T %zu d %zu: law %g vs %g", pt.T,
+                    pt.d, col[NAIVELEAK_LAW], law);
+        PROP_ASSERT(fabs(col[NAIVELEAK_LSE] - se) <= 1e-10 * se + 1e-300, "T %zu d %zu: se from the ratio %.17g, "
+                    "plain %.17g", pt.T, pt.d, col[NAIVELEAK_LSE], se);
+        double mid = 0.5 * (col[NAIVELEAK_LLO] + col[NAIVELEAK_LHI]);
+        PROP_ASSERT(fabs(mid - leak.mean) <= 8 * DBL_EPSILON, "T %zu d %zu: leak CI centre %.17g, mean %.17g", pt.T,
+                    pt.d, mid, leak.mean);
+        PROP_ASSERT(col[NAIVELEAK_SLO] == 1.0 - col[NAIVELEAK_LHI] &&
+                    col[NAIVELEAK_SHI] == 1.0 - col[NAIVELEAK_LLO], "T %zu d %zu: self CI is not 1 - leak CI",
+                    pt.T, pt.d);
+        PROP_ASSERT(col[NAIVELEAK_RSE] >= col[NAIVELEAK_LSE] / leak.mean, "T %zu d %zu: rse %g below the "
+                    "sample's %g", pt.T, pt.d, col[NAIVELEAK_RSE], col[NAIVELEAK_LSE] / leak.mean);
+        PROP_ASSERT(col[NAIVELEAK_SHOWN] == (col[NAIVELEAK_RSE] <= NAIVELEAK_MAX_RSE), "T %zu d %zu: shown "
+                    "%g with rse %g", pt.T, pt.d, col[NAIVELEAK_SHOWN], col[NAIVELEAK_RSE]);
+        PROP_ASSERT(0.0 <= col[NAIVELEAK_ALO] && col[NAIVELEAK_ALO] <= argmax.mean + 1e-12 &&
+                    argmax.mean <= col[NAIVELEAK_AHI] + 1e-12 && col[NAIVELEAK_AHI] <= 1.0,
+                    "T %zu d %zu: argmax %g outside its Wilson CI [%g, %g]", pt.T, pt.d, argmax.mean,
+                    col[NAIVELEAK_ALO], col[NAIVELEAK_AHI]);
+        double t2 = col[NAIVELEAK_T2];
+        PROP_ASSERT(pt.T == 2 ? fabs(t2 - exp2(-0.5 * (double)pt.d - 1.0)) <= 4 * DBL_EPSILON * t2 : isnan(t2),
+                    "T %zu d %zu: leak_exact_t2 %g", pt.T, pt.d, t2);
+    }
+    selfweight_scratch_delete(w);
+    gsl_rng_free(rng);
+}
+END_TEST
+
 PROP_MAIN("naiveleak", {"core", 120, {test_two_tokens_exactly_half, test_against_plain_softmax, test_bounds,
-                                        test_dstar_interpolation, test_quadrature_gap}})
+                                        test_dstar_interpolation, test_quadrature_gap}},
+          {"derive", 60, {test_derive_on_draws}})

@@ -1,9 +1,8 @@
-/* lowrank.c - bilinear_low_rank's grid, parameter counts and spectra (lowrank.h). */
+/* lowrank.c - bilinear_low_rank's grid, parameter counts and rounding bound (lowrank.h). */
 #include "lowrank.h"
 
 #include <stdio.h>
 #include "att.h"
-#include "profile.h"
 #include "tol.h"
 
 #include <float.h>
@@ -50,22 +49,11 @@ static void derive(double *col, const sweep_point *pt, const stat_acc *a, const 
 
 void lowrank_def(sweep_def *def, const lowrank_ctx *c)
 {
-    def->work_sizes = work_sizes, def->ctx = c;
-    def->nderived = 3, def->derived = derived, def->derive = derive;
-}
-
-static void spectrum_name(char *buf, size_t n, size_t k, const sweep_point *pt, const void *c)
-{
-    if (k == 0) snprintf(buf, n, "d_k=%zu", pt->dk);
-    else snprintf(buf, n, "d_v=%zu", lowrank_dv(pt, c));
-}
-
-int lowrank_write_spectra(experiment *e, const sweep_result *r, const sweep_def *def, size_t spec_qk,
-                          size_t spec_ov)
-{
-    const size_t spectra[2] = {spec_qk, spec_ov};
-    return profile_write(e, "bilinear_low_rank_spectra.csv", r, def, 2, spectra, spectrum_name, NAT_ROUNDING,
-                         "1e-10");
+    def->work_sizes = work_sizes;
+    def->ctx = c;
+    def->nderived = 3;
+    def->derived = derived;
+    def->derive = derive;
 }
 
 /* 2 eps (d_k || |W_Q| |W_K|^T ||_F + 8 d sigma_1) / sigma_1  (lowrank.h) */

@@ -1,6 +1,6 @@
-/* lowrank.h - bilinear_low_rank's grid and side tables: d_k over 1, 2, 4, ..,
- * 32 (below d) with d_v = d_k, or d_v fixed by --dv; the parameter counts
- * beside every point; the spectra of each point's first draw.
+/* lowrank.h - bilinear_low_rank's grid: d_k over 1, 2, 4, .., 32 (below d)
+ * with d_v = d_k, or d_v fixed by --dv; the parameter counts beside every
+ * point; the rounding bound of rank(W_QK) <= d_k.
  */
 #ifndef ATT_LOWRANK_H
 #define ATT_LOWRANK_H
@@ -23,12 +23,6 @@ int lowrank_grid(sweep_grid *g, lowrank_ctx *c, const experiment *e);
  * every point: params_factored = 2 d d_k (W_Q and W_K), params_full = d^2
  * (a full W_QK), d_v. */
 void lowrank_def(sweep_def *def, const lowrank_ctx *c);
-
-/* bilinear_low_rank_spectra.csv (profile.h): each point's first draw again,
- * rows i = 1 .. d, columns "d_k=N" (the workset vector spec_qk: sigma_i / sigma_1
- * of W_QK) then "d_v=N" (spec_ov: of W_OV). */
-int lowrank_write_spectra(experiment *e, const sweep_result *r, const sweep_def *def, size_t spec_qk,
-                          size_t spec_ov);
 
 /* The rounding bound of the section's claim rank(W_QK) <= d_k, for one computed W_QK:
  *   sigma_{d_k+1} / sigma_1 <= 2 eps (d_k || |W_Q| |W_K|^T ||_F + 8 d sigma_1) / sigma_1.

@@ -128,3 +128,35 @@ double naiveleak_t2_quadrature_gap(int d_max)
         q = fmax(q, fabs(selfweight_leak_t2_numeric(d) / selfweight_leak_t2(d) - 1.0));
     return q;
 }
+
+/* ---- the derived columns of the sweep ---- */
+
+#define NL_COL(k, name) SWEEP_DERIVED(k, name, NAT_COMPUTED, NULL, NULL, NULL)
+const table_col naiveleak_cols[NAIVELEAK_ND] = {
+    NL_COL(NAIVELEAK_SLO, "self_ci_lo"), NL_COL(NAIVELEAK_SHI, "self_ci_hi"),
+    NL_COL(NAIVELEAK_LLO, "leak_ci_lo"), NL_COL(NAIVELEAK_LHI, "leak_ci_hi"),
+    NL_COL(NAIVELEAK_LSE, "leak_se"), NL_COL(NAIVELEAK_RSE, "leak_rse"),
+    NL_COL(NAIVELEAK_SHOWN, "shown"), NL_COL(NAIVELEAK_LAW, "leak_law"),
+    NL_COL(NAIVELEAK_T2, "leak_exact_t2"),
+    NL_COL(NAIVELEAK_ALO, "argmax_ci_lo"), NL_COL(NAIVELEAK_AHI, "argmax_ci_hi")};
+
+void naiveleak_derive(double *col, const sweep_point *pt, const stat_acc *leak_acc, const stat_acc *ratio,
+                         const stat_acc *argmax)
+{
+    double T = (double)pt->T, d = (double)pt->d, n = (double)leak_acc->n, leak = leak_acc->mean;
+    col[NAIVELEAK_LAW] = selfweight_leak_law(pt->T, d);
+    col[NAIVELEAK_T2] = pt->T == 2 ? selfweight_leak_t2(d) : NAN;
+    // se(leak) = law * se(leak / law): the ratio is O(1), its variance never underflows
+    col[NAIVELEAK_LSE] = col[NAIVELEAK_LAW] * stat_se(ratio);
+    col[NAIVELEAK_LLO] = leak - STAT_Z95 * col[NAIVELEAK_LSE];
+    col[NAIVELEAK_LHI] = leak + STAT_Z95 * col[NAIVELEAK_LSE];
+    col[NAIVELEAK_SLO] = 1.0 - col[NAIVELEAK_LHI];
+    col[NAIVELEAK_SHI] = 1.0 - col[NAIVELEAK_LLO];
+    // rse of the mean leak: the sample's, or the law's sqrt(4 2^(d/2) / (sqrt(pi d)(T - 1)) / (n T))
+    // (from the T = 2 second moment ~ 2^(-d/2) / sqrt(pi d): the mean is carried by rare draws)
+    col[NAIVELEAK_RSE] = fmax(col[NAIVELEAK_LSE] / leak,
+                                 sqrt(4.0 * exp2(0.5 * d) / (sqrt(M_PI * d) * (T - 1.0)) / (n * T)));
+    col[NAIVELEAK_SHOWN] = col[NAIVELEAK_RSE] <= NAIVELEAK_MAX_RSE;
+    /* n T rows */
+    stat_ci95_wilson(round(argmax->mean * n * T), n * T, &col[NAIVELEAK_ALO], &col[NAIVELEAK_AHI]);
+}

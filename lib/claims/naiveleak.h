@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <gsl/gsl_rng.h>
 #include "stat.h"
+#include "sweep.h"
+#include "table.h"
 
 /* One antithetic pair's value of the integrand of c(T, d): draws r, z_v, then z_1..z_{T-2}.
  * T >= 2, d > 0 (any real). */
@@ -64,5 +66,25 @@ int naiveleak_median(gsl_rng *rng, size_t T, size_t d, size_t rows, double *medi
 /* The check of the T = 2 closed form: max over d = 1 .. d_max of
  * |selfweight_leak_t2_numeric(d) / selfweight_leak_t2(d) - 1| (quadrature / 2^(-d/2 - 1)). */
 double naiveleak_t2_quadrature_gap(int d_max);
+
+/* ---- the derived columns of naive_self_attention's sweep ------------------
+ * The sweep: X (T, d) ~ N(0, 1), S = X X^T, per (T, d) the mean self-weight a_ii, the
+ * leak 1 - a_ii, the leak in units of the large-d law (T - 1) 2^(-d/2), argmax-is-self.
+ * The derived columns of each point: the leak's se from its ratio to the law (no
+ * underflow), CIs of the leak and the self-weight, the leak's relative error (the
+ * larger of the sample's and the law's), whether the point is shown, the law, the
+ * exact T = 2 leak, the Wilson CI of argmax-is-self over the rows. */
+/* the derived columns after the sweep's statistics, in this order */
+enum { NAIVELEAK_SLO, NAIVELEAK_SHI, NAIVELEAK_LLO, NAIVELEAK_LHI, NAIVELEAK_LSE,
+       NAIVELEAK_RSE, NAIVELEAK_SHOWN, NAIVELEAK_LAW, NAIVELEAK_T2, NAIVELEAK_ALO,
+       NAIVELEAK_AHI, NAIVELEAK_ND };
+extern const table_col naiveleak_cols[NAIVELEAK_ND];
+/* a point is shown (in the figure, in the contour) when its leak's rse is at most this */
+#define NAIVELEAK_MAX_RSE 0.1
+
+/* col[NAIVELEAK_ND] at point pt (T, d) from its accumulators of the leak 1 - a_ii,
+ * of the leak / ((T - 1) 2^(-d/2)) and of argmax-is-self (each a mean over T rows). */
+void naiveleak_derive(double *col, const sweep_point *pt, const stat_acc *leak, const stat_acc *ratio,
+                         const stat_acc *argmax);
 
 #endif

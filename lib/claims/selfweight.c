@@ -6,7 +6,6 @@
 #include "mat.h"
 #include "softmax.h"
 #include "att.h"
-#include "table.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -356,34 +355,6 @@ double selfweight_weighted_slope(const double *x, const double *y, const double 
     return b;
 }
 
-/* X (T, d) ~ N(0, 1); S = X X^T (T, T); A = softmax_rows(S) (T, T) */
-int selfweight_stable_check(gsl_rng *rng, size_t T, size_t d, double *err, double *smax,
-                            size_t *nover)
-{
-    gsl_matrix *X = mat_new(T, d), *S = mat_new(T, T), *A = mat_new(T, T);
-    int st = X && S && A ? ATT_OK : att_last_code();
-    if (!st) mat_randn(rng, X, 1.0);
-    if (!st) st = head_scores(S, X, X, 1.0);        /* s_ij = x_i . x_j */
-    if (!st) st = softmax_rows(A, S);
-    *err = 0.0;
-    *nover = 0;
-    *smax = st ? NAN : mat_max_abs(S);
-    for (size_t i = 0; i < T && !st; i++) {
-        const double *s = S->data + i * S->tda, *a = A->data + i * A->tda;
-        double sum = 0.0;
-        for (size_t j = 0; j < T; j++) {
-            if (!isfinite(a[j])) *err = INFINITY;
-            sum += a[j];
-            *nover += isinf(exp(s[j])) != 0;
-        }
-        selfweight_row_t r;
-        st = selfweight_row(&r, s, T, i);
-        *err = fmax(*err, fmax(fabs(sum - 1.0), fabs(a[i] - r.self)));
-    }
-    mat_free(X); mat_free(S); mat_free(A);
-    return st;
-}
-
 /* X (T, d); S = X X^T or (X W_Q)(X W_K)^T (T, T); A = softmax_rows(S) */
 int selfweight_heatmaps(gsl_rng *rng, size_t d, size_t d_k, gsl_matrix *A_raw, gsl_matrix *A_proj)
 {
@@ -398,44 +369,5 @@ int selfweight_heatmaps(gsl_rng *rng, size_t d, size_t d_k, gsl_matrix *A_raw, g
     if (!st) st = head_scores(w.S, w.Q, w.K, 1.0);
     if (!st) st = softmax_rows(A_proj, w.S);
     selfweight_work_free(&w);
-    return st;
-}
-
-int selfweight_contours(const double *dd, const double *leak, const double *se, const size_t *dmin, const size_t *Tl,
-                        size_t nT, size_t nd, const double *levels, size_t nlevel, selfweight_contour_row *cont,
-                        size_t stride, int *bracketed)
-{
-    int st = ATT_OK;
-    *bracketed = 1;
-    for (size_t t = 0; t < nT && !st && *bracketed; t++)
-        for (size_t l = 0; l < nlevel && !st && *bracketed; l++) {
-            const double *d = dd + t * nd, *lk = leak + t * nd, *s = se + t * nd;
-            const size_t *n = dmin + t * nd;
-            *bracketed = 0;   // some width keeps more than the level, the next one less
-            for (size_t k = 0; k + 1 < nd; k++)
-                *bracketed |= lk[k] > 1.0 - levels[l] && lk[k + 1] <= 1.0 - levels[l];
-            if (!*bracketed) break;
-            selfweight_crossing x;
-            if ((st = selfweight_contour_crossing(d, lk, s, nd, levels[l], &x))) break;
-            double T = (double)Tl[t];
-            cont[l * stride + t] = (selfweight_contour_row){
-                Tl[t], levels[l], x.d_star, x.lo, x.hi, x.se, (size_t)d[x.k], (size_t)d[x.k + 1],
-                n[x.k] < n[x.k + 1] ? n[x.k] : n[x.k + 1], 2.0 * log2((T - 1.0) / (2.0 * (1.0 - levels[l])))};
-        }
-    return st;
-}
-
-#define C(f) COL(selfweight_contour_row, f)
-static const table_col contour_cols[] = {C(T), C(level), C(d_star), C(d_star_lo), C(d_star_hi),
-                                         C(d_star_se), C(d_below), C(d_above), C(draws_min),
-                                         C(d_star_t2_law)};
-#undef C
-
-int selfweight_contours_write(const char *dir, const char *const *names, const selfweight_contour_row *cont,
-                              size_t stride, size_t nlevel, size_t nT)
-{
-    int st = ATT_OK;
-    for (size_t l = 0; l < nlevel && !st; l++)
-        st = TABLE_WRITE(dir, names[l], contour_cols, cont + l * stride, nT);
     return st;
 }

@@ -174,40 +174,12 @@ typedef struct {
 int selfweight_contour_crossing(const double *d, const double *leak, const double *leak_se,
                                 size_t n, double level, selfweight_crossing *out);
 
-/* The contours d*(T) of the mean self-weight over a sweep of nT lengths Tl
- * by nd widths, T-major (point t nd + k: width d[], mean leak[], its se[],
- * draws[]): for every level l and T, the crossing between the two widths
- * that bracket 1 - level (selfweight_contour_crossing) into
- * cont[l stride + t], with the T = 2 constant 2 log2((T - 1) / (2 (1 - level)))
- * and the fewer draws of the two. *bracketed = 0 (and the rest not filled)
- * when some (T, level) has no width above and the next below the level. */
-typedef struct {
-    size_t T;
-    double level, d_star, d_star_lo, d_star_hi, d_star_se;
-    size_t d_below, d_above, draws_min;
-    double d_star_t2_law;   /* 2 log2((T - 1) / (2 (1 - level))): the T = 2 constant */
-} selfweight_contour_row;
-int selfweight_contours(const double *d, const double *leak, const double *se, const size_t *draws, const size_t *Tl,
-                        size_t nT, size_t nd, const double *levels, size_t nlevel, selfweight_contour_row *cont,
-                        size_t stride, int *bracketed);
-/* dir/names[l]: the nT rows of level l (cont[l stride ..]), for l < nlevel. */
-int selfweight_contours_write(const char *dir, const char *const *names, const selfweight_contour_row *cont,
-                              size_t stride, size_t nlevel, size_t nT);
-
 /* The slope b of y = a + b x by weighted least squares (weights 1/se_i^2),
  * and in *slope_se its standard error sqrt(sum w / D), widened by
  * sqrt(chi^2 / (n - 2)) when the points scatter more than their errors say
  * (D = sum w sum w x^2 - (sum w x)^2). n >= 3, every se_i > 0. */
 double selfweight_weighted_slope(const double *x, const double *y, const double *se, size_t n,
                                  double *slope_se);
-
-/* One raw head at size (T, d) with X ~ N(0, 1) from rng: A = softmax_rows(X X^T)
- * by lib/math/softmax (subtract the row max) against the closed form of
- * selfweight_row. *err = the largest |sum_j a_ij - 1| and |a_ii - closed
- * form| (inf when some a_ij is not finite), *smax = the largest score,
- * *nover = how many scores overflow a plain exp. */
-int selfweight_stable_check(gsl_rng *rng, size_t T, size_t d, double *err, double *smax,
-                            size_t *nover);
 
 /* One draw for a picture: X (T, d) ~ N(0, 1), then W_Q, W_K (d, d_k) ~
  * N(0, 1/d), from rng (selfweight_draw_inputs' order); A_raw = softmax_rows(X X^T)

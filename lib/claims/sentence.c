@@ -4,7 +4,6 @@
 #include "mat.h"
 #include "softmax.h"
 #include "att.h"
-#include "table.h"
 
 enum { F_DET, F_NOUN, F_ANIMATE, F_VERB, F_PRONOUN, F_FUNCTION, F_ADJ };
 
@@ -67,15 +66,4 @@ done:
     mat_free(X); mat_free(W_Q); mat_free(W_K); mat_free(W_V); mat_free(S0); mat_free(A0);
     head_state_free(&st);
     return rc;
-}
-
-int sentence_write(const char *dir, const char *name, sentence_result *r)
-{
-    static const table_col cols[] = {
-        COL(sentence_row, qi), COL(sentence_row, ki), COL(sentence_row, query), COL(sentence_row, key),
-        COL(sentence_row, raw_score), COL(sentence_row, raw_weight), COL(sentence_row, score),
-        COL(sentence_row, weight)};
-    sentence_row rows[SENTENCE_T * SENTENCE_T];
-    int st = sentence_attention(rows, r);
-    return st ? st : TABLE_WRITE(dir, name, cols, rows, SENTENCE_T * SENTENCE_T);
 }

@@ -38,8 +38,5 @@ typedef struct {
 /* Fill rows[qi * SENTENCE_T + ki] for every cell and the summary r.
  * ATT_OK, or ATT_ERUNTIME (no memory). */
 int sentence_attention(sentence_row rows[SENTENCE_T * SENTENCE_T], sentence_result *r);
-/* The same, written as the table dir/name (qi, ki, query, key, raw_score,
- * raw_weight, score, weight: one row per cell); the summary into r. */
-int sentence_write(const char *dir, const char *name, sentence_result *r);
 
 #endif

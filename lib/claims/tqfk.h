@@ -85,15 +85,6 @@ double tqfk_average_units(const tqfk_config *c, const tqfk_result *r);
 void tqfk_random_state(gsl_rng *rng, tqfk_config *c);
 
 
-/* The page's numbers for state c: the scores s_ij, the weights a_ij (2 x 4)
- * with their row sums, and the outputs o_i, as plain tables. */
-void tqfk_print(FILE *f, const tqfk_config *c, const tqfk_result *r);
-
-/* The figure's tables in dir: <prefix>_vectors.csv (name,plane,x,y: q, k, v
- * and the outputs o) and <prefix>_A.csv (one row per (query, key): scale,
- * score, weight, the value's and the output's coordinates, for the spokes). */
-int tqfk_write_tables(const char *dir, const char *prefix, const tqfk_config *c, const tqfk_result *r);
-
 /* The program's command line: the configuration (--q1 .. --v4, --scale) and
  * the explorer's switches (--interactive, --keys); tqfk_options is its
  * option table (NULL-terminated, writing into cli; one table per program). */

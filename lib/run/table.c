@@ -169,12 +169,6 @@ int table_commit(csv_table *t)
     return st;
 }
 
-void table_abort(csv_table *t)
-{
-    afile_abort(&t->af);
-    free(t->dir); free(t->name); t->dir = t->name = NULL;
-}
-
 int table_write(const char *dir, const char *name, const table_col *cols, size_t ncols,
                 const void *rows, size_t nrows, size_t rowsize)
 {

@@ -115,7 +115,6 @@ int table_open(csv_table *t, const char *dir, const char *name, const table_col 
 #define TABLE_OPEN(t, dir, name, cols) table_open(t, dir, name, cols, sizeof(cols) / sizeof((cols)[0]))
 void table_row(csv_table *t, const void *row);
 int table_commit(csv_table *t);     /* write errors surface here; writes the schema too */
-void table_abort(csv_table *t);
 
 /* One cell: a double as "%.17g" (NaN: empty), a string quoted when it holds
  * a comma, quote or newline. */

@@ -11,7 +11,8 @@
 #      itself, off by one, too soft, values reading the position, the weight on t - 1 not
 #      printed beside "needs" when it passes, nn.Linear's layout, a missing scale, 1/sqrt(d_k)
 #      named as such, the wrong split order, a batch's K.T named (and not called nn.Linear),
-#      float32;
+#      float32 (make check grades one known-wrong variant of each test it names, make
+#      check-all, ATT_CHECK_ALL=1, all of them);
 #   4. (the hostile battery, tests/test_grade_hostile.sh, also in make check, grades every
 #      hostile file: reading the solutions, a forged reply, a fork bomb, ...; this suite grades
 #      none of them twice);
@@ -69,10 +70,15 @@ FILL="-e s|@VICTIM@|$W/victim.txt|g -e s|@ESCAPE@|$W/escape.txt|g -e s|@ESCDIR@|
 git status --porcelain --untracked-files=all >"$W/git-before" 2>/dev/null
 
 # ---- 1, 2, 3: the solutions, the starter, the known-wrong variants, two at a time -------
+# the variants graded: all in make check-all; in make check one of each test (shapes.random,
+# prev_token.small, fused.single, fused.batched), each a different diagnosis
+WRONG=tests/grade/wrong_*.py
+[ "${ATT_CHECK_ALL:-0}" = 1 ] || WRONG="tests/grade/wrong_shapes_transposed_weights.py tests/grade/wrong_prev_self.py
+    tests/grade/wrong_fused_noscale.py tests/grade/wrong_fused_batch_kT.py"
 {
     echo "sol exercises/solutions/section_4_2.py"
     echo "start exercises/section_4_2.py"
-    for f in tests/grade/wrong_*.py; do
+    for f in $WRONG; do
         case $f in
         *shapes*) t=shapes.random ;;
         *prev*) t=prev_token.small ;;
@@ -91,7 +97,8 @@ echo "test_grade: the solutions took $(cat "$W/sol.took") s (wall, two gradings 
 [ "$(cat "$W/start.st")" -eq 1 ] && ok || bad "starter: exit $(cat "$W/start.st"), expected 1"
 json "$W/start.json" 'd["score"] == 0 and all(t["score"] == 0 for t in d["tests"]) and all(("the starter" in t["output"]) for t in d["tests"])' &&
     ok || { bad "starter: not every test failed with a message naming the stub or the placeholder"; cat "$W/start.out"; }
-for f in tests/grade/wrong_*.py; do
+for f in $WRONG; do
+    [ -f "$f" ] || { bad "$f: no such known-wrong variant"; continue; }
     n=$(basename "$f" .py)
     [ "$(cat "$W/$n.st")" -eq 1 ] && json "$W/$n.json" 'd["score"] < sum(t["max_score"] for t in d["tests"])' && ok ||
         { bad "$f: exit $(cat "$W/$n.st"), expected 1 with points lost"; cat "$W/$n.out"; }

@@ -15,7 +15,8 @@
 # (tests/test_y.sh). --build CMD runs CMD first (the build), timed like a
 # suite, its compiler lines in DIR/build.log. The time shown is the wall
 # time and, in brackets, the CPU time (user + system) of the suite and its
-# children: on a loaded machine compare CPU times. --later names suites left
+# children (build/tools/reap counts those their parents left, as bwrap's
+# sandboxes): on a loaded machine compare CPU times. --later names suites left
 # for make check-all, so that the summary says what did not run.
 #
 # What a suite checks: the table below, else a line "purpose: ..." in the
@@ -122,6 +123,10 @@ pass=0; fail=0; skip=0; failed=""
 run() {
     name=$1; src=$2; shift 2
     log="$logs/$name.log"
+    # through build/tools/reap (once built): the CPU time of processes a suite's own leave
+    # behind (the grader's bwrap sandboxes) is counted too
+    cmd="$*"; reap=${BUILD:-build}/tools/reap
+    [ -x "$reap" ] && set -- "$reap" "$@"
     t0=$(now); times >"$logs/.times0.$name"
     if [ "${VERBOSE:-0}" = 1 ]; then
         echo "== $name: $*"
@@ -147,7 +152,7 @@ run() {
       if [ "$st" -ne 0 ] && [ "${VERBOSE:-0}" != 1 ]; then
           echo "  ---- last lines of $log:"
           tail -n 40 "$log" | sed 's/^/  | /'
-          echo "  ---- rerun it alone: $*"
+          echo "  ---- rerun it alone: $cmd"
       elif [ "$result" = skipped ]; then
           echo "      $why"
       fi; } >"$log.line"

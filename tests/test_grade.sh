@@ -72,7 +72,7 @@ git status --porcelain --untracked-files=all >"$W/git-before" 2>/dev/null
 # ---- 1, 2, 3: the solutions, the starter, the known-wrong variants, two at a time -------
 # the variants graded: all in make check-all; in make check one of each test (shapes.random,
 # prev_token.small, fused.single, fused.batched), each a different diagnosis
-WRONG=tests/grade/wrong_*.py
+WRONG='tests/grade/wrong_*.py'   # (a pattern, expanded where it is used)
 [ "${ATT_CHECK_ALL:-0}" = 1 ] || WRONG="tests/grade/wrong_shapes_transposed_weights.py tests/grade/wrong_prev_self.py
     tests/grade/wrong_fused_noscale.py tests/grade/wrong_fused_batch_kT.py"
 {

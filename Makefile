@@ -151,7 +151,7 @@ check: deps ## build, then every unit and property test and the fast end-to-end 
 # check-all: ATT_CHECK_ALL=1 also runs the exhaustive variants that make check samples (every
 # known-wrong grader file, every size option with every value, the whole self-weight sweep,
 # the committed figures' layout)
-check-all: deps ## make check with every variant, plus the slow end-to-end suites: bad inputs, MPI, Chromium, verify, threads (about 10 min of CPU: 5 min on 2 idle cores)
+check-all: deps ## make check with every variant, plus the slow end-to-end suites: bad inputs, MPI, Chromium, verify, threads (about 10 min of CPU: 5 to 6 min on 2 idle cores)
 	@+ATT_CHECK_ALL=1 $(RUN_TESTS) $(CHECK_SUITES) $(LATER_TESTS)
 
 # ---- reproduce: every experiment, every figure, the claims report ---------

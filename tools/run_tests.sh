@@ -129,7 +129,7 @@ run() {
     [ -x "$reap" ] && set -- "$reap" "$@"
     t0=$(now); times >"$logs/.times0.$name"
     if [ "${VERBOSE:-0}" = 1 ]; then
-        echo "== $name: $*"
+        echo "== $name: $cmd"
         # the status of "$@", not of tee (POSIX sh has no pipefail)
         { "$@" </dev/null; echo $? >"$log.st"; } 2>&1 | tee "$log"
         st=$(cat "$log.st"); rm -f "$log.st"

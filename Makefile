@@ -122,16 +122,19 @@ $(BUILD)/tests/%: tests/%.c $(LIB_A) | $(BUILD)/tests
 
 tests: $(addprefix $(BUILD)/tests/,$(TESTS))
 
-# make check: the unit and property suites and the fast end-to-end tests
-# (1 to 2 minutes on 2 idle cores); make check-all adds the slow end-to-end
-# suites below (CI runs it). Each suite prints one line: name, what it
-# checks, time; its output is in $(BUILD)/test-logs/ (VERBOSE=1 shows it).
+# make check: the unit and property suites and the fast end-to-end tests;
+# make check-all adds the slow end-to-end suites below (CI runs it). Suites
+# run TEST_JOBS at a time (default: the cores; tools/run_tests.sh), the
+# longest first. Each suite prints one line: name, what it checks, time; its
+# output is in $(BUILD)/test-logs/ (VERBOSE=1 shows it, one suite at a time).
 # The build inside runs as a sub-make ('+'), so make -j2 check builds in parallel.
 SLOW_TESTS  := tests/test_bad_inputs.sh tests/test_mpi.sh tests/test_browser.sh \
                tests/test_verify.sh tests/test_threads.sh tests/test_docs.sh tests/test_reproduce_long.sh
 # make sanitize runs check-all with these slow ones (what make check held
-# before the split); verify and threads test determinism, not memory.
-SAN_SLOW_TESTS := tests/test_bad_inputs.sh tests/test_mpi.sh tests/test_browser.sh
+# before the split); verify and threads test determinism, not memory, and MPI
+# runs bin-mpi/, which is never sanitized (its single-process references are
+# test_experiments.sh's sanitized runs), so check-all's run of it is enough.
+SAN_SLOW_TESTS := tests/test_bad_inputs.sh tests/test_browser.sh
 # ... and without the suites that run none of the project's compiled code, or
 # only programs test_experiments.sh and test_attention.sh already run under the
 # sanitizers (make help, include layers, registry, deps.sh, figure text layout,
@@ -143,10 +146,13 @@ LATER_TESTS  = $(filter $(wildcard tests/test_*.sh),$(SLOW_TESTS))
 CHECK_SUITES = $(addprefix $(BUILD)/tests/,$(TESTS)) $(filter-out $(SLOW_TESTS) $(SKIP_TESTS),$(wildcard tests/test_*.sh))
 RUN_TESTS    = ATT_BIN_DIR=$(BIN) BUILD=$(BUILD) sh tools/run_tests.sh --logs $(BUILD)/test-logs \
                --build "$(MAKE) --no-print-directory tests all"
-check: deps ## build, then every unit and property test and the fast end-to-end tests (about 2 min on 2 idle cores; more on a slower or busy machine)
+check: deps ## build, then every unit and property test and the fast end-to-end tests, two at a time (about 160 s of CPU: 1.5 min on 2 idle cores; more on a slower or busy machine)
 	@+$(RUN_TESTS) --later "$(LATER_TESTS)" $(CHECK_SUITES)
-check-all: deps ## make check plus the slow end-to-end suites: bad inputs, MPI, Chromium, verify, threads (about 6 min on 2 idle cores)
-	@+$(RUN_TESTS) $(CHECK_SUITES) $(LATER_TESTS)
+# check-all: ATT_CHECK_ALL=1 also runs the exhaustive variants that make check samples (every
+# known-wrong grader file, every size option with every value, the whole self-weight sweep,
+# the committed figures' layout)
+check-all: deps ## make check with every variant, plus the slow end-to-end suites: bad inputs, MPI, Chromium, verify, threads (about 10 min of CPU: 5 to 6 min on 2 idle cores)
+	@+ATT_CHECK_ALL=1 $(RUN_TESTS) $(CHECK_SUITES) $(LATER_TESTS)
 
 # ---- reproduce: every experiment, every figure, the claims report ---------
 

@@ -72,6 +72,20 @@ static char prop_ctx[256] __attribute__((unused));
         }                                                                       \
     } while (0)
 
+/* The draws of a Monte Carlo check: n at the default ATT_TEST_CASES (200); with fewer cases
+ * (make valgrind runs 25) proportionally fewer, never below n/8: every code path still runs,
+ * and a check at 5 standard errors is as strict at any n (it only loses power). */
+static inline size_t prop_draws(size_t n)
+{
+    static unsigned long c;
+    if (c == 0) {
+        c = prop_env_ulong("ATT_TEST_CASES", PROP_DEFAULT_CASES);
+        if (c > PROP_DEFAULT_CASES) c = PROP_DEFAULT_CASES;
+        if (c < PROP_DEFAULT_CASES / 8) c = PROP_DEFAULT_CASES / 8;
+    }
+    return (n * c + PROP_DEFAULT_CASES - 1) / PROP_DEFAULT_CASES;
+}
+
 /* A uniformly drawn size in [lo, hi]. */
 static inline size_t prop_size(gsl_rng *rng, size_t lo, size_t hi)
 {

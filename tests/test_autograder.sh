@@ -11,7 +11,9 @@
 # OPT=-O0 here, to be quick) and run_autograder on: the reference solution (10/10), the
 # starter (0), and three hostile files: one that writes its own results.json with full marks,
 # one that runs the solutions from the repository, one that forges the grader's reply (0
-# each, a results.json in Gradescope's form, the forged file gone). With a secret seed and a
+# each, a results.json in Gradescope's form, the forged file gone). make check runs the
+# solution and the results.json forger (the attack on Gradescope's own layout); make
+# check-all (ATT_CHECK_ALL=1) all five (the battery grades the other attacks in make check). With a secret seed and a
 # hidden test (AUTOGRADER_SEED, AUTOGRADER_HIDE), results.json shows neither the seed nor the
 # test before the due date.
 # Needs root (Gradescope runs as root; the outer namespace is made with root's rights).
@@ -64,9 +66,10 @@ gs() {   # gs CMD: run CMD as Gradescope would, /autograder being $A
 gs bash /autograder/source/setup.sh >"$W/setup.out" 2>&1 && [ -x "$A/source/bin/shapes" ] && [ -x "$A/source/bin/attention" ] && ok ||
     { bad "setup.sh failed"; tail -20 "$W/setup.out"; exit 1; }
 sed "s|@ROOT@|$(pwd)|g" tests/grade/hostile_read_solutions.py >"$W/hostile_read_solutions.py"
-for s in solution:exercises/solutions/section_4_2.py:10 starter:exercises/section_4_2.py:0 \
-         results:tests/grade/hostile_results.py:0 read:$W/hostile_read_solutions.py:0 \
-         forge:tests/grade/hostile_forge_reply.py:0; do
+RUNS="solution:exercises/solutions/section_4_2.py:10 results:tests/grade/hostile_results.py:0"
+[ "${ATT_CHECK_ALL:-0}" = 1 ] && RUNS="$RUNS starter:exercises/section_4_2.py:0
+    read:$W/hostile_read_solutions.py:0 forge:tests/grade/hostile_forge_reply.py:0"
+for s in $RUNS; do
     n=${s%%:*} rest=${s#*:}; f=${rest%:*} want=${rest##*:}
     rm -rf "$A/submission" "$A/results" && mkdir -p "$A/submission" "$A/results"
     cp "$f" "$A/submission/section_4_2.py"
@@ -80,8 +83,8 @@ for s in solution:exercises/solutions/section_4_2.py:10 starter:exercises/sectio
     cp "$R" "$W/$n.json" 2>/dev/null
     grep -q "sandbox bwrap (no /proc)" "$R" && ok || bad "$n: not graded in the sandbox (without /proc)"
 done
-grep -q "No such file or directory" "$W/results.json" && grep -q "No such file or directory" "$W/read.json" && ok ||
-    bad "the hostile files' messages do not say they found nothing"
+grep -q "No such file or directory" "$W/results.json" && { [ "${ATT_CHECK_ALL:-0}" != 1 ] ||
+    grep -q "No such file or directory" "$W/read.json"; } && ok || bad "the hostile files' messages do not say they found nothing"
 # no submission file: a results.json that says so
 rm -rf "$A/submission" "$A/results" && mkdir -p "$A/submission" "$A/results"
 echo "notes" >"$A/submission/README.txt"

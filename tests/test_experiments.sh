@@ -2,7 +2,8 @@
 # test_experiments.sh - every experiment once, with a small --draws (seconds
 # in all): each exits 0 (few draws make a Monte Carlo rule INCONCLUSIVE,
 # never FAIL), every CSV it writes parses, and every stored verdict agrees
-# with its rule (the report's --check re-derives each outcome).
+# with its rule (the report's --check re-derives each outcome); the self-weight
+# sweep with few draws has no FAIL row and its T = 2 control is INCONCLUSIVE.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 BIN=${ATT_BIN_DIR:-bin}; BUILD=${BUILD:-build}
@@ -13,6 +14,10 @@ out=$(mktemp -d /tmp/attn-experiments.XXXXXX)
 trap 'rm -rf "$out"' EXIT INT TERM
 # one draw of learned_previous_token is a trained head: a quick run trains fewer and shorter
 export QUICK_ARGS_learned_previous_token="${QUICK_ARGS_learned_previous_token:---seeds 3 --steps 160}"
+# make check runs the self-weight sweep up to T = 64 (1.3 of its 7.5 CPU seconds; T = 128 and 256
+# run the same code on longer rows); make check-all (ATT_CHECK_ALL=1) and make sanitize the whole sweep
+[ "${ATT_CHECK_ALL:-0}" = 1 ] ||
+    export QUICK_ARGS_naive_self_attention="${QUICK_ARGS_naive_self_attention:---T 2..64}"
 # exit 1 is accepted only when every FAIL row is an expected, explained one
 expected_only() {
     "$BUILD/tools/csvcol" "$1" verdict macro | awk -F'\t' '$1 == "FAIL" {print $2}' | while read -r m; do
@@ -38,5 +43,18 @@ for b in "$BIN"/*; do
         if "$BUILD/tools/csvcmp" "$f" "$f" >/dev/null 2>&1; then ok; else bad "$f does not parse as CSV"; fi
     done
 done
+# the self-weight sweep with few draws (--draws N <= 256 is 128 draws at every point): exit 0
+# (a FAIL row would be a claim wrongly refuted by too few draws) and the T = 2 control
+# naiveExactTwo INCONCLUSIVE (its CI honest: wide)
+if [ "${QUICK_DRAWS:-64}" -le 256 ]; then
+    v="$out/naive_self_attention/naive_self_attention.verdicts.csv"
+    grep -q "^naive_self_attention .*exit 0 (" "$out/log" && ok ||
+        bad "naive_self_attention with few draws: $(grep "^naive_self_attention " "$out/log"), want exit 0"
+    if [ -f "$v" ]; then
+        "$BUILD/tools/csvcol" "$v" verdict | grep -qx FAIL && bad "naive_self_attention with few draws has a FAIL row" || ok
+        [ "$("$BUILD/tools/csvcol" "$v" macro verdict | awk -F'\t' '$1 == "naiveExactTwo" { print $2 }')" = INCONCLUSIVE ] && ok ||
+            bad "naiveExactTwo with 128 draws per point is not INCONCLUSIVE"
+    fi
+fi
 echo "test_experiments: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

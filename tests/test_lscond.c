@@ -147,7 +147,7 @@ START_TEST(test_mixture_two_tokens_section_scale)
     const double T2[] = {2};
     stat_acc a;
     stat_init(&a);
-    for (int n = 0; n < 3000; n++) {
+    for (size_t n = 0; n < prop_draws(3000); n++) {
         longseq_weights g;
         ck_assert_int_eq(longseq_draw_weights(rng, &w, 1.0, &g), ATT_OK);
         double m = 0.0;
@@ -179,7 +179,7 @@ START_TEST(test_against_explicit_sum)
         for (size_t t = 0; t < 4; t++) {
             stat_acc a;
             stat_init(&a);
-            for (int n = 0; n < 40000; n++) {
+            for (size_t n = 0; n < prop_draws(40000); n++) {
                 double S = 0.0;
                 for (int j = 0; j + 1 < Ts[t]; j++) S += exp(sg * gsl_ran_gaussian_ziggurat(rng, 1.0));
                 stat_push(&a, Ts[t] * exp(s) / (exp(s) + S));
@@ -229,7 +229,7 @@ START_TEST(test_shortcut_against_real_tokens)
     const double Ts[] = {2, 4, 9};
     stat_acc a[3], b[3];
     for (int t = 0; t < 3; t++) { stat_init(&a[t]); stat_init(&b[t]); }
-    for (int n = 0; n < 40000; n++) {
+    for (size_t n = 0; n < prop_draws(40000); n++) {
         longseq_query q;
         double out[3];
         longseq_draw_row(rng, &w, &g, n & 1, 0.5, &q);   /* the mixture */
@@ -260,7 +260,7 @@ START_TEST(test_against_explicit_sum_long)
     stat_acc a, b;
     stat_init(&a);
     stat_init(&b);
-    for (int n = 0; n < 20000; n++) {
+    for (size_t n = 0; n < prop_draws(20000); n++) {
         longseq_weights g;
         longseq_query q;
         double h;
@@ -290,7 +290,7 @@ START_TEST(test_two_tokens_exactly_one)
     for (int mode = 0; mode < 2; mode++) {
         stat_acc a;
         stat_init(&a);
-        for (int n = 0; n < 20000; n++) {
+        for (size_t n = 0; n < prop_draws(20000); n++) {
             longseq_weights g;
             longseq_query q;
             double out;
@@ -347,7 +347,7 @@ START_TEST(test_tilted_weight_second_moment)
     ck_assert_msg(lmax < 1.25, "no W with lambda_max < 5/4 in 1000 draws (seed 12)");
     stat_acc a;
     stat_init(&a);
-    for (int n = 0; n < 200000; n++) {
+    for (size_t n = 0; n < prop_draws(200000); n++) {
         longseq_query q;
         longseq_draw_row(rng, &w, &g, 1, 0.0, &q);
         stat_push(&a, exp(2.0 * q.log_ratio));
@@ -375,7 +375,7 @@ START_TEST(test_row_control_variates_zero_mean)
     ck_assert_int_eq(longseq_draw_weights(rng, &w, 0.9, &g), ATT_OK);
     stat_acc a[LONGSEQ_NRCV];
     for (int j = 0; j < LONGSEQ_NRCV; j++) stat_init(&a[j]);
-    for (int n = 0; n < 20000; n++) {
+    for (size_t n = 0; n < prop_draws(20000); n++) {
         double m[LONGSEQ_NRCV] = {0}, cv[LONGSEQ_NRCV];
         for (int r = 0; r < 8; r++) {
             longseq_query q;
@@ -404,7 +404,7 @@ START_TEST(test_control_variate_means)
     longseq_cv_means(d, dk, c, mean);
     stat_acc a[LONGSEQ_NCV];
     for (int j = 0; j < LONGSEQ_NCV; j++) stat_init(&a[j]);
-    for (int n = 0; n < 50000; n++) {
+    for (size_t n = 0; n < prop_draws(50000); n++) {
         longseq_weights g;
         ck_assert_int_eq(longseq_draw_weights(rng, &w, c, &g), ATT_OK);
         stat_push(&a[0], g.det);
@@ -452,12 +452,12 @@ START_TEST(test_det_density_known)
         {2, 1.0, exp(-2.0)}, {2, 1.3, exp(-2.0 / 1.69) / 1.69}};
     double win[2];
     for (int k = 0; k < 4; k++) {
-        stat_acc a = density_mean(known[k].d, 1, known[k].c, 100000, 31 + k, NULL, 0, win);
+        stat_acc a = density_mean(known[k].d, 1, known[k].c, prop_draws(100000), 31 + k, NULL, 0, win);
         ck_assert_msg(fabs(a.mean - known[k].p0) < 5.0 * stat_se(&a), "d %zu c %g: conditional density %.6g +- %.2g, "
                       "known %.6g (seed %d)", known[k].d, known[k].c, a.mean, stat_se(&a), known[k].p0, 31 + k);
     }
     const double eps[2] = {0.1, 0.03};
-    size_t n = 400000;
+    size_t n = prop_draws(400000);
     stat_acc a = density_mean(4, 2, 1.0, n, 35, eps, 2, win);
     for (int k = 0; k < 2; k++) {
         double se_w = sqrt(win[k] / (2.0 * eps[k] * (double)n));   /* Poisson count */

@@ -28,7 +28,7 @@ START_TEST(test_control_variate_mean)
             stat_acc q2, diff;
             stat_init(&q2);
             stat_init(&diff);
-            for (int n = 0; n < 40000; n++) {
+            for (size_t n = 0; n < prop_draws(40000); n++) {
                 double o[RPX_NOUT];
                 rpexcess_draw(rng, T, d, dk, c, o);
                 stat_push(&q2, o[RPX_Q2]);
@@ -81,14 +81,14 @@ static double plain_excess(gsl_rng *rng, size_t T, size_t d, size_t dk, double c
  * ~0.1, where plain rows are precise) */
 static double z_against_plain(double plant, double *se_est)
 {
-    enum { N = 40000, P = 200000 };
+    const size_t N = prop_draws(40000), P = prop_draws(200000);
     gsl_rng *rng = rng_new("mt19937", 22);
     size_t T = 16, d = 16, dk = 4;
     double c = 1.0, yh, se;
     ck_assert_int_eq(rpexcess_estimate(rng, T, d, dk, c, N, plant, &yh, &se), ATT_OK);
     stat_acc p;
     stat_init(&p);
-    for (int n = 0; n < P; n++) stat_push(&p, plain_excess(rng, T, d, dk, c));
+    for (size_t n = 0; n < P; n++) stat_push(&p, plain_excess(rng, T, d, dk, c));
     gsl_rng_free(rng);
     *se_est = hypot(se, stat_se(&p));
     return (yh - p.mean) / *se_est;

@@ -7,11 +7,16 @@
 #
 #   sh tools/run_tests.sh [--build CMD] [--logs DIR] [--later "SUITE..."] SUITE...
 #
+# TEST_JOBS suites run at once (default: the number of cores; VERBOSE=1 runs
+# one at a time), the longest first (the list SLOW below, longest first), so
+# that the last ones to start are short; a line per suite as it finishes.
+#
 # SUITE is a check binary (build/tests/test_x) or a shell test
 # (tests/test_y.sh). --build CMD runs CMD first (the build), timed like a
 # suite, its compiler lines in DIR/build.log. The time shown is the wall
 # time and, in brackets, the CPU time (user + system) of the suite and its
-# children: on a loaded machine compare CPU times. --later names suites left
+# children (build/tools/reap counts those their parents left, as bwrap's
+# sandboxes): on a loaded machine compare CPU times. --later names suites left
 # for make check-all, so that the summary says what did not run.
 #
 # What a suite checks: the table below, else a line "purpose: ..." in the
@@ -22,11 +27,13 @@ set -u
 logs=${BUILD:-build}/test-logs
 build=""
 later=""
+one=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --build) build=$2; shift 2 ;;
         --logs) logs=$2; shift 2 ;;
         --later) later=$2; shift 2 ;;
+        --one) one=1; shift ;;      # (the worker the parallel run below calls: one suite)
         *) break ;;
     esac
 done
@@ -109,22 +116,29 @@ now() { date +%s.%N; }
 cpu_of() { awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m");
            t += a[1] * 60 + a[2] } printf "%.2f\n", t }' "$1"; }
 
-# run NAME SOURCE CMD...: run one suite, print its line
+# run NAME SOURCE CMD...: run one suite, print its line (and, a failure, its log's last
+# lines) in one write, so that the lines of suites running at once do not mix; its result
+# (ok, skipped, FAIL) in LOGDIR/NAME.result
 pass=0; fail=0; skip=0; failed=""
 run() {
     name=$1; src=$2; shift 2
     log="$logs/$name.log"
-    t0=$(now); times >"$logs/.times0"
+    # through build/tools/reap (once built): the CPU time of processes a suite's own leave
+    # behind (the grader's bwrap sandboxes) is counted too
+    cmd="$*"; reap=${BUILD:-build}/tools/reap
+    [ -x "$reap" ] && set -- "$reap" "$@"
+    t0=$(now); times >"$logs/.times0.$name"
     if [ "${VERBOSE:-0}" = 1 ]; then
-        echo "== $name: $*"
+        echo "== $name: $cmd"
         # the status of "$@", not of tee (POSIX sh has no pipefail)
         { "$@" </dev/null; echo $? >"$log.st"; } 2>&1 | tee "$log"
         st=$(cat "$log.st"); rm -f "$log.st"
     else
         "$@" >"$log" 2>&1 </dev/null; st=$?
     fi
-    t1=$(now); times >"$logs/.times1"
-    c0=$(cpu_of "$logs/.times0"); c1=$(cpu_of "$logs/.times1")
+    t1=$(now); times >"$logs/.times1.$name"
+    c0=$(cpu_of "$logs/.times0.$name"); c1=$(cpu_of "$logs/.times1.$name")
+    rm -f "$logs/.times0.$name" "$logs/.times1.$name"
     time=$(awk -v a="$t0" -v b="$t1" -v c="$c0" -v d="$c1" 'BEGIN { printf "%6.1f s (cpu %5.1f s)", b - a, d - c }')
     if [ "$st" -eq 0 ]; then
         why=$(grep -i -m 1 ': skipped' "$log" | sed 's/^.*: [Ss]kipped[ :]*//')
@@ -134,33 +148,72 @@ run() {
     else
         result="FAIL (exit $st)"; fail=$((fail + 1)); failed="$failed $name"
     fi
-    printf '  %-31s %-45s %s  %s\n' "$name" "$(purpose "$name" "$src")" "$time" "$result"
-    if [ "$st" -ne 0 ] && [ "${VERBOSE:-0}" != 1 ]; then
-        echo "  ---- last lines of $log:"
-        tail -n 40 "$log" | sed 's/^/  | /'
-        echo "  ---- rerun it alone: $*"
-    elif [ "$result" = skipped ]; then
-        echo "      $why"
-    fi
+    { printf '  %-31s %-45s %s  %s\n' "$name" "$(purpose "$name" "$src")" "$time" "$result"
+      if [ "$st" -ne 0 ] && [ "${VERBOSE:-0}" != 1 ]; then
+          echo "  ---- last lines of $log:"
+          tail -n 40 "$log" | sed 's/^/  | /'
+          echo "  ---- rerun it alone: $cmd"
+      elif [ "$result" = skipped ]; then
+          echo "      $why"
+      fi; } >"$log.line"
+    cat "$log.line"; rm -f "$log.line"
+    echo "${result%% *}" >"$logs/$name.result"
 }
+
+# suite PATH: run one suite (a shell test through sh, a check binary directly)
+suite() {
+    n=$(basename "$1")
+    case "$1" in
+        *.sh) run "$n" "$1" sh "$1" ;;
+        *)    run "$n" "tests/$n.c" "$1" ;;
+    esac
+}
+if [ "$one" = 1 ]; then
+    suite "$1"
+    exit 0
+fi
 
 T0=$(now)
 echo "$# suites (each suite's output: $logs/<suite>.log; VERBOSE=1 shows it as it runs)"
 if [ -n "$build" ]; then
     run build "" sh -c "$build"
     [ "$fail" -eq 0 ] || { echo "build failed: nothing tested (whole log: $logs/build.log)"; exit 1; }
+    rm -f "$logs/build.result"
 fi
+jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+case "$jobs" in ''|*[!0-9]*|0) echo "run_tests: TEST_JOBS='$jobs' is not a positive whole number" >&2; exit 2 ;; esac
+[ "${VERBOSE:-0}" = 1 ] && jobs=1
+# the longest suites first (wall seconds on 2 idle cores, longest first; the others follow in
+# the order given), so that two at a time end together
+SLOW="test_verify.sh test_threads.sh test_bad_inputs.sh test_docs.sh test_mpi.sh test_reproduce_long.sh
+      test_browser.sh test_grade_hostile.sh test_grade.sh test_experiments.sh test_sizes.sh
+      test_readme.sh test_autograder.sh test_reproduce_out.sh test_selfweight_cli.sh test_layout.sh
+      test_torch.sh test_rpexcess test_lscond test_longseq.sh test_learned_previous_token.sh"
+for s in $SLOW; do for t in "$@"; do [ "$(basename "$t")" = "$s" ] && echo "$t"; done; done >"$logs/.order"
+for t in "$@"; do case " $(echo $SLOW) " in *" $(basename "$t") "*) ;; *) echo "$t" ;; esac; done >>"$logs/.order"
+for t in "$@"; do rm -f "$logs/$(basename "$t").result"; done
+if [ "$jobs" -eq 1 ]; then
+    for t in "$@"; do suite "$t"; done
+else
+    echo "($jobs suites at a time, the longest first; TEST_JOBS=1 runs one at a time)"
+    xargs -P "$jobs" -I{} sh "$0" --logs "$logs" --one {} <"$logs/.order"
+fi
+rm -f "$logs/.order"
+# the results, in the order given
+pass=0; fail=0; skip=0; failed=""
 for t in "$@"; do
     n=$(basename "$t")
-    case "$t" in
-        *.sh) run "$n" "$t" sh "$t" ;;
-        *)    run "$n" "tests/$n.c" "$t" ;;
+    case "$(cat "$logs/$n.result" 2>/dev/null)" in
+        ok) pass=$((pass + 1)) ;;
+        skipped) pass=$((pass + 1)); skip=$((skip + 1)) ;;
+        *) fail=$((fail + 1)); failed="$failed $n" ;;
     esac
+    rm -f "$logs/$n.result"
 done
 T1=$(now)
 times >"$logs/.times1"
 total=$(awk -v a="$T0" -v b="$T1" -v c="$(cpu_of "$logs/.times1")" 'BEGIN { printf "%.0f s (cpu %.0f s)", b - a, c }')
-rm -f "$logs/.times0" "$logs/.times1"
+rm -f "$logs/.times1"
 echo
 [ "$fail" -eq 0 ] || echo "failing suites:$failed (their output: $logs/<suite>.log)"
 [ -z "$later" ] || echo "not run here (make check-all runs them):" $(for t in $later; do basename "$t"; done)

@@ -257,10 +257,10 @@ static int run(experiment *e)
     if (no_timing && e->o.T)    /* --T picks a timed length; the checks have fixed cases */
         return exp_usage("--T %zu with --no-timing: --T restricts the timing sweep, which "
                          "--no-timing skips (drop one of the two)", e->o.T);
-    for (size_t i = 0; i < NCASES && !rc; i++) rc = check_case(e, i, err[i], tol[i]);
     if (reps < 5 && !no_timing) return exp_usage("--reps %zu: at least 5 samples per time", reps);
     // the timer keeps every sample twice (timing.h): reps*16 bytes, checked before (opts.h)
     if (opts_need(&e->o, NULL, 2 * sizeof(double), "reps", reps)) return ATT_EUSAGE;
+    for (size_t i = 0; i < NCASES && !rc; i++) rc = check_case(e, i, err[i], tol[i]);
     // the timing sweep (time_run): fused vs three vs 3 H products
     speedup_row sr[MAX_SPEEDUPS];
     size_t ns = 0;

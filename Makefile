@@ -202,7 +202,7 @@ $(OUT)/claims.csv: $(VERDICTS) $(ROBUST) $(BUILD)/tools/report
 # The experiments that time themselves (TIMED) run alone, one after another:
 # their times must not share the cores. The others run side by side (their
 # numbers do not depend on the threads they get), learned_previous_token first
-# (the longest of them: about 17 CPU s on the development machine, doc/timing.md),
+# (one of the longest: about 12 CPU s, doc/timing.md),
 # so that the short ones fill the cores around it. The figures, the robustness table,
 # the report and the four documents after them run side by side too.
 REPRODUCE_JOBS ?= $(shell nproc 2>/dev/null || echo 2)

@@ -40,11 +40,11 @@ if (SLIDE) {
     set tmargin 1; set bmargin 3.6
     set yrange [0:1.4]
     set label 1 at wmin, 1.0 left offset -0.5, 0.6
-    # "tied" under its line and band (above it, it crossed them); the chance
-    # label, which "tied" now reaches, rises at the right into the empty space
-    # under the flat lines at 1, clear of "tied"
-    set label 2 at lw, real(val(1, lw)) left offset 1.0, -1.2
-    set label 3 at wmax, 1.0 / V right offset 0, 2.0
+    # "tied" to the right of its point at width 2, below the line that rises from
+    # it to width 3 (under it, it reached the chance line and the frame's bottom);
+    # the chance label just above its line at the right, under "tied"
+    set label 2 at lw, real(val(1, lw)) left offset 3.0, 0.9
+    set label 3 at wmax, 1.0 / V right offset 0, 0.6
 }
 plot rows using "d_k":"sep_acc_ci_lo":"sep_acc_ci_hi" with filledcurves fc rgb col_v notitle, \
      rows using "d_k":"tied_acc_ci_lo":"tied_acc_ci_hi" with filledcurves fc rgb col_k notitle, \

@@ -452,18 +452,25 @@ sig_run() {
         fi
         return
     fi
-    if [ "$rc" -ne "$want" ]; then
+    # exit 0: the signal came as the run ended (after its release, while it exited)
+    if [ "$rc" -ne "$want" ] && [ "$rc" -ne 0 ]; then
         fail "$desc" "exit $rc, expected $want (killed by SIG$sig)" "$(head -c 200 "$T/sig.err")"
         return
     fi
     folder_state "$dir" >"$T/sig.after"
-    if cmp -s "$state" "$T/sig.after"; then
+    if [ "$rc" -eq "$want" ] && cmp -s "$state" "$T/sig.after"; then
         pass "$desc: the folder is exactly as before"
         return
     fi
-    # The signal came during the release (deferred until the renames ended) or after it:
-    # then the folder must hold the whole new set, exactly what the same run, uninterrupted,
-    # leaves there (its .meta names the same command and folder); a mix of old and new fails.
+    if [ "$rc" -eq 0 ] && cmp -s "$state" "$T/sig.after"; then
+        fail "$desc" "exit 0, yet the folder is as before: the run wrote nothing"
+        return
+    fi
+    # The signal came during the release (deferred until the renames ended) or after it
+    # (exit 130 or so, or 0 if the run was already ending): then the folder must hold the
+    # whole new set, exactly what the same run, uninterrupted, leaves there (its .meta names
+    # the same command and folder); a mix of old and new fails, and so does an exit 0 that
+    # left the old folder.
     timeout 300 "$@" >/dev/null 2>&1
     folder_state "$dir" >"$T/sig.complete"
     if cmp -s "$T/sig.after" "$T/sig.complete"; then

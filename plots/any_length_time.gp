@@ -8,13 +8,15 @@
 # size: 6.5,4.2
 meta_id = 'any_length'
 f = datadir.'/any_length_timing.csv'
-stats f using ($5 == $5 ? $1 : NaN) nooutput
+set datafile columnheaders   # columns read by name (any_length_timing.csv's header)
+tmed(x) = column('tiled_median_seconds'); pmed(x) = column('plain_median_seconds')
+stats f using (tmed(0) == tmed(0) ? column('T') : NaN) nooutput
 Tt = STATS_max
-stats f using ($1 == Tt ? $5 : NaN) nooutput
+stats f using (column('T') == Tt ? tmed(0) : NaN) nooutput
 tt = STATS_max
-stats f using ($9 == $9 ? $1 : NaN) nooutput
+stats f using (pmed(0) == pmed(0) ? column('T') : NaN) nooutput
 Tp = STATS_max
-stats f using ($1 == Tp ? $9 : NaN) nooutput
+stats f using (column('T') == Tp ? pmed(0) : NaN) nooutput
 tp = STATS_max
 set title sprintf("Time grows like T² in both heads\n" . \
                   "{/*0.85 one pass (d = %d), one thread each: " . \
@@ -33,5 +35,7 @@ set label 1 'tiled head' at Tt * 1.3, tt left tc ls 1
 set label 2 "plain head" at Tp * 1.4, tp / 2.5 left tc ls 3
 set label 3 'slope 2 (T²)' at Tt / 3, tt / 9 * 4 right tc rgb '#555555'
 plot sample [x=Tt / 30:Tt] tt * (x / Tt)**2 with lines ls 9, \
-     f using 1:9:8:10 with yerrorbars ls 3, f using 1:9 with lines ls 3, \
-     f using 1:5:4:6 with yerrorbars ls 1, f using 1:5 with lines ls 1
+     f using 'T':'plain_median_seconds':'plain_min_seconds':'plain_max_seconds' with yerrorbars ls 3, \
+     f using 'T':'plain_median_seconds' with lines ls 3, \
+     f using 'T':'tiled_median_seconds':'tiled_min_seconds':'tiled_max_seconds' with yerrorbars ls 1, \
+     f using 'T':'tiled_median_seconds' with lines ls 1

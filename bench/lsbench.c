@@ -13,7 +13,7 @@
  */
 #include "../tests/longseq_ref.h"
 #include "rng.h"
-#include "stat.h"
+#include "statistics.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -22,10 +22,10 @@
  *     the shortest T, then the plain head at T >= 4096, each (head, T) only if its
  *     predicted cost fits in what is left of the budget.
  */
-#include "exp.h"
+#include "experiment.h"
 #include "anylen.h"
 #include "mat.h"
-#include "att.h"
+#include "status.h"
 #include "tiled.h"
 #include "tol.h"
 #include "vexp.h"
@@ -54,9 +54,9 @@ static double timing_cost(const timing_rule *rule, double pass)
 
 static int run(experiment *e)
 {
-    if (reps < 3) return exp_usage("--reps %zu: at least 3 passes per time", reps);
+    if (reps < 3) return usage_error("--reps %zu: at least 3 passes per time", reps);
     if (!(timing_budget >= 0 && timing_budget <= 86400))
-        return exp_usage("--timing-budget %g: CPU seconds, 0 .. 86400", timing_budget);
+        return usage_error("--timing-budget %g: CPU seconds, 0 .. 86400", timing_budget);
     const timing_rule rule = {3, reps, 0.05, PER_POINT_CPU_CS / 100.0};
     size_t Ts[NT_MAX], n = 0;
     for (size_t i = 0; i < sizeof T_LIST / sizeof T_LIST[0] && !e->o.T; i++)
@@ -157,25 +157,27 @@ static int run(experiment *e)
     if (!rc) rc = anylen_write_timing(e->o.out_dir, tr, n);
     if (rc) return rc;
     char machine[512];
-    exp_meta(e, "%s\nd: %d\nd_k: %d\nd_v: %d\ntiles: %zu x %zu\nmax_T: %zu\nmax_plain_T: %zu\n"
-             "timing_max_T: %zu\n"
-             "reps_min: %zu\nreps_max: %zu\nreps_target_rel_ci: %g\ntiming_cpu_per_point: %g\n"
-             "timing_budget_cpu: %g\ntiming_spent_cpu: %.2f\ntiming_untimed_for_budget: %zu\n"
-             "vexp: %s\n"
-             "timing_threads: 1 (both heads)\nthreads: %d",
-             timing_machine(machine, sizeof machine), D, DK, DV, tiled_tiles_default().bq,
-             tiled_tiles_default().bk, max_T, max_plain_T, timing_max_T, rule.min_reps,
-             rule.max_reps, rule.rel_ci, rule.max_cpu_seconds,
-             timing_budget, spent, untimed, vexp_path(), omp_get_max_threads());
+    experiment_meta(
+        e,
+        "%s\nd: %d\nd_k: %d\nd_v: %d\ntiles: %zu x %zu\nmax_T: %zu\nmax_plain_T: %zu\n"
+        "timing_max_T: %zu\n"
+        "reps_min: %zu\nreps_max: %zu\nreps_target_rel_ci: %g\ntiming_cpu_per_point: %g\n"
+        "timing_budget_cpu: %g\ntiming_spent_cpu: %.2f\ntiming_untimed_for_budget: %zu\n"
+        "vexp: %s\n"
+        "timing_threads: 1 (both heads)\nthreads: %d",
+        timing_machine(machine, sizeof machine), D, DK, DV, tiled_tiles_default().bq,
+        tiled_tiles_default().bk, max_T, max_plain_T, timing_max_T, rule.min_reps, rule.max_reps,
+        rule.rel_ci, rule.max_cpu_seconds, timing_budget, spent, untimed, vexp_path(),
+        omp_get_max_threads());
 
     // tiled == plain where the plain head fits
     if (nplain) {
-        exp_identity(e, "anyLengthTiledErr", 0.0, verdict_measure_exact(err, nplain),
+        verdict_identity(e, "anyLengthTiledErr", 0.0, verdict_measure_exact(err, nplain),
                      verdict_rule_at_most(tol),
                      "max |O_tiled - O_plain| over %zu lengths T <= %zu (tolerance: the smallest "
                      "over T, each 8 eps (2 (d + d_k) |q||k| + 2 T) max|v| + 8 d eps |x||w_V|)",
                      nplain, max_plain_T);
-        exp_identity(e, "anyLengthAgreeCount", (double)nplain,
+        verdict_identity(e, "anyLengthAgreeCount", (double)nplain,
                      verdict_measure_exact((double)(nplain - failed), nplain),
                      verdict_rule_at_least((double)nplain), "lengths T <= %zu where the tiled head "
                      "agrees with the plain one within that T's tolerance", max_plain_T);
@@ -183,56 +185,56 @@ static int run(experiment *e)
     size_t Tmax = Ts[n - 1];
     // the claim: the same weights give the right attention at the longest T (at most 1)
     size_t nchk = Tmax < CHECK_ROWS ? Tmax : CHECK_ROWS;   /* the rows anylen_row_check compared */
-    exp_claim(e, "anyLengthLongestT", 0.0,
+    verdict_claim(e, "anyLengthLongestT", 0.0,
               verdict_measure_as(verdict_measure_exact(long_units, nchk), NAT_ROUNDING),
               verdict_rule_at_most(1.0), "T = %zu (tiled head; its T x T scores would need %.0f "
               "GB): largest |o_ic - sum_j a_ij v_jc| over %zu rows (sampled), the sum recomputed "
               "per row from X and the weights in long double, in units of the row's rounding bound "
               "8 eps (2 (d + d_k) qk_i + 2 T) max|v| + 8 d eps max||x|| max||w_V,c||", Tmax,
               8.0 * (double)Tmax * (double)Tmax / 1e9, nchk);
-    exp_headline(e);
+    experiment_headline(e);
     // the same error in absolute terms (a rounding-level number: its own row, not in the label)
-    exp_reported(e, "anyLengthLongestErr", NAN,
+    verdict_reported(e, "anyLengthLongestErr", NAN,
                  verdict_measure_as(verdict_measure_exact(long_err, nchk), NAT_ROUNDING),
                  "largest |o_ic - sum_j a_ij v_jc| of those rows at T = %zu", Tmax);
-    exp_reported(e, "anyLengthMaxT", NAN, verdict_measure_exact((double)Tmax, 1),
+    verdict_reported(e, "anyLengthMaxT", NAN, verdict_measure_exact((double)Tmax, 1),
                  "longest sequence the same weights ran on (a setting, --max-T: the row above "
                  "checks it)");
     double sm = anylen_loglog_slope(Ts, tiled_bytes, n, FIT_MIN_T);
     double sp = anylen_loglog_slope(Ts, plain_bytes, n, 500);
     double st = anylen_loglog_slope(Ts, med, n, TIME_FIT_MIN_T);
     if (!isnan(sm))
-        exp_claim(e, "anyLengthMemSlope", 1.0, verdict_measure_exact(sm, n),
+        verdict_claim(e, "anyLengthMemSlope", 1.0, verdict_measure_exact(sm, n),
                   verdict_rule_between(0.9, 1.1), "log-log slope of the bytes the tiled head "
                   "allocates vs T, T >= %zu (linear: 1)", FIT_MIN_T);
     if (!isnan(sp))
-        exp_control(e, "anyLengthPlainMemSlope", 2.0, verdict_measure_exact(sp, n),
+        verdict_control(e, "anyLengthPlainMemSlope", 2.0, verdict_measure_exact(sp, n),
                     verdict_rule_at_least(1.5), "log-log slope of the bytes the plain head "
                     "allocates vs T, 500 <= T <= %zu (T x T terms: toward 2)", max_plain_T);
-    exp_reported(e, "anyLengthLongestMiB", NAN,
+    verdict_reported(e, "anyLengthLongestMiB", NAN,
                  verdict_measure_exact(tiled_bytes[n - 1] / 1048576.0, 1),
                  "MiB the tiled head allocates at T = %zu (one thread's tiles; each further "
                  "thread adds %.2f MiB)", Tmax,
                  (double)tiled_thread_bytes(tiled_tiles_default(), DK, DV) / 1048576.0);
-    exp_reported(e, "anyLengthBytesPerToken", NAN,
+    verdict_reported(e, "anyLengthBytesPerToken", NAN,
                  verdict_measure_exact(tiled_bytes[n - 1] / (double)Tmax, 1),
                  "bytes per token at T = %zu, one thread's tiles (X, K, V, O hold %d)", Tmax,
                  8 * (D + DK + DV + DV));
     // the row whenever the sweep reaches the slope's lengths, NaN if the CPU budget left them
     // untimed: the rows do not depend on the machine's speed
     if (!isnan(st) || timing_max_T >= TIME_FIT_MIN_T)
-        exp_reported(e, "anyLengthTimeSlope", NAN,
+        verdict_reported(e, "anyLengthTimeSlope", NAN,
                      verdict_measure_time(st, NAN, NAN, rule.min_reps), "log-log slope of the "
                      "tiled head's median time vs T, %zu <= T <= %zu, one thread (about 2; NaN: "
                      "fewer than 3 lengths timed within --timing-budget)", TIME_FIT_MIN_T,
                      timing_max_T);
-    exp_summary(e, "the same W_Q, W_K, W_V ran on T = %zu .. %zu tokens (the section: 5 or "
+    experiment_summary(e, "the same W_Q, W_K, W_V ran on T = %zu .. %zu tokens (the section: 5 or "
                 "100,000)", Ts[0], Tmax);
     if (nplain)
-        exp_summary(e, "tiled = plain head within tolerance at %zu of %zu lengths T <= %zu "
+        experiment_summary(e, "tiled = plain head within tolerance at %zu of %zu lengths T <= %zu "
                     "(largest difference %.3g)", nplain - failed, nplain, max_plain_T, err);
     if (!isnan(sm) && !isnan(sp))
-        exp_summary(e, "memory grows like T^%.3f (tiled) against T^%.3f (plain, its T x T "
+        experiment_summary(e, "memory grows like T^%.3f (tiled) against T^%.3f (plain, its T x T "
                     "scores)", sm, sp);
     return ATT_OK;
 }
@@ -253,5 +255,5 @@ int main(int argc, char **argv)
         {NULL, 0, NULL, NULL, NULL}};
     static const experiment_def def = {"any_length", NULL, OPT_SEED | OPT_T, 20261129UL, 0, extra,
                                        run};
-    return exp_main(&def, argc, argv);
+    return experiment_main(&def, argc, argv);
 }

@@ -127,7 +127,7 @@ static int run(experiment *e)
         sweep_result_free(&r);
         return st;
     }
-    exp_meta(e, "rank_tol: %g (relative to sigma_max)", RANK_TOL);
+    experiment_meta(e, "rank_tol: %g (relative to sigma_max)", RANK_TOL);
 
     /* worst cases over the sweep: the points' statistics merged */
     stat_acc w[NSTAT];
@@ -142,45 +142,51 @@ static int run(experiment *e)
     // the section's claim, rank(W_QK) <= d_k: sigma_{d_k+1} at rounding level, in units of its
     // bound
     measure zu = verdict_measure_as(verdict_measure_exact(w[ZU_QK].max, total), NAT_ROUNDING);
-    exp_claim(e, "lowRankQKKeptMin", 0.0, zu, verdict_rule_at_most(1.0),
+    verdict_claim(e, "lowRankQKKeptMin", 0.0, zu, verdict_rule_at_most(1.0),
               "rank(W_QK) <= d_k: largest sigma_{d_k+1} / sigma_1 of W_QK = W_Q W_K^T over %zu "
               "draws, d_k = %zu .. %zu (d = %zu), in units of its per-draw rounding bound "
               "2 eps (d_k || |W_Q| |W_K|^T ||_F + 8 d sigma_1) / sigma_1", total, dk_lo, dk_hi,
               d_run);
-    exp_headline(e);
-    exp_control(e, "lowRankQKKeptSmallest", NAN, verdict_measure_exact(w[KEPT_QK].min, total),
+    experiment_headline(e);
+    verdict_control(e, "lowRankQKKeptSmallest", NAN, verdict_measure_exact(w[KEPT_QK].min, total),
                 verdict_rule_at_least(RANK_TOL), "the converse for random factors, rank(W_QK) >= "
                 "d_k: smallest sigma_{d_k} / sigma_1 of W_QK over the same draws");
-    exp_identity(e, "lowRankQKZeroMax", 0.0, verdict_measure_exact(w[ZERO_QK].max, total),
+    verdict_identity(e, "lowRankQKZeroMax", 0.0, verdict_measure_exact(w[ZERO_QK].max, total),
                  verdict_rule_at_most(zero_tol),
                  "rank(W_QK) <= d_k: largest sigma_{d_k+1} / sigma_1");
-    exp_claim(e, "lowRankOVKeptMin", NAN, verdict_measure_exact(w[KEPT_OV].min, total),
+    verdict_claim(e, "lowRankOVKeptMin", NAN, verdict_measure_exact(w[KEPT_OV].min, total),
               verdict_rule_at_least(RANK_TOL),
               "rank(W_OV) >= d_v: smallest sigma_{d_v} / sigma_1 of W_OV = W_V W_O");
-    exp_identity(e, "lowRankOVZeroMax", 0.0, verdict_measure_exact(w[ZERO_OV].max, total),
+    verdict_identity(e, "lowRankOVZeroMax", 0.0, verdict_measure_exact(w[ZERO_OV].max, total),
                  verdict_rule_at_most(zero_tol),
                  "rank(W_OV) <= d_v: largest sigma_{d_v+1} / sigma_1");
-    exp_identity(e, "lowRankScoreErr", 0.0, verdict_measure_exact(w[E_QK].max, total),
+    verdict_identity(e, "lowRankScoreErr", 0.0, verdict_measure_exact(w[E_QK].max, total),
                  verdict_rule_at_most(w[T_QK].min),
                  "largest ||Q K^T - X W_QK X^T||_F / ||Q K^T||_F (tolerance 16 (2d + d_k) eps rho, "
                  "smallest over draws)");
-    exp_identity(e, "lowRankIdentityErr", 0.0,
+    verdict_identity(e, "lowRankIdentityErr", 0.0,
                  verdict_measure_exact(fmax(w[E_I].max, w[E_U].max), total),
                  verdict_rule_at_most(w[T_U].min), "W_QK = I gives the naive scores: largest "
                  "relative difference of X I X^T and of (X U)(X U)^T, U orthogonal, from X X^T");
-    exp_identity(e, "lowRankOVHeadErr", 0.0, verdict_measure_exact(w[E_OV].max, total),
+    verdict_identity(e, "lowRankOVHeadErr", 0.0, verdict_measure_exact(w[E_OV].max, total),
                  verdict_rule_at_most(w[T_OV].min),
                  "largest ||O W_O - A X W_OV||_F / ||O W_O||_F (the head's contribution through "
                  "the OV circuit)");
-    exp_reported(e, "lowRankParams", NAN, verdict_measure_exact(2.0 * (double)(d_run * dk_h), 1),
-                 "parameters of W_Q and W_K, 2 d d_k, at d = %zu, d_k = %zu (a full W_QK: "
-                 "d^2 = %zu)", d_run, dk_h, d_run * d_run);
-    exp_summary(e, "W_QK = W_Q W_K^T has rank d_k exactly: smallest kept sigma_{d_k}/sigma_1 %.4g, "
-                "largest neglected %.3g (rounding), over %zu draws, d_k = %zu..%zu", w[KEPT_QK].min,
-                w[ZERO_QK].max, total, dk_lo, dk_hi);
-    exp_summary(e, "W_OV = W_V W_O: rank d_v (kept >= %.4g, neglected <= %.3g); the scores are "
-                "x_i^T W_QK x_j to %.3g", w[KEPT_OV].min, w[ZERO_OV].max, w[E_QK].max);
-    exp_summary(e, "parameters: 2 d d_k = %zu instead of d^2 = %zu (d = %zu, d_k = %zu)",
+    verdict_reported(e, "lowRankParams", NAN,
+                     verdict_measure_exact(2.0 * (double)(d_run * dk_h), 1),
+                     "parameters of W_Q and W_K, 2 d d_k, at d = %zu, d_k = %zu (a full W_QK: "
+                     "d^2 = %zu)",
+                     d_run, dk_h, d_run * d_run);
+    experiment_summary(
+        e,
+        "W_QK = W_Q W_K^T has rank d_k exactly: smallest kept sigma_{d_k}/sigma_1 %.4g, "
+        "largest neglected %.3g (rounding), over %zu draws, d_k = %zu..%zu",
+        w[KEPT_QK].min, w[ZERO_QK].max, total, dk_lo, dk_hi);
+    experiment_summary(e,
+                       "W_OV = W_V W_O: rank d_v (kept >= %.4g, neglected <= %.3g); the scores are "
+                       "x_i^T W_QK x_j to %.3g",
+                       w[KEPT_OV].min, w[ZERO_OV].max, w[E_QK].max);
+    experiment_summary(e, "parameters: 2 d d_k = %zu instead of d^2 = %zu (d = %zu, d_k = %zu)",
                 2 * d_run * dk_h, d_run * d_run, d_run, dk_h);
     return ATT_OK;
 }
@@ -189,5 +195,5 @@ int main(int argc, char **argv)
 {
     static const experiment_def def = {"bilinear_low_rank", NULL,
         OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_DV | OPT_LISTS, 20261129UL, 100, NULL, run};
-    return exp_main(&def, argc, argv);
+    return experiment_main(&def, argc, argv);
 }

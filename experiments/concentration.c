@@ -107,13 +107,13 @@ static int run(experiment *e)
         measure m2 = sweep_measure(&r, 0, S_NORM2), md = sweep_measure(&r, 0, S_DOT2);
         measure q2 = verdict_measure_ci(m2.value / d, m2.ci_low / d, m2.ci_high / d, m2.draws);
         measure qd = verdict_measure_ci(md.value / d, md.ci_low / d, md.ci_high / d, md.draws);
-        exp_claim(e, "concNormRatio", 1.0, q2, verdict_rule_ci_within(0.98, 1.02),
+        verdict_claim(e, "concNormRatio", 1.0, q2, verdict_rule_ci_within(0.98, 1.02),
                   "mean ||x||^2 / d at d = %zu (exactly 1)", r.pt[0].d);
-        exp_headline(e);
-        exp_claim(e, "concDotRatio", 1.0, qd, verdict_rule_ci_within(0.9, 1.1),
+        experiment_headline(e);
+        verdict_claim(e, "concDotRatio", 1.0, qd, verdict_rule_ci_within(0.9, 1.1),
                   "mean (x.y)^2 / d at d = %zu (exactly 1)", r.pt[0].d);
-        exp_summary_measure(e, "mean ||x||^2", m2, "d = %zu", r.pt[0].d);
-        exp_summary_measure(e, "rms(x.y)", rms(sweep_acc(&r, 0, S_DOT2)), "sqrt(d) = %.4g",
+        experiment_summary_measure(e, "mean ||x||^2", m2, "d = %zu", r.pt[0].d);
+        experiment_summary_measure(e, "rms(x.y)", rms(sweep_acc(&r, 0, S_DOT2)), "sqrt(d) = %.4g",
                             sqrt(d));
         sweep_result_free(&r);
         return ATT_OK;
@@ -132,18 +132,20 @@ static int run(experiment *e)
     if ((st = sweep_write_fits(e, "concentration_fit.csv", fits, NQ))) return st;
 
     const stat_fit *fn = &fits[Q_NORM2].f, *fd = &fits[Q_DOT_RMS].f;
-    exp_claim(e, "concNormSlope", 1.0, sweep_fit_measure(fn, e->o.draws),
+    verdict_claim(e, "concNormSlope", 1.0, sweep_fit_measure(fn, e->o.draws),
               verdict_rule_ci_within(0.98, 1.02), "log-log slope of mean ||x||^2 against d "
               "(d = %zu..%zu, %zu widths, %zu draws each)", d_lo, d_hi, n, e->o.draws);
-    exp_headline(e);
-    exp_claim(e, "concDotSlope", 0.5, sweep_fit_measure(fd, e->o.draws),
+    experiment_headline(e);
+    verdict_claim(e, "concDotSlope", 0.5, sweep_fit_measure(fd, e->o.draws),
               verdict_rule_ci_within(0.48, 0.52), "log-log slope of rms(x.y) = sd(x.y) against d "
               "(d = %zu..%zu, %zu widths, %zu draws each)", d_lo, d_hi, n, e->o.draws);
-    exp_summary(e, "self-score ||x||^2 grows like d^%.4f (the section: d^1), 95%% CI [%.4f, %.4f]",
-                fn->slope, fn->ci_lo, fn->ci_hi);
-    exp_summary(e, "score with another, rms(x.y), like d^%.4f (sqrt(d): d^0.5), "
+    experiment_summary(
+        e, "self-score ||x||^2 grows like d^%.4f (the section: d^1), 95%% CI [%.4f, %.4f]",
+        fn->slope, fn->ci_lo, fn->ci_hi);
+    experiment_summary(e, "score with another, rms(x.y), like d^%.4f (sqrt(d): d^0.5), "
                 "95%% CI [%.4f, %.4f]", fd->slope, fd->ci_lo, fd->ci_hi);
-    exp_summary(e, "over d = %zu..%zu, %zu widths, %zu draws each", d_lo, d_hi, n, e->o.draws);
+    experiment_summary(e, "over d = %zu..%zu, %zu widths, %zu draws each", d_lo, d_hi, n,
+                       e->o.draws);
     return ATT_OK;
 }
 
@@ -151,5 +153,5 @@ int main(int argc, char **argv)
 {
     static const experiment_def def = {"concentration", NULL,
                                        OPT_MC | OPT_D | OPT_LISTS, 20261129UL, 4096, NULL, run};
-    return exp_main(&def, argc, argv);
+    return experiment_main(&def, argc, argv);
 }

@@ -255,9 +255,9 @@ static int run(experiment *e)
     double err[NCASES][NCHECKS], tol[NCASES][NCHECKS];
     int rc = ATT_OK;
     if (no_timing && e->o.T)    /* --T picks a timed length; the checks have fixed cases */
-        return exp_usage("--T %zu with --no-timing: --T restricts the timing sweep, which "
+        return usage_error("--T %zu with --no-timing: --T restricts the timing sweep, which "
                          "--no-timing skips (drop one of the two)", e->o.T);
-    if (reps < 5 && !no_timing) return exp_usage("--reps %zu: at least 5 samples per time", reps);
+    if (reps < 5 && !no_timing) return usage_error("--reps %zu: at least 5 samples per time", reps);
     // the timer keeps every sample twice (timing.h): reps*16 bytes, checked before (opts.h)
     if (opts_need(&e->o, NULL, 2 * sizeof(double), "reps", reps)) return ATT_EUSAGE;
     for (size_t i = 0; i < NCASES && !rc; i++) rc = check_case(e, i, err[i], tol[i]);
@@ -268,7 +268,7 @@ static int run(experiment *e)
     if (!rc) rc = check_write(e->o.out_dir, CASES, NCASES, err, tol);
     if (rc) return rc;
     char machine[512];
-    exp_meta(e, "%s\nreps: %zu\nd: %d\nd_k: %d\ntiming: %s",
+    experiment_meta(e, "%s\nreps: %zu\nd: %d\nd_k: %d\ntiming: %s",
              timing_machine(machine, sizeof machine), reps, TIME_D, TIME_DK,
              no_timing ? "skipped (--no-timing)" : "OpenBLAS dgemm, CPU");
 
@@ -288,16 +288,17 @@ static int run(experiment *e)
         const char *bound = k == FUSEDCHECK_BATCHED
                                 ? "8 eps (2 (d + d_k) |q||k| + 2 T) max|v| + 8 d eps |x||w_V|"
                                 : "2 d eps max|x| max|w|";
-        exp_identity(e, macro[k], 0.0, verdict_measure_exact(worst, NCASES),
+        verdict_identity(e, macro[k], 0.0, verdict_measure_exact(worst, NCASES),
                      verdict_rule_at_most(tmin),
                      "%s over %d cases (tolerance: the smallest of the cases, each %s)", what[k],
                      (int)NCASES, bound);
-        if (k == 0) exp_headline(e);
+        if (k == 0) experiment_headline(e);
         worst_all = fmax(worst_all, worst);
     }
-    exp_summary(e, "fused split = three separate projections, per head, (out, in) storage and "
-                "batched: largest difference %.3g over %d cases (the section: equal)", worst_all,
-                (int)NCASES);
+    experiment_summary(e,
+                       "fused split = three separate projections, per head, (out, in) storage and "
+                       "batched: largest difference %.3g over %d cases (the section: equal)",
+                       worst_all, (int)NCASES);
     // times: the speed-up of fusing at every T, with its spread (reported: a CPU, not a GPU)
     for (size_t s = 0; s < ns && !rc; s++) {
         const speedup_row *p = &sr[s];
@@ -308,10 +309,12 @@ static int run(experiment *e)
                                               : "fusedQKVSpeedupPerHead";
         const char *plural = p->heads > 1 ? "s" : "";
         if (cited)
-            exp_summary(e, "CPU, T = %zu, %zu head%s: %s products take %.2fx the time of one fused "
-                        "product (median of %zu)", p->T, p->heads, plural, p->versus,
-                        p->speedup_median, reps);
-        exp_reported(e, m, NAN,
+            experiment_summary(
+                e,
+                "CPU, T = %zu, %zu head%s: %s products take %.2fx the time of one fused "
+                "product (median of %zu)",
+                p->T, p->heads, plural, p->versus, p->speedup_median, reps);
+        verdict_reported(e, m, NAN,
                      verdict_measure_time(p->speedup_median, p->speedup_low, p->speedup_high, reps),
                      "CPU time of %s products / one fused product, T = %zu, %zu head%s: median of "
                      "%zu (range %.3f to %.3f)", p->versus, p->T, p->heads, plural, reps,
@@ -324,5 +327,5 @@ int main(int argc, char **argv)
 {
     static const experiment_def def = {"fused_qkv", NULL, OPT_SEED | OPT_T, 20261129UL, 0, OPTIONS,
                                        run};
-    return exp_main(&def, argc, argv);
+    return experiment_main(&def, argc, argv);
 }

@@ -188,10 +188,10 @@ static int shift_write(const experiment *e, const sweep_point *pt, double *shift
 static int run(experiment *e)
 {
     const opts *o = &e->o;
-    if (o->draws < 2) return exp_usage("--draws %zu: a 95%% CI needs at least 2 draws", o->draws);
-    if (o->dk % 2 != 0) return exp_usage("--dk %zu: RoPE rotates pairs, d_k must be even", o->dk);
+    if (o->draws < 2) return usage_error("--draws %zu: a 95%% CI needs at least 2 draws", o->draws);
+    if (o->dk % 2 != 0) return usage_error("--dk %zu: RoPE rotates pairs, d_k must be even", o->dk);
     if (o->T == 1)
-        return exp_usage("--T 1: the claim needs T >= 2 keys (with one key its weight is 1 "
+        return usage_error("--T 1: the claim needs T >= 2 keys (with one key its weight is 1 "
                          "whatever the scores, and every score gradient is zero)");
     sweep_grid g;
     sweep_grid_head(&g, 8, 16, 8, 8);
@@ -208,7 +208,7 @@ static int run(experiment *e)
     const sweep_point pt = r.pt[0];
     double shift = NAN;
     if ((st = shift_write(e, &pt, &shift))) goto done;
-    exp_meta(e, "T: %zu\nd: %zu\nd_k: %zu\nd_v: %zu\nrope_base: 10000\nfd_step: %g\n"
+    experiment_meta(e, "T: %zu\nd: %zu\nd_k: %zu\nd_v: %zu\nrope_base: 10000\nfd_step: %g\n"
              "shift_example: %.17g", pt.T, pt.d, pt.dk, pt.dv, FD_STEP, shift);
 
     // rope = 0 and rope = 1; the smallest and the largest base
@@ -220,39 +220,44 @@ static int run(experiment *e)
     for (size_t k = 0; k < BIAS_NPARAM; k++)
         if (fmax(none[S_FD0 + k].max, rope[S_FD0 + k].max) == worst) wk = k;
     // the headline: without RoPE the key bias's gradient is zero, to rounding, in every draw
-    exp_identity(e, "keyBiasGradRoundingMax", 0.0, verdict_measure_exact(none[S_GRAD_REL].max, n),
-                 verdict_rule_at_most(1.0),
-                 "largest ||dL/db_K|| without RoPE over all %zu draws, in units of its per-draw "
-                 "rounding bound 8 T eps sum_i ||q_i|| ||g_i|| max_j ||v_j|| (zero gradient: at "
-                 "most 1)", n);
-    exp_headline(e);
-    exp_summary(e, "||dL/db_K|| without RoPE: at most %.3g of its rounding bound over %zu draws "
-                "(the section: exactly zero); with RoPE after the bias, ||dL/db_K|| / ||dL/db_Q|| "
-                "= %.3g on average", none[S_GRAD_REL].max, n, rope[S_RATIO].mean);
-    exp_reported(e, "keyBiasGradRatioMax", NAN,
+    verdict_identity(
+        e, "keyBiasGradRoundingMax", 0.0, verdict_measure_exact(none[S_GRAD_REL].max, n),
+        verdict_rule_at_most(1.0),
+        "largest ||dL/db_K|| without RoPE over all %zu draws, in units of its per-draw "
+        "rounding bound 8 T eps sum_i ||q_i|| ||g_i|| max_j ||v_j|| (zero gradient: at "
+        "most 1)",
+        n);
+    experiment_headline(e);
+    experiment_summary(
+        e,
+        "||dL/db_K|| without RoPE: at most %.3g of its rounding bound over %zu draws "
+        "(the section: exactly zero); with RoPE after the bias, ||dL/db_K|| / ||dL/db_Q|| "
+        "= %.3g on average",
+        none[S_GRAD_REL].max, n, rope[S_RATIO].mean);
+    verdict_reported(e, "keyBiasGradRatioMax", NAN,
                  verdict_measure_as(verdict_measure_exact(none[S_RATIO].max, n), NAT_ROUNDING),
                  "largest ||dL/db_K|| / ||dL/db_Q|| without RoPE (zero up to rounding)");
-    exp_claim(e, "keyBiasGradRatioRope", NAN, sweep_measure(&r, 1, S_RATIO),
+    verdict_claim(e, "keyBiasGradRatioRope", NAN, sweep_measure(&r, 1, S_RATIO),
               verdict_rule_ci_above(1e-3),
               "the contrast: mean ||dL/db_K|| / ||dL/db_Q|| with RoPE after the bias, base 10000 "
               "(of order one, not zero; its value depends on the base, T, the scales: "
               "key_bias_base.csv) (T = %zu, d = %zu, d_k = %zu, d_v = %zu)",
               pt.T, pt.d, pt.dk, pt.dv);
-    exp_identity(e, "keyBiasOutChangeMax", 0.0, verdict_measure_exact(none[S_OUT].max, n),
+    verdict_identity(e, "keyBiasOutChangeMax", 0.0, verdict_measure_exact(none[S_OUT].max, n),
                  verdict_rule_at_most(none[S_TOL].min),
                  "largest relative change of O when b_K is removed, without RoPE (bound: the "
                  "smallest per-draw rounding tolerance)");
-    exp_claim(e, "keyBiasOutChangeRope", NAN, sweep_measure(&r, 1, S_OUT),
+    verdict_claim(e, "keyBiasOutChangeRope", NAN, sweep_measure(&r, 1, S_OUT),
               verdict_rule_ci_above(1e-3),
               "mean relative change of O when b_K is removed, with RoPE");
-    exp_reported(e, "keyBiasGradRatioRopeMin", NAN, verdict_measure_exact(rope[S_RATIO].min, n),
+    verdict_reported(e, "keyBiasGradRatioRopeMin", NAN, verdict_measure_exact(rope[S_RATIO].min, n),
                  "smallest ||dL/db_K|| / ||dL/db_Q|| with RoPE over the draws");
-    exp_identity(e, "keyBiasFDErrMax", 0.0, verdict_measure_exact(worst, 2 * n),
+    verdict_identity(e, "keyBiasFDErrMax", 0.0, verdict_measure_exact(worst, 2 * n),
                  verdict_rule_at_most(FD_TOL),
                  "worst disagreement of backprop and central differences (h = %g: error O(h^2) + "
                  "O(eps/h)), relative to the draw's gradient, over b_Q b_K b_V W_Q W_K W_V, with "
                  "and without RoPE (worst: %s)", FD_STEP, bias_param_names[wk]);
-    exp_reported(e, "keyBiasRopeBaseSpread", NAN,
+    verdict_reported(e, "keyBiasRopeBaseSpread", NAN,
                  verdict_measure_exact(base_hi->mean - base_lo->mean, rb.pt[0].draws),
                  "change of the mean RoPE ratio ||dL/db_K|| / ||dL/db_Q|| from base %g (%.3f) to "
                  "base %g (%.3f), %zu heads each: a number of the set-up, not of the claim",
@@ -267,5 +272,5 @@ int main(int argc, char **argv)
 {
     static const experiment_def def = {"key_bias", NULL, OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_DV,
                                        20261129UL, 400, NULL, run};
-    return exp_main(&def, argc, argv);
+    return experiment_main(&def, argc, argv);
 }

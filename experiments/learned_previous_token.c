@@ -6,7 +6,7 @@
  * head is learned only at a wider head than one with separate W_K, W_V.
  * Trained, not written by hand: one causal head and an output matrix W_O on
  * x_t = [e_{token_t} ; e_t] (d = n_vocab + T), by Adam on the library's
- * backward pass (prevtrain.h), to output token_{t-1} at every t >= 1:
+ * backward pass (training.h), to output token_{t-1} at every t >= 1:
  *   L = -1/(B (T-1)) sum_b sum_{t>=1} log softmax(o_t W_O)_{token_{t-1}}.
  * Each draw (a seed) trains a separate and a tied head from the same generator
  * state (initial weights, batches, held-out sequences). What the tied head
@@ -36,8 +36,8 @@
 #include "prelude.h"
 #include "mc.h"
 #include "mem.h"
-#include "prevtrain.h"
-#include "stat.h"
+#include "training.h"
+#include "statistics.h"
 #include "tiedhead.h"
 
 #include <string.h>
@@ -149,25 +149,25 @@ static int trajectory(const gsl_rng *start, double *out, const ctx *c, size_t dk
     prev_config pc = c->base;
     pc.dk = dk, pc.tied = tied;   /* tied: W_V = W_K, one matrix for keys and values */
     prev_model m;
-    int rc = prevtrain_model_alloc(&m, &pc);
+    int rc = training_model_alloc(&m, &pc);
     if (rc) return rc;
     gsl_rng_memcpy(w->train, start);
-    prevtrain_init(w->train, &m);
+    training_init(w->train, &m);
     // Adam steps 1 .. S_0 / 2 (no loss kept); then S_{k-1} + 1 .. S_k and the evaluation at S_k
     size_t done = (size_t)c->cp[0] / 2;
-    if (done >= 1) rc = prevtrain_run(w->train, &m, 1, done, NULL);
+    if (done >= 1) rc = training_run(w->train, &m, 1, done, NULL);
     for (size_t k = 0; k < c->ncp && !rc; k++) {
         double *o = out + k * NSTAT + (tied ? C_TIED : 0);
         size_t Sk = (size_t)c->cp[k];
         prev_eval ev = {0};
-        rc = prevtrain_run(w->train, &m, done + 1, Sk, &o[S_TRAIN]);
+        rc = training_run(w->train, &m, done + 1, Sk, &o[S_TRAIN]);
         done = Sk;
         gsl_rng_set(w->eval, eval_seed);   /* the same held-out sequences at every checkpoint */
-        if (!rc) rc = prevtrain_evaluate(w->eval, &m, &ev, k + 1 == c->ncp ? A : NULL);
+        if (!rc) rc = training_evaluate(w->eval, &m, &ev, k + 1 == c->ncp ? A : NULL);
         o[S_ACC] = ev.accuracy, o[S_W] = ev.weight_prev, o[S_LOSS] = ev.loss;
         o[S_DIST] = (double)ev.distinct;
     }
-    prevtrain_model_free(&m);
+    training_model_free(&m);
     return rc;
 }
 
@@ -264,19 +264,19 @@ static int map_run(experiment *e, ctx *c, size_t T)
 static int exact_tied(const experiment *e, size_t T, size_t w, size_t heldout, prev_eval *ev,
                       prev_eval *nomask)
 {
-    prev_config c = prevtrain_config_default(n_vocab, T, w, 1);
+    prev_config c = training_config_default(n_vocab, T, w, 1);
     c.heldout = heldout;
     prev_model m;
-    int rc = prevtrain_model_alloc(&m, &c);
+    int rc = training_model_alloc(&m, &c);
     if (rc) return rc;
     const sweep_point pt = {.dk = w, .kase = 1};     /* its held-out stream */
     gsl_rng *g = sweep_rng(e, &pt);
     rc = g ? tiedhead_exact(&m, 12.0) : att_alloc_status();
-    if (!rc) rc = prevtrain_evaluate(g, &m, ev, NULL);
+    if (!rc) rc = training_evaluate(g, &m, ev, NULL);
     m.p.causal = 0;   /* the same weights without the mask */
-    if (!rc) rc = prevtrain_evaluate(g, &m, nomask, NULL);
+    if (!rc) rc = training_evaluate(g, &m, nomask, NULL);
     if (g) gsl_rng_free(g);
-    prevtrain_model_free(&m);
+    training_model_free(&m);
     return rc;
 }
 
@@ -295,20 +295,23 @@ static int exact_check(experiment *e, size_t T)
         const prev_eval *x = &ex[w - 2][0];
         double lo, hi;
         stat_ci95_wilson((double)x->correct, (double)x->predictions, &lo, &hi);
-        exp_control(e, w == 2 ? "lptTiedExact" : "lptTiedExactThree", 1.0,
+        verdict_control(e, w == 2 ? "lptTiedExact" : "lptTiedExactThree", 1.0,
                     verdict_measure_ci(x->accuracy, lo, hi, x->predictions),
                     verdict_rule_ci_above(0.999),
                     "an exact tied head W_V = W_K at d_k = %zu, built (1-D zig-zag position code, "
                     "token heights 4^v, token-blind queries, sector read-out; needs the causal "
                     "mask): accuracy over %zu predictions", w, x->predictions);
         if (w == 2)
-            exp_reported(e, "lptTiedExactNoMask", NAN,
+            verdict_reported(e, "lptTiedExactNoMask", NAN,
                          verdict_measure_exact(ex[0][1].accuracy, ex[0][1].predictions),
                          "the same exact tied head without the causal mask: accuracy (all T keys "
                          "visible: a 1-D code is extreme at two positions only)");
     }
-    exp_summary(e, "an exact tied head at d_k = 2 (causal mask): accuracy %.4f; without the mask "
-                "%.4f", ex[0][0].accuracy, ex[0][1].accuracy);
+    experiment_summary(
+        e,
+        "an exact tied head at d_k = 2 (causal mask): accuracy %.4f; without the mask "
+        "%.4f",
+        ex[0][0].accuracy, ex[0][1].accuracy);
     return ATT_OK;
 }
 
@@ -341,7 +344,7 @@ static int train_table(experiment *e, ctx *c, double **tab)
         size_t k = p % (c->ncp + 1);   /* the checkpoints', then the trajectories' point */
         c->pts[p] = (sweep_point){.dk = c->dk[p / (c->ncp + 1)], .x = k < c->ncp ? c->cp[k] : 0.0};
     }
-    mc_config cfg = exp_mc(e, "learned_previous_token: training");
+    mc_config cfg = experiment_mc(e, "learned_previous_token: training");
     cfg.nstats = c->n1, cfg.points = np, cfg.draw_at = train_all, cfg.ctx = c, cfg.values = *tab;
     cfg.point_stream = point_stream, cfg.draws = seeds;
     cfg.alloc = work_alloc, cfg.free = work_free;
@@ -355,15 +358,16 @@ static int run(experiment *e)
 {
     size_t T = e->o.T ? e->o.T : 8, H = e->o.draws;
     if (T < 2 || T > 4096)
-        return exp_usage("--T %zu: needs 2 <= T <= 4096 (a previous token; a T x T map per head)",
+        return usage_error("--T %zu: needs 2 <= T <= 4096 (a previous token; a T x T map per head)",
                          T);
-    if (n_vocab < 2) return exp_usage("--vocab %zu: needs >= 2 tokens", n_vocab);
-    if (seeds < 2) return exp_usage("--seeds %zu: a t-interval over seeds needs >= 2", seeds);
-    if (steps < 16) return exp_usage("--steps %zu: needs >= 16 (checkpoints at S/16 .. S)", steps);
+    if (n_vocab < 2) return usage_error("--vocab %zu: needs >= 2 tokens", n_vocab);
+    if (seeds < 2) return usage_error("--seeds %zu: a t-interval over seeds needs >= 2", seeds);
+    if (steps < 16)
+        return usage_error("--steps %zu: needs >= 16 (checkpoints at S/16 .. S)", steps);
     if (budgets < 1 || budgets > NCP)
-        return exp_usage("--budgets %zu: needs 1 .. %d", budgets, NCP);
+        return usage_error("--budgets %zu: needs 1 .. %d", budgets, NCP);
     // predictions per head: H (T - 1); the widths: --dk's list, else WIDTHS
-    ctx c = {.base = prevtrain_config_default(n_vocab, T, 1, 0), .rng_name = e->o.rng_name,
+    ctx c = {.base = training_config_default(n_vocab, T, 1, 0), .rng_name = e->o.rng_name,
              .predictions = 0, .ncp = budgets, .n1 = 1 + budgets * NSTAT};
     const opts_list *l = &e->o.dk_list;
     c.ndk = l->n ? l->n : sizeof WIDTHS / sizeof WIDTHS[0];
@@ -381,7 +385,7 @@ static int run(experiment *e)
         opts_need_for(&e->o, "--seeds", seeds, "the trajectories' table", nd1, over1, c.n1 * 8))
         return ATT_EUSAGE;
     if (__builtin_mul_overflow(H, T - 1, &c.predictions))
-        return exp_usage("--draws %zu, --T %zu: H (T - 1) predictions overflow a count", H, T);
+        return usage_error("--draws %zu, --T %zu: H (T - 1) predictions overflow a count", H, T);
     c.base.steps = steps, c.base.batch = batch, c.base.heldout = H;
     // the checkpoints: the last `budgets` of S/16, S/8, S/4, S/2, S
     for (size_t k = 0; k < budgets; k++) c.cp[k] = (double)(steps >> (budgets - 1 - k));
@@ -406,7 +410,7 @@ static int run(experiment *e)
     if (tab) mem_free(tab, c.npts * seeds, c.n1 * sizeof(double));
     free(c.pts);
     if (st) return st;
-    exp_meta(e, "n_vocab: %zu\nT: %zu\nd: %zu\nsteps: %zu\nbatch: %zu\nlr: %g\nseeds: %zu\n"
+    experiment_meta(e, "n_vocab: %zu\nT: %zu\nd: %zu\nsteps: %zu\nbatch: %zu\nlr: %g\nseeds: %zu\n"
              "heldout: %zu\nmap_dk: %zu", n_vocab, T, n_vocab + T, steps, batch, c.base.adam.lr,
              seeds, H, map_dk);
 
@@ -416,46 +420,47 @@ static int run(experiment *e)
 #define WGT(p, t) seed_ci(sweep_acc(&r, p, (t) * C_TIED + S_W), c.predictions, 0)
     size_t n = r.npoints, ps = AT(W_SMALL), pw = AT(W_SIDE), pf = AT(n_vocab + T), p1 = AT(1);
     if (ps < n) {   // d_k = 2: room for a position code or a token code, not both side by side
-        exp_claim(e, "lptSepAcc", 1.0, ACC(ps, 0), verdict_rule_ci_above(0.95),
+        verdict_claim(e, "lptSepAcc", 1.0, ACC(ps, 0), verdict_rule_ci_above(0.95),
                   "separate W_K, W_V at d_k = d_v = %d: held-out accuracy after %zu steps", W_SMALL,
                   steps);
-        exp_headline(e);
-        exp_claim(e, "lptSepWeight", 1.0, WGT(ps, 0), verdict_rule_ci_above(0.9),
+        experiment_headline(e);
+        verdict_claim(e, "lptSepWeight", 1.0, WGT(ps, 0), verdict_rule_ci_above(0.9),
                   "separate at d_k = %d: mean attention weight on t-1", W_SMALL);
-        exp_claim(e, "lptTiedAcc", NAN, ACC(ps, 1), verdict_rule_ci_below(0.9),
+        verdict_claim(e, "lptTiedAcc", NAN, ACC(ps, 1), verdict_rule_ci_below(0.9),
                   "tied W_V = W_K at d_k = %d, same budget (%zu Adam steps, over %zu seeds): "
                   "held-out accuracy; not learned in this budget, though an exact tied head exists "
                   "at this width (lptTiedExact)", W_SMALL, steps, seeds);
-        exp_reported(e, "lptTiedWeight", NAN, WGT(ps, 1),
+        verdict_reported(e, "lptTiedWeight", NAN, WGT(ps, 1),
                      "tied at d_k = %d: mean attention weight on t-1", W_SMALL);
-        exp_summary_measure(e, "separate W_K, W_V at d_k = 2: held-out accuracy", ACC(ps, 0),
+        experiment_summary_measure(e, "separate W_K, W_V at d_k = 2: held-out accuracy", ACC(ps, 0),
                             "the section: keys find, values deliver");
-        exp_summary_measure(e, "tied W_V = W_K at d_k = 2, same budget", ACC(ps, 1),
+        experiment_summary_measure(e, "tied W_V = W_K at d_k = 2, same budget", ACC(ps, 1),
                             "not learned; an exact tied head exists");
     }
     for (int t = 0; t <= 1 && ps == n; t++)   // a run without d_k = 2 (--dk W): what it measured
-        exp_reported(e, "", NAN, ACC(AT(r.pt[0].dk), t), "%s at d_k = %zu: held-out accuracy",
+        verdict_reported(e, "", NAN, ACC(AT(r.pt[0].dk), t), "%s at d_k = %zu: held-out accuracy",
                      t ? "tied" : "separate", r.pt[0].dk);
     if (pw < n)
-        exp_claim(e, "lptTiedSide", NAN, ACC(pw, 1), verdict_rule_ci_above(0.95),
+        verdict_claim(e, "lptTiedSide", NAN, ACC(pw, 1), verdict_rule_ci_above(0.95),
                   "learnability: tied at d_k = %d reaches the task within %zu Adam steps (over %zu "
                   "seeds; a budget result: exact tied heads exist from d_k = 2, lptTiedExact)",
                   W_SIDE, steps, seeds);
     if (pf < n)
-        exp_control(e, "lptTiedFull", NAN, ACC(pf, 1), verdict_rule_ci_above(0.95),
+        verdict_control(e, "lptTiedFull", NAN, ACC(pf, 1), verdict_rule_ci_above(0.95),
                     "positive control: tied at d_k = d = %zu (all of x_j fits) learns it",
                     n_vocab + T);
     if (p1 < n) {   // d_v = 1: z_v = o w_v, so argmax_v is the largest or the smallest w_v
         double most = fmax(sweep_acc(&r, p1, S_DIST)->max, sweep_acc(&r, p1, S_T_DIST)->max);
-        exp_identity(e, "", 2.0, verdict_measure_exact(most, 2 * seeds), verdict_rule_at_most(2.0),
-                     "d_k = d_v = 1: distinct tokens the head ever outputs (a scalar value names "
-                     "at most 2)");
-        exp_reported(e, "lptOneDimAcc", 2.0 / (double)n_vocab, ACC(p1, 0),
+        verdict_identity(
+            e, "", 2.0, verdict_measure_exact(most, 2 * seeds), verdict_rule_at_most(2.0),
+            "d_k = d_v = 1: distinct tokens the head ever outputs (a scalar value names "
+            "at most 2)");
+        verdict_reported(e, "lptOneDimAcc", 2.0 / (double)n_vocab, ACC(p1, 0),
                      "separate at d_k = 1: accuracy (expected <= 2/n_vocab)");
     }
     for (size_t p = 0; p < n; p++)
         if (r.pt[p].x == (double)steps && ACC(p, 1).ci_low >= 0.95) {
-            exp_reported(e, "lptTiedFirstWidth", NAN,
+            verdict_reported(e, "lptTiedFirstWidth", NAN,
                          verdict_measure_exact((double)r.pt[p].dk, seeds),
                          "smallest width at which tied training reaches accuracy CI above 0.95 "
                          "within %zu Adam steps (over %zu seeds; what the width allows is 2: "
@@ -485,5 +490,5 @@ int main(int argc, char **argv)
         "a previous-token head learned by Adam: separate vs tied keys and values (W_V = W_K); "
         "--draws N = held-out sequences per trained head",
         OPT_MC | OPT_T | OPT_DK, 20261201UL, 200, extra, run};
-    return exp_main(&def, argc, argv);
+    return experiment_main(&def, argc, argv);
 }

@@ -60,13 +60,13 @@ static const opt_spec options[] = {
     {NULL, 0, NULL, NULL, NULL}};
 
 /* *want bit i: CONFIGS[i] is run: named by --config (comma-separated; default all, or the long
- * ones with --long) and matching d, dk (0: any). ATT_OK, or exp_usage's status with a message
+ * ones with --long) and matching d, dk (0: any). ATT_OK, or usage_error's status with a message
  * naming the unknown name, a name not in the long run, that nothing matches, or draws < 16
  * (the control-variate regression needs at least 16). */
 static int select_configs(size_t draws, size_t d, size_t dk, unsigned *want)
 {
     if (draws < 16)
-        return exp_usage("--draws %zu: the control-variate regression needs at least 16", draws);
+        return usage_error("--draws %zu: the control-variate regression needs at least 16", draws);
     *want = 0;
     for (size_t i = 0; i < NCONFIG; i++)
         if (!long_run || CONFIGS[i].long_draws) *want |= 1u << i;
@@ -79,10 +79,10 @@ static int select_configs(size_t draws, size_t d, size_t dk, unsigned *want)
                    && (strlen(CONFIGS[i].name) != len || strncmp(p, CONFIGS[i].name, len)))
                 i++;
             if (i == NCONFIG)
-                return exp_usage("--config %s: unknown configuration '%.*s' (the names: section, "
+                return usage_error("--config %s: unknown configuration '%.*s' (the names: section, "
                                  "soft, narrow, wide, comma-separated)", names, (int)len, p);
             if (long_run && !CONFIGS[i].long_draws)
-                return exp_usage("--config %s: '%s' is not in the long run (--long runs section, "
+                return usage_error("--config %s: '%s' is not in the long run (--long runs section, "
                                  "narrow)", names, CONFIGS[i].name);
             *want |= 1u << i;
             p += len;
@@ -92,8 +92,9 @@ static int select_configs(size_t draws, size_t d, size_t dk, unsigned *want)
     for (size_t i = 0; i < NCONFIG; i++)
         if ((d && CONFIGS[i].d != d) || (dk && CONFIGS[i].d_k != dk)) *want &= ~(1u << i);
     if (!*want)
-        return exp_usage("--config/--d/--dk: no configuration matches (section: d 64, d_k 16, c 1; "
-                         "soft: 64, 16, c^2 1/2; narrow: 64, 4, c 1; wide: 256, 16, c^2 1/2)");
+        return usage_error(
+            "--config/--d/--dk: no configuration matches (section: d 64, d_k 16, c 1; "
+            "soft: 64, 16, c^2 1/2; narrow: 64, 4, c 1; wide: 256, 16, c^2 1/2)");
     return ATT_OK;
 }
 
@@ -156,8 +157,8 @@ typedef struct { size_t n; double *val; stat_acc *acc; } mc_values;
  * --quiet; a meta line config<ci>. mc_values_free frees val and acc (also after a failure). */
 static int mc_values_run(experiment *e, size_t ci, const config *cf, ctx *c, mc_values *r)
 {
-    exp_meta(e, "config%zu: %s, d = %zu, d_k = %zu, c = %.17g%s", ci, cf->name, cf->d, cf->d_k,
-             cf->c, long_run ? " (long run)" : "");
+    experiment_meta(e, "config%zu: %s, d = %zu, d_k = %zu, c = %.17g%s", ci, cf->name, cf->d,
+                    cf->d_k, cf->c, long_run ? " (long run)" : "");
     size_t n = e->o.draws * cf->mult;
     if (long_run) n = e->o.draws_given ? e->o.draws : cf->long_draws;
     if (!e->o.quiet)   /* progress, one line per configuration (the counter: on a terminal) */
@@ -167,7 +168,7 @@ static int mc_values_run(experiment *e, size_t ci, const config *cf, ctx *c, mc_
     r->val = mem_calloc(n * NSTAT, sizeof *r->val, "per-draw values (a row per draw: --draws)");
     r->acc = mem_calloc(NSTAT, sizeof *r->acc, "statistics");
     if (!r->val || !r->acc) return att_alloc_status();
-    mc_config m = exp_mc(e, "long_sequences");
+    mc_config m = experiment_mc(e, "long_sequences");
     m.nstats = NSTAT;
     m.draws = n;
     m.draw = draw;
@@ -231,35 +232,36 @@ static void curve_verdicts(experiment *e, const config *cf, size_t n, const curv
     curve_crossing x = curve_last_crossing(l, yh, V, NT, WITHIN);
     measure top = verdict_measure_ci(yh[NT - 1], rows[NT - 1].T_self_lo, rows[NT - 1].T_self_hi, n);
     if (x.status == CROSS_FOUND) {
-        exp_reported(e, MAC("lsCrossT"), NAN, verdict_measure_ci(exp(x.l), exp(x.lo), exp(x.hi), n),
-                     "T beyond which T E[a_ii] stays above 1.05 (conditional estimator, %zu W x %d "
-                     "mixture rows, control variates; delta-method CI: x%.3f / x%.3f; d = %zu, "
-                     "d_k = %zu, c = %.4g)", n, ROWS, exp(x.l - x.lo), exp(x.hi - x.l), cf->d,
-                     cf->d_k, cf->c);
+        verdict_reported(
+            e, MAC("lsCrossT"), NAN, verdict_measure_ci(exp(x.l), exp(x.lo), exp(x.hi), n),
+            "T beyond which T E[a_ii] stays above 1.05 (conditional estimator, %zu W x %d "
+            "mixture rows, control variates; delta-method CI: x%.3f / x%.3f; d = %zu, "
+            "d_k = %zu, c = %.4g)",
+            n, ROWS, exp(x.l - x.lo), exp(x.hi - x.l), cf->d, cf->d_k, cf->c);
         /* the headline: the soft scale, known to +-10% in the default run (the section's c = 1
          * needs make reproduce-long's draws) */
-        if (!strcmp(cf->macro, "Soft")) exp_headline(e);
+        if (!strcmp(cf->macro, "Soft")) experiment_headline(e);
         // +-10% at the section's scale needs the long run's draws (make reproduce-long): a control
         // there; in the default run its precision is reported (the long run's rows carry the rule)
         if (cf->long_draws && !long_run)
-            exp_reported(e, MAC("lsCrossPrec"), NAN, verdict_measure_ci(x.l, x.lo, x.hi, n),
+            verdict_reported(e, MAC("lsCrossPrec"), NAN, verdict_measure_ci(x.l, x.lo, x.hi, n),
                          "ln T* with %zu W (+-10%% is the long run's control: make reproduce-long; "
                          "d = %zu, d_k = %zu, c = %.4g)", n, cf->d, cf->d_k, cf->c);
         else
-            exp_control(e, MAC("lsCrossPrec"), NAN, verdict_measure_ci(x.l, x.lo, x.hi, n),
+            verdict_control(e, MAC("lsCrossPrec"), NAN, verdict_measure_ci(x.l, x.lo, x.hi, n),
                         verdict_rule_precision(log(1.1)),
                         "ln T* to +-10%% (95%% CI half-width <= ln 1.1; d = %zu, d_k = %zu, "
                         "c = %.4g)", cf->d, cf->d_k, cf->c);
-        exp_summary(e, "T E[a_ii] passes 1.05 at T* = %.4g, 95%% CI [%.4g, %.4g] (d = %zu, "
+        experiment_summary(e, "T E[a_ii] passes 1.05 at T* = %.4g, 95%% CI [%.4g, %.4g] (d = %zu, "
                     "d_k = %zu, c = %.3g)", exp(x.l), exp(x.lo), exp(x.hi), cf->d, cf->d_k, cf->c);
     } else if (x.status == CROSS_BELOW) {
-        exp_claim(e, MAC("lsBelowAtMax"), NAN, top, verdict_rule_ci_below(WITHIN),
+        verdict_claim(e, MAC("lsBelowAtMax"), NAN, top, verdict_rule_ci_below(WITHIN),
                   "T E[a_ii] at T = 2^20 stays below 1.05: about 1/T within 5%% up to there "
                   "(d = %zu, d_k = %zu, c = %.4g)", cf->d, cf->d_k, cf->c);
     }
-    exp_reported(e, MAC("lsTSelfMax"), NAN, top, "T E[a_ii] at T = 2^20 (d = %zu, d_k = %zu, "
+    verdict_reported(e, MAC("lsTSelfMax"), NAN, top, "T E[a_ii] at T = 2^20 (d = %zu, d_k = %zu, "
                  "c = %.4g)", cf->d, cf->d_k, cf->c);
-    exp_control(e, MAC("lsTwoExact"), 1.0, verdict_measure_stat(two),
+    verdict_control(e, MAC("lsTwoExact"), 1.0, verdict_measure_stat(two),
                 verdict_rule_ci_within(0.97, 1.03),
                 "T E[a_ii] at T = 2 (plain rows), exactly 1 by W_K -> -W_K: the conditional "
                 "integral is unbiased (d = %zu, d_k = %zu, c = %.4g)", cf->d, cf->d_k, cf->c);
@@ -268,11 +270,13 @@ static void curve_verdicts(experiment *e, const config *cf, size_t n, const curv
     // z = |y(2) - 1| / se(y(2)) <= 3: the estimate sits within 3 of its own standard errors of 1
     double se2 = sqrt(V[0]);
     if (se2 > 0.0 && isfinite(se2))
-        exp_control(e, MAC("lsTwoCurve"), 0.0, verdict_measure_exact(fabs(yh[0] - 1.0) / se2, n),
-                    verdict_rule_at_most(3.0),
-                    "|y - 1| / se of T E[a_ii] at T = 2 by the curve's estimator (mixture rows, "
-                    "control variates; y = %.4f, se %.2g), exactly 1 by W_K -> -W_K: the curve is "
-                    "unbiased (d = %zu, d_k = %zu, c = %.4g)", yh[0], se2, cf->d, cf->d_k, cf->c);
+        verdict_control(
+            e, MAC("lsTwoCurve"), 0.0, verdict_measure_exact(fabs(yh[0] - 1.0) / se2, n),
+            verdict_rule_at_most(3.0),
+            "|y - 1| / se of T E[a_ii] at T = 2 by the curve's estimator (mixture rows, "
+            "control variates; y = %.4f, se %.2g), exactly 1 by W_K -> -W_K: the curve is "
+            "unbiased (d = %zu, d_k = %zu, c = %.4g)",
+            yh[0], se2, cf->d, cf->d_k, cf->c);
 #undef MAC
 }
 
@@ -296,19 +300,19 @@ static int tail_verdicts(experiment *e, const config *cf, size_t ci, const doubl
     double top;
     double window = rows[2].p_below / (2.0 * EPS[2]);   /* P(|det| < 0.1) / 0.2 */
     measure p0 = longseq_tail_density(dens_col, NSTAT, n, &top);
-    exp_reported(e, MAC("lsDetDensity"), NAN, p0,
+    verdict_reported(e, MAC("lsDetDensity"), NAN, p0,
                  "density p0 of det(I - W_K^T W_Q) at 0: the mean of each draw's exact "
                  "conditional density at 0 given all but one column of W_Q (no window; the largest "
                  "draw carries %.0f%% of it%s). Positive, so E[1/|det|; |det| > eps] ~ "
                  "2 p0 ln(1/eps) diverges. P(|det| < 0.1) / 0.2 = %.2g is the mean density over "
                  "(-0.1, 0.1), not p0 (d = %zu, d_k = %zu, c = %.4g)", 100.0 * top,
                  top > 0.1 ? ": the draws do not resolve it" : "", window, cf->d, cf->d_k, cf->c);
-    exp_reported(e, MAC("lsTypical"), NAN, typical,
+    verdict_reported(e, MAC("lsTypical"), NAN, typical,
                  "typical value of 1/|det(I - W_K^T W_Q)| (the median; its mean, the T -> inf "
                  "limit, is infinite; d = %zu, d_k = %zu, c = %.4g)", cf->d, cf->d_k, cf->c);
     /* the second-order value 1 + d_k c^4/d */
     double second = (double)cf->d_k * pow(cf->c, 4) / (double)cf->d;
-    exp_reported(e, MAC("lsTrunc"), NAN, tr,
+    verdict_reported(e, MAC("lsTrunc"), NAN, tr,
                  "mean of 1/|det| over |det| > %g (a truncated mean: the full mean diverges "
                  "logarithmically); the second-order 1 + d_k c^4/d = %.4f misses its excess over 1 "
                  "by %.0f%% (d = %zu, d_k = %zu, c = %.4g)", TRUNC, 1.0 + second,
@@ -364,5 +368,5 @@ int main(int argc, char **argv)
 {
     static const experiment_def def = {"long_sequences", NULL, OPT_MC | OPT_D | OPT_DK, 20261201UL,
                                        20000, options, run};
-    return exp_main(&def, argc, argv);
+    return experiment_main(&def, argc, argv);
 }

@@ -3,7 +3,7 @@
  * Claim: a token that is its own query, key and value finds itself the best match and keeps
  * about 99.5% of its weight, since s_ii = ||x_i||^2 ~ d while s_ij = x_i.x_j ~ sqrt(d). The
  * section gives no (d, T): we cite the width d*(T = 12) where the mean self-weight crosses 0.995,
- * by the exact re-weighting (lib/claims/naiveleak.h), to about +-0.003:
+ * by the exact re-weighting (lib/claims/leak.h), to about +-0.003:
  *   E[1 - a_ii] = (T - 1) 2^(-d/2) c(T, d),  c the mean of an integrand in (0, 1) (no rare events).
  * That formula runs no head, so the headline is a claim about the head only through its rule: the
  * head's own rows (plain Monte Carlo, naiveWidthPlain) must cross there: its CI widened by half a
@@ -18,7 +18,7 @@
  * Writes: naive_self_attention.csv, _contour.csv, _contour_999.csv, _exact.csv.
  */
 #include "prelude.h"
-#include "naiveleak.h"
+#include "leak.h"
 #include "selfweight.h"
 #include "softmax.h"
 
@@ -74,11 +74,11 @@ static size_t draws_of(const sweep_point *pt, const void *ctx)
     return n < MIN_DRAWS || pt->d > FULL_DRAWS_MAX_D ? MIN_DRAWS : n;
 }
 
-/* the leak's CI and rse (from its ratio to the law), argmax's Wilson CI (naiveleak.h) */
+/* the leak's CI and rse (from its ratio to the law), argmax's Wilson CI (leak.h) */
 static void derive(double *col, const sweep_point *pt, const stat_acc *a, const void *ctx)
 {
     (void)ctx;
-    naiveleak_derive(col, pt, &a[S_LEAK], &a[S_RATIO], &a[S_ARGMAX]);
+    leak_derive(col, pt, &a[S_LEAK], &a[S_RATIO], &a[S_ARGMAX]);
 }
 
 /* ---- the plain contours d*(T) of the sweep ----------------------------- */
@@ -157,12 +157,12 @@ static int contours_plain(experiment *e, const sweep_def *def, const sweep_resul
     /* the contours d*(T) of 0.995 and 0.999 (level-major): the leak's se = rse x leak */
     static double dd[SWEEP_MAX_POINTS], leak[SWEEP_MAX_POINTS], se[SWEEP_MAX_POINTS];
     static size_t dmin[SWEEP_MAX_POINTS];
-    double col[NAIVELEAK_ND];
+    double col[LEAK_ND];
     for (size_t p = 0; p < r->npoints; p++) {
         def->derive(col, &r->pt[p], sweep_acc(r, p, 0), def->ctx);
         dd[p] = (double)r->pt[p].d;
         leak[p] = sweep_acc(r, p, S_LEAK)->mean;
-        se[p] = col[NAIVELEAK_RSE] * leak[p];
+        se[p] = col[LEAK_RSE] * leak[p];
         dmin[p] = r->pt[p].draws;
     }
     int st = ATT_OK;
@@ -190,18 +190,20 @@ static int contours_plain(experiment *e, const sweep_def *def, const sweep_resul
 static void points_rows(experiment *e, const sweep_def *def, const sweep_result *r,
                         const contours *nc)
 {
-    double col[NAIVELEAK_ND];
+    double col[LEAK_ND];
     for (size_t p = 0; p < r->npoints && (nc->nd == 1 || r->npoints <= 4); p++) {
         def->derive(col, &r->pt[p], sweep_acc(r, p, 0), def->ctx);
         double self = sweep_acc(r, p, S_SELF)->mean;
-        double lo = col[NAIVELEAK_SLO];
-        double hi = col[NAIVELEAK_SHI];
+        double lo = col[LEAK_SLO];
+        double hi = col[LEAK_SHI];
         if (nc->nd == 1)
-            exp_reported(e, "", NAN, verdict_measure_ci(self, lo, hi, r->pt[p].draws),
+            verdict_reported(e, "", NAN, verdict_measure_ci(self, lo, hi, r->pt[p].draws),
                          "mean self-weight at d = %zu, T = %zu", r->pt[p].d, r->pt[p].T);
         if (r->npoints <= 4)
-            exp_summary(e, "at d = %zu, T = %zu: mean self-weight %.6g, 95%% CI [%.6g, %.6g] "
-                        "(%zu draws)", r->pt[p].d, r->pt[p].T, self, lo, hi, r->pt[p].draws);
+            experiment_summary(e,
+                               "at d = %zu, T = %zu: mean self-weight %.6g, 95%% CI [%.6g, %.6g] "
+                               "(%zu draws)",
+                               r->pt[p].d, r->pt[p].T, self, lo, hi, r->pt[p].draws);
     }
 }
 
@@ -215,13 +217,14 @@ static void contour_law(experiment *e, const contours *nc)
     const contour_row (*cont)[SWEEP_MAX_VALUES] = nc->cont;
     size_t ncont = nc->ncont;
     for (size_t t = 0; t < ncont; t++)
-        exp_meta(e, "contour 0.995 at T = %zu: d* = %.2f [%.2f, %.2f]; 0.999: %.2f [%.2f, %.2f]",
-                 cont[0][t].T, cont[0][t].d_star, cont[0][t].d_star_lo, cont[0][t].d_star_hi,
-                 cont[1][t].d_star, cont[1][t].d_star_lo, cont[1][t].d_star_hi);
+        experiment_meta(
+            e, "contour 0.995 at T = %zu: d* = %.2f [%.2f, %.2f]; 0.999: %.2f [%.2f, %.2f]",
+            cont[0][t].T, cont[0][t].d_star, cont[0][t].d_star_lo, cont[0][t].d_star_hi,
+            cont[1][t].d_star, cont[1][t].d_star_lo, cont[1][t].d_star_hi);
     if (ncont && nc->Tl[0] == 2) {   /* T = 2: the estimator against the exact crossing */
         const contour_row *t2 = &cont[0][0];
         measure m = verdict_measure_ci(t2->d_star, t2->d_star_lo, t2->d_star_hi, t2->draws_min);
-        exp_control(e, "naiveExactTwo", t2->d_star_t2_law, m,
+        verdict_control(e, "naiveExactTwo", t2->d_star_t2_law, m,
                     verdict_rule_ci_within(t2->d_star_t2_law - 0.5, t2->d_star_t2_law + 0.5),
                     "d* of 0.995 at T = 2 against the exact 2 log2(1/(2 (1 - 0.995))) = %.3f "
                     "(E[1 - a_ii] = 2^(-d/2 - 1))", t2->d_star_t2_law);
@@ -235,10 +238,10 @@ static void contour_law(experiment *e, const contours *nc)
             sy[t] = cont[l][t].d_star_se;
         }
         double s = selfweight_weighted_slope(x, y, sy, ncont, &s_se);
-        if (l == 0) exp_meta(e, "slope: %.3f\nslope_ci: %.3f", s, STAT_Z95 * s_se);
+        if (l == 0) experiment_meta(e, "slope: %.3f\nslope_ci: %.3f", s, STAT_Z95 * s_se);
         measure m = verdict_measure_ci(s, s - STAT_Z95 * s_se, s + STAT_Z95 * s_se,
                                        cont[l][ncont - 1].draws_min);
-        exp_reported(e, l ? "naiveContourSlopeHigh" : "naiveContourSlope", 2.0, m,
+        verdict_reported(e, l ? "naiveContourSlopeHigh" : "naiveContourSlope", 2.0, m,
                      "rise of the %.3f contour d*(T) per doubling of T - 1, weighted fit over "
                      "%zu T (plain Monte Carlo; the large-d law's 2 holds at fixed T, "
                      "naiveLawLargeD, not along the contour, naiveContourDrift)", levels[l],
@@ -251,16 +254,17 @@ enum { LARGE_D = 64, LARGE_D_PAIRS = 20000 };
 /* Where the law holds, after the exact contour ex[0 .. nT-1] of Tl: its last local rise
  * (naiveContourDrift); at the largest T and d = 64, 2 c(T, d) = 1 to 1% (naiveLawLargeD,
  * rng reseeded to rng_stream_seed(seed, 0xC0DE, 0x64)); the mean leak at d = 64,
- * T = HEADLINE_T (naiveLeakSixtyFour), both by naiveleak_c_draw. */
+ * T = HEADLINE_T (naiveLeakSixtyFour), both by leak_c_draw. */
 static void law_large_d(experiment *e, gsl_rng *rng, const size_t *Tl, size_t nT,
-                        const naiveleak_contour_row *ex)
+                        const leak_contour_row *ex)
 {
     if (nT >= 2)
-        exp_reported(e, "naiveContourDrift", NAN, verdict_measure_exact(ex[nT - 1].slope_local, nT),
-                     "local rise of the 0.995 contour per doubling of T - 1 between T = %zu and "
-                     "%zu (first pair: %.3f; the large-d law says 2: along the contour d stays "
-                     "small, the other tokens' weight bends it)", ex[nT - 2].T, ex[nT - 1].T,
-                     ex[1].slope_local);
+        verdict_reported(
+            e, "naiveContourDrift", NAN, verdict_measure_exact(ex[nT - 1].slope_local, nT),
+            "local rise of the 0.995 contour per doubling of T - 1 between T = %zu and "
+            "%zu (first pair: %.3f; the large-d law says 2: along the contour d stays "
+            "small, the other tokens' weight bends it)",
+            ex[nT - 2].T, ex[nT - 1].T, ex[1].slope_local);
     /* where the law holds: fixed T, large d, c(T, d) = 1/2 to (T - 2)(2/3)^(d/2) */
     size_t Tmax = Tl[nT - 1];
     if (Tmax <= 2) return;
@@ -268,8 +272,8 @@ static void law_large_d(experiment *e, gsl_rng *rng, const size_t *Tl, size_t nT
     stat_init(&a);
     gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0xC0DE, 0x64));
     for (size_t i = 0; i < LARGE_D_PAIRS; i++)
-        stat_push(&a, 2.0 * naiveleak_c_draw(rng, Tmax, LARGE_D));
-    exp_claim(e, "naiveLawLargeD", 1.0, verdict_measure_stat(&a),
+        stat_push(&a, 2.0 * leak_c_draw(rng, Tmax, LARGE_D));
+    verdict_claim(e, "naiveLawLargeD", 1.0, verdict_measure_stat(&a),
               verdict_rule_ci_within(0.99, 1.01),
               "2 c(T, d) at T = %zu, d = %d: E[1 - a_ii] = (T - 1) 2^(-d/2 - 1) to 1%%, so at "
               "fixed large d the leak doubles with T - 1 (d* + 2 per doubling)", Tmax, LARGE_D);
@@ -278,13 +282,14 @@ static void law_large_d(experiment *e, gsl_rng *rng, const size_t *Tl, size_t nT
     stat_acc b;
     stat_init(&b);
     for (size_t i = 0; i < LARGE_D_PAIRS; i++)
-        stat_push(&b, naiveleak_c_draw(rng, HEADLINE_T, LARGE_D));
+        stat_push(&b, leak_c_draw(rng, HEADLINE_T, LARGE_D));
     double f = (HEADLINE_T - 1.0) * exp2(-0.5 * LARGE_D), lo, hi;
     stat_ci95(&b, &lo, &hi);
-    exp_reported(e, "naiveLeakSixtyFour", NAN, verdict_measure_ci(f * b.mean, f * lo, f * hi, b.n),
-                 "mean leak 1 - a_ii at d = %d, T = %d (the section's 99.5%% is 1 - 0.005; at a "
-                 "realistic width the raw self-weight is 1 - %.2g; at T = %zu: 1 - %.2g)", LARGE_D,
-                 HEADLINE_T, f * b.mean, Tmax, leak);
+    verdict_reported(
+        e, "naiveLeakSixtyFour", NAN, verdict_measure_ci(f * b.mean, f * lo, f * hi, b.n),
+        "mean leak 1 - a_ii at d = %d, T = %d (the section's 99.5%% is 1 - 0.005; at a "
+        "realistic width the raw self-weight is 1 - %.2g; at T = %zu: 1 - %.2g)",
+        LARGE_D, HEADLINE_T, f * b.mean, Tmax, leak);
 }
 
 /* ---- the stable softmax at d = 768 ------------------------------------- */
@@ -326,7 +331,7 @@ static int stable_check(gsl_rng *rng, size_t T, size_t d, double *err, double *s
 
 static int run(experiment *e)
 {
-    if (e->o.T == 1) return exp_usage("--T 1: a token alone keeps all its weight; give T >= 2");
+    if (e->o.T == 1) return usage_error("--T 1: a token alone keeps all its weight; give T >= 2");
     sweep_grid g;
     sweep_grid_init(&g);
     sweep_axis(&g, AX_T, NT_GRID, T_GRID);
@@ -336,8 +341,8 @@ static int run(experiment *e)
     def.work_free = selfweight_scratch_delete;
     def.draws_of = draws_of;
     def.ctx = &e->o.draws;
-    def.nderived = NAIVELEAK_ND;
-    def.derived = naiveleak_cols;
+    def.nderived = LEAK_ND;
+    def.derived = leak_cols;
     def.derive = derive;
     sweep_result r;
     int st = sweep_run(e, &g, &def, &r);
@@ -345,23 +350,26 @@ static int run(experiment *e)
     /* the plain contours d*(T) of 0.995 and 0.999, and the run's T list */
     static contours nc;
     if ((st = contours_plain(e, &def, &r, &nc))) goto done;
-    exp_meta(e, "grid: T in {2,4,8,12,16,32,64,128,256}, d in {2,3,4,6,8..40,48,64,96,...,512,768}"
-             " (or --T/--d)\ndraws per point: max(128, ceil(%zu / T)) for d <= 64 (4x at T = 12), "
-             "128 beyond", e->o.draws);
-    exp_meta(e, "T: %zu\nmax_rse: %g", nc.Tl[nc.ht], NAIVELEAK_MAX_RSE);
+    experiment_meta(
+        e,
+        "grid: T in {2,4,8,12,16,32,64,128,256}, d in {2,3,4,6,8..40,48,64,96,...,512,768}"
+        " (or --T/--d)\ndraws per point: max(128, ceil(%zu / T)) for d <= 64 (4x at T = 12), "
+        "128 beyond",
+        e->o.draws);
+    experiment_meta(e, "T: %zu\nmax_rse: %g", nc.Tl[nc.ht], LEAK_MAX_RSE);
     // the headline first (its rows come later): d*(T) where (T - 1) 2^(-d*/2) c(T, d*) = 1 - 0.995,
-    // c(T, d) by antithetic pairs (naiveleak_c_draw; lib/claims/naiveleak.h has the derivation)
-    static naiveleak_contour_row ex[SWEEP_MAX_VALUES];
+    // c(T, d) by antithetic pairs (leak_c_draw; lib/claims/leak.h has the derivation)
+    static leak_contour_row ex[SWEEP_MAX_VALUES];
     gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 0xC0DE, 0));
     st = rng == NULL ? ATT_EUSAGE
-                     : naiveleak_contour(rng, e->o.out_dir, "naive_self_attention_exact.csv",
+                     : leak_contour(rng, e->o.out_dir, "naive_self_attention_exact.csv",
                                          e->o.seed, nc.Tl, nc.nT, levels[0], EXACT_PAIRS, ex);
-    double col[NAIVELEAK_ND];
+    double col[LEAK_ND];
     if (nc.ncont) {
         const contour_row *h = &nc.cont[0][nc.ht];
-        exp_meta(e, "d_star: %.2f\nd_star_lo: %.2f\nd_star_hi: %.2f", h->d_star, h->d_star_lo,
-                 h->d_star_hi);
-        exp_reported(e, "naiveWidthPlain", NAN,
+        experiment_meta(e, "d_star: %.2f\nd_star_lo: %.2f\nd_star_hi: %.2f", h->d_star,
+                        h->d_star_lo, h->d_star_hi);
+        verdict_reported(e, "naiveWidthPlain", NAN,
                      verdict_measure_ci(h->d_star, h->d_star_lo, h->d_star_hi, h->draws_min),
                      "width d* at which the mean self-weight crosses 0.995 at T = %zu by plain "
                      "Monte Carlo of the rows (its leak is a rare-event mean, right-skewed; the "
@@ -370,9 +378,9 @@ static int run(experiment *e)
         size_t p = st ? r.npoints : sweep_find(&r, h->T, (size_t)ex[nc.ht].d_below + 1, 0, 0);
         if (p < r.npoints) {
             derive(col, &r.pt[p], sweep_acc(&r, p, 0), NULL);
-            measure m = verdict_measure_ci(sweep_acc(&r, p, S_ARGMAX)->mean, col[NAIVELEAK_ALO],
-                                           col[NAIVELEAK_AHI], r.pt[p].draws * r.pt[p].T);
-            exp_claim(e, "naiveArgmaxSelf", NAN, m, verdict_rule_ci_above(0.99),
+            measure m = verdict_measure_ci(sweep_acc(&r, p, S_ARGMAX)->mean, col[LEAK_ALO],
+                                           col[LEAK_AHI], r.pt[p].draws * r.pt[p].T);
+            verdict_claim(e, "naiveArgmaxSelf", NAN, m, verdict_rule_ci_above(0.99),
                       "fraction of rows whose best match is itself (Wilson CI over rows) at "
                       "T = %zu, d = %zu, the first width past d* = %.2f", r.pt[p].T, r.pt[p].d,
                       ex[nc.ht].d_star);
@@ -381,34 +389,39 @@ static int run(experiment *e)
     contour_law(e, &nc);          /* extension: d* + 2 per doubling of T - 1? */
     points_rows(e, &def, &r, &nc);   /* a small run: its own points, plainly */
     if (!st) {   // the headline's rows
-        const naiveleak_contour_row *h = &ex[nc.ht];
+        const leak_contour_row *h = &ex[nc.ht];
         measure m = verdict_measure_ci(h->d_star, h->d_star_lo, h->d_star_hi, h->draws);
         // the formula's d* is a claim about the head only if the head's own rows agree: its CI
         // inside the plain Monte Carlo CI of the rows' d* (naiveWidthPlain) widened by half a width
         double plo = nc.ncont ? nc.cont[0][nc.ht].d_star_lo - 0.5 : NAN;
         double phi = nc.ncont ? nc.cont[0][nc.ht].d_star_hi + 0.5 : NAN;
         if (isfinite(plo) && isfinite(phi))
-            exp_claim(e, "naiveWidth", NAN, m, verdict_rule_ci_within(plo, phi),
+            verdict_claim(e, "naiveWidth", NAN, m, verdict_rule_ci_within(plo, phi),
                       "width d* at which the mean self-weight crosses 0.995 at T = %zu: between "
                       "d = %zu and %zu (exact re-weighting (T - 1) 2^(-d/2) c(T, d), %zu "
                       "antithetic pairs per width), inside the head's own rows' d* (plain Monte "
                       "Carlo, its CI widened by half a width)", h->T, h->d_below, h->d_below + 1,
                       h->draws);
         else
-            exp_reported(e, "naiveWidth", NAN, m, "width d* at which the mean self-weight crosses "
-                         "0.995 at T = %zu: between d = %zu and %zu (exact re-weighting (T - 1) "
-                         "2^(-d/2) c(T, d), %zu antithetic pairs per width)", h->T, h->d_below,
-                         h->d_below + 1, h->draws);
-        exp_headline(e);
-        exp_summary(e, "mean self-weight 0.995 (the section's 99.5%%) at width d* = %.3f, 95%% CI "
-                    "[%.3f, %.3f], T = %zu", h->d_star, h->d_star_lo, h->d_star_hi, h->T);
+            verdict_reported(
+                e, "naiveWidth", NAN, m,
+                "width d* at which the mean self-weight crosses "
+                "0.995 at T = %zu: between d = %zu and %zu (exact re-weighting (T - 1) "
+                "2^(-d/2) c(T, d), %zu antithetic pairs per width)",
+                h->T, h->d_below, h->d_below + 1, h->draws);
+        experiment_headline(e);
+        experiment_summary(
+            e,
+            "mean self-weight 0.995 (the section's 99.5%%) at width d* = %.3f, 95%% CI "
+            "[%.3f, %.3f], T = %zu",
+            h->d_star, h->d_star_lo, h->d_star_hi, h->T);
         law_large_d(e, rng, nc.Tl, nc.nT, ex);   /* extension: where the law holds */
     }
     /* the median row at d = 20, T = 12: plain rows (the median is no rare event) */
     double med, lo, hi;
     if (!st) gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0xC0DE, 0x20));
-    if (!st && !(st = naiveleak_median(rng, HEADLINE_T, MEDIAN_D, MEDIAN_ROWS, &med, &lo, &hi)))
-        exp_reported(e, "naiveMedianLeak", NAN, verdict_measure_ci(med, lo, hi, MEDIAN_ROWS),
+    if (!st && !(st = leak_median(rng, HEADLINE_T, MEDIAN_D, MEDIAN_ROWS, &med, &lo, &hi)))
+        verdict_reported(e, "naiveMedianLeak", NAN, verdict_measure_ci(med, lo, hi, MEDIAN_ROWS),
                      "median leak 1 - a_ii of a row at d = %d, T = %d (%d rows; order-statistic "
                      "CI): the typical row keeps 1 - this, while the mean leak 0.005 comes from "
                      "rare rows",
@@ -421,12 +434,12 @@ static int run(experiment *e)
     gsl_rng_free(rng);
     if (st) goto done;
     // max over d = 1..40 of |quadrature / closed form 2^(-d/2 - 1) - 1|, T = 2
-    exp_identity(e, "naiveExactTwoQuadrature", 0.0,
-                 verdict_measure_exact(naiveleak_t2_quadrature_gap(40), 40),
+    verdict_identity(e, "naiveExactTwoQuadrature", 0.0,
+                 verdict_measure_exact(leak_t2_quadrature_gap(40), 40),
                  verdict_rule_at_most(1e-6), "T = 2: largest relative gap between E[1 - a_ii] = "
                  "2^(-d/2 - 1) and its numerical integral over d = 1..40 (quadrature accuracy "
                  "1e-9)");
-    exp_identity(e, "naiveStableSoftmax", 0.0, verdict_measure_exact(err, 256),
+    verdict_identity(e, "naiveStableSoftmax", 0.0, verdict_measure_exact(err, 256),
                  verdict_rule_at_most(tol_eps(16.0, 256, 1.0)),
                  "d = 768, T = 256: max |row sum - 1|, |a_ii - closed form| of the stable softmax "
                  "(largest score %.0f; plain exp overflows for %zu of 65536 scores)", smax, nover);
@@ -446,5 +459,5 @@ int main(int argc, char **argv)
     static const experiment_def def = {
         "naive_self_attention", NULL, OPT_MC | OPT_T | OPT_D | OPT_LISTS, 20261129UL, 16384, extra,
         run};
-    return exp_main(&def, argc, argv);
+    return experiment_main(&def, argc, argv);
 }

@@ -10,7 +10,7 @@
  *
  * Measured (T = 16, d = 64, d_k = d_v = 16, X ~ N(0, 1), weights ~ N(0, 1/d);
  * 400 draws per point):
- *   1. cond(R) = 1 (Haar orthogonal), 10^0.5, .., 1e8 (circuitinv.h): the
+ *   1. cond(R) = 1 (Haar orthogonal), 10^0.5, .., 1e8 (invariance.h): the
  *      relative change of V (the claim: the values move; sqrt(2) predicted for
  *      an orthogonal R, as in qk_invariance) and of W_OV and Y = O W_O
  *      (identities: at most C cond(R) eps, C = 4 (T + d + 2 d_v); R^{-1} W_O
@@ -20,7 +20,7 @@
  * Writes ov_invariance.csv (a row per cond(R)), ov_invariance_heads.csv (per case).
  */
 #include "prelude.h"
-#include "circuitinv.h"
+#include "invariance.h"
 #include "qkov.h"
 #include "randmat.h"
 
@@ -31,7 +31,7 @@ SWEEP_STATS(STATS);
 
 /* the allowed error C = 4 (T + d + 2 d_v), in units of cond(R) eps */
 static double allowed(const sweep_point *pt) { return 4.0 * (double)(pt->T + pt->d + 2 * pt->dv); }
-static const circuitinv_allowed_fn allowed_fn = allowed;
+static const invariance_allowed_fn allowed_fn = allowed;
 
 /* a draw's buffers (workset.h): X (T, d); W_Q, W_K (d, d_k); W_V (d, d_v); W_O (d_v, d);
  * R (d_v, d_v); WV2 (d, d_v); WO2 (d_v, d); WOV, WOV2 (d, d); Y1, Y2 (T, d); two head states */
@@ -87,7 +87,7 @@ static double heads_allowed(const sweep_point *pt)
 {
     return 16.0 * (double)(pt->T + 2 * pt->d + pt->dk + pt->dv);
 }
-static const circuitinv_allowed_fn heads_allowed_fn = heads_allowed;
+static const invariance_allowed_fn heads_allowed_fn = heads_allowed;
 
 /* a draw's buffers (workset.h): X (T, d); W_Q, W_K (d, d_k); W_V (d, d_v); W_O (d_v, d);
  * WQ2, WK2 (d, d_k); WV2 (d, d_v); WO2 (d_v, d); Y1, Y2 (T, d); b_Q, b_K (d_k), b_V (d_v),
@@ -130,20 +130,20 @@ static int heads_draw(gsl_rng *rng, double *out, const sweep_point *pt, void *ws
 }
 
 /* 2. Head 2 rebuilt from head 1's (W_QK, u, W_OV, c) alone by the SVD (qkov_rebuild), with a
- * fresh b_K, a fresh b_V and b_O = c - b_V W_O; at the head sizes of circuitinv_grid_head
+ * fresh b_K, a fresh b_V and b_O = c - b_V W_O; at the head sizes of invariance_grid_head
  * (--T, --d, --dk, --dv), without and with biases, X ~ N(0, 1), weights ~ N(0, 1/d), biases
  * ~ N(0, 1): ov_invariance_heads.csv (a row per case). */
 static int two_heads(experiment *e)
 {
     sweep_grid gh;
-    circuitinv_grid_head(&gh);
+    invariance_grid_head(&gh);
     sweep_axis_cases(&gh, "biases", NHEADS, head_cases);
     sweep_def def = SWEEP_DEF_AS(heads_draw, NHSTAT, head_stat_names);
     def.work_mats = "T.d d.dk d.dk d.dv dv.d d.dk d.dk d.dv dv.d T.d T.d";
     def.work_vecs = "dk dk dv d dk dk dv d";
     def.work_heads = "T.T.d.dk.dv T.T.d.dk.dv";
     def.csv = "ov_invariance_heads.csv";
-    circuitinv_def_allowed(&def, &heads_allowed_fn);
+    invariance_def_allowed(&def, &heads_allowed_fn);
     sweep_result r;
     int st = sweep_run(e, &gh, &def, &r);
     if (st) return st;
@@ -153,21 +153,23 @@ static int two_heads(experiment *e)
                                 "with biases (u = W_K b_Q and c = b_V W_O + b_O kept)"};
     for (size_t h = 0; h < NHEADS; h++) {
         const stat_acc *a = sweep_acc(&r, h, 0);
-        exp_identity(e, macro_y[h], 0.0, verdict_measure_exact(a[H_UY].max, a[H_UY].n),
+        verdict_identity(e, macro_y[h], 0.0, verdict_measure_exact(a[H_UY].max, a[H_UY].n),
                      verdict_rule_at_most(C2),
                      "two heads with the same W_QK and W_OV, %s: largest relative output "
                      "difference in units of eps (C2 = 16 (T + 2d + d_k + d_v))", what[h]);
-        exp_control(e, h ? "ovInvHeadsBiasFactorChange" : "ovInvHeadsFactorChange", NAN,
+        verdict_control(e, h ? "ovInvHeadsBiasFactorChange" : "ovInvHeadsFactorChange", NAN,
                     verdict_measure_exact(fmin(a[H_WQ].min, a[H_WV].min), a[H_WQ].n),
                     verdict_rule_at_least(0.1),
                     "the two heads' factors differ, %s: smallest relative difference of W_Q or W_V",
                     what[h]);
     }
-    exp_summary(e, "a head is its W_QK and W_OV: two heads with other factors differ by at most "
-                "%.3g eps in output (allowed %g)", fmax(sweep_acc(&r, 0, H_UY)->max,
-                sweep_acc(&r, 1, H_UY)->max), C2);
+    experiment_summary(
+        e,
+        "a head is its W_QK and W_OV: two heads with other factors differ by at most "
+        "%.3g eps in output (allowed %g)",
+        fmax(sweep_acc(&r, 0, H_UY)->max, sweep_acc(&r, 1, H_UY)->max), C2);
     if (r.pt[0].T >= 2)   /* with one key the softmax ignores every score: nothing to tell */
-        exp_control(e, "ovInvBiasControl", NAN,
+        verdict_control(e, "ovInvBiasControl", NAN,
                     verdict_measure_as(sweep_measure(&r, 1, H_CTRL), NAT_TRAINING),
                     verdict_rule_ci_above(0.01),
                     "control: head 2 keeps b_Q untransformed (W_K b_Q not kept): mean relative "
@@ -182,20 +184,20 @@ static int run(experiment *e)
 {
     size_t d_v = e->o.dv ? e->o.dv : 16, d_k = e->o.dk ? e->o.dk : 16, d = e->o.d ? e->o.d : 64;
     if (d_k > d || d_v > d)
-        return exp_usage("--dk %zu, --dv %zu: the circuits have rank d_k, d_v <= d = %zu", d_k,
+        return usage_error("--dk %zu, --dv %zu: the circuits have rank d_k, d_v <= d = %zu", d_k,
                          d_v, d);
     sweep_grid g;
-    int st = circuitinv_grid(&g, d_v, 0.0);
+    int st = invariance_grid(&g, d_v, 0.0);
     if (st) return st;
     sweep_def def = SWEEP_DEF(draw);
     def.work_mats = "T.d d.dk d.dk d.dv dv.d dv.dv d.dv dv.d d.d d.d T.d T.d";
     def.work_heads = "T.T.d.dk.dv T.T.d.dk.dv";
-    circuitinv_def_allowed(&def, &allowed_fn);
+    invariance_def_allowed(&def, &allowed_fn);
     sweep_result r;
     if ((st = sweep_run(e, &g, &def, &r))) return st;
     const sweep_point *p0 = &r.pt[0];
     double C = allowed(p0), cmax = r.pt[r.npoints - 1].x;
-    exp_meta(e, "allowed_units: %g", C);
+    experiment_meta(e, "allowed_units: %g", C);
 
     /* the values move (every draw with a non-orthogonal R; an orthogonal one too) ... */
     const stat_acc vm = sweep_merged_x_above(&r, C_V, 1.0);   /* cond(R) > 1 */
@@ -203,35 +205,38 @@ static int run(experiment *e)
     double worst[2] = {sweep_merged(&r, C_UWOV).max, sweep_merged(&r, C_UY).max};
     size_t total = sweep_merged(&r, C_V).n, moved = vm.n;
     if (moved) {
-        exp_claim(e, "ovInvValueChangeMin", NAN, verdict_measure_exact(vmin, moved),
+        verdict_claim(e, "ovInvValueChangeMin", NAN, verdict_measure_exact(vmin, moved),
                   verdict_rule_at_least(0.1),
                   "smallest relative change ||V' - V||_F / ||V||_F of the values over the draws "
                   "with cond(R) = %g .. %g", r.pt[1].x, cmax);
-        exp_summary(e, "the values move: smallest ||V' - V|| / ||V|| %.4g over %zu draws with "
-                    "cond(R) > 1 (the section: they change)", vmin, moved);
+        experiment_summary(e,
+                           "the values move: smallest ||V' - V|| / ||V|| %.4g over %zu draws with "
+                           "cond(R) > 1 (the section: they change)",
+                           vmin, moved);
     }
     if (p0->dv >= 2 && p0->x == 1.0) {   /* sqrt(2) needs E tr R = 0: a Haar R of size >= 2 */
-        exp_claim(e, "ovInvValueChangeOrth", M_SQRT2, sweep_measure(&r, 0, C_V),
+        verdict_claim(e, "ovInvValueChangeOrth", M_SQRT2, sweep_measure(&r, 0, C_V),
                   verdict_rule_ci_within(0.98 * M_SQRT2, 1.02 * M_SQRT2),
                   "mean relative change of the values for a Haar orthogonal R, against the "
                   "prediction sqrt(2), within 2%%");
-        exp_summary_measure(e, "orthogonal R: mean value change", sweep_measure(&r, 0, C_V),
+        experiment_summary_measure(e, "orthogonal R: mean value change", sweep_measure(&r, 0, C_V),
                             "prediction sqrt(2) = %.4f", M_SQRT2);
     }
     /* ... while W_OV and the head's output stay put up to C cond(R) eps */
-    exp_identity(e, "ovInvWovErrMax", 0.0, verdict_measure_exact(worst[0], total),
+    verdict_identity(e, "ovInvWovErrMax", 0.0, verdict_measure_exact(worst[0], total),
                  verdict_rule_at_most(C),
                  "largest relative change of W_OV, in units of cond(R) eps, over "
                  "cond(R) = %g .. %g (C = 4 (T + d + 2 d_v))", p0->x, cmax);
     char vmove[96];
-    circuitinv_moved(vmove, sizeof vmove, "values", vmin, moved);
-    exp_identity(e, "ovInvOutErrMax", 0.0, verdict_measure_exact(worst[1], total),
+    invariance_moved(vmove, sizeof vmove, "values", vmin, moved);
+    verdict_identity(e, "ovInvOutErrMax", 0.0, verdict_measure_exact(worst[1], total),
                  verdict_rule_at_most(C),
                  "largest relative change of the head's output O W_O, in units of cond(R) eps%s",
                  vmove);
-    exp_headline(e);    /* the output stays put while the values move */
-    exp_summary(e, "W_OV and the output stay put: worst %.3g and %.3g cond(R) eps (allowed %g)",
-                worst[0], worst[1], C);
+    experiment_headline(e);    /* the output stays put while the values move */
+    experiment_summary(e,
+                       "W_OV and the output stay put: worst %.3g and %.3g cond(R) eps (allowed %g)",
+                       worst[0], worst[1], C);
     sweep_result_free(&r);
     /* 2. two heads, the same circuits: the same output, with and without biases */
     return two_heads(e);
@@ -242,5 +247,5 @@ int main(int argc, char **argv)
     static const experiment_def def = {"ov_invariance", NULL,
                                        OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_DV, 20261129UL, 400,
                                        NULL, run};
-    return exp_main(&def, argc, argv);
+    return experiment_main(&def, argc, argv);
 }

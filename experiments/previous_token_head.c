@@ -231,7 +231,7 @@ static int run(experiment *e)
     int st = write_example(e, &def);
     if (!st) st = sweep_run(e, &g, &def, &r);
     if (st) return st;
-    exp_meta(e, "example_n_vocab: %d\nexample_T: %d\nweight_target: %g", EX_VOCAB, EX_T,
+    experiment_meta(e, "example_n_vocab: %d\nexample_T: %d\nweight_target: %g", EX_VOCAB, EX_T,
              weights.target);
 
     // pooled over the points: sequences all right, the smallest weight, position 0's errors
@@ -250,23 +250,24 @@ static int run(experiment *e)
     stat_ci95_wilson(ok, n, &lo, &hi);
     measure frac = verdict_measure_ci(ok / n, lo, hi, (size_t)n);
 
-    exp_claim(e, "prevTokenArgmax", 1.0, frac, verdict_rule_ci_above(0.999), "fraction of %.0f "
+    verdict_claim(e, "prevTokenArgmax", 1.0, frac, verdict_rule_ci_above(0.999), "fraction of %.0f "
               "random sequences (n_vocab 2..500, T 2..64) in which argmax(o_t) = token(t-1) at "
               "every t >= 1 (Wilson 95%% CI)", n);
-    exp_headline(e);
-    exp_reported(e, "prevTokenWeightConstant", NAN, verdict_measure_exact(weights.target, 1),
+    experiment_headline(e);
+    verdict_reported(e, "prevTokenWeightConstant", NAN, verdict_measure_exact(weights.target, 1),
                  "weight on t-1 the construction is built for (c = ln(999 (T-1))): "
                  "a constant of the construction, not a measurement");
-    exp_identity(e, "prevTokenMinWeightErr", 0.0, verdict_measure_exact(wc_err, (size_t)n),
+    verdict_identity(e, "prevTokenMinWeightErr", 0.0, verdict_measure_exact(wc_err, (size_t)n),
                  verdict_rule_at_most(tol_eps(8, T_max, 1.0)), "max over (n_vocab, T) of |smallest "
                  "a(t, t-1) - e^c / (e^c + T - 1)| (smallest weight %.6f)", minw);
-    exp_identity(e, "prevTokenFirstUniform", 0.0, verdict_measure_exact(pos0, (size_t)n),
+    verdict_identity(e, "prevTokenFirstUniform", 0.0, verdict_measure_exact(pos0, (size_t)n),
                  verdict_rule_at_most(tol_eps(8, T_max, 1.0)),
                  "position 0 (no previous token): max |a(0,j) - 1/T| and |o(0) - counts/T|");
-    exp_summary_measure(e, "fraction of sequences whose every o_t names token t-1", frac,
+    experiment_summary_measure(e, "fraction of sequences whose every o_t names token t-1", frac,
                         "the exercise: all of them");
-    exp_summary(e, "smallest weight on t-1: %.6f (built for %g); position 0 attends uniformly",
-                minw, weights.target);
+    experiment_summary(e,
+                       "smallest weight on t-1: %.6f (built for %g); position 0 attends uniformly",
+                       minw, weights.target);
     return ATT_OK;
 }
 
@@ -277,5 +278,5 @@ int main(int argc, char **argv)
          "query factor for every T (default ln(999 (T-1)): weight 0.999 on t-1)"},
         {NULL, 0, NULL, NULL, NULL}};
     static const experiment_def def = {"previous_token_head", NULL, OPT_MC, 42, 1000, extra, run};
-    return exp_main(&def, argc, argv);
+    return experiment_main(&def, argc, argv);
 }

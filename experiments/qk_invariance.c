@@ -5,14 +5,14 @@
  * and output, while the queries (and keys) change: they carry no meaning of
  * their own, only their pairing with the keys does.
  *
- * Measured (circuitinv.h: T = 16, d = 64, d_k = d_v = 16, cond(R) = 1, 10^0.5,
+ * Measured (invariance.h: T = 16, d = 64, d_k = d_v = 16, cond(R) = 1, 10^0.5,
  * .., 1e8; 400 draws each), relative changes: e_WQK, e_S, e_O of W_QK, S = Q K^T,
  * O = softmax(S) V (identities: <= C cond(R) eps, C = 4 (d + 2 d_k)); e_Q of the
  * queries (the claim: they move); e_G of Q Q^T (kept by an orthogonal R, where
  * E e_Q^2 = E||R - I||_F^2 / d_k = 2: e_Q ~ sqrt(2)). --cond X: cond(R) = X alone.
  */
 #include "prelude.h"
-#include "circuitinv.h"
+#include "invariance.h"
 #include "qkov.h"
 #include "randmat.h"
 
@@ -26,7 +26,7 @@ SWEEP_STATS(STATS);
 
 /* the allowed error C = 4 (d + 2 d_k), in units of cond(R) eps */
 static double allowed(const sweep_point *pt) { return 4.0 * (double)(pt->d + 2 * pt->dk); }
-static const circuitinv_allowed_fn allowed_fn = allowed;
+static const invariance_allowed_fn allowed_fn = allowed;
 
 /* a draw's buffers (workset.h): X (T, d), W_Q, W_K (d, d_k), W_V (d, d_v), R (d_k, d_k),
  * WQ2, WK2 (d, d_k), WQK, WQK2 (d, d), G1, G2 (T, T); two head states */
@@ -80,13 +80,13 @@ static const opt_spec extra[] = {
 static int run(experiment *e)
 {
     sweep_grid g;
-    int st = circuitinv_grid(&g, e->o.dk ? e->o.dk : 16, cond_opt);
+    int st = invariance_grid(&g, e->o.dk ? e->o.dk : 16, cond_opt);
     if (st) return st;
     sweep_def def = SWEEP_DEF(draw);
     def.work_mats = WORK_MATS;
     def.work_heads = WORK_HEADS;
     def.work_per_point = 1;   /* each point at its sizes */
-    circuitinv_def_allowed(&def, &allowed_fn);
+    invariance_def_allowed(&def, &allowed_fn);
     sweep_result r;
     if ((st = sweep_run(e, &g, &def, &r))) return st;
 
@@ -107,46 +107,49 @@ static int run(experiment *e)
         cmax = fmax(cmax, pt->x);
         if (pt->x > 1.0) cnext = fmin(cnext, pt->x);
     }
-    exp_meta(e, "allowed_units: %g", C);
+    experiment_meta(e, "allowed_units: %g", C);
     char qmove[96];
-    circuitinv_moved(qmove, sizeof qmove, "queries", qmin, nonorth);
+    invariance_moved(qmove, sizeof qmove, "queries", qmin, nonorth);
     /* the claim: the queries move (every non-orthogonal draw) ... */
     if (nonorth > 0) {
-        exp_claim(e, "qkInvQueryChangeMin", NAN, verdict_measure_exact(qmin, nonorth),
+        verdict_claim(e, "qkInvQueryChangeMin", NAN, verdict_measure_exact(qmin, nonorth),
                   verdict_rule_at_least(0.1),
                   "smallest relative change ||Q' - Q||_F / ||Q||_F of the queries over %zu draws "
                   "with cond(R) = %g .. %g", nonorth, cnext, cmax);
-        exp_summary(e, "the queries move: smallest ||Q' - Q|| / ||Q|| %.4g over %zu draws with "
-                    "cond(R) > 1 (the section: they change)", qmin, nonorth);
+        experiment_summary(e,
+                           "the queries move: smallest ||Q' - Q|| / ||Q|| %.4g over %zu draws with "
+                           "cond(R) > 1 (the section: they change)",
+                           qmin, nonorth);
     }
     /* ... even for an orthogonal R, by about sqrt(2), keeping lengths and angles */
     if (orth < r.npoints) {   /* sqrt(2) needs E tr R = 0: Haar R of size >= 2 */
-        exp_claim(e, "qkInvQueryChangeOrth", M_SQRT2, sweep_measure(&r, orth, E_Q),
+        verdict_claim(e, "qkInvQueryChangeOrth", M_SQRT2, sweep_measure(&r, orth, E_Q),
                   verdict_rule_ci_within(0.98 * M_SQRT2, 1.02 * M_SQRT2),
                   "mean relative change of the queries for a Haar orthogonal R, against the "
                   "prediction sqrt(2), within 2%%");
         double gmax = sweep_acc(&r, orth, E_G)->max;
-        exp_identity(e, "qkInvGramOrthMax", 0.0, verdict_measure_exact(gmax, r.pt[orth].draws),
+        verdict_identity(e, "qkInvGramOrthMax", 0.0, verdict_measure_exact(gmax, r.pt[orth].draws),
                      verdict_rule_at_most(C * DBL_EPSILON),
                      "largest relative change of the Gram matrix Q Q^T for an orthogonal R");
-        exp_summary_measure(e, "orthogonal R: mean query change", sweep_measure(&r, orth, E_Q),
-                            "prediction sqrt(2) = %.4f", M_SQRT2);
+        experiment_summary_measure(e, "orthogonal R: mean query change",
+                                   sweep_measure(&r, orth, E_Q), "prediction sqrt(2) = %.4f",
+                                   M_SQRT2);
     }
     /* ... while W_QK, S and O stay put up to C cond(R) eps */
     const char *what[3] = {"W_QK", "the scores S", "the output O"};
     const char *macro[3] = {"qkInvWqkErrMax", "qkInvScoreErrMax", "qkInvOutErrMax"};
     for (int k = 0; k < 3; k++) {
-        exp_identity(e, macro[k], 0.0, verdict_measure_exact(worst[k], total),
+        verdict_identity(e, macro[k], 0.0, verdict_measure_exact(worst[k], total),
                      verdict_rule_at_most(C),
                      "largest relative change of %s, in units of cond(R) eps, over %zu draws, "
                      "cond(R) = %g .. %g (C = 4 (d + 2 d_k))%s", what[k], total, cmin, cmax,
                      k == 1 ? qmove : "");
-        if (k == 1) exp_headline(e);    /* the scores stay put while the queries move */
+        if (k == 1) experiment_headline(e);    /* the scores stay put while the queries move */
     }
-    exp_identity(e, "qkInvScoreErr", 0.0, sweep_measure(&r, h, E_S),
+    verdict_identity(e, "qkInvScoreErr", 0.0, sweep_measure(&r, h, E_S),
                  verdict_rule_ci_below(C * r.pt[h].x * DBL_EPSILON),
                  "mean relative change of the scores at the largest cond(R) = %g", r.pt[h].x);
-    exp_summary(e, "W_QK, scores and output stay put: worst %.3g, %.3g, %.3g cond(R) eps "
+    experiment_summary(e, "W_QK, scores and output stay put: worst %.3g, %.3g, %.3g cond(R) eps "
                 "(allowed %g)", worst[0], worst[1], worst[2], C);
     sweep_result_free(&r);
     return ATT_OK;
@@ -157,5 +160,5 @@ int main(int argc, char **argv)
     static const experiment_def def = {"qk_invariance", NULL,
                                        OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_DV | OPT_LISTS,
                                        20261129UL, 400, extra, run};
-    return exp_main(&def, argc, argv);
+    return experiment_main(&def, argc, argv);
 }

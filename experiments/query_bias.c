@@ -275,8 +275,8 @@ static int figure_example(experiment *e)
     if (!rc) rc = TABLE_WRITE(e->o.out_dir, "query_bias_example.csv", cols, rows, T * T);
     if (!rc) {
         gsl_vector_view a0 = gsl_matrix_row(h->sz.A, 0);
-        exp_meta(e, "example_pref_tv: %.17g\nexample_top_weight: %.17g", preference(&a0.vector),
-                 gsl_vector_max(&a0.vector));
+        experiment_meta(e, "example_pref_tv: %.17g\nexample_top_weight: %.17g",
+                        preference(&a0.vector), gsl_vector_max(&a0.vector));
     }
     qhead_free(h);
     if (rng) gsl_rng_free(rng);
@@ -286,7 +286,7 @@ static int figure_example(experiment *e)
 static int run(experiment *e)
 {
     size_t n = e->o.draws;
-    if (n < 2) return exp_usage("--draws %zu: a 95%% CI needs at least 2 draws", n);
+    if (n < 2) return usage_error("--draws %zu: a 95%% CI needs at least 2 draws", n);
     sweep_grid g;
     sweep_grid_init(&g);
     sweep_def def = SWEEP_DEF(draw);
@@ -297,42 +297,46 @@ static int run(experiment *e)
     int st = figure_example(e);      /* its allocations before anything is written */
     if (st || (st = sweep_run(e, &g, &def, &r))) return st;
     if ((st = pref_run(e, &rp))) goto done;
-    exp_meta(e, "heads: %zu\nmax_T: %d\nmax_d: %d\nmax_d_k: %d\nexample_T: %d\nexample_d: %d\n"
-             "example_d_k: %d", n, MAX_T, MAX_D, MAX_DK, EX_T, EX_D, EX_DK);
+    experiment_meta(e,
+                    "heads: %zu\nmax_T: %d\nmax_d: %d\nmax_d_k: %d\nexample_T: %d\nexample_d: %d\n"
+                    "example_d_k: %d",
+                    n, MAX_T, MAX_D, MAX_DK, EX_T, EX_D, EX_DK);
     const stat_acc *a = sweep_acc(&r, 0, 0);
 
     // the headline: the exact statement, W_Q = 0 gives every row the same weights
-    exp_identity(e, "queryBiasZeroQuery", 0.0, verdict_measure_exact(a[S_ZERO].max, n),
+    verdict_identity(e, "queryBiasZeroQuery", 0.0, verdict_measure_exact(a[S_ZERO].max, n),
                  verdict_rule_at_most(1.0),
                  "W_Q = 0: every row of A is softmax(K b_Q): max |a_ij - softmax(K b_Q)_j| over "
                  "every row of %zu heads, in units of 8 d_k eps |K||b_Q| + 4 T_k eps", n);
-    exp_headline(e);
-    exp_identity(e, "queryBiasRowSpread", 0.0, verdict_measure_exact(a[S_SPREAD].max, n),
+    experiment_headline(e);
+    verdict_identity(e, "queryBiasRowSpread", 0.0, verdict_measure_exact(a[S_SPREAD].max, n),
                  verdict_rule_at_most(1.0),
                  "row spread of S(b_Q) - S(0) (rows identical), relative to the rounding scale, in "
                  "units of 4 d_k eps; largest over the heads");
-    exp_identity(e, "queryBiasShift", 0.0, verdict_measure_exact(a[S_SHIFT].max, n),
+    verdict_identity(e, "queryBiasShift", 0.0, verdict_measure_exact(a[S_SHIFT].max, n),
                  verdict_rule_at_most(1.0),
                  "max |S(b_Q) - S(0) - 1 (K b_Q)^T| (the added score is b_Q . k_j), relative to "
                  "the rounding scale, in units of 4 d_k eps");
-    exp_claim(e, "queryBiasEffect", NAN, sweep_measure(&r, 0, S_CHANGE),
+    verdict_claim(e, "queryBiasEffect", NAN, sweep_measure(&r, 0, S_CHANGE),
               verdict_rule_ci_above(1e-3),
               "relative change of A caused by b_Q, ||A(b_Q) - A(0)|| / ||A(0)|| (b_K would cause "
               "none), over %zu random heads", n);
-    exp_reported(e, "queryBiasPreferenceMixed", NAN, sweep_measure(&r, 0, S_PREF),
+    verdict_reported(e, "queryBiasPreferenceMixed", NAN, sweep_measure(&r, 0, S_PREF),
                  "W_Q = 0: mean total-variation distance of softmax(K b_Q) from uniform over %zu "
                  "heads with sigma(b_Q) log-uniform in [0.01, 100] (a number the chosen range "
                  "sets; the curve is query_bias_pref.csv)", n);
     measure m1 = sweep_measure(&rp, PREF_U1, P_TV);   /* u = 1 */
-    exp_claim(e, "queryBiasPreference", NAN, m1, verdict_rule_ci_above(0.01),
+    verdict_claim(e, "queryBiasPreference", NAN, m1, verdict_rule_ci_above(0.01),
               "W_Q = 0: b_Q prefers some keys: mean total-variation distance of softmax(K b_Q) "
               "from uniform at sigma(b_Q) ||W_K||_F = 1 (T_k = %d, d = %d, d_k = %d; %.3f at 0.1, "
               "%.3f at 10: query_bias_pref.csv)", PREF_T, PREF_D, PREF_DK,
               sweep_acc(&rp, 0, P_TV)->mean, sweep_acc(&rp, PREF_NU - 1, P_TV)->mean);
-    exp_summary(e, "W_Q = 0: every row has the weights softmax(K b_Q) to %.3g of rounding (the "
-                "section: exactly the same weights for every query); their distance from uniform "
-                "is %.3f at sigma(b_Q) ||W_K||_F = 1 (95%% CI [%.3f, %.3f])", a[S_ZERO].max,
-                m1.value, m1.ci_low, m1.ci_high);
+    experiment_summary(
+        e,
+        "W_Q = 0: every row has the weights softmax(K b_Q) to %.3g of rounding (the "
+        "section: exactly the same weights for every query); their distance from uniform "
+        "is %.3f at sigma(b_Q) ||W_K||_F = 1 (95%% CI [%.3f, %.3f])",
+        a[S_ZERO].max, m1.value, m1.ci_low, m1.ci_high);
 done:
     sweep_result_free(&r);
     sweep_result_free(&rp);
@@ -342,5 +346,5 @@ done:
 int main(int argc, char **argv)
 {
     static const experiment_def def = {"query_bias", NULL, OPT_MC, 42, 5000, NULL, run};
-    return exp_main(&def, argc, argv);
+    return experiment_main(&def, argc, argv);
 }

@@ -3,7 +3,7 @@
  * Claim: with two different random projections a token keeps only about 1/T of its weight
  * for itself: Q = X W_Q, K = X W_K, W_Q, W_K independent: T E[a_ii] in [0.95, 1.05] at every T.
  * About, not exactly: s_ii uses one token twice, E[s_ii^2] = (1 + 2/d) E[s_ij^2] (the excess's
- * soft-softmax law: lib/claims/rpexcess.h, measured in the soft-law table below).
+ * soft-softmax law: lib/claims/excess.h, measured in the soft-law table below).
  * X (T, d) ~ N(0, 1), W (d, d_k) ~ N(0, c^2/d), S = Q K^T; per draw T a_ii, T [argmax is self],
  * s_ii^2 and s_ij^2 over d_k c^4, the control T a'_ii (own key replaced by a fresh token's:
  * exactly 1/T). T a_ii is averaged with its antithetic draw -W_K (every score flipped, same law:
@@ -18,7 +18,7 @@
  * Two tables: the heatmap of one draw (_A.csv) and the soft-softmax law (_soft.csv).
  */
 #include "prelude.h"
-#include "rpexcess.h"
+#include "excess.h"
 #include "selfweight.h"
 
 /* the control's two statistics last: a sweep without the control has NSTAT - 2 columns */
@@ -184,11 +184,11 @@ static int heatmap(const experiment *e, size_t T, size_t d, size_t dk)
     return st;
 }
 
-/* ---- the soft-softmax law of the excess (lib/claims/rpexcess.h) ---- */
+/* ---- the soft-softmax law of the excess (lib/claims/excess.h) ---- */
 
 /* T = 16, d = 16, d_k = 4, score sd = c^2 sqrt(d_k) = 0.5, 0.25, 0.125, 0.0625: the excess
  * T E[a_ii] - 1 by antithetic pairs with the second-order term as control variate
- * (rpexcess_estimate), its ratio to the law and the departure (ratio - 1) / sd^2, each with
+ * (excess_estimate), its ratio to the law and the departure (ratio - 1) / sd^2, each with
  * its 95% CI: random_projections_soft.csv */
 enum { SOFT_N = 4, SOFT_T = 16, SOFT_D = 16, SOFT_DK = 4, SOFT_PILOT = 2000, SOFT_MAX = 200000 };
 static const double SOFT_SD[SOFT_N] = {0.5, 0.25, 0.125, 0.0625};
@@ -214,7 +214,7 @@ static const table_col soft_cols[] = {
 static double soft_target(double sd) { return fmin(SOFT_HW, SOFT_DEP_HW * sd * sd); }
 
 /* per score sd: Y_anti = T (a_ii - a'_ii) averaged with its antithetic -W_K, on the control
- * Q2 - law (rpexcess_estimate); ratio = Y / law, departure = (ratio - 1) / sd^2, both CIs
+ * Q2 - law (excess_estimate); ratio = Y / law, departure = (ratio - 1) / sd^2, both CIs
  * the excess's CI mapped through these increasing maps. Draws: a pilot of SOFT_PILOT on
  * stream (seed, 0x50F7, 16 + k) gives the ratio's half-width h0, then
  *   n = SOFT_PILOT (h0 / target)^2 x 1.5 (a margin for h0's own error), within
@@ -228,9 +228,9 @@ static int soft_law(const experiment *e, soft_row sr[SOFT_N])
         double yh, se;
         double c = sqrt(SOFT_SD[k] / sqrt((double)SOFT_DK));
         double v = SOFT_SD[k] * SOFT_SD[k];
-        double law = rpexcess_law(SOFT_T, SOFT_D, SOFT_DK, c);
+        double law = excess_law(SOFT_T, SOFT_D, SOFT_DK, c);
         gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0x50F7, 16 + k));
-        st = rpexcess_estimate(rng, SOFT_T, SOFT_D, SOFT_DK, c, SOFT_PILOT, 0.0, &yh, &se);
+        st = excess_estimate(rng, SOFT_T, SOFT_D, SOFT_DK, c, SOFT_PILOT, 0.0, &yh, &se);
         if (st) break;
         double h0 = STAT_Z95 * se / law;
         double want = SOFT_PILOT * pow(h0 / soft_target(SOFT_SD[k]), 2) * 1.5;
@@ -238,7 +238,7 @@ static int soft_law(const experiment *e, soft_row sr[SOFT_N])
         if (isfinite(want) && want > SOFT_PILOT)
             n = want < SOFT_MAX ? (size_t)ceil(want) : SOFT_MAX;
         gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0x50F7, k));
-        if ((st = rpexcess_estimate(rng, SOFT_T, SOFT_D, SOFT_DK, c, n, 0.0, &yh, &se))) break;
+        if ((st = excess_estimate(rng, SOFT_T, SOFT_D, SOFT_DK, c, n, 0.0, &yh, &se))) break;
         double h = STAT_Z95 * se;
         double r = yh / law;
         double rl = (yh - h) / law;
@@ -269,13 +269,13 @@ static void main_verdicts(experiment *e, const sweep_result *m, double scale)
         if (a.ci_high - a.ci_low > h.ci_high - h.ci_low) wide = p;
     }
     for (size_t p = 0; p < m->npoints; p++) {
-        exp_claim(e, p == worst ? "rpTMeanWorst" : "", 1.0, sweep_measure(m, p, S_TSELF),
+        verdict_claim(e, p == worst ? "rpTMeanWorst" : "", 1.0, sweep_measure(m, p, S_TSELF),
                   verdict_rule_ci_within(0.95, 1.05),
                   "T times the mean self-weight at T = %zu%s (d = %zu, d_k = %zu, W ~ N(0, %g/d))",
                   m->pt[p].T, p == worst ? ", the T farthest from 1" : "", d, dk, scale * scale);
-        if (p == worst) exp_headline(e);
+        if (p == worst) experiment_headline(e);
     }
-    exp_summary_measure(e, "T x mean self-weight", sweep_measure(m, worst, S_TSELF),
+    experiment_summary_measure(e, "T x mean self-weight", sweep_measure(m, worst, S_TSELF),
                         "the section: about 1/T, i.e. 1; T = %zu, %s", m->pt[worst].T,
                         m->npoints > 1 ? "the farthest from 1 of the T run" : "the only T run");
     measure aw = sweep_measure(m, worst, S_TSELF);    /* the same mean, / T: a_ii itself */
@@ -283,14 +283,14 @@ static void main_verdicts(experiment *e, const sweep_result *m, double scale)
     aw.value /= Tw;
     aw.ci_low /= Tw;
     aw.ci_high /= Tw;
-    exp_summary_measure(e, "mean self-weight a_ii", aw, "1/T = %.4g", 1.0 / Tw);
-    exp_control(e, "rpRelHalfWidth", NAN, sweep_measure(m, wide, S_TSELF),
+    experiment_summary_measure(e, "mean self-weight a_ii", aw, "1/T = %.4g", 1.0 / Tw);
+    verdict_control(e, "rpRelHalfWidth", NAN, sweep_measure(m, wide, S_TSELF),
                 verdict_rule_precision(PRECISION),
                 "precision: largest CI half-width of T times the mean self-weight (at T = %zu), "
                 "i.e. relative to 1/T", m->pt[wide].T);
     size_t last = m->npoints - 1;
     double e2 = 1.0 + 2.0 / (double)d;   /* E[s_ii^2] / (d_k c^4) */
-    exp_control(e, "rpSelfScoreSpread", e2, sweep_measure(m, last, S_DIAG),
+    verdict_control(e, "rpSelfScoreSpread", e2, sweep_measure(m, last, S_DIAG),
                 verdict_rule_ci_within(0.99 * e2, 1.01 * e2),
                 "E[s_ii^2] / (d_k c^4), exactly 1 + 2/d = %.5g (the others' E[s_ij^2] / (d_k c^4) "
                 "= 1), within 1%% (T = %zu, d = %zu)", e2, m->pt[last].T, d);
@@ -311,13 +311,13 @@ static void control_verdicts(experiment *e, const sweep_result r[NSWEEP])
                 zp = &r[k].pt[p];
             }
         }
-    exp_control(e, "rpControlZ", 0.0, verdict_measure_ci(zmax, NAN, NAN, zp->draws),
+    verdict_control(e, "rpControlZ", 0.0, verdict_measure_ci(zmax, NAN, NAN, zp->draws),
                 verdict_rule_at_most(4.0),
                 "control (own key replaced by a fresh token's key, exactly 1/T): largest "
                 "|T mean a'_ii - 1| / se over the %zu width and scale points (at d = %zu, "
                 "c^2 = %g)",
                 r[1].npoints + r[2].npoints, zp->d, zp->x * zp->x);
-    exp_claim(e, "rpExcessSmallD", NAN, sweep_measure(&r[1], 0, S_TEXCESS),
+    verdict_claim(e, "rpExcessSmallD", NAN, sweep_measure(&r[1], 0, S_TEXCESS),
               verdict_rule_ci_above(0.0),
               "excess T mean (a_ii - a'_ii) over the exact-1/T control at d = %zu (T = %d, "
               "d_k = %d, c = 1): not exactly 1/T", r[1].pt[0].d, SIDE_T, SIDE_DK);
@@ -328,27 +328,29 @@ static void soft_verdicts(experiment *e, const soft_row sr[SOFT_N])
 {
     const soft_row *a = &sr[0];
     const soft_row *z = &sr[SOFT_N - 1];
-    exp_reported(e, "rpSoftExcess", 1.0,
+    verdict_reported(e, "rpSoftExcess", 1.0,
                  verdict_measure_ci(a->ratio, a->ratio_lo, a->ratio_hi, a->draws),
                  "measured excess T E[a_ii] - 1 over the soft-softmax law "
                  "(1 - 1/T)(1 - 2/T) d_k c^4 / d = %.4g at score sd %g (T = %d, d = 16, d_k = %d; "
                  "antithetic pairs, a control variate): the law is the sd -> 0 limit", a->law,
                  a->sd, SOFT_T, SOFT_DK);
-    exp_claim(e, "rpSoftLimit", 1.0,
+    verdict_claim(e, "rpSoftLimit", 1.0,
               verdict_measure_ci(z->ratio, z->ratio_lo, z->ratio_hi, z->draws),
               verdict_rule_ci_within(0.98, 1.02),
               "the same ratio at score sd %g: -> 1 as sd -> 0 (a law off by 5%% would fail)",
               z->sd);
     const soft_row *p = &sr[SOFT_N - 2];
     const soft_row *q = &sr[1];
-    exp_reported(e, "rpSoftDeparture", NAN,
+    verdict_reported(e, "rpSoftDeparture", NAN,
                  verdict_measure_ci(p->departure, p->departure_lo, p->departure_hi, p->draws),
                  "fourth-order departure (ratio - 1) / sd^2 at score sd %g "
                  "(%.3f [%.3f, %.3f] at %g, %.3f [%.3f, %.3f] at %g): the ratio is 1 + this "
                  "sd^2 + ...", p->sd, q->departure, q->departure_lo, q->departure_hi, q->sd,
                  z->departure, z->departure_lo, z->departure_hi, z->sd);
-    exp_summary(e, "the excess over 1/T is second order in the scores: measured / law %.4f at "
-                "score sd %g (the section: about 1/T)", z->ratio, z->sd);
+    experiment_summary(e,
+                       "the excess over 1/T is second order in the scores: measured / law %.4f at "
+                       "score sd %g (the section: about 1/T)",
+                       z->ratio, z->sd);
 }
 
 static double scale = 1.0;   /* --scale */
@@ -367,7 +369,7 @@ static int run(experiment *e)
 {
     /* scores have sd C^2 sqrt(d_k): keep them, their squares and N(0, C^2/d) finite */
     if (!(scale >= 1e-50 && scale <= 1e50))
-        return exp_usage("--scale: must lie in [1e-50, 1e50], got %g", scale);
+        return usage_error("--scale: must lie in [1e-50, 1e50], got %g", scale);
     const opts *o = &e->o;
     /* a point run (--T, --d, --dk, --scale or --control given) runs the main sweep alone: the
      * side sweeps, the soft-law table and their rows are the default run's */
@@ -388,11 +390,13 @@ static int run(experiment *e)
     /* the heatmap at the main sweep's d, d_k: T = 12, or with --T its first T up to HEAT_MAX */
     size_t heat_T = !o->T ? 12 : m->pt[0].T < HEAT_MAX ? m->pt[0].T : HEAT_MAX;
     if ((st = heatmap(e, heat_T, d, dk))) goto done;
-    exp_meta(e, "main sweep: d = %zu, d_k = %zu, W ~ N(0, %g^2/d); draws per T: the draws column "
-             "(--draws %zu when given, else for 95%% CI half-widths %g of T E[a_ii] and 0.004 of "
-             "E[s_ii^2] / (d_k c^4) from a %d-draw pilot, at most %zu)", d, dk, scale, o->draws,
-             0.9 * PRECISION, PILOT, 4 * o->draws);
-    exp_meta(e, "d: %zu\nd_k: %zu\nscale: %g\nheatmap_T: %zu", d, dk, scale, heat_T);
+    experiment_meta(
+        e,
+        "main sweep: d = %zu, d_k = %zu, W ~ N(0, %g^2/d); draws per T: the draws column "
+        "(--draws %zu when given, else for 95%% CI half-widths %g of T E[a_ii] and 0.004 of "
+        "E[s_ii^2] / (d_k c^4) from a %d-draw pilot, at most %zu)",
+        d, dk, scale, o->draws, 0.9 * PRECISION, PILOT, 4 * o->draws);
+    experiment_meta(e, "d: %zu\nd_k: %zu\nscale: %g\nheatmap_T: %zu", d, dk, scale, heat_T);
     main_verdicts(e, m, scale);
     if (main_only) goto done;
     control_verdicts(e, r);
@@ -410,5 +414,5 @@ int main(int argc, char **argv)
     static const experiment_def def = {"random_projections", NULL,
                                        OPT_MC | OPT_T | OPT_D | OPT_DK | OPT_LISTS,
                                        20261129UL, 24576, options, run};
-    return exp_main(&def, argc, argv);
+    return experiment_main(&def, argc, argv);
 }

@@ -106,7 +106,7 @@ static int run(experiment *e)
 {
     const size_t T = 16, d = 64, d_k = 16;
     if (e->o.T_list.n && e->o.T_list.v[0] < 2)
-        return exp_usage("--T %zu: the claim compares s_ij with s_ji, it needs T >= 2 tokens",
+        return usage_error("--T %zu: the claim compares s_ij with s_ji, it needs T >= 2 tokens",
                          e->o.T);
     sweep_grid g;
     sweep_grid_head(&g, T, d, d_k, 0);
@@ -123,16 +123,18 @@ static int run(experiment *e)
     const stat_acc *acc = sweep_acc(&r, 0, 0);
     /* the claim: independent projections give O(1) asymmetry */
     measure ind = verdict_measure_stat(&acc[S_ASYM + C_IND]);
-    exp_claim(e, "asymIndep", NAN, ind, verdict_rule_ci_above(0.5), "mean ||S - S^T||_F / ||S||_F "
-              "with independent W_Q, W_K (T = %zu, d = %zu, d_k = %zu)", c.T, c.d, c.dk);
-    exp_headline(e);
+    verdict_claim(e, "asymIndep", NAN, ind, verdict_rule_ci_above(0.5),
+                  "mean ||S - S^T||_F / ||S||_F "
+                  "with independent W_Q, W_K (T = %zu, d = %zu, d_k = %zu)",
+                  c.T, c.d, c.dk);
+    experiment_headline(e);
     /* the explanation, as a prediction: sym/antisym parts of W_QK and the diagonal */
     double pred = sqrt(2.0 * (double)(c.T - 1) * (1.0 - 1.0 / (double)c.d)
                        / ((double)c.T + 2.0 / (double)c.d));
-    exp_claim(e, "asymIndepPred", pred, ind, verdict_rule_ci_within(0.98 * pred, 1.02 * pred),
+    verdict_claim(e, "asymIndepPred", pred, ind, verdict_rule_ci_within(0.98 * pred, 1.02 * pred),
               "the same mean against the prediction sqrt(2 (T-1)(1-1/d) / (T+2/d)) = %.4f, "
               "within 2%%", pred);
-    exp_summary_measure(e, "learned scores, independent W_Q, W_K: ||S - S^T|| / ||S||", ind,
+    experiment_summary_measure(e, "learned scores, independent W_Q, W_K: ||S - S^T|| / ||S||", ind,
                         "raw: 0; prediction %.4f", pred);
     /* symmetric W_QK: zero up to rounding */
     const char *macro[3] = {"asymRawMax", "asymTiedMax", "asymSymMax"};
@@ -140,25 +142,25 @@ static int run(experiment *e)
                            "W_K = W_Q M, M symmetric (W_QK symmetric, W_Q != W_K)"};
     for (int k = 0; k < 3; k++) {
         int zeros = acc[S_ZERO + k].mean == 1.0;
-        exp_identity(e, macro[k], 0.0, verdict_measure_exact(acc[S_ASYM + k].max, c.draws),
+        verdict_identity(e, macro[k], 0.0, verdict_measure_exact(acc[S_ASYM + k].max, c.draws),
                      verdict_rule_at_most(acc[S_TOL + k].min),
                      "largest ||S - S^T||_F / ||S||_F, %s%s", what[k],
                      zeros ? " (bit for bit 0 in every draw)" : "");
-        exp_summary(e, "%s: largest asymmetry %.3g (tolerance %.3g)", what[k], acc[S_ASYM + k].max,
-                    acc[S_TOL + k].min);
+        experiment_summary(e, "%s: largest asymmetry %.3g (tolerance %.3g)", what[k],
+                           acc[S_ASYM + k].max, acc[S_TOL + k].min);
     }
     /* the sentence: "it" looks at "animal", "animal" does not look at "it" */
     double raw_gap = fabs(sr.raw_it_animal - sr.raw_animal_it);
-    exp_identity(e, "asymSentenceRaw", 0.0, verdict_measure_exact(raw_gap, 1),
+    verdict_identity(e, "asymSentenceRaw", 0.0, verdict_measure_exact(raw_gap, 1),
                  verdict_rule_at_most(tol_eps(16.0, SENTENCE_D, sr.raw_scale)),
                  "sentence, raw scores: |s(it, animal) - s(animal, it)|");
     /* a positive control: a W_QK built one-way is seen as one-way */
-    exp_control(e, "asymSentenceRatio", NAN,
+    verdict_control(e, "asymSentenceRatio", NAN,
                 verdict_measure_exact(sr.a_it_animal / sr.a_animal_it, 1),
                 verdict_rule_at_least(10.0), "sentence, hand-made head: a(it -> animal) / "
                 "a(animal -> it) = %.3f / %.3g", sr.a_it_animal, sr.a_animal_it);
-    exp_summary(e, "the sentence: a(it -> animal) = %.3f, a(animal -> it) = %.3g", sr.a_it_animal,
-                sr.a_animal_it);
+    experiment_summary(e, "the sentence: a(it -> animal) = %.3f, a(animal -> it) = %.3g",
+                       sr.a_it_animal, sr.a_animal_it);
     sweep_result_free(&r);
     return ATT_OK;
 }
@@ -167,5 +169,5 @@ int main(int argc, char **argv)
 {
     static const experiment_def def = {"score_asymmetry", NULL, OPT_MC | OPT_T | OPT_D | OPT_DK,
                                        20261129UL, 2000, NULL, run};
-    return exp_main(&def, argc, argv);
+    return experiment_main(&def, argc, argv);
 }

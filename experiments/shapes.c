@@ -347,35 +347,38 @@ static int run(experiment *e)
 
     // what the figure draws: the first self-attention configuration's sizes
     const config *f = &CONFIGS[0];
-    exp_meta(e, "T: %zu\nd: %zu\nd_k: %zu\nd_v: %zu\nB: %zu", f->T_q, f->d, f->d_k, f->d_v, f->B);
-    exp_meta(e, "gpt2_d: %d\ngpt2_dk: %d\ngpt2_heads: %d", GPT2_D, GPT2_DK, GPT2_HEADS);
+    experiment_meta(e, "T: %zu\nd: %zu\nd_k: %zu\nd_v: %zu\nB: %zu", f->T_q, f->d, f->d_k, f->d_v,
+                    f->B);
+    experiment_meta(e, "gpt2_d: %d\ngpt2_dk: %d\ngpt2_heads: %d", GPT2_D, GPT2_DK, GPT2_HEADS);
 
     size_t disagree = count_disagree(&table), nrows = table.n;
     size_t layer = GPT2_HEADS * count;
-    exp_claim(e, "shapesDisagree", 0, verdict_measure_exact((double)disagree, nrows),
+    verdict_claim(e, "shapesDisagree", 0, verdict_measure_exact((double)disagree, nrows),
               verdict_rule_at_most(0), "matrices whose computed shape differs from "
               "attention_shapes (%zu checked, %d configurations)", nrows,
               (int)NCONFIG + checked_mine);
-    exp_headline(e);
-    exp_claim(e, "shapesWeightsNoT", 0, verdict_measure_exact((double)differ, nT),
+    experiment_headline(e);
+    verdict_claim(e, "shapesWeightsNoT", 0, verdict_measure_exact((double)differ, nT),
               verdict_rule_at_most(0),
               "values of T (1 .. 100,000, %zu) at which a weight shape changes", nT);
-    exp_claim(e, "shapesSameWeightsTwoT", 0, verdict_measure_exact((double)failed, 2),
+    verdict_claim(e, "shapesSameWeightsTwoT", 0, verdict_measure_exact((double)failed, 2),
               verdict_rule_at_most(0), "runs of the same weights at T = 5 and T = 64 that failed");
-    exp_claim(e, "shapesGPTTwoHead", 147456, verdict_measure_exact((double)count, 1),
+    verdict_claim(e, "shapesGPTTwoHead", 147456, verdict_measure_exact((double)count, 1),
               verdict_rule_between(147456, 147456),
               "projection weights of one GPT-2 head, 3 x 768 x 64 (formula)");
-    exp_identity(e, "shapesGPTTwoAllocated", 147456, verdict_measure_exact((double)allocated, 1),
-                 verdict_rule_between(147456, 147456),
-                 "elements of W_Q, W_K, W_V allocated at GPT-2 sizes");
-    exp_claim(e, "shapesGPTTwoLayer", 1769472, verdict_measure_exact((double)layer, 1),
+    verdict_identity(
+        e, "shapesGPTTwoAllocated", 147456, verdict_measure_exact((double)allocated, 1),
+        verdict_rule_between(147456, 147456), "elements of W_Q, W_K, W_V allocated at GPT-2 sizes");
+    verdict_claim(e, "shapesGPTTwoLayer", 1769472, verdict_measure_exact((double)layer, 1),
               verdict_rule_between(1769472, 1769472), "projection weights of 12 GPT-2 heads");
     char g1[32], g2[32];
-    exp_summary(e, "one GPT-2 head has %s projection weights (the section: 3 x 768 x 64 = "
+    experiment_summary(e, "one GPT-2 head has %s projection weights (the section: 3 x 768 x 64 = "
                 "147,456), 12 heads %s", grouped(g1, count), grouped(g2, layer));
-    exp_summary(e, "%zu of %zu matrices have the shape attention_shapes gives (%d configurations); "
-                "a weight shape changes at %zu of %zu values of T", nrows - disagree, nrows,
-                (int)NCONFIG + checked_mine, differ, nT);
+    experiment_summary(
+        e,
+        "%zu of %zu matrices have the shape attention_shapes gives (%d configurations); "
+        "a weight shape changes at %zu of %zu values of T",
+        nrows - disagree, nrows, (int)NCONFIG + checked_mine, differ, nT);
     return ATT_OK;
 }
 
@@ -383,5 +386,5 @@ int main(int argc, char **argv)
 {
     static const experiment_def def = {"shapes", "every matrix's shape in one head, against what "
                                        "the library computes", OPT_SEED, 42, 1, EXTRA, run};
-    return exp_main(&def, argc, argv);
+    return experiment_main(&def, argc, argv);
 }

@@ -132,17 +132,17 @@ static int run(experiment *e)
     if (st == ATT_OK) st = write_tables(e->o.out_dir, cfg, &r);
     if (st) return st;
     if (!e->o.quiet) print_state(stdout, cfg, &r);
-    exp_meta(e, "scale: %.17g", cfg->scale);
+    experiment_meta(e, "scale: %.17g", cfg->scale);
 
     /* sum_j a_ij = 1 and o_i = sum_j a_ij v_j, each a sum of 4 terms of size
      * <= 1 (weights) or <= max|v| (the averages): tol = 4 n eps scale */
     tqfk_check ck;
     tqfk_check_result(&ck, cfg, &r);
-    exp_identity(e, "tqfkRowSumErr", 0.0,
+    verdict_identity(e, "tqfkRowSumErr", 0.0,
                 verdict_measure_exact(ck.row_sum_err, TQFK_NQ),
                 verdict_rule_at_most(tol_eps(4.0, TQFK_NK, 1.0)),
                 "max over queries of |sum_j a_ij - 1|");
-    exp_identity(e, "tqfkOutputAvgErr", 0.0,
+    verdict_identity(e, "tqfkOutputAvgErr", 0.0,
                 verdict_measure_exact(ck.average_err, TQFK_NQ * TQFK_DIM),
                 verdict_rule_at_most(tol_eps(4.0, TQFK_NK, ck.value_scale)),
                 "max |o_i - sum_j a_ij v_j| (o = A V by BLAS, sum by a loop)");
@@ -162,20 +162,22 @@ static int run(experiment *e)
     gsl_rng_free(rng);
     if (st) return st;
     measure wm = verdict_measure_as(verdict_measure_exact(worst, e->o.draws), NAT_ROUNDING);
-    exp_claim(e, "tqfkQoneKoneWeight", 0.0, wm, verdict_rule_at_most(1.0),
+    verdict_claim(e, "tqfkQoneKoneWeight", 0.0, wm, verdict_rule_at_most(1.0),
               "each o_i is the weighted average sum_j a_ij v_j: largest |o_i - sum_j w_ij v_j| "
               "over %zu random states (w recomputed in long double), in units of the rounding "
               "bound 8 eps (4 |s| ||q_i|| max ||k_j|| + 8) max_j |v_jc|", e->o.draws);
-    exp_headline(e);
+    experiment_headline(e);
     /* the numbers the figure shows: how much q1 looks at k1, q2 at k2 */
-    exp_reported(e, "tqfkPictureWeight", NAN, verdict_measure_exact(r.A[0][0], 1),
+    verdict_reported(e, "tqfkPictureWeight", NAN, verdict_measure_exact(r.A[0][0], 1),
                 "weight a_11 that q1 gives k1 (scale %g)", cfg->scale);
-    exp_reported(e, "tqfkQtwoKtwoWeight", NAN, verdict_measure_exact(r.A[1][1], 1),
+    verdict_reported(e, "tqfkQtwoKtwoWeight", NAN, verdict_measure_exact(r.A[1][1], 1),
                 "weight a_22 that q2 gives k2 (scale %g)", cfg->scale);
-    exp_summary(e, "rows of A sum to 1 (largest error %.2g); each o_i is the weighted average "
-                "sum_j a_ij v_j (largest difference %.2g)", ck.row_sum_err, ck.average_err);
-    exp_summary(e, "q1 gives k1 the weight %.4f, q2 gives k2 %.4f (scale %g)", r.A[0][0], r.A[1][1],
-                cfg->scale);
+    experiment_summary(e,
+                       "rows of A sum to 1 (largest error %.2g); each o_i is the weighted average "
+                       "sum_j a_ij v_j (largest difference %.2g)",
+                       ck.row_sum_err, ck.average_err);
+    experiment_summary(e, "q1 gives k1 the weight %.4f, q2 gives k2 %.4f (scale %g)", r.A[0][0],
+                       r.A[1][1], cfg->scale);
     return ATT_OK;
 }
 
@@ -185,5 +187,5 @@ int main(int argc, char **argv)
     if (explorer_tui_wanted(argc, argv)) return explorer_tui_main(argc, argv, ID, CLAIM, &cli);
     static experiment_def def = {ID, CLAIM, OPT_MC, 20261129UL, 100000, NULL, run};
     def.extra = tqfk_options(&cli);
-    return exp_main(&def, argc, argv);
+    return experiment_main(&def, argc, argv);
 }

@@ -153,33 +153,35 @@ static int run(experiment *e)
     size_t n = a[S_FOLD].n;
     double fold = a[S_FOLD].max, pass = a[S_PASS].max, ctrl_min = a[S_CTRL].min;
     measure ctrl_mean = verdict_measure_stat(&a[S_CTRL]);
-    exp_meta(e, "heads: %zu\nexample_T: %d\nexample_d_v: %d", n, EX_T, EX_DV);
+    experiment_meta(e, "heads: %zu\nexample_T: %d\nexample_d_v: %d", n, EX_T, EX_DV);
 
-    exp_identity(e, "valueBiasFoldError", 0.0, verdict_measure_exact(fold, n),
+    verdict_identity(e, "valueBiasFoldError", 0.0, verdict_measure_exact(fold, n),
                  verdict_rule_at_most(1.0),
                  "folded vs unfolded final output, b_O' = b_O + b_V W_O (relative max error in "
                  "units of 8 (T_k + d_v) eps); largest over the heads");
-    exp_headline(e);
-    exp_identity(e, "valueBiasPassThrough", 0.0, verdict_measure_exact(pass, n),
+    experiment_headline(e);
+    verdict_identity(e, "valueBiasPassThrough", 0.0, verdict_measure_exact(pass, n),
                  verdict_rule_at_most(1.0),
                  "max |O(b_V) - O(0) - 1 b_V^T| / (max|V| + max|b_V|) in units of 8 T_k eps; "
                  "largest over %zu random heads", n);
-    exp_control(e, "valueBiasControlError", NAN, verdict_measure_exact(ctrl_min, n),
+    verdict_control(e, "valueBiasControlError", NAN, verdict_measure_exact(ctrl_min, n),
                 verdict_rule_at_least(CONTROL_MIN),
                 "negative control, sigmoid weights (rows do not sum to 1): smallest folding error "
                 "relative to max|b_V W_O| over the heads");
-    exp_reported(e, "valueBiasControlMean", NAN, ctrl_mean,
+    verdict_reported(e, "valueBiasControlMean", NAN, ctrl_mean,
                  "negative control: mean folding error relative to max|b_V W_O|");
-    exp_identity(e, "valueBiasControlExplained", 0.0, verdict_measure_exact(a[S_PRED].max, n),
+    verdict_identity(e, "valueBiasControlExplained", 0.0, verdict_measure_exact(a[S_PRED].max, n),
                  verdict_rule_at_most(1.0),
                  "prediction: the control's relative error equals its largest row-sum defect max_i "
                  "|sum_j a_ij - 1|; largest difference in units of its rounding tolerance 8 (T_k + "
                  "d_v) eps T_k (scale_Y / |b_V W_O| + 1)");
-    exp_summary(e, "b_V folds into b_O' = b_O + b_V W_O: worst error %.3g of its rounding "
+    experiment_summary(e, "b_V folds into b_O' = b_O + b_V W_O: worst error %.3g of its rounding "
                 "tolerance over %zu random heads (the section: exact)", fold, n);
-    exp_summary(e, "b_V passes through to every output: worst %.3g of tolerance (the section: "
-                "o_i + b_V)", pass);
-    exp_summary(e, "control, sigmoid rows not summing to 1: folding error at least %.3g of "
+    experiment_summary(e,
+                       "b_V passes through to every output: worst %.3g of tolerance (the section: "
+                       "o_i + b_V)",
+                       pass);
+    experiment_summary(e, "control, sigmoid rows not summing to 1: folding error at least %.3g of "
                 "|b_V W_O| (mean %.3g), as the row-sum defect predicts", ctrl_min, ctrl_mean.value);
     sweep_result_free(&r);
     return ATT_OK;
@@ -188,5 +190,5 @@ static int run(experiment *e)
 int main(int argc, char **argv)
 {
     static const experiment_def def = {"value_bias", NULL, OPT_MC, 42, 2000, NULL, run};
-    return exp_main(&def, argc, argv);
+    return experiment_main(&def, argc, argv);
 }

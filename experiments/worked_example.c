@@ -250,7 +250,7 @@ static int run(experiment *e)
     if (!rc) rc = measure_head(e, &m, c, &sweep_err);
     if (rc) goto done;
     const gsl_matrix *A = m.st.A, *O = m.st.O;
-    exp_meta(e, "factor: %.17g", c);
+    experiment_meta(e, "factor: %.17g", c);
 
     // verdicts: the section's numbers (0.909, 0.045, 1/3) as rounded at c = 3;
     // A and O against the closed forms to rounding: softmax of scores of size
@@ -274,44 +274,48 @@ static int run(experiment *e)
         double v = cited[k].section_value;
         // the section's 3-digit value: half a unit of its last digit either side
         if (section)
-            exp_claim(e, cited[k].macro, v, got, verdict_rule_between(v - 5e-4, v + 5e-4),
+            verdict_claim(e, cited[k].macro, v, got, verdict_rule_between(v - 5e-4, v + 5e-4),
                       "%s at c = 3, rounds to the section's value", cited[k].what);
         else
-            exp_reported(e, cited[k].macro, NAN, got,
+            verdict_reported(e, cited[k].macro, NAN, got,
                          "%s at c = %g (the section's values are for c = 3)", cited[k].what, c);
-        if (k == 0) exp_headline(e);   // the winner's weight carries the claim
+        if (k == 0) experiment_headline(e);   // the winner's weight carries the claim
     }
-    exp_identity(e, "workedTheOutput", 0.0,
+    verdict_identity(e, "workedTheOutput", 0.0,
                  verdict_measure_exact(fmax(fabs(gsl_matrix_get(O, WORKED_THE, 0) - third),
                                             fabs(gsl_matrix_get(O, WORKED_THE, 1) - third)), 2),
                  verdict_rule_at_most(tol_c), "output of the: zero query, so the plain average of "
                  "the values, (1/3, 1/3); max |o_the - 1/3| over both coordinates");
-    exp_identity(e, "workedAErr", 0.0,
+    verdict_identity(e, "workedAErr", 0.0,
                  verdict_measure_exact(mat_max_abs_diff(A, m.A_cf), WORKED_T * WORKED_T),
                  verdict_rule_at_most(tol_c), "max |A - closed form| over the 9 weights at c = %g "
                  "(tolerance 8 T eps (1 + |c|))", c);
-    exp_identity(e, "workedOErr", 0.0,
+    verdict_identity(e, "workedOErr", 0.0,
                  verdict_measure_exact(mat_max_abs_diff(O, m.O_cf), WORKED_T * WORKED_DV),
                  verdict_rule_at_most(tol_c),
                  "max |O - closed form| over the 6 outputs at c = %g", c);
-    exp_identity(e, "workedFactorErr", 0.0, verdict_measure_exact(sweep_err, SWEEP_N),
+    verdict_identity(e, "workedFactorErr", 0.0, verdict_measure_exact(sweep_err, SWEEP_N),
                  verdict_rule_at_most(tol_sweep),
                  "max |weight - closed form| over c = 0, 0.1, ..., 10");
     // the plain summary: the numbers the section prints, with its values beside them
     double w, o;
     worked_weights(c, &w, &o);
-    exp_summary(e, "a(sat, cat) = %.6f and a(cat, the) = %.6f, e^c/(e^c + 2) = %.6f at c = %g%s",
-                gsl_matrix_get(A, WORKED_SAT, WORKED_CAT),
-                gsl_matrix_get(A, WORKED_CAT, WORKED_THE),
-                w, c, section ? " (the section: 0.909)" : "");
-    exp_summary(e, "the others get %.6f, 1/(e^c + 2) = %.6f%s; \"the\" (a zero query) spreads "
-                "%.4f, %.4f, %.4f", gsl_matrix_get(A, WORKED_SAT, WORKED_THE), o,
-                section ? " (the section: 0.045)" : "", gsl_matrix_get(A, WORKED_THE, 0),
-                gsl_matrix_get(A, WORKED_THE, 1), gsl_matrix_get(A, WORKED_THE, 2));
-    exp_summary(e, "sat carries (%.3f, %.3f): its subject is an animal; cat (%.3f, %.3f): it has a "
-                "determiner (value = (is an animal, is a determiner))",
-                gsl_matrix_get(O, WORKED_SAT, 0), gsl_matrix_get(O, WORKED_SAT, 1),
-                gsl_matrix_get(O, WORKED_CAT, 0), gsl_matrix_get(O, WORKED_CAT, 1));
+    experiment_summary(
+        e, "a(sat, cat) = %.6f and a(cat, the) = %.6f, e^c/(e^c + 2) = %.6f at c = %g%s",
+        gsl_matrix_get(A, WORKED_SAT, WORKED_CAT), gsl_matrix_get(A, WORKED_CAT, WORKED_THE), w, c,
+        section ? " (the section: 0.909)" : "");
+    experiment_summary(e,
+                       "the others get %.6f, 1/(e^c + 2) = %.6f%s; \"the\" (a zero query) spreads "
+                       "%.4f, %.4f, %.4f",
+                       gsl_matrix_get(A, WORKED_SAT, WORKED_THE), o,
+                       section ? " (the section: 0.045)" : "", gsl_matrix_get(A, WORKED_THE, 0),
+                       gsl_matrix_get(A, WORKED_THE, 1), gsl_matrix_get(A, WORKED_THE, 2));
+    experiment_summary(
+        e,
+        "sat carries (%.3f, %.3f): its subject is an animal; cat (%.3f, %.3f): it has a "
+        "determiner (value = (is an animal, is a determiner))",
+        gsl_matrix_get(O, WORKED_SAT, 0), gsl_matrix_get(O, WORKED_SAT, 1),
+        gsl_matrix_get(O, WORKED_CAT, 0), gsl_matrix_get(O, WORKED_CAT, 1));
 done:
     mats_free(&m);
     return rc;
@@ -326,5 +330,5 @@ int main(int argc, char **argv)
     static const experiment_def def = {
         "worked_example", "the hand-made head on \"the cat sat\": a verb looks for its noun",
         0, 0, 1, extra, run};
-    return exp_main(&def, argc, argv);
+    return experiment_main(&def, argc, argv);
 }

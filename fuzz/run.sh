@@ -51,8 +51,8 @@ CFLAGS="-std=c11 -g -O1 -D_GNU_SOURCE -Ilib/math -Ilib/fast -Ilib/run -Ilib/clai
 # the library sources each target needs
 sources() {
     case "$1" in
-    csvmat) echo "lib/run/csvmat.c lib/math/mat.c lib/math/randn.c lib/math/mem.c lib/math/att.c" ;;
-    opts) echo "lib/run/opts.c lib/run/rng.c lib/run/par.c lib/run/afile.c lib/math/mem.c lib/math/att.c" ;;
+    csvmat) echo "lib/run/csvmat.c lib/math/mat.c lib/math/randn.c lib/math/mem.c lib/math/status.c" ;;
+    opts) echo "lib/run/opts.c lib/run/rng.c lib/run/par.c lib/run/afile.c lib/math/mem.c lib/math/status.c" ;;
     *) echo "fuzz/run.sh: unknown target '$1'" >&2; return 1 ;;
     esac
 }

@@ -18,7 +18,7 @@
 #include "csvmat.h"
 #include "mat.h"
 #include "opts.h"
-#include "att.h"
+#include "status.h"
 
 /* ---- the CSV reader --------------------------------------------------- */
 

@@ -12,7 +12,7 @@
 #include "longseq.h"
 #include "randn.h"
 #include "softmax.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 

@@ -17,7 +17,7 @@
 #include <gsl/gsl_rng.h>
 #include "opts.h"
 #include "rng.h"
-#include "att.h"
+#include "status.h"
 
 enum { PROP_DEFAULT_CASES = 200 };
 #define PROP_DEFAULT_SEED 20261129UL

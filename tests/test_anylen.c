@@ -9,7 +9,7 @@
 #include "mat.h"
 #include "tiled.h"
 #include "head.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 

@@ -9,7 +9,7 @@
 #include "prop.h"
 #include "csvmat.h"
 #include "mat.h"
-#include "att.h"
+#include "status.h"
 
 #include <float.h>
 #include <math.h>
@@ -120,9 +120,10 @@ START_TEST(test_bad_inputs)
         ck_assert_msg(st == ATT_EUSAGE, "case %zu: status %d (%s)", c, st, att_last_error());
         ck_assert_msg(A == NULL, "case %zu: matrix not NULL", c);
         const char *msg = att_last_error();
-        ck_assert_msg(strncmp(msg, "bad.csv", 7) == 0, "case %zu: message does not name the file: %s",
-                      c, msg);
-        ck_assert_msg(strstr(msg, b->needle1) != NULL, "case %zu: '%s' not in: %s", c, b->needle1, msg);
+        ck_assert_msg(strncmp(msg, "bad.csv", 7) == 0,
+                      "case %zu: message does not name the file: %s", c, msg);
+        ck_assert_msg(strstr(msg, b->needle1) != NULL, "case %zu: '%s' not in: %s", c, b->needle1,
+                      msg);
         ck_assert_msg(b->needle2 == NULL || strstr(msg, b->needle2) != NULL,
                       "case %zu: '%s' not in: %s", c, b->needle2, msg);
     }
@@ -137,7 +138,8 @@ START_TEST(test_limits)
     ck_assert_int_eq(csvmat_read_mem(&A, "l.csv", "1,2,3,44\n", 9, &lim), ATT_OK);
     mat_free(A);
     ck_assert_int_eq(csvmat_read_mem(&A, "l.csv", "1\n1,2,3,445\n", 12, &lim), ATT_EUSAGE);
-    ck_assert_ptr_nonnull(strstr(att_last_error(), "l.csv, line 2: the line is longer than the limit of 8"));
+    ck_assert_ptr_nonnull(
+        strstr(att_last_error(), "l.csv, line 2: the line is longer than the limit of 8"));
     ck_assert_ptr_null(A);
 
     lim = (csvmat_limits){ .max_bytes = 10 };
@@ -290,7 +292,7 @@ START_TEST(test_prop_random_bytes)
         for (size_t i = 0; i < n; i++)
             buf[i] = alphabet[gsl_rng_uniform_int(rng, sizeof alphabet - 1)];
         gsl_matrix *A = NULL;
-        csvmat_limits lim = { .max_line = prop_size(rng, 1, 64), .max_cells = prop_size(rng, 1, 64) };
+        csvmat_limits lim = {.max_line = prop_size(rng, 1, 64), .max_cells = prop_size(rng, 1, 64)};
         int st = csvmat_read_mem(&A, "rand.csv", buf, n, &lim);
         PROP_ASSERT(st == ATT_OK || st == ATT_EUSAGE, "status %d", st);
         if (st == ATT_OK) {
@@ -300,7 +302,8 @@ START_TEST(test_prop_random_bytes)
                     PROP_ASSERT(isfinite(gsl_matrix_get(A, i, j)), "non-finite entry");
         } else {
             PROP_ASSERT(A == NULL, "matrix on error");
-            PROP_ASSERT(strncmp(att_last_error(), "rand.csv", 8) == 0, "message: %s", att_last_error());
+            PROP_ASSERT(strncmp(att_last_error(), "rand.csv", 8) == 0, "message: %s",
+                        att_last_error());
         }
         mat_free(A);
         free(buf);
@@ -330,13 +333,15 @@ START_TEST(test_prop_ragged_line_named)
         char want[64];
         snprintf(want, sizeof want, "line %zu: %zu column", bad + 1, longer ? c + 1 : c - 1);
         PROP_ASSERT(csvmat_read_mem(&A, "r.csv", buf, len, NULL) == ATT_EUSAGE, "accepted");
-        PROP_ASSERT(strstr(att_last_error(), want) != NULL, "'%s' not in %s", want, att_last_error());
+        PROP_ASSERT(strstr(att_last_error(), want) != NULL, "'%s' not in %s", want,
+                    att_last_error());
         free(buf);
     }
     gsl_rng_free(rng);
 }
 END_TEST
 
-PROP_MAIN("csvmat",
-          {"unit", 0, {test_good_inputs, test_bad_inputs, test_limits, test_files}},
-          {"properties", 60, {test_prop_write_read_exact, test_prop_random_bytes, test_prop_ragged_line_named}})
+PROP_MAIN("csvmat", {"unit", 0, {test_good_inputs, test_bad_inputs, test_limits, test_files}},
+          {"properties",
+           60,
+           {test_prop_write_read_exact, test_prop_random_bytes, test_prop_ragged_line_named}})

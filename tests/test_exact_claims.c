@@ -27,7 +27,7 @@
 #include "qkov.h"
 #include "shapes.h"
 #include "softmax.h"
-#include "att.h"
+#include "status.h"
 
 #define EPS DBL_EPSILON
 
@@ -75,8 +75,10 @@ START_TEST(test_worked_by_hand)
     const double A[3][3] = { { 1.0 / 3, 1.0 / 3, 1.0 / 3 }, { w, o, o }, { o, w, o } };
     const double O[3][2] = { { 1.0 / 3, 1.0 / 3 }, { o, w }, { w, o } };
     for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) ck_assert_double_eq_tol(gsl_matrix_get(st.A, i, j), A[i][j], 4 * EPS);
-        for (int j = 0; j < 2; j++) ck_assert_double_eq_tol(gsl_matrix_get(st.O, i, j), O[i][j], 4 * EPS);
+        for (int j = 0; j < 3; j++)
+            ck_assert_double_eq_tol(gsl_matrix_get(st.A, i, j), A[i][j], 4 * EPS);
+        for (int j = 0; j < 2; j++)
+            ck_assert_double_eq_tol(gsl_matrix_get(st.O, i, j), O[i][j], 4 * EPS);
     }
     /* the section's rounded numbers */
     ck_assert_double_eq_tol(gsl_matrix_get(st.A, 2, 1), 0.909, 5e-4);
@@ -98,8 +100,10 @@ START_TEST(test_worked_factor_zero_is_uniform)
     head_state st;
     worked_run(&st, 0.0);
     for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) ck_assert_double_eq_tol(gsl_matrix_get(st.A, i, j), 1.0 / 3, 2 * EPS);
-        for (int j = 0; j < 2; j++) ck_assert_double_eq_tol(gsl_matrix_get(st.O, i, j), 1.0 / 3, 2 * EPS);
+        for (int j = 0; j < 3; j++)
+            ck_assert_double_eq_tol(gsl_matrix_get(st.A, i, j), 1.0 / 3, 2 * EPS);
+        for (int j = 0; j < 2; j++)
+            ck_assert_double_eq_tol(gsl_matrix_get(st.O, i, j), 1.0 / 3, 2 * EPS);
     }
     head_state_free(&st);
 }
@@ -135,14 +139,24 @@ START_TEST(test_worked_circuits_by_hand)
     ck_assert_int_eq(qkov_ov(OV, WV, WO), ATT_OK);
     for (size_t i = 0; i < 4; i++)
         for (size_t j = 0; j < 4; j++) {
-            double qk = (i == WORKED_NOUN && j == WORKED_DET) || (i == WORKED_VERB && j == WORKED_NOUN) ? c : 0.0;
+            double qk =
+                (i == WORKED_NOUN && j == WORKED_DET) || (i == WORKED_VERB && j == WORKED_NOUN)
+                    ? c
+                    : 0.0;
             double ov = (i == j && (i == WORKED_DET || i == WORKED_ANIMAL)) ? 1.0 : 0.0;
             ck_assert_double_eq(gsl_matrix_get(QK, i, j), qk);
             ck_assert_double_eq(gsl_matrix_get(OV, i, j), ov);
         }
     gsl_matrix *bad = mat_new(4, 2);
     ck_assert_int_eq(worked_output_map(bad), ATT_EUSAGE);
-    mat_free(X); mat_free(WQ); mat_free(WK); mat_free(WV); mat_free(WO); mat_free(QK); mat_free(OV); mat_free(bad);
+    mat_free(X);
+    mat_free(WQ);
+    mat_free(WK);
+    mat_free(WV);
+    mat_free(WO);
+    mat_free(QK);
+    mat_free(OV);
+    mat_free(bad);
 }
 END_TEST
 
@@ -169,7 +183,8 @@ START_TEST(prop_worked_closed_form_any_factor)
         worked_run(&st, c);
         PROP_ASSERT(worked_closed(Acf, Ocf, c) == ATT_OK, "%s", att_last_error());
         double eA = mat_max_abs_diff(st.A, Acf), eO = mat_max_abs_diff(st.O, Ocf);
-        PROP_ASSERT(eA <= 8 * EPS && eO <= 8 * EPS, "c = %.17g: |A - cf| %g, |O - cf| %g", c, eA, eO);
+        PROP_ASSERT(eA <= 8 * EPS && eO <= 8 * EPS, "c = %.17g: |A - cf| %g, |O - cf| %g", c, eA,
+                    eO);
         head_state_free(&st);
     }
     mat_free(Acf); mat_free(Ocf);
@@ -202,7 +217,8 @@ START_TEST(prop_shapes_match_head_forward)
         size_t T_k = gsl_rng_uniform(rng) < 0.5 ? T_q : prop_size(rng, 1, 12);
         size_t d = prop_size(rng, 1, 10), d_k = prop_size(rng, 1, 6), d_v = prop_size(rng, 1, 6);
         shape sh[SHAPES_COUNT];
-        PROP_ASSERT(attention_shapes(sh, B, T_q, T_k, d, d_k, d_v) == ATT_OK, "%s", att_last_error());
+        PROP_ASSERT(attention_shapes(sh, B, T_q, T_k, d, d_k, d_v) == ATT_OK, "%s",
+                    att_last_error());
         gsl_matrix *Xq = rand_mat(rng, T_q, d, 1), *Xkv = rand_mat(rng, T_k, d, 1);
         gsl_matrix *WQ = rand_mat(rng, d, d_k, 1), *WK = rand_mat(rng, d, d_k, 1);
         gsl_matrix *WV = rand_mat(rng, d, d_v, 1);
@@ -210,16 +226,18 @@ START_TEST(prop_shapes_match_head_forward)
         head_state st;
         PROP_ASSERT(head_state_alloc(&st, T_q, T_k, d, d_k, d_v) == ATT_OK, "alloc");
         PROP_ASSERT(head_forward(&st, &p, Xq, Xkv) == ATT_OK, "%s", att_last_error());
-        const gsl_matrix *M[SHAPES_COUNT] = { Xq, Xkv, WQ, WK, WV, st.Q, st.K, st.V, st.S, st.A, st.O };
+        const gsl_matrix *M[SHAPES_COUNT] = {Xq,   Xkv,  WQ,   WK,   WV,  st.Q,
+                                             st.K, st.V, st.S, st.A, st.O};
         for (int m = 0; m < SHAPES_COUNT; m++) {
             if (sh[m].rank == 2)
                 PROP_ASSERT(sh[m].dim[0] == M[m]->size1 && sh[m].dim[1] == M[m]->size2,
                             "%s: (%zu, %zu) vs (%zu, %zu)", sh[m].name, sh[m].dim[0], sh[m].dim[1],
                             M[m]->size1, M[m]->size2);
             else
-                PROP_ASSERT(sh[m].dim[0] == B && sh[m].dim[1] == M[m]->size1
-                            && sh[m].dim[2] == M[m]->size2, "%s: (%zu, %zu, %zu) vs per-sequence (%zu, %zu)",
-                            sh[m].name, sh[m].dim[0], sh[m].dim[1], sh[m].dim[2], M[m]->size1, M[m]->size2);
+                PROP_ASSERT(sh[m].dim[0] == B && sh[m].dim[1] == M[m]->size1 &&
+                                sh[m].dim[2] == M[m]->size2,
+                            "%s: (%zu, %zu, %zu) vs per-sequence (%zu, %zu)", sh[m].name,
+                            sh[m].dim[0], sh[m].dim[1], sh[m].dim[2], M[m]->size1, M[m]->size2);
         }
         head_state_free(&st);
         mat_free(Xq); mat_free(Xkv); mat_free(WQ); mat_free(WK); mat_free(WV);
@@ -255,11 +273,13 @@ START_TEST(test_prev_token_small_by_hand)
     head_state st;
     ck_assert_int_eq(head_state_alloc(&st, 3, 3, 5, 3, 2), ATT_OK);
     ck_assert_int_eq(head_forward(&st, &p, X, X), ATT_OK);
-    const double A[3][3] = { { 1.0 / 3, 1.0 / 3, 1.0 / 3 }, { 0.5, 0.25, 0.25 }, { 0.25, 0.5, 0.25 } };
+    const double A[3][3] = {{1.0 / 3, 1.0 / 3, 1.0 / 3}, {0.5, 0.25, 0.25}, {0.25, 0.5, 0.25}};
     const double O[3][2] = { { 1.0 / 3, 2.0 / 3 }, { 0.25, 0.75 }, { 0.5, 0.5 } };
     for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) ck_assert_double_eq_tol(gsl_matrix_get(st.A, i, j), A[i][j], 4 * EPS);
-        for (int j = 0; j < 2; j++) ck_assert_double_eq_tol(gsl_matrix_get(st.O, i, j), O[i][j], 4 * EPS);
+        for (int j = 0; j < 3; j++)
+            ck_assert_double_eq_tol(gsl_matrix_get(st.A, i, j), A[i][j], 4 * EPS);
+        for (int j = 0; j < 2; j++)
+            ck_assert_double_eq_tol(gsl_matrix_get(st.O, i, j), O[i][j], 4 * EPS);
     }
     head_state_free(&st);
     mat_free(X); mat_free(WQ); mat_free(WK); mat_free(WV);
@@ -288,7 +308,8 @@ START_TEST(prop_prev_token_head)
         size_t V = prop_size(rng, 1, 40), T = prop_size(rng, 2, 40), d = V + T;
         size_t *tok = malloc(T * sizeof *tok), *count = calloc(V, sizeof *count);
         for (size_t t = 0; t < T; t++) { tok[t] = gsl_rng_uniform_int(rng, V); count[tok[t]]++; }
-        gsl_matrix *X = mat_new(T, d), *WQ = mat_new(d, T), *WK = mat_new(d, T), *WV = mat_new(d, V);
+        gsl_matrix *X = mat_new(T, d), *WQ = mat_new(d, T), *WK = mat_new(d, T),
+                   *WV = mat_new(d, V);
         double c = prevtoken_circuit_factor(T, 0.999);
         PROP_ASSERT(prevtoken_circuit_inputs(X, tok, V, T) == ATT_OK, "%s", att_last_error());
         PROP_ASSERT(prevtoken_circuit_build(WQ, WK, WV, V, T, c) == ATT_OK, "%s", att_last_error());
@@ -299,17 +320,21 @@ START_TEST(prop_prev_token_head)
         double tol = tol_eps(8, T, 1.0);
         for (size_t t = 1; t < T; t++) {
             double a = gsl_matrix_get(st.A, t, t - 1);
-            PROP_ASSERT(a >= 0.99 && fabs(a - 0.999) <= tol, "V %zu T %zu t %zu: a(t,t-1) = %.17g", V, T, t, a);
+            PROP_ASSERT(a >= 0.99 && fabs(a - 0.999) <= tol, "V %zu T %zu t %zu: a(t,t-1) = %.17g",
+                        V, T, t, a);
             size_t am = 0;
             for (size_t v = 1; v < V; v++)
                 if (gsl_matrix_get(st.O, t, v) > gsl_matrix_get(st.O, t, am)) am = v;
-            PROP_ASSERT(am == tok[t - 1], "V %zu T %zu t %zu: argmax %zu, previous token %zu", V, T, t, am, tok[t - 1]);
+            PROP_ASSERT(am == tok[t - 1], "V %zu T %zu t %zu: argmax %zu, previous token %zu", V, T,
+                        t, am, tok[t - 1]);
         }
         for (size_t j = 0; j < T; j++)
-            PROP_ASSERT(fabs(gsl_matrix_get(st.A, 0, j) - 1.0 / (double)T) <= tol, "a(0, %zu) not 1/T", j);
+            PROP_ASSERT(fabs(gsl_matrix_get(st.A, 0, j) - 1.0 / (double)T) <= tol,
+                        "a(0, %zu) not 1/T", j);
         for (size_t v = 0; v < V; v++)
             PROP_ASSERT(fabs(gsl_matrix_get(st.O, 0, v) - (double)count[v] / (double)T) <= tol,
-                        "o(0, %zu) = %.17g, histogram %zu / %zu", v, gsl_matrix_get(st.O, 0, v), count[v], T);
+                        "o(0, %zu) = %.17g, histogram %zu / %zu", v, gsl_matrix_get(st.O, 0, v),
+                        count[v], T);
         head_state_free(&st);
         mat_free(X); mat_free(WQ); mat_free(WK); mat_free(WV);
         free(tok); free(count);
@@ -489,14 +514,16 @@ START_TEST(prop_value_bias_folds)
         // pass-through
         for (size_t i = 0; i < h.T_q; i++)
             for (size_t j = 0; j < h.d_v; j++) {
-                double e = fabs(gsl_matrix_get(s1.O, i, j) - gsl_matrix_get(s0.O, i, j) - gsl_vector_get(h.bV, j));
+                double e = fabs(gsl_matrix_get(s1.O, i, j) - gsl_matrix_get(s0.O, i, j) -
+                                gsl_vector_get(h.bV, j));
                 PROP_ASSERT(e <= tol_eps(8, h.T_k, scale_O), "pass-through (%zu,%zu): %g", i, j, e);
             }
         // folding
         gsl_vector *bF = mat_vec_new(h.d), *bw = mat_vec_new(h.d);
         PROP_ASSERT(bias_fold_value(bF, h.bO, h.bV, h.WO) == ATT_OK, "fold");
         gsl_matrix *Yu = mat_new(h.T_q, h.d), *Yf = mat_new(h.T_q, h.d);
-        gsl_matrix *Oc1 = mat_new(h.T_q, h.d_v), *Oc0 = mat_new(h.T_q, h.d_v), *Ac = mat_new(h.T_q, h.T_k);
+        gsl_matrix *Oc1 = mat_new(h.T_q, h.d_v), *Oc0 = mat_new(h.T_q, h.d_v),
+                   *Ac = mat_new(h.T_q, h.T_k);
         PROP_ASSERT(head_project(Yu, s1.O, h.WO, h.bO) == ATT_OK, "project");
         PROP_ASSERT(head_project(Yf, s0.O, h.WO, bF) == ATT_OK, "project");
         double colsum = 0.0;
@@ -512,8 +539,12 @@ START_TEST(prop_value_bias_folds)
         gsl_vector_memcpy(bw, bF);
         gsl_vector_sub(bw, h.bO);                     /* b_V W_O (as b_O' - b_O) */
         PROP_ASSERT(bias_sigmoid_weights(Ac, s0.S) == ATT_OK, "sigmoid");
-        PROP_ASSERT(head_weighted_sum(Oc1, Ac, s1.V) == ATT_OK && head_weighted_sum(Oc0, Ac, s0.V) == ATT_OK, "sum");
-        PROP_ASSERT(head_project(Yu, Oc1, h.WO, h.bO) == ATT_OK && head_project(Yf, Oc0, h.WO, bF) == ATT_OK, "project");
+        PROP_ASSERT(head_weighted_sum(Oc1, Ac, s1.V) == ATT_OK &&
+                        head_weighted_sum(Oc0, Ac, s0.V) == ATT_OK,
+                    "sum");
+        PROP_ASSERT(head_project(Yu, Oc1, h.WO, h.bO) == ATT_OK &&
+                        head_project(Yf, Oc0, h.WO, bF) == ATT_OK,
+                    "project");
         for (size_t i = 0; i < h.T_q; i++) {
             double rs = 0.0;
             for (size_t j = 0; j < h.T_k; j++) rs += gsl_matrix_get(Ac, i, j);
@@ -521,8 +552,9 @@ START_TEST(prop_value_bias_folds)
                 double got = gsl_matrix_get(Yu, i, j) - gsl_matrix_get(Yf, i, j);
                 double want = (rs - 1.0) * gsl_vector_get(bw, j);
                 double t = tol_eps(8, h.T_k + h.d_v, scale_Y * (double)h.T_k);
-                PROP_ASSERT(fabs(got - want) <= t, "control (%zu,%zu): %.17g vs (rowsum-1) b_V W_O %.17g",
-                            i, j, got, want);
+                PROP_ASSERT(fabs(got - want) <= t,
+                            "control (%zu,%zu): %.17g vs (rowsum-1) b_V W_O %.17g", i, j, got,
+                            want);
             }
         }
         mat_vec_free(bF); mat_vec_free(bw);
@@ -551,5 +583,14 @@ START_TEST(test_control_fails_to_fold)
 END_TEST
 
 PROP_MAIN("test_exact_claims",
-          {"unit", 0, {test_worked_by_hand, test_worked_factor_zero_is_uniform, test_worked_weights_extremes, test_worked_bad_input, test_worked_circuits_by_hand, test_gpt2_counts, test_prev_token_factor, test_prev_token_small_by_hand, test_prev_token_bad_input, test_prev_token_needs_the_factor, test_fold_value_bias_by_hand, test_helpers_by_hand, test_control_fails_to_fold}},
-          {"properties", 120, {prop_worked_closed_form_any_factor, prop_shapes_match_head_forward, prop_prev_token_head, prop_query_bias_rows_identical, prop_value_bias_folds}})
+          {"unit",
+           0,
+           {test_worked_by_hand, test_worked_factor_zero_is_uniform, test_worked_weights_extremes,
+            test_worked_bad_input, test_worked_circuits_by_hand, test_gpt2_counts,
+            test_prev_token_factor, test_prev_token_small_by_hand, test_prev_token_bad_input,
+            test_prev_token_needs_the_factor, test_fold_value_bias_by_hand, test_helpers_by_hand,
+            test_control_fails_to_fold}},
+          {"properties",
+           120,
+           {prop_worked_closed_form_any_factor, prop_shapes_match_head_forward,
+            prop_prev_token_head, prop_query_bias_rows_identical, prop_value_bias_folds}})

@@ -7,9 +7,9 @@
  * fails, and when the def has no work at all).
  */
 #include "example.h"
-#include "exp.h"
+#include "experiment.h"
 #include "prop.h"
-#include "att.h"
+#include "status.h"
 #include "sweep.h"
 
 #include <check.h>
@@ -84,12 +84,12 @@ START_TEST(test_example_is_draw_zero)
     def = (experiment_def){"demo", "a demonstration", OPT_MC, 7UL, 1, NULL, run};
     char *argv[] = {"demo", "--out", dir, "--quiet", NULL};
     allocs = frees = fail_draw = 0;
-    ck_assert_int_eq(exp_main(&def, 4, argv), 0);
+    ck_assert_int_eq(experiment_main(&def, 4, argv), 0);
     for (int p = 0; p < 2; p++) {
         ck_assert_int_eq(example_rc[p], ATT_OK);
-        ck_assert_msg(example_z[p] == swept[p], "T = %zu: example %.17g, sweep's draw 0 %.17g", Ts[p],
-                      example_z[p], swept[p]);
-        ck_assert_double_eq(example_wt[p], (double)Ts[p]);   /* work made for the point's own grid */
+        ck_assert_msg(example_z[p] == swept[p], "T = %zu: example %.17g, sweep's draw 0 %.17g",
+                      Ts[p], example_z[p], swept[p]);
+        ck_assert_double_eq(example_wt[p], (double)Ts[p]); /* work made for the point's own grid */
     }
     ck_assert_msg(swept[0] != swept[1], "the two points share a stream");
     ck_assert_int_eq(allocs, frees);

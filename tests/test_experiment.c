@@ -1,10 +1,10 @@
-/* test_experiment.c - the experiment skeleton (exp.h) and its sweep (sweep.h):
+/* test_experiment.c - the experiment skeleton (experiment.h) and its sweep (sweep.h):
  * a failed verdict call is sticky (exit 3, no verdict file), sweep lists and
  * ranges parse strictly, a filtered sweep reruns a point with its numbers. */
-#include "exp.h"
+#include "experiment.h"
 #include "profile.h"
 #include "prop.h"
-#include "att.h"
+#include "status.h"
 #include "sweep.h"
 
 #include <check.h>
@@ -17,21 +17,25 @@
 
 static int run_bad_macro(experiment *e)
 {
-    exp_claim(e, "bad_macro1", 1.0, verdict_measure_exact(1.0, 1), verdict_rule_at_most(2.0), "a bad macro name");
-    exp_claim(e, "fine", 1.0, verdict_measure_exact(1.0, 1), verdict_rule_at_most(2.0), "a good row after it");
+    verdict_claim(e, "bad_macro1", 1.0, verdict_measure_exact(1.0, 1), verdict_rule_at_most(2.0),
+                  "a bad macro name");
+    verdict_claim(e, "fine", 1.0, verdict_measure_exact(1.0, 1), verdict_rule_at_most(2.0),
+                  "a good row after it");
     return ATT_OK;
 }
 
 static int run_ci_without_ci(experiment *e)
 {
-    exp_claim(e, "noCI", 1.0, verdict_measure_exact(1.0, 10), verdict_rule_ci_within(0.0, 2.0), "a CI rule, no CI");
+    verdict_claim(e, "noCI", 1.0, verdict_measure_exact(1.0, 10), verdict_rule_ci_within(0.0, 2.0),
+                  "a CI rule, no CI");
     return ATT_OK;
 }
 
 static int run_good(experiment *e)
 {
-    exp_claim(e, "fine", 1.0, verdict_measure_exact(1.0, 1), verdict_rule_at_most(2.0), "a good row");
-    exp_headline(e);
+    verdict_claim(e, "fine", 1.0, verdict_measure_exact(1.0, 1), verdict_rule_at_most(2.0),
+                  "a good row");
+    experiment_headline(e);
     return ATT_OK;
 }
 
@@ -40,7 +44,7 @@ static int run_main(int (*run)(experiment *), const char *dir)
     static experiment_def def;
     def = (experiment_def){"demo", "a demonstration", OPT_MC, 1UL, 10, NULL, run};
     char *argv[] = {"demo", "--out", (char *)dir, "--quiet", NULL};
-    return exp_main(&def, 4, argv);
+    return experiment_main(&def, 4, argv);
 }
 
 static int has_verdicts(const char *dir)
@@ -87,7 +91,8 @@ START_TEST(test_size_lists)
                          "4...8", "a", "4,4", "2..8,8", "1..99999999999999999999", " 4", "4 ",
                          "99999999999999999999999"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        ck_assert_msg(opts_parse_size_list(bad[i], &l, "--T") == ATT_EUSAGE, "'%s' was accepted", bad[i]);
+        ck_assert_msg(opts_parse_size_list(bad[i], &l, "--T") == ATT_EUSAGE, "'%s' was accepted",
+                      bad[i]);
 }
 END_TEST
 
@@ -125,9 +130,10 @@ static int run_sweep(experiment *e)
 static int run_sweep_args(const char *dir, const char *T)
 {
     static experiment_def def;
-    def = (experiment_def){"demo", "a demonstration", OPT_MC | OPT_T | OPT_LISTS, 1UL, 300, NULL, run_sweep};
+    def = (experiment_def){"demo", "a demonstration", OPT_MC | OPT_T | OPT_LISTS, 1UL, 300,
+                           NULL,   run_sweep};
     char *argv[] = {"demo", "--out", (char *)dir, "--quiet", "--T", (char *)T, NULL};
-    return exp_main(&def, T ? 6 : 4, argv);
+    return experiment_main(&def, T ? 6 : 4, argv);
 }
 
 START_TEST(test_sweep_filter_keeps_numbers)
@@ -204,7 +210,8 @@ static int run_ws(experiment *e)
     sweep_axis(&g, AX_T, 3, Ts);
     sweep_axis_x(&g, "x", 3, xs);
     sweep_def def = SWEEP_DEF_AS(draw_ws, NWSTAT, wstat_names);
-    def.work_mats = "T.2", def.work_vecs = "dv", def.work_sizes = sizes_dv, def.work_per_point = per_point;
+    def.work_mats = "T.2", def.work_vecs = "dv", def.work_sizes = sizes_dv,
+    def.work_per_point = per_point;
     def.csv = "";
     sweep_result r;
     int st = sweep_run(e, &g, &def, &r);
@@ -252,7 +259,8 @@ START_TEST(test_sweep_work_and_merged)
     static experiment_def def;
     def = (experiment_def){"demo", "a demonstration", OPT_MC, 1UL, 20, NULL, run_ws};
     char *argv[] = {"demo", "--out", dir, "--quiet", NULL};
-    for (per_point = 0; per_point < 2; per_point++) ck_assert_int_eq(exp_main(&def, 4, argv), 0);
+    for (per_point = 0; per_point < 2; per_point++)
+        ck_assert_int_eq(experiment_main(&def, 4, argv), 0);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     ck_assert_int_eq(system(cmd), 0);
@@ -284,12 +292,14 @@ END_TEST
 /* profiles: each point's draw 0 again, its vector as a column; one length or no table */
 #define PSTATS(X) X(P_Z, "z", SW_MC)
 SWEEP_STATS_AS(PSTATS, NPSTAT, pstat_names);
-static int draw_profile(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *ctx)
+static int draw_profile(gsl_rng *rng, double *out, const sweep_point *pt, void *work,
+                        const void *ctx)
 {
     (void)ctx;
     workset *w = work;
     out[P_Z] = gsl_ran_gaussian(rng, 1.0);
-    for (size_t i = 0; i < w->v[0]->size; i++) gsl_vector_set(w->v[0], i, 10.0 * (double)pt->T + (double)i + out[P_Z]);
+    for (size_t i = 0; i < w->v[0]->size; i++)
+        gsl_vector_set(w->v[0], i, 10.0 * (double)pt->T + (double)i + out[P_Z]);
     return ATT_OK;
 }
 static void profile_name(char *buf, size_t n, size_t k, const sweep_point *pt, const void *ctx)
@@ -326,7 +336,7 @@ START_TEST(test_profile_write)
     def = (experiment_def){"demo", "a demonstration", OPT_MC, 1UL, 5, NULL, run_profile};
     char *argv[] = {"demo", "--out", dir, "--quiet", NULL};
     profile_two_d = 0;
-    ck_assert_int_eq(exp_main(&def, 4, argv), 0);
+    ck_assert_int_eq(experiment_main(&def, 4, argv), 0);
     snprintf(path, sizeof path, "%s/demo_profile.csv", dir);
     FILE *f = fopen(path, "r");
     ck_assert_ptr_nonnull(f);
@@ -342,7 +352,7 @@ START_TEST(test_profile_write)
     fclose(f);
     ck_assert_int_eq(remove(path), 0);
     profile_two_d = 1;     /* d = 3 and 4: two lengths, no table */
-    ck_assert_int_eq(exp_main(&def, 4, argv), 0);
+    ck_assert_int_eq(experiment_main(&def, 4, argv), 0);
     ck_assert_int_eq(access(path, F_OK), -1);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
@@ -351,6 +361,8 @@ START_TEST(test_profile_write)
 END_TEST
 
 PROP_MAIN("test_experiment",
-          {"unit", 60, {test_sticky_verdict_errors, test_size_lists, test_sweep_filter_keeps_numbers,
-                        test_sweep_workset_words, test_sweep_work_and_merged, test_sweep_ci_and_fit,
-                        test_profile_write}})
+          {"unit",
+           60,
+           {test_sticky_verdict_errors, test_size_lists, test_sweep_filter_keeps_numbers,
+            test_sweep_workset_words, test_sweep_work_and_merged, test_sweep_ci_and_fit,
+            test_profile_write}})

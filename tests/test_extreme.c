@@ -16,7 +16,7 @@
 #include "head.h"
 #include "mat.h"
 #include "softmax.h"
-#include "att.h"
+#include "status.h"
 
 #include <float.h>
 #include <math.h>
@@ -37,7 +37,7 @@ static worked worked_make(void)
     const double WQ[] = {0, 0, 0, 3, 3, 0, 0, 0};
     const double WK[] = {0, 1, 1, 0, 0, 0, 0, 0};
     const double WV[] = {0, 1, 0, 0, 0, 0, 1, 0};
-    return (worked){ mat_rows(3, 4, X), mat_rows(4, 2, WQ), mat_rows(4, 2, WK), mat_rows(4, 2, WV) };
+    return (worked){mat_rows(3, 4, X), mat_rows(4, 2, WQ), mat_rows(4, 2, WK), mat_rows(4, 2, WV)};
 }
 
 static void worked_free(worked *w)
@@ -110,10 +110,11 @@ START_TEST(test_policy_rows)
     };
     for (size_t c = 0; c < sizeof ok / sizeof ok[0]; c++) {
         double out[3];
-        ck_assert_msg(softmax_vec(out, ok[c].s, 3) == ATT_OK, "row %zu refused: %s", c, att_last_error());
+        ck_assert_msg(softmax_vec(out, ok[c].s, 3) == ATT_OK, "row %zu refused: %s", c,
+                      att_last_error());
         for (int j = 0; j < 3; j++)
-            ck_assert_msg(fabs(out[j] - ok[c].a[j]) <= 2 * DBL_EPSILON, "row %zu entry %d: %.17g want %.17g",
-                          c, j, out[j], ok[c].a[j]);
+            ck_assert_msg(fabs(out[j] - ok[c].a[j]) <= 2 * DBL_EPSILON,
+                          "row %zu entry %d: %.17g want %.17g", c, j, out[j], ok[c].a[j]);
     }
     struct { double s[3]; const char *needle; } bad[] = {
         {{NAN, 0, 0}, "NaN"},
@@ -123,7 +124,8 @@ START_TEST(test_policy_rows)
     for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
         double out[3];
         ck_assert_int_eq(softmax_vec(out, bad[c].s, 3), ATT_EUSAGE);
-        ck_assert_msg(strstr(att_last_error(), bad[c].needle) != NULL, "row %zu: %s", c, att_last_error());
+        ck_assert_msg(strstr(att_last_error(), bad[c].needle) != NULL, "row %zu: %s", c,
+                      att_last_error());
     }
     /* through softmax_rows the message names the row */
     const double S[] = {0, 1, -inf, -inf};
@@ -170,7 +172,8 @@ START_TEST(test_prop_any_scale)
     PROP_FOR(k, rng, "head at any scale: rows sum to 1, O within V") {
         size_t T = prop_size(rng, 1, 9), d = prop_size(rng, 1, 6), dk = prop_size(rng, 1, 4),
                dv = prop_size(rng, 1, 3);
-        gsl_matrix *X = mat_new(T, d), *WQ = mat_new(d, dk), *WK = mat_new(d, dk), *WV = mat_new(d, dv);
+        gsl_matrix *X = mat_new(T, d), *WQ = mat_new(d, dk), *WK = mat_new(d, dk),
+                   *WV = mat_new(d, dv);
         mat_randn(rng, X, 1.0);
         mat_randn(rng, WQ, 1.0);
         mat_randn(rng, WK, 1.0);
@@ -187,7 +190,8 @@ START_TEST(test_prop_any_scale)
                 double sum = 0.0;
                 for (size_t j = 0; j < T; j++) {
                     double a = gsl_matrix_get(st.A, i, j);
-                    PROP_ASSERT(a >= 0.0 && a <= 1.0, "a(%zu,%zu) = %g at scale %g", i, j, a, p.scale);
+                    PROP_ASSERT(a >= 0.0 && a <= 1.0, "a(%zu,%zu) = %g at scale %g", i, j, a,
+                                p.scale);
                     sum += a;
                 }
                 PROP_ASSERT(fabs(sum - 1.0) <= tol_eps(4, T, 1.0), "row %zu sums to %.17g", i, sum);

@@ -10,7 +10,7 @@
 #include "fusedcheck.h"
 #include "head.h"
 #include "mat.h"
-#include "att.h"
+#include "status.h"
 
 #include <float.h>
 #include <math.h>
@@ -31,9 +31,11 @@ static double abs_prod_max(const gsl_matrix *X, const gsl_matrix *W, int tW)
 {
     gsl_matrix *aX = mat_dup(X), *aW = mat_dup(W);
     for (size_t i = 0; i < aX->size1; i++)
-        for (size_t j = 0; j < aX->size2; j++) gsl_matrix_set(aX, i, j, fabs(gsl_matrix_get(aX, i, j)));
+        for (size_t j = 0; j < aX->size2; j++)
+            gsl_matrix_set(aX, i, j, fabs(gsl_matrix_get(aX, i, j)));
     for (size_t i = 0; i < aW->size1; i++)
-        for (size_t j = 0; j < aW->size2; j++) gsl_matrix_set(aW, i, j, fabs(gsl_matrix_get(aW, i, j)));
+        for (size_t j = 0; j < aW->size2; j++)
+            gsl_matrix_set(aW, i, j, fabs(gsl_matrix_get(aW, i, j)));
     gsl_matrix *P = mat_new(X->size1, tW ? W->size1 : W->size2);
     ck_assert_int_eq(mat_gemm(P, 1.0, aX, 0, aW, tW, 0.0), ATT_OK);
     double m = mat_max_abs(P);
@@ -135,9 +137,12 @@ START_TEST(test_prop_fused_equals_separate)
         // the framework layout: the weight stored (out, in) = W_QKV^T
         gsl_matrix_transpose_memcpy(Wt, W);
         PROP_ASSERT(fused_project_out_in(Q2, K2, V2, QKV, X, Wt) == ATT_OK, "%s", att_last_error());
-        PROP_ASSERT(mat_max_abs_diff(Q2, Q) <= tol, "(out,in) Q: %g > %g", mat_max_abs_diff(Q2, Q), tol);
-        PROP_ASSERT(mat_max_abs_diff(K2, K) <= tol, "(out,in) K: %g > %g", mat_max_abs_diff(K2, K), tol);
-        PROP_ASSERT(mat_max_abs_diff(V2, V) <= tol, "(out,in) V: %g > %g", mat_max_abs_diff(V2, V), tol);
+        PROP_ASSERT(mat_max_abs_diff(Q2, Q) <= tol, "(out,in) Q: %g > %g", mat_max_abs_diff(Q2, Q),
+                    tol);
+        PROP_ASSERT(mat_max_abs_diff(K2, K) <= tol, "(out,in) K: %g > %g", mat_max_abs_diff(K2, K),
+                    tol);
+        PROP_ASSERT(mat_max_abs_diff(V2, V) <= tol, "(out,in) V: %g > %g", mat_max_abs_diff(V2, V),
+                    tol);
 
         mat_free(X); mat_free(WQ); mat_free(WK); mat_free(WV); mat_free(W); mat_free(Wt);
         mat_free(QKV); mat_free(Q); mat_free(K); mat_free(V); mat_free(Q2); mat_free(K2);
@@ -169,16 +174,20 @@ START_TEST(test_prop_batched_equals_one_by_one)
 
         PROP_ASSERT(head_forward_batched(O, &p, X, B, T) == ATT_OK, "%s", att_last_error());
         // the scale of the projections' rounding: |X| |W| + |b|
-        double P = fmax(abs_prod_max(X, WQ, 0), fmax(abs_prod_max(X, WK, 0), abs_prod_max(X, WV, 0)))
-                 + (biases ? fmax(gsl_vector_max(bQ) - gsl_vector_min(bQ),
-                                  fmax(gsl_vector_max(bK) - gsl_vector_min(bK),
-                                       gsl_vector_max(bV) - gsl_vector_min(bV))) + 1.0 : 0.0);
+        double P =
+            fmax(abs_prod_max(X, WQ, 0), fmax(abs_prod_max(X, WK, 0), abs_prod_max(X, WV, 0))) +
+            (biases ? fmax(gsl_vector_max(bQ) - gsl_vector_min(bQ),
+                           fmax(gsl_vector_max(bK) - gsl_vector_min(bK),
+                                gsl_vector_max(bV) - gsl_vector_min(bV))) +
+                          1.0
+                    : 0.0);
         head_state st;
         PROP_ASSERT(head_state_alloc(&st, T, T, d, d_k, d_v) == ATT_OK, "%s", att_last_error());
         for (size_t b = 0; b < B; b++) {
             gsl_matrix_const_view Xb = gsl_matrix_const_submatrix(X, b * T, 0, T, d);
             gsl_matrix_const_view Ob = gsl_matrix_const_submatrix(O, b * T, 0, T, d_v);
-            PROP_ASSERT(head_forward(&st, &p, &Xb.matrix, &Xb.matrix) == ATT_OK, "%s", att_last_error());
+            PROP_ASSERT(head_forward(&st, &p, &Xb.matrix, &Xb.matrix) == ATT_OK, "%s",
+                        att_last_error());
             /* Q, K, V differ by rounding (2 d eps P); the scores by d_k times
              * that times |Q|, |K|; the output by the scores' change times |V| */
             double sc = fabs(p.scale) * (double)d_k
@@ -205,29 +214,46 @@ START_TEST(test_prop_fusedcheck)
 {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     PROP_FOR(k, rng, "fusedcheck: per head and batched within tolerance, planted error seen") {
-        fusedcheck_case c = {"prop", prop_size(rng, 1, 3), prop_size(rng, 1, 8), prop_size(rng, 1, 20),
-                             prop_size(rng, 1, 5), prop_size(rng, 1, 5), prop_size(rng, 1, 3)};
-        size_t N = c.B * c.T, nq = c.heads * c.d_k, nv = c.heads * c.d_v, w = c.d_k > c.d_v ? c.d_k : c.d_v;
+        fusedcheck_case c = {"prop",
+                             prop_size(rng, 1, 3),
+                             prop_size(rng, 1, 8),
+                             prop_size(rng, 1, 20),
+                             prop_size(rng, 1, 5),
+                             prop_size(rng, 1, 5),
+                             prop_size(rng, 1, 3)};
+        size_t N = c.B * c.T, nq = c.heads * c.d_k, nv = c.heads * c.d_v,
+               w = c.d_k > c.d_v ? c.d_k : c.d_v;
         double sw = 1.0 / sqrt((double)c.d);
         gsl_matrix *X = rand_mat(rng, N, c.d, 1.0), *WQ = rand_mat(rng, c.d, nq, sw);
         gsl_matrix *WK = rand_mat(rng, c.d, nq, sw), *WV = rand_mat(rng, c.d, nv, sw);
-        gsl_matrix *W = mat_new(c.d, 2 * nq + nv), *QKV = mat_new(N, 2 * nq + nv), *Y = mat_new(N, w);
+        gsl_matrix *W = mat_new(c.d, 2 * nq + nv), *QKV = mat_new(N, 2 * nq + nv),
+                   *Y = mat_new(N, w);
         gsl_matrix *F[3] = {mat_new(N, nq), mat_new(N, nq), mat_new(N, nv)}, *O = mat_new(N, c.d_v);
         head_state st;
-        PROP_ASSERT(head_state_alloc(&st, c.T, c.T, c.d, c.d_k, c.d_v) == ATT_OK, "%s", att_last_error());
-        PROP_ASSERT(fused_pack(W, WQ, WK, WV) == ATT_OK && fused_project(F[0], F[1], F[2], QKV, X, W) == ATT_OK,
+        PROP_ASSERT(head_state_alloc(&st, c.T, c.T, c.d, c.d_k, c.d_v) == ATT_OK, "%s",
+                    att_last_error());
+        PROP_ASSERT(fused_pack(W, WQ, WK, WV) == ATT_OK &&
+                        fused_project(F[0], F[1], F[2], QKV, X, W) == ATT_OK,
                     "%s", att_last_error());
         const gsl_matrix *Ws[3] = {WQ, WK, WV}, *Fs[3] = {F[0], F[1], F[2]};
-        double err = -1.0, tol = -1.0, tol_proj = tol_eps(2, c.d, mat_max_row_norm(X) * mat_max_col_norm(W));
+        double err = -1.0, tol = -1.0,
+               tol_proj = tol_eps(2, c.d, mat_max_row_norm(X) * mat_max_col_norm(W));
         PROP_ASSERT(fusedcheck_per_head(&err, &c, X, Ws, Fs, Y) == ATT_OK, "%s", att_last_error());
         PROP_ASSERT(err >= 0.0 && err <= tol_proj, "per head: %g > %g", err, tol_proj);
-        PROP_ASSERT(fusedcheck_batched(&err, &tol, &c, X, Ws, O, &st) == ATT_OK, "%s", att_last_error());
+        PROP_ASSERT(fusedcheck_batched(&err, &tol, &c, X, Ws, O, &st) == ATT_OK, "%s",
+                    att_last_error());
         PROP_ASSERT(err >= 0.0 && tol > 0.0 && err <= tol, "batched: %g > %g", err, tol);
         gsl_matrix_set(F[2], N - 1, nv - 1, gsl_matrix_get(F[2], N - 1, nv - 1) + 1.0);
         PROP_ASSERT(fusedcheck_per_head(&err, &c, X, Ws, Fs, Y) == ATT_OK, "%s", att_last_error());
         PROP_ASSERT(fabs(err - 1.0) <= 1e-12, "planted error 1 seen as %g", err);
         head_state_free(&st);
-        mat_free(X); mat_free(WQ); mat_free(WK); mat_free(WV); mat_free(W); mat_free(QKV); mat_free(Y);
+        mat_free(X);
+        mat_free(WQ);
+        mat_free(WK);
+        mat_free(WV);
+        mat_free(W);
+        mat_free(QKV);
+        mat_free(Y);
         mat_free(F[0]); mat_free(F[1]); mat_free(F[2]); mat_free(O);
     }
     gsl_rng_free(rng);

@@ -12,7 +12,7 @@
 #include "gradcheck.h"
 #include "mat.h"
 #include "rope.h"
-#include "att.h"
+#include "status.h"
 
 #include <float.h>
 #include <math.h>
@@ -61,7 +61,7 @@ typedef struct {
 static void hcase_make(gsl_rng *rng, hcase *c, size_t T_q, size_t T_k, size_t d,
                        size_t d_k, size_t d_v, int self, int rope, double scale, int biases)
 {
-    *c = (hcase){ .T_q = T_q, .T_k = self ? T_q : T_k, .d = d, .d_k = d_k, .d_v = d_v, .self = self };
+    *c = (hcase){.T_q = T_q, .T_k = self ? T_q : T_k, .d = d, .d_k = d_k, .d_v = d_v, .self = self};
     c->Xq = rand_mat(rng, T_q, d, 1.0);
     c->Xkv = self ? c->Xq : rand_mat(rng, c->T_k, d, 1.0);
     double sw = 1.0 / sqrt((double)d);
@@ -124,7 +124,8 @@ START_TEST(test_worked_example)
             ck_assert_double_eq(gsl_matrix_get(st.V, i, j), V[2 * i + j]);
         }
     for (size_t i = 0; i < 3; i++)
-        for (size_t j = 0; j < 3; j++) ck_assert_double_eq(gsl_matrix_get(st.S, i, j), S[3 * i + j]);
+        for (size_t j = 0; j < 3; j++)
+            ck_assert_double_eq(gsl_matrix_get(st.S, i, j), S[3 * i + j]);
 
     /* winner e^3/(e^3+2) = 0.909, others 1/(e^3+2) = 0.045, "the" uniform 1/3 */
     double e3 = exp(3.0), w = e3 / (e3 + 2.0), o = 1.0 / (e3 + 2.0), u = 1.0 / 3.0;
@@ -242,7 +243,8 @@ START_TEST(test_prop_rope)
         PROP_ASSERT(rope_apply(Y, X, base) == ATT_OK, "%s", att_last_error());
         PROP_ASSERT(rope_backward(Z, Y, base) == ATT_OK, "%s", att_last_error());
         double mx = mat_max_abs(X);
-        PROP_ASSERT(mat_diff_frob(Z, X) <= tol_eps(16, T * d_k, mx), "round trip %g", mat_diff_frob(Z, X));
+        PROP_ASSERT(mat_diff_frob(Z, X) <= tol_eps(16, T * d_k, mx), "round trip %g",
+                    mat_diff_frob(Z, X));
         for (size_t t = 0; t < T; t++) {
             gsl_vector_view x = gsl_matrix_row(X, t), y = gsl_matrix_row(Y, t);
             double nx = gsl_blas_dnrm2(&x.vector), ny = gsl_blas_dnrm2(&y.vector);
@@ -252,7 +254,8 @@ START_TEST(test_prop_rope)
          * same score: (R_i q).(R_j k) depends on j - i only */
         if (T >= 2) {
             size_t i = prop_size(rng, 0, T - 2), j = prop_size(rng, 0, T - 2);
-            gsl_matrix *P = rand_mat(rng, 2, d_k, 1.0), *Mq = mat_new(T, d_k), *Mk = mat_new(T, d_k);
+            gsl_matrix *P = rand_mat(rng, 2, d_k, 1.0), *Mq = mat_new(T, d_k),
+                       *Mk = mat_new(T, d_k);
             for (size_t t = 0; t < T; t++) {
                 gsl_vector_view r = gsl_matrix_row(P, 0), s = gsl_matrix_row(P, 1);
                 gsl_matrix_set_row(Mq, t, &r.vector);
@@ -325,7 +328,8 @@ START_TEST(test_prop_permute_keys_values)
             for (size_t j = 0; j < c.T_k; j++) {
                 double a = gsl_matrix_get(s0.A, i, gsl_permutation_get(pi, j));
                 double b = gsl_matrix_get(s1.A, i, j);
-                PROP_ASSERT(fabs(a - b) <= tol, "A moved wrongly at (%zu, %zu): %g vs %g", i, j, a, b);
+                PROP_ASSERT(fabs(a - b) <= tol, "A moved wrongly at (%zu, %zu): %g vs %g", i, j, a,
+                            b);
             }
         head_state_free(&s0); head_state_free(&s1);
         mat_free(Xp); gsl_permutation_free(pi);
@@ -393,7 +397,8 @@ START_TEST(test_prop_query_bias_rows)
                 double want = c.p.scale * 0.0;   /* and it equals scale b_Q . k_j */
                 for (size_t l = 0; l < c.d_k; l++)
                     want += c.p.scale * gsl_vector_get(c.b_Q, l) * gsl_matrix_get(s0.K, j, l);
-                PROP_ASSERT(fabs(ri - want) <= tol, "(%zu, %zu): %.17g vs b_Q.k_j %.17g", i, j, ri, want);
+                PROP_ASSERT(fabs(ri - want) <= tol, "(%zu, %zu): %.17g vs b_Q.k_j %.17g", i, j, ri,
+                            want);
             }
         /* W_Q = 0: every query is b_Q, so every row of A is softmax(scale K b_Q) */
         gsl_matrix *Z = mat_new(c.d, c.d_k);
@@ -579,7 +584,8 @@ static void check_gradients(gsl_rng *rng, size_t k, int self, int rope)
     END_TEST
 
 GRAD_PROPERTY(test_prop_grad_cross, 0, 0, "backprop = finite differences, cross-attention")
-GRAD_PROPERTY(test_prop_grad_cross_rope, 0, 1, "backprop = finite differences, cross-attention, RoPE")
+GRAD_PROPERTY(test_prop_grad_cross_rope, 0, 1,
+              "backprop = finite differences, cross-attention, RoPE")
 GRAD_PROPERTY(test_prop_grad_self, 1, 0, "backprop = finite differences, self-attention")
 GRAD_PROPERTY(test_prop_grad_self_rope, 1, 1, "backprop = finite differences, self-attention, RoPE")
 
@@ -608,7 +614,8 @@ START_TEST(test_prop_key_bias_gradient)
             hcase_forward(&st, &c, &c.p, c.Xkv);
             head_grads g;
             ck_assert_int_eq(head_grads_alloc(&g, c.T_q, c.T_k, d, d_k, d_v), ATT_OK);
-            PROP_ASSERT(head_backward(&g, &st, &c.p, c.Xq, c.Xkv, G) == ATT_OK, "%s", att_last_error());
+            PROP_ASSERT(head_backward(&g, &st, &c.p, c.Xq, c.Xkv, G) == ATT_OK, "%s",
+                        att_last_error());
             /* db_K = scale (dS 1)^T Q and the rows of dS sum to 0. Rounding:
              * |dS| <= 2 |dA| <= 2 d_v |G| |V|, summed over T_q T_k terms */
             double bound = fabs(scale) * 2.0 * (double)d_v * mat_max_abs(G) * mat_max_abs(st.V)
@@ -635,6 +642,10 @@ START_TEST(test_prop_key_bias_gradient)
 }
 END_TEST
 
-PROP_MAIN("test_head",
-          {"unit", 0, {test_worked_example, test_shape_errors, test_rope_by_hand}},
-          {"properties", 300, {test_prop_rope, test_prop_permute_keys_values, test_prop_key_bias_no_effect, test_prop_query_bias_rows, test_prop_value_bias_adds, test_prop_grad_cross, test_prop_grad_cross_rope, test_prop_grad_self, test_prop_grad_self_rope, test_prop_key_bias_gradient}})
+PROP_MAIN("test_head", {"unit", 0, {test_worked_example, test_shape_errors, test_rope_by_hand}},
+          {"properties",
+           300,
+           {test_prop_rope, test_prop_permute_keys_values, test_prop_key_bias_no_effect,
+            test_prop_query_bias_rows, test_prop_value_bias_adds, test_prop_grad_cross,
+            test_prop_grad_cross_rope, test_prop_grad_self, test_prop_grad_self_rope,
+            test_prop_key_bias_gradient}})

@@ -12,7 +12,7 @@
 #include "head.h"
 #include "mat.h"
 #include "softmax.h"
-#include "att.h"
+#include "status.h"
 #include "tiled.h"
 
 #include <float.h>
@@ -67,7 +67,8 @@ START_TEST(test_prop_mask_forward)
                     PROP_ASSERT(s == -INFINITY && a == 0.0, "(%zu,%zu): s %g a %g", i, j, s, a);
                 } else {
                     PROP_ASSERT(s == gsl_matrix_get(s0.S, i, j), "score (%zu,%zu) changed", i, j);
-                    PROP_ASSERT(a == row[j], "(%zu,%zu): %.17g vs prefix softmax %.17g", i, j, a, row[j]);
+                    PROP_ASSERT(a == row[j], "(%zu,%zu): %.17g vs prefix softmax %.17g", i, j, a,
+                                row[j]);
                 }
             }
         }
@@ -84,7 +85,8 @@ START_TEST(test_prop_mask_forward)
 END_TEST
 
 /* L = sum(G .* O) with the mask on */
-static double masked_loss(const head_params *p, const gsl_matrix *X, const gsl_matrix *G, size_t d_v)
+static double masked_loss(const head_params *p, const gsl_matrix *X, const gsl_matrix *G,
+                          size_t d_v)
 {
     gsl_matrix *O = mat_new(X->size1, d_v);
     ck_assert_int_eq(head_output(O, p, X, X), ATT_OK);
@@ -154,7 +156,8 @@ START_TEST(test_batched_causal)
     gsl_rng_set(rng, 3);
     size_t B = 3, T = 5, d = 6, d_k = 3, d_v = 2;
     gsl_matrix *X = rand_mat(rng, B * T, d, 1.0), *O = mat_new(B * T, d_v), *Ob = mat_new(T, d_v);
-    gsl_matrix *WQ = rand_mat(rng, d, d_k, 1.0), *WK = rand_mat(rng, d, d_k, 1.0), *WV = rand_mat(rng, d, d_v, 1.0);
+    gsl_matrix *WQ = rand_mat(rng, d, d_k, 1.0), *WK = rand_mat(rng, d, d_k, 1.0),
+               *WV = rand_mat(rng, d, d_v, 1.0);
     head_params p = head_params_make(WQ, WK, WV);
     p.causal = 1;
     ck_assert_int_eq(head_forward_batched(O, &p, X, B, T), ATT_OK);
@@ -163,14 +166,16 @@ START_TEST(test_batched_causal)
         gsl_matrix_view Os = gsl_matrix_submatrix(O, b * T, 0, T, d_v);
         ck_assert_int_eq(head_output(Ob, &p, &Xb.matrix, &Xb.matrix), ATT_OK);
         double diff = mat_max_abs_diff(Ob, &Os.matrix);
-        ck_assert_msg(diff <= 64 * DBL_EPSILON * (1.0 + mat_max_abs(Ob)), "sequence %zu: %g", b, diff);
+        ck_assert_msg(diff <= 64 * DBL_EPSILON * (1.0 + mat_max_abs(Ob)), "sequence %zu: %g", b,
+                      diff);
         // row 0 sees only key 0: o_0 = v_0
         gsl_vector_view x0 = gsl_matrix_row(&Xb.matrix, 0);
         for (size_t j = 0; j < d_v; j++) {
             gsl_vector_view w = gsl_matrix_column(WV, j);
             double v0;
             gsl_blas_ddot(&x0.vector, &w.vector, &v0);
-            ck_assert_double_eq_tol(gsl_matrix_get(&Os.matrix, 0, j), v0, 64 * DBL_EPSILON * (1.0 + fabs(v0)));
+            ck_assert_double_eq_tol(gsl_matrix_get(&Os.matrix, 0, j), v0,
+                                    64 * DBL_EPSILON * (1.0 + fabs(v0)));
         }
     }
     mat_free(X); mat_free(O); mat_free(Ob); mat_free(WQ); mat_free(WK); mat_free(WV);

@@ -41,8 +41,8 @@ START_TEST(prop_ref_equals_forward)
         PROP_ASSERT(head_ref_forward(O, A, &p, Xq, Xk) == ATT_OK, "%s", att_last_error());
         double tol = tol_head_output(&st, Xk, W_V, scale);
         double eO = mat_max_abs_diff(O, st.O), eA = mat_max_abs_diff(A, st.A);
-        PROP_ASSERT(eO <= tol, "|O_ref - O| = %g > %g (T_q %zu T_k %zu d %zu d_k %zu d_v %zu)", eO, tol,
-                    T_q, T_k, d, d_k, d_v);
+        PROP_ASSERT(eO <= tol, "|O_ref - O| = %g > %g (T_q %zu T_k %zu d %zu d_k %zu d_v %zu)", eO,
+                    tol, T_q, T_k, d, d_k, d_v);
         /* the weights: A is O's formula with V = I, so the same bound with max|v| = 1 */
         double tolA = tol_attention_output(T_k, d + d_k, tol_score_bound(st.Q, st.K, scale), 1.0);
         PROP_ASSERT(eA <= tolA, "|A_ref - A| = %g > %g", eA, tolA);

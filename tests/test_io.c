@@ -4,7 +4,7 @@
 #include "afile.h"
 #include "table.h"
 #include "verdict.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 #include <sys/stat.h>
@@ -25,8 +25,9 @@ START_TEST(test_parse_ulong_table)
         int st = opts_parse_ulong(cases[i].s, &v, "--seed");
         ck_assert_msg((st == ATT_OK) == cases[i].ok, "'%s': status %d", cases[i].s, st);
         if (cases[i].ok) ck_assert_uint_eq(v, cases[i].v);
-        else ck_assert_msg(strstr(att_last_error(), "--seed") != NULL, "message names the option: %s",
-                           att_last_error());
+        else
+            ck_assert_msg(strstr(att_last_error(), "--seed") != NULL,
+                          "message names the option: %s", att_last_error());
     }
     size_t z;
     ck_assert_int_eq(opts_parse_size("0", &z, "--T"), ATT_EUSAGE);
@@ -43,7 +44,8 @@ START_TEST(test_parse_double_table)
     for (size_t i = 0; i < sizeof good / sizeof *good; i++)
         ck_assert_msg(opts_parse_double(good[i], &v, "--scale") == ATT_OK, "'%s' refused", good[i]);
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-        ck_assert_msg(opts_parse_double(bad[i], &v, "--scale") == ATT_EUSAGE, "'%s' accepted", bad[i]);
+        ck_assert_msg(opts_parse_double(bad[i], &v, "--scale") == ATT_EUSAGE, "'%s' accepted",
+                      bad[i]);
     size_t b;
     ck_assert_int_eq(opts_parse_bytes("64M", &b, "--max-memory"), ATT_OK);
     ck_assert_uint_eq(b, (size_t)64 << 20);
@@ -66,10 +68,13 @@ START_TEST(test_opts_need)
     opts o = {.max_memory = (size_t)4 << 30};
     // T*T*8 = 2^67 wraps size_t: refused, not 0
     ck_assert_int_eq(opts_need(&o, &b, 8, "T*T", (size_t)1 << 32, (size_t)1 << 32), ATT_EUSAGE);
-    ck_assert_str_eq(att_last_error(), "--T 4294967296: T*T*8 bytes overflows (more than 2^64 bytes)");
+    ck_assert_str_eq(att_last_error(),
+                     "--T 4294967296: T*T*8 bytes overflows (more than 2^64 bytes)");
     // 100000^2 * 8 = 74.5 GiB > 4 GiB; two options named, each once
-    ck_assert_int_eq(opts_need(&o, &b, 8, "T*d*T", (size_t)100000, (size_t)1, (size_t)100000), ATT_EUSAGE);
-    ck_assert_ptr_nonnull(strstr(att_last_error(), "--T 100000, --d 1: T*d*T*8 bytes = 74.5 GiB exceeds the memory "
+    ck_assert_int_eq(opts_need(&o, &b, 8, "T*d*T", (size_t)100000, (size_t)1, (size_t)100000),
+                     ATT_EUSAGE);
+    ck_assert_ptr_nonnull(strstr(att_last_error(),
+                                 "--T 100000, --d 1: T*d*T*8 bytes = 74.5 GiB exceeds the memory "
                                  "budget (--max-memory 4 GiB"));
     // exactly the budget fits; one byte more does not
     ck_assert_int_eq(opts_need(&o, &b, 8, "T", (size_t)1 << 29), ATT_OK);
@@ -81,8 +86,10 @@ START_TEST(test_opts_need)
     ck_assert_int_eq(opts_need(&o, &b, 16, "T*T", (size_t)1 << 30, (size_t)1 << 30), ATT_EUSAGE);
     // a derived count
     o.max_memory = (size_t)1 << 20;
-    ck_assert_int_eq(opts_need_for(&o, "--draws", 7, "the per-draw table", (size_t)1 << 20, 0, 8), ATT_EUSAGE);
-    ck_assert_ptr_nonnull(strstr(att_last_error(), "--draws 7: the per-draw table (1048576 x 8 bytes) = 8 MiB exceeds"));
+    ck_assert_int_eq(opts_need_for(&o, "--draws", 7, "the per-draw table", (size_t)1 << 20, 0, 8),
+                     ATT_EUSAGE);
+    ck_assert_ptr_nonnull(strstr(
+        att_last_error(), "--draws 7: the per-draw table (1048576 x 8 bytes) = 8 MiB exceeds"));
     ck_assert_int_eq(opts_need_for(&o, "--seeds", 3, "the table", 1, 1, 8), ATT_EUSAGE);
     ck_assert_ptr_nonnull(strstr(att_last_error(), "--seeds 3: the table"));
     // the formula and the factors must agree
@@ -184,7 +191,8 @@ START_TEST(test_opts_suggest)
     /* a common option this program does not take: said so, no look-alike offered */
     const char *dk[] = {"x", "--dk", "4"};
     ck_assert_int_eq(parse(&o, OPT_MC | OPT_T | OPT_DV, 3, dk), ATT_EUSAGE);
-    ck_assert_msg(strstr(att_last_error(), "takes no --dk") && !strstr(att_last_error(), "did you mean"),
+    ck_assert_msg(strstr(att_last_error(), "takes no --dk") &&
+                      !strstr(att_last_error(), "did you mean"),
                   "message '%s'", att_last_error());
 }
 END_TEST
@@ -218,8 +226,10 @@ START_TEST(test_opts_help)
     const char *h = help_text(OPT_MC | OPT_T | OPT_DK | OPT_LISTS);
     ck_assert_msg(strstr(h, "--T N              sequence length(s) T: one value, a list 4,8,16 "
                             "or a range 2..256 (doubling)"), "%s", h);
-    ck_assert_msg(strstr(h, "--dk N             query/key width(s) d_k: one value, a list"), "%s", h);
-    ck_assert_msg(strstr(h, "none given: the full sweep, as declared in experiments/test.c"), "%s", h);
+    ck_assert_msg(strstr(h, "--dk N             query/key width(s) d_k: one value, a list"), "%s",
+                  h);
+    ck_assert_msg(strstr(h, "none given: the full sweep, as declared in experiments/test.c"), "%s",
+                  h);
     ck_assert_msg(!strstr(h, "run the ") && !strstr(h, "values N"), "%s", h);
     h = help_text(OPT_MC | OPT_D);
     ck_assert_msg(strstr(h, "--d N              model width d: one value\n"), "%s", h);
@@ -294,19 +304,21 @@ END_TEST
 /* Every rule, its outcomes at the edges: (rule, value, ci) -> outcome. */
 START_TEST(test_verdict_decide_table)
 {
-    const struct { verdict_rule r; double v, lo, hi; verdict_outcome want; } cases[] = {
+    const struct { verdict_rule r; double v, lo, hi; verdict_outcome want;
+    } cases[] = {
         {verdict_rule_at_most(1e-12), 1e-13, NAN, NAN, OUT_PASS},
         {verdict_rule_at_most(1e-12), 1e-12, NAN, NAN, OUT_PASS},
         {verdict_rule_at_most(1e-12), 2e-12, NAN, NAN, OUT_FAIL},
-        {verdict_rule_at_most(1e-12), NAN, NAN, NAN, OUT_FAIL},          /* NaN cannot hide */
+        {verdict_rule_at_most(1e-12), NAN, NAN, NAN, OUT_FAIL}, /* NaN cannot hide */
         {verdict_rule_at_least(1e-3), 0.5, NAN, NAN, OUT_PASS},
         {verdict_rule_at_least(1e-3), 1e-4, NAN, NAN, OUT_FAIL},
         {verdict_rule_between(0, 1), 0.5, NAN, NAN, OUT_PASS},
         {verdict_rule_between(0, 1), 1.5, NAN, NAN, OUT_FAIL},
         {verdict_rule_ci_within(0.95, 1.05), 1.0, 0.99, 1.01, OUT_PASS},
-        {verdict_rule_ci_within(0.95, 1.05), 1.0, 0.90, 1.10, OUT_INCONCLUSIVE},  /* too few draws */
-        {verdict_rule_ci_within(0.95, 1.05), 1.04, 1.02, 1.06, OUT_INCONCLUSIVE}, /* across a bound */
-        {verdict_rule_ci_within(0.95, 1.05), 1.2, 1.1, 1.3, OUT_FAIL},            /* CI outside */
+        {verdict_rule_ci_within(0.95, 1.05), 1.0, 0.90, 1.10, OUT_INCONCLUSIVE}, /* too few draws */
+        {verdict_rule_ci_within(0.95, 1.05), 1.04, 1.02, 1.06,
+         OUT_INCONCLUSIVE},                                            /* across a bound */
+        {verdict_rule_ci_within(0.95, 1.05), 1.2, 1.1, 1.3, OUT_FAIL}, /* CI outside */
         {verdict_rule_ci_within(0.95, 1.05), 0.8, 0.7, 0.9, OUT_FAIL},
         {verdict_rule_ci_within(0.95, 1.05), NAN, NAN, NAN, OUT_FAIL},
         {verdict_rule_ci_above(0.5), 1.3, 1.2, 1.4, OUT_PASS},
@@ -316,7 +328,7 @@ START_TEST(test_verdict_decide_table)
         {verdict_rule_ci_below(0.5), 0.5, 0.4, 0.6, OUT_INCONCLUSIVE},
         {verdict_rule_ci_below(0.5), 0.7, 0.6, 0.8, OUT_FAIL},
         {verdict_rule_precision(0.01), 1.0, 0.995, 1.005, OUT_PASS},
-        {verdict_rule_precision(0.01), 1.0, 0.9, 1.1, OUT_INCONCLUSIVE},          /* never FAIL */
+        {verdict_rule_precision(0.01), 1.0, 0.9, 1.1, OUT_INCONCLUSIVE}, /* never FAIL */
         {verdict_rule_precision(0.01), NAN, NAN, NAN, OUT_INCONCLUSIVE},
         {verdict_rule_none(), 3.0, NAN, NAN, OUT_REPORTED},
     };
@@ -324,8 +336,8 @@ START_TEST(test_verdict_decide_table)
         measure m = verdict_measure_ci(cases[i].v, cases[i].lo, cases[i].hi, 100);
         verdict_outcome got = verdict_decide(cases[i].r, m);
         ck_assert_msg(got == cases[i].want, "case %zu: rule %s, value %g [%g, %g]: got %s, want %s",
-                      i, verdict_rule_cmp_name(cases[i].r.cmp), cases[i].v, cases[i].lo, cases[i].hi,
-                      verdict_outcome_name(got), verdict_outcome_name(cases[i].want));
+                      i, verdict_rule_cmp_name(cases[i].r.cmp), cases[i].v, cases[i].lo,
+                      cases[i].hi, verdict_outcome_name(got), verdict_outcome_name(cases[i].want));
     }
 }
 END_TEST
@@ -351,10 +363,14 @@ START_TEST(test_verdict_rows)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     verdict_list vl;
     verdict_list_init(&vl);
-    ck_assert_int_eq(verdict_add(&vl, KIND_IDENTITY, "demoExact", NAN, verdict_measure_exact(1e-17, 4),
-                                 verdict_rule_at_most(1e-15), "a, quoted \"%s\"", "thing"), ATT_OK);
-    ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoMc", 0.5, verdict_measure_ci(0.49, 0.48, 0.50, 1000),
-                                 verdict_rule_ci_within(0.4, 0.6), "mean"), ATT_OK);
+    ck_assert_int_eq(verdict_add(&vl, KIND_IDENTITY, "demoExact", NAN,
+                                 verdict_measure_exact(1e-17, 4), verdict_rule_at_most(1e-15),
+                                 "a, quoted \"%s\"", "thing"),
+                     ATT_OK);
+    ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoMc", 0.5,
+                                 verdict_measure_ci(0.49, 0.48, 0.50, 1000),
+                                 verdict_rule_ci_within(0.4, 0.6), "mean"),
+                     ATT_OK);
     verdict_headline(&vl);
     /* a bad macro name, a reported row with a rule, a claim without one, a CI
      * rule without a CI: refused */
@@ -362,8 +378,9 @@ START_TEST(test_verdict_rows)
                                  verdict_rule_at_most(1), "x"), ATT_ERUNTIME);
     ck_assert_int_eq(verdict_add(&vl, KIND_REPORTED, "demoT", NAN, verdict_measure_exact(1, 1),
                                  verdict_rule_at_most(1), "t"), ATT_ERUNTIME);
-    ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoT", NAN, verdict_measure_exact(1, 1), verdict_rule_none(),
-                                 "t"), ATT_ERUNTIME);
+    ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoT", NAN, verdict_measure_exact(1, 1),
+                                 verdict_rule_none(), "t"),
+                     ATT_ERUNTIME);
     ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoT", NAN, verdict_measure_exact(1, 10),
                                  verdict_rule_ci_above(0), "t"), ATT_ERUNTIME);
     ck_assert_int_eq(vl.n, 2);
@@ -374,14 +391,17 @@ START_TEST(test_verdict_rows)
     const char *want =
         "id,kind,quantity,expected,measured,ci_low,ci_high,tolerance,draws,seed,verdict,rule,"
         "bound_lo,bound_hi,rule_text,macro,run_dependent,headline,nature\n"
-        "demo,identity,\"a, quoted \"\"thing\"\"\",,1.0000000000000001e-17,,,1.0000000000000001e-15,"
+        "demo,identity,\"a, quoted "
+        "\"\"thing\"\"\",,1.0000000000000001e-17,,,1.0000000000000001e-15,"
         "4,3,PASS,at_most,,1.0000000000000001e-15,<= 1e-15,demoExact,0,0,rounding\n"
         "demo,claim,mean,0.5,0.48999999999999999,0.47999999999999998,0.5,,1000,3,PASS,ci_within,"
         "0.40000000000000002,0.59999999999999998,\"95% CI inside [0.4, 0.6]\",demoMc,0,1,mc\n";
     ck_assert_str_eq(slurp(path), want);
     /* an INCONCLUSIVE row is not a FAIL (exit 0); a FAIL is */
-    ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoI", NAN, verdict_measure_ci(1.0, 0.9, 1.1, 10),
-                                 verdict_rule_ci_within(0.95, 1.05), "few draws"), ATT_OK);
+    ck_assert_int_eq(verdict_add(&vl, KIND_CLAIM, "demoI", NAN,
+                                 verdict_measure_ci(1.0, 0.9, 1.1, 10),
+                                 verdict_rule_ci_within(0.95, 1.05), "few draws"),
+                     ATT_OK);
     ck_assert_int_eq(vl.v[2].outcome, OUT_INCONCLUSIVE);
     ck_assert_int_eq(verdict_list_status(&vl), ATT_OK);
     ck_assert_int_eq(verdict_add(&vl, KIND_REPORTED, "demoTime", NAN, verdict_measure_exact(1.0, 5),
@@ -415,5 +435,8 @@ START_TEST(test_table_columns)
 }
 END_TEST
 
-PROP_MAIN("io",
-          {"core", 0, {test_parse_ulong_table, test_parse_double_table, test_opts_need, test_opts_parse, test_opts_suggest, test_opts_help, test_atomic_file, test_verdict_decide_table, test_verdict_draws_to_decide, test_verdict_rows, test_table_columns}})
+PROP_MAIN("io", {"core",
+                 0,
+                 {test_parse_ulong_table, test_parse_double_table, test_opts_need, test_opts_parse,
+                  test_opts_suggest, test_opts_help, test_atomic_file, test_verdict_decide_table,
+                  test_verdict_draws_to_decide, test_verdict_rows, test_table_columns}})

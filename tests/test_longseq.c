@@ -19,8 +19,8 @@
 #include "mat.h"
 #include "mc.h"
 #include "softmax.h"
-#include "stat.h"
-#include "att.h"
+#include "statistics.h"
+#include "status.h"
 
 #include <float.h>
 #include <math.h>
@@ -54,7 +54,8 @@ START_TEST(test_lse_matches_library)
         size_t n = ns[t];
         all[0] = 700.0 * (t % 2 ? 1.0 : -1.0);
         for (size_t j = 0; j < n; j++) all[j + 1] = gsl_ran_gaussian(rng, 30.0);
-        double a = longseq_log_denominator_of(all[0], all + 1, n), b = softmax_logsumexp(all, n + 1);
+        double a = longseq_log_denominator_of(all[0], all + 1, n),
+               b = softmax_logsumexp(all, n + 1);
         ck_assert_msg(fabs(a - b) <= 8 * EPS * (fabs(b) + log((double)n + 1.0)),
                       "n = %zu: %.17g vs %.17g", n, a, b);
     }
@@ -74,7 +75,8 @@ START_TEST(test_streaming_sampler_is_the_lse_of_its_draws)
         double a = longseq_log_denominator(r1, 0.7, 2.5, T);
         for (size_t j = 0; j + 1 < T; j++) buf[j] = 2.5 * gsl_ran_gaussian_ziggurat(r2, 1.0);
         double b = longseq_log_denominator_of(0.7, buf, T - 1);
-        ck_assert_msg(fabs(a - b) <= 8 * EPS * (fabs(b) + log((double)T)), "T = %zu: %.17g vs %.17g", T, a, b);
+        ck_assert_msg(fabs(a - b) <= 8 * EPS * (fabs(b) + log((double)T)),
+                      "T = %zu: %.17g vs %.17g", T, a, b);
         gsl_rng_free(r1);
         gsl_rng_free(r2);
     }
@@ -114,7 +116,8 @@ static void trace_frob(const longseq_work *w, double *tr, double *fro)
     for (size_t a = 0; a < w->d; a++)
         for (size_t b = 0; b < w->d; b++) {
             double m = 0.0;
-            for (size_t k = 0; k < w->d_k; k++) m += gsl_matrix_get(w->W_Q, a, k) * gsl_matrix_get(w->W_K, b, k);
+            for (size_t k = 0; k < w->d_k; k++)
+                m += gsl_matrix_get(w->W_Q, a, k) * gsl_matrix_get(w->W_K, b, k);
             *fro += m * m;
             if (a == b) *tr += m;
         }
@@ -186,7 +189,8 @@ static double direct_row(gsl_rng *rng, longseq_work *w, size_t T, double *s_othe
         double sj = 0.0;
         for (size_t b = 0; b < w->d_k; b++) {
             double kb = 0.0;
-            for (size_t m = 0; m < w->d; m++) kb += gsl_matrix_get(w->W_K, m, b) * gsl_vector_get(w->y, m);
+            for (size_t m = 0; m < w->d; m++)
+                kb += gsl_matrix_get(w->W_K, m, b) * gsl_vector_get(w->y, m);
             sj += gsl_vector_get(w->q, b) * kb;
         }
         s_other[j] = sj;
@@ -215,7 +219,8 @@ START_TEST(test_shortcut_matches_direct)
             for (int est = 0; est < 2; est++) {
                 longseq_query r;
                 ck_assert_int_eq(longseq_draw_query(rng, &w, 1.0, est, &r), ATT_OK);
-                double u = longseq_estimate(&r, T, longseq_log_denominator(rng, r.s, sqrt(r.sigma2), T));
+                double u =
+                    longseq_estimate(&r, T, longseq_log_denominator(rng, r.s, sqrt(r.sigma2), T));
                 stat_push(&m[1 + est], u);
                 if (est == 0) stat_push(&big[1], u > 1.0);
             }
@@ -281,11 +286,15 @@ START_TEST(test_threads_bit_identical)
         }
         for (int k = 0; k < 2; k++)
             ck_assert_msg(memcmp(&a[0][k], &a[1][k], sizeof a[0][k]) == 0,
-                          "estimator %d statistic %d: %.17g (1 thread) vs %.17g (2 threads)", est, k,
-                          a[0][k].mean, a[1][k].mean);
+                          "estimator %d statistic %d: %.17g (1 thread) vs %.17g (2 threads)", est,
+                          k, a[0][k].mean, a[1][k].mean);
     }
 }
 END_TEST
 
 PROP_MAIN("test_longseq",
-          {"core", 300, {test_lse_matches_library, test_streaming_sampler_is_the_lse_of_its_draws, test_row_by_hand, test_law_known_answers, test_tilted_weights, test_shortcut_matches_direct, test_threads_bit_identical}})
+          {"core",
+           300,
+           {test_lse_matches_library, test_streaming_sampler_is_the_lse_of_its_draws,
+            test_row_by_hand, test_law_known_answers, test_tilted_weights,
+            test_shortcut_matches_direct, test_threads_bit_identical}})

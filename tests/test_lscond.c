@@ -17,8 +17,8 @@
 #include "longseq_ref.h"
 #include "mat.h"
 #include "softmax.h"
-#include "stat.h"
-#include "att.h"
+#include "statistics.h"
+#include "status.h"
 
 #include <float.h>
 #include <math.h>
@@ -43,8 +43,8 @@ START_TEST(test_sigma_zero_exact)
         longseq_cond_self(&tab, ss[a], 0.0, Ts, 6, LONGSEQ_COND_H, out);
         for (size_t k = 0; k < 6; k++) {
             double want = Ts[k] * exp(ss[a]) / (exp(ss[a]) + Ts[k] - 1.0);
-            ck_assert_msg(fabs(out[k] / want - 1.0) < 1e-8, "s %g T %g: %.12g vs %.12g", ss[a], Ts[k],
-                          out[k], want);
+            ck_assert_msg(fabs(out[k] / want - 1.0) < 1e-8, "s %g T %g: %.12g vs %.12g", ss[a],
+                          Ts[k], out[k], want);
         }
     }
 }
@@ -71,9 +71,10 @@ START_TEST(test_psi_against_adaptive_quadrature)
         gsl_integration_qagi(&f, 1e-14, 1e-12, 2000, ws, &phi, &err);
         double want = -log(phi), tau = log(p.t);
         double a = longseq_cond_psi_direct(p.sigma, tau), b = longseq_cond_psi(&tab, p.sigma, tau);
-        PROP_ASSERT(fabs(a / want - 1.0) < 1e-8 + 4 * err / phi, "sigma %g tau %g: direct %.12g vs %.12g",
-                    p.sigma, tau, a, want);
-        PROP_ASSERT(fabs(b / want - 1.0) < 5e-5, "sigma %g tau %g: table %.12g vs %.12g", p.sigma, tau, b, want);
+        PROP_ASSERT(fabs(a / want - 1.0) < 1e-8 + 4 * err / phi,
+                    "sigma %g tau %g: direct %.12g vs %.12g", p.sigma, tau, a, want);
+        PROP_ASSERT(fabs(b / want - 1.0) < 5e-5, "sigma %g tau %g: table %.12g vs %.12g", p.sigma,
+                    tau, b, want);
     }
     gsl_integration_workspace_free(ws);
     gsl_rng_free(rng);
@@ -105,8 +106,8 @@ START_TEST(test_step_converged)
         longseq_cond_self(&tab, s, sg, Ts, 5, LONGSEQ_COND_H, a);
         longseq_cond_self(NULL, s, sg, Ts, 5, LONGSEQ_COND_H / 8.0, b);
         for (size_t j = 0; j < 5; j++)
-            PROP_ASSERT(fabs(a[j] - b[j]) <= 1e-4 * b[j] + 1e-300, "s %g sigma %g T %g: %.10g vs %.10g", s,
-                        sg, Ts[j], a[j], b[j]);
+            PROP_ASSERT(fabs(a[j] - b[j]) <= 1e-4 * b[j] + 1e-300,
+                        "s %g sigma %g T %g: %.10g vs %.10g", s, sg, Ts[j], a[j], b[j]);
     }
     gsl_rng_free(rng);
 }
@@ -124,7 +125,8 @@ START_TEST(test_doubling_grid_matches_single_lengths)
         double s = gsl_ran_gaussian(rng, 4.0), sg = gsl_rng_uniform(rng) * 7.0, a[20];
         longseq_cond_self(&tab, s, sg, Ts, 20, LONGSEQ_COND_H, a);
         for (int j = 0; j < 20; j++) {
-            /* {T_j, 2^20}: the same v-range (it depends on the longest T), no doubling but for j = 18 */
+            /* {T_j, 2^20}: the same v-range (it depends on the longest T), no doubling but for j =
+             * 18 */
             double pair[2] = {Ts[j], Ts[19]}, bb[2];
             longseq_cond_self(&tab, s, sg, pair, j == 19 ? 1 : 2, LONGSEQ_COND_H, bb);
             double b = bb[0];
@@ -161,8 +163,8 @@ START_TEST(test_mixture_two_tokens_section_scale)
         }
         stat_push(&a, m);
     }
-    ck_assert_msg(fabs(a.mean - 1.0) < 5.0 * stat_se(&a), "mixture at T = 2: %.5f +- %.5f, not 1 (seed 11)", a.mean,
-                  stat_se(&a));
+    ck_assert_msg(fabs(a.mean - 1.0) < 5.0 * stat_se(&a),
+                  "mixture at T = 2: %.5f +- %.5f, not 1 (seed 11)", a.mean, stat_se(&a));
     longseq_work_free(&w);
     gsl_rng_free(rng);
 }
@@ -181,12 +183,14 @@ START_TEST(test_against_explicit_sum)
             stat_init(&a);
             for (size_t n = 0; n < prop_draws(40000); n++) {
                 double S = 0.0;
-                for (int j = 0; j + 1 < Ts[t]; j++) S += exp(sg * gsl_ran_gaussian_ziggurat(rng, 1.0));
+                for (int j = 0; j + 1 < Ts[t]; j++)
+                    S += exp(sg * gsl_ran_gaussian_ziggurat(rng, 1.0));
                 stat_push(&a, Ts[t] * exp(s) / (exp(s) + S));
             }
             double z = (a.mean - g[t]) / stat_se(&a);
-            ck_assert_msg(fabs(z) < 5.0, "s %g sigma %g T %g: explicit %.6g +- %.2g, quadrature %.6g (seed 4)",
-                          s, sg, Ts[t], a.mean, stat_se(&a), g[t]);
+            ck_assert_msg(fabs(z) < 5.0,
+                          "s %g sigma %g T %g: explicit %.6g +- %.2g, quadrature %.6g (seed 4)", s,
+                          sg, Ts[t], a.mean, stat_se(&a), g[t]);
         }
     }
     gsl_rng_free(rng);
@@ -205,7 +209,8 @@ static double explicit_row(gsl_rng *rng, const gsl_matrix *WQ, const gsl_matrix 
     }
     for (size_t j = 0; j < T; j++) {
         double xj[16];
-        for (size_t m = 0; m < d; m++) xj[m] = j == 0 ? gsl_vector_get(x1, m) : gsl_ran_gaussian(rng, 1.0);
+        for (size_t m = 0; m < d; m++)
+            xj[m] = j == 0 ? gsl_vector_get(x1, m) : gsl_ran_gaussian(rng, 1.0);
         sc[j] = 0.0;
         for (size_t a = 0; a < dk; a++) {
             double k = 0.0;
@@ -236,11 +241,13 @@ START_TEST(test_shortcut_against_real_tokens)
         longseq_cond_self(&tab, q.s, sqrt(q.sigma2), Ts, 3, LONGSEQ_COND_H, out);
         for (int t = 0; t < 3; t++) stat_push(&a[t], out[t] * exp(q.log_ratio));
         mat_vec_randn(rng, w.x, 1.0);
-        for (int t = 0; t < 3; t++) stat_push(&b[t], explicit_row(rng, w.W_Q, w.W_K, (size_t)Ts[t], w.x));
+        for (int t = 0; t < 3; t++)
+            stat_push(&b[t], explicit_row(rng, w.W_Q, w.W_K, (size_t)Ts[t], w.x));
     }
     for (int t = 0; t < 3; t++) {
         double z = (a[t].mean - b[t].mean) / hypot(stat_se(&a[t]), stat_se(&b[t]));
-        ck_assert_msg(fabs(z) < 5.0, "T %g: conditional %.5f +- %.5f, explicit %.5f +- %.5f (seed 5)", Ts[t],
+        ck_assert_msg(fabs(z) < 5.0,
+                      "T %g: conditional %.5f +- %.5f, explicit %.5f +- %.5f (seed 5)", Ts[t],
                       a[t].mean, stat_se(&a[t]), b[t].mean, stat_se(&b[t]));
     }
     longseq_work_free(&w);
@@ -273,7 +280,8 @@ START_TEST(test_against_explicit_sum_long)
         stat_push(&b, longseq_estimate(&q, 256, lse));
     }
     double z = (a.mean - b.mean) / hypot(stat_se(&a), stat_se(&b));
-    ck_assert_msg(fabs(z) < 5.0, "T = 256: conditional %.5f +- %.5f, explicit sum %.5f +- %.5f (seed 9)", a.mean,
+    ck_assert_msg(fabs(z) < 5.0,
+                  "T = 256: conditional %.5f +- %.5f, explicit sum %.5f +- %.5f (seed 9)", a.mean,
                   stat_se(&a), b.mean, stat_se(&b));
     longseq_work_free(&w);
     gsl_rng_free(rng);
@@ -299,8 +307,9 @@ START_TEST(test_two_tokens_exactly_one)
             longseq_cond_self(&tab, q.s, sqrt(q.sigma2), T2, 1, LONGSEQ_COND_H, &out);
             stat_push(&a, out * exp(q.log_ratio));
         }
-        ck_assert_msg(fabs(a.mean - 1.0) < 5.0 * stat_se(&a), "%s: T E[a_ii] at T = 2 is %.5f +- %.5f, not 1",
-                      mode ? "tilted" : "plain", a.mean, stat_se(&a));
+        ck_assert_msg(fabs(a.mean - 1.0) < 5.0 * stat_se(&a),
+                      "%s: T E[a_ii] at T = 2 is %.5f +- %.5f, not 1", mode ? "tilted" : "plain",
+                      a.mean, stat_se(&a));
     }
     longseq_work_free(&w);
     gsl_rng_free(rng);
@@ -352,8 +361,9 @@ START_TEST(test_tilted_weight_second_moment)
         longseq_draw_row(rng, &w, &g, 1, 0.0, &q);
         stat_push(&a, exp(2.0 * q.log_ratio));
     }
-    ck_assert_msg(fabs(a.mean - expect) < 5.0 * stat_se(&a), "E_q1[w^2] %.6f +- %.6f, det formula %.6f (lambda_max %.4f, seed 12)",
-                  a.mean, stat_se(&a), expect, lmax);
+    ck_assert_msg(fabs(a.mean - expect) < 5.0 * stat_se(&a),
+                  "E_q1[w^2] %.6f +- %.6f, det formula %.6f (lambda_max %.4f, seed 12)", a.mean,
+                  stat_se(&a), expect, lmax);
     gsl_permutation_free(pm);
     gsl_eigen_symm_free(ws);
     gsl_vector_free(ev);
@@ -387,7 +397,8 @@ START_TEST(test_row_control_variates_zero_mean)
     }
     for (int j = 0; j < LONGSEQ_NRCV; j++)
         ck_assert_msg(fabs(a[j].mean) < 5.0 * stat_se(&a[j]) && stat_se(&a[j]) > 0.0,
-                      "row control variate %d: %.5f +- %.5f, not 0 (seed 13)", j, a[j].mean, stat_se(&a[j]));
+                      "row control variate %d: %.5f +- %.5f, not 0 (seed 13)", j, a[j].mean,
+                      stat_se(&a[j]));
     longseq_work_free(&w);
     gsl_rng_free(rng);
 }
@@ -411,8 +422,9 @@ START_TEST(test_control_variate_means)
         for (int j = 0; j < 4; j++) stat_push(&a[j + 1], g.cv[j]);
     }
     for (int j = 0; j < LONGSEQ_NCV; j++)
-        ck_assert_msg(fabs(a[j].mean - mean[j]) < 5.0 * stat_se(&a[j]), "control variate %d: %.5f +- %.5f, known %.5f",
-                      j, a[j].mean, stat_se(&a[j]), mean[j]);
+        ck_assert_msg(fabs(a[j].mean - mean[j]) < 5.0 * stat_se(&a[j]),
+                      "control variate %d: %.5f +- %.5f, known %.5f", j, a[j].mean, stat_se(&a[j]),
+                      mean[j]);
     longseq_work_free(&w);
     gsl_rng_free(rng);
 }
@@ -424,8 +436,8 @@ END_TEST
  *   d = 2: z1 z2 + z3 z4 is Laplace(1), (c^2/2)(...) at 1: p0 = e^{-2/c^2} / c^2;
  * and at d_k = 2 (no closed form) against the shrinking windows P(|det| < eps) / (2 eps),
  * eps = 0.1, 0.03, which agree with each other (the window's bias is below its noise). */
-static stat_acc density_mean(size_t d, size_t dk, double c, size_t n, unsigned long seed, const double *eps,
-                             size_t ne, double *window)
+static stat_acc density_mean(size_t d, size_t dk, double c, size_t n, unsigned long seed,
+                             const double *eps, size_t ne, double *window)
 {
     gsl_rng *rng = rng_new("mt19937", seed);
     longseq_work w;
@@ -447,27 +459,35 @@ static stat_acc density_mean(size_t d, size_t dk, double c, size_t n, unsigned l
 
 START_TEST(test_det_density_known)
 {
-    const struct { size_t d; double c, p0; } known[] = {
-        {1, 1.0, gsl_sf_bessel_K0(1.0) / M_PI}, {1, 0.8, gsl_sf_bessel_K0(1.0 / 0.64) / (M_PI * 0.64)},
-        {2, 1.0, exp(-2.0)}, {2, 1.3, exp(-2.0 / 1.69) / 1.69}};
+    const struct { size_t d; double c, p0;
+    } known[] = {{1, 1.0, gsl_sf_bessel_K0(1.0) / M_PI},
+                 {1, 0.8, gsl_sf_bessel_K0(1.0 / 0.64) / (M_PI * 0.64)},
+                 {2, 1.0, exp(-2.0)},
+                 {2, 1.3, exp(-2.0 / 1.69) / 1.69}};
     double win[2];
     for (int k = 0; k < 4; k++) {
-        stat_acc a = density_mean(known[k].d, 1, known[k].c, prop_draws(100000), 31 + k, NULL, 0, win);
-        ck_assert_msg(fabs(a.mean - known[k].p0) < 5.0 * stat_se(&a), "d %zu c %g: conditional density %.6g +- %.2g, "
-                      "known %.6g (seed %d)", known[k].d, known[k].c, a.mean, stat_se(&a), known[k].p0, 31 + k);
+        stat_acc a =
+            density_mean(known[k].d, 1, known[k].c, prop_draws(100000), 31 + k, NULL, 0, win);
+        ck_assert_msg(fabs(a.mean - known[k].p0) < 5.0 * stat_se(&a),
+                      "d %zu c %g: conditional density %.6g +- %.2g, "
+                      "known %.6g (seed %d)",
+                      known[k].d, known[k].c, a.mean, stat_se(&a), known[k].p0, 31 + k);
     }
     const double eps[2] = {0.1, 0.03};
     size_t n = prop_draws(400000);
     stat_acc a = density_mean(4, 2, 1.0, n, 35, eps, 2, win);
     for (int k = 0; k < 2; k++) {
         double se_w = sqrt(win[k] / (2.0 * eps[k] * (double)n));   /* Poisson count */
-        ck_assert_msg(fabs(a.mean - win[k]) < 5.0 * hypot(stat_se(&a), se_w), "d 4 d_k 2: conditional %.5g +- %.2g, "
-                      "window %g: %.5g +- %.2g (seed 35)", a.mean, stat_se(&a), eps[k], win[k], se_w);
+        ck_assert_msg(fabs(a.mean - win[k]) < 5.0 * hypot(stat_se(&a), se_w),
+                      "d 4 d_k 2: conditional %.5g +- %.2g, "
+                      "window %g: %.5g +- %.2g (seed 35)",
+                      a.mean, stat_se(&a), eps[k], win[k], se_w);
     }
 }
 END_TEST
 
-/* longseq_tail_density by hand: the mean, its CI's lower end clipped at 0, the largest draw's share */
+/* longseq_tail_density by hand: the mean, its CI's lower end clipped at 0, the largest draw's share
+ */
 START_TEST(test_density_summary_by_hand)
 {
     const double dens[] = {0.0, 9.0, 0.0, 7.0, 0.0, 8.0};   /* stride 2: 0, 0, 0 */
@@ -512,7 +532,8 @@ START_TEST(test_crossing_coverage)
             cover += c.lo <= lstar && lstar <= c.hi;
         }
         double cov = (double)cover / R;
-        ck_assert_msg(found == R && cov >= 0.92 && cov <= 0.98, "%s curve: coverage %.3f over %d (found %d; seed %d)",
+        ck_assert_msg(found == R && cov >= 0.92 && cov <= 0.98,
+                      "%s curve: coverage %.3f over %d (found %d; seed %d)",
                       curved ? "curved" : "straight", cov, R, found, 8 + curved);
         gsl_rng_free(rng);
     }
@@ -522,7 +543,8 @@ END_TEST
 START_TEST(test_crossing_cases)
 {
     const double l[] = {0, 1, 2, 3}, V[16] = {0};
-    const double up[] = {1.0, 1.02, 1.06, 1.08}, above[] = {1.1, 1.2, 1.3, 1.4}, below[] = {1, 1, 1, 1.04};
+    const double up[] = {1.0, 1.02, 1.06, 1.08}, above[] = {1.1, 1.2, 1.3, 1.4},
+                 below[] = {1, 1, 1, 1.04};
     const double dip[] = {1.06, 1.0, 1.04, 1.07};   /* the LAST upward crossing: in [2, 3] */
     curve_crossing c = curve_last_crossing(l, up, V, 4, 1.05);
     ck_assert(c.status == CROSS_FOUND && c.k == 1 && fabs(c.l - 1.75) < 1e-12);

@@ -38,7 +38,8 @@ START_TEST(prop_small_is_fixed_order)
         double alpha = gsl_rng_uniform_int(rng, 3) ? 1.0 : gsl_rng_uniform(rng) - 0.5;
         double beta = gsl_rng_uniform_int(rng, 2) ? 0.0 : gsl_rng_uniform(rng) - 0.5;
         gsl_matrix_view A, B, C;
-        gsl_matrix *a = padded(rng, tA ? kk : m, tA ? m : kk, &A), *b = padded(rng, tB ? n : kk, tB ? kk : n, &B);
+        gsl_matrix *a = padded(rng, tA ? kk : m, tA ? m : kk, &A),
+                   *b = padded(rng, tB ? n : kk, tB ? kk : n, &B);
         gsl_matrix *c = padded(rng, m, n, &C), *C0 = mat_dup(&C.matrix);
         if (beta == 0.0) gsl_matrix_set_all(&C.matrix, NAN);   /* beta = 0: C is not read */
         ck_assert_int_eq(mat_gemm(&C.matrix, alpha, &A.matrix, tA, &B.matrix, tB, beta), ATT_OK);
@@ -46,15 +47,19 @@ START_TEST(prop_small_is_fixed_order)
             for (size_t j = 0; j < n; j++) {
                 // s_ij = sum_p op(A)_ip op(B)_pj, p = 0 .. k-1 in order, one rounding per operation
                 double s = 0.0;
-                for (size_t p = 0; p < kk; p++) s += op_get(&A.matrix, tA, i, p) * op_get(&B.matrix, tB, p, j);
+                for (size_t p = 0; p < kk; p++)
+                    s += op_get(&A.matrix, tA, i, p) * op_get(&B.matrix, tB, p, j);
                 double want = beta == 0.0 ? alpha * s : alpha * s + beta * gsl_matrix_get(C0, i, j);
                 double got = gsl_matrix_get(&C.matrix, i, j);
-                PROP_ASSERT(got == want, "(%zu x %zu x %zu, tA %d, tB %d, alpha %g, beta %g): c_%zu%zu = %.17g, "
-                            "the fixed-order sum is %.17g", m, n, kk, tA, tB, alpha, beta, i, j, got, want);
+                PROP_ASSERT(got == want,
+                            "(%zu x %zu x %zu, tA %d, tB %d, alpha %g, beta %g): c_%zu%zu = %.17g, "
+                            "the fixed-order sum is %.17g",
+                            m, n, kk, tA, tB, alpha, beta, i, j, got, want);
             }
         // the padding around the view is untouched
         gsl_matrix_view rim = gsl_matrix_submatrix(c, 0, 0, 1, c->size2);
-        PROP_ASSERT(!gsl_matrix_isnull(&rim.matrix) && !isnan(gsl_matrix_get(c, 0, 0)), "the row above C changed");
+        PROP_ASSERT(!gsl_matrix_isnull(&rim.matrix) && !isnan(gsl_matrix_get(c, 0, 0)),
+                    "the row above C changed");
         mat_free(a), mat_free(b), mat_free(c), mat_free(C0);
     }
     gsl_rng_free(rng);
@@ -78,7 +83,8 @@ START_TEST(test_large_goes_to_blas)
                 s += gsl_matrix_get(A, i, p) * gsl_matrix_get(B, p, j);
                 sa += fabs(gsl_matrix_get(A, i, p) * gsl_matrix_get(B, p, j));
             }
-            // |fl(sum) - sum| <= k eps sum |a b| (any order), twice for the reference's own rounding
+            // |fl(sum) - sum| <= k eps sum |a b| (any order), twice for the reference's own
+            // rounding
             ck_assert_double_le(fabs(gsl_matrix_get(C, i, j) - s), 2.0 * (double)k * 0x1p-52 * sa);
         }
     ck_assert_int_eq(mat_gemm(C, 1.0, A, 0, A, 0, 0.0), ATT_EUSAGE);   /* (40 x 30)(40 x 30) */

@@ -9,7 +9,7 @@
 #include "mat.h"
 #include "mc.h"
 #include "mem.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 #include <omp.h>
@@ -136,8 +136,15 @@ START_TEST(test_mc_scratch_over_budget)
     grid_ctx c = {{0}};
     mem_set_budget(mem_live() + 1000, "--max-memory");
     stat_acc s[2];
-    mc_config cfg = {.rng_name = "mt19937", .seed = 1, .draws = 10, .nstats = 2,
-                     .draw = single_draw, .alloc = big_alloc, .free = big_free, .ctx = &c, .quiet = 1};
+    mc_config cfg = {.rng_name = "mt19937",
+                     .seed = 1,
+                     .draws = 10,
+                     .nstats = 2,
+                     .draw = single_draw,
+                     .alloc = big_alloc,
+                     .free = big_free,
+                     .ctx = &c,
+                     .quiet = 1};
     ck_assert_int_eq(mc_run(&cfg, s), ATT_EUSAGE);
     ck_assert_ptr_nonnull(strstr(att_last_error(), "--max-memory"));
     mem_set_budget(0, NULL);
@@ -145,4 +152,6 @@ START_TEST(test_mc_scratch_over_budget)
 END_TEST
 
 PROP_MAIN("test_mc",
-          {"core", 0, {test_max_abs_diff_nan, test_memory_budget, test_mc_grid, test_mc_scratch_over_budget}})
+          {"core",
+           0,
+           {test_max_abs_diff_nan, test_memory_budget, test_mc_grid, test_mc_scratch_over_budget}})

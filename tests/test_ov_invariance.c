@@ -17,7 +17,7 @@
 #include "mat.h"
 #include "qkov.h"
 #include "randmat.h"
-#include "att.h"
+#include "status.h"
 #include "tol.h"
 
 #include <float.h>
@@ -61,9 +61,11 @@ START_TEST(test_ov_reparam)
         size_t dk = prop_size(rng, 1, 6);
         double cond = dv == 1 ? 1.0 : exp(gsl_rng_uniform(rng) * log(1e8));
         double sw = 1.0 / sqrt((double)d);
-        gsl_matrix *X = randn(rng, T, d, 1.0), *WQ = randn(rng, d, dk, sw), *WK = randn(rng, d, dk, sw);
+        gsl_matrix *X = randn(rng, T, d, 1.0), *WQ = randn(rng, d, dk, sw),
+                   *WK = randn(rng, d, dk, sw);
         gsl_matrix *WV = randn(rng, d, dv, sw), *WO = randn(rng, dv, d, sw), *R = mat_new(dv, dv);
-        gsl_matrix *WV2 = mat_new(d, dv), *WO2 = mat_new(dv, d), *M1 = mat_new(d, d), *M2 = mat_new(d, d);
+        gsl_matrix *WV2 = mat_new(d, dv), *WO2 = mat_new(dv, d), *M1 = mat_new(d, d),
+                   *M2 = mat_new(d, d);
         gsl_matrix *Y1 = mat_new(T, d), *Y2 = mat_new(T, d);
         PROP_ASSERT(randmat_with_cond(rng, R, cond) == ATT_OK, "%s", att_last_error());
         PROP_ASSERT(qkov_reparam_ov(WV2, WO2, WV, WO, R) == ATT_OK, "%s", att_last_error());
@@ -87,7 +89,8 @@ START_TEST(test_ov_reparam)
         mat_free(WV2); mat_free(WO2); mat_free(M1); mat_free(M2); mat_free(Y1); mat_free(Y2);
     }
     /* a singular R is refused, not inverted */
-    gsl_matrix *R = mat_new(2, 2), *V = mat_new(3, 2), *O = mat_new(2, 3), *V2 = mat_new(3, 2), *O2 = mat_new(2, 3);
+    gsl_matrix *R = mat_new(2, 2), *V = mat_new(3, 2), *O = mat_new(2, 3), *V2 = mat_new(3, 2),
+               *O2 = mat_new(2, 3);
     gsl_matrix_set_zero(R);
     gsl_matrix_set(R, 0, 0, 1.0); gsl_matrix_set(R, 0, 1, 2.0);
     gsl_matrix_set(R, 1, 0, 2.0); gsl_matrix_set(R, 1, 1, 4.0);
@@ -107,7 +110,8 @@ START_TEST(test_ov_values_move)
         size_t dv = prop_size(rng, 2, 8), T = prop_size(rng, 2 * dv + 4, 2 * dv + 12);
         size_t d = prop_size(rng, dv, 32);
         double cond = 100.0 * exp(gsl_rng_uniform(rng) * log(1e6));
-        gsl_matrix *X = randn(rng, T, d, 1.0), *WV = randn(rng, d, dv, 1.0), *WO = randn(rng, dv, d, 1.0);
+        gsl_matrix *X = randn(rng, T, d, 1.0), *WV = randn(rng, d, dv, 1.0),
+                   *WO = randn(rng, dv, d, 1.0);
         gsl_matrix *R = mat_new(dv, dv), *WV2 = mat_new(d, dv), *WO2 = mat_new(dv, d);
         gsl_matrix *V1 = mat_new(T, dv), *V2 = mat_new(T, dv);
         PROP_ASSERT(randmat_with_cond(rng, R, cond) == ATT_OK, "%s", att_last_error());
@@ -115,7 +119,8 @@ START_TEST(test_ov_values_move)
         head_project(V1, X, WV, NULL);
         head_project(V2, X, WV2, NULL);
         double c = mat_rel_diff(V2, V1);
-        PROP_ASSERT(c >= 0.1, "T %zu d %zu dv %zu cond %g: values changed by only %g", T, d, dv, cond, c);
+        PROP_ASSERT(c >= 0.1, "T %zu d %zu dv %zu cond %g: values changed by only %g", T, d, dv,
+                    cond, c);
         mat_free(X); mat_free(WV); mat_free(WO); mat_free(R); mat_free(WV2); mat_free(WO2);
         mat_free(V1); mat_free(V2);
     }
@@ -126,7 +131,9 @@ END_TEST
 START_TEST(test_rebuild_same_output)
 {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    PROP_FOR(k, rng, "a head rebuilt from (W_QK, W_K b_Q, W_OV, W_O^T b_V + b_O) has the same output") {
+    PROP_FOR(k, rng,
+             "a head rebuilt from (W_QK, W_K b_Q, W_OV, W_O^T b_V + b_O) has the same output")
+    {
         size_t d = prop_size(rng, 1, 24), dk = prop_size(rng, 1, d), dv = prop_size(rng, 1, d);
         size_t T = prop_size(rng, 1, 12);
         int bias = (int)gsl_rng_uniform_int(rng, 2);
@@ -136,8 +143,14 @@ START_TEST(test_rebuild_same_output)
         qkov_head h2 = {mat_new(d, dk), mat_new(d, dk), mat_new(d, dv), mat_new(dv, d),
                         NULL, NULL, NULL, NULL};
         if (bias) {
-            h1.b_Q = randv(rng, dk); h1.b_K = randv(rng, dk); h1.b_V = randv(rng, dv); h1.b_O = randv(rng, d);
-            h2.b_Q = randv(rng, dk); h2.b_K = randv(rng, dk); h2.b_V = randv(rng, dv); h2.b_O = randv(rng, d);
+            h1.b_Q = randv(rng, dk);
+            h1.b_K = randv(rng, dk);
+            h1.b_V = randv(rng, dv);
+            h1.b_O = randv(rng, d);
+            h2.b_Q = randv(rng, dk);
+            h2.b_K = randv(rng, dk);
+            h2.b_V = randv(rng, dv);
+            h2.b_O = randv(rng, d);
         }
         gsl_matrix *X = randn(rng, T, d, 1.0), *Y1 = mat_new(T, d), *Y2 = mat_new(T, d);
         gsl_matrix *WQK = mat_new(d, d), *WOV = mat_new(d, d), *VO = mat_new(T, d);
@@ -164,8 +177,9 @@ START_TEST(test_rebuild_same_output)
         vmax = fmax(vmax, max_row_norm(VO));
         double lin = xmax * mat_frob(WOV);
         if (bias)
-            lin += gsl_blas_dnrm2(h1.b_V) * mat_frob(h1.W_O) + gsl_blas_dnrm2(h2.b_V) * mat_frob(h2.W_O)
-                   + gsl_blas_dnrm2(h1.b_O) + gsl_blas_dnrm2(h2.b_O);
+            lin += gsl_blas_dnrm2(h1.b_V) * mat_frob(h1.W_O) +
+                   gsl_blas_dnrm2(h2.b_V) * mat_frob(h2.W_O) + gsl_blas_dnrm2(h1.b_O) +
+                   gsl_blas_dnrm2(h2.b_O);
         double tol = sqrt((double)T) * (2.0 * D * vmax + 64.0 * n * EPS * lin);
         double e = mat_diff_frob(Y2, Y1);
         PROP_ASSERT(e <= tol, "T %zu d %zu dk %zu dv %zu bias %d: ||Y2 - Y1|| = %g > %g",
@@ -196,8 +210,10 @@ START_TEST(test_rebuild_bias_control)
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 11);
     size_t T = 8, d = 16, dk = 4, dv = 4;
-    qkov_head h1 = {randn(rng, d, dk, 0.25), randn(rng, d, dk, 0.25), randn(rng, d, dv, 0.25),
-                    randn(rng, dv, d, 0.25), randv(rng, dk), randv(rng, dk), randv(rng, dv), randv(rng, d)};
+    qkov_head h1 = {randn(rng, d, dk, 0.25), randn(rng, d, dk, 0.25),
+                    randn(rng, d, dv, 0.25), randn(rng, dv, d, 0.25),
+                    randv(rng, dk),          randv(rng, dk),
+                    randv(rng, dv),          randv(rng, d)};
     qkov_head h2 = {mat_new(d, dk), mat_new(d, dk), mat_new(d, dv), mat_new(dv, d),
                     randv(rng, dk), randv(rng, dk), randv(rng, dv), randv(rng, d)};
     gsl_matrix *X = randn(rng, T, d, 1.0), *Y1 = mat_new(T, d), *Y2 = mat_new(T, d);
@@ -222,5 +238,7 @@ START_TEST(test_rebuild_bias_control)
 }
 END_TEST
 
-PROP_MAIN("test_ov_invariance",
-          {"identities", 120, {test_ov_reparam, test_ov_values_move, test_rebuild_same_output, test_rebuild_bias_control}})
+PROP_MAIN("test_ov_invariance", {"identities",
+                                 120,
+                                 {test_ov_reparam, test_ov_values_move, test_rebuild_same_output,
+                                  test_rebuild_bias_control}})

@@ -4,7 +4,7 @@
 #include <check.h>
 #include "afile.h"
 #include "par.h"
-#include "att.h"
+#include "status.h"
 
 #include <dirent.h>
 #include <stdio.h>

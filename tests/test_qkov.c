@@ -20,7 +20,7 @@
 #include "qkov.h"
 #include "randmat.h"
 #include "sentence.h"
-#include "att.h"
+#include "status.h"
 
 #include <float.h>
 #include <math.h>
@@ -105,7 +105,8 @@ START_TEST(test_randmat_head)
 {
     gsl_rng *r1 = gsl_rng_alloc(gsl_rng_mt19937), *r2 = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_matrix *X = mat_new(5, 9), *Wq = mat_new(9, 3), *Wv = mat_new(9, 4), *Wo = mat_new(4, 9);
-    gsl_matrix *X2 = mat_new(5, 9), *Wq2 = mat_new(9, 3), *Wv2 = mat_new(9, 4), *Wo2 = mat_new(4, 9);
+    gsl_matrix *X2 = mat_new(5, 9), *Wq2 = mat_new(9, 3), *Wv2 = mat_new(9, 4),
+               *Wo2 = mat_new(4, 9);
     gsl_rng_set(r1, 7), gsl_rng_set(r2, 7);
     randmat_head(r1, X, Wq, NULL, Wv, Wo);
     mat_randn(r2, X2, 1.0);
@@ -151,9 +152,11 @@ START_TEST(test_symmetric_wqk_symmetric_scores)
         PROP_ASSERT(head_forward(&st, &p, X, X) == ATT_OK, "%s", att_last_error());
         gsl_matrix *aQ = mat_dup(st.Q), *aM = mat_dup(M), *KK = mat_new(T, dk);
         for (size_t i = 0; i < T; i++)
-            for (size_t j = 0; j < dk; j++) gsl_matrix_set(aQ, i, j, fabs(gsl_matrix_get(aQ, i, j)));
+            for (size_t j = 0; j < dk; j++)
+                gsl_matrix_set(aQ, i, j, fabs(gsl_matrix_get(aQ, i, j)));
         for (size_t i = 0; i < dk; i++)
-            for (size_t j = 0; j < dk; j++) gsl_matrix_set(aM, i, j, fabs(gsl_matrix_get(aM, i, j)));
+            for (size_t j = 0; j < dk; j++)
+                gsl_matrix_set(aM, i, j, fabs(gsl_matrix_get(aM, i, j)));
         mat_gemm(KK, 1.0, aQ, 0, aM, 0, 0.0);    /* |Q| |M| >= |K| */
         a = qkov_asymmetry(st.S);
         tol = tol_eps(16, d + 2 * dk, tol_product_scale_frob(aQ, KK) / mat_frob(st.S));
@@ -178,7 +181,8 @@ START_TEST(test_independent_scores_asymmetric)
     head_state st;
     ck_assert_int_eq(head_state_alloc(&st, T, T, d, dk, 1), ATT_OK);
     for (size_t i = 0; i < n; i++) {
-        gsl_matrix *X = randn(rng, T, d, 1.0), *WQ = randn(rng, d, dk, 0.2), *WK = randn(rng, d, dk, 0.2);
+        gsl_matrix *X = randn(rng, T, d, 1.0), *WQ = randn(rng, d, dk, 0.2),
+                   *WK = randn(rng, d, dk, 0.2);
         gsl_matrix *WV = randn(rng, d, 1, 1.0);
         head_params p = head_params_make(WQ, WK, WV);
         ck_assert_int_eq(head_forward(&st, &p, X, X), ATT_OK);
@@ -251,7 +255,8 @@ START_TEST(test_bilinear_scores_equal_head)
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     PROP_FOR(k, rng, "Q K^T = X W_QK X^T, and W_QK = I gives X X^T") {
         size_t T = prop_size(rng, 1, 16), d = prop_size(rng, 1, 32), dk = prop_size(rng, 1, 16);
-        gsl_matrix *X = randn(rng, T, d, 1.0), *WQ = randn(rng, d, dk, 1.0), *WK = randn(rng, d, dk, 1.0);
+        gsl_matrix *X = randn(rng, T, d, 1.0), *WQ = randn(rng, d, dk, 1.0),
+                   *WK = randn(rng, d, dk, 1.0);
         gsl_matrix *WV = randn(rng, d, 2, 1.0), *WQK = mat_new(d, d), *S = mat_new(T, T);
         gsl_matrix *I = mat_new(d, d), *S0 = mat_new(T, T);
         head_state st;
@@ -292,19 +297,28 @@ START_TEST(test_rank_profile_and_abs_product)
         PROP_ASSERT(mis == 0.0 && kept > 1e-10 && next <= 16.0 * (double)d * EPS,
                     "d %zu dk %zu: mismatch %g kept %g next %g", d, dk, mis, kept, next);
         PROP_ASSERT(spec[0] == 1.0, "sigma_1 / sigma_1 = %g", spec[0]);
-        ck_assert_int_eq(qkov_rank_profile(W, d + 1, 1e-10, sv, spec, &mis, &kept, &next), ATT_EUSAGE);
+        ck_assert_int_eq(qkov_rank_profile(W, d + 1, 1e-10, sv, spec, &mis, &kept, &next),
+                         ATT_EUSAGE);
         /* C = |W_Q| |W_K|^T... as |A| |B| with B = W_K^T: every entry the sum of |a||b| */
         gsl_matrix *WKt = mat_new(dk, d), *C = mat_new(d, d);
         gsl_matrix_transpose_memcpy(WKt, WK);
         PROP_ASSERT(qkov_abs_product(C, WQ, WKt) == ATT_OK, "%s", att_last_error());
         size_t i = gsl_rng_uniform_int(rng, d), j = gsl_rng_uniform_int(rng, d);
         double sum = 0.0;
-        for (size_t l = 0; l < dk; l++) sum += fabs(gsl_matrix_get(WQ, i, l)) * fabs(gsl_matrix_get(WK, j, l));
+        for (size_t l = 0; l < dk; l++)
+            sum += fabs(gsl_matrix_get(WQ, i, l)) * fabs(gsl_matrix_get(WK, j, l));
         PROP_ASSERT(fabs(gsl_matrix_get(C, i, j) - sum) <= 4.0 * (double)dk * EPS * sum,
                     "C_%zu%zu = %g, sum |a||b| = %g", i, j, gsl_matrix_get(C, i, j), sum);
-        PROP_ASSERT(gsl_matrix_get(C, i, j) >= fabs(gsl_matrix_get(W, i, j)) * (1.0 - 4.0 * (double)dk * EPS),
+        PROP_ASSERT(gsl_matrix_get(C, i, j) >=
+                        fabs(gsl_matrix_get(W, i, j)) * (1.0 - 4.0 * (double)dk * EPS),
                     "|W_QK| exceeds |W_Q||W_K|^T");
-        mat_free(WQ); mat_free(WK); mat_free(W); mat_free(WKt); mat_free(C); mat_vec_free(sv); free(spec);
+        mat_free(WQ);
+        mat_free(WK);
+        mat_free(W);
+        mat_free(WKt);
+        mat_free(C);
+        mat_vec_free(sv);
+        free(spec);
     }
     gsl_rng_free(rng);
 }
@@ -320,9 +334,11 @@ START_TEST(test_qk_invariance)
         size_t dv = prop_size(rng, 1, 6);
         double cond = dk == 1 ? 1.0 : log_uniform(rng, 1.0, 1e8);
         double sw = 1.0 / sqrt((double)d);
-        gsl_matrix *X = randn(rng, T, d, 1.0), *WQ = randn(rng, d, dk, sw), *WK = randn(rng, d, dk, sw);
+        gsl_matrix *X = randn(rng, T, d, 1.0), *WQ = randn(rng, d, dk, sw),
+                   *WK = randn(rng, d, dk, sw);
         gsl_matrix *WV = randn(rng, d, dv, sw), *R = mat_new(dk, dk);
-        gsl_matrix *WQ2 = mat_new(d, dk), *WK2 = mat_new(d, dk), *M1 = mat_new(d, d), *M2 = mat_new(d, d);
+        gsl_matrix *WQ2 = mat_new(d, dk), *WK2 = mat_new(d, dk), *M1 = mat_new(d, d),
+                   *M2 = mat_new(d, d);
         PROP_ASSERT(randmat_with_cond(rng, R, cond) == ATT_OK, "%s", att_last_error());
         PROP_ASSERT(qkov_reparam(WQ2, WK2, WQ, WK, R) == ATT_OK, "%s", att_last_error());
         qkov_qk(M1, WQ, WK);
@@ -370,7 +386,8 @@ START_TEST(test_qk_invariance_queries_change)
         size_t dk = prop_size(rng, 2, 8), T = prop_size(rng, 2 * dk + 4, 2 * dk + 12);
         size_t d = prop_size(rng, dk, 32);
         double cond = log_uniform(rng, 100.0, 1e8);
-        gsl_matrix *X = randn(rng, T, d, 1.0), *WQ = randn(rng, d, dk, 1.0), *WK = randn(rng, d, dk, 1.0);
+        gsl_matrix *X = randn(rng, T, d, 1.0), *WQ = randn(rng, d, dk, 1.0),
+                   *WK = randn(rng, d, dk, 1.0);
         gsl_matrix *R = mat_new(dk, dk), *WQ2 = mat_new(d, dk), *WK2 = mat_new(d, dk);
         gsl_matrix *Q1 = mat_new(T, dk), *Q2 = mat_new(T, dk);
         PROP_ASSERT(randmat_with_cond(rng, R, cond) == ATT_OK, "%s", att_last_error());
@@ -378,7 +395,8 @@ START_TEST(test_qk_invariance_queries_change)
         head_project(Q1, X, WQ, NULL);
         head_project(Q2, X, WQ2, NULL);
         double c = mat_rel_diff(Q2, Q1);
-        PROP_ASSERT(c >= 0.1, "T %zu d %zu dk %zu cond %g: queries changed by only %g", T, d, dk, cond, c);
+        PROP_ASSERT(c >= 0.1, "T %zu d %zu dk %zu cond %g: queries changed by only %g", T, d, dk,
+                    cond, c);
         mat_free(X); mat_free(WQ); mat_free(WK); mat_free(R); mat_free(WQ2); mat_free(WK2);
         mat_free(Q1); mat_free(Q2);
     }
@@ -446,8 +464,10 @@ START_TEST(test_determinism_threads)
     for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
         char exe[512];
         snprintf(exe, sizeof exe, "%s/%s", bin_dir(), runs[r].id);
-        ck_assert_msg(access(exe, X_OK) == 0, "%s not found: build it (make all) or set ATT_BIN_DIR", exe);
-        int a = run_bin(runs[r].id, runs[r].args, 1, d1), b = run_bin(runs[r].id, runs[r].args, 2, d2);
+        ck_assert_msg(access(exe, X_OK) == 0,
+                      "%s not found: build it (make all) or set ATT_BIN_DIR", exe);
+        int a = run_bin(runs[r].id, runs[r].args, 1, d1),
+            b = run_bin(runs[r].id, runs[r].args, 2, d2);
         ck_assert_msg(a == 0 || a == 1, "%s with 1 thread exited %d", runs[r].id, a);
         ck_assert_msg(b == 0 || b == 1, "%s with 2 threads exited %d", runs[r].id, b);
         const char *extra[] = {runs[r].files[0], runs[r].files[1], NULL};
@@ -475,5 +495,11 @@ START_TEST(test_determinism_threads)
 END_TEST
 
 PROP_MAIN("test_qkov",
-          {"identities", 120, {test_randmat_orthogonal, test_randmat_cond, test_randmat_head, test_symmetric_wqk_symmetric_scores, test_independent_scores_asymmetric, test_sentence_one_way, test_rank_wqk_is_dk, test_bilinear_scores_equal_head, test_rank_profile_and_abs_product, test_qk_invariance, test_qk_invariance_queries_change}},
+          {"identities",
+           120,
+           {test_randmat_orthogonal, test_randmat_cond, test_randmat_head,
+            test_symmetric_wqk_symmetric_scores, test_independent_scores_asymmetric,
+            test_sentence_one_way, test_rank_wqk_is_dk, test_bilinear_scores_equal_head,
+            test_rank_profile_and_abs_product, test_qk_invariance,
+            test_qk_invariance_queries_change}},
           {"determinism", 120, {test_determinism_threads}})

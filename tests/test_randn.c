@@ -70,8 +70,8 @@ START_TEST(test_prop_randn_identical)
         }
         /* the reference, one GSL call per variate on b (through the counter) */
         counted cs = {b, 0};
-        const gsl_rng_type ct = {"counted", b->type->max, b->type->min, sizeof(counted), counted_set,
-                                 counted_get, counted_get_double};
+        const gsl_rng_type ct = {"counted",   b->type->max, b->type->min,      sizeof(counted),
+                                 counted_set, counted_get,  counted_get_double};
         gsl_rng cr = {&ct, &cs};
         for (size_t m = 0; m < n; m++) {
             unsigned long w0 = cs.words;
@@ -79,9 +79,10 @@ START_TEST(test_prop_randn_identical)
             used[m] = cs.words - w0;
         }
         for (size_t m = 0; m < n; m++) {
-            PROP_ASSERT(memcmp(&got[m], &want[m], sizeof(double)) == 0,
-                        "%s seed %lu sigma %g: variate %zu of %zu is %.17g, GSL's %.17g (%lu words)", name,
-                        seed, sigma, m, n, got[m], want[m], used[m]);
+            PROP_ASSERT(
+                memcmp(&got[m], &want[m], sizeof(double)) == 0,
+                "%s seed %lu sigma %g: variate %zu of %zu is %.17g, GSL's %.17g (%lu words)", name,
+                seed, sigma, m, n, got[m], want[m], used[m]);
             if (strcmp(name, "ranlxd2") && strcmp(name, "gfsr4") && used[m] > 1) {
                 double r = fabs(want[m] / sigma);
                 if (r > 3.44428647676) tails++;
@@ -95,13 +96,15 @@ START_TEST(test_prop_randn_identical)
                     "%s seed %lu n %zu: generator state differs after the fill", name, seed, n);
         for (int w = 0; w < 700; w++) {
             unsigned long x = gsl_rng_get(a), y = gsl_rng_get(b);
-            PROP_ASSERT(x == y, "%s seed %lu n %zu: word %d after the fill %lu, GSL's %lu", name, seed, n, w, x, y);
+            PROP_ASSERT(x == y, "%s seed %lu n %zu: word %d after the fill %lu, GSL's %lu", name,
+                        seed, n, w, x, y);
         }
         gsl_rng_free(a);
         gsl_rng_free(b);
     }
     gsl_rng_free(rng);
-    printf("randn: %zu variates; of the bulk paths' slow variates: %zu wedge, %zu tail, %zu restarted\n",
+    printf("randn: %zu variates; of the bulk paths' slow variates: %zu wedge, %zu tail, %zu "
+           "restarted\n",
            total, wedges, tails, restarts);
     if (total > 100000) {   /* the default case count: every slow branch was exercised */
         ck_assert_uint_gt(fast_cases, 0);
@@ -138,4 +141,5 @@ START_TEST(test_mat_vec_randn_order)
 }
 END_TEST
 
-PROP_MAIN("test_randn", {"core", 0, {test_mat_vec_randn_order}}, {"properties", 300, {test_prop_randn_identical}})
+PROP_MAIN("test_randn", {"core", 0, {test_mat_vec_randn_order}},
+          {"properties", 300, {test_prop_randn_identical}})

@@ -14,7 +14,7 @@
 #include "../fuzz/targets.h"
 #include "opts.h"
 #include "rng.h"
-#include "att.h"
+#include "status.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -31,7 +31,8 @@ static size_t replay_dir(const char *dir, fuzz_check check, int required)
 {
     DIR *d = opendir(dir);
     if (d == NULL) {
-        ck_assert_msg(!required, "cannot open %s (run from the top of the tree or set ATT_SRCDIR)", dir);
+        ck_assert_msg(!required, "cannot open %s (run from the top of the tree or set ATT_SRCDIR)",
+                      dir);
         return 0;
     }
     size_t n = 0;
@@ -153,7 +154,7 @@ START_TEST(test_opts_no_out_default)
     ck_assert_int_eq(stat("sub", &sb), 0);                /* created as usual */
 
     ck_assert_int_eq(opts_parse(&o, &plain, 1, none), ATT_OK);
-    ck_assert_str_eq(o.out_dir, OPTS_DEFAULT_OUT);        /* the git-ignored default, never results */
+    ck_assert_str_eq(o.out_dir, OPTS_DEFAULT_OUT); /* the git-ignored default, never results */
 
     /* --out naming a file, or a path under a file: usage errors */
     FILE *f = fopen("afile", "w");
@@ -180,4 +181,6 @@ START_TEST(test_opts_no_out_default)
 END_TEST
 
 PROP_MAIN("robust",
-          {"robust", 60, {test_replay_csvmat, test_replay_opts, test_gsl_env_ignored, test_opts_no_out_default}})
+          {"robust",
+           60,
+           {test_replay_csvmat, test_replay_opts, test_gsl_env_ignored, test_opts_no_out_default}})

@@ -1,8 +1,8 @@
 /* test_selfweight.c - the Monte Carlo claims concentration,
- * naive_self_attention and random_projections: lib/claims/selfweight (the draw the experiments and the bench use) against the
- * library softmax, the engine's thread-count invariance on these draws, and
- * statistical checks of exact expectations at 5 standard errors with fixed
- * seeds (so they never flake).
+ * naive_self_attention and random_projections: lib/claims/selfweight (the draw the experiments and
+ * the bench use) against the library softmax, the engine's thread-count invariance on these draws,
+ * and statistical checks of exact expectations at 5 standard errors with fixed seeds (so they never
+ * flake).
  *
  * Exact expectations used (X, x, y entries N(0, 1); W entries N(0, c^2/d)):
  *   E||x||^2 = d,  Var ||x||^2 = 2d,  E(x.y)^2 = d                 (concentration)
@@ -17,8 +17,8 @@
 #include "mc.h"
 #include "selfweight.h"
 #include "softmax.h"
-#include "stat.h"
-#include "att.h"
+#include "statistics.h"
+#include "status.h"
 
 #include <float.h>
 #include <math.h>
@@ -98,7 +98,8 @@ START_TEST(test_row_matches_softmax)
         double others = 0.0;
         for (size_t j = 0; j < n; j++) if (j != i) others += a[j];
         double tol = tol_eps(8.0, n, 1.0);
-        PROP_ASSERT(fabs(r.self - a[i]) <= tol, "n %zu: a_ii %.17g vs softmax %.17g", n, r.self, a[i]);
+        PROP_ASSERT(fabs(r.self - a[i]) <= tol, "n %zu: a_ii %.17g vs softmax %.17g", n, r.self,
+                    a[i]);
         /* the leak keeps relative precision even when it is tiny */
         PROP_ASSERT(fabs(r.leak - others) <= tol * (others + 1e-300) + DBL_MIN,
                     "n %zu: leak %.17g vs sum of the others %.17g", n, r.leak, others);
@@ -173,7 +174,8 @@ START_TEST(test_from_scores_by_hand)
     ck_assert_double_eq_tol(r[SW_SELF] + r[SW_LEAK], 1.0, 4 * EPS);
     ck_assert_double_eq(r[SW_ARGMAX], 0.5);
     ck_assert_double_eq_tol(r[SW_CONTROL], 0.5, 4 * EPS);
-    ck_assert_double_eq_tol(r[SW_EXCESS], 2.0 * (r[SW_SELF] - 0.5), 8 * EPS);   /* T (self - control) */
+    ck_assert_double_eq_tol(r[SW_EXCESS], 2.0 * (r[SW_SELF] - 0.5),
+                            8 * EPS); /* T (self - control) */
     ck_assert_double_eq(r[SW_DIAG_SQ], 2.5);
     ck_assert_double_eq(r[SW_OFF_SQ], 4.5);
     ck_assert_double_eq(r[SW_MAX_SCORE], 3.0);
@@ -217,9 +219,16 @@ static int draw_one(gsl_rng *rng, void *ctx, void *scratch, size_t i, double *ou
 
 static void run(stat_acc acc[NSTAT], draw_ctx *c, size_t draws, unsigned long seed, int threads)
 {
-    mc_config cfg = {.rng_name = "mt19937", .seed = seed, .stream = 1, .draws = draws,
-                     .nstats = NSTAT, .draw = draw_one, .alloc = draw_alloc, .free = selfweight_scratch_delete,
-                     .ctx = c, .quiet = 1};
+    mc_config cfg = {.rng_name = "mt19937",
+                     .seed = seed,
+                     .stream = 1,
+                     .draws = draws,
+                     .nstats = NSTAT,
+                     .draw = draw_one,
+                     .alloc = draw_alloc,
+                     .free = selfweight_scratch_delete,
+                     .ctx = c,
+                     .quiet = 1};
     omp_set_num_threads(threads);
     ck_assert_int_eq(mc_run(&cfg, acc), ATT_OK);
 }
@@ -240,9 +249,10 @@ START_TEST(test_threads_bit_identical)
     run(a1, &c, 3 * MC_BLOCK + 5, 7, 1);
     run(a2, &c, 3 * MC_BLOCK + 5, 7, 2);
     for (int s = 0; s < NSTAT; s++)
-        ck_assert_msg(a1[s].n == a2[s].n && !memcmp(&a1[s].mean, &a2[s].mean, sizeof(double))
-                      && !memcmp(&a1[s].m2, &a2[s].m2, sizeof(double)),
-                      "statistic %d: %.17g (1 thread) vs %.17g (2 threads)", s, a1[s].mean, a2[s].mean);
+        ck_assert_msg(a1[s].n == a2[s].n && !memcmp(&a1[s].mean, &a2[s].mean, sizeof(double)) &&
+                          !memcmp(&a1[s].m2, &a2[s].m2, sizeof(double)),
+                      "statistic %d: %.17g (1 thread) vs %.17g (2 threads)", s, a1[s].mean,
+                      a2[s].mean);
     /* the naive draw too */
     draw_ctx n = {12, 20, 0, 0.0, 0};
     run(a1, &n, 2 * MC_BLOCK, 7, 1);
@@ -337,7 +347,8 @@ START_TEST(test_draw_properties)
         if (c.d_k == 0)
             PROP_ASSERT(fabs(a[SW_LEAK_LAW] * selfweight_leak_law(c.T, (double)c.d) - a[SW_LEAK])
                         <= 8.0 * EPS * a[SW_LEAK], "law-scaled leak");
-        if (c.control) PROP_ASSERT(a[SW_CONTROL] > 0.0 && a[SW_CONTROL] < 1.0, "control %g", a[SW_CONTROL]);
+        if (c.control)
+            PROP_ASSERT(a[SW_CONTROL] > 0.0 && a[SW_CONTROL] < 1.0, "control %g", a[SW_CONTROL]);
         selfweight_scratch_delete(fresh);
     }
     selfweight_scratch_delete(shared);
@@ -350,7 +361,8 @@ START_TEST(test_t2_exact)
     /* the closed form 2^(-d/2 - 1) against quadrature, d = 1..60 */
     for (int d = 1; d <= 60; d++) {
         double e = selfweight_leak_t2(d), q = selfweight_leak_t2_numeric(d);
-        ck_assert_msg(fabs(q / e - 1.0) <= 1e-7, "d %d: closed form %.10g, quadrature %.10g", d, e, q);
+        ck_assert_msg(fabs(q / e - 1.0) <= 1e-7, "d %d: closed form %.10g, quadrature %.10g", d, e,
+                      q);
     }
     ck_assert_double_eq(selfweight_leak_t2(32), 0x1p-17);   /* 7.6e-6 */
     /* ... and against Monte Carlo of the raw head at T = 2, d = 4..12: within
@@ -364,7 +376,8 @@ START_TEST(test_t2_exact)
         ck_assert_msg(fabs(m - want) <= 5.0 * se, "d %zu: Monte Carlo %.6g (se %.2g), exact %.6g",
                       d, m, se, want);
         /* a positive control of the test: the law (twice the exact value) is rejected */
-        ck_assert_msg(fabs(m - law) > 5.0 * se, "d %zu: the test cannot tell the law from the exact", d);
+        ck_assert_msg(fabs(m - law) > 5.0 * se,
+                      "d %zu: the test cannot tell the law from the exact", d);
     }
 }
 END_TEST
@@ -374,7 +387,8 @@ START_TEST(test_contour_crossing)
     /* synthetic leak l(d) = A 2^(-d/2): d* = 2 log2(A / L) exactly (log-linear) */
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     PROP_FOR(k, rng, "contour crossing recovers d* of an exact law; se by the delta method") {
-        double A = pow(10.0, gsl_rng_uniform(rng) * 3.0), level = 0.99 + 0.009 * gsl_rng_uniform(rng);
+        double A = pow(10.0, gsl_rng_uniform(rng) * 3.0),
+               level = 0.99 + 0.009 * gsl_rng_uniform(rng);
         double d[40], l[40], se[40], rse = 0.01 + 0.1 * gsl_rng_uniform(rng);
         for (int i = 0; i < 40; i++) {
             d[i] = 2.0 + i;
@@ -391,7 +405,8 @@ START_TEST(test_contour_crossing)
         double t = (want - d[x.k]), dl = -0.5 * log(2.0);
         double ga = -(1.0 - t) / dl, gb = -t / dl, s = rse * sqrt(ga * ga + gb * gb);
         PROP_ASSERT(fabs(x.se - s) <= 1e-9 * s, "se %.12g, want %.12g", x.se, s);
-        PROP_ASSERT(x.lo < x.d_star && x.d_star < x.hi, "CI [%g, %g] around %g", x.lo, x.hi, x.d_star);
+        PROP_ASSERT(x.lo < x.d_star && x.d_star < x.hi, "CI [%g, %g] around %g", x.lo, x.hi,
+                    x.d_star);
     }
     /* no crossing: an error, not a number */
     double d[3] = {1, 2, 3}, l[3] = {0.5, 0.4, 0.3}, se[3] = {0.01, 0.01, 0.01};
@@ -418,7 +433,8 @@ START_TEST(test_concentration_laws)
         for (int it = 0; it < 20000; it++) {
             double a = 0.0, b = 0.0;
             for (size_t j = 0; j < d; j++) {
-                double x = gsl_ran_gaussian_ziggurat(rng, 1.0), y = gsl_ran_gaussian_ziggurat(rng, 1.0);
+                double x = gsl_ran_gaussian_ziggurat(rng, 1.0),
+                       y = gsl_ran_gaussian_ziggurat(rng, 1.0);
                 a += x * x;
                 b += x * y;
             }
@@ -453,11 +469,12 @@ START_TEST(test_flipped_matches_negated)
         double out[SW_NSTAT], plain[SW_NSTAT], flip = NAN, tol = tol_eps(8.0, T, 1.0);
         PROP_ASSERT(selfweight_self_flipped(S, &flip) == ATT_OK, "flipped failed");
         PROP_ASSERT(selfweight_from_scores(out, N, NULL) == ATT_OK, "from_scores failed");
-        PROP_ASSERT(fabs(flip - out[SW_SELF]) <= tol, "T %zu: flipped %.17g vs mean a_ii of -S %.17g", T, flip,
-                    out[SW_SELF]);
+        PROP_ASSERT(fabs(flip - out[SW_SELF]) <= tol,
+                    "T %zu: flipped %.17g vs mean a_ii of -S %.17g", T, flip, out[SW_SELF]);
         if (T == 2) {
             PROP_ASSERT(selfweight_from_scores(plain, S, NULL) == ATT_OK, "from_scores failed");
-            PROP_ASSERT(fabs(plain[SW_SELF] + flip - 1.0) <= tol, "T 2: a(S) + a(-S) = %.17g", plain[SW_SELF] + flip);
+            PROP_ASSERT(fabs(plain[SW_SELF] + flip - 1.0) <= tol, "T 2: a(S) + a(-S) = %.17g",
+                        plain[SW_SELF] + flip);
         }
         mat_free(S);
         mat_free(N);
@@ -467,4 +484,10 @@ START_TEST(test_flipped_matches_negated)
 END_TEST
 
 PROP_MAIN("test_selfweight",
-          {"core", 120, {test_row_by_hand, test_row_huge_scores, test_row_matches_softmax, test_stable_at_d768, test_from_scores_by_hand, test_work_errors, test_threads_bit_identical, test_naive_large_d_is_self, test_projected_exact_expectations, test_projected_about_one_over_T, test_concentration_laws, test_draw_properties, test_t2_exact, test_contour_crossing, test_flipped_matches_negated}})
+          {"core",
+           120,
+           {test_row_by_hand, test_row_huge_scores, test_row_matches_softmax, test_stable_at_d768,
+            test_from_scores_by_hand, test_work_errors, test_threads_bit_identical,
+            test_naive_large_d_is_self, test_projected_exact_expectations,
+            test_projected_about_one_over_T, test_concentration_laws, test_draw_properties,
+            test_t2_exact, test_contour_crossing, test_flipped_matches_negated}})

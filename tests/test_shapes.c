@@ -5,7 +5,7 @@
 #include "head.h"
 #include "mat.h"
 #include "shapes.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -35,8 +35,8 @@ START_TEST(test_gpt2_counts)
     ck_assert_uint_eq(shapes_head_projection_params(768, 64, 64), 147456);      /* 3 * 768 * 64 */
     ck_assert_uint_eq(12 * shapes_head_projection_params(768, 64, 64), 1769472);
     ck_assert_uint_eq(shapes_qk_factored_params(768, 64), 98304);               /* 2 * 768 * 64 */
-    ck_assert_uint_lt(shapes_qk_factored_params(768, 64), 768u * 768u);         /* vs d^2 = 589824 */
-    ck_assert_uint_eq(shapes_head_projection_params(4, 2, 2), 24);              /* the worked example */
+    ck_assert_uint_lt(shapes_qk_factored_params(768, 64), 768u * 768u); /* vs d^2 = 589824 */
+    ck_assert_uint_eq(shapes_head_projection_params(4, 2, 2), 24);      /* the worked example */
     ck_assert_uint_eq(shapes_head_projection_params(10, 3, 5), 10 * 3 + 10 * 3 + 10 * 5);
     /* overflow is reported as 0, not wrapped */
     ck_assert_uint_eq(shapes_head_projection_params(SIZE_MAX / 2, 2, 1), 0);
@@ -93,7 +93,8 @@ START_TEST(test_prop_shapes_match_head)
         size_t T_k = self ? T_q : prop_size(rng, 1, 20), d = prop_size(rng, 1, 24);
         size_t d_k = prop_size(rng, 1, 12), d_v = prop_size(rng, 1, 12);
         shape sh[SHAPES_COUNT];
-        PROP_ASSERT(attention_shapes(sh, B, T_q, T_k, d, d_k, d_v) == ATT_OK, "%s", att_last_error());
+        PROP_ASSERT(attention_shapes(sh, B, T_q, T_k, d, d_k, d_v) == ATT_OK, "%s",
+                    att_last_error());
 
         gsl_matrix *WQ = mat_new(d, d_k), *WK = mat_new(d, d_k), *WV = mat_new(d, d_v);
         mat_randn(rng, WQ, 1.0 / sqrt((double)d));
@@ -108,7 +109,8 @@ START_TEST(test_prop_shapes_match_head)
         for (size_t b = 0; b < B; b++) {
             gsl_matrix_const_view xq = gsl_matrix_const_submatrix(Xq, b * T_q, 0, T_q, d);
             gsl_matrix_const_view xkv = gsl_matrix_const_submatrix(Xkv, b * T_k, 0, T_k, d);
-            PROP_ASSERT(head_forward(&st, &p, &xq.matrix, &xkv.matrix) == ATT_OK, "%s", att_last_error());
+            PROP_ASSERT(head_forward(&st, &p, &xq.matrix, &xkv.matrix) == ATT_OK, "%s",
+                        att_last_error());
         }
         /* each computed (rows, cols) is the shape's (dim1, dim2), batch B */
         SHAPE_IS(sh, "X_q", B, Xq->size1 / B, Xq->size2);

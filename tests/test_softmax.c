@@ -8,7 +8,7 @@
 #include "tol.h"
 #include "mat.h"
 #include "softmax.h"
-#include "att.h"
+#include "status.h"
 
 #include <float.h>
 #include <math.h>
@@ -62,7 +62,8 @@ START_TEST(test_softmax_large_scores)
     check_row((double[]){ 1e300, -1e300 }, (double[]){ 1.0, 0.0 }, 2, 0.0);
     check_row((double[]){ -1e300, 1e300 }, (double[]){ 0.0, 1.0 }, 2, 0.0);
     check_row((double[]){ 1e300, 1e300 }, (double[]){ 0.5, 0.5 }, 2, 0.0);
-    check_row((double[]){ -1e300, -1e300, -1e300 }, (double[]){ 1.0 / 3, 1.0 / 3, 1.0 / 3 }, 3, 2 * EPS);
+    check_row((double[]){-1e300, -1e300, -1e300}, (double[]){1.0 / 3, 1.0 / 3, 1.0 / 3}, 3,
+              2 * EPS);
     check_row((double[]){ DBL_MAX, -DBL_MAX }, (double[]){ 1.0, 0.0 }, 2, 0.0);
     /* d = 768: a self-score of 768 against 0 */
     check_row((double[]){ 768.0, 0.0, 0.0 }, (double[]){ 1.0, 0.0, 0.0 }, 3, 0.0);
@@ -77,7 +78,7 @@ START_TEST(test_softmax_nonfinite_policy)
     ck_assert_ptr_nonnull(strstr(att_last_error(), "NaN"));
     ck_assert_int_eq(softmax_vec(out, (double[]){ INFINITY, NAN }, 2), ATT_EUSAGE);
     /* +inf entries share the weight, finite ones get 0 */
-    check_row((double[]){ INFINITY, 0.0, INFINITY, -5.0 }, (double[]){ 0.5, 0.0, 0.5, 0.0 }, 4, 0.0);
+    check_row((double[]){INFINITY, 0.0, INFINITY, -5.0}, (double[]){0.5, 0.0, 0.5, 0.0}, 4, 0.0);
     check_row((double[]){ INFINITY, -INFINITY }, (double[]){ 1.0, 0.0 }, 2, 0.0);
     /* -inf is a masked key: weight 0, the rest renormalised */
     check_row((double[]){ -INFINITY, 0.0, log(3.0) }, (double[]){ 0.0, 0.25, 0.75 }, 3, 4 * EPS);
@@ -105,13 +106,16 @@ START_TEST(test_logsumexp_values)
 {
     double ln2 = log(2.0);
     ck_assert_double_eq_tol(softmax_logsumexp((double[]){ 0.0, 0.0 }, 2), ln2, EPS);
-    ck_assert_double_eq_tol(softmax_logsumexp((double[]){ 1000.0, 1000.0 }, 2), 1000.0 + ln2, 1000 * EPS);
-    ck_assert_double_eq_tol(softmax_logsumexp((double[]){ -1000.0, -1000.0 }, 2), -1000.0 + ln2, 1000 * EPS);
+    ck_assert_double_eq_tol(softmax_logsumexp((double[]){1000.0, 1000.0}, 2), 1000.0 + ln2,
+                            1000 * EPS);
+    ck_assert_double_eq_tol(softmax_logsumexp((double[]){-1000.0, -1000.0}, 2), -1000.0 + ln2,
+                            1000 * EPS);
     ck_assert_double_eq(softmax_logsumexp((double[]){ 1e300, 1e300 }, 2), 1e300);
     ck_assert_double_eq(softmax_logsumexp((double[]){ 0.0, -INFINITY }, 2), 0.0);
     ck_assert_double_eq_tol(softmax_logsumexp((double[]){ 0.0, log(3.0) }, 2), log(4.0), 2 * EPS);
     /* log(1 + e^-40): log1p keeps it, 1 + 4e-18 would round to 1 */
-    ck_assert_double_eq_tol(softmax_logsumexp((double[]){ 0.0, -40.0 }, 2), exp(-40.0), 1e-16 * exp(-40.0) * 4);
+    ck_assert_double_eq_tol(softmax_logsumexp((double[]){0.0, -40.0}, 2), exp(-40.0),
+                            1e-16 * exp(-40.0) * 4);
     ck_assert(isnan(softmax_logsumexp((double[]){ 0.0, NAN }, 2)));
     ck_assert(softmax_logsumexp((double[]){ 0.0, INFINITY }, 2) == INFINITY);
     ck_assert(softmax_logsumexp((double[]){ -INFINITY, -INFINITY }, 2) == -INFINITY);
@@ -241,5 +245,11 @@ START_TEST(test_prop_online_softmax)
 END_TEST
 
 PROP_MAIN("test_softmax",
-          {"unit", 0, {test_softmax_2x2_by_hand, test_softmax_large_scores, test_softmax_nonfinite_policy, test_logsumexp_values}},
-          {"properties", 120, {test_prop_rows_sum_to_one, test_prop_shift_invariance, test_prop_log_softmax, test_prop_online_softmax}})
+          {"unit",
+           0,
+           {test_softmax_2x2_by_hand, test_softmax_large_scores, test_softmax_nonfinite_policy,
+            test_logsumexp_values}},
+          {"properties",
+           120,
+           {test_prop_rows_sum_to_one, test_prop_shift_invariance, test_prop_log_softmax,
+            test_prop_online_softmax}})

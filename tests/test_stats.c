@@ -1,8 +1,8 @@
 /* test_stats.c - running moments, merge, CI coverage, the Monte Carlo engine. */
 #include "prop.h"
 #include "mc.h"
-#include "stat.h"
-#include "att.h"
+#include "statistics.h"
+#include "status.h"
 #include "timing.h"
 
 #include <math.h>
@@ -95,8 +95,9 @@ START_TEST(test_mc_deterministic_across_threads)
         run_known(a1, 1, draws[k], 42, 7, "mt19937");
         run_known(a2, 2, draws[k], 42, 7, "mt19937");
         for (int s = 0; s < 3; s++) {
-            ck_assert_msg(a1[s].n == a2[s].n && memcmp(&a1[s].mean, &a2[s].mean, sizeof(double)) == 0
-                          && memcmp(&a1[s].m2, &a2[s].m2, sizeof(double)) == 0,
+            ck_assert_msg(a1[s].n == a2[s].n &&
+                              memcmp(&a1[s].mean, &a2[s].mean, sizeof(double)) == 0 &&
+                              memcmp(&a1[s].m2, &a2[s].m2, sizeof(double)) == 0,
                           "draws %zu stat %d: 1 thread %.17g, 2 threads %.17g", draws[k], s,
                           a1[s].mean, a2[s].mean);
         }
@@ -168,7 +169,8 @@ START_TEST(test_stream_seeds_distinct)
         s[3 * i + 2] = rng_stream_seed((uint64_t)i + 2, 0, 0);
     }
     for (int i = 0; i < 3 * N; i++)
-        for (int j = i + 1; j < 3 * N; j++) ck_assert_msg(s[i] != s[j], "seeds %d and %d collide", i, j);
+        for (int j = i + 1; j < 3 * N; j++)
+            ck_assert_msg(s[i] != s[j], "seeds %d and %d collide", i, j);
 }
 END_TEST
 
@@ -203,16 +205,19 @@ START_TEST(test_timing_median_ci)
     timing_median_ci(x, 6, &t);
     ck_assert(t.ci_low == 1 && t.ci_high == 6 && fabs(t.ci_level - 62.0 / 64) <= 4 * DBL_EPSILON);
     timing_median_ci(x, 9, &t);                          /* k = 2: 1 - 2 (1 + 9) / 512 */
-    ck_assert(t.ci_low == 2 && t.ci_high == 8 && fabs(t.ci_level - (1 - 20.0 / 512)) <= 4 * DBL_EPSILON);
+    ck_assert(t.ci_low == 2 && t.ci_high == 8 &&
+              fabs(t.ci_level - (1 - 20.0 / 512)) <= 4 * DBL_EPSILON);
     for (unsigned n = 1; n <= 80; n++) {
         timing_median_ci(x, n, &t);
         unsigned k = (unsigned)t.ci_low;
         ck_assert_msg(t.ci_high == n + 1 - k, "n = %u: interval [x_(%u), x_(%g)]", n, k, t.ci_high);
         double cover = 1 - 2 * gsl_cdf_binomial_P(k - 1, 0.5, n);
-        ck_assert_msg(fabs(t.ci_level - cover) <= 64 * DBL_EPSILON, "n = %u: level %.17g vs %.17g", n, t.ci_level, cover);
+        ck_assert_msg(fabs(t.ci_level - cover) <= 64 * DBL_EPSILON, "n = %u: level %.17g vs %.17g",
+                      n, t.ci_level, cover);
         ck_assert_msg(k == 1 || cover >= 0.95, "n = %u, k = %u: coverage %g < 95%%", n, k, cover);
         if (2 * (k + 1) <= n + 1)                      /* one step narrower falls below 95% */
-            ck_assert_msg(n < 6 || 1 - 2 * gsl_cdf_binomial_P(k, 0.5, n) < 0.95, "n = %u: k = %u not the largest", n, k);
+            ck_assert_msg(n < 6 || 1 - 2 * gsl_cdf_binomial_P(k, 0.5, n) < 0.95,
+                          "n = %u: k = %u not the largest", n, k);
     }
 }
 END_TEST
@@ -232,21 +237,27 @@ START_TEST(test_timing_rule)
 {
     volatile double sink = 0;
     timing t;
-    timing_rule loose = {3, 9, INFINITY, INFINITY}, tight = {3, 7, 0.0, INFINITY}, bad = {4, 3, 0.02, 1.0};
+    timing_rule loose = {3, 9, INFINITY, INFINITY}, tight = {3, 7, 0.0, INFINITY},
+                bad = {4, 3, 0.02, 1.0};
     calls = 0;
     ck_assert_int_eq(timing_measure_until(uneven_job, (void *)&sink, &loose, 0.0, &t), ATT_OK);
-    ck_assert_msg(t.reps == 3 && calls == 4, "loose rule: %zu samples, %d calls (want 3, 4)", t.reps, calls);
+    ck_assert_msg(t.reps == 3 && calls == 4, "loose rule: %zu samples, %d calls (want 3, 4)",
+                  t.reps, calls);
     calls = 0;
     ck_assert_int_eq(timing_measure_until(uneven_job, (void *)&sink, &tight, 0.0, &t), ATT_OK);
-    ck_assert_msg(t.reps == 7 && calls == 8, "tight rule: %zu samples, %d calls (want 7, 8)", t.reps, calls);
-    ck_assert(t.min <= t.ci_low && t.ci_low <= t.median && t.median <= t.ci_high && t.ci_high <= t.max);
+    ck_assert_msg(t.reps == 7 && calls == 8, "tight rule: %zu samples, %d calls (want 7, 8)",
+                  t.reps, calls);
+    ck_assert(t.min <= t.ci_low && t.ci_low <= t.median && t.median <= t.ci_high &&
+              t.ci_high <= t.max);
     ck_assert_int_eq(timing_measure_until(uneven_job, (void *)&sink, &bad, 0.0, &t), ATT_EUSAGE);
     // a CPU budget already spent (0 s) stops the tight rule at its minimum: 3 samples, 4 calls
     timing_rule spent = {3, 7, 0.0, 0.0}, negative = {3, 7, 0.0, -1.0};
     calls = 0;
     ck_assert_int_eq(timing_measure_until(uneven_job, (void *)&sink, &spent, 0.0, &t), ATT_OK);
-    ck_assert_msg(t.reps == 3 && calls == 4, "CPU budget 0: %zu samples, %d calls (want 3, 4)", t.reps, calls);
-    ck_assert_int_eq(timing_measure_until(uneven_job, (void *)&sink, &negative, 0.0, &t), ATT_EUSAGE);
+    ck_assert_msg(t.reps == 3 && calls == 4, "CPU budget 0: %zu samples, %d calls (want 3, 4)",
+                  t.reps, calls);
+    ck_assert_int_eq(timing_measure_until(uneven_job, (void *)&sink, &negative, 0.0, &t),
+                     ATT_EUSAGE);
     // the thread's CPU clock advances with work
     double c0 = timing_thread_cpu();
     for (int k = 0; k < 20; k++) uneven_job((void *)&sink);
@@ -259,4 +270,8 @@ START_TEST(test_timing_rule)
 END_TEST
 
 PROP_MAIN("test_stats",
-          {"core", 120, {test_welford_by_hand, test_merge_equals_sequential, test_fit_line, test_wilson, test_mc_deterministic_across_threads, test_mc_ci_coverage, test_mc_errors, test_stream_seeds_distinct, test_timing_median_ci, test_timing_rule}})
+          {"core",
+           120,
+           {test_welford_by_hand, test_merge_equals_sequential, test_fit_line, test_wilson,
+            test_mc_deterministic_across_threads, test_mc_ci_coverage, test_mc_errors,
+            test_stream_seeds_distinct, test_timing_median_ci, test_timing_rule}})

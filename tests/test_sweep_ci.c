@@ -13,7 +13,7 @@
 
 START_TEST(test_ci_draws_rule)
 {
-    sweep_ci_target t = {1000, 0, {{0, 0.01}}, NULL};                   /* pilot 1000 -> 4 blocks = 1024 */
+    sweep_ci_target t = {1000, 0, {{0, 0.01}}, NULL}; /* pilot 1000 -> 4 blocks = 1024 */
     ck_assert_uint_eq(sweep_ci_draws(&t, 0.01, 0.01), 1024);
     ck_assert_uint_eq(sweep_ci_draws(&t, 0.01, 0.02), 4096);          /* (2)^2 x 1024 */
     ck_assert_uint_eq(sweep_ci_draws(&t, 0.01, 0.0101), 1280);        /* 1044.6 -> whole blocks */
@@ -42,7 +42,8 @@ static int run_sweep(experiment *e, sweep_result *r)
     sweep_grid g;
     sweep_grid_init(&g);
     sweep_axis(&g, AX_D, 3, D);
-    sweep_def def = {.draw = draw, .nstats = NSTAT_, .stat_names = names, .stat_nature = names_nat, .csv = ""};
+    sweep_def def = {
+        .draw = draw, .nstats = NSTAT_, .stat_names = names, .stat_nature = names_nat, .csv = ""};
     def.ci = (sweep_ci_target){512, 1 << 20, {{S_X, 0.05}}, NULL};
     return sweep_run(e, &g, &def, r);
 }
@@ -50,7 +51,8 @@ static int run_sweep(experiment *e, sweep_result *r)
 START_TEST(test_ci_sweep)
 {
     experiment e = {0};
-    e.o.id = "test_sweep_ci", e.o.seed = 7, e.o.draws = 100, e.o.rng_name = "mt19937", e.o.quiet = 1;
+    e.o.id = "test_sweep_ci", e.o.seed = 7, e.o.draws = 100, e.o.rng_name = "mt19937",
+    e.o.quiet = 1;
     sweep_result r1, r2;
     omp_set_num_threads(1);
     ck_assert_int_eq(run_sweep(&e, &r1), ATT_OK);

@@ -9,26 +9,26 @@
  */
 #include "prop.h"
 #include "tiedhead.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 
 static double eval(gsl_rng *rng, size_t V, size_t T, size_t dk, int causal, prev_eval *ev,
                    double *wmin)
 {
-    prev_config c = prevtrain_config_default(V, T, dk, 1);
+    prev_config c = training_config_default(V, T, dk, 1);
     c.heldout = 300;
     prev_model m;
-    ck_assert_int_eq(prevtrain_model_alloc(&m, &c), ATT_OK);
+    ck_assert_int_eq(training_model_alloc(&m, &c), ATT_OK);
     ck_assert_int_eq(tiedhead_exact(&m, 12.0), ATT_OK);
     m.p.causal = causal;
     gsl_matrix *A = gsl_matrix_alloc(T, T);
-    ck_assert_int_eq(prevtrain_evaluate(rng, &m, ev, A), ATT_OK);
+    ck_assert_int_eq(training_evaluate(rng, &m, ev, A), ATT_OK);
     *wmin = 1.0;
     for (size_t t = 1; t < T; t++)
         *wmin = fmin(*wmin, gsl_matrix_get(A, t, t - 1));   /* mean over sequences */
     gsl_matrix_free(A);
-    prevtrain_model_free(&m);
+    training_model_free(&m);
     return ev->accuracy;
 }
 
@@ -56,7 +56,7 @@ static size_t worst_correct(prev_model *m, size_t V, size_t T, double *loss)
 {
     size_t tok[64], ok = 0;
     for (size_t t = 0; t < T; t++) tok[t] = t % 3 == 2 ? 0 : V - 1;
-    ck_assert_int_eq(prevtrain_forward(m, tok, loss, &ok), ATT_OK);
+    ck_assert_int_eq(training_forward(m, tok, loss, &ok), ATT_OK);
     return ok;
 }
 
@@ -73,13 +73,13 @@ START_TEST(test_largest_vocab)
                   "lambda = 12 holds up to n_vocab 17 (the cited rows: 8)");
     for (size_t i = 0; i < sizeof Ts / sizeof Ts[0]; i++) {
         size_t T = Ts[i];
-        prev_config c = prevtrain_config_default(V, T, 2, 1);
+        prev_config c = training_config_default(V, T, 2, 1);
         c.heldout = 60;
         prev_model m;
-        ck_assert_int_eq(prevtrain_model_alloc(&m, &c), ATT_OK);
+        ck_assert_int_eq(training_model_alloc(&m, &c), ATT_OK);
         ck_assert_int_eq(tiedhead_exact(&m, lambda), ATT_OK);
         prev_eval ev;
-        ck_assert_int_eq(prevtrain_evaluate(rng, &m, &ev, NULL), ATT_OK);
+        ck_assert_int_eq(training_evaluate(rng, &m, &ev, NULL), ATT_OK);
         ck_assert_msg(ev.accuracy == 1.0 && isfinite(ev.loss),
                       "n_vocab %zu T %zu: accuracy %.6f, loss %g", V, T, ev.accuracy, ev.loss);
         double loss;
@@ -87,7 +87,7 @@ START_TEST(test_largest_vocab)
         ck_assert_msg(ok == T - 1 && isfinite(loss),
                       "n_vocab %zu T %zu worst sequence: %zu of %zu, loss %g", V, T, ok, T - 1,
                       loss);
-        prevtrain_model_free(&m);
+        training_model_free(&m);
     }
     gsl_rng_free(rng);
 }
@@ -96,9 +96,9 @@ END_TEST
 START_TEST(test_fixed_scale_fails_outside)
 {
     const size_t V = 20, T = 17;
-    prev_config c = prevtrain_config_default(V, T, 2, 1);
+    prev_config c = training_config_default(V, T, 2, 1);
     prev_model m;
-    ck_assert_int_eq(prevtrain_model_alloc(&m, &c), ATT_OK);
+    ck_assert_int_eq(training_model_alloc(&m, &c), ATT_OK);
     ck_assert_int_eq(tiedhead_exact(&m, 12.0), ATT_EUSAGE);   /* refused: below the condition */
     double lambda = tiedhead_scale(V), loss;
     ck_assert_int_eq(tiedhead_exact(&m, lambda), ATT_OK);
@@ -109,7 +109,7 @@ START_TEST(test_fixed_scale_fails_outside)
     size_t ok = worst_correct(&m, V, T, &loss);
     ck_assert_msg(ok < T - 1, "lambda 12 at n_vocab %zu: %zu of %zu right, the leak should mislead",
                   V, ok, T - 1);
-    prevtrain_model_free(&m);
+    training_model_free(&m);
 }
 END_TEST
 

@@ -15,7 +15,7 @@
 #include "fused.h"
 #include "head.h"
 #include "mat.h"
-#include "att.h"
+#include "status.h"
 #include "tiled.h"
 #include "vexp.h"
 
@@ -42,7 +42,8 @@ static double max_row_norm(const gsl_matrix *A)
     double m = 0.0;
     for (size_t i = 0; i < A->size1; i++) {
         double s = 0.0;
-        for (size_t j = 0; j < A->size2; j++) s += gsl_matrix_get(A, i, j) * gsl_matrix_get(A, i, j);
+        for (size_t j = 0; j < A->size2; j++)
+            s += gsl_matrix_get(A, i, j) * gsl_matrix_get(A, i, j);
         m = fmax(m, sqrt(s));
     }
     return m;
@@ -54,7 +55,8 @@ static double max_col_norm(const gsl_matrix *A)
     double m = 0.0;
     for (size_t j = 0; j < A->size2; j++) {
         double s = 0.0;
-        for (size_t i = 0; i < A->size1; i++) s += gsl_matrix_get(A, i, j) * gsl_matrix_get(A, i, j);
+        for (size_t i = 0; i < A->size1; i++)
+            s += gsl_matrix_get(A, i, j) * gsl_matrix_get(A, i, j);
         m = fmax(m, sqrt(s));
     }
     return m;
@@ -81,10 +83,13 @@ static double compare_attend(const gsl_matrix *Q, const gsl_matrix *K, const gsl
     PROP_ASSERT(rt == ATT_OK, "tiled: %s", att_last_error());
     int rp = plain_attend(Op, Q, K, V, scale);
     PROP_ASSERT(rp == ATT_OK, "plain: %s", att_last_error());
-    double tol = tol_attention_output(K->size1, K->size2, tol_score_bound(Q, K, scale), mat_max_abs(V));
+    double tol =
+        tol_attention_output(K->size1, K->size2, tol_score_bound(Q, K, scale), mat_max_abs(V));
     double err = mat_max_abs_diff(Ot, Op);
-    PROP_ASSERT(err <= tol, "T_q %zu T_k %zu d_k %zu d_v %zu tiles %zu x %zu: |O_tiled - O_plain| "
-                "= %.3g > tol %.3g", Q->size1, K->size1, K->size2, V->size2, tl.bq, tl.bk, err, tol);
+    PROP_ASSERT(err <= tol,
+                "T_q %zu T_k %zu d_k %zu d_v %zu tiles %zu x %zu: |O_tiled - O_plain| "
+                "= %.3g > tol %.3g",
+                Q->size1, K->size1, K->size2, V->size2, tl.bq, tl.bk, err, tol);
     mat_free(Ot); mat_free(Op);
     return err / tol;
 }
@@ -207,9 +212,11 @@ START_TEST(test_prop_exp_paths_agree)
         ck_assert(vexp_variant("scalar") == ATT_OK);
         double ss = vexp_shifted(ys, x, n, m);
         for (size_t j = 0; j < n; j++)
-            PROP_ASSERT(ulps_apart(y[j], ys[j]) <= 2, "%s: x - m = %.17g: %.17g vs scalar %.17g (%g ulp)",
-                        variant, x[j] - m, y[j], ys[j], ulps_apart(y[j], ys[j]));
-        PROP_ASSERT(fabs(s - ss) <= tol_eps(4, n, ss), "%s: sum %.17g vs scalar %.17g", variant, s, ss);
+            PROP_ASSERT(ulps_apart(y[j], ys[j]) <= 2,
+                        "%s: x - m = %.17g: %.17g vs scalar %.17g (%g ulp)", variant, x[j] - m,
+                        y[j], ys[j], ulps_apart(y[j], ys[j]));
+        PROP_ASSERT(fabs(s - ss) <= tol_eps(4, n, ss), "%s: sum %.17g vs scalar %.17g", variant, s,
+                    ss);
     }
     vexp_variant(NULL);
     gsl_rng_free(rng);
@@ -236,7 +243,8 @@ START_TEST(test_exp_env)
     }
     setenv("ATT_VEXP", "sse9", 1);
     ck_assert_int_eq(vexp_env_check(), ATT_EUSAGE);
-    ck_assert_msg(strstr(att_last_error(), "ATT_VEXP=sse9") != NULL, "message: %s", att_last_error());
+    ck_assert_msg(strstr(att_last_error(), "ATT_VEXP=sse9") != NULL, "message: %s",
+                  att_last_error());
     gsl_matrix *Q = mat_new(3, 2), *K = mat_new(4, 2), *V = mat_new(4, 2), *O = mat_new(3, 2);
     gsl_matrix_set_zero(Q); gsl_matrix_set_zero(K); gsl_matrix_set_zero(V);
     ck_assert_int_eq(tiled_attend(O, Q, K, V, 1.0, tiled_tiles_default()), ATT_EUSAGE);
@@ -295,7 +303,8 @@ START_TEST(test_prop_tiled_attend_adversarial)
             double level = gsl_ran_gaussian(rng, 1e3);
             for (size_t j = 0; j < T_k; j++) {
                 double s = level;                                        /* ties */
-                if (kind == ADV_DOMINANT) s = j == star ? level + big : level - gsl_rng_uniform(rng);
+                if (kind == ADV_DOMINANT)
+                    s = j == star ? level + big : level - gsl_rng_uniform(rng);
                 if (kind == ADV_RISING) s = level + 3.0 * (double)j;     /* new max every tile */
                 if (kind == ADV_FALLING) s = level - 3.0 * (double)j;
                 gsl_matrix_set(K, j, 0, s);
@@ -406,7 +415,8 @@ START_TEST(test_tiled_long_sequences)
         /* the last key dominates every row: the max moves in the last tile */
         for (size_t c = 0; c < d_k; c++) gsl_matrix_set(K, T - 1, c, 30.0 * (c % 2 ? 1 : -1));
         for (size_t i = 0; i < T; i++)
-            for (size_t c = 0; c < d_k; c++) gsl_matrix_set(Q, i, c, fabs(gsl_matrix_get(Q, i, c)) * (c % 2 ? 1 : -1));
+            for (size_t c = 0; c < d_k; c++)
+                gsl_matrix_set(Q, i, c, fabs(gsl_matrix_get(Q, i, c)) * (c % 2 ? 1 : -1));
         compare_attend(Q, K, V, 1.0, tiled_tiles_default());
         mat_free(Q); mat_free(K); mat_free(V);
     }
@@ -419,7 +429,8 @@ START_TEST(test_prop_thread_count_invariance)
 {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     PROP_FOR(k, rng, "tiled output bit-identical for 1 and 2 threads") {
-        size_t T_q = prop_size(rng, 1, 300), T_k = prop_size(rng, 1, 300), d_k = prop_size(rng, 1, 24);
+        size_t T_q = prop_size(rng, 1, 300), T_k = prop_size(rng, 1, 300),
+               d_k = prop_size(rng, 1, 24);
         gsl_matrix *Q = rand_mat(rng, T_q, d_k, 1.0), *K = rand_mat(rng, T_k, d_k, 1.0);
         gsl_matrix *V = rand_mat(rng, T_k, d_k, 1.0);
         gsl_matrix *O1 = mat_new(T_q, d_k), *O2 = mat_new(T_q, d_k);
@@ -431,7 +442,8 @@ START_TEST(test_prop_thread_count_invariance)
         PROP_ASSERT(tiled_attend(O2, Q, K, V, 1.0, tl) == ATT_OK, "%s", att_last_error());
         omp_set_num_threads(saved);
         PROP_ASSERT(memcmp(O1->data, O2->data, T_q * d_k * sizeof(double)) == 0,
-                    "outputs differ between 1 and 2 threads (max diff %.3g)", mat_max_abs_diff(O1, O2));
+                    "outputs differ between 1 and 2 threads (max diff %.3g)",
+                    mat_max_abs_diff(O1, O2));
         mat_free(Q); mat_free(K); mat_free(V); mat_free(O1); mat_free(O2);
     }
     gsl_rng_free(rng);
@@ -452,7 +464,10 @@ START_TEST(test_tiled_nonfinite_and_shapes)
     /* Q (3, 2), K (5, 2), V (5, 1); s_ij = q_i . k_j */
     gsl_matrix *Q = mat_new(3, 2), *K = mat_new(5, 2), *V = mat_new(5, 1), *O = mat_new(3, 1);
     gsl_matrix *Op = mat_new(3, 1);
-    for (size_t j = 0; j < 5; j++) { gsl_matrix_set(K, j, 0, 1.0 + j); gsl_matrix_set(V, j, 0, (double)j); }
+    for (size_t j = 0; j < 5; j++) {
+        gsl_matrix_set(K, j, 0, 1.0 + j);
+        gsl_matrix_set(V, j, 0, (double)j);
+    }
     for (size_t i = 0; i < 3; i++) gsl_matrix_set(Q, i, 0, 0.1 * (double)i);
     tiled_tiles small = { 2, 2 };
 
@@ -468,7 +483,10 @@ START_TEST(test_tiled_nonfinite_and_shapes)
 
     /* -inf scores are masked keys (weight 0), as in the plain head:
      * q_2 = (1e200, 0) with k_j = (-1e200, 1) for j < 4 and k_4 = (0, 1) */
-    for (size_t j = 0; j < 4; j++) { gsl_matrix_set(K, j, 0, -1e200); gsl_matrix_set(K, j, 1, 1.0); }
+    for (size_t j = 0; j < 4; j++) {
+        gsl_matrix_set(K, j, 0, -1e200);
+        gsl_matrix_set(K, j, 1, 1.0);
+    }
     gsl_matrix_set(K, 4, 0, 0.0); gsl_matrix_set(K, 4, 1, 1.0);
     ck_assert_int_eq(tiled_attend(O, Q, K, V, 1.0, small), ATT_OK);
     ck_assert_int_eq(plain_attend(Op, Q, K, V, 1.0), ATT_OK);
@@ -546,11 +564,14 @@ START_TEST(test_prop_fused_equals_separate)
         ck_assert_int_eq(head_project(Vs, c.X, c.W_V, NULL), ATT_OK);
         // fused: [Q | K | V] = X W_QKV;  (out, in): X (W_QKV^T)^T
         PROP_ASSERT(fused_project(Q, K, V, QKV, c.X, c.W) == ATT_OK, "%s", att_last_error());
-        PROP_ASSERT(fused_project_out_in(Q2, K2, V2, QKV, c.X, c.Wt) == ATT_OK, "%s", att_last_error());
+        PROP_ASSERT(fused_project_out_in(Q2, K2, V2, QKV, c.X, c.Wt) == ATT_OK, "%s",
+                    att_last_error());
         /* |fl(x.w) - x.w| <= d eps |x| |w|; two computations, twice that */
         double tol = tol_eps(2, c.d, max_row_norm(c.X) * max_col_norm(c.W));
-        double e1 = fmax(mat_max_abs_diff(Q, Qs), fmax(mat_max_abs_diff(K, Ks), mat_max_abs_diff(V, Vs)));
-        double e2 = fmax(mat_max_abs_diff(Q2, Q), fmax(mat_max_abs_diff(K2, K), mat_max_abs_diff(V2, V)));
+        double e1 =
+            fmax(mat_max_abs_diff(Q, Qs), fmax(mat_max_abs_diff(K, Ks), mat_max_abs_diff(V, Vs)));
+        double e2 =
+            fmax(mat_max_abs_diff(Q2, Q), fmax(mat_max_abs_diff(K2, K), mat_max_abs_diff(V2, V)));
         PROP_ASSERT(e1 <= tol, "N %zu d %zu: fused vs separate %.3g > %.3g", N, c.d, e1, tol);
         PROP_ASSERT(e2 <= tol, "N %zu d %zu: (out, in) vs W_QKV %.3g > %.3g", N, c.d, e2, tol);
         mat_free(Q); mat_free(K); mat_free(V); mat_free(Q2); mat_free(K2); mat_free(V2);
@@ -581,7 +602,8 @@ START_TEST(test_prop_batched_equals_one_by_one)
         for (size_t b = 0; b < B; b++) {
             gsl_matrix_const_view Xb = gsl_matrix_const_submatrix(c.X, b * T, 0, T, c.d);
             gsl_matrix_const_view Ob = gsl_matrix_const_submatrix(O, b * T, 0, T, c.d_v);
-            PROP_ASSERT(head_forward(&st, &p, &Xb.matrix, &Xb.matrix) == ATT_OK, "%s", att_last_error());
+            PROP_ASSERT(head_forward(&st, &p, &Xb.matrix, &Xb.matrix) == ATT_OK, "%s",
+                        att_last_error());
             double tol = tol_attention_output(T, c.d + c.d_k, tol_score_bound(st.Q, st.K, p.scale),
                                          mat_max_abs(st.V))
                          + tol_eps(8, c.d, max_row_norm(&Xb.matrix) * max_col_norm(c.W_V));

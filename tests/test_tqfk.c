@@ -17,7 +17,7 @@
 #include "explorer.h"
 #include "tol.h"
 #include "prop.h"
-#include "att.h"
+#include "status.h"
 #include "tqfk.h"
 
 /* A random configuration: coordinates ~ N(0, sigma^2), sigma in [0.1, 5],
@@ -117,9 +117,11 @@ START_TEST(prop_rows_sum_to_one_and_outputs_average)
         random_config(rng, &c);
         PROP_ASSERT(tqfk_compute(&r, &c) == ATT_OK, "%s", att_last_error());
         tqfk_check_result(&ck, &c, &r);
-        PROP_ASSERT(ck.row_sum_err <= tol_eps(4.0, TQFK_NK, 1.0), "row sum error %g", ck.row_sum_err);
+        PROP_ASSERT(ck.row_sum_err <= tol_eps(4.0, TQFK_NK, 1.0), "row sum error %g",
+                    ck.row_sum_err);
         PROP_ASSERT(ck.average_err <= tol_eps(4.0, TQFK_NK, ck.value_scale),
-                    "average error %g, tol %g", ck.average_err, tol_eps(4.0, TQFK_NK, ck.value_scale));
+                    "average error %g, tol %g", ck.average_err,
+                    tol_eps(4.0, TQFK_NK, ck.value_scale));
         for (int i = 0; i < 2; i++)
             for (int d = 0; d < 2; d++) {
                 /* a weighted average lies between the smallest and largest value */
@@ -145,7 +147,8 @@ START_TEST(prop_equal_keys_share_equally)
         tqfk_config c;
         tqfk_result r;
         random_config(rng, &c);
-        int a = (int)gsl_rng_uniform_int(rng, 4), b = (a + 1 + (int)gsl_rng_uniform_int(rng, 3)) % 4;
+        int a = (int)gsl_rng_uniform_int(rng, 4),
+            b = (a + 1 + (int)gsl_rng_uniform_int(rng, 3)) % 4;
         c.k[b][0] = c.k[a][0];
         c.k[b][1] = c.k[a][1];
         PROP_ASSERT(tqfk_compute(&r, &c) == ATT_OK, "%s", att_last_error());
@@ -415,7 +418,8 @@ START_TEST(prop_headline_fails_on_wrong_heads)
         n++;
     }
     for (int w = 1; w <= 3; w++)
-        ck_assert_msg(caught[w] >= n * 9 / 10, "wrong head %d caught in only %zu of %zu states", w, caught[w], n);
+        ck_assert_msg(caught[w] >= n * 9 / 10, "wrong head %d caught in only %zu of %zu states", w,
+                      caught[w], n);
     gsl_rng_free(rng);
 }
 END_TEST

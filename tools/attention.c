@@ -45,7 +45,7 @@
 #include "afile.h"
 #include "provenance.h"
 #include "table.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -73,28 +73,33 @@ static const opt_spec EXTRA[] = {
     {"wq", OPT_STRING, &arg.wq, "FILE", "W_Q (d x d_k), required unless --wqkv"},
     {"wk", OPT_STRING, &arg.wk, "FILE", "W_K (d x d_k), required unless --wqkv"},
     {"wv", OPT_STRING, &arg.wv, "FILE", "W_V (d x d_v), required unless --wqkv"},
-    {"wqkv", OPT_STRING, &arg.wqkv, "FILE", "W_QKV = [W_Q | W_K | W_V] (d x (2 d_k + d_v)), one fused matrix"},
+    {"wqkv", OPT_STRING, &arg.wqkv, "FILE",
+     "W_QKV = [W_Q | W_K | W_V] (d x (2 d_k + d_v)), one fused matrix"},
     {"dk", OPT_SIZE, &arg.dk, "N", "with --wqkv: d_k (default cols/3, or (cols - d_v)/2)"},
     {"dv", OPT_SIZE, &arg.dv, "N", "with --wqkv: d_v (default d_k, or cols - 2 d_k)"},
     {"torch-layout", OPT_FLAG, &arg.torch_layout, NULL,
      "with --wqkv: the file is nn.Linear's weight ((2 d_k + d_v) x d, = W_QKV^T)"},
     {"causal", OPT_FLAG, &arg.causal, NULL, "causal mask: query i sees keys j <= i only"},
-    {"batch", OPT_SIZE, &arg.batch, "B", "X holds B sequences stacked: rows 1..T, T+1..2T, ... (default 1)"},
+    {"batch", OPT_SIZE, &arg.batch, "B",
+     "X holds B sequences stacked: rows 1..T, T+1..2T, ... (default 1)"},
     {"bq", OPT_STRING, &arg.bq, "FILE", "b_Q: one row of d_k numbers (default none)"},
     {"bk", OPT_STRING, &arg.bk, "FILE", "b_K: one row of d_k numbers (default none)"},
     {"bv", OPT_STRING, &arg.bv, "FILE", "b_V: one row of d_v numbers (default none)"},
-    {"scale", OPT_STRING, &arg.scale_text, "S", "S = scale Q K^T (default 1 as in the section; "
-                                                "1/sqrt(d_k) is usual): a number or an "
-                                                "expression such as '1/sqrt(2)'"},
+    {"scale", OPT_STRING, &arg.scale_text, "S",
+     "S = scale Q K^T (default 1 as in the section; "
+     "1/sqrt(d_k) is usual): a number or an "
+     "expression such as '1/sqrt(2)'"},
     {"rope", OPT_FLAG, &arg.rope, NULL, "rotary position embedding on Q and K (d_k even)"},
-    {"rope-base", OPT_DOUBLE, &arg.rope_base, "B", "RoPE base, theta_i = B^(-2i/d_k) (default 10000)"},
+    {"rope-base", OPT_DOUBLE, &arg.rope_base, "B",
+     "RoPE base, theta_i = B^(-2i/d_k) (default 10000)"},
     {"grad", OPT_STRING, &arg.grad, "FILE", "G = dL/dO (T_q x d_v): also write the gradients"},
     {"print", OPT_FLAG, &arg.print, NULL, "print the matrices as aligned tables on stdout"},
-    {"tokens", OPT_STRING, &arg.tokens, "LIST", "names of the rows of X (or X_q), a,b,c, for --print"},
+    {"tokens", OPT_STRING, &arg.tokens, "LIST",
+     "names of the rows of X (or X_q), a,b,c, for --print"},
     {"key-tokens", OPT_STRING, &arg.key_tokens, "LIST", "names of the rows of X_kv, for --print"},
-    {"features", OPT_STRING, &arg.features, "LIST", "names of the d_v value columns (of V and O), for --print"},
-    {NULL, OPT_FLAG, NULL, NULL, NULL}
-};
+    {"features", OPT_STRING, &arg.features, "LIST",
+     "names of the d_v value columns (of V and O), for --print"},
+    {NULL, OPT_FLAG, NULL, NULL, NULL}};
 
 /* --help: the options (opts.c), then print_more_help's text, which ends with
  * the exit status (attention has no verdicts: OPT_OWN_EXIT_HELP). */
@@ -182,9 +187,10 @@ static int bias_make(gsl_vector **b, const gsl_matrix *M, const char *opt, const
                      size_t n, const char *other, const gsl_matrix *W, const char *width)
 {
     if (M->size1 != 1 || M->size2 != n)
-        return att_fail(ATT_EUSAGE, "shapes do not conform: the bias (--%s %s) is %zu x %zu and %s is "
-                        "%zu x %zu: the bias must be one row of %s = %zu numbers", opt, path,
-                        M->size1, M->size2, other, W->size1, W->size2, width, n);
+        return att_fail(ATT_EUSAGE,
+                        "shapes do not conform: the bias (--%s %s) is %zu x %zu and %s is "
+                        "%zu x %zu: the bias must be one row of %s = %zu numbers",
+                        opt, path, M->size1, M->size2, other, W->size1, W->size2, width, n);
     *b = mat_vec_new(n);
     if (*b == NULL) return ATT_ERUNTIME;
     for (size_t j = 0; j < n; j++) gsl_vector_set(*b, j, gsl_matrix_get(M, 0, j));
@@ -258,7 +264,8 @@ static int finite_check(const gsl_matrix *M, const char *name)
         for (size_t j = 0; j < M->size2; j++) {
             double x = gsl_matrix_get(M, i, j);
             if (!isfinite(x))
-                return att_fail(ATT_ERUNTIME, "%s (%zu x %zu) has the non-finite entry %g at row %zu, "
+                return att_fail(ATT_ERUNTIME,
+                                "%s (%zu x %zu) has the non-finite entry %g at row %zu, "
                                 "column %zu: the inputs are too large for double precision",
                                 name, M->size1, M->size2, x, i + 1, j + 1);
         }
@@ -322,7 +329,8 @@ static void table_print(const out_mat *m)
     for (size_t i = 0; i < M->size1; i++) {
         if (m->rows) printf("%-*s", (int)lw, m->rows[i]);
         else printf("%-*zu", (int)lw, i + 1);
-        for (size_t j = 0; j < M->size2; j++) printf("  %*.6g", (int)cw[j], gsl_matrix_get(M, i, j));
+        for (size_t j = 0; j < M->size2; j++)
+            printf("  %*.6g", (int)cw[j], gsl_matrix_get(M, i, j));
         printf("\n");
     }
     printf("\n");
@@ -416,7 +424,11 @@ static double expr_primary(expr_cur *c)
         if (*c->p != ')') { c->err = "expected ')'"; return 0; }
         c->p++;
         c->depth--;
-        if (is_sqrt && v < 0) { c->err = "the square root of a negative number"; c->p = p; return 0; }
+        if (is_sqrt && v < 0) {
+            c->err = "the square root of a negative number";
+            c->p = p;
+            return 0;
+        }
         return is_sqrt ? sqrt(v) : v;
     }
     // a decimal number: checked by hand, then read by strtod
@@ -430,7 +442,11 @@ static double expr_primary(expr_cur *c)
     }
     if (*q == 'e' || *q == 'E') {
         const char *e = q + 1 + (q[1] == '+' || q[1] == '-');
-        if (!expr_digit(*e)) { c->err = "expected digits after the exponent's e"; c->p = q; return 0; }
+        if (!expr_digit(*e)) {
+            c->err = "expected digits after the exponent's e";
+            c->p = q;
+            return 0;
+        }
         while (expr_digit(*e)) e++;
         q = e;
     }
@@ -497,10 +513,16 @@ static int parse_scale(const char *s, double *out, const char *what)
                         "such as 1/sqrt(2)", what);
     const char *h = s + (*s == '+' || *s == '-');     /* the options' rule (opts.c) */
     if (h[0] == '0' && (h[1] == 'x' || h[1] == 'X'))
-        return att_fail(ATT_EUSAGE, "%s: '%.60s' is a hexadecimal number; write it in decimal", what, s);
+        return att_fail(ATT_EUSAGE, "%s: '%.60s' is a hexadecimal number; write it in decimal",
+                        what, s);
     expr_cur c = { s, s, NULL, 0 };
     double v = expr_sum(&c);
-    if (!c.err) { expr_blank(&c); if (*c.p != '\0') c.err = *c.p == ',' ? "a comma (write the decimal point as '.')" : "expected + - * / or the end"; }
+    if (!c.err) {
+        expr_blank(&c);
+        if (*c.p != '\0')
+            c.err = *c.p == ',' ? "a comma (write the decimal point as '.')"
+                                : "expected + - * / or the end";
+    }
     if (c.err) {
         size_t col = (size_t)(c.p - s) + 1;
         if (*c.p == '\0')
@@ -532,11 +554,19 @@ static int args_check(const opts *o)
         return att_fail(ATT_EUSAGE, "cross-attention needs both --xq and --xkv (%s is missing)",
                         arg.xq ? "--xkv" : "--xq");
     if (arg.wqkv && separate)
-        return att_fail(ATT_EUSAGE, "give either --wqkv (one fused W_QKV) or --wq, --wk and --wv, "
-                        "not both (%s given with --wqkv)", arg.wq ? "--wq" : arg.wk ? "--wk" : "--wv");
+        return att_fail(ATT_EUSAGE,
+                        "give either --wqkv (one fused W_QKV) or --wq, --wk and --wv, "
+                        "not both (%s given with --wqkv)",
+                        arg.wq   ? "--wq"
+                        : arg.wk ? "--wk"
+                                 : "--wv");
     if (!arg.wqkv && (!arg.wq || !arg.wk || !arg.wv))
-        return att_fail(ATT_EUSAGE, "the weights are required: --wq, --wk and --wv (%s is missing), "
-                        "or one fused --wqkv", !arg.wq ? "--wq" : !arg.wk ? "--wk" : "--wv");
+        return att_fail(ATT_EUSAGE,
+                        "the weights are required: --wq, --wk and --wv (%s is missing), "
+                        "or one fused --wqkv",
+                        !arg.wq   ? "--wq"
+                        : !arg.wk ? "--wk"
+                                  : "--wv");
     if (!arg.wqkv && (arg.dk || arg.dv || arg.torch_layout))
         return att_fail(ATT_EUSAGE, "%s splits a fused weight: it needs --wqkv",
                         arg.dk ? "--dk" : arg.dv ? "--dv" : "--torch-layout");
@@ -557,23 +587,31 @@ static int fused_widths(size_t n, size_t *d_k, size_t *d_v)
 {
     if (arg.dk && arg.dv) {
         if (arg.dk > (SIZE_MAX - arg.dv) / 2 || 2 * arg.dk + arg.dv != n)
-            return att_fail(ATT_EUSAGE, "--dk %zu --dv %zu: W_QKV (--wqkv %s) has %zu columns, but "
-                            "2 d_k + d_v = %zu x 2 + %zu", arg.dk, arg.dv, arg.wqkv, n, arg.dk, arg.dv);
+            return att_fail(ATT_EUSAGE,
+                            "--dk %zu --dv %zu: W_QKV (--wqkv %s) has %zu columns, but "
+                            "2 d_k + d_v = %zu x 2 + %zu",
+                            arg.dk, arg.dv, arg.wqkv, n, arg.dk, arg.dv);
         *d_k = arg.dk, *d_v = arg.dv;
     } else if (arg.dk) {
         if (arg.dk >= n || 2 * arg.dk >= n)
-            return att_fail(ATT_EUSAGE, "--dk %zu: W_QKV (--wqkv %s) has %zu columns, which leaves "
-                            "no column for V (2 d_k + d_v = %zu needs d_v >= 1)", arg.dk, arg.wqkv, n, n);
+            return att_fail(ATT_EUSAGE,
+                            "--dk %zu: W_QKV (--wqkv %s) has %zu columns, which leaves "
+                            "no column for V (2 d_k + d_v = %zu needs d_v >= 1)",
+                            arg.dk, arg.wqkv, n, n);
         *d_k = arg.dk, *d_v = n - 2 * arg.dk;
     } else if (arg.dv) {
         if (arg.dv + 2 > n || (n - arg.dv) % 2 != 0)
-            return att_fail(ATT_EUSAGE, "--dv %zu: W_QKV (--wqkv %s) has %zu columns; 2 d_k = %zu - d_v "
-                            "must be even and >= 2", arg.dv, arg.wqkv, n, n);
+            return att_fail(ATT_EUSAGE,
+                            "--dv %zu: W_QKV (--wqkv %s) has %zu columns; 2 d_k = %zu - d_v "
+                            "must be even and >= 2",
+                            arg.dv, arg.wqkv, n, n);
         *d_k = (n - arg.dv) / 2, *d_v = arg.dv;
     } else {
         if (n % 3 != 0)
-            return att_fail(ATT_EUSAGE, "W_QKV (--wqkv %s) has %zu columns, not 3 d_k: give --dk and "
-                            "--dv for a fused weight with d_v != d_k (2 d_k + d_v = %zu)", arg.wqkv, n, n);
+            return att_fail(ATT_EUSAGE,
+                            "W_QKV (--wqkv %s) has %zu columns, not 3 d_k: give --dk and "
+                            "--dv for a fused weight with d_v != d_k (2 d_k + d_v = %zu)",
+                            arg.wqkv, n, n);
         *d_k = *d_v = n / 3;
     }
     return ATT_OK;
@@ -590,21 +628,28 @@ static int wqkv_load(run_data *r, const char *nx, const char *ox, const char *fx
     if (st) return st;
     if (arg.torch_layout) {
         if (M->size2 != d)
-            st = att_fail(ATT_EUSAGE, "shapes do not conform: with --torch-layout, W (--wqkv %s) is read "
-                          "as nn.Linear's weight ((2 d_k + d_v) x d); it is %zu x %zu and %s (--%s %s) is "
-                          "%zu x %zu, so it needs d = %zu columns%s", arg.wqkv, M->size1, M->size2, nx, ox,
-                          fx, r->Xq->size1, d, d, M->size1 == d ? " (it has d rows: it looks like the "
-                          "section's W_QKV (d x (2 d_k + d_v)); drop --torch-layout)" : "");
+            st = att_fail(
+                ATT_EUSAGE,
+                "shapes do not conform: with --torch-layout, W (--wqkv %s) is read "
+                "as nn.Linear's weight ((2 d_k + d_v) x d); it is %zu x %zu and %s (--%s %s) is "
+                "%zu x %zu, so it needs d = %zu columns%s",
+                arg.wqkv, M->size1, M->size2, nx, ox, fx, r->Xq->size1, d, d,
+                M->size1 == d ? " (it has d rows: it looks like the "
+                                "section's W_QKV (d x (2 d_k + d_v)); drop --torch-layout)"
+                              : "");
         else if ((W = mat_new(M->size2, M->size1)) == NULL) st = att_alloc_status();
         else gsl_matrix_transpose_memcpy(W, M);          /* W_QKV = (nn.Linear weight)^T */
         mat_free(M);
     } else {
         if (M->size1 != d)
-            st = att_fail(ATT_EUSAGE, "shapes do not conform: W_QKV (--wqkv %s) is %zu x %zu and %s (--%s %s) "
-                          "is %zu x %zu: W_QKV needs one row per column of X, d = %zu%s", arg.wqkv,
-                          M->size1, M->size2, nx, ox, fx, r->Xq->size1, d, d, M->size2 == d ?
-                          " (it has d columns: it looks like PyTorch's nn.Linear weight "
-                          "((2 d_k + d_v) x d, head.qkv.weight); add --torch-layout)" : "");
+            st = att_fail(ATT_EUSAGE,
+                          "shapes do not conform: W_QKV (--wqkv %s) is %zu x %zu and %s (--%s %s) "
+                          "is %zu x %zu: W_QKV needs one row per column of X, d = %zu%s",
+                          arg.wqkv, M->size1, M->size2, nx, ox, fx, r->Xq->size1, d, d,
+                          M->size2 == d
+                              ? " (it has d columns: it looks like PyTorch's nn.Linear weight "
+                                "((2 d_k + d_v) x d, head.qkv.weight); add --torch-layout)"
+                              : "");
         W = M;
     }
     if (st == ATT_OK) st = fused_widths(W->size2, &d_k, &d_v);
@@ -622,8 +667,10 @@ static int wqkv_load(run_data *r, const char *nx, const char *ox, const char *fx
 static int batch_rows(size_t *T, size_t n, const char *name, const char *opt, const char *file)
 {
     if (n % arg.batch != 0)
-        return att_fail(ATT_EUSAGE, "--batch %zu: %s (--%s %s) has %zu rows, not a multiple of B = %zu "
-                        "(B sequences of T rows each, stacked)", arg.batch, name, opt, file, n, arg.batch);
+        return att_fail(ATT_EUSAGE,
+                        "--batch %zu: %s (--%s %s) has %zu rows, not a multiple of B = %zu "
+                        "(B sequences of T rows each, stacked)",
+                        arg.batch, name, opt, file, n, arg.batch);
     *T = n / arg.batch;
     return ATT_OK;
 }
@@ -668,12 +715,15 @@ static int inputs_load(run_data *r, const opts *o)
             return shape_fail(nkv, okv, fkv, r->Xkv, "W_V", "wv", arg.wv, r->WV, 1,
                               "W_V needs one row per column of X, d = ", r->Xkv->size2);
         if (r->WK->size2 != r->WQ->size2)
-            return shape_fail("W_Q", "wq", arg.wq, r->WQ, "W_K", "wk", arg.wk, r->WK, 0,
-                              "queries and keys need the same number of columns, d_k = ", r->WQ->size2);
+            return shape_fail(
+                "W_Q", "wq", arg.wq, r->WQ, "W_K", "wk", arg.wk, r->WK, 0,
+                "queries and keys need the same number of columns, d_k = ", r->WQ->size2);
     }
     if (arg.rope && r->WQ->size2 % 2 != 0)
-        return att_fail(ATT_EUSAGE, "--rope rotates pairs of coordinates: d_k must be even, but W_Q "
-                        "(--%s %s) has d_k = %zu columns", owq, fwq, r->WQ->size2);
+        return att_fail(ATT_EUSAGE,
+                        "--rope rotates pairs of coordinates: d_k must be even, but W_Q "
+                        "(--%s %s) has d_k = %zu columns",
+                        owq, fwq, r->WQ->size2);
 
     size_t d_k = r->WQ->size2, d_v = r->WV->size2;
     if (arg.bq && ((st = input_read(&r->Bq, "bq", arg.bq, &budget)) ||
@@ -688,10 +738,12 @@ static int inputs_load(run_data *r, const opts *o)
     if (arg.grad) {
         if ((st = input_read(&r->G, "grad", arg.grad, &budget))) return st;
         if (r->G->size1 != r->Xq->size1 || r->G->size2 != d_v)
-            return att_fail(ATT_EUSAGE, "shapes do not conform: G (--grad %s) is %zu x %zu and O = A V is "
-                            "%zu x %zu (%s rows of %s, d_v columns of W_V): G = dL/dO must have O's shape",
-                            arg.grad, r->G->size1, r->G->size2, r->Xq->size1, d_v,
-                            r->B > 1 ? "B T_q" : "T_q", nq);
+            return att_fail(
+                ATT_EUSAGE,
+                "shapes do not conform: G (--grad %s) is %zu x %zu and O = A V is "
+                "%zu x %zu (%s rows of %s, d_v columns of W_V): G = dL/dO must have O's shape",
+                arg.grad, r->G->size1, r->G->size2, r->Xq->size1, d_v, r->B > 1 ? "B T_q" : "T_q",
+                nq);
     }
     if (arg.tokens &&
         (st = tokens_split(&r->qnames, arg.tokens, r->Xq->size1, "tokens", nq, fq)))
@@ -700,8 +752,8 @@ static int inputs_load(run_data *r, const opts *o)
         (st = tokens_split(&r->knames, arg.key_tokens, r->Xkv->size1, "key-tokens", nkv, fkv)))
         return st;
     if (arg.features &&
-        (st = tokens_split(&r->fnames, arg.features, d_v, "features", "V (the d_v value columns of W_V)",
-                           arg.wqkv ? arg.wqkv : arg.wv)))
+        (st = tokens_split(&r->fnames, arg.features, d_v, "features",
+                           "V (the d_v value columns of W_V)", arg.wqkv ? arg.wqkv : arg.wv)))
         return st;
     if (arg.x) r->knames = r->qnames;
     return ATT_OK;
@@ -766,7 +818,10 @@ static int outputs_emit(const opts *o, run_data *r)
         db[1] = gsl_matrix_view_vector(r->dbK, 1, r->dbK->size);
         db[2] = gsl_matrix_view_vector(r->dbV, 1, r->dbV->size);
         m[n++] = (out_mat){ "db_Q.csv", "db_Q = dL/db_Q", &db[0].matrix, NULL, NULL };
-        m[n++] = (out_mat){ "db_K.csv", arg.rope ? "db_K = dL/db_K" : "db_K = dL/db_K (zero without RoPE, up to rounding)", &db[1].matrix, NULL, NULL };
+        m[n++] = (out_mat){"db_K.csv",
+                           arg.rope ? "db_K = dL/db_K"
+                                    : "db_K = dL/db_K (zero without RoPE, up to rounding)",
+                           &db[1].matrix, NULL, NULL};
         m[n++] = (out_mat){ "db_V.csv", "db_V = dL/db_V", &db[2].matrix, NULL, f };
     }
 
@@ -776,11 +831,14 @@ static int outputs_emit(const opts *o, run_data *r)
     if (o->out_dir != NULL) {
         for (size_t i = 0; i < n && !st; i++) st = file_write(o, &m[i]);
         char extra[4096];
-        int len = snprintf(extra, sizeof extra, "mode: %s\nscale: %.17g\nrope: %s\ncausal: %s\n"
-                           "batch: %zu\nweights: %s\nfiles:", cross ? "cross-attention" : "self-attention",
-                           arg.scale, arg.rope ? "on" : "off", arg.causal ? "on" : "off", r->B,
-                           !arg.wqkv ? "W_Q, W_K, W_V" : arg.torch_layout ? "W_QKV^T (nn.Linear layout)"
-                                                                          : "W_QKV (fused)");
+        int len = snprintf(extra, sizeof extra,
+                           "mode: %s\nscale: %.17g\nrope: %s\ncausal: %s\n"
+                           "batch: %zu\nweights: %s\nfiles:",
+                           cross ? "cross-attention" : "self-attention", arg.scale,
+                           arg.rope ? "on" : "off", arg.causal ? "on" : "off", r->B,
+                           !arg.wqkv          ? "W_Q, W_K, W_V"
+                           : arg.torch_layout ? "W_QKV^T (nn.Linear layout)"
+                                              : "W_QKV (fused)");
         for (size_t i = 0; i < n && len > 0 && (size_t)len < sizeof extra; i++)
             len += snprintf(extra + len, sizeof extra - (size_t)len, " %s", m[i].file);
         if (!st) st = provenance_write_meta(o, extra);

@@ -34,7 +34,7 @@
  * input, 3 when out of memory.
  */
 #include "csvline.h"
-#include "att.h"
+#include "status.h"
 #include "table.h"
 
 #include <math.h>
@@ -87,7 +87,11 @@ static int table_read(table *t, const char *path)
         lineno++;
         if (line[0] == '#') continue;
         int nf = csvline_split(line, tmp, MAXF, buf, LINE);
-        if (nf < 0) { fprintf(stderr, "csvcmp: %s line %d: malformed CSV\n", path, lineno); st = 2; break; }
+        if (nf < 0) {
+            fprintf(stderr, "csvcmp: %s line %d: malformed CSV\n", path, lineno);
+            st = 2;
+            break;
+        }
         if (t->n == cap) {
             cap = cap ? 2 * cap : 64;
             int *l2 = realloc(t->lineno, cap * sizeof *l2);
@@ -155,35 +159,69 @@ static int schema_read(const char *path, const table *old, col_rule *rules)
     int ncols = old->n ? old->nf[0] : 0;
     for (int c = 0; c < ncols; c++) rules[c] = (col_rule){-1, -1, -1, -1, NAN, {0}, 0};
     for (size_t r = 1; r < s.n && !st; r++) {
-        if (s.nf[r] != s.nf[0]) { fprintf(stderr, "csvcmp: %s line %d: %d fields\n", path, s.lineno[r], s.nf[r]); st = 2; break; }
+        if (s.nf[r] != s.nf[0]) {
+            fprintf(stderr, "csvcmp: %s line %d: %d fields\n", path, s.lineno[r], s.nf[r]);
+            st = 2;
+            break;
+        }
         const char *name = s.f[r][ci], *nat = s.f[r][ni];
         int c = col_index(old, name);
-        if (c < 0) { fprintf(stderr, "csvcmp: %s names column %s, which %s does not have\n", path, name, old->path); st = 2; break; }
+        if (c < 0) {
+            fprintf(stderr, "csvcmp: %s names column %s, which %s does not have\n", path, name,
+                    old->path);
+            st = 2;
+            break;
+        }
         col_rule *cr = &rules[c];
         cr->nature = strcmp(nat, "row") == 0 ? NAT_ROW : table_nature_parse(nat);
-        if (cr->nature < 0) { fprintf(stderr, "csvcmp: %s line %d: unknown nature '%s'\n", path, s.lineno[r], nat); st = 2; break; }
+        if (cr->nature < 0) {
+            fprintf(stderr, "csvcmp: %s line %d: unknown nature '%s'\n", path, s.lineno[r], nat);
+            st = 2;
+            break;
+        }
         const char *lo = s.f[r][li], *hic = s.f[r][hi], *b = s.f[r][bi];
         if (strncmp(lo, "group:", 6) == 0) {
             char buf[512];
             snprintf(buf, sizeof buf, "%s", lo + 6);
-            for (char *save = NULL, *tok = strtok_r(buf, ";", &save); tok && !st; tok = strtok_r(NULL, ";", &save)) {
+            for (char *save = NULL, *tok = strtok_r(buf, ";", &save); tok && !st;
+                 tok = strtok_r(NULL, ";", &save)) {
                 int g = col_index(old, tok);
-                if (g < 0 || cr->ngroup == 8) { fprintf(stderr, "csvcmp: %s: group column %s of %s not in %s\n", path, tok, name, old->path); st = 2; }
-                else cr->group[cr->ngroup++] = g;
+                if (g < 0 || cr->ngroup == 8) {
+                    fprintf(stderr, "csvcmp: %s: group column %s of %s not in %s\n", path, tok,
+                            name, old->path);
+                    st = 2;
+                } else
+                    cr->group[cr->ngroup++] = g;
             }
         } else if (*lo) {
-            if ((cr->lo = col_index(old, lo)) < 0) { fprintf(stderr, "csvcmp: %s: column %s refers to %s, not in %s\n", path, name, lo, old->path); st = 2; }
+            if ((cr->lo = col_index(old, lo)) < 0) {
+                fprintf(stderr, "csvcmp: %s: column %s refers to %s, not in %s\n", path, name, lo,
+                        old->path);
+                st = 2;
+            }
         }
-        if (*hic && (cr->hi = col_index(old, hic)) < 0) { fprintf(stderr, "csvcmp: %s: column %s refers to %s, not in %s\n", path, name, hic, old->path); st = 2; }
+        if (*hic && (cr->hi = col_index(old, hic)) < 0) {
+            fprintf(stderr, "csvcmp: %s: column %s refers to %s, not in %s\n", path, name, hic,
+                    old->path);
+            st = 2;
+        }
         if (*b) {
             char *end;
             double v = strtod(b, &end);
             if (*end == '\0') cr->bound_value = v;
-            else if ((cr->bound = col_index(old, b)) < 0) { fprintf(stderr, "csvcmp: %s: column %s refers to %s, not in %s\n", path, name, b, old->path); st = 2; }
+            else if ((cr->bound = col_index(old, b)) < 0) {
+                fprintf(stderr, "csvcmp: %s: column %s refers to %s, not in %s\n", path, name, b,
+                        old->path);
+                st = 2;
+            }
         }
     }
     for (int c = 0; c < ncols && !st; c++)
-        if (rules[c].nature < 0) { fprintf(stderr, "csvcmp: %s has no nature for column %s of %s\n", path, old->f[0][c], old->path); st = 2; }
+        if (rules[c].nature < 0) {
+            fprintf(stderr, "csvcmp: %s has no nature for column %s of %s\n", path, old->f[0][c],
+                    old->path);
+            st = 2;
+        }
     table_free(&s);
     return st;
 }
@@ -203,7 +241,8 @@ static double group_sd(const table *t, size_t r, int c, const col_rule *cr)
     for (size_t i = 1; i < t->n; i++) {
         int same = 1;
         for (int g = 0; g < cr->ngroup && same; g++)
-            same = cr->group[g] < t->nf[i] && strcmp(t->f[i][cr->group[g]], t->f[r][cr->group[g]]) == 0;
+            same = cr->group[g] < t->nf[i] &&
+                   strcmp(t->f[i][cr->group[g]], t->f[r][cr->group[g]]) == 0;
         double v = cell(t, i, c);
         if (!same || isnan(v)) continue;
         s += v; s2 += v * v; n++;
@@ -224,7 +263,10 @@ static int moved(const table *old, size_t r, int c, const char *xs, const char *
         snprintf(why, nwhy, "exact");
         return 1;
     }
-    if (isnan(x) || isnan(y)) { snprintf(why, nwhy, "%s: one is empty", table_nature_name(nature)); return !(isnan(x) && isnan(y)); }
+    if (isnan(x) || isnan(y)) {
+        snprintf(why, nwhy, "%s: one is empty", table_nature_name(nature));
+        return !(isnan(x) && isnan(y));
+    }
     double d = fabs(x - y), tol;
     // below its bound a value is zero up to rounding (in this row): compared as rounding;
     // above it, a rounding column is a computed value (an identity that failed, or a row
@@ -233,11 +275,16 @@ static int moved(const table *old, size_t r, int c, const char *xs, const char *
     // a verdict row's bound (bound_hi) is a rounding bound only for a rounding row
     if (from_row && nature != NAT_ROUNDING) B = NAN;
     if (nature == NAT_ROUNDING && B > 0 && fabs(x) > B) nature = NAT_COMPUTED;
-    if ((nature == NAT_MC || nature == NAT_TRAINING) && B > 0 && fabs(x) <= B) nature = NAT_ROUNDING;
+    if ((nature == NAT_MC || nature == NAT_TRAINING) && B > 0 && fabs(x) <= B)
+        nature = NAT_ROUNDING;
     switch (nature) {
     case NAT_MC: {
         double lo = cell(old, r, cr->lo), hi = cell(old, r, cr->hi);
-        if (isnan(lo) || isnan(hi)) { tol = REL_COMPUTED * fmax(fabs(x), fabs(y)); snprintf(why, nwhy, "mc without a CI: computed, %.3g", tol); break; }
+        if (isnan(lo) || isnan(hi)) {
+            tol = REL_COMPUTED * fmax(fabs(x), fabs(y));
+            snprintf(why, nwhy, "mc without a CI: computed, %.3g", tol);
+            break;
+        }
         tol = MC_FRACTION * (hi - lo) / 2.0;
         snprintf(why, nwhy, "mc: 0.1 x CI half-width = %.3g", tol);
         break;
@@ -254,9 +301,13 @@ static int moved(const table *old, size_t r, int c, const char *xs, const char *
         break;
     case NAT_ROUNDING: {
         if (isnan(B)) B = 0.0;
-        if (B > 0 && fabs(y) > B && !(fabs(x) > B)) { snprintf(why, nwhy, "rounding: now above its bound %.3g", B); return 1; }
+        if (B > 0 && fabs(y) > B && !(fabs(x) > B)) {
+            snprintf(why, nwhy, "rounding: now above its bound %.3g", B);
+            return 1;
+        }
         double f = ROUND_FLOOR * B, a = fmax(fabs(x), f), b = fmax(fabs(y), f);
-        snprintf(why, nwhy, "rounding: within a factor %g (floor %.3g = bound / 100)", ROUND_FACTOR, f);
+        snprintf(why, nwhy, "rounding: within a factor %g (floor %.3g = bound / 100)", ROUND_FACTOR,
+                 f);
         if (a == b) return 0;
         return !(fmin(a, b) > 0 && fmax(a, b) <= ROUND_FACTOR * fmin(a, b));
     }
@@ -279,7 +330,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "csvcmp: bad option %s\n", argv[i]);
         return 2;
     }
-    if (argc - i != 2) { fprintf(stderr, "usage: csvcmp [--schema FILE] [--quiet] OLD NEW\n"); return 2; }
+    if (argc - i != 2) {
+        fprintf(stderr, "usage: csvcmp [--schema FILE] [--quiet] OLD NEW\n");
+        return 2;
+    }
     const char *pa = argv[i], *pb = argv[i + 1];
     table a, b;
     int st = table_read(&a, pa);
@@ -312,7 +366,11 @@ int main(int argc, char **argv)
     char why[256];
     if (a.n != b.n) { printf("%s: %zu rows, now %zu\n", pa, a.n, b.n); nmoved++; }
     for (size_t r = 0; r < a.n && r < b.n; r++) {
-        if (a.nf[r] != b.nf[r]) { printf("%s line %d: %d fields, now %d\n", pa, a.lineno[r], a.nf[r], b.nf[r]); nmoved++; continue; }
+        if (a.nf[r] != b.nf[r]) {
+            printf("%s line %d: %d fields, now %d\n", pa, a.lineno[r], a.nf[r], b.nf[r]);
+            nmoved++;
+            continue;
+        }
         int row_nature = NAT_EXACT;
         if (r > 0 && nat_col >= 0 && nat_col < a.nf[r]) {
             row_nature = table_nature_parse(a.f[r][nat_col]);
@@ -322,11 +380,14 @@ int main(int argc, char **argv)
             // a row of nature run (a time) is compared only by what names it
             if (row_nature == NAT_RUN && strcmp(a.f[0][c], "id") && strcmp(a.f[0][c], "kind")
                 && strcmp(a.f[0][c], "macro") && strcmp(a.f[0][c], "nature")) continue;
-            int nature = r == 0 || c >= ncols ? NAT_EXACT : rules[c].nature, from_row = nature == NAT_ROW;
+            int nature = r == 0 || c >= ncols ? NAT_EXACT : rules[c].nature,
+                from_row = nature == NAT_ROW;
             if (from_row) nature = row_nature;
-            if (moved(&a, r, c, a.f[r][c], b.f[r][c], nature, from_row, c < ncols ? &rules[c] : NULL, why, sizeof why)) {
-                printf("%s line %d, column %s: %s -> %s (%s)\n", pa, a.lineno[r], c < ncols ? a.f[0][c] : "?",
-                       a.f[r][c][0] ? a.f[r][c] : "''", b.f[r][c][0] ? b.f[r][c] : "''", why);
+            if (moved(&a, r, c, a.f[r][c], b.f[r][c], nature, from_row,
+                      c < ncols ? &rules[c] : NULL, why, sizeof why)) {
+                printf("%s line %d, column %s: %s -> %s (%s)\n", pa, a.lineno[r],
+                       c < ncols ? a.f[0][c] : "?", a.f[r][c][0] ? a.f[r][c] : "''",
+                       b.f[r][c][0] ? b.f[r][c] : "''", why);
                 nmoved++;
             }
         }

@@ -21,12 +21,20 @@ int main(int argc, char **argv)
     while (fgets(line, sizeof line, f)) {
         if (line[0] == '#') continue;
         int n = csvline_split(line, fields, MAXF, buf, sizeof buf);
-        if (n < 0) { fprintf(stderr, "csvcol: %s: malformed line\n", argv[1]); fclose(f); return 2; }
+        if (n < 0) {
+            fprintf(stderr, "csvcol: %s: malformed line\n", argv[1]);
+            fclose(f);
+            return 2;
+        }
         if (header) {
             for (int c = 0; c < ncol; c++) {
                 col[c] = -1;
                 for (int k = 0; k < n; k++) if (!strcmp(fields[k], argv[c + 2])) col[c] = k;
-                if (col[c] < 0) { fprintf(stderr, "csvcol: %s has no column %s\n", argv[1], argv[c + 2]); fclose(f); return 2; }
+                if (col[c] < 0) {
+                    fprintf(stderr, "csvcol: %s has no column %s\n", argv[1], argv[c + 2]);
+                    fclose(f);
+                    return 2;
+                }
             }
             header = 0;
             continue;

@@ -7,7 +7,7 @@ own computation and its verdicts (issue 17's measure, made repeatable).
 A code line is a line with code (not blank, not only a comment). Each is
 classed by a fixed rule:
   verdict   a statement that adds a verdict row or a summary line
-            (exp_claim/identity/control/reported/headline/summary,
+            (verdict_claim/identity/control/reported/headline/summary,
             verdict_add, verdict_headline), every line of it;
   plumbing  includes, typedefs, table column lists, stat index enums and
             lists, option tables, main(); the bodies of functions whose
@@ -26,15 +26,15 @@ import subprocess
 import sys
 
 VERDICT = re.compile(r'^\s*(?:if\s*\(.*\)\s*)?(?:\(?rc\s*=\s*|st\s*=\s*|\|\|\s*\(rc\s*=\s*|return\s+)?'
-                     r'(exp_claim|exp_identity|exp_control|exp_reported|exp_headline|exp_summary'
-                     r'|exp_summary_measure|verdict_add|verdict_headline)\s*\(')
+                     r'(verdict_claim|verdict_identity|verdict_control|verdict_reported|experiment_headline|experiment_summary'
+                     r'|experiment_summary_measure|verdict_add|verdict_headline)\s*\(')
 PLUMB_LINE = re.compile(
     r'(\bmc_config\b|\bcfg\.|\bexp_mc\(|\bmc_run\(|\bsweep_(run|grid_init|axis|axis_x|axis_cases|result_free|def)'
     r'|\bSWEEP_DEF|\bdef\.|\bdc\.|\bdh\.|TABLE_WRITE|table_write|TABLE_OPEN|table_row|table_commit'
     r'|\bexp_meta\(|\bmem_(calloc|free)\(|\bmat_free\(|\bmat_vec_free\(|\bfree\(|\bcalloc\(|\bmalloc\('
     r'|head_state_free|head_state_alloc|head_grads_alloc|head_grads_free|scratch_(alloc|free)'
     r'|gsl_rng_free|rng_new\(|att_alloc_status|^\s*return\s+(st|rc|ATT_OK)\s*;|^\s*if\s*\((st|rc)\)\s*return'
-    r'|^\s*(int\s+)?(st|rc)\s*=\s*ATT_OK\s*;|^\s*int\s+(st|rc)\s*;|^\s*[{}]\s*;?\s*$|exp_usage\()')
+    r'|^\s*(int\s+)?(st|rc)\s*=\s*ATT_OK\s*;|^\s*int\s+(st|rc)\s*;|^\s*[{}]\s*;?\s*$|usage_error\()')
 PLUMB_FUNC = re.compile(r'(alloc|free|scratch|stream|write_|main|heads_free|_cols?\b|print)')
 TOP_PLUMB = re.compile(r'^\s*(#include|#define|typedef|static const table_col|static const char \*const'
                        r'|enum\b|SWEEP_STATS|COL|static const opt_spec|\{"|\{NULL|static const experiment_def'

@@ -6,8 +6,8 @@
  * user and system time reach this process's children's times (the shell's `times`,
  * tools/run_tests.sh's CPU column) instead of being lost. Waits for CMD, reaping
  * every orphan on the way, then up to 0.2 s for the orphans still ending; one
- * still running then is left (it goes on, reparented further up). Exit status: CMD's (128 + signal if
- * a signal ended it); 127 when CMD cannot be run, 2 on bad usage.
+ * still running then is left (it goes on, reparented further up). Exit status: CMD's (128 + signal
+ * if a signal ended it); 127 when CMD cannot be run, 2 on bad usage.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,7 +21,8 @@ int main(int argc, char **argv)
     if (argc < 2) { fprintf(stderr, "usage: reap CMD [ARG...]\n"); return 2; }
     /* not fatal: without it the command still runs, some CPU time uncounted */
     if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
-        fprintf(stderr, "reap: no subreaper (%s): orphans' CPU time is not counted\n", strerror(errno));
+        fprintf(stderr, "reap: no subreaper (%s): orphans' CPU time is not counted\n",
+                strerror(errno));
     pid_t cmd = fork();
     if (cmd < 0) { fprintf(stderr, "reap: fork: %s\n", strerror(errno)); return 127; }
     if (cmd == 0) {

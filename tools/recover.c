@@ -12,7 +12,7 @@
  * (named on stderr; that run folder is left as it is).
  */
 #include "afile.h"
-#include "att.h"
+#include "status.h"
 
 #include <dirent.h>
 #include <limits.h>

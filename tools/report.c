@@ -21,7 +21,7 @@
  */
 #include "afile.h"
 #include "csvline.h"
-#include "att.h"
+#include "status.h"
 #include "table.h"
 #include "verdict.h"
 
@@ -76,7 +76,8 @@ static int check_row(const char *path, int lineno, const char *id, const char *l
         return refuse(path, lineno, macro, why);
     }
     if (table_nature_parse(r->f[C_NATURE]) < 0) {
-        snprintf(why, sizeof why, "unknown nature '%s' (how make verify compares it)", r->f[C_NATURE]);
+        snprintf(why, sizeof why, "unknown nature '%s' (how make verify compares it)",
+                 r->f[C_NATURE]);
         return refuse(path, lineno, macro, why);
     }
     if ((kind == KIND_REPORTED) != (cmp == RULE_NONE)) {
@@ -110,7 +111,8 @@ static int check_row(const char *path, int lineno, const char *id, const char *l
     return ATT_OK;
 }
 
-static int read_rows(const char *dir, const char *id, int optional, row **rows, size_t *nrows, size_t *cap)
+static int read_rows(const char *dir, const char *id, int optional, row **rows, size_t *nrows,
+                     size_t *cap)
 {
     char path[4096], line[LINE_MAX_LEN];
     snprintf(path, sizeof path, "%s/%s.verdicts.csv", dir, id);
@@ -121,8 +123,9 @@ static int read_rows(const char *dir, const char *id, int optional, row **rows, 
         return ATT_ERUNTIME;
     }
     int st = ATT_OK, lineno = 1;
-    if (!fgets(line, sizeof line, f) || strncmp(line, verdict_csv_header, strlen(verdict_csv_header)) != 0
-        || (line[strlen(verdict_csv_header)] != '\n' && line[strlen(verdict_csv_header)] != '\0')) {
+    if (!fgets(line, sizeof line, f) ||
+        strncmp(line, verdict_csv_header, strlen(verdict_csv_header)) != 0 ||
+        (line[strlen(verdict_csv_header)] != '\n' && line[strlen(verdict_csv_header)] != '\0')) {
         fprintf(stderr, "report: %s: the header is not\n  %s\n", path, verdict_csv_header);
         st = ATT_ERUNTIME;
     }
@@ -185,7 +188,12 @@ static void group_fixed(char *buf, size_t n, int tex)
 static void fmt_sig(char *buf, size_t n, double x, int sig, int tex)
 {
     if (isnan(x)) { snprintf(buf, n, "%s", tex ? "--" : ""); return; }
-    if (isinf(x)) { snprintf(buf, n, "%s", x > 0 ? (tex ? "\\ensuremath{\\infty}" : "inf") : (tex ? "\\ensuremath{-\\infty}" : "-inf")); return; }
+    if (isinf(x)) {
+        snprintf(buf, n, "%s",
+                 x > 0 ? (tex ? "\\ensuremath{\\infty}" : "inf")
+                       : (tex ? "\\ensuremath{-\\infty}" : "-inf"));
+        return;
+    }
     if (sig < 1) sig = 1;
     if (sig > 17) sig = 17;
     double ax = fabs(x);
@@ -214,7 +222,8 @@ static void fmt_value(char *buf, size_t n, double x, int tex)
 
 /* A value with its CI: the half-width gets 2 significant digits, and the value
  * and both ends are printed to the same decimal place: 1.3536 [1.3501, 1.3571]. */
-static void fmt_with_ci(char *v, char *lo, char *hi, size_t n, double x, double l, double h, int tex)
+static void fmt_with_ci(char *v, char *lo, char *hi, size_t n, double x, double l, double h,
+                        int tex)
 {
     double hw = (h - l) / 2.0, ax = fmax(fabs(x), fmax(fabs(l), fabs(h)));
     if (!(hw > 0.0) || !(ax > 0.0)) {
@@ -255,7 +264,8 @@ static void tex_text(FILE *f, const char *s)
 {
     for (const char *s0 = s; *s; s++) {
         // an integer part of 4 or more digits is grouped, as every number is
-        if (*s >= '0' && *s <= '9' && (s == s0 || !((s[-1] >= '0' && s[-1] <= '9') || s[-1] == '.'))) {
+        if (*s >= '0' && *s <= '9' &&
+            (s == s0 || !((s[-1] >= '0' && s[-1] <= '9') || s[-1] == '.'))) {
             // a number in C's exponent form, as %g writes it, in a reader's form:
             // 1e-10 -> 10^{-10}, 8.52651e-14 -> 8.52651 x 10^{-14}
             char *end;
@@ -278,8 +288,11 @@ static void tex_text(FILE *f, const char *s)
                 continue;
             }
         }
-        if ((s[0] == '<' || s[0] == '>') && s[1] == '=') { fputs(s[0] == '<' ? "\\ensuremath{\\le}" : "\\ensuremath{\\ge}", f); s++; }
-        else if (*s == '<' || *s == '>') fprintf(f, "\\ensuremath{%c}", *s);
+        if ((s[0] == '<' || s[0] == '>') && s[1] == '=') {
+            fputs(s[0] == '<' ? "\\ensuremath{\\le}" : "\\ensuremath{\\ge}", f);
+            s++;
+        } else if (*s == '<' || *s == '>')
+            fprintf(f, "\\ensuremath{%c}", *s);
         else if (strchr("%$#&_{}", *s)) fprintf(f, "\\%c", *s);
         else if (*s == '~' || *s == '^' || *s == '\\') fprintf(f, "\\char%d{}", (unsigned char)*s);
         else if (*s == '\n') fputc(' ', f);
@@ -307,7 +320,10 @@ static size_t total(const tally *t, verdict_kind k)
 static const char *claim_status(const tally *t)
 {
     size_t fail = 0, inc = 0;
-    for (int k = 0; k < KIND_N; k++) { fail += t->n[k][OUT_FAIL]; inc += t->n[k][OUT_INCONCLUSIVE]; }
+    for (int k = 0; k < KIND_N; k++) {
+        fail += t->n[k][OUT_FAIL];
+        inc += t->n[k][OUT_INCONCLUSIVE];
+    }
     return fail ? "not reproduced" : inc ? "undecided" : "reproduced";
 }
 
@@ -316,7 +332,8 @@ static const char *claim_status(const tally *t)
 static const row *headline(const row *rows, size_t a, size_t b)
 {
     for (size_t i = a; i < b; i++) if (!strcmp(rows[i].f[C_HEADLINE], "1")) return &rows[i];
-    for (size_t i = a; i < b; i++) if (rows[i].kind == KIND_CLAIM && rows[i].f[C_MACRO][0]) return &rows[i];
+    for (size_t i = a; i < b; i++)
+        if (rows[i].kind == KIND_CLAIM && rows[i].f[C_MACRO][0]) return &rows[i];
     for (size_t i = a; i < b; i++) if (rows[i].f[C_MACRO][0]) return &rows[i];
     return &rows[a];
 }
@@ -324,9 +341,11 @@ static const row *headline(const row *rows, size_t a, size_t b)
 /* An interval from its printed ends; an end the data cannot bound (NaN: for
  * example a crossing beyond the grid) is printed as infinity, so an interval
  * never has a missing end: [3.593, inf). Both ends missing: empty text. */
-static void fmt_interval(char *buf, size_t n, const char *lo, const char *hi, double l, double h, int tex)
+static void fmt_interval(char *buf, size_t n, const char *lo, const char *hi, double l, double h,
+                         int tex)
 {
-    const char *inf = tex ? "\\ensuremath{\\infty}" : "inf", *minf = tex ? "\\ensuremath{-\\infty}" : "-inf";
+    const char *inf = tex ? "\\ensuremath{\\infty}" : "inf",
+               *minf = tex ? "\\ensuremath{-\\infty}" : "-inf";
     if (isnan(l) && isnan(h)) buf[0] = '\0';
     else if (isnan(h)) snprintf(buf, n, "[%s, %s)", lo, inf);
     else if (isnan(l)) snprintf(buf, n, "(%s, %s]", minf, hi);
@@ -342,11 +361,15 @@ static void fmt_band(char meas[NUMTXT], char band[BANDTXT], const row *r, int te
     band[0] = '\0';
     if (!isnan(l) || !isnan(h)) {
         fmt_with_ci(meas, lo, hi, NUMTXT, x, l, h, tex);
-        if (atoi(r->f[C_RUNDEP])) snprintf(band, BANDTXT, "min %s, max %s (%.24s runs)", lo, hi, r->f[C_DRAWS]);
+        if (atoi(r->f[C_RUNDEP]))
+            snprintf(band, BANDTXT, "min %s, max %s (%.24s runs)", lo, hi, r->f[C_DRAWS]);
         else fmt_interval(band, BANDTXT, lo, hi, l, h, tex);
     } else {
         fmt_value(meas, NUMTXT, x, tex);
-        if (r->f[C_TOL][0]) { fmt_value(lo, NUMTXT, cell_num(r->f[C_TOL]), tex); snprintf(band, BANDTXT, "tol %s", lo); }
+        if (r->f[C_TOL][0]) {
+            fmt_value(lo, NUMTXT, cell_num(r->f[C_TOL]), tex);
+            snprintf(band, BANDTXT, "tol %s", lo);
+        }
     }
 }
 
@@ -414,7 +437,8 @@ static const row *note_row(const char *note, const row *rows, size_t a, size_t b
     if (!m) return NULL;
     char name[CELL];
     size_t k = 0;
-    for (m++; k + 1 < sizeof name && ((*m >= 'a' && *m <= 'z') || (*m >= 'A' && *m <= 'Z')); m++) name[k++] = *m;
+    for (m++; k + 1 < sizeof name && ((*m >= 'a' && *m <= 'z') || (*m >= 'A' && *m <= 'Z')); m++)
+        name[k++] = *m;
     name[k] = '\0';
     for (size_t i = a; i < b; i++) if (!strcmp(rows[i].f[C_MACRO], name)) return &rows[i];
     return NULL;
@@ -518,7 +542,10 @@ static const char *count_unit(const row *r)
     for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
         snprintf(pat, sizeof pat, "%s %s", d, units[u][0]);
         const char *hit = strstr(q, pat);
-        if (!hit) { snprintf(pat, sizeof pat, "%s random %s", d, units[u][0]); hit = strstr(q, pat); }
+        if (!hit) {
+            snprintf(pat, sizeof pat, "%s random %s", d, units[u][0]);
+            hit = strstr(q, pat);
+        }
         // the number must start a word: "over 600 draws", not "1600 draws"
         if (hit && (hit == q || !(hit[-1] >= '0' && hit[-1] <= '9') )) return units[u][1];
     }
@@ -545,7 +572,8 @@ static void write_tex_macros(FILE *f, const row *r)
     double x = cell_num(r->f[C_MEAS]), l = cell_num(r->f[C_LO]), h = cell_num(r->f[C_HI]);
     int rundep = atoi(r->f[C_RUNDEP]);
     fmt_band(meas, band, r, 1);
-    fprintf(f, "\\newcommand{\\%s}{%s\\xspace}%% %s (%s, %s): ", m, meas, r->f[C_ID], r->f[C_KIND], r->f[C_VERDICT]);
+    fprintf(f, "\\newcommand{\\%s}{%s\\xspace}%% %s (%s, %s): ", m, meas, r->f[C_ID], r->f[C_KIND],
+            r->f[C_VERDICT]);
     tex_comment(f, r->f[C_QUANT]);
     fputc('\n', f);
     if (!isnan(l) || !isnan(h)) {
@@ -571,7 +599,8 @@ static void write_tex_macros(FILE *f, const row *r)
         }
         fprintf(f, "\\newcommand{\\%sPct}{%.*f\\%%\\xspace}\n", m, dec, 100.0 * x);
         if (ci)
-            fprintf(f, "\\newcommand{\\%sPctCI}{[%.*f\\%%, %.*f\\%%]\\xspace}\n", m, dec, 100.0 * l, dec, 100.0 * h);
+            fprintf(f, "\\newcommand{\\%sPctCI}{[%.*f\\%%, %.*f\\%%]\\xspace}\n", m, dec, 100.0 * l,
+                    dec, 100.0 * h);
     }
     if (strcmp(r->f[C_DRAWS], "0") != 0) {
         char d[64];
@@ -605,11 +634,20 @@ int main(int argc, char **argv)
     const char *dir = "results";
     int first = 1, check_only = 0;
     while (first < argc && argv[first][0] == '-') {
-        if (!strcmp(argv[first], "--out") && first + 1 < argc) { dir = argv[first + 1]; first += 2; }
-        else if (!strcmp(argv[first], "--check")) { check_only = 1; first++; }
-        else { first = argc; }
+        if (!strcmp(argv[first], "--out") && first + 1 < argc) {
+            dir = argv[first + 1];
+            first += 2;
+        } else if (!strcmp(argv[first], "--check")) {
+            check_only = 1;
+            first++;
+        } else {
+            first = argc;
+        }
     }
-    if (first >= argc) { fprintf(stderr, "usage: report [--out DIR] [--check] ID ...\n"); return 2; }
+    if (first >= argc) {
+        fprintf(stderr, "usage: report [--out DIR] [--check] ID ...\n");
+        return 2;
+    }
     /* a killed run's half-released files are finished or undone before they are read */
     if (afile_recover(dir) != ATT_OK) { att_print_error("report"); return 3; }
 
@@ -622,7 +660,8 @@ int main(int argc, char **argv)
         start[a] = nrows;
         char long_dir[4096];
         snprintf(long_dir, sizeof long_dir, "%s/long", dir);
-        if (read_rows(dir, argv[a], 0, &rows, &nrows, &cap) || read_rows(long_dir, argv[a], 1, &rows, &nrows, &cap)) {
+        if (read_rows(dir, argv[a], 0, &rows, &nrows, &cap) ||
+            read_rows(long_dir, argv[a], 1, &rows, &nrows, &cap)) {
             free(rows); free(start); return 3;
         }
     }
@@ -658,7 +697,10 @@ int main(int argc, char **argv)
     /* claims.csv: the rows as they are */
     fprintf(csv.f, "%s\n", verdict_csv_header);
     for (size_t i = 0; i < nrows; i++)
-        for (int c = 0; c < NCOL; c++) { table_cell_str(csv.f, rows[i].f[c]); fputc(c + 1 < NCOL ? ',' : '\n', csv.f); }
+        for (int c = 0; c < NCOL; c++) {
+            table_cell_str(csv.f, rows[i].f[c]);
+            fputc(c + 1 < NCOL ? ',' : '\n', csv.f);
+        }
 
     /* claims.md: the counts by kind, then the table */
     char counts[1024];
@@ -681,32 +723,37 @@ int main(int argc, char **argv)
             "`\\XDraws`, `\\XTol`, `\\XSeed` and `\\XSpread` (times) where they apply.\n\n"
             "| claim | kind | quantity | measured | 95%% CI, tolerance or spread | draws | rule | "
             "outcome | macro |\n|---|---|---|---|---|---|---|---|---|\n", counts);
-    fprintf(tex.f, "%% claims.tex - generated by make reproduce; one macro per cited number.\n"
-                   "%% \\input it in the preamble (it loads xspace: every macro keeps the space\n"
-                   "%% after it in a sentence, \"\\naiveWidth on\", and none before punctuation).\n"
-                   "%% \\X the value, \\XCI its 95%% CI (an end the data cannot bound is \\infty),\n"
-                   "%% \\XLec the value at 3 significant digits, \\XPct and \\XPctCI a fraction as\n"
-                   "%% a percent, \\XTol the tolerance of an identity, \\XSeed the seed, \\XSpread\n"
-                   "%% the min--max of a time, \\XRule the rule in words, \\XOutcome its outcome,\n"
-                   "%% and the count named after what it counts:\n"
-                   "%% \\XDraws, \\XSeeds, \\XCases, \\XHeads, \\XLengths, \\XSequences, \\XRows,\n"
-                   "%% \\XRepetitions, \\XRuns, \\XPredictions, \\XWidths, \\XConfigurations.\n"
-                   "%% Numbers of 1,000 or more are grouped by three with commas, everywhere.\n"
-                   "\\RequirePackage{xspace}\n"
-                   "\\newcommand{\\claimsTexFormat}{2}%% 2: \\XLec, \\XPct, \\XRule, named counts, \\xspace\n");
-    fprintf(tex.f, "\\newcommand{\\claimsReproduced}{%zu\\xspace}\n\\newcommand{\\claimsTotal}{%zu\\xspace}\n"
-                   "\\newcommand{\\claimChecks}{%zu\\xspace}\n\\newcommand{\\claimChecksPass}{%zu\\xspace}\n"
-                   "\\newcommand{\\identityChecks}{%zu\\xspace}\n\\newcommand{\\controlChecks}{%zu\\xspace}\n"
-                   "\\newcommand{\\reportedNumbers}{%zu\\xspace}\n", nreproduced, nclaims,
-            total(&all, KIND_CLAIM), all.n[KIND_CLAIM][OUT_PASS], total(&all, KIND_IDENTITY),
-            total(&all, KIND_CONTROL), total(&all, KIND_REPORTED));
+    fprintf(tex.f,
+            "%% claims.tex - generated by make reproduce; one macro per cited number.\n"
+            "%% \\input it in the preamble (it loads xspace: every macro keeps the space\n"
+            "%% after it in a sentence, \"\\naiveWidth on\", and none before punctuation).\n"
+            "%% \\X the value, \\XCI its 95%% CI (an end the data cannot bound is \\infty),\n"
+            "%% \\XLec the value at 3 significant digits, \\XPct and \\XPctCI a fraction as\n"
+            "%% a percent, \\XTol the tolerance of an identity, \\XSeed the seed, \\XSpread\n"
+            "%% the min--max of a time, \\XRule the rule in words, \\XOutcome its outcome,\n"
+            "%% and the count named after what it counts:\n"
+            "%% \\XDraws, \\XSeeds, \\XCases, \\XHeads, \\XLengths, \\XSequences, \\XRows,\n"
+            "%% \\XRepetitions, \\XRuns, \\XPredictions, \\XWidths, \\XConfigurations.\n"
+            "%% Numbers of 1,000 or more are grouped by three with commas, everywhere.\n"
+            "\\RequirePackage{xspace}\n"
+            "\\newcommand{\\claimsTexFormat}{2}%% 2: \\XLec, \\XPct, \\XRule, named counts, "
+            "\\xspace\n");
+    fprintf(
+        tex.f,
+        "\\newcommand{\\claimsReproduced}{%zu\\xspace}\n\\newcommand{\\claimsTotal}{%zu\\xspace}\n"
+        "\\newcommand{\\claimChecks}{%zu\\xspace}\n\\newcommand{\\claimChecksPass}{%zu\\xspace}\n"
+        "\\newcommand{\\identityChecks}{%zu\\xspace}\n\\newcommand{\\controlChecks}{%zu\\xspace}\n"
+        "\\newcommand{\\reportedNumbers}{%zu\\xspace}\n",
+        nreproduced, nclaims, total(&all, KIND_CLAIM), all.n[KIND_CLAIM][OUT_PASS],
+        total(&all, KIND_IDENTITY), total(&all, KIND_CONTROL), total(&all, KIND_REPORTED));
     for (size_t i = 0; i < nrows; i++) {
         const row *r = &rows[i];
         char meas[NUMTXT], band[BANDTXT];
         fmt_band(meas, band, r, 0);
         fprintf(md.f, "| `%s` | %s | ", r->f[C_ID], r->f[C_KIND]);
         md_text(md.f, r->f[C_QUANT]);
-        fprintf(md.f, " | %s | %s | %s | ", meas, band, strcmp(r->f[C_DRAWS], "0") ? r->f[C_DRAWS] : "");
+        fprintf(md.f, " | %s | %s | %s | ", meas, band,
+                strcmp(r->f[C_DRAWS], "0") ? r->f[C_DRAWS] : "");
         md_text(md.f, r->f[C_RTEXT]);
         fprintf(md.f, " | **%s** | %s%s%s |\n", r->f[C_VERDICT], r->f[C_MACRO][0] ? "`\\" : "",
                 r->f[C_MACRO], r->f[C_MACRO][0] ? "`" : "");
@@ -741,7 +788,11 @@ int main(int argc, char **argv)
         afile_release(0); free(rows); free(start); return 3;
     }
     for (size_t k = 0; k < reg.n; k++)
-        for (int a = first; a < argc; a++) if (!strcmp(argv[a], reg.e[k].id)) { order[norder++] = a; break; }
+        for (int a = first; a < argc; a++)
+            if (!strcmp(argv[a], reg.e[k].id)) {
+                order[norder++] = a;
+                break;
+            }
     for (int a = first; a < argc; a++) if (!registry_find(&reg, argv[a])) order[norder++] = a;
     for (int pass = 0; pass < 2; pass++) {
         int shown = 0;
@@ -752,7 +803,8 @@ int main(int argc, char **argv)
             int ext = e && !strcmp(e->origin, "extension");
             if (ext != pass) continue;
             if (!shown++)
-                fprintf(sum.f, "\n%s\n\n| claim | in short | headline: what is measured | measured | "
+                fprintf(sum.f,
+                        "\n%s\n\n| claim | in short | headline: what is measured | measured | "
                         "status | mathematics |\n|---|---|---|---|---|---|\n",
                         pass ? "**Extensions**: questions the suite adds beyond the section."
                              : "**The section's claims.**");
@@ -788,7 +840,8 @@ int main(int argc, char **argv)
         return 3;
     }
     printf("report: %zu of %zu claims reproduced (%zu claim checks, %zu identities, %zu controls, "
-           "%zu reported) -> %s/claims.{csv,md,tex}\n", nreproduced, nclaims, total(&all, KIND_CLAIM),
-           total(&all, KIND_IDENTITY), total(&all, KIND_CONTROL), total(&all, KIND_REPORTED), dir);
+           "%zu reported) -> %s/claims.{csv,md,tex}\n",
+           nreproduced, nclaims, total(&all, KIND_CLAIM), total(&all, KIND_IDENTITY),
+           total(&all, KIND_CONTROL), total(&all, KIND_REPORTED), dir);
     return 0;
 }

@@ -57,7 +57,7 @@ purpose_table() {
         test_head_ref)               echo "the loop-level head equals the fast one" ;;
         test_ov_invariance)          echo "the OV circuit's invariance" ;;
         test_par)                    echo "the single-process parallel context" ;;
-        test_prevtrain)              echo "the learned head: gradients, Adam, training" ;;
+        test_training)              echo "the learned head: gradients, Adam, training" ;;
         test_robust)                 echo "fuzz corpus and past crash inputs replayed" ;;
         test_shapes)                 echo "attention_shapes against the real matrices" ;;
         test_softmax)                echo "stable, log-sum-exp and online softmax" ;;
@@ -188,7 +188,7 @@ case "$jobs" in ''|*[!0-9]*|0) echo "run_tests: TEST_JOBS='$jobs' is not a posit
 SLOW="test_verify.sh test_threads.sh test_bad_inputs.sh test_docs.sh test_mpi.sh test_reproduce_long.sh
       test_browser.sh test_grade_hostile.sh test_grade.sh test_experiments.sh test_sizes.sh
       test_readme.sh test_autograder.sh test_reproduce_out.sh test_selfweight_cli.sh test_layout.sh
-      test_torch.sh test_rpexcess test_lscond test_longseq.sh test_learned_previous_token.sh"
+      test_torch.sh test_excess test_lscond test_longseq.sh test_learned_previous_token.sh"
 for s in $SLOW; do for t in "$@"; do [ "$(basename "$t")" = "$s" ] && echo "$t"; done; done >"$logs/.order"
 for t in "$@"; do case " $(echo $SLOW) " in *" $(basename "$t") "*) ;; *) echo "$t" ;; esac; done >>"$logs/.order"
 for t in "$@"; do rm -f "$logs/$(basename "$t").result"; done

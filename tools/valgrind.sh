@@ -52,8 +52,8 @@ export ATT_TEST_CASES="${ATT_TEST_CASES:-25}"
 LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/att-valgrind.XXXXXX") || exit 2
 
 # the slowest tests under valgrind first, so that the last one to start is short (with 25
-# cases: test_stats and test_longseq about 3 s natively, test_lscond 1.7 s, test_rpexcess 1 s)
-SLOW="test_stats test_longseq test_lscond test_rpexcess test_qkov test_naiveleak test_selfweight test_tiled"
+# cases: test_stats and test_longseq about 3 s natively, test_lscond 1.7 s, test_excess 1 s)
+SLOW="test_stats test_longseq test_lscond test_excess test_qkov test_leak test_selfweight test_tiled"
 {
     for s in $SLOW; do for t in "$@"; do [ "$(basename "$t")" = "$s" ] && echo "$t"; done; done
     for t in "$@"; do case " $SLOW " in *" $(basename "$t") "*) ;; *) echo "$t" ;; esac; done

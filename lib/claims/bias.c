@@ -3,7 +3,7 @@
 #include "gradcheck.h"
 #include "mat.h"
 #include "mem.h"
-#include "att.h"
+#include "status.h"
 #include "tol.h"
 
 #include <math.h>
@@ -66,12 +66,14 @@ int bias_fd_error(double *err, head_state *work, const head_params *p, const gsl
                   double h, double floor)
 {
     if (!mat_same_shape(P, D))
-        return att_fail(ATT_EUSAGE, "fd check: parameter (%zu x %zu) and gradient (%zu x %zu) differ",
-                        P->size1, P->size2, D->size1, D->size2);
+        return att_fail(ATT_EUSAGE,
+                        "fd check: parameter (%zu x %zu) and gradient (%zu x %zu) differ", P->size1,
+                        P->size2, D->size1, D->size2);
     double diff2 = 0.0, bp2 = 0.0, fd2 = 0.0;
     for (size_t i = 0; i < P->size1; i++) {
         double fd[P->size2];
-        int rc = gradcheck_head(fd, work, p, Xq, Xkv, G, gsl_matrix_ptr(P, i, 0), P->size2, 1, h, 0);
+        int rc =
+            gradcheck_head(fd, work, p, Xq, Xkv, G, gsl_matrix_ptr(P, i, 0), P->size2, 1, h, 0);
         if (rc) return rc;
         for (size_t j = 0; j < P->size2; j++) {
             double bp = gsl_matrix_get(D, i, j);
@@ -145,7 +147,9 @@ int bias_head_draw(gsl_rng *rng, bias_head *h, int rope)
     double sw = 1.0 / sqrt((double)h->X->size2);
     mat_randn(rng, h->X, 1.0);
     mat_randn(rng, h->W_Q, sw); mat_randn(rng, h->W_K, sw); mat_randn(rng, h->W_V, sw);
-    mat_vec_randn(rng, h->b_Q, 1.0); mat_vec_randn(rng, h->b_K, 1.0); mat_vec_randn(rng, h->b_V, 1.0);
+    mat_vec_randn(rng, h->b_Q, 1.0);
+    mat_vec_randn(rng, h->b_K, 1.0);
+    mat_vec_randn(rng, h->b_V, 1.0);
     mat_randn(rng, h->G, 1.0);
     head_params p = bias_head_params(h, rope, 1), p0 = bias_head_params(h, rope, 0);
     int rc = head_forward(&h->with, &p, h->X, h->X);
@@ -159,12 +163,15 @@ int bias_head_fd_errors(double err[BIAS_NPARAM], head_state *work, bias_head *h,
 {
     size_t d_k = h->b_Q->size, d_v = h->b_V->size;
     // vectors as 1 x n views, so every group is a matrix
-    gsl_matrix_view bq = gsl_matrix_view_vector(h->b_Q, 1, d_k), bk = gsl_matrix_view_vector(h->b_K, 1, d_k);
+    gsl_matrix_view bq = gsl_matrix_view_vector(h->b_Q, 1, d_k),
+                    bk = gsl_matrix_view_vector(h->b_K, 1, d_k);
     gsl_matrix_view bv = gsl_matrix_view_vector(h->b_V, 1, d_v);
-    gsl_matrix_view gq = gsl_matrix_view_vector(g->db_Q, 1, d_k), gk = gsl_matrix_view_vector(g->db_K, 1, d_k);
+    gsl_matrix_view gq = gsl_matrix_view_vector(g->db_Q, 1, d_k),
+                    gk = gsl_matrix_view_vector(g->db_K, 1, d_k);
     gsl_matrix_view gv = gsl_matrix_view_vector(g->db_V, 1, d_v);
     gsl_matrix *param[BIAS_NPARAM] = {&bq.matrix, &bk.matrix, &bv.matrix, h->W_Q, h->W_K, h->W_V};
-    const gsl_matrix *grad[BIAS_NPARAM] = {&gq.matrix, &gk.matrix, &gv.matrix, g->dW_Q, g->dW_K, g->dW_V};
+    const gsl_matrix *grad[BIAS_NPARAM] = {&gq.matrix, &gk.matrix, &gv.matrix,
+                                           g->dW_Q,    g->dW_K,    g->dW_V};
     double floor = 0.0;
     for (int k = 0; k < BIAS_NPARAM; k++) floor = fmax(floor, mat_frob(grad[k]));
     head_params p = bias_head_params(h, rope, 1);
@@ -180,13 +187,16 @@ int bias_head_fd_errors(double err[BIAS_NPARAM], head_state *work, bias_head *h,
 bias_key_bounds bias_key_rounding(const bias_head *h)
 {
     size_t T = h->X->size1, d_k = h->W_K->size2;
-    double P = fmax(tol_product_scale(h->with.Q, h->with.K), tol_product_scale(h->without.Q, h->without.K));
+    double P = fmax(tol_product_scale(h->with.Q, h->with.K),
+                    tol_product_scale(h->without.Q, h->without.K));
     double vmax = mat_max_row_norm(h->with.V), qg = 0.0;
     for (size_t i = 0; i < T; i++) {
-        gsl_vector_const_view q = gsl_matrix_const_row(h->with.Q, i), g = gsl_matrix_const_row(h->G, i);
+        gsl_vector_const_view q = gsl_matrix_const_row(h->with.Q, i),
+                              g = gsl_matrix_const_row(h->G, i);
         qg += gsl_blas_dnrm2(&q.vector) * gsl_blas_dnrm2(&g.vector);
     }
-    return (bias_key_bounds){tol_eps(16, d_k + T, (1.0 + P) * sqrt((double)T) * vmax), tol_eps(8, T, qg * vmax)};
+    return (bias_key_bounds){tol_eps(16, d_k + T, (1.0 + P) * sqrt((double)T) * vmax),
+                             tol_eps(8, T, qg * vmax)};
 }
 
 /* Xq (T_q, d), Xkv (T_k, d), W_Q, W_K (d, d_k), W_V (d, d_v) */
@@ -205,7 +215,12 @@ void bias_vhead_free(void *p)
 {
     bias_vhead *v = p;
     if (v == NULL) return;
-    mat_free(v->Xq); mat_free(v->Xkv); mat_free(v->W_Q); mat_free(v->W_K); mat_free(v->W_V); mat_free(v->W_O);
+    mat_free(v->Xq);
+    mat_free(v->Xkv);
+    mat_free(v->W_Q);
+    mat_free(v->W_K);
+    mat_free(v->W_V);
+    mat_free(v->W_O);
     mat_free(v->E_max); mat_free(v->Ac_max);
     for (int k = 0; k < 4; k++) mat_free(v->O_max[k]);
     mat_vec_free(v->bv_max); mat_vec_free(v->bo_max); mat_vec_free(v->bf_max);
@@ -217,13 +232,19 @@ bias_vhead *bias_vhead_new(size_t T, size_t d, size_t d_k, size_t d_v)
 {
     bias_vhead *v = mem_calloc(1, sizeof *v, "value-bias head");
     if (v == NULL) return NULL;
-    v->Xq = mat_new(T, d); v->Xkv = mat_new(T, d); v->W_Q = mat_new(d, d_k); v->W_K = mat_new(d, d_k);
-    v->W_V = mat_new(d, d_v); v->W_O = mat_new(d_v, d); v->E_max = mat_new(T, d_v); v->Ac_max = mat_new(T, T);
+    v->Xq = mat_new(T, d);
+    v->Xkv = mat_new(T, d);
+    v->W_Q = mat_new(d, d_k);
+    v->W_K = mat_new(d, d_k);
+    v->W_V = mat_new(d, d_v);
+    v->W_O = mat_new(d_v, d);
+    v->E_max = mat_new(T, d_v);
+    v->Ac_max = mat_new(T, T);
     v->bv_max = mat_vec_new(d_v); v->bo_max = mat_vec_new(d); v->bf_max = mat_vec_new(d);
     int ok = 1;
     for (int k = 0; k < 4; k++) ok = ok && (v->O_max[k] = mat_new(T, d_v)) != NULL;
-    if (!ok || !v->Xq || !v->Xkv || !v->W_Q || !v->W_K || !v->W_V || !v->W_O || !v->E_max || !v->Ac_max
-        || !v->bv_max || !v->bo_max || !v->bf_max) {
+    if (!ok || !v->Xq || !v->Xkv || !v->W_Q || !v->W_K || !v->W_V || !v->W_O || !v->E_max ||
+        !v->Ac_max || !v->bv_max || !v->bo_max || !v->bf_max) {
         bias_vhead_free(v);
         return NULL;
     }
@@ -231,17 +252,20 @@ bias_vhead *bias_vhead_new(size_t T, size_t d, size_t d_k, size_t d_v)
 }
 
 /* Xq (T_q, d), Xkv (T_k, d), W_Q, W_K (d, d_k), W_V (d, d_v), W_O (d_v, d), b_V (d_v), b_O (d) */
-int bias_vhead_draw(gsl_rng *rng, bias_vhead *v, size_t T_q, size_t T_k, size_t d, size_t d_k, size_t d_v,
-                    int self, double sharp, double sigma)
+int bias_vhead_draw(gsl_rng *rng, bias_vhead *v, size_t T_q, size_t T_k, size_t d, size_t d_k,
+                    size_t d_v, int self, double sharp, double sigma)
 {
     if (T_q > v->Xq->size1 || T_k > v->Xq->size1 || d > v->Xq->size2 || d_k > v->W_Q->size2
         || d_v > v->W_V->size2 || (self && T_q != T_k))
-        return att_fail(ATT_EUSAGE, "value-bias head: sizes T_q %zu, T_k %zu, d %zu, d_k %zu, d_v %zu beyond "
-                        "(%zu, %zu, %zu, %zu)", T_q, T_k, d, d_k, d_v, v->Xq->size1, v->Xq->size2,
-                        v->W_Q->size2, v->W_V->size2);
+        return att_fail(ATT_EUSAGE,
+                        "value-bias head: sizes T_q %zu, T_k %zu, d %zu, d_k %zu, d_v %zu beyond "
+                        "(%zu, %zu, %zu, %zu)",
+                        T_q, T_k, d, d_k, d_v, v->Xq->size1, v->Xq->size2, v->W_Q->size2,
+                        v->W_V->size2);
     gsl_matrix_view Xq = gsl_matrix_submatrix(v->Xq, 0, 0, T_q, d);
     gsl_matrix_view Xkv = gsl_matrix_submatrix(self ? v->Xq : v->Xkv, 0, 0, T_k, d);
-    gsl_matrix_view W_Q = gsl_matrix_submatrix(v->W_Q, 0, 0, d, d_k), W_K = gsl_matrix_submatrix(v->W_K, 0, 0, d, d_k);
+    gsl_matrix_view W_Q = gsl_matrix_submatrix(v->W_Q, 0, 0, d, d_k),
+                    W_K = gsl_matrix_submatrix(v->W_K, 0, 0, d, d_k);
     gsl_matrix_view W_V = gsl_matrix_submatrix(v->W_V, 0, 0, d, d_v);
     v->W_O_view = gsl_matrix_submatrix(v->W_O, 0, 0, d_v, d);
     v->E = gsl_matrix_submatrix(v->E_max, 0, 0, T_q, d_v);
@@ -253,7 +277,8 @@ int bias_vhead_draw(gsl_rng *rng, bias_vhead *v, size_t T_q, size_t T_k, size_t 
     v->b_V = gsl_vector_subvector(v->bv_max, 0, d_v);
     v->b_O = gsl_vector_subvector(v->bo_max, 0, d);
     v->b_f = gsl_vector_subvector(v->bf_max, 0, d);
-    bias_draw_inputs(rng, &Xq.matrix, &Xkv.matrix, &W_Q.matrix, &W_K.matrix, &W_V.matrix, self, sharp);
+    bias_draw_inputs(rng, &Xq.matrix, &Xkv.matrix, &W_Q.matrix, &W_K.matrix, &W_V.matrix, self,
+                     sharp);
     mat_randn(rng, &v->W_O_view.matrix, 1.0 / sqrt((double)d_v));
     mat_vec_randn(rng, &v->b_V.vector, sigma);
     mat_vec_randn(rng, &v->b_O.vector, 1.0);
@@ -272,6 +297,7 @@ double bias_rows_from(const gsl_matrix *D, const gsl_vector *v)
 {
     double m = 0.0;
     for (size_t i = 0; i < D->size1; i++)
-        for (size_t j = 0; j < D->size2; j++) m = fmax(m, fabs(gsl_matrix_get(D, i, j) - gsl_vector_get(v, j)));
+        for (size_t j = 0; j < D->size2; j++)
+            m = fmax(m, fabs(gsl_matrix_get(D, i, j) - gsl_vector_get(v, j)));
     return m;
 }

@@ -133,14 +133,15 @@ typedef struct {
     gsl_matrix *O[4];                             /* &O_view[k].matrix */
     head_state s0, s1;
 } bias_vhead;
-bias_vhead *bias_vhead_new(size_t T, size_t d, size_t d_k, size_t d_v);   /* NULL + error on no memory */
+bias_vhead *bias_vhead_new(size_t T, size_t d, size_t d_k,
+                           size_t d_v); /* NULL + error on no memory */
 void bias_vhead_free(void *v);
 /* Draw, in this order, Xq ~ N(0, 1), Xkv ~ N(0, 1) (Xkv = Xq when self),
  * W_Q ~ N(0, sharp^2 / d), W_K, W_V ~ N(0, 1 / d), W_O ~ N(0, 1 / d_v),
  * b_V ~ N(0, sigma^2), b_O ~ N(0, 1); run the head without and with b_V:
  * O(0) = A V, O(b_V) = A (V + 1 b_V^T). Sizes above the allocated ones: ATT_EUSAGE. */
-int bias_vhead_draw(gsl_rng *rng, bias_vhead *v, size_t T_q, size_t T_k, size_t d, size_t d_k, size_t d_v,
-                    int self, double sharp, double sigma);
+int bias_vhead_draw(gsl_rng *rng, bias_vhead *v, size_t T_q, size_t T_k, size_t d, size_t d_k,
+                    size_t d_v, int self, double sharp, double sigma);
 
 /* max_ij |D_ij - v_j| over D (m, n), v (n): how far every row of D is from v^T
  * (0 when D = 1 v^T; a NaN entry is skipped, as fmax does). */

@@ -1,7 +1,7 @@
 /* curve.c - a curve's fit on control variates and its crossing of a level (see curve.h). */
 #include "curve.h"
-#include "att.h"
-#include "stat.h"
+#include "status.h"
+#include "statistics.h"
 
 #include <math.h>
 #include <stdlib.h>

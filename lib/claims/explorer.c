@@ -4,7 +4,7 @@
  * every action the weights A (2, 4) and outputs O (2, 2) are recomputed.
  */
 #include "explorer.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  *                              row = (R - y) / 2R * (H - 1)   (rounded).
  */
 #include "explorer_tui.h"
-#include "att.h"
+#include "status.h"
 
 #include <curses.h>
 #include <locale.h>
@@ -286,10 +286,12 @@ int explorer_tui_run(explorer *e, int *signal_seen)
     /* both ends must be a terminal: keys come from stdin, the screen goes to stdout */
     int in_tty = isatty(STDIN_FILENO), out_tty = isatty(STDOUT_FILENO);
     if (!in_tty || !out_tty)
-        return att_fail(ATT_EUSAGE, "--interactive needs a terminal on both stdin (the keys) and stdout "
+        return att_fail(ATT_EUSAGE,
+                        "--interactive needs a terminal on both stdin (the keys) and stdout "
                         "(the screen), but %s; use --keys STRING to replay keys without a terminal",
-                        !in_tty && !out_tty ? "neither is one" : !in_tty ? "stdin is not one"
-                                                                          : "stdout is not one");
+                        !in_tty && !out_tty ? "neither is one"
+                        : !in_tty           ? "stdin is not one"
+                                            : "stdout is not one");
 
     /* our handlers first: ncurses leaves signals alone that already have one */
     struct sigaction sa, old_int, old_term, old_hup;
@@ -309,7 +311,10 @@ int explorer_tui_run(explorer *e, int *signal_seen)
         sigaction(SIGTERM, &old_term, NULL);
         sigaction(SIGHUP, &old_hup, NULL);
         const char *term = getenv("TERM");
-        return att_fail(ATT_ERUNTIME, "cannot set up the terminal (TERM=%s): set TERM to a terminal type this system knows, e.g. xterm", term ? term : "unset");
+        return att_fail(ATT_ERUNTIME,
+                        "cannot set up the terminal (TERM=%s): set TERM to a terminal type this "
+                        "system knows, e.g. xterm",
+                        term ? term : "unset");
     }
     cbreak();                     /* keys at once; Ctrl-C still sends SIGINT */
     noecho();
@@ -353,7 +358,8 @@ int explorer_tui_run(explorer *e, int *signal_seen)
 int explorer_tui_wanted(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--interactive") || !strcmp(argv[i], "--keys") || !strncmp(argv[i], "--keys=", 7))
+        if (!strcmp(argv[i], "--interactive") || !strcmp(argv[i], "--keys") ||
+            !strncmp(argv[i], "--keys=", 7))
             return 1;
     return 0;
 }

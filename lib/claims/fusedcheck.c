@@ -1,6 +1,6 @@
 /* fusedcheck.c - the fused_qkv agreement checks beyond the plain split (fusedcheck.h). */
 #include "fusedcheck.h"
-#include "att.h"
+#include "status.h"
 #include "mat.h"
 #include "tol.h"
 

@@ -19,7 +19,13 @@ typedef struct {
     size_t B, T, d, d_k, d_v, heads;    /* W_Q (d, heads d_k), W_V (d, heads d_v) */
 } fusedcheck_case;
 
-enum { FUSEDCHECK_SEPARATE, FUSEDCHECK_PER_HEAD, FUSEDCHECK_OUT_IN, FUSEDCHECK_BATCHED, FUSEDCHECK_N };
+enum {
+    FUSEDCHECK_SEPARATE,
+    FUSEDCHECK_PER_HEAD,
+    FUSEDCHECK_OUT_IN,
+    FUSEDCHECK_BATCHED,
+    FUSEDCHECK_N
+};
 
 /* err = max over h, k of max |X W_k^h - F_k^h|: W[k] (d, H w_k), F[k] (B T, H w_k),
  * w_k = d_k, d_k, d_v; X (B T, d); Y (B T, >= max(d_k, d_v)) is work. */

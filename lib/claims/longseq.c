@@ -1,8 +1,8 @@
 /* longseq.c - one row's self-weight at any T (see longseq.h). */
 #include "longseq.h"
 #include "mat.h"
-#include "att.h"
-#include "stat.h"
+#include "status.h"
+#include "statistics.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -21,19 +21,21 @@ int longseq_work_alloc(longseq_work *w, size_t d, size_t d_k)
     w->G = mat_new(d_k, d_k);
     w->QQ = mat_new(d_k, d_k);
     w->KK = mat_new(d_k, d_k);
-    w->perm = w->G ? gsl_permutation_alloc(d_k) : NULL;   /* uncounted, but smaller than G (counted) */
+    w->perm =
+        w->G ? gsl_permutation_alloc(d_k) : NULL; /* uncounted, but smaller than G (counted) */
     w->x = mat_vec_new(d);
     w->y = mat_vec_new(d);
     w->v = mat_vec_new(d);
     w->q = mat_vec_new(d_k);
     w->k = mat_vec_new(d_k);
     w->u = mat_vec_new(d_k);
-    if (!w->W_Q || !w->W_K || !w->G || !w->QQ || !w->KK || !w->perm || !w->x || !w->y || !w->v || !w->q || !w->k
-        || !w->u) {
+    if (!w->W_Q || !w->W_K || !w->G || !w->QQ || !w->KK || !w->perm || !w->x || !w->y || !w->v ||
+        !w->q || !w->k || !w->u) {
         int rc = att_alloc_status();      /* a --max-memory refusal stays exit 2, naming it */
         longseq_work_free(w);
-        return rc == ATT_EUSAGE ? rc
-                                : att_fail(ATT_ERUNTIME, "longseq: out of memory (d = %zu, d_k = %zu)", d, d_k);
+        return rc == ATT_EUSAGE
+                   ? rc
+                   : att_fail(ATT_ERUNTIME, "longseq: out of memory (d = %zu, d_k = %zu)", d, d_k);
     }
     return ATT_OK;
 }
@@ -291,8 +293,8 @@ double longseq_cond_psi_direct(double sigma, double tau)
     } else {
         /* wide Gaussians: in w = tau + sigma z the step is F's own (0.4, error e^{-pi^2/0.4}),
          * whatever sigma: 1 - phi = int F(w) N((w - tau)/sigma) dw / sigma, trapezoid on
-         * [-40, 40]; below, F(w) = e^w (to e^{-40}):  e^{tau + sigma^2/2} Phi((-40 - tau - sigma^2)/sigma);
-         * above, F = 1:  Phi(-(40 - tau)/sigma) */
+         * [-40, 40]; below, F(w) = e^w (to e^{-40}):  e^{tau + sigma^2/2} Phi((-40 - tau -
+         * sigma^2)/sigma); above, F = 1:  Phi(-(40 - tau)/sigma) */
         const double hw = 0.4, W = 40.0;
         double acc = 0.0;
         for (long i = 0; i <= (long)(2.0 * W / hw + 0.5); i++) {
@@ -380,10 +382,10 @@ double longseq_cond_psi(const longseq_cond_table *t, double sigma, double tau)
 }
 
 /* Shapes: Ts (n) the sequence lengths, out (n). The claim's number, one row at any T:
- *   g_T(s, sigma) = E[T a_ii | s_ii = s, sigma_i = sigma] = T E[e^s / (e^s + sum_{j<T} e^{sigma z_j})]
- *                 = T int_R exp(v - e^v - (T - 1) psi_sigma(v - s)) dv      (derived in longseq.h)
- * with sigma = ||W_K q_i|| (the other scores s_ij = q_i . k_j are N(0, sigma^2) given W and x_i);
- * out[k] = g_{Ts[k]}(s, sigma) by the trapezoid rule with step h on [v_lo, 4] plus the tail below. */
+ *   g_T(s, sigma) = E[T a_ii | s_ii = s, sigma_i = sigma] = T E[e^s / (e^s + sum_{j<T} e^{sigma
+ * z_j})] = T int_R exp(v - e^v - (T - 1) psi_sigma(v - s)) dv      (derived in longseq.h) with
+ * sigma = ||W_K q_i|| (the other scores s_ij = q_i . k_j are N(0, sigma^2) given W and x_i); out[k]
+ * = g_{Ts[k]}(s, sigma) by the trapezoid rule with step h on [v_lo, 4] plus the tail below. */
 void longseq_cond_self(const longseq_cond_table *t, double s, double sigma, const double *Ts,
                        size_t n, double h, double *out)
 {
@@ -410,8 +412,8 @@ void longseq_cond_self(const longseq_cond_table *t, double s, double sigma, cons
         double F = 0.0;
         for (size_t k = 0; k < n && k < LONGSEQ_COND_MAXT; k++) {
             /* F_k = e^{-(T_k - 1) psi}; a doubled length by squaring (one multiply, not one
-             * exp): T_k = 2 T_{k-1} gives T_k - 1 = 2 (T_{k-1} - 1) + 1, so F_k = F_{k-1}^2 e^{-psi}
-             * (relative rounding about 2^k DBL_EPSILON after k doublings) */
+             * exp): T_k = 2 T_{k-1} gives T_k - 1 = 2 (T_{k-1} - 1) + 1, so F_k = F_{k-1}^2
+             * e^{-psi} (relative rounding about 2^k DBL_EPSILON after k doublings) */
             if (k > 0 && Ts[k] == 2.0 * Ts[k - 1]) F = F * F * emp;
             else if (Ts[k] == 2.0) F = emp;
             else F = exp(-(Ts[k] - 1.0) * psi);
@@ -466,7 +468,8 @@ measure longseq_tail_stats(double *det, size_t n, const double *eps, size_t ne,
     qsort(det, n, sizeof *det, cmp_dbl);
     /* median of 1/|det| = 1 / median |det|; ranks n/2 -+ z sqrt(n)/2 */
     double z = STAT_Z95 * sqrt((double)n) / 2.0;
-    double lo = 1.0 / det[(size_t)fmin((double)n - 1, n / 2.0 + z)], hi = 1.0 / det[(size_t)fmax(0.0, n / 2.0 - z)];
+    double lo = 1.0 / det[(size_t)fmin((double)n - 1, n / 2.0 + z)],
+           hi = 1.0 / det[(size_t)fmax(0.0, n / 2.0 - z)];
     return verdict_measure_ci(1.0 / det[n / 2], lo, hi, n);
 }
 

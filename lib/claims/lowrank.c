@@ -2,7 +2,7 @@
 #include "lowrank.h"
 
 #include <stdio.h>
-#include "att.h"
+#include "status.h"
 #include "tol.h"
 
 #include <float.h>
@@ -18,15 +18,16 @@ int lowrank_grid(sweep_grid *g, lowrank_ctx *c, const experiment *e)
     const size_t T = 16, d = 64;
     size_t dd = e->o.d ? e->o.d : d;
     c->dv = e->o.dv;
-    if (e->o.dv_list.n > 1) return exp_usage("--dv: one value (d_v = d_k over the grid otherwise)");
+    if (e->o.dv_list.n > 1)
+        return usage_error("--dv: one value (d_v = d_k over the grid otherwise)");
     size_t dk[NGRID], n = 0;
     for (size_t k = 0; k < NGRID; k++)
         if (grid[k] < dd) dk[n++] = grid[k];     /* d_k = d_v over the grid, below d */
     if (e->o.dv && !e->o.dk) dk[0] = e->o.dv, n = 1;
-    if (n == 0) return exp_usage("--d %zu: no grid point d_k < d", dd);
+    if (n == 0) return usage_error("--d %zu: no grid point d_k < d", dd);
     for (size_t k = 0; k < e->o.dk_list.n; k++)
         if (e->o.dk_list.v[k] > dd || (c->dv ? c->dv : e->o.dk_list.v[k]) > dd)
-            return exp_usage("d_k = %zu, d_v = %zu: both must be <= d = %zu", e->o.dk_list.v[k],
+            return usage_error("d_k = %zu, d_v = %zu: both must be <= d = %zu", e->o.dk_list.v[k],
                              c->dv ? c->dv : e->o.dk_list.v[k], dd);
     sweep_grid_head(g, T, d, 0, 0);
     sweep_axis(g, AX_DK, n, dk);

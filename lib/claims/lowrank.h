@@ -6,7 +6,7 @@
 #define ATT_LOWRANK_H
 
 #include <stddef.h>
-#include "exp.h"
+#include "experiment.h"
 #include "sweep.h"
 
 /* d_v of a point: --dv (dv), or d_k (the grid pairs them). */

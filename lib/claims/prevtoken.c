@@ -1,6 +1,6 @@
 /* prevtoken.c - the previous-token head built by hand (formulas in prevtoken.h). */
 #include "prevtoken.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 #include "head.h"
 #include "mat.h"
 #include "softmax.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 #include <stdio.h>

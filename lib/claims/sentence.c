@@ -3,7 +3,7 @@
 #include "head.h"
 #include "mat.h"
 #include "softmax.h"
-#include "att.h"
+#include "status.h"
 
 enum { F_DET, F_NOUN, F_ANIMATE, F_VERB, F_PRONOUN, F_FUNCTION, F_ADJ };
 

@@ -1,6 +1,6 @@
 /* tiedhead.c - the exact tied previous-token head (see tiedhead.h). */
 #include "tiedhead.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 

@@ -1,5 +1,5 @@
 /* tiedhead.h - an exact previous-token head with tied keys and values (W_V = W_K) at
- * d_k = 2 (and d_k >= 2 by zero padding), in the model of prevtrain.h (causal mask,
+ * d_k = 2 (and d_k >= 2 by zero padding), in the model of training.h (causal mask,
  * x_t = [e_token; e_t], Z = O W_O without bias).
  *
  * Construction (k_j = v_j = W_K^T x_j = (p_j, h_{token_j}); q_t = W_Q^T x_t token-blind):
@@ -45,7 +45,7 @@
 #ifndef ATT_TIEDHEAD_H
 #define ATT_TIEDHEAD_H
 
-#include "prevtrain.h"
+#include "training.h"
 
 #define TIEDHEAD_MAX_VOCAB 250
 

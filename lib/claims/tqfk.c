@@ -8,7 +8,7 @@
 #include "tqfk.h"
 #include "mat.h"
 #include "softmax.h"
-#include "att.h"
+#include "status.h"
 #include "table.h"
 #include "tol.h"
 
@@ -122,7 +122,8 @@ void tqfk_check_result(tqfk_check *ck, const tqfk_config *c, const tqfk_result *
     }
 }
 
-/* max_{i,c} |o_ic - sum_j w_ij v_jc| / (8 eps (4 qk_i + 8) max_j |v_jc|), w in long double (tqfk.h) */
+/* max_{i,c} |o_ic - sum_j w_ij v_jc| / (8 eps (4 qk_i + 8) max_j |v_jc|), w in long double (tqfk.h)
+ */
 double tqfk_average_units(const tqfk_config *c, const tqfk_result *r)
 {
     double worst = 0.0, kmax = 0.0;
@@ -131,7 +132,8 @@ double tqfk_average_units(const tqfk_config *c, const tqfk_result *r)
         // s_ij = scale q_i . k_j, w_ij = e^{s_ij - m_i} / Z_i, in long double
         long double s[TQFK_NK], w[TQFK_NK], m = -INFINITY, Z = 0.0L;
         for (int j = 0; j < TQFK_NK; j++) {
-            s[j] = (long double)c->scale * ((long double)c->q[i][0] * c->k[j][0] + (long double)c->q[i][1] * c->k[j][1]);
+            s[j] = (long double)c->scale *
+                   ((long double)c->q[i][0] * c->k[j][0] + (long double)c->q[i][1] * c->k[j][1]);
             m = s[j] > m ? s[j] : m;
         }
         for (int j = 0; j < TQFK_NK; j++) Z += w[j] = expl(s[j] - m);
@@ -139,7 +141,8 @@ double tqfk_average_units(const tqfk_config *c, const tqfk_result *r)
         for (int d = 0; d < TQFK_DIM; d++) {
             long double ref = 0.0L;
             double vmax = 0.0;
-            for (int j = 0; j < TQFK_NK; j++) ref += w[j] / Z * c->v[j][d], vmax = fmax(vmax, fabs(c->v[j][d]));
+            for (int j = 0; j < TQFK_NK; j++)
+                ref += w[j] / Z * c->v[j][d], vmax = fmax(vmax, fabs(c->v[j][d]));
             double err = fabs((double)((long double)r->O[i][d] - ref));
             double bound = tol_attention_output(TQFK_NK, TQFK_DIM, qk, vmax);
             double u = bound > 0.0 ? err / bound : (err == 0.0 ? 0.0 : INFINITY);
@@ -152,8 +155,9 @@ double tqfk_average_units(const tqfk_config *c, const tqfk_result *r)
 void tqfk_random_state(gsl_rng *rng, tqfk_config *c)
 {
     for (int i = 0; i < TQFK_NVEC; i++) {
-        double *x = tqfk_vec(c, i), mag = pow(10.0, i < TQFK_NQ + TQFK_NK ? gsl_ran_flat(rng, -1.0, 1.0)
-                                                                          : gsl_ran_flat(rng, -3.0, 3.0));
+        double *x = tqfk_vec(c, i),
+               mag = pow(10.0, i < TQFK_NQ + TQFK_NK ? gsl_ran_flat(rng, -1.0, 1.0)
+                                                     : gsl_ran_flat(rng, -3.0, 3.0));
         x[0] = mag * gsl_ran_gaussian_ziggurat(rng, 1.0);
         x[1] = mag * gsl_ran_gaussian_ziggurat(rng, 1.0);
     }

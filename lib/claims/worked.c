@@ -1,6 +1,6 @@
 /* worked.c - the "the cat sat" head built by hand (formulas in worked.h). */
 #include "worked.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 

@@ -18,7 +18,7 @@
 #include "head.h"
 #include "mat.h"
 #include "blas.h"
-#include "att.h"
+#include "status.h"
 #include "softmax.h"
 #include "vexp.h"
 

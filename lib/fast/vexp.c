@@ -14,7 +14,7 @@
  * build dependency.
  */
 #include "vexp.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -103,15 +103,16 @@ static void exp_rows_plain(double *y, const double *x, size_t n, double m)
  * load 10), against 2.4 to 2.6 ns now. AVX-512, which masks instead, was
  * vectorised before too (1.6 to 2.3 ns, now 1.2 to 1.3: within the noise).
  * Same operations, same bits. */
-#define EXP_ROWS_FMA(name, arch)                                                 \
-    __attribute__((target(arch), optimize("fp-contract=fast", "no-trapping-math")))                  \
-    static inline __attribute__((always_inline))                               \
-    double name##_one(double x) { EXP_NONPOSITIVE_BODY }        \
-    __attribute__((target(arch), optimize("fp-contract=fast", "no-trapping-math")))                  \
-    static void name(double *y, const double *x, size_t n, double m)             \
-    {                                                                            \
-        _Pragma("omp simd")                                                      \
-        for (size_t j = 0; j < n; j++) y[j] = name##_one(x[j] - m);              \
+#define EXP_ROWS_FMA(name, arch)                                                                   \
+    __attribute__((target(arch), optimize("fp-contract=fast", "no-trapping-math"))) static inline  \
+        __attribute__((always_inline)) double name##_one(double x)                                 \
+    {                                                                                              \
+        EXP_NONPOSITIVE_BODY                                                                       \
+    }                                                                                              \
+    __attribute__((target(arch), optimize("fp-contract=fast", "no-trapping-math"))) static void    \
+    name(double *y, const double *x, size_t n, double m)                                           \
+    {                                                                                              \
+        _Pragma("omp simd") for (size_t j = 0; j < n; j++) y[j] = name##_one(x[j] - m);            \
     }
 EXP_ROWS_FMA(exp_rows_avx512, "arch=x86-64-v4")
 EXP_ROWS_FMA(exp_rows_avx2, "arch=x86-64-v3")
@@ -135,8 +136,10 @@ static int exp_path_ok(size_t k)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
-    if (EXP_PATHS[k].cpu && strcmp(EXP_PATHS[k].cpu, "x86-64-v3") == 0) return __builtin_cpu_supports("x86-64-v3");
-    if (EXP_PATHS[k].cpu && strcmp(EXP_PATHS[k].cpu, "x86-64-v4") == 0) return __builtin_cpu_supports("x86-64-v4");
+    if (EXP_PATHS[k].cpu && strcmp(EXP_PATHS[k].cpu, "x86-64-v3") == 0)
+        return __builtin_cpu_supports("x86-64-v3");
+    if (EXP_PATHS[k].cpu && strcmp(EXP_PATHS[k].cpu, "x86-64-v4") == 0)
+        return __builtin_cpu_supports("x86-64-v4");
 #endif
     return EXP_PATHS[k].cpu == NULL;
 }
@@ -214,7 +217,8 @@ int vexp_variant(const char *name)
     if (name == NULL) { exp_rows = exp_rows_pick(); return ATT_OK; }
     int k = exp_path_find(name);
     if (k < 0 || !exp_path_ok((size_t)k))
-        return att_fail(ATT_EUSAGE, "exponential variant \"%s\" is not available on this CPU", name);
+        return att_fail(ATT_EUSAGE, "exponential variant \"%s\" is not available on this CPU",
+                        name);
     exp_rows = EXP_PATHS[k].f;
     return ATT_OK;
 }

@@ -1,6 +1,6 @@
 /* gradcheck.c - central differences of the head's loss (see gradcheck.h). */
 #include "gradcheck.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 
@@ -9,7 +9,8 @@ double gradcheck_loss(const gsl_matrix *G, const gsl_matrix *O)
 {
     double L = 0.0;
     for (size_t i = 0; i < O->size1; i++)
-        for (size_t j = 0; j < O->size2; j++) L += gsl_matrix_get(G, i, j) * gsl_matrix_get(O, i, j);
+        for (size_t j = 0; j < O->size2; j++)
+            L += gsl_matrix_get(G, i, j) * gsl_matrix_get(O, i, j);
     return L;
 }
 

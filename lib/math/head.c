@@ -12,7 +12,7 @@
 #include "mat.h"
 #include "rope.h"
 #include "softmax.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -36,11 +36,14 @@ static int head_check_params(const head_params *p, const gsl_matrix *Xq,
         return att_fail(ATT_EUSAGE, "head: the weights W_Q, W_K, W_V must be set");
     const gsl_matrix *WQ = p->W_Q, *WK = p->W_K, *WV = p->W_V;
     if (!mat_same_shape(WQ, WK))
-        return att_fail(ATT_EUSAGE, "head: W_Q (%zu x %zu) and W_K (%zu x %zu) must both be (d x d_k)",
+        return att_fail(ATT_EUSAGE,
+                        "head: W_Q (%zu x %zu) and W_K (%zu x %zu) must both be (d x d_k)",
                         WQ->size1, WQ->size2, WK->size1, WK->size2);
     if (WV->size1 != WQ->size1)
-        return att_fail(ATT_EUSAGE, "head: W_Q (%zu x %zu) and W_V (%zu x %zu) must have the same number of rows d",
-                        WQ->size1, WQ->size2, WV->size1, WV->size2);
+        return att_fail(
+            ATT_EUSAGE,
+            "head: W_Q (%zu x %zu) and W_V (%zu x %zu) must have the same number of rows d",
+            WQ->size1, WQ->size2, WV->size1, WV->size2);
     if (Xq->size2 != WQ->size1)
         return att_fail(ATT_EUSAGE, "head: X_q (%zu x %zu) and W_Q (%zu x %zu) do not conform: "
                         "X_q has %zu columns, W_Q has %zu rows",
@@ -50,13 +53,16 @@ static int head_check_params(const head_params *p, const gsl_matrix *Xq,
                         "X_kv has %zu columns, W_K has %zu rows",
                         Xkv->size1, Xkv->size2, WK->size1, WK->size2, Xkv->size2, WK->size1);
     if (p->b_Q && p->b_Q->size != WQ->size2)
-        return att_fail(ATT_EUSAGE, "head: b_Q (%zu) and W_Q (%zu x %zu): b_Q needs length d_k = %zu",
+        return att_fail(ATT_EUSAGE,
+                        "head: b_Q (%zu) and W_Q (%zu x %zu): b_Q needs length d_k = %zu",
                         p->b_Q->size, WQ->size1, WQ->size2, WQ->size2);
     if (p->b_K && p->b_K->size != WK->size2)
-        return att_fail(ATT_EUSAGE, "head: b_K (%zu) and W_K (%zu x %zu): b_K needs length d_k = %zu",
+        return att_fail(ATT_EUSAGE,
+                        "head: b_K (%zu) and W_K (%zu x %zu): b_K needs length d_k = %zu",
                         p->b_K->size, WK->size1, WK->size2, WK->size2);
     if (p->b_V && p->b_V->size != WV->size2)
-        return att_fail(ATT_EUSAGE, "head: b_V (%zu) and W_V (%zu x %zu): b_V needs length d_v = %zu",
+        return att_fail(ATT_EUSAGE,
+                        "head: b_V (%zu) and W_V (%zu x %zu): b_V needs length d_v = %zu",
                         p->b_V->size, WV->size1, WV->size2, WV->size2);
     if (!isfinite(p->scale))
         return att_fail(ATT_EUSAGE, "head: the score scale %g must be finite", p->scale);
@@ -85,10 +91,12 @@ static int head_check_state(const head_state *st, const head_params *p,
                         "X_kv must be (T_k x d) = (%zu x %zu)", Xkv->size1, Xkv->size2,
                         st->T_k, st->d_k, st->T_k, st->d);
     if (p->W_Q->size2 != st->d_k)
-        return att_fail(ATT_EUSAGE, "head: W_Q (%zu x %zu) and the state's Q (%zu x %zu) disagree on d_k",
+        return att_fail(ATT_EUSAGE,
+                        "head: W_Q (%zu x %zu) and the state's Q (%zu x %zu) disagree on d_k",
                         p->W_Q->size1, p->W_Q->size2, st->T_q, st->d_k);
     if (p->W_V->size2 != st->d_v)
-        return att_fail(ATT_EUSAGE, "head: W_V (%zu x %zu) and the state's V (%zu x %zu) disagree on d_v",
+        return att_fail(ATT_EUSAGE,
+                        "head: W_V (%zu x %zu) and the state's V (%zu x %zu) disagree on d_v",
                         p->W_V->size1, p->W_V->size2, st->T_k, st->d_v);
     return ATT_OK;
 }
@@ -100,7 +108,8 @@ int head_state_alloc(head_state *st, size_t T_q, size_t T_k, size_t d,
 {
     *st = (head_state){ 0 };
     if (T_q == 0 || T_k == 0 || d == 0 || d_k == 0 || d_v == 0)
-        return att_fail(ATT_EUSAGE, "head: every size must be >= 1 (T_q=%zu T_k=%zu d=%zu d_k=%zu d_v=%zu)",
+        return att_fail(ATT_EUSAGE,
+                        "head: every size must be >= 1 (T_q=%zu T_k=%zu d=%zu d_k=%zu d_v=%zu)",
                         T_q, T_k, d, d_k, d_v);
     if (mat_bytes(T_q, T_k) == 0 || mat_bytes(T_k, d_k > d_v ? d_k : d_v) == 0
         || mat_bytes(T_q, d_k > d_v ? d_k : d_v) == 0)
@@ -146,12 +155,14 @@ int head_project(gsl_matrix *Y, const gsl_matrix *X, const gsl_matrix *W,
                  const gsl_vector *b)
 {
     if (X->size2 != W->size1 || Y->size1 != X->size1 || Y->size2 != W->size2)
-        return att_fail(ATT_EUSAGE, "projection: X (%zu x %zu) times W (%zu x %zu) into (%zu x %zu) "
-                        "does not conform", X->size1, X->size2, W->size1, W->size2,
-                        Y->size1, Y->size2);
+        return att_fail(ATT_EUSAGE,
+                        "projection: X (%zu x %zu) times W (%zu x %zu) into (%zu x %zu) "
+                        "does not conform",
+                        X->size1, X->size2, W->size1, W->size2, Y->size1, Y->size2);
     if (b && b->size != W->size2)
-        return att_fail(ATT_EUSAGE, "projection: bias (%zu) and W (%zu x %zu) disagree on the width",
-                        b->size, W->size1, W->size2);
+        return att_fail(ATT_EUSAGE,
+                        "projection: bias (%zu) and W (%zu x %zu) disagree on the width", b->size,
+                        W->size1, W->size2);
     // Y = X W
     int rc = mat_gemm(Y, 1.0, X, 0, W, 0, 0.0);
     if (rc) return rc;
@@ -164,7 +175,8 @@ int head_project(gsl_matrix *Y, const gsl_matrix *X, const gsl_matrix *W,
 int head_scores(gsl_matrix *S, const gsl_matrix *Q, const gsl_matrix *K, double scale)
 {
     if (Q->size2 != K->size2)
-        return att_fail(ATT_EUSAGE, "scores: Q (%zu x %zu) and K (%zu x %zu) must have the same width d_k",
+        return att_fail(ATT_EUSAGE,
+                        "scores: Q (%zu x %zu) and K (%zu x %zu) must have the same width d_k",
                         Q->size1, Q->size2, K->size1, K->size2);
     if (S->size1 != Q->size1 || S->size2 != K->size1)
         return att_fail(ATT_EUSAGE, "scores: S (%zu x %zu) and Q K^T (%zu x %zu) differ",
@@ -251,8 +263,10 @@ int head_grads_alloc(head_grads *g, size_t T_q, size_t T_k, size_t d,
 {
     *g = (head_grads){ 0 };
     if (T_q == 0 || T_k == 0 || d == 0 || d_k == 0 || d_v == 0)
-        return att_fail(ATT_EUSAGE, "head grads: every size must be >= 1 (T_q=%zu T_k=%zu d=%zu d_k=%zu d_v=%zu)",
-                        T_q, T_k, d, d_k, d_v);
+        return att_fail(
+            ATT_EUSAGE,
+            "head grads: every size must be >= 1 (T_q=%zu T_k=%zu d=%zu d_k=%zu d_v=%zu)", T_q, T_k,
+            d, d_k, d_v);
     g->dXq = mat_new(T_q, d);
     g->dXkv = mat_new(T_k, d);
     g->dW_Q = mat_new(d, d_k);
@@ -261,7 +275,8 @@ int head_grads_alloc(head_grads *g, size_t T_q, size_t T_k, size_t d,
     g->db_Q = mat_vec_new(d_k);
     g->db_K = mat_vec_new(d_k);
     g->db_V = mat_vec_new(d_v);
-    if (!g->dXq || !g->dXkv || !g->dW_Q || !g->dW_K || !g->dW_V || !g->db_Q || !g->db_K || !g->db_V) {
+    if (!g->dXq || !g->dXkv || !g->dW_Q || !g->dW_K || !g->dW_V || !g->db_Q || !g->db_K ||
+        !g->db_V) {
         head_grads_free(g);
         return att_alloc_status();
     }
@@ -280,7 +295,8 @@ void head_grads_free(head_grads *g)
 static int head_check_grads(const head_grads *g, const head_state *st, const gsl_matrix *G)
 {
     if (G->size1 != st->T_q || G->size2 != st->d_v)
-        return att_fail(ATT_EUSAGE, "head backward: G (%zu x %zu) and O (%zu x %zu) must have the same shape",
+        return att_fail(ATT_EUSAGE,
+                        "head backward: G (%zu x %zu) and O (%zu x %zu) must have the same shape",
                         G->size1, G->size2, st->T_q, st->d_v);
     if (!g->dXq || !g->dXkv || !g->dW_Q || !g->dW_K || !g->dW_V || !g->db_Q || !g->db_K || !g->db_V)
         return att_fail(ATT_EUSAGE, "head backward: the gradients are not allocated");
@@ -291,10 +307,12 @@ static int head_check_grads(const head_grads *g, const head_state *st, const gsl
                         g->dXkv->size1, g->dXkv->size2, st->T_q, st->d, st->T_k, st->d);
     if (g->dW_Q->size1 != st->d || g->dW_Q->size2 != st->d_k || !mat_same_shape(g->dW_Q, g->dW_K)
         || g->dW_V->size1 != st->d || g->dW_V->size2 != st->d_v)
-        return att_fail(ATT_EUSAGE, "head backward: dW_Q (%zu x %zu), dW_K (%zu x %zu), dW_V (%zu x %zu) "
+        return att_fail(ATT_EUSAGE,
+                        "head backward: dW_Q (%zu x %zu), dW_K (%zu x %zu), dW_V (%zu x %zu) "
                         "must be (%zu x %zu), (%zu x %zu), (%zu x %zu)",
                         g->dW_Q->size1, g->dW_Q->size2, g->dW_K->size1, g->dW_K->size2,
-                        g->dW_V->size1, g->dW_V->size2, st->d, st->d_k, st->d, st->d_k, st->d, st->d_v);
+                        g->dW_V->size1, g->dW_V->size2, st->d, st->d_k, st->d, st->d_k, st->d,
+                        st->d_v);
     if (g->db_Q->size != st->d_k || g->db_K->size != st->d_k || g->db_V->size != st->d_v)
         return att_fail(ATT_EUSAGE, "head backward: db_Q (%zu), db_K (%zu), db_V (%zu) must have "
                         "lengths %zu, %zu, %zu", g->db_Q->size, g->db_K->size, g->db_V->size,
@@ -345,7 +363,8 @@ int head_backward(head_grads *g, const head_state *st, const head_params *p,
     for (size_t i = 0; i < T_q; i++) {
         const double *a = gsl_matrix_const_ptr(st->A, i, 0);
         double *ds = gsl_matrix_ptr(dS, i, 0), r = 0.0;
-        for (size_t j = 0; j < T_k; j++) r += ds[j] * a[j];    /* r = sum_j dA_ij a_ij, j in order */
+        for (size_t j = 0; j < T_k; j++)
+            r += ds[j] * a[j]; /* r = sum_j dA_ij a_ij, j in order */
         for (size_t m = 0; m < T_k; m++) ds[m] = a[m] * (ds[m] - r);
     }
 
@@ -420,9 +439,11 @@ int head_forward_batched(gsl_matrix *O, const head_params *p,
                         X->size1, X->size2, B, T);
     size_t d = X->size2, d_k = p->W_Q->size2, d_v = p->W_V->size2, n = 2 * d_k + d_v;
     if (O->size1 != B * T || O->size2 != d_v)
-        return att_fail(ATT_EUSAGE, "batched head: O (%zu x %zu) and X (%zu x %zu), W_V (%zu x %zu): "
-                        "O must be (B*T x d_v) = (%zu x %zu)", O->size1, O->size2, X->size1,
-                        X->size2, p->W_V->size1, p->W_V->size2, B * T, d_v);
+        return att_fail(ATT_EUSAGE,
+                        "batched head: O (%zu x %zu) and X (%zu x %zu), W_V (%zu x %zu): "
+                        "O must be (B*T x d_v) = (%zu x %zu)",
+                        O->size1, O->size2, X->size1, X->size2, p->W_V->size1, p->W_V->size2, B * T,
+                        d_v);
 
     gsl_matrix *W = mat_new(d, n), *QKV = mat_new(B * T, n);
     gsl_matrix *Q = mat_new(T, d_k), *K = mat_new(T, d_k), *S = mat_new(T, T);

@@ -1,7 +1,7 @@
 /* head_ref.c - the loop-level head (see head_ref.h). */
 #include "head_ref.h"
 #include "mat.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 
@@ -11,7 +11,8 @@ static void project(gsl_matrix *Y, const gsl_matrix *X, const gsl_matrix *W, con
     for (size_t i = 0; i < X->size1; i++)
         for (size_t c = 0; c < W->size2; c++) {
             double y = b ? gsl_vector_get(b, c) : 0.0;
-            for (size_t k = 0; k < X->size2; k++) y += gsl_matrix_get(X, i, k) * gsl_matrix_get(W, k, c);
+            for (size_t k = 0; k < X->size2; k++)
+                y += gsl_matrix_get(X, i, k) * gsl_matrix_get(W, k, c);
             gsl_matrix_set(Y, i, c, y);
         }
 }
@@ -25,10 +26,11 @@ int head_ref_forward(gsl_matrix *O, gsl_matrix *A, const head_params *p,
     if (Xkv->size2 != d || p->W_Q->size1 != d || p->W_K->size1 != d || p->W_V->size1 != d
         || p->W_K->size2 != d_k || O->size1 != T_q || O->size2 != d_v
         || (A && (A->size1 != T_q || A->size2 != T_k)))
-        return att_fail(ATT_EUSAGE, "head_ref_forward: shapes do not fit (Xq %zux%zu, Xkv %zux%zu, "
-                        "W_Q %zux%zu, W_K %zux%zu, W_V %zux%zu, O %zux%zu)", T_q, d, T_k, Xkv->size2,
-                        p->W_Q->size1, d_k, p->W_K->size1, p->W_K->size2, p->W_V->size1, d_v,
-                        O->size1, O->size2);
+        return att_fail(ATT_EUSAGE,
+                        "head_ref_forward: shapes do not fit (Xq %zux%zu, Xkv %zux%zu, "
+                        "W_Q %zux%zu, W_K %zux%zu, W_V %zux%zu, O %zux%zu)",
+                        T_q, d, T_k, Xkv->size2, p->W_Q->size1, d_k, p->W_K->size1, p->W_K->size2,
+                        p->W_V->size1, d_v, O->size1, O->size2);
     gsl_matrix *Q = mat_new(T_q, d_k), *K = mat_new(T_k, d_k), *V = mat_new(T_k, d_v);
     gsl_vector *s = mat_vec_new(T_k);
     if (!Q || !K || !V || !s) {
@@ -45,7 +47,8 @@ int head_ref_forward(gsl_matrix *O, gsl_matrix *A, const head_params *p,
         double m = -INFINITY;
         for (size_t j = 0; j < seen; j++) {
             double dot = 0.0;
-            for (size_t c = 0; c < d_k; c++) dot += gsl_matrix_get(Q, i, c) * gsl_matrix_get(K, j, c);
+            for (size_t c = 0; c < d_k; c++)
+                dot += gsl_matrix_get(Q, i, c) * gsl_matrix_get(K, j, c);
             gsl_vector_set(s, j, p->scale * dot);
             m = fmax(m, p->scale * dot);
         }

@@ -2,7 +2,7 @@
 #include "mat.h"
 #include "randn.h"
 #include "mem.h"
-#include "att.h"
+#include "status.h"
 #include <stdio.h>
 
 #include <float.h>
@@ -116,33 +116,38 @@ typedef double mat_v4u __attribute__((vector_size(4 * sizeof(double)), aligned(s
  * (row stride ldb), W-wide vectors VT (VTU: unaligned); four rows of
  *   s_q = sum_p a_{i+q,p} Bp_{p, j..j+W-1}   (p in order)
  * at a time, then one; c = alpha s (+ beta c unless beta = 0), w entries. */
-#define MAT_FIXED_PANEL(VT, VTU, W)                                                                 \
-    do {                                                                                            \
-        size_t i = 0;                                                                               \
-        for (; i + 4 <= m; i += 4) {                                                                \
-            VT s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};    /* in registers */                        \
-            const double *a0 = a + i * ars, *a1 = a0 + ars, *a2 = a1 + ars, *a3 = a2 + ars;         \
-            for (size_t p = 0; p < k; p++) {                                                        \
-                VT b = *(const VTU *)(Bp + p * ldb + j);                                            \
-                size_t o = p * acs;                                                                 \
-                s0 += a0[o] * b, s1 += a1[o] * b, s2 += a2[o] * b, s3 += a3[o] * b;                 \
-            }                                                                                       \
-            VT s[4] = {alpha * s0, alpha * s1, alpha * s2, alpha * s3};                             \
-            for (size_t q = 0; q < 4; q++) MAT_FIXED_STORE(C->data + (i + q) * ldc + j, s[q], VTU, W); \
-        }                                                                                           \
-        for (; i < m; i++) {                                                                        \
-            VT s0 = {0};                                                                            \
-            for (size_t p = 0; p < k; p++) s0 += a[i * ars + p * acs] * *(const VTU *)(Bp + p * ldb + j); \
-            s0 = alpha * s0;                                                                        \
-            MAT_FIXED_STORE(C->data + i * ldc + j, s0, VTU, W);                                     \
-        }                                                                                           \
+#define MAT_FIXED_PANEL(VT, VTU, W)                                                                \
+    do {                                                                                           \
+        size_t i = 0;                                                                              \
+        for (; i + 4 <= m; i += 4) {                                                               \
+            VT s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0}; /* in registers */                          \
+            const double *a0 = a + i * ars, *a1 = a0 + ars, *a2 = a1 + ars, *a3 = a2 + ars;        \
+            for (size_t p = 0; p < k; p++) {                                                       \
+                VT b = *(const VTU *)(Bp + p * ldb + j);                                           \
+                size_t o = p * acs;                                                                \
+                s0 += a0[o] * b, s1 += a1[o] * b, s2 += a2[o] * b, s3 += a3[o] * b;                \
+            }                                                                                      \
+            VT s[4] = {alpha * s0, alpha * s1, alpha * s2, alpha * s3};                            \
+            for (size_t q = 0; q < 4; q++)                                                         \
+                MAT_FIXED_STORE(C->data + (i + q) * ldc + j, s[q], VTU, W);                        \
+        }                                                                                          \
+        for (; i < m; i++) {                                                                       \
+            VT s0 = {0};                                                                           \
+            for (size_t p = 0; p < k; p++)                                                         \
+                s0 += a[i * ars + p * acs] * *(const VTU *)(Bp + p * ldb + j);                     \
+            s0 = alpha * s0;                                                                       \
+            MAT_FIXED_STORE(C->data + i * ldc + j, s0, VTU, W);                                    \
+        }                                                                                          \
     } while (0)
 /* c (w entries) = v (+ beta c unless beta = 0) */
-#define MAT_FIXED_STORE(c, v, VTU, W)                                                               \
-    do {                                                                                            \
-        double *c_ = (c);                                                                           \
-        if (w == (W)) *(VTU *)c_ = beta == 0.0 ? (v) : (v) + beta * *(VTU *)c_;                     \
-        else for (size_t j_ = 0; j_ < w; j_++) c_[j_] = beta == 0.0 ? (v)[j_] : (v)[j_] + beta * c_[j_]; \
+#define MAT_FIXED_STORE(c, v, VTU, W)                                                              \
+    do {                                                                                           \
+        double *c_ = (c);                                                                          \
+        if (w == (W))                                                                              \
+            *(VTU *)c_ = beta == 0.0 ? (v) : (v) + beta * *(VTU *)c_;                              \
+        else                                                                                       \
+            for (size_t j_ = 0; j_ < w; j_++)                                                      \
+                c_[j_] = beta == 0.0 ? (v)[j_] : (v)[j_] + beta * c_[j_];                          \
     } while (0)
 
 /* no contraction: GCC's optimize attribute; clang (make fuzz) reads the standard pragma */
@@ -150,7 +155,8 @@ typedef double mat_v4u __attribute__((vector_size(4 * sizeof(double)), aligned(s
 #pragma STDC FP_CONTRACT OFF
 #define MAT_FIXED_ATTR __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
-#define MAT_FIXED_ATTR __attribute__((target_clones("avx512f", "avx2", "default"), optimize("fp-contract=off")))
+#define MAT_FIXED_ATTR                                                                             \
+    __attribute__((target_clones("avx512f", "avx2", "default"), optimize("fp-contract=off")))
 #endif
 MAT_FIXED_ATTR
 static void mat_gemm_fixed(gsl_matrix *C, double alpha, const gsl_matrix *A, int tA,
@@ -191,10 +197,11 @@ int mat_gemm(gsl_matrix *C, double alpha, const gsl_matrix *A, int tA,
     size_t m = tA ? A->size2 : A->size1, ka = tA ? A->size1 : A->size2;
     size_t kb = tB ? B->size2 : B->size1, n = tB ? B->size1 : B->size2;
     if (ka != kb || C->size1 != m || C->size2 != n)
-        return att_fail(ATT_EUSAGE,
-                        "product does not conform: %s(%zu x %zu) times %s(%zu x %zu) into (%zu x %zu)",
-                        tA ? "transpose of " : "", A->size1, A->size2,
-                        tB ? "transpose of " : "", B->size1, B->size2, C->size1, C->size2);
+        return att_fail(
+            ATT_EUSAGE,
+            "product does not conform: %s(%zu x %zu) times %s(%zu x %zu) into (%zu x %zu)",
+            tA ? "transpose of " : "", A->size1, A->size2, tB ? "transpose of " : "", B->size1,
+            B->size2, C->size1, C->size2);
     if (ka <= MAT_FIXED_MAX_K && (double)ka * (double)n <= MAT_FIXED_MAX_KN
         && (double)m * (double)n * (double)ka <= MAT_FIXED_MAX_MNK) {
         mat_gemm_fixed(C, alpha, A, tA, B, tB, beta);

@@ -29,8 +29,8 @@ void mat_vec_randn(gsl_rng *rng, gsl_vector *v, double sigma);
 /* C = alpha * op(A) op(B) + beta * C, op = transpose when tA/tB is nonzero.
  * Shapes must conform; returns ATT_EUSAGE (with both shapes named) if not.
  * A small product, m n k <= MAT_FIXED_MAX_MNK multiply-adds, op(B) of
- * k n <= MAT_FIXED_MAX_KN entries and k <= MAT_FIXED_MAX_K, is a fixed-order loop (mat.c: every c_ij summed over
- * p = 0 .. k-1 in order): the same bits under every BLAS kernel
+ * k n <= MAT_FIXED_MAX_KN entries and k <= MAT_FIXED_MAX_K, is a fixed-order loop (mat.c: every
+ * c_ij summed over p = 0 .. k-1 in order): the same bits under every BLAS kernel
  * (OPENBLAS_CORETYPE), CPU and thread count, and faster than a BLAS call at
  * that size (a trained head's 8 x 16 products: learned_previous_token). A
  * larger one goes to the BLAS (GSL's CBLAS, OpenBLAS when linked), whose

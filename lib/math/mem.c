@@ -1,6 +1,6 @@
 /* mem.c - live bytes counted against a budget (see mem.h). */
 #include "mem.h"
-#include "att.h"
+#include "status.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -81,7 +81,8 @@ void mem_release(size_t bytes)
 void *mem_calloc(size_t n, size_t size, const char *what)
 {
     if (size != 0 && n > SIZE_MAX / size) {
-        att_fail(ATT_EUSAGE, "%s: %zu x %zu bytes overflows size_t", what ? what : "buffer", n, size);
+        att_fail(ATT_EUSAGE, "%s: %zu x %zu bytes overflows size_t", what ? what : "buffer", n,
+                 size);
         return NULL;
     }
     if (mem_reserve(n * size, what)) return NULL;

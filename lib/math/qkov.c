@@ -6,7 +6,7 @@
  */
 #include "qkov.h"
 #include "mat.h"
-#include "att.h"
+#include "status.h"
 #include "tol.h"
 
 #include <math.h>
@@ -18,7 +18,8 @@
 int qkov_qk(gsl_matrix *W_QK, const gsl_matrix *W_Q, const gsl_matrix *W_K)
 {
     if (!mat_same_shape(W_Q, W_K))
-        return att_fail(ATT_EUSAGE, "qkov_qk: W_Q (%zu x %zu) and W_K (%zu x %zu) must both be (d x d_k)",
+        return att_fail(ATT_EUSAGE,
+                        "qkov_qk: W_Q (%zu x %zu) and W_K (%zu x %zu) must both be (d x d_k)",
                         W_Q->size1, W_Q->size2, W_K->size1, W_K->size2);
     // (W_QK)_ab = sum_c (W_Q)_ac (W_K)_bc
     return mat_gemm(W_QK, 1.0, W_Q, 0, W_K, 1, 0.0);
@@ -36,9 +37,10 @@ int qkov_bilinear_scores(gsl_matrix *S, const gsl_matrix *Xq, const gsl_matrix *
                             const gsl_matrix *Xkv)
 {
     if (Xq->size2 != W->size1 || Xkv->size2 != W->size2)
-        return att_fail(ATT_EUSAGE, "bilinear scores: Xq (%zu x %zu), W (%zu x %zu), Xkv (%zu x %zu) "
-                        "do not conform", Xq->size1, Xq->size2, W->size1, W->size2,
-                        Xkv->size1, Xkv->size2);
+        return att_fail(ATT_EUSAGE,
+                        "bilinear scores: Xq (%zu x %zu), W (%zu x %zu), Xkv (%zu x %zu) "
+                        "do not conform",
+                        Xq->size1, Xq->size2, W->size1, W->size2, Xkv->size1, Xkv->size2);
     gsl_matrix *XW = mat_new(Xq->size1, W->size2);
     if (XW == NULL) return att_alloc_status();
     // XW = Xq W ;  s_ij = (x_i^T W) x_j
@@ -61,7 +63,8 @@ int qkov_singular_values(gsl_vector *s, const gsl_matrix *A)
     if (!U || !V || !work) rc = att_alloc_status();
     // A = U diag(s) V^T  (Golub-Reinsch; GSL returns s sorted descending)
     else if (gsl_linalg_SV_decomp(U, V, s, work))
-        rc = att_fail(ATT_ERUNTIME, "singular values: SVD of a %zu x %zu matrix did not converge", m, n);
+        rc = att_fail(ATT_ERUNTIME, "singular values: SVD of a %zu x %zu matrix did not converge",
+                      m, n);
     mat_free(U); mat_free(V); mat_vec_free(work);
     return rc;
 }
@@ -115,7 +118,8 @@ int qkov_reparam(gsl_matrix *WQ2, gsl_matrix *WK2, const gsl_matrix *W_Q,
     size_t d_k = W_Q->size2;
     if (!mat_same_shape(W_Q, W_K) || !mat_same_shape(WQ2, W_Q) || !mat_same_shape(WK2, W_K)
         || R->size1 != d_k || R->size2 != d_k)
-        return att_fail(ATT_EUSAGE, "reparametrization: W_Q (%zu x %zu), W_K (%zu x %zu), R (%zu x %zu), "
+        return att_fail(ATT_EUSAGE,
+                        "reparametrization: W_Q (%zu x %zu), W_K (%zu x %zu), R (%zu x %zu), "
                         "outputs (%zu x %zu), (%zu x %zu): need (d x d_k) and R (d_k x d_k)",
                         W_Q->size1, W_Q->size2, W_K->size1, W_K->size2, R->size1, R->size2,
                         WQ2->size1, WQ2->size2, WK2->size1, WK2->size2);

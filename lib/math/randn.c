@@ -105,7 +105,8 @@ static void mt_regenerate(unsigned long *mt)
     #pragma omp simd
     for (int k = 0; k < MT_N - MT_M; k++) mt[k] = mt_twist(mt[k], mt[k + 1], mt[k + MT_M]);
     #pragma omp simd safelen(128)
-    for (int k = MT_N - MT_M; k < MT_N - 1; k++) mt[k] = mt_twist(mt[k], mt[k + 1], mt[k + MT_M - MT_N]);
+    for (int k = MT_N - MT_M; k < MT_N - 1; k++)
+        mt[k] = mt_twist(mt[k], mt[k + 1], mt[k + MT_M - MT_N]);
     mt[MT_N - 1] = mt_twist(mt[MT_N - 1], mt[0], mt[MT_M - 1]);
 }
 
@@ -136,7 +137,7 @@ static void fill_mt(gsl_rng *rng, double *out, size_t n, double sigma)
         while (r < run && zig_fast(w[r], sigma, &out[m + r])) r++;
         s->mti = (int)(i0 + r);
         m += r;
-        if (r < run) out[m++] = gsl_ran_gaussian_ziggurat(rng, sigma);   /* word i0 + r, unconsumed */
+        if (r < run) out[m++] = gsl_ran_gaussian_ziggurat(rng, sigma); /* word i0 + r, unconsumed */
     }
 }
 
@@ -154,7 +155,8 @@ static void fill_taus(gsl_rng *rng, double *out, size_t n, double sigma)
     taus_layout *s = rng->state;
     unsigned long s1 = s->s1, s2 = s->s2, s3 = s->s3;   /* the state before the word */
     for (size_t m = 0; m < n; m++) {
-        unsigned long t1 = taus_step(s1, 13, 19, 4294967294UL, 12), t2 = taus_step(s2, 2, 25, 4294967288UL, 4),
+        unsigned long t1 = taus_step(s1, 13, 19, 4294967294UL, 12),
+                      t2 = taus_step(s2, 2, 25, 4294967288UL, 4),
                       t3 = taus_step(s3, 3, 11, 4294967280UL, 17);
         if (zig_fast(t1 ^ t2 ^ t3, sigma, &out[m])) {
             s1 = t1, s2 = t2, s3 = t3;

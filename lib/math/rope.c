@@ -9,7 +9,7 @@
  * (the backward pass) is the rotation by -t theta_i.
  */
 #include "rope.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 
@@ -19,7 +19,8 @@ static int rope_rotate(gsl_matrix *Y, const gsl_matrix *X, double base, double s
 {
     size_t T = X->size1, d_k = X->size2;
     if (Y->size1 != T || Y->size2 != d_k)
-        return att_fail(ATT_EUSAGE, "%s: output (%zu x %zu) and input (%zu x %zu) must have the same shape",
+        return att_fail(ATT_EUSAGE,
+                        "%s: output (%zu x %zu) and input (%zu x %zu) must have the same shape",
                         who, Y->size1, Y->size2, T, d_k);
     if (d_k % 2 != 0)
         return att_fail(ATT_EUSAGE, "%s: d_k = %zu is odd; RoPE rotates pairs of coordinates",

@@ -4,7 +4,7 @@
  * d_k = query/key width, d_v = value width.
  */
 #include "shapes.h"
-#include "att.h"
+#include "status.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  * (no division by zero, no total underflow).
  */
 #include "softmax.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 #include <stdio.h>

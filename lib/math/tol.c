@@ -1,7 +1,7 @@
 /* tol.c - tolerances at the scale of rounding (see tol.h). */
 #include "tol.h"
 #include "mat.h"
-#include "att.h"
+#include "status.h"
 
 #include <float.h>
 #include <math.h>
@@ -37,9 +37,11 @@ double tol_product_scale_frob(const gsl_matrix *A, const gsl_matrix *B)
     if (aA && aB && P) {
         // |A|, |B| elementwise, then P = |A| |B|^T
         for (size_t i = 0; i < aA->size1; i++)
-            for (size_t j = 0; j < aA->size2; j++) gsl_matrix_set(aA, i, j, fabs(gsl_matrix_get(aA, i, j)));
+            for (size_t j = 0; j < aA->size2; j++)
+                gsl_matrix_set(aA, i, j, fabs(gsl_matrix_get(aA, i, j)));
         for (size_t i = 0; i < aB->size1; i++)
-            for (size_t j = 0; j < aB->size2; j++) gsl_matrix_set(aB, i, j, fabs(gsl_matrix_get(aB, i, j)));
+            for (size_t j = 0; j < aB->size2; j++)
+                gsl_matrix_set(aB, i, j, fabs(gsl_matrix_get(aB, i, j)));
         if (mat_gemm(P, 1.0, aA, 0, aB, 1, 0.0) == ATT_OK) r = mat_frob(P);
     }
     mat_free(aA); mat_free(aB); mat_free(P);
@@ -59,10 +61,11 @@ double tol_attention_output(size_t T_k, size_t n, double qk, double vmax)
 }
 
 /* tol_attention_output(T_k, d + d_k, qk, max|v|) + 8 d eps max||x|| max||w_V|| */
-double tol_head_output(const head_state *st, const gsl_matrix *X, const gsl_matrix *W_V, double scale)
+double tol_head_output(const head_state *st, const gsl_matrix *X, const gsl_matrix *W_V,
+                       double scale)
 {
     size_t d = X->size2;
-    return tol_attention_output(st->K->size1, d + st->K->size2, tol_score_bound(st->Q, st->K, scale),
-                                mat_max_abs(st->V))
-           + tol_eps(8, d, mat_max_row_norm(X) * mat_max_col_norm(W_V));
+    return tol_attention_output(st->K->size1, d + st->K->size2,
+                                tol_score_bound(st->Q, st->K, scale), mat_max_abs(st->V)) +
+           tol_eps(8, d, mat_max_row_norm(X) * mat_max_col_norm(W_V));
 }

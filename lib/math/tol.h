@@ -45,6 +45,7 @@ double tol_attention_output(size_t T_k, size_t n, double qk, double vmax);
  *       + 8 d eps max_i ||x_i|| max_c ||w_V,c||             the values' own
  *                                                           projection
  * with qk = tol_score_bound(Q, K, scale). */
-double tol_head_output(const head_state *st, const gsl_matrix *X, const gsl_matrix *W_V, double scale);
+double tol_head_output(const head_state *st, const gsl_matrix *X, const gsl_matrix *W_V,
+                       double scale);
 
 #endif

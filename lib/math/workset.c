@@ -1,7 +1,7 @@
 /* workset.c - work buffers by index (see workset.h). */
 #include "workset.h"
 #include "mat.h"
-#include "att.h"
+#include "status.h"
 
 #include <stdlib.h>
 
@@ -26,7 +26,8 @@ workset *workset_new(size_t nm, const size_t (*shape)[2], size_t nv, const size_
     workset *w = calloc(1, sizeof *w);
     if (w == NULL) { att_fail(ATT_ERUNTIME, "out of memory for a workset"); return NULL; }
     int ok = 1;
-    for (; w->nm < nm && ok; w->nm++) ok = (w->m[w->nm] = mat_new(shape[w->nm][0], shape[w->nm][1])) != NULL;
+    for (; w->nm < nm && ok; w->nm++)
+        ok = (w->m[w->nm] = mat_new(shape[w->nm][0], shape[w->nm][1])) != NULL;
     for (; w->nv < nv && ok; w->nv++) ok = (w->v[w->nv] = mat_vec_new(len[w->nv])) != NULL;
     for (; w->nh < nh && ok; w->nh++) {
         const size_t *s = head[w->nh];

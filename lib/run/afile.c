@@ -1,7 +1,7 @@
 /* afile.c - files written atomically: a temporary, then rename; a run's set
  * of files all at once (see afile.h). */
 #include "afile.h"
-#include "att.h"
+#include "status.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -320,7 +320,8 @@ static int recover_folder(const char *dir, const char *rd)
             } else if (!forward && !tmp_there) {
                 if (strcmp(fld[3], "-") && lstat(bak, &sb) == 0) {
                     if (rename(bak, fin) == 0) moved++;
-                } else if (!existed && lstat(fin, &sb) == 0 && (unsigned long long)sb.st_ino == ino) {
+                } else if (!existed && lstat(fin, &sb) == 0 &&
+                           (unsigned long long)sb.st_ino == ino) {
                     if (unlink(fin) == 0) moved++;
                 }
             }
@@ -400,7 +401,8 @@ static void remove_stale(const char *dir, const char *name)
         char p[PATH_MAX];
         if (strncmp(e->d_name, prefix, plen) == 0) {
             long pid = name_pid(e->d_name + plen);
-            if (pid && pid_dead(pid) && snprintf(p, sizeof p, "%s/%s", dir, e->d_name) < (int)sizeof p)
+            if (pid && pid_dead(pid) &&
+                snprintf(p, sizeof p, "%s/%s", dir, e->d_name) < (int)sizeof p)
                 unlink(p);
         }
     }
@@ -419,10 +421,11 @@ static int run_folder(const char *dir, size_t dlen, const char **out)
         }
         if (!run_paths[i][0] && free_slot < 0) free_slot = i;
     }
-    if (free_slot < 0) return att_fail(ATT_ERUNTIME, "one run writes into more than %d folders", MAX_RUNS);
+    if (free_slot < 0)
+        return att_fail(ATT_ERUNTIME, "one run writes into more than %d folders", MAX_RUNS);
     char p[PATH_MAX], d[PATH_MAX];
-    if (dlen >= PATH_MAX / 2 ||
-        snprintf(p, sizeof p, "%.*s/" RUN_PREFIX "%ld", (int)dlen, dir, (long)getpid()) >= (int)sizeof p)
+    if (dlen >= PATH_MAX / 2 || snprintf(p, sizeof p, "%.*s/" RUN_PREFIX "%ld", (int)dlen, dir,
+                                         (long)getpid()) >= (int)sizeof p)
         return att_fail(ATT_ERUNTIME, "the folder '%.*s' has too long a name", (int)dlen, dir);
     snprintf(d, sizeof d, "%.*s", (int)dlen, dir);
     int made = mkdir(p, 0700) == 0;
@@ -639,8 +642,10 @@ static int release_folder(const char **rd)
     for (size_t i = 1; i < nheld; i++) {
         const afile *a = &held[i].af;
         if (dir_len(a) != dl || strncmp(a->final_path, a0->final_path, dl))
-            return att_fail(ATT_ERUNTIME, "one run writes into two folders ('%.*s' and '%.*s'): "
-                            "not supported", (int)dl, a0->final_path, (int)dir_len(a), a->final_path);
+            return att_fail(ATT_ERUNTIME,
+                            "one run writes into two folders ('%.*s' and '%.*s'): "
+                            "not supported",
+                            (int)dl, a0->final_path, (int)dir_len(a), a->final_path);
     }
     return run_folder(a0->final_path, dl, rd);
 }
@@ -664,8 +669,9 @@ int afile_release(int keep)
         test_delay();
         if (rename(af->tmp_path, af->final_path) != 0) {
             int e = errno;
-            st = att_fail(ATT_ERUNTIME, "cannot rename into '%s': %s (nothing of this run was kept)",
-                          af->final_path, strerror(e));
+            st =
+                att_fail(ATT_ERUNTIME, "cannot rename into '%s': %s (nothing of this run was kept)",
+                         af->final_path, strerror(e));
             char jb[PATH_MAX];
             if (path_join(jb, rd, JOURNAL_BACK) && rename(jp, jb) == 0)   /* a kill from */
                 memcpy(jp, jb, sizeof jp);                                /* here rolls back */
@@ -718,7 +724,8 @@ int afile_open(afile *af, const char *dir, const char *name)
             st = run_tmp_name(af, "", &af->tmp_path);
         } else {
             af->tmp_path = str_printf("%s/.%s.tmp.%ld", dir, name, (long)getpid());
-            st = af->tmp_path ? tmp_register(af->tmp_path, 1) : att_fail(ATT_ERUNTIME, "out of memory");
+            st = af->tmp_path ? tmp_register(af->tmp_path, 1)
+                              : att_fail(ATT_ERUNTIME, "out of memory");
             if (st) { free(af->tmp_path); af->tmp_path = NULL; }
         }
         if (st) { afile_abort(af); return st; }
@@ -733,7 +740,8 @@ int afile_open(afile *af, const char *dir, const char *name)
     af->f = fdopen(af->fd, "w");
     if (af->f == NULL) {
         int e = errno;
-        int st = att_fail(ATT_ERUNTIME, "cannot open a stream for '%s/%s': %s", dir, name, strerror(e));
+        int st =
+            att_fail(ATT_ERUNTIME, "cannot open a stream for '%s/%s': %s", dir, name, strerror(e));
         afile_abort(af);
         return st;
     }
@@ -793,7 +801,10 @@ static int rename_into_place(afile *af)
         size_t dl = dir_len(af);
         af->tmp_path = str_printf("%.*s/.%s.tmp.%ld", (int)dl, af->final_path,
                                   af->final_path + dl + 1, (long)getpid());
-        if (af->tmp_path == NULL) { afile_abort(af); return att_fail(ATT_ERUNTIME, "out of memory"); }
+        if (af->tmp_path == NULL) {
+            afile_abort(af);
+            return att_fail(ATT_ERUNTIME, "out of memory");
+        }
         if ((st = tmp_register(af->tmp_path, 1))) {
             free(af->tmp_path);
             af->tmp_path = NULL;

@@ -14,7 +14,7 @@
  */
 #include "csvmat.h"
 #include "mat.h"
-#include "att.h"
+#include "status.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -188,8 +188,10 @@ static int csv_cell(const csv_parser *p, size_t col, char *c, size_t len, double
     cell_show(shown, sizeof shown, c, len);
     if (!number_syntax(c, len)) {
         if (nonfinite_word(c, len))
-            return att_fail(ATT_EUSAGE, "%s, line %zu, column %zu: '%s' is not a finite number "
-                            "(NaN and infinite values are refused)", p->name, p->lineno, col, shown);
+            return att_fail(ATT_EUSAGE,
+                            "%s, line %zu, column %zu: '%s' is not a finite number "
+                            "(NaN and infinite values are refused)",
+                            p->name, p->lineno, col, shown);
         // a spreadsheet's CSV of a decimal-comma locale: 1,5;2,5 (';' between cells)
         if (memchr(c, ';', len))
             return att_fail(ATT_EUSAGE, "%s, line %zu, column %zu: '%s' is not a number: "
@@ -219,12 +221,13 @@ static int csv_append(csv_parser *p, double v)
 {
     if (p->nvals == p->vals_cap) {
         if (p->nvals >= p->lim.max_cells)
-            return att_fail(ATT_EUSAGE, "%s, line %zu: more than %zu number%s, the limit %s",
-                            p->name, p->lineno, p->lim.max_cells, p->lim.max_cells == 1 ? "" : "s",
-                            p->lim.max_cells >= CSVMAT_MAX_CELLS
-                                ? "of the CSV reader (8 Mi numbers, 64 MiB, per matrix; a fixed cap, "
-                                  "not the memory budget)"
-                                : "that the memory budget leaves for this matrix (raise --max-memory)");
+            return att_fail(
+                ATT_EUSAGE, "%s, line %zu: more than %zu number%s, the limit %s", p->name,
+                p->lineno, p->lim.max_cells, p->lim.max_cells == 1 ? "" : "s",
+                p->lim.max_cells >= CSVMAT_MAX_CELLS
+                    ? "of the CSV reader (8 Mi numbers, 64 MiB, per matrix; a fixed cap, "
+                      "not the memory budget)"
+                    : "that the memory budget leaves for this matrix (raise --max-memory)");
         size_t cap = p->vals_cap ? 2 * p->vals_cap : 64;
         if (cap > p->lim.max_cells) cap = p->lim.max_cells;
         if (cap > SIZE_MAX / sizeof(double)) cap = SIZE_MAX / sizeof(double);
@@ -248,20 +251,24 @@ static int csv_read_line(csv_parser *p, csv_src *s, int *got)
     while ((c = src_getc(s)) != EOF) {
         *got = 1;
         if (++p->nbytes > p->lim.max_bytes)
-            return att_fail(ATT_EUSAGE, "%s, line %zu: the file is larger than the limit of %zu bytes",
-                            p->name, p->lineno + 1, p->lim.max_bytes);
+            return att_fail(ATT_EUSAGE,
+                            "%s, line %zu: the file is larger than the limit of %zu bytes", p->name,
+                            p->lineno + 1, p->lim.max_bytes);
         if (c == '\n') break;
         if (c == '\0')
-            return att_fail(ATT_EUSAGE, "%s, line %zu, byte %zu: a NUL byte: this is not a text file",
-                            p->name, p->lineno + 1, n + 1);
+            return att_fail(ATT_EUSAGE,
+                            "%s, line %zu, byte %zu: a NUL byte: this is not a text file", p->name,
+                            p->lineno + 1, n + 1);
         if (n >= p->lim.max_line)
-            return att_fail(ATT_EUSAGE, "%s, line %zu: the line is longer than the limit of %zu bytes",
-                            p->name, p->lineno + 1, p->lim.max_line);
+            return att_fail(ATT_EUSAGE,
+                            "%s, line %zu: the line is longer than the limit of %zu bytes", p->name,
+                            p->lineno + 1, p->lim.max_line);
         if (n + 1 >= p->line_cap) {
             size_t cap = p->line_cap ? 2 * p->line_cap : 256;
             if (cap > p->lim.max_line + 1) cap = p->lim.max_line + 1;
             char *nl = realloc(p->line, cap);
-            if (nl == NULL) return att_fail(ATT_ERUNTIME, "%s: out of memory reading a line", p->name);
+            if (nl == NULL)
+                return att_fail(ATT_ERUNTIME, "%s: out of memory reading a line", p->name);
             p->line = nl;
             p->line_cap = cap;
         }
@@ -277,13 +284,16 @@ static int csv_read_line(csv_parser *p, csv_src *s, int *got)
         return att_fail(ATT_EUSAGE, "%s: %s with no writer after %.3g s (nothing to read; not a "
                         "regular file)", p->name, s->kind, s->wait_ms / 1000.0);
     if (s->timed_out == 1)
-        return att_fail(ATT_EUSAGE, "%s, line %zu: nothing more for %.3g s after %zu bytes (a pipe or "
-                        "device whose writer stalls; not a regular file): refused", p->name,
-                        p->lineno + 1, s->wait_ms / 1000.0, p->nbytes);
+        return att_fail(ATT_EUSAGE,
+                        "%s, line %zu: nothing more for %.3g s after %zu bytes (a pipe or "
+                        "device whose writer stalls; not a regular file): refused",
+                        p->name, p->lineno + 1, s->wait_ms / 1000.0, p->nbytes);
     if (s->timed_out == 2)
-        return att_fail(ATT_EUSAGE, "%s, line %zu: still being written after %.3g s (%zu bytes; the "
-                        "limit for a pipe or device, not a regular file): refused", p->name,
-                        p->lineno + 1, CSVMAT_STREAM_LIMIT * s->wait_ms / 1000.0, p->nbytes);
+        return att_fail(ATT_EUSAGE,
+                        "%s, line %zu: still being written after %.3g s (%zu bytes; the "
+                        "limit for a pipe or device, not a regular file): refused",
+                        p->name, p->lineno + 1, CSVMAT_STREAM_LIMIT * s->wait_ms / 1000.0,
+                        p->nbytes);
     if (!*got) return ATT_OK;
     if (p->line == NULL) {                       /* an empty first line */
         p->line = malloc(1);
@@ -350,11 +360,14 @@ static int csv_parse_line(csv_parser *p)
     } else if (col != p->cols) {
         // more cells than the first row and no '.' anywhere yet: perhaps decimal
         // commas (0,5 read as the two cells 0 and 5)
-        return att_fail(ATT_EUSAGE, "%s, line %zu: %zu column%s, but the first row (line %zu) has "
+        return att_fail(ATT_EUSAGE,
+                        "%s, line %zu: %zu column%s, but the first row (line %zu) has "
                         "%zu: every row needs the same number of columns (ragged rows)%s",
                         p->name, p->lineno, col, col == 1 ? "" : "s", p->first_line, p->cols,
-                        p->point_seen || col < p->cols ? "" : "; if the numbers have decimal commas, each comma "
-                        "splits a number in two cells: write 0.5, not 0,5");
+                        p->point_seen || col < p->cols
+                            ? ""
+                            : "; if the numbers have decimal commas, each comma "
+                              "splits a number in two cells: write 0.5, not 0,5");
     }
     p->rows++;
     return ATT_OK;
@@ -430,8 +443,11 @@ int csvmat_read(gsl_matrix **A, const char *path, const csvmat_limits *lim)
         long tl = t && *t ? strtol(t, NULL, 10) : 0;
         if (tl > 0 && tl <= 3600000) ms = (int)tl;
         src.fd = fd, src.wait_ms = ms;
-        src.kind = S_ISFIFO(sb.st_mode) ? "a named pipe" : S_ISCHR(sb.st_mode) ? "a character device"
-                 : S_ISSOCK(sb.st_mode) ? "a socket" : S_ISBLK(sb.st_mode) ? "a block device" : "a special file";
+        src.kind = S_ISFIFO(sb.st_mode)   ? "a named pipe"
+                   : S_ISCHR(sb.st_mode)  ? "a character device"
+                   : S_ISSOCK(sb.st_mode) ? "a socket"
+                   : S_ISBLK(sb.st_mode)  ? "a block device"
+                                          : "a special file";
         src.deadline = now_ms() + CSVMAT_STREAM_LIMIT * (double)ms;
     }
     int st = csv_parse(A, path, &src, lim);

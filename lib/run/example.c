@@ -1,10 +1,12 @@
 /* example.c - one draw of one point outside the sweep (example.h). */
 #include "example.h"
-#include "att.h"
+#include "status.h"
 
-int example_draw(example *x, const experiment *e, const sweep_grid *g, const sweep_def *def, double *out)
+int example_draw(example *x, const experiment *e, const sweep_grid *g, const sweep_def *def,
+                 double *out)
 {
-    *x = (example){.pt = sweep_grid_point(g, 0), .work_free = def->work_alloc ? def->work_free : workset_free};
+    *x = (example){.pt = sweep_grid_point(g, 0),
+                   .work_free = def->work_alloc ? def->work_free : workset_free};
     int wants = def->work_alloc || def->work_mats || def->work_vecs || def->work_heads;
     if (wants && !(x->work = sweep_work_new(g, def))) return att_alloc_status();
     if (!(x->rng = sweep_rng(e, &x->pt))) return att_alloc_status();

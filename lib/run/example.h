@@ -19,7 +19,7 @@
 #ifndef ATT_EXAMPLE_H
 #define ATT_EXAMPLE_H
 
-#include "exp.h"
+#include "experiment.h"
 #include "sweep.h"
 
 typedef struct {
@@ -31,7 +31,8 @@ typedef struct {
 
 /* Draw 0 of g's first point into out[0 .. def->nstats - 1]. The error of the
  * allocation or of the draw; x is always safe to pass to example_end. */
-int example_draw(example *x, const experiment *e, const sweep_grid *g, const sweep_def *def, double *out);
+int example_draw(example *x, const experiment *e, const sweep_grid *g, const sweep_def *def,
+                 double *out);
 void example_end(example *x);
 
 #endif

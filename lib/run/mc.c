@@ -6,7 +6,7 @@
 #include "mem.h"
 #include "par.h"
 #include "rng.h"
-#include "att.h"
+#include "status.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -71,8 +71,9 @@ static void run_units(const mc_config *cfg, const gsl_rng_type *type, const mc_u
         char why[512] = "";
         if (cfg->alloc && scratch == NULL) {
             ok = att_last_code() ? att_last_code() : ATT_ERUNTIME;
-            snprintf(why, sizeof why, "%s", att_last_error()[0] ? att_last_error()
-                                                               : "out of memory for Monte Carlo scratch");
+            snprintf(why, sizeof why, "%s",
+                     att_last_error()[0] ? att_last_error()
+                                         : "out of memory for Monte Carlo scratch");
         } else if (rng == NULL || out == NULL) {
             ok = ATT_ERUNTIME;
             snprintf(why, sizeof why, "out of memory for Monte Carlo scratch");
@@ -94,9 +95,11 @@ static void run_units(const mc_config *cfg, const gsl_rng_type *type, const mc_u
             } else {
                 gsl_rng_set(rng, rng_stream_seed(cfg->seed, stream_of(cfg, un->point), un->block));
                 for (size_t i = first; i < last && status[u] == ATT_OK; i++) {
-                    status[u] = cfg->draw_at ? cfg->draw_at(rng, cfg->ctx, scratch, un->point, i, out)
-                                             : cfg->draw(rng, cfg->ctx, scratch, i, out);
-                    for (size_t k = 0; k < ns && status[u] == ATT_OK; k++) stat_push(&mine[k], out[k]);
+                    status[u] = cfg->draw_at
+                                    ? cfg->draw_at(rng, cfg->ctx, scratch, un->point, i, out)
+                                    : cfg->draw(rng, cfg->ctx, scratch, i, out);
+                    for (size_t k = 0; k < ns && status[u] == ATT_OK; k++)
+                        stat_push(&mine[k], out[k]);
                     if (cfg->values && status[u] == ATT_OK)
                         memcpy(cfg->values + (un->first_draw + i) * ns, out, ns * sizeof *out);
                 }
@@ -146,8 +149,11 @@ int mc_run(const mc_config *cfg, stat_acc *acc)
     /* the plan and its partial statistics count against --max-memory (mem.h):
      * too many draws are refused (exit 2, naming the budget), not run out of */
     size_t part_size = ns > SIZE_MAX / sizeof(stat_acc) ? 0 : ns * sizeof(stat_acc);
-    mc_unit *units = mem_calloc(nunits, sizeof *units, "the Monte Carlo plan (one entry per block of draws)");
-    stat_acc *part = units && part_size ? mem_calloc(nunits, part_size, "the Monte Carlo partial statistics") : NULL;
+    mc_unit *units =
+        mem_calloc(nunits, sizeof *units, "the Monte Carlo plan (one entry per block of draws)");
+    stat_acc *part = units && part_size
+                         ? mem_calloc(nunits, part_size, "the Monte Carlo partial statistics")
+                         : NULL;
     int *status = part ? mem_calloc(nunits, sizeof *status, "the Monte Carlo block status") : NULL;
     int st = status ? ATT_OK : att_alloc_status();
     if ((st = par_agree(st, PAR_SITE_MC_PLAN)) != ATT_OK) {   /* every rank stops together */
@@ -166,13 +172,16 @@ int mc_run(const mc_config *cfg, stat_acc *acc)
     size_t err_unit = nunits;
     run_units(cfg, T, units, nunits, part, status, errmsg, sizeof errmsg, &err_unit);
 
-    st = par_size() > 1 ? mc_mpi_gather(cfg, units, nunits, part, status, errmsg, sizeof errmsg, err_unit)
-                            : err_unit < nunits ? att_fail(status[err_unit], "%s", errmsg) : ATT_OK;
+    st = par_size() > 1
+             ? mc_mpi_gather(cfg, units, nunits, part, status, errmsg, sizeof errmsg, err_unit)
+         : err_unit < nunits ? att_fail(status[err_unit], "%s", errmsg)
+                             : ATT_OK;
     if (st == ATT_OK) {
         /* merge each point's blocks in block order: the same for any thread count */
         for (size_t k = 0; k < P * ns; k++) stat_init(&acc[k]);
         for (size_t u = 0; u < nunits; u++)
-            for (size_t k = 0; k < ns; k++) stat_merge(&acc[units[u].point * ns + k], &part[u * ns + k]);
+            for (size_t k = 0; k < ns; k++)
+                stat_merge(&acc[units[u].point * ns + k], &part[u * ns + k]);
     }
     mem_free(units, nunits, sizeof *units);
     mem_free(part, nunits, part_size);

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <gsl/gsl_rng.h>
-#include "stat.h"
+#include "statistics.h"
 
 enum { MC_BLOCK = 256 };
 

@@ -1,7 +1,7 @@
 /* mc_mpi.c - the Monte Carlo engine's gather across MPI ranks (mc_mpi.h). */
 #include "mc_mpi.h"
 #include "par.h"
-#include "att.h"
+#include "status.h"
 
 #include <signal.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
 #include "afile.h"
 #include "par.h"
 #include "rng.h"
-#include "att.h"
+#include "status.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -70,7 +70,8 @@ int opts_parse_double(const char *s, double *out, const char *what)
     /* one rule with the CSV cells (csvmat.h): decimal numbers only */
     const char *h = s + (*s == '+' || *s == '-');
     if (h[0] == '0' && (h[1] == 'x' || h[1] == 'X'))
-        return att_fail(ATT_EUSAGE, "%s: '%s' is a hexadecimal number; write it in decimal", what, s);
+        return att_fail(ATT_EUSAGE, "%s: '%s' is a hexadecimal number; write it in decimal", what,
+                        s);
     char *end;
     errno = 0;
     double v = strtod(s, &end);
@@ -183,7 +184,8 @@ typedef struct {
 static const common_spec COMMON[] = {
     {"seed", OPT_SEED, OPT_ULONG, "N", "seed of the random generator (unsigned integer)", NULL},
     {"draws", OPT_DRAWS, OPT_SIZE, "N", "Monte Carlo draws per configuration (1 .. 2^53)", NULL},
-    {"rng", OPT_RNG, OPT_STRING, "NAME", "GSL generator: mt19937 (default), ranlxd2, taus2, ...", NULL},
+    {"rng", OPT_RNG, OPT_STRING, "NAME", "GSL generator: mt19937 (default), ranlxd2, taus2, ...",
+     NULL},
     {"T", OPT_T, OPT_SIZE, "N", "sequence length", "T"},
     {"d", OPT_D, OPT_SIZE, "N", "model width", "d"},
     {"dk", OPT_DK, OPT_SIZE, "N", "query/key width", "d_k"},
@@ -247,7 +249,8 @@ static void print_help(const opts_info *info)
         printf("  --out DIR          write the CSV files into DIR (no default)\n");
     else
         printf("  --out DIR          write CSVs and verdicts into DIR (default %s/, which git\n"
-               "                     ignores; only make reproduce writes results/)\n", OPTS_DEFAULT_OUT);
+               "                     ignores; only make reproduce writes results/)\n",
+               OPTS_DEFAULT_OUT);
     int sweep = 0, list = (info->common & OPT_LISTS) != 0;
     for (size_t i = 0; i < NCOMMON; i++)
         if (info->common & COMMON[i].mask) {
@@ -258,7 +261,8 @@ static void print_help(const opts_info *info)
             if (size) {
                 sweep = 1;
                 printf("%s %s: %s", list ? "(s)" : "", COMMON[i].symbol,
-                       list ? "one value, a list 4,8,16 or a range 2..256 (doubling)" : "one value");
+                       list ? "one value, a list 4,8,16 or a range 2..256 (doubling)"
+                            : "one value");
             }
             if (COMMON[i].mask == OPT_SEED) printf(" (default %lu)", info->seed);
             if (COMMON[i].mask == OPT_DRAWS) {
@@ -275,7 +279,8 @@ static void print_help(const opts_info *info)
      * are parsed: --help names where it is, not its values */
     if (sweep)
         printf("  %-18s %s experiments/%s.c\n", "",
-               list ? "none given: the full sweep, as declared in" : "not given: the value set in", info->id);
+               list ? "none given: the full sweep, as declared in" : "not given: the value set in",
+               info->id);
     for (const opt_spec *e = info->extra; e && e->name; e++) {
         if (!e->dest && !strcmp(e->name, "draws")) continue;   /* printed with --draws */
         char left[64];
@@ -283,9 +288,11 @@ static void print_help(const opts_info *info)
                  e->kind == OPT_FLAG ? "" : (e->arg ? e->arg : "V"));
         printf("  %-18s %s\n", left, e->help);
     }
-    printf("  --max-memory B     refuse runs needing more than B bytes (K/M/G suffix; default 4G)\n");
+    printf(
+        "  --max-memory B     refuse runs needing more than B bytes (K/M/G suffix; default 4G)\n");
     if (info->common & OPT_VERBOSE_FLAG)
-        printf("  --verbose          print every verdict row (they are always in <id>.verdicts.csv)\n");
+        printf("  --verbose          print every verdict row (they are always in "
+               "<id>.verdicts.csv)\n");
     printf("  --quiet            print nothing but errors\n");
     printf("  --help             this text\n");
     printf("an option given twice takes its last value; numbers are decimal (no hex)\n\n");
@@ -317,7 +324,8 @@ static size_t edit_distance(const char *a, size_t la, const char *b, size_t lb)
             size_t v = D[i - 1][j - 1] + (size_t)ne;
             if (D[i - 1][j] + 1u < v) v = D[i - 1][j] + 1u;
             if (D[i][j - 1] + 1u < v) v = D[i][j - 1] + 1u;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && D[i - 2][j - 2] + 1u < v)
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                D[i - 2][j - 2] + 1u < v)
                 v = D[i - 2][j - 2] + 1u;
             D[i][j] = (unsigned char)v;
         }
@@ -371,8 +379,9 @@ static int unknown_option(const opts_info *info, const char *name)
 {
     for (size_t c = 0; c < NCOMMON; c++)
         if (!strcmp(name, COMMON[c].name))   /* a common option this program does not take */
-            return att_fail(ATT_EUSAGE, "unknown option '--%s' for %s: it takes no --%s (see --help)",
-                            name, info->id, name);
+            return att_fail(ATT_EUSAGE,
+                            "unknown option '--%s' for %s: it takes no --%s (see --help)", name,
+                            info->id, name);
     const char *near = suggest_option(info, name);
     if (near)
         return att_fail(ATT_EUSAGE, "unknown option '--%s' for %s: did you mean --%s? (see --help)",
@@ -388,12 +397,14 @@ static int check_out_dir(const char *dir)
         if (errno != ENOENT)
             return att_fail(ATT_EUSAGE, "--out '%s': %s", dir, strerror(errno));
         /* EEXIST: another MPI rank (or program) made it just now */
-        if (mkdir(dir, 0777) != 0 && !(errno == EEXIST && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode)))
+        if (mkdir(dir, 0777) != 0 &&
+            !(errno == EEXIST && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode)))
             return att_fail(ATT_EUSAGE, "--out '%s' cannot be created: %s", dir, strerror(errno));
         return ATT_OK;
     }
     if (!S_ISDIR(sb.st_mode))
-        return att_fail(ATT_EUSAGE, "--out '%s' is not a directory (expected a writable directory)", dir);
+        return att_fail(ATT_EUSAGE, "--out '%s' is not a directory (expected a writable directory)",
+                        dir);
     if (access(dir, W_OK | X_OK) != 0)
         return att_fail(ATT_EUSAGE, "--out '%s' is not writable: %s", dir, strerror(errno));
     return ATT_OK;
@@ -419,7 +430,8 @@ int opts_parse(opts *o, const opts_info *info, int argc, char **argv)
             return ATT_HELP;
         }
         if (strncmp(a, "--", 2) != 0 || a[2] == '\0')
-            return att_fail(ATT_EUSAGE, "unexpected argument '%s' (options start with --; see --help)", a);
+            return att_fail(ATT_EUSAGE,
+                            "unexpected argument '%s' (options start with --; see --help)", a);
         char name[64];
         const char *eq = strchr(a + 2, '='), *val = NULL;
         size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
@@ -463,13 +475,15 @@ int opts_parse(opts *o, const opts_info *info, int argc, char **argv)
         snprintf(what, sizeof what, "--%s", name);
         opts_list *list = dest ? common_list(o, name) : NULL;
         int st;
-        if (list && dest != (void *)list && (dest == &o->T || dest == &o->d || dest == &o->dk || dest == &o->dv)) {
+        if (list && dest != (void *)list &&
+            (dest == &o->T || dest == &o->d || dest == &o->dk || dest == &o->dv)) {
             st = opts_parse_size_list(val, list, what);
             if (!st && list->n > 1 && !(info->common & OPT_LISTS))
                 st = att_fail(ATT_EUSAGE, "%s: %s runs one value (got '%s')", what, info->id, val);
             if (!st) *(size_t *)dest = list->v[0];
         } else {
-            st = dest ? set_value(kind, dest, val, what) : opts_parse_bytes(val, &o->max_memory, what);
+            st = dest ? set_value(kind, dest, val, what)
+                      : opts_parse_bytes(val, &o->max_memory, what);
         }
         if (st) return st;
     }
@@ -483,7 +497,8 @@ int opts_parse(opts *o, const opts_info *info, int argc, char **argv)
     static const char *const SIZE_NAMES[] = {"T", "d", "dk", "dv"};
     const opts_list *lists[] = {&o->T_list, &o->d_list, &o->dk_list, &o->dv_list};
     for (size_t a = 0; a < 4; a++)
-        if (lists[a]->n && opts_need(o, NULL, sizeof(double), SIZE_NAMES[a], opts_list_max(lists[a], 0)))
+        if (lists[a]->n &&
+            opts_need(o, NULL, sizeof(double), SIZE_NAMES[a], opts_list_max(lists[a], 0)))
             return ATT_EUSAGE;
     int st = o->out_dir ? check_out_dir(o->out_dir) : ATT_OK;
     /* before anything else: finish or undo what a killed run left in the
@@ -518,7 +533,8 @@ static void need_options(char *buf, size_t cap, const char *const *names, const 
         for (size_t j = 0; j < i; j++)
             if (lens[j] == lens[i] && !strncmp(names[j], names[i], lens[i])) seen = 1;
         if (seen || k >= cap) continue;
-        k += (size_t)snprintf(buf + k, cap - k, "%s--%.*s %zu", k ? ", " : "", (int)lens[i], names[i], f[i]);
+        k += (size_t)snprintf(buf + k, cap - k, "%s--%.*s %zu", k ? ", " : "", (int)lens[i],
+                              names[i], f[i]);
     }
 }
 
@@ -533,7 +549,8 @@ int opts_need_v(const opts *o, size_t *bytes, size_t elem, const char *formula, 
         p += lens[k] + (p[lens[k]] == '*');
     }
     if (k != n || n == 0)
-        return att_fail(ATT_ERUNTIME, "opts_need: the formula '%s' names %zu factors, %zu given", formula, k, n);
+        return att_fail(ATT_ERUNTIME, "opts_need: the formula '%s' names %zu factors, %zu given",
+                        formula, k, n);
     /* bytes = elem * f_1 * ... * f_n, refused at the first step that wraps */
     size_t b = elem;
     int over = 0;
@@ -541,13 +558,15 @@ int opts_need_v(const opts *o, size_t *bytes, size_t elem, const char *formula, 
     char who[256];
     need_options(who, sizeof who, names, lens, f, n);
     if (over)
-        return att_fail(ATT_EUSAGE, "%s: %s*%zu bytes overflows (more than 2^64 bytes)", who, formula, elem);
+        return att_fail(ATT_EUSAGE, "%s: %s*%zu bytes overflows (more than 2^64 bytes)", who,
+                        formula, elem);
     if (o && o->max_memory > 0 && b > o->max_memory) {
         const char *u1, *u2;
         double x1 = human_bytes(b, &u1), x2 = human_bytes(o->max_memory, &u2);
-        return att_fail(ATT_EUSAGE, "%s: %s*%zu bytes = %.3g %s exceeds the memory budget "
-                        "(--max-memory %.3g %s; raise it, or choose smaller sizes)", who, formula, elem,
-                        x1, u1, x2, u2);
+        return att_fail(ATT_EUSAGE,
+                        "%s: %s*%zu bytes = %.3g %s exceeds the memory budget "
+                        "(--max-memory %.3g %s; raise it, or choose smaller sizes)",
+                        who, formula, elem, x1, u1, x2, u2);
     }
     if (bytes) *bytes = b;
     return ATT_OK;
@@ -563,9 +582,10 @@ int opts_need_for(const opts *o, const char *opt, size_t val, const char *what, 
     if (o && o->max_memory > 0 && b > o->max_memory) {
         const char *u1, *u2;
         double x1 = human_bytes(b, &u1), x2 = human_bytes(o->max_memory, &u2);
-        return att_fail(ATT_EUSAGE, "%s %zu: %s (%zu x %zu bytes) = %.3g %s exceeds the memory budget "
-                        "(--max-memory %.3g %s; raise it, or choose smaller sizes)", opt, val, what,
-                        count, elem, x1, u1, x2, u2);
+        return att_fail(ATT_EUSAGE,
+                        "%s %zu: %s (%zu x %zu bytes) = %.3g %s exceeds the memory budget "
+                        "(--max-memory %.3g %s; raise it, or choose smaller sizes)",
+                        opt, val, what, count, elem, x1, u1, x2, u2);
     }
     return ATT_OK;
 }
@@ -576,7 +596,8 @@ int opts_need(const opts *o, size_t *bytes, size_t elem, const char *formula, ..
     for (const char *p = formula; *p; p++) n += *p == '*';
     n += *formula != '\0';
     if (n > NEED_MAX)
-        return att_fail(ATT_ERUNTIME, "opts_need: the formula '%s' has more than %d factors", formula, NEED_MAX);
+        return att_fail(ATT_ERUNTIME, "opts_need: the formula '%s' has more than %d factors",
+                        formula, NEED_MAX);
     va_list ap;
     va_start(ap, formula);
     for (size_t i = 0; i < n; i++) f[i] = va_arg(ap, size_t);

@@ -31,7 +31,8 @@
  * Values may be given as "--opt V" or "--opt=V"; an option given twice takes
  * its last value (--help says so). Numbers are parsed
  * strictly: no trailing garbage, no sign on unsigned values, no overflow,
- * no nan/inf, no hexadecimal (the rule of CSV cells); every error names the option and what it accepts.
+ * no nan/inf, no hexadecimal (the rule of CSV cells); every error names the option and what it
+ * accepts.
  */
 #ifndef ATT_OPTS_H
 #define ATT_OPTS_H

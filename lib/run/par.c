@@ -2,7 +2,7 @@
  * single-process stubs otherwise. */
 #include "par.h"
 #include "afile.h"
-#include "att.h"
+#include "status.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -92,7 +92,8 @@ static void diverged(int status)
      * one anywhere, the ranks ran different code: end with a message */
     sleep(5);
     if (par_is_root())
-        fprintf(stderr, "%s: the MPI ranks reached different points of the program; ending the run\n",
+        fprintf(stderr,
+                "%s: the MPI ranks reached different points of the program; ending the run\n",
                 program_name);
     MPI_Abort(MPI_COMM_WORLD, ATT_ERUNTIME);
     exit(ATT_ERUNTIME);
@@ -128,7 +129,8 @@ int par_agree(int status, int site) { return par_agree_keyed(status, site, 0); }
 int par_bcast_pieces(void *base, const size_t *off, const size_t *len, size_t nblocks, int root)
 {
     if (par_size() == 1 || nblocks == 0) return ATT_OK;
-    if (nblocks > INT_MAX) return att_fail(ATT_ERUNTIME, "MPI: %zu pieces are too many for one broadcast", nblocks);
+    if (nblocks > INT_MAX)
+        return att_fail(ATT_ERUNTIME, "MPI: %zu pieces are too many for one broadcast", nblocks);
     int *bl = malloc(nblocks * sizeof *bl);
     MPI_Aint *disp = malloc(nblocks * sizeof *disp);
     if (bl == NULL || disp == NULL) {

@@ -8,7 +8,7 @@
  * deterministic, so every rank computes the same), the Monte Carlo engine
  * (mc.c) spreads its units of work over the ranks and gives every rank the
  * merged statistics, and only rank 0 writes files or prints
- * (exp_main arranges it). A status is agreed with par_agree before
+ * (experiment_main arranges it). A status is agreed with par_agree before
  * any file is renamed into place.
  *
  * Test-only (MPI build only; for tests/test_mpi.sh, never for real runs):
@@ -16,7 +16,7 @@
  *                              Monte Carlo run, after its draws;
  *   ATT_MPI_TEST_FAIL_RANK=r   rank r's first Monte Carlo unit returns a
  *                              runtime error (a draw error on one rank);
- *   ATT_MPI_TEST_DIVERGE_RANK=r  rank r fails in exp_main before it
+ *   ATT_MPI_TEST_DIVERGE_RANK=r  rank r fails in experiment_main before it
  *                              runs the experiment, while the others go on
  *                              into the Monte Carlo (ranks at different
  *                              collective calls: par_agree's abort path).

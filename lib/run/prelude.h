@@ -1,9 +1,9 @@
 /* prelude.h - what an experiment includes first: the engine and one head.
  *
- * The engine: the skeleton (exp.h: options, verdict rows by kind,
+ * The engine: the skeleton (experiment.h: options, verdict rows by kind,
  * the summary), sweeps (sweep.h: the grid, the statistics list, work
  * buffers), a figure's example draw (example.h), tables (table.h), status
- * codes (att.h), generators (rng.h); the mathematics every head-based
+ * codes (status.h), generators (rng.h); the mathematics every head-based
  * experiment uses: matrices (mat.h), the head (head.h), rounding tolerances
  * (tol.h), work sets (workset.h); and the C and GSL headers they call. An
  * experiment then includes only its claim's own helpers (qkov.h, bias.h, ...).
@@ -12,11 +12,11 @@
 #define ATT_PRELUDE_H
 
 #include "example.h"
-#include "exp.h"
+#include "experiment.h"
 #include "head.h"
 #include "mat.h"
 #include "rng.h"
-#include "att.h"
+#include "status.h"
 #include "sweep.h"
 #include "table.h"
 #include "tol.h"

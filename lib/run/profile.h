@@ -18,12 +18,14 @@
 #ifndef ATT_PROFILE_H
 #define ATT_PROFILE_H
 
-#include "exp.h"
+#include "experiment.h"
 #include "sweep.h"
 
-typedef void (*profile_name_fn)(char *buf, size_t size, size_t k, const sweep_point *pt, const void *ctx);
+typedef void (*profile_name_fn)(char *buf, size_t size, size_t k, const sweep_point *pt,
+                                const void *ctx);
 
-int profile_write(experiment *e, const char *name, const sweep_result *r, const sweep_def *def, size_t nvec,
-                  const size_t *vec, profile_name_fn names, col_nature nat, const char *bound);
+int profile_write(experiment *e, const char *name, const sweep_result *r, const sweep_def *def,
+                  size_t nvec, const size_t *vec, profile_name_fn names, col_nature nat,
+                  const char *bound);
 
 #endif

@@ -1,7 +1,7 @@
 /* provenance.c - the .meta sidecar of a run (see provenance.h). */
 #include "provenance.h"
 #include "afile.h"
-#include "att.h"
+#include "status.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -49,8 +49,10 @@ static void git_describe(char *buf, size_t n)
     }
     q[k++] = '\'';
     q[k] = '\0';
-    snprintf(cmd, sizeof cmd, "git -C %s rev-parse --short=12 HEAD 2>/dev/null && "
-             "git -C %s status --porcelain --untracked-files=no -- . ':(exclude)results' 2>/dev/null | head -n 1",
+    snprintf(cmd, sizeof cmd,
+             "git -C %s rev-parse --short=12 HEAD 2>/dev/null && "
+             "git -C %s status --porcelain --untracked-files=no -- . ':(exclude)results' "
+             "2>/dev/null | head -n 1",
              q, q);
     snprintf(buf, n, "unknown (the project tree is not a git checkout)");
     FILE *p = popen(cmd, "r");

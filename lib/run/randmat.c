@@ -9,7 +9,7 @@
  */
 #include "randmat.h"
 #include "mat.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 #include <gsl/gsl_linalg.h>
@@ -28,7 +28,8 @@ int randmat_orthogonal(gsl_rng *rng, gsl_matrix *Q)
     // G_ij ~ N(0, 1);  G = Q R  (Householder)
     mat_randn(rng, G, 1.0);
     if (gsl_linalg_QR_decomp(G, tau) || gsl_linalg_QR_unpack(G, tau, Q, R)) {
-        rc = att_fail(ATT_ERUNTIME, "randmat_orthogonal: QR of a %zu x %zu Gaussian matrix failed", n, n);
+        rc = att_fail(ATT_ERUNTIME, "randmat_orthogonal: QR of a %zu x %zu Gaussian matrix failed",
+                      n, n);
         goto done;
     }
     // q_j <- sign(r_jj) q_j   (makes the factorization unique, Q Haar)
@@ -50,9 +51,11 @@ int randmat_with_cond(gsl_rng *rng, gsl_matrix *R, double cond)
         return att_fail(ATT_EUSAGE, "randmat_with_cond: R (%zu x %zu) must be square",
                         R->size1, R->size2);
     if (!isfinite(cond) || cond < 1.0)
-        return att_fail(ATT_EUSAGE, "randmat_with_cond: condition number %g must be finite and >= 1", cond);
+        return att_fail(ATT_EUSAGE,
+                        "randmat_with_cond: condition number %g must be finite and >= 1", cond);
     if (n == 1 && cond != 1.0)
-        return att_fail(ATT_EUSAGE, "randmat_with_cond: a 1 x 1 matrix has condition number 1, not %g", cond);
+        return att_fail(ATT_EUSAGE,
+                        "randmat_with_cond: a 1 x 1 matrix has condition number 1, not %g", cond);
 
     gsl_matrix *U = mat_new(n, n), *V = mat_new(n, n);
     int rc = ATT_OK;

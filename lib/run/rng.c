@@ -1,6 +1,6 @@
 /* rng.c - GSL generators by name, and per-stream seeds. */
 #include "rng.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 #include "mc.h"
 #include "mem.h"
 #include "rng.h"
-#include "att.h"
+#include "status.h"
 #include "table.h"
 
 #include <math.h>
@@ -63,8 +63,14 @@ sweep_point sweep_grid_point(const sweep_grid *g, size_t p)
         v[a] = g->declared[a] ? g->v[a][p % n] : 0.0;
         p /= n;
     }
-    return (sweep_point){(size_t)v[AX_T], (size_t)v[AX_D], (size_t)v[AX_DK], (size_t)v[AX_DV], v[AX_X],
-                         (size_t)v[AX_CASE], 0, 0};
+    return (sweep_point){(size_t)v[AX_T],
+                         (size_t)v[AX_D],
+                         (size_t)v[AX_DK],
+                         (size_t)v[AX_DV],
+                         v[AX_X],
+                         (size_t)v[AX_CASE],
+                         0,
+                         0};
 }
 
 gsl_rng *sweep_rng(const experiment *e, const sweep_point *pt)
@@ -123,7 +129,10 @@ static int draw_at(gsl_rng *rng, void *cv, void *work, size_t p, size_t i, doubl
     return c->def->draw(rng, out, &c->pt[p], work, c->def->ctx);
 }
 
-static uint64_t stream_at(const void *cv, size_t p) { return sweep_stream(&((const run_ctx *)cv)->pt[p]); }
+static uint64_t stream_at(const void *cv, size_t p)
+{
+    return sweep_stream(&((const run_ctx *)cv)->pt[p]);
+}
 static size_t draws_at(const void *cv, size_t p) { return ((const run_ctx *)cv)->pt[p].draws; }
 
 void *sweep_work_new(const sweep_grid *g, const sweep_def *def)
@@ -156,7 +165,10 @@ static void worksets_free(void *w)
 /* ---- per-point draws for a target CI (sweep.h: sweep_ci_target) -------- */
 
 /* the pilot's stream: the point's, salted (never a point's own stream) */
-static uint64_t pilot_stream_at(const void *cv, size_t p) { return stream_at(cv, p) ^ 0x9110751ea5ULL; }
+static uint64_t pilot_stream_at(const void *cv, size_t p)
+{
+    return stream_at(cv, p) ^ 0x9110751ea5ULL;
+}
 static size_t pilot_draws_at(const void *cv, size_t p)
 {
     (void)p;
@@ -167,9 +179,10 @@ static size_t pilot_draws_at(const void *cv, size_t p)
 /* n = pilot (h / target)^2, rounded up to whole blocks, in [pilot, max] */
 size_t sweep_ci_draws(const sweep_ci_target *t, double target, double h)
 {
-    size_t pilot = (t->pilot + MC_BLOCK - 1) / MC_BLOCK * MC_BLOCK, cap = t->max ? t->max : OPTS_MAX_DRAWS;
+    size_t pilot = (t->pilot + MC_BLOCK - 1) / MC_BLOCK * MC_BLOCK,
+           cap = t->max ? t->max : OPTS_MAX_DRAWS;
     double r = h / target, want = (double)pilot * r * r;
-    if (isnan(want)) return pilot;                     /* no CI from the pilot: more draws cannot help */
+    if (isnan(want)) return pilot; /* no CI from the pilot: more draws cannot help */
     if (!(want < (double)cap)) return cap < pilot ? pilot : cap;
     size_t n = (size_t)ceil(want / MC_BLOCK) * MC_BLOCK;
     return n < pilot ? pilot : n > cap ? cap : n;
@@ -187,7 +200,8 @@ static int choose_draws(const mc_config *cfg, const run_ctx *c, sweep_point *pt,
     for (size_t p = 0; p < npoints && !st; p++) {
         pt[p].draws = (def->ci.pilot + MC_BLOCK - 1) / MC_BLOCK * MC_BLOCK;
         for (size_t k = 0; k < SWEEP_CI_MAX && def->ci.t[k].halfwidth > 0.0; k++) {
-            double hw = def->ci.at ? def->ci.at(&pt[p], k, def->ci.t[k].halfwidth, def->ctx) : def->ci.t[k].halfwidth;
+            double hw = def->ci.at ? def->ci.at(&pt[p], k, def->ci.t[k].halfwidth, def->ctx)
+                                   : def->ci.t[k].halfwidth;
             if (!(hw > 0.0)) continue;
             measure m = verdict_measure_stat(&acc[p * def->nstats + def->ci.t[k].stat]);
             size_t n = sweep_ci_draws(&def->ci, hw, 0.5 * (m.ci_high - m.ci_low));
@@ -279,8 +293,10 @@ static void schema_point(schema *sc, const sweep_grid *g)
 {
     for (int a = AX_T; a <= AX_DV; a++)
         if (g->declared[a]) schema_add(sc, axis_names[a], NAT_EXACT, NULL, NULL, NULL);
-    if (g->declared[AX_X]) schema_add(sc, g->x_name ? g->x_name : "x", NAT_COMPUTED, NULL, NULL, NULL);
-    if (g->declared[AX_CASE]) schema_add(sc, g->case_name ? g->case_name : "case", NAT_EXACT, NULL, NULL, NULL);
+    if (g->declared[AX_X])
+        schema_add(sc, g->x_name ? g->x_name : "x", NAT_COMPUTED, NULL, NULL, NULL);
+    if (g->declared[AX_CASE])
+        schema_add(sc, g->case_name ? g->case_name : "case", NAT_EXACT, NULL, NULL, NULL);
 }
 
 /* a statistic's six columns: mean, lo, hi by its nature; min, max; n exact */
@@ -295,8 +311,10 @@ static void schema_stat(schema *sc, const char *s, sweep_nature nat)
         int ci = nat.nature == NAT_MC || nat.nature == NAT_TRAINING;   /* natures with a CI */
         if (ci && j < 3) schema_add(sc, name[j], nat.nature, lo, hi, nat.bound);
         /* a trained result's min and max over seeds: training, within a quarter of the CI */
-        else if (ci && nat.nature == NAT_TRAINING && !nat.bound) schema_add(sc, name[j], NAT_TRAINING, lo, hi, NULL);
-        else if (ci) schema_add(sc, name[j], nat.bound ? NAT_ROUNDING : NAT_COMPUTED, NULL, NULL, nat.bound);
+        else if (ci && nat.nature == NAT_TRAINING && !nat.bound)
+            schema_add(sc, name[j], NAT_TRAINING, lo, hi, NULL);
+        else if (ci)
+            schema_add(sc, name[j], nat.bound ? NAT_ROUNDING : NAT_COMPUTED, NULL, NULL, nat.bound);
         else schema_add(sc, name[j], nat.nature, NULL, NULL, nat.bound);
     }
     snprintf(name[0], sizeof name[0], "%s_n", s);
@@ -314,7 +332,8 @@ static int write_schema(const experiment *e, const char *name, const schema *sc)
     for (size_t i = 0; i < sc->n; i++)      /* a derived column named like a statistic's */
         for (size_t j = i + 1; j < sc->n; j++)
             if (strcmp(sc->c[i].name, sc->c[j].name) == 0)
-                return att_fail(ATT_ERUNTIME, "%s: two columns are called '%s'", name, sc->c[i].name);
+                return att_fail(ATT_ERUNTIME, "%s: two columns are called '%s'", name,
+                                sc->c[i].name);
     return table_write_schema(e->o.out_dir, name, sc->c, sc->n);
 }
 
@@ -333,10 +352,16 @@ static int write_summary(const experiment *e, const sweep_grid *g, const sweep_d
     fputs("draws", f);
     for (size_t k = 0; k < def->nstats; k++)
         for (size_t j = 0; j < 6; j++) fprintf(f, ",%s_%s", def->stat_names[k], part[j]);
-    for (size_t k = 0; k < def->nderived; k++) { fputc(',', f); table_cell_str(f, def->derived[k].name); }
+    for (size_t k = 0; k < def->nderived; k++) {
+        fputc(',', f);
+        table_cell_str(f, def->derived[k].name);
+    }
     fputc('\n', f);
     double *cols = def->nderived ? calloc(def->nderived, sizeof *cols) : NULL;
-    if (def->nderived && cols == NULL) { afile_abort(&af); return att_fail(ATT_ERUNTIME, "out of memory"); }
+    if (def->nderived && cols == NULL) {
+        afile_abort(&af);
+        return att_fail(ATT_ERUNTIME, "out of memory");
+    }
     for (size_t p = 0; p < r->npoints; p++) {
         put_point(f, g, &r->pt[p]);
         fprintf(f, "%zu", r->pt[p].draws);
@@ -360,7 +385,8 @@ static int write_summary(const experiment *e, const sweep_grid *g, const sweep_d
     schema sc = {0};
     schema_point(&sc, g);
     schema_add(&sc, "draws", NAT_EXACT, NULL, NULL, NULL);
-    for (size_t k = 0; k < def->nstats; k++) schema_stat(&sc, def->stat_names[k], nature_of(def, k));
+    for (size_t k = 0; k < def->nstats; k++)
+        schema_stat(&sc, def->stat_names[k], nature_of(def, k));
     for (size_t k = 0; k < def->nderived; k++) {
         const table_col *c = &def->derived[k];
         schema_add(&sc, c->name, c->nature ? c->nature : NAT_COMPUTED, c->lo, c->hi, c->bound);
@@ -398,16 +424,24 @@ static int write_draws(const experiment *e, const sweep_grid *g, const sweep_def
     char group[256] = "group:";
     for (int a = AX_T; a < AX_N; a++)
         if (g->declared[a]) {
-            const char *nm = a == AX_X && g->x_name ? g->x_name : a == AX_CASE && g->case_name ? g->case_name : axis_names[a];
+            const char *nm = a == AX_X && g->x_name         ? g->x_name
+                             : a == AX_CASE && g->case_name ? g->case_name
+                                                            : axis_names[a];
             size_t len = strlen(group);
             snprintf(group + len, sizeof group - len, "%s%s", len > 6 ? ";" : "", nm);
         }
     for (size_t k = 0; k < def->nstats; k++) {
         sweep_nature n = nature_of(def, k);
-        int ci = n.nature == NAT_MC || n.nature == NAT_TRAINING, round = n.nature == NAT_ROUNDING || (ci && n.bound);
-        if (n.nature == NAT_TRAINING && !n.bound) schema_add(&sc, def->stat_names[k], NAT_TRAINING, group, NULL, NULL);
-        else schema_add(&sc, def->stat_names[k], round ? NAT_ROUNDING : ci ? NAT_COMPUTED : n.nature,
-                        NULL, NULL, n.bound);
+        int ci = n.nature == NAT_MC || n.nature == NAT_TRAINING,
+            round = n.nature == NAT_ROUNDING || (ci && n.bound);
+        if (n.nature == NAT_TRAINING && !n.bound)
+            schema_add(&sc, def->stat_names[k], NAT_TRAINING, group, NULL, NULL);
+        else
+            schema_add(&sc, def->stat_names[k],
+                       round ? NAT_ROUNDING
+                       : ci  ? NAT_COMPUTED
+                             : n.nature,
+                       NULL, NULL, n.bound);
     }
     st = write_schema(e, def->draws_csv, &sc);
     schema_free(&sc);
@@ -463,18 +497,22 @@ static int point_sizes(const experiment *e, const sweep_def *def, const sweep_po
 /* The draws' memory when --draws sets them: the Monte Carlo plan's partial statistics (one
  * set of statistics per block of MC_BLOCK draws) and the per-draw table, counted before mc_run
  * so that a refusal names --draws (exit 2). */
-static int draws_sizes(const experiment *e, const sweep_def *def, const sweep_point *pt, size_t total)
+static int draws_sizes(const experiment *e, const sweep_def *def, const sweep_point *pt,
+                       size_t total)
 {
     size_t nd = 0, nb = 0;
     int over = 0;
     for (size_t p = 0; p < total; p++) {
         over |= __builtin_add_overflow(nd, pt[p].draws, &nd);
-        over |= __builtin_add_overflow(nb, pt[p].draws / MC_BLOCK + (pt[p].draws % MC_BLOCK != 0), &nb);
+        over |=
+            __builtin_add_overflow(nb, pt[p].draws / MC_BLOCK + (pt[p].draws % MC_BLOCK != 0), &nb);
     }
     size_t per_block = 0;
     over |= __builtin_mul_overflow(def->nstats, sizeof(stat_acc), &per_block);
-    int st = opts_need_for(&e->o, "--draws", e->o.draws, "the Monte Carlo partial statistics, one set per "
-                           "block of 256 draws", nb, over, per_block);
+    int st = opts_need_for(&e->o, "--draws", e->o.draws,
+                           "the Monte Carlo partial statistics, one set per "
+                           "block of 256 draws",
+                           nb, over, per_block);
     if (!st && def->draws_csv)
         st = opts_need_for(&e->o, "--draws", e->o.draws, "the per-draw table", nd, over,
                            def->nstats * sizeof(double));
@@ -486,11 +524,13 @@ static int draws_sizes(const experiment *e, const sweep_def *def, const sweep_po
 int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_result *r)
 {
     memset(r, 0, sizeof *r);
-    double vals[AX_N][(size_t)OPTS_MAX_LIST > (size_t)SWEEP_MAX_VALUES ? (size_t)OPTS_MAX_LIST : (size_t)SWEEP_MAX_VALUES];
+    double vals[AX_N][(size_t)OPTS_MAX_LIST > (size_t)SWEEP_MAX_VALUES ? (size_t)OPTS_MAX_LIST
+                                                                       : (size_t)SWEEP_MAX_VALUES];
     size_t n[AX_N], total = 1;
     for (int a = 0; a < AX_N; a++) {
         n[a] = run_values(g, &e->o, (sweep_axis_id)a, vals[a]);
-        if (n[a] == 0) return att_fail(ATT_EUSAGE, "%s: the grid has no %s value", e->o.id, axis_names[a]);
+        if (n[a] == 0)
+            return att_fail(ATT_EUSAGE, "%s: the grid has no %s value", e->o.id, axis_names[a]);
         total *= n[a];
         if (total > SWEEP_MAX_POINTS)
             return att_fail(ATT_EUSAGE, "%s: more than %d grid points", e->o.id, SWEEP_MAX_POINTS);
@@ -499,7 +539,10 @@ int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_re
     r->nstats = def->nstats;
     r->pt = calloc(total, sizeof *r->pt);
     r->acc = calloc(total * def->nstats, sizeof *r->acc);
-    if (!r->pt || !r->acc) { sweep_result_free(r); return att_fail(ATT_ERUNTIME, "out of memory for the grid"); }
+    if (!r->pt || !r->acc) {
+        sweep_result_free(r);
+        return att_fail(ATT_ERUNTIME, "out of memory for the grid");
+    }
     /* the product of the axes, the last one fastest: T, d, d_k, d_v, x, case */
     for (size_t p = 0; p < total; p++) {
         size_t idx[AX_N], rest = p;
@@ -512,7 +555,9 @@ int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_re
         pt->x = vals[AX_X][idx[AX_X]];
         pt->kase = (size_t)vals[AX_CASE][idx[AX_CASE]];
         pt->index = p;
-        pt->draws = def->draws_of ? def->draws_of(pt, def->ctx) : def->draws ? def->draws : e->o.draws;
+        pt->draws = def->draws_of ? def->draws_of(pt, def->ctx)
+                    : def->draws  ? def->draws
+                                  : e->o.draws;
     }
     int sst = ATT_OK;
     for (size_t p = 0; p < total && !sst; p++) sst = point_sizes(e, def, &r->pt[p]);
@@ -525,14 +570,17 @@ int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_re
         memcpy(run_grid.v[a], vals[a], run_grid.n[a] * sizeof(double));
     }
     run_ctx c = {def, r->pt, &run_grid, total};
-    mc_config cfg = exp_mc(e, NULL);
+    mc_config cfg = experiment_mc(e, NULL);
     cfg.nstats = def->nstats;
     cfg.points = total;
     cfg.draw_at = draw_at;
     cfg.point_stream = stream_at;
     cfg.point_draws = draws_at;
-    cfg.alloc = def->work_alloc || def->work_mats || def->work_vecs || def->work_heads ? work_alloc : NULL;
-    cfg.free = def->work_alloc ? def->work_free : def->work_per_point ? worksets_free : workset_free;
+    cfg.alloc =
+        def->work_alloc || def->work_mats || def->work_vecs || def->work_heads ? work_alloc : NULL;
+    cfg.free = def->work_alloc       ? def->work_free
+               : def->work_per_point ? worksets_free
+                                     : workset_free;
     cfg.ctx = &c;
     if (def->ci.t[0].halfwidth > 0.0 && !e->o.draws_given) {
         int pst = choose_draws(&cfg, &c, r->pt, total);
@@ -541,7 +589,10 @@ int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_re
     if (def->draws_csv) {
         size_t nd = mc_total_draws(&cfg);
         r->values = mem_calloc(nd, def->nstats * sizeof(double), "the per-draw table");
-        if (r->values == NULL) { sweep_result_free(r); return att_last_code() ? att_last_code() : ATT_ERUNTIME; }
+        if (r->values == NULL) {
+            sweep_result_free(r);
+            return att_last_code() ? att_last_code() : ATT_ERUNTIME;
+        }
         cfg.values = r->values;
     }
     int st = mc_run(&cfg, r->acc);
@@ -563,15 +614,22 @@ void sweep_result_free(sweep_result *r)
     memset(r, 0, sizeof *r);
 }
 
-const stat_acc *sweep_acc(const sweep_result *r, size_t p, size_t k) { return &r->acc[p * r->nstats + k]; }
+const stat_acc *sweep_acc(const sweep_result *r, size_t p, size_t k)
+{
+    return &r->acc[p * r->nstats + k];
+}
 
-measure sweep_measure(const sweep_result *r, size_t p, size_t k) { return verdict_measure_stat(sweep_acc(r, p, k)); }
+measure sweep_measure(const sweep_result *r, size_t p, size_t k)
+{
+    return verdict_measure_stat(sweep_acc(r, p, k));
+}
 
 size_t sweep_find(const sweep_result *r, size_t T, size_t d, size_t dk, size_t dv)
 {
     for (size_t p = 0; p < r->npoints; p++) {
         const sweep_point *q = &r->pt[p];
-        if ((!T || q->T == T) && (!d || q->d == d) && (!dk || q->dk == dk) && (!dv || q->dv == dv)) return p;
+        if ((!T || q->T == T) && (!d || q->d == d) && (!dk || q->dk == dk) && (!dv || q->dv == dv))
+            return p;
     }
     return r->npoints;
 }
@@ -627,13 +685,15 @@ void sweep_put_ci(double *col, measure m)
 
 int sweep_write_fits(const experiment *e, const char *name, const sweep_fit_row *rows, size_t n)
 {
-    static const table_col cols[] = {
-        COL(sweep_fit_row, quantity), COL(sweep_fit_row, expected_slope),
-        COL_MC_AS(sweep_fit_row, f.slope, "slope", "ci_lo", "ci_hi"), COL_AS(sweep_fit_row, f.se, "se"),
-        COL_MC_AS(sweep_fit_row, f.ci_lo, "ci_lo", "ci_lo", "ci_hi"),
-        COL_MC_AS(sweep_fit_row, f.ci_hi, "ci_hi", "ci_lo", "ci_hi"),
-        COL_AS(sweep_fit_row, f.intercept, "intercept"), COL_AS(sweep_fit_row, f.se_ols, "se_ols"),
-        COL_AS(sweep_fit_row, f.se_mc, "se_mc")};
+    static const table_col cols[] = {COL(sweep_fit_row, quantity),
+                                     COL(sweep_fit_row, expected_slope),
+                                     COL_MC_AS(sweep_fit_row, f.slope, "slope", "ci_lo", "ci_hi"),
+                                     COL_AS(sweep_fit_row, f.se, "se"),
+                                     COL_MC_AS(sweep_fit_row, f.ci_lo, "ci_lo", "ci_lo", "ci_hi"),
+                                     COL_MC_AS(sweep_fit_row, f.ci_hi, "ci_hi", "ci_lo", "ci_hi"),
+                                     COL_AS(sweep_fit_row, f.intercept, "intercept"),
+                                     COL_AS(sweep_fit_row, f.se_ols, "se_ols"),
+                                     COL_AS(sweep_fit_row, f.se_mc, "se_mc")};
     return TABLE_WRITE(e->o.out_dir, name, cols, rows, n);
 }
 
@@ -682,8 +742,8 @@ workset *sweep_workset(const sweep_point *pt, const char *mats, const char *vecs
     int nv = shape_words(pt, vecs, 1, len, WORKSET_VECS);
     int nh = shape_words(pt, heads, 5, &head[0][0], WORKSET_HEADS);
     if (nm < 0 || nv < 0 || nh < 0) {
-        att_fail(ATT_ERUNTIME, "sweep_workset: a bad shape word in \"%s\" / \"%s\" / \"%s\"", mats ? mats : "",
-                 vecs ? vecs : "", heads ? heads : "");
+        att_fail(ATT_ERUNTIME, "sweep_workset: a bad shape word in \"%s\" / \"%s\" / \"%s\"",
+                 mats ? mats : "", vecs ? vecs : "", heads ? heads : "");
         return NULL;
     }
     return workset_new((size_t)nm, (const size_t(*)[2])shape, (size_t)nv, len, (size_t)nh,

@@ -52,8 +52,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <gsl/gsl_rng.h>
-#include "exp.h"
-#include "stat.h"
+#include "experiment.h"
+#include "statistics.h"
 #include "table.h"
 #include "verdict.h"
 #include "workset.h"
@@ -197,10 +197,14 @@ typedef struct {
     sweep_ci_target ci;
 } sweep_def;
 #define SWEEP_DEF(draw_fn) SWEEP_DEF_AS(draw_fn, NSTAT, stat_names)
-#define SWEEP_DEF_AS(draw_fn, count, names) \
-    ((sweep_def){.draw = (draw_fn), .nstats = (count), .stat_names = (names), .stat_nature = names##_nat})
+#define SWEEP_DEF_AS(draw_fn, count, names)                                                        \
+    ((sweep_def){                                                                                  \
+        .draw = (draw_fn), .nstats = (count), .stat_names = (names), .stat_nature = names##_nat})
 /* Derived column k: its CSV name and nature, lo/hi/bound as in table.h. */
-#define SWEEP_DERIVED(k, name, nat, lo, hi, bound) {name, COL_DOUBLE, (k) * sizeof(double), nat, lo, hi, bound}
+#define SWEEP_DERIVED(k, name, nat, lo, hi, bound)                                                 \
+    {                                                                                              \
+        name, COL_DOUBLE, (k) * sizeof(double), nat, lo, hi, bound                                 \
+    }
 
 typedef struct {
     size_t npoints, nstats;
@@ -260,7 +264,8 @@ gsl_rng *sweep_rng(const experiment *e, const sweep_point *pt);
  * "T.d d.dk ..." (rows.columns), vecs "d dk ..." (lengths), heads
  * "T.T.d.dk.dv ..." (T_q.T_k.d.d_k.d_v); a size is T, d, dk, dv or a
  * number. NULL (error recorded) on a bad word or no memory. */
-workset *sweep_workset(const sweep_point *pt, const char *mats, const char *vecs, const char *heads);
+workset *sweep_workset(const sweep_point *pt, const char *mats, const char *vecs,
+                       const char *heads);
 /* The work of def for grid g as one thread of the run gets it, outside the
  * run (a figure's example, example.h): def->work_alloc(g, ctx), or def's
  * shape words sized for g's largest point (after work_sizes; one workset

@@ -1,7 +1,7 @@
 /* table.c - CSV cells and tables written from one column list (see table.h). */
 #include "table.h"
 #include "afile.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -48,7 +48,8 @@ static int ref_ok(const char *ref, const table_col *cols, size_t ncols, int numb
         // group:a;b;c names columns
         char buf[256];
         snprintf(buf, sizeof buf, "%s", ref + 6);
-        for (char *save = NULL, *tok = strtok_r(buf, ";", &save); tok; tok = strtok_r(NULL, ";", &save))
+        for (char *save = NULL, *tok = strtok_r(buf, ";", &save); tok;
+             tok = strtok_r(NULL, ";", &save))
             if (!ref_ok(tok, cols, ncols, 0)) return 0;
         return 1;
     }
@@ -61,14 +62,17 @@ static int schema_check(const char *name, const table_col *cols, size_t ncols)
 {
     for (size_t k = 0; k < ncols; k++) {
         const table_col *c = &cols[k];
-        if (!ref_ok(c->lo, cols, ncols, 0) || !ref_ok(c->hi, cols, ncols, 0) || !ref_ok(c->bound, cols, ncols, 1))
-            return att_fail(ATT_ERUNTIME, "%s: column %s (%s) refers to a column the table does not have "
-                            "(lo %s, hi %s, bound %s)", name, c->name, table_nature_name(table_nature_of(c)),
+        if (!ref_ok(c->lo, cols, ncols, 0) || !ref_ok(c->hi, cols, ncols, 0) ||
+            !ref_ok(c->bound, cols, ncols, 1))
+            return att_fail(ATT_ERUNTIME,
+                            "%s: column %s (%s) refers to a column the table does not have "
+                            "(lo %s, hi %s, bound %s)",
+                            name, c->name, table_nature_name(table_nature_of(c)),
                             c->lo ? c->lo : "-", c->hi ? c->hi : "-", c->bound ? c->bound : "-");
         col_nature n = table_nature_of(c);
         if ((n == NAT_MC && (!c->lo || !c->hi)) || (n == NAT_TRAINING && !c->lo))
-            return att_fail(ATT_ERUNTIME, "%s: column %s (%s) needs the columns of its CI", name, c->name,
-                            table_nature_name(n));
+            return att_fail(ATT_ERUNTIME, "%s: column %s (%s) needs the columns of its CI", name,
+                            c->name, table_nature_name(n));
     }
     return ATT_OK;
 }
@@ -125,7 +129,12 @@ static void put_cell(FILE *f, const table_col *c, const void *row)
     case COL_DOUBLE: { double x; memcpy(&x, p, sizeof x); table_cell_num(f, x); break; }
     case COL_SIZE:   { size_t x; memcpy(&x, p, sizeof x); fprintf(f, "%zu", x); break; }
     case COL_INT:    { int x; memcpy(&x, p, sizeof x); fprintf(f, "%d", x); break; }
-    case COL_STR:    { const char *x; memcpy(&x, p, sizeof x); table_cell_str(f, x ? x : ""); break; }
+    case COL_STR: {
+        const char *x;
+        memcpy(&x, p, sizeof x);
+        table_cell_str(f, x ? x : "");
+        break;
+    }
     }
 }
 

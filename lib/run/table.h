@@ -67,21 +67,32 @@ typedef struct {
     _Generic(((type *)0)->field, double: COL_DOUBLE, size_t: COL_SIZE, int: COL_INT, \
              const char *: COL_STR, char *: COL_STR)
 /* The column of `field` of struct `type`, headed by the field's name. */
-#define COL(type, field) {#field, COL_TYPE_OF(type, field), offsetof(type, field), NAT_AUTO, NULL, NULL, NULL}
+#define COL(type, field)                                                                           \
+    {                                                                                              \
+#field, COL_TYPE_OF(type, field), offsetof(type, field), NAT_AUTO, NULL, NULL, NULL        \
+    }
 /* The same, headed by `name`. */
-#define COL_AS(type, field, name) {name, COL_TYPE_OF(type, field), offsetof(type, field), NAT_AUTO, NULL, NULL, NULL}
+#define COL_AS(type, field, name)                                                                  \
+    {                                                                                              \
+        name, COL_TYPE_OF(type, field), offsetof(type, field), NAT_AUTO, NULL, NULL, NULL          \
+    }
 /* Columns with a declared nature (headed by `name` in the _AS forms). */
 #define COL_NAT_AS(type, field, name, nat, lo, hi, bound) \
     {name, COL_TYPE_OF(type, field), offsetof(type, field), nat, lo, hi, bound}
 #define COL_MC(type, field, lo, hi) COL_NAT_AS(type, field, #field, NAT_MC, lo, hi, NULL)
 #define COL_MC_AS(type, field, name, lo, hi) COL_NAT_AS(type, field, name, NAT_MC, lo, hi, NULL)
 /* Monte Carlo, but zero up to rounding in the rows where it is <= bound */
-#define COL_MC_ROUND(type, field, lo, hi, bound) COL_NAT_AS(type, field, #field, NAT_MC, lo, hi, bound)
-#define COL_ROUND(type, field, bound) COL_NAT_AS(type, field, #field, NAT_ROUNDING, NULL, NULL, bound)
-#define COL_ROUND_AS(type, field, name, bound) COL_NAT_AS(type, field, name, NAT_ROUNDING, NULL, NULL, bound)
+#define COL_MC_ROUND(type, field, lo, hi, bound)                                                   \
+    COL_NAT_AS(type, field, #field, NAT_MC, lo, hi, bound)
+#define COL_ROUND(type, field, bound)                                                              \
+    COL_NAT_AS(type, field, #field, NAT_ROUNDING, NULL, NULL, bound)
+#define COL_ROUND_AS(type, field, name, bound)                                                     \
+    COL_NAT_AS(type, field, name, NAT_ROUNDING, NULL, NULL, bound)
 #define COL_TRAIN(type, field, lo, hi) COL_NAT_AS(type, field, #field, NAT_TRAINING, lo, hi, NULL)
-#define COL_TRAIN_AS(type, field, name, lo, hi, bound) COL_NAT_AS(type, field, name, NAT_TRAINING, lo, hi, bound)
-#define COL_TRAIN_RUNS(type, field, group) COL_NAT_AS(type, field, #field, NAT_TRAINING, "group:" group, NULL, NULL)
+#define COL_TRAIN_AS(type, field, name, lo, hi, bound)                                             \
+    COL_NAT_AS(type, field, name, NAT_TRAINING, lo, hi, bound)
+#define COL_TRAIN_RUNS(type, field, group)                                                         \
+    COL_NAT_AS(type, field, #field, NAT_TRAINING, "group:" group, NULL, NULL)
 #define COL_EXACT(type, field) COL_NAT_AS(type, field, #field, NAT_EXACT, NULL, NULL, NULL)
 #define COL_RUN(type, field) COL_NAT_AS(type, field, #field, NAT_RUN, NULL, NULL, NULL)
 #define COL_RUN_AS(type, field, name) COL_NAT_AS(type, field, name, NAT_RUN, NULL, NULL, NULL)
@@ -111,8 +122,10 @@ typedef struct {
     size_t ncols;
     char *dir, *name;   /* for the schema, written at commit */
 } csv_table;
-int table_open(csv_table *t, const char *dir, const char *name, const table_col *cols, size_t ncols);
-#define TABLE_OPEN(t, dir, name, cols) table_open(t, dir, name, cols, sizeof(cols) / sizeof((cols)[0]))
+int table_open(csv_table *t, const char *dir, const char *name, const table_col *cols,
+               size_t ncols);
+#define TABLE_OPEN(t, dir, name, cols)                                                             \
+    table_open(t, dir, name, cols, sizeof(cols) / sizeof((cols)[0]))
 void table_row(csv_table *t, const void *row);
 int table_commit(csv_table *t);     /* write errors surface here; writes the schema too */
 

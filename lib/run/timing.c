@@ -1,6 +1,6 @@
 /* timing.c - times with their spread (see timing.h). */
 #include "timing.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -77,7 +77,11 @@ int timing_measure_until(int (*fn)(void *), void *arg, const timing_rule *rule,
     size_t inner = once >= min_sample ? 1 : (size_t)ceil(min_sample / fmax(once, 1e-7));
     size_t cap = rule->max_reps;
     double *s = malloc(cap * sizeof *s), *sorted = malloc(cap * sizeof *sorted);
-    if (s == NULL || sorted == NULL) { free(s); free(sorted); return att_fail(ATT_ERUNTIME, "timing: out of memory"); }
+    if (s == NULL || sorted == NULL) {
+        free(s);
+        free(sorted);
+        return att_fail(ATT_ERUNTIME, "timing: out of memory");
+    }
     size_t n = 0;
     while (!rc && n < cap) {
         t0 = omp_get_wtime();

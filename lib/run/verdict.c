@@ -1,7 +1,7 @@
 /* verdict.c - verdict rows as data: rules, outcomes, the verdicts CSV. */
 #include "verdict.h"
 #include "afile.h"
-#include "att.h"
+#include "status.h"
 #include "table.h"
 
 #include <math.h>
@@ -39,17 +39,26 @@ verdict_rule verdict_rule_none(void) { return (verdict_rule){RULE_NONE, NAN, NAN
 verdict_rule verdict_rule_at_most(double b) { return (verdict_rule){RULE_AT_MOST, NAN, b}; }
 verdict_rule verdict_rule_at_least(double a) { return (verdict_rule){RULE_AT_LEAST, a, NAN}; }
 verdict_rule verdict_rule_between(double a, double b) { return (verdict_rule){RULE_BETWEEN, a, b}; }
-verdict_rule verdict_rule_ci_within(double a, double b) { return (verdict_rule){RULE_CI_WITHIN, a, b}; }
+verdict_rule verdict_rule_ci_within(double a, double b)
+{
+    return (verdict_rule){RULE_CI_WITHIN, a, b};
+}
 verdict_rule verdict_rule_ci_above(double a) { return (verdict_rule){RULE_CI_ABOVE, a, NAN}; }
 verdict_rule verdict_rule_ci_below(double b) { return (verdict_rule){RULE_CI_BELOW, NAN, b}; }
-verdict_rule verdict_rule_precision(double half_width) { return (verdict_rule){RULE_PRECISION, NAN, half_width}; }
+verdict_rule verdict_rule_precision(double half_width)
+{
+    return (verdict_rule){RULE_PRECISION, NAN, half_width};
+}
 
 static int is_ci_rule(rule_cmp c)
 {
     return c == RULE_CI_WITHIN || c == RULE_CI_ABOVE || c == RULE_CI_BELOW || c == RULE_PRECISION;
 }
 
-measure verdict_measure_exact(double value, size_t cases) { return (measure){value, NAN, NAN, cases, 0, NAT_AUTO}; }
+measure verdict_measure_exact(double value, size_t cases)
+{
+    return (measure){value, NAN, NAN, cases, 0, NAT_AUTO};
+}
 
 measure verdict_measure_ci(double mean, double ci_low, double ci_high, size_t draws)
 {
@@ -161,18 +170,26 @@ double verdict_draws_to_decide(verdict_rule r, measure m)
  * ci_low, ci_high; a rounding row's bound is bound_hi). */
 int verdict_list_write_schema(const char *dir, const char *name)
 {
-    static const struct { const char *col, *nature, *lo, *hi, *bound; } s[] = {
-        {"id", "exact", "", "", ""}, {"kind", "exact", "", "", ""}, {"quantity", "exact", "", "", ""},
-        {"expected", "computed", "", "", ""},
-        {"measured", "row", "ci_low", "ci_high", "bound_hi"},
-        {"ci_low", "row", "ci_low", "ci_high", "bound_hi"},
-        {"ci_high", "row", "ci_low", "ci_high", "bound_hi"},
-        {"tolerance", "computed", "", "", ""}, {"draws", "exact", "", "", ""}, {"seed", "exact", "", "", ""},
-        {"verdict", "exact", "", "", ""}, {"rule", "exact", "", "", ""},
-        {"bound_lo", "computed", "", "", ""}, {"bound_hi", "computed", "", "", ""},
-        {"rule_text", "exact", "", "", ""}, {"macro", "exact", "", "", ""},
-        {"run_dependent", "exact", "", "", ""}, {"headline", "exact", "", "", ""},
-        {"nature", "exact", "", "", ""}};
+    static const struct { const char *col, *nature, *lo, *hi, *bound;
+    } s[] = {{"id", "exact", "", "", ""},
+             {"kind", "exact", "", "", ""},
+             {"quantity", "exact", "", "", ""},
+             {"expected", "computed", "", "", ""},
+             {"measured", "row", "ci_low", "ci_high", "bound_hi"},
+             {"ci_low", "row", "ci_low", "ci_high", "bound_hi"},
+             {"ci_high", "row", "ci_low", "ci_high", "bound_hi"},
+             {"tolerance", "computed", "", "", ""},
+             {"draws", "exact", "", "", ""},
+             {"seed", "exact", "", "", ""},
+             {"verdict", "exact", "", "", ""},
+             {"rule", "exact", "", "", ""},
+             {"bound_lo", "computed", "", "", ""},
+             {"bound_hi", "computed", "", "", ""},
+             {"rule_text", "exact", "", "", ""},
+             {"macro", "exact", "", "", ""},
+             {"run_dependent", "exact", "", "", ""},
+             {"headline", "exact", "", "", ""},
+             {"nature", "exact", "", "", ""}};
     char sname[512];
     table_schema_name(name, sname, sizeof sname);
     afile af;
@@ -230,14 +247,15 @@ static int add_row(verdict_list *vl, verdict_kind kind, const char *macro, doubl
                         verdict_rule_cmp_name(r.cmp));
     if (m.nature >= NAT_N)
         return att_fail(ATT_ERUNTIME, "verdict %s: unknown nature %d", macro, (int)m.nature);
-    if ((m.nature == NAT_MC || m.nature == NAT_TRAINING) && (isnan(m.ci_low) || isnan(m.ci_high)) && !isnan(m.value)
-        && m.draws >= 2)
+    if ((m.nature == NAT_MC || m.nature == NAT_TRAINING) && (isnan(m.ci_low) || isnan(m.ci_high)) &&
+        !isnan(m.value) && m.draws >= 2)
         return att_fail(ATT_ERUNTIME, "verdict %s: a %s value needs its confidence interval", macro,
                         table_nature_name(m.nature));
     if (m.run_dependent && kind != KIND_REPORTED)
         return att_fail(ATT_ERUNTIME, "verdict %s: a time varies from run to run; it is "
                         "reported, never a rule's input", macro);
-    if (is_ci_rule(r.cmp) && (isnan(m.ci_low) || isnan(m.ci_high)) && !isnan(m.value) && m.draws >= 2)
+    if (is_ci_rule(r.cmp) && (isnan(m.ci_low) || isnan(m.ci_high)) && !isnan(m.value) &&
+        m.draws >= 2)
         return att_fail(ATT_ERUNTIME, "verdict %s: rule %s needs a confidence interval", macro,
                         verdict_rule_cmp_name(r.cmp));
     if (vl->n == vl->cap) {
@@ -282,7 +300,8 @@ static void print_row(const verdict *v)
     printf("%-12s %-8s %-52s %.6g", verdict_outcome_name(v->outcome), verdict_kind_name(v->kind),
            v->quantity, v->m.value);
     if (v->m.run_dependent)
-        printf("  (min %.6g, max %.6g over %zu repetitions)", v->m.ci_low, v->m.ci_high, v->m.draws);
+        printf("  (min %.6g, max %.6g over %zu repetitions)", v->m.ci_low, v->m.ci_high,
+               v->m.draws);
     else if (!isnan(v->m.ci_low))
         printf("  95%% CI [%.6g, %.6g], %zu draws", v->m.ci_low, v->m.ci_high, v->m.draws);
     printf("  [%s]\n", verdict_rule_text(v->rule, rt, sizeof rt));
@@ -313,8 +332,8 @@ int verdict_list_write(const verdict_list *vl, const char *dir, const char *id,
         table_cell_num(f, v->rule.lo);                     fputc(',', f);
         table_cell_num(f, v->rule.hi);                     fputc(',', f);
         table_cell_str(f, verdict_rule_text(v->rule, rt, sizeof rt)); fputc(',', f);
-        table_cell_str(f, v->macro);                       fprintf(f, ",%d,%d,%s\n", v->m.run_dependent, v->headline,
-                                                                   table_nature_name(v->m.nature));
+        table_cell_str(f, v->macro);
+        fprintf(f, ",%d,%d,%s\n", v->m.run_dependent, v->headline, table_nature_name(v->m.nature));
         if (print & VERDICTS_ROWS) print_row(v);
     }
     if ((st = afile_commit(&af))) return st;

@@ -45,7 +45,7 @@
 #define ATT_VERDICT_H
 
 #include <stddef.h>
-#include "stat.h"
+#include "statistics.h"
 #include "table.h"
 
 typedef enum { KIND_CLAIM, KIND_IDENTITY, KIND_CONTROL, KIND_REPORTED, KIND_N } verdict_kind;
@@ -119,7 +119,7 @@ void verdict_list_free(verdict_list *vl);
  * quantity is printf-formatted. ATT_ERUNTIME on a bad macro name, a kind
  * that does not fit the rule (reported needs rule none and the others a
  * rule), or no memory. The first error is also kept in vl->status and
- * vl->err (sticky): exp_main turns it into exit 3 and writes no
+ * vl->err (sticky): experiment_main turns it into exit 3 and writes no
  * verdict file, so an ignored return value cannot drop a row silently. */
 int verdict_add(verdict_list *vl, verdict_kind kind, const char *macro, double expected,
                 measure m, verdict_rule r, const char *quantity_fmt, ...)

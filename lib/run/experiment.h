@@ -1,8 +1,8 @@
-/* exp.h - one skeleton runs every experiment.
+/* experiment.h - one skeleton runs every experiment.
  *
  * An experiment is a description (its ID, the claim in one line, the options
  * it takes, its default seed and draws) and a run function that measures,
- * writes its tables and adds its verdict rows. exp_main does the rest,
+ * writes its tables and adds its verdict rows. experiment_main does the rest,
  * in this order:
  *   1. parse the options strictly (opts.h); --help prints and exits 0;
  *   2. set the memory budget (--max-memory, default 4G): every matrix, vector
@@ -16,16 +16,16 @@
  *      memory: the first such error is sticky, and the run exits 3 with no
  *      verdict file); name INCONCLUSIVE rows on stderr;
  *   6. print the plain summary (unless --quiet): the claim, the experiment's
- *      summary lines (exp_summary; by default the headline row), a count of
+ *      summary lines (experiment_summary; by default the headline row), a count of
  *      the verdicts; every verdict row only with --verbose;
  *   7. exit: 0 no FAIL, 1 some FAIL, 2 bad usage or input, 3 runtime error.
  *
  * Verdict rows by kind (sticky errors: no return value to check):
- *     exp_claim(e, "concNormSlope", 1.0, m, verdict_rule_ci_within(0.98, 1.02), "slope ...");
- *     exp_headline(e);             // the row just added carries the claim
- *     exp_identity(...); exp_control(...); exp_reported(e, macro, expected, m, fmt, ...);
- * The summary a student reads (one screen):
- *     exp_summary_measure(e, "self-weight", m, "1/T = %.4f", 1.0 / T);
+ *     verdict_claim(e, "concNormSlope", 1.0, m, verdict_rule_ci_within(0.98, 1.02), "slope ...");
+ *     experiment_headline(e);             // the row just added carries the claim
+ *     verdict_identity(...); verdict_control(...); verdict_reported(e, macro, expected, m, fmt,
+ * ...); The summary a student reads (one screen): experiment_summary_measure(e, "self-weight", m,
+ * "1/T = %.4f", 1.0 / T);
  *     -> "  self-weight 0.0318 (1/T = 0.0313), 95% CI [0.0311, 0.0325], 4000 draws"
  * Sweeps (a grid, a draw function, a statistics list): sweep.h.
  *
@@ -34,7 +34,7 @@
  *     {
  *         static const experiment_def def = {"key_bias", "the key bias ...",
  *             OPT_MC | OPT_T, 20261129UL, 400, NULL, run};
- *         return exp_main(&def, argc, argv);
+ *         return experiment_main(&def, argc, argv);
  *     }
  */
 #ifndef ATT_EXPERIMENT_H
@@ -48,9 +48,9 @@
 typedef struct {
     opts o;              /* the parsed options: o.out_dir, o.seed, o.draws, ... */
     verdict_list v;      /* the verdict rows (verdict_add(&e->v, ...))            */
-    char meta[4096];     /* "key: value" provenance lines (exp_meta)              */
+    char meta[4096];     /* "key: value" provenance lines (experiment_meta)              */
     size_t meta_len;
-    char summary[4096];  /* the plain summary lines (exp_summary)                 */
+    char summary[4096];  /* the plain summary lines (experiment_summary)                 */
     size_t summary_len;
 } experiment;
 
@@ -66,36 +66,36 @@ typedef struct {
 } experiment_def;
 
 /* The whole program: returns the exit status. */
-int exp_main(const experiment_def *def, int argc, char **argv);
+int experiment_main(const experiment_def *def, int argc, char **argv);
 
 /* Append a "key: value" line to the provenance (printf format). */
-void exp_meta(experiment *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void experiment_meta(experiment *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A Monte Carlo config with the run's generator, seed and --quiet filled in;
  * the caller sets draws, nstats, the draw function and the rest. */
-mc_config exp_mc(const experiment *e, const char *label);
+mc_config experiment_mc(const experiment *e, const char *label);
 
 /* Verdict rows by kind (verdict.h); an error is sticky (exit 3, no verdict
- * file), so there is nothing to check. exp_reported has rule none. */
-void exp_claim(experiment *e, const char *macro, double expected, measure m, verdict_rule r,
+ * file), so there is nothing to check. verdict_reported has rule none. */
+void verdict_claim(experiment *e, const char *macro, double expected, measure m, verdict_rule r,
                const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-void exp_identity(experiment *e, const char *macro, double expected, measure m, verdict_rule r,
+void verdict_identity(experiment *e, const char *macro, double expected, measure m, verdict_rule r,
                   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-void exp_control(experiment *e, const char *macro, double expected, measure m, verdict_rule r,
+void verdict_control(experiment *e, const char *macro, double expected, measure m, verdict_rule r,
                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-void exp_reported(experiment *e, const char *macro, double expected, measure m,
+void verdict_reported(experiment *e, const char *macro, double expected, measure m,
                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Mark the row added last as the claim's headline. */
-void exp_headline(experiment *e);
+void experiment_headline(experiment *e);
 
 /* A line of the plain summary (printf format; indented on output). */
-void exp_summary(experiment *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void experiment_summary(experiment *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "<label> <value> (<section's value>), 95% CI [lo, hi], N draws": the
  * section's value as printf text (NULL: none); no CI part for an exact m. */
-void exp_summary_measure(experiment *e, const char *label, measure m, const char *section_fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+void experiment_summary_measure(experiment *e, const char *label, measure m,
+                                const char *section_fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* A usage error about an option value (exit 2): "--T 1: <why>". */
-int exp_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

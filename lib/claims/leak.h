@@ -1,10 +1,10 @@
-/* naiveleak.h - the naive head's mean leak E[1 - a_ii] by an exact re-weighting.
+/* leak.h - the naive head's mean leak E[1 - a_ii] by an exact re-weighting.
  *
  * Set-up: X (T, d) rows i.i.d. N(0, I_d), S = X X^T, a_ii = softmax(S_i)_i.
  * Derivation. By exchangeability of the other rows,
  *   E[1 - a_ii] = (T - 1) E[e^{s_ij} / (e^{s_ii} + e^{s_ij} + sum_{k != i,j} e^{s_ik})]   (one j)
- *               = (T - 1) E[e^{s_ij - R} / (1 + e^{s_ij - R} + sum_k e^{s_ik - R})],  R = ||x_i||^2.
- * Given x_i, s_ij = x_i . x_j ~ N(0, R). Tilting x_j by e^{s_ij - R} (Gaussian shift,
+ *               = (T - 1) E[e^{s_ij - R} / (1 + e^{s_ij - R} + sum_k e^{s_ik - R})],  R =
+ * ||x_i||^2. Given x_i, s_ij = x_i . x_j ~ N(0, R). Tilting x_j by e^{s_ij - R} (Gaussian shift,
  * E[e^{a z} g(z)] = e^{a^2/2} E[g(z + a)]): E_j[e^{s_ij - R} g(s_ij - R)] = e^{-R/2} E[g(v)],
  * v ~ N(0, R); the other u_k = s_ik - R ~ N(-R, R), independent given x_i. Then
  * R ~ chi^2_d re-weighted by e^{-R/2}: E[e^{-R/2} h(R)] = 2^{-d/2} E[h(r)], r ~ Gamma(d/2, 1)
@@ -18,21 +18,21 @@
  * (the contour law: d* rises by 2 per doubling of T - 1). The first correction,
  * E[sum_k e^{u_k}] = (T - 2) E e^{-r/2} = (T - 2) (2/3)^{d/2}, is what bends the contour.
  */
-#ifndef ATT_NAIVELEAK_H
-#define ATT_NAIVELEAK_H
+#ifndef ATT_LEAK_H
+#define ATT_LEAK_H
 
 #include <stddef.h>
 #include <gsl/gsl_rng.h>
-#include "stat.h"
+#include "statistics.h"
 #include "sweep.h"
 #include "table.h"
 
 /* One antithetic pair's value of the integrand of c(T, d): draws r, z_v, then z_1..z_{T-2}.
  * T >= 2, d > 0 (any real). */
-double naiveleak_c_draw(gsl_rng *rng, size_t T, double d);
+double leak_c_draw(gsl_rng *rng, size_t T, double d);
 
 /* ln E[1 - a_ii] from c: ln(T - 1) - (d/2) ln 2 + ln c. */
-double naiveleak_log_leak(size_t T, double d, double c);
+double leak_log_leak(size_t T, double d, double c);
 
 /* d*(T): the width where the mean self-weight is `level` (E[1 - a_ii] = 1 - level),
  * by the estimate of c at the two integer widths around it (n antithetic pairs each,
@@ -42,8 +42,8 @@ typedef struct {
     int d_below;               /* the bracket [d_below, d_below + 1] */
     double c_below, c_above;   /* c at the bracket                   */
     size_t n;
-} naiveleak_width;
-int naiveleak_dstar(gsl_rng *rng, size_t T, double level, size_t n, naiveleak_width *w);
+} leak_width;
+int leak_dstar(gsl_rng *rng, size_t T, double level, size_t n, leak_width *w);
 
 /* The exact contour d*(T) of `level` for every T of Tl[0 .. nT-1], each T
  * from its own stream rng_stream_seed(seed, 0xC0DE, T) of rng (reseeded),
@@ -55,17 +55,18 @@ typedef struct {
     size_t T, draws;
     double d_star, d_star_lo, d_star_hi, d_star_se, c_below, c_above, d_law, slope_local;
     size_t d_below;
-} naiveleak_contour_row;
-int naiveleak_contour(gsl_rng *rng, const char *dir, const char *name, unsigned long seed, const size_t *Tl,
-                      size_t nT, double level, size_t pairs, naiveleak_contour_row *rows);
+} leak_contour_row;
+int leak_contour(gsl_rng *rng, const char *dir, const char *name, unsigned long seed,
+                 const size_t *Tl, size_t nT, double level, size_t pairs, leak_contour_row *rows);
 
 /* The median leak 1 - a_ii of `rows` plain rows (row 0 of X (T, d) ~ N(0, 1),
  * s_j = x_0 . x_j), with its order-statistic 95% CI: ranks n/2 -+ 1.96 sqrt(n)/2. */
-int naiveleak_median(gsl_rng *rng, size_t T, size_t d, size_t rows, double *median, double *lo, double *hi);
+int leak_median(gsl_rng *rng, size_t T, size_t d, size_t rows, double *median, double *lo,
+                double *hi);
 
 /* The check of the T = 2 closed form: max over d = 1 .. d_max of
  * |selfweight_leak_t2_numeric(d) / selfweight_leak_t2(d) - 1| (quadrature / 2^(-d/2 - 1)). */
-double naiveleak_t2_quadrature_gap(int d_max);
+double leak_t2_quadrature_gap(int d_max);
 
 /* ---- the derived columns of naive_self_attention's sweep ------------------
  * The sweep: X (T, d) ~ N(0, 1), S = X X^T, per (T, d) the mean self-weight a_ii, the
@@ -75,16 +76,16 @@ double naiveleak_t2_quadrature_gap(int d_max);
  * larger of the sample's and the law's), whether the point is shown, the law, the
  * exact T = 2 leak, the Wilson CI of argmax-is-self over the rows. */
 /* the derived columns after the sweep's statistics, in this order */
-enum { NAIVELEAK_SLO, NAIVELEAK_SHI, NAIVELEAK_LLO, NAIVELEAK_LHI, NAIVELEAK_LSE,
-       NAIVELEAK_RSE, NAIVELEAK_SHOWN, NAIVELEAK_LAW, NAIVELEAK_T2, NAIVELEAK_ALO,
-       NAIVELEAK_AHI, NAIVELEAK_ND };
-extern const table_col naiveleak_cols[NAIVELEAK_ND];
+enum { LEAK_SLO, LEAK_SHI, LEAK_LLO, LEAK_LHI, LEAK_LSE,
+       LEAK_RSE, LEAK_SHOWN, LEAK_LAW, LEAK_T2, LEAK_ALO,
+       LEAK_AHI, LEAK_ND };
+extern const table_col leak_cols[LEAK_ND];
 /* a point is shown (in the figure, in the contour) when its leak's rse is at most this */
-#define NAIVELEAK_MAX_RSE 0.1
+#define LEAK_MAX_RSE 0.1
 
-/* col[NAIVELEAK_ND] at point pt (T, d) from its accumulators of the leak 1 - a_ii,
+/* col[LEAK_ND] at point pt (T, d) from its accumulators of the leak 1 - a_ii,
  * of the leak / ((T - 1) 2^(-d/2)) and of argmax-is-self (each a mean over T rows). */
-void naiveleak_derive(double *col, const sweep_point *pt, const stat_acc *leak, const stat_acc *ratio,
+void leak_derive(double *col, const sweep_point *pt, const stat_acc *leak, const stat_acc *ratio,
                          const stat_acc *argmax);
 
 #endif

@@ -1,4 +1,4 @@
-/* circuitinv.h - the sweep both invariance experiments run (qk_invariance,
+/* invariance.h - the sweep both invariance experiments run (qk_invariance,
  * ov_invariance): a head reparametrized by an invertible R, over cond(R).
  *
  * The grid: T = 16, d = 64, d_k = d_v = 16 (--T, --d, --dk, --dv replace
@@ -8,30 +8,30 @@
  * so the products that give back a circuit carry ~ cond(R) eps times the
  * length of the chain): a column "allowed_units" = C(point).
  */
-#ifndef ATT_CIRCUITINV_H
-#define ATT_CIRCUITINV_H
+#ifndef ATT_INVARIANCE_H
+#define ATT_INVARIANCE_H
 
 #include <stddef.h>
 #include "sweep.h"
 
-#define CIRCUITINV_MAX_COND 1e15   /* cond(R) at most this, below 1/eps */
+#define INVARIANCE_MAX_COND 1e15   /* cond(R) at most this, below 1/eps */
 
 /* The head sizes alone: T = 16, d = 64, d_k = d_v = 16 (one-value axes). */
-void circuitinv_grid_head(sweep_grid *g);
+void invariance_grid_head(sweep_grid *g);
 /* The grid above for an R of size r x r (r = 1: cond 1 alone, a 1 x 1 R
  * has no other), or the single cond(R) = cond_only when it is not 0 (checked:
- * 1 <= cond_only <= CIRCUITINV_MAX_COND, r >= 2 unless it is 1). ATT_OK, or
+ * 1 <= cond_only <= INVARIANCE_MAX_COND, r >= 2 unless it is 1). ATT_OK, or
  * ATT_EUSAGE with a message naming --cond. */
-int circuitinv_grid(sweep_grid *g, size_t r, double cond_only);
+int invariance_grid(sweep_grid *g, size_t r, double cond_only);
 
 /* C(pt): the allowed error at a point, in units of cond(R) eps (or of eps). */
-typedef double (*circuitinv_allowed_fn)(const sweep_point *pt);
+typedef double (*invariance_allowed_fn)(const sweep_point *pt);
 /* def gets the derived column "allowed_units" = (*C)(point); def->ctx = C
  * (the draw must not need another ctx). */
-void circuitinv_def_allowed(sweep_def *def, const circuitinv_allowed_fn *C);
+void invariance_def_allowed(sweep_def *def, const invariance_allowed_fn *C);
 
 /* ", while the <what> moved by at least N%" (the smallest relative change
  * vmin, in percent) into buf (n bytes) when moved draws > 0, else "". */
-const char *circuitinv_moved(char *buf, size_t n, const char *what, double vmin, size_t moved);
+const char *invariance_moved(char *buf, size_t n, const char *what, double vmin, size_t moved);
 
 #endif

@@ -1,8 +1,8 @@
-/* rpexcess.c - the excess over 1/T and its control variate (see rpexcess.h). */
-#include "rpexcess.h"
+/* excess.c - the excess over 1/T and its control variate (see excess.h). */
+#include "excess.h"
 #include "randn.h"
 #include "vexp.h"
-#include "att.h"
+#include "status.h"
 #include "curve.h"
 #include "mem.h"
 
@@ -22,7 +22,7 @@ static double weight(const double *s, size_t T, size_t i, double g)
     return y[i] / z;
 }
 
-void rpexcess_draw(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, double out[RPX_NOUT])
+void excess_draw(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, double out[RPX_NOUT])
 {
     static _Thread_local double X[RPX_MAX_T][RPX_MAX_D], Xc[RPX_MAX_T][RPX_MAX_D];
     double WQ[RPX_MAX_D][RPX_MAX_DK], WK[RPX_MAX_D][RPX_MAX_DK];
@@ -77,21 +77,21 @@ void rpexcess_draw(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, doubl
     out[RPX_Q2] = q2 / (double)T;
 }
 
-double rpexcess_law(size_t T, size_t d, size_t d_k, double c)
+double excess_law(size_t T, size_t d, size_t d_k, double c)
 {
     return (1.0 - 1.0 / (double)T) * (1.0 - 2.0 / (double)T) * (double)d_k * pow(c, 4) / (double)d;
 }
 
-int rpexcess_estimate(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, size_t n,
+int excess_estimate(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, size_t n,
                       double plant, double *est, double *se)
 {
-    double law = rpexcess_law(T, d, d_k, c), V = NAN;
+    double law = excess_law(T, d, d_k, c), V = NAN;
     double *Y = mem_calloc(n, sizeof *Y, "excess draws");
     double *X = mem_calloc(n, sizeof *X, "excess controls");
     int st = Y && X ? ATT_OK : att_alloc_status();
     for (size_t k = 0; k < n && !st; k++) {
         double o[RPX_NOUT];
-        rpexcess_draw(rng, T, d, d_k, c, o);
+        excess_draw(rng, T, d, d_k, c, o);
         Y[k] = o[RPX_ANTI] + plant;   // Y_anti (+ the test's planted bias)
         X[k] = o[RPX_Q2] - law;       // Q2 - law: mean 0
     }

@@ -1,4 +1,4 @@
-/* test_prevtrain.c - the learned previous-token head (lib/claims/prevtrain.h):
+/* test_training.c - the learned previous-token head (lib/claims/training.h):
  * the full model's gradient (head + W_O + cross-entropy, separate and tied)
  * against central finite differences, one Adam step by hand, training in
  * pieces equal to training in one go, and a tiny training run that must
@@ -8,9 +8,9 @@
  * theta = [W_Q ; W_K ; W_V unless tied ; W_O] flat.
  */
 #include "prop.h"
-#include "prevtrain.h"
+#include "training.h"
 #include "mat.h"
-#include "att.h"
+#include "status.h"
 
 #include <float.h>
 #include <math.h>
@@ -22,7 +22,7 @@
 static double loss_at(prev_model *m, const size_t *tokens, size_t B)
 {
     double L;
-    ck_assert_int_eq(prevtrain_loss_grad(m, tokens, B, &L), ATT_OK);
+    ck_assert_int_eq(training_loss_grad(m, tokens, B, &L), ATT_OK);
     return L;
 }
 
@@ -31,12 +31,12 @@ static double loss_at(prev_model *m, const size_t *tokens, size_t B)
  * eps L / h ~ 1e-11 per entry (L ~ 2); a wrong gradient is off by O(||g||). */
 static void check_model_gradient(gsl_rng *rng, size_t V, size_t T, size_t dk, int tied, size_t B)
 {
-    prev_config c = prevtrain_config_default(V, T, dk, tied);
+    prev_config c = training_config_default(V, T, dk, tied);
     prev_model m;
-    ck_assert_int_eq(prevtrain_model_alloc(&m, &c), ATT_OK);
-    prevtrain_init(rng, &m);
+    ck_assert_int_eq(training_model_alloc(&m, &c), ATT_OK);
+    training_init(rng, &m);
     size_t *tokens = calloc(B * T, sizeof *tokens);
-    for (size_t b = 0; b < B; b++) prevtrain_draw_tokens(rng, tokens + b * T, V, T);
+    for (size_t b = 0; b < B; b++) training_draw_tokens(rng, tokens + b * T, V, T);
     loss_at(&m, tokens, B);
     gsl_vector *g = mat_vec_new(m.n);
     gsl_vector_memcpy(g, m.grad);
@@ -59,13 +59,13 @@ static void check_model_gradient(gsl_rng *rng, size_t V, size_t T, size_t dk, in
     PROP_ASSERT(sqrt(g2) > 1e-6, "the gradient is not trivially zero (||g|| = %g)", sqrt(g2));
     mat_vec_free(g);
     free(tokens);
-    prevtrain_model_free(&m);
+    training_model_free(&m);
 }
 
 START_TEST(test_prop_model_gradient)
 {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    PROP_FOR(k, rng, "prevtrain: full-model gradient = finite differences") {
+    PROP_FOR(k, rng, "training: full-model gradient = finite differences") {
         size_t V = prop_size(rng, 2, 5), T = prop_size(rng, 2, 5), dk = prop_size(rng, 1, 4);
         check_model_gradient(rng, V, T, dk, (int)(k % 2), prop_size(rng, 1, 3));
     }
@@ -81,18 +81,18 @@ START_TEST(test_tied_gradient_is_the_sum)
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 7);
     size_t V = 4, T = 5, dk = 3, B = 2;
-    prev_config ct = prevtrain_config_default(V, T, dk, 1),
-                cs = prevtrain_config_default(V, T, dk, 0);
+    prev_config ct = training_config_default(V, T, dk, 1),
+                cs = training_config_default(V, T, dk, 0);
     prev_model mt, ms;
-    ck_assert_int_eq(prevtrain_model_alloc(&mt, &ct), ATT_OK);
-    ck_assert_int_eq(prevtrain_model_alloc(&ms, &cs), ATT_OK);
-    prevtrain_init(rng, &mt);
+    ck_assert_int_eq(training_model_alloc(&mt, &ct), ATT_OK);
+    ck_assert_int_eq(training_model_alloc(&ms, &cs), ATT_OK);
+    training_init(rng, &mt);
     gsl_matrix_memcpy(&ms.W_Q.matrix, &mt.W_Q.matrix);
     gsl_matrix_memcpy(&ms.W_K.matrix, &mt.W_K.matrix);
     gsl_matrix_memcpy(&ms.W_V.matrix, &mt.W_K.matrix);
     gsl_matrix_memcpy(&ms.W_O.matrix, &mt.W_O.matrix);
     size_t tokens[10];
-    for (size_t b = 0; b < B; b++) prevtrain_draw_tokens(rng, tokens + b * T, V, T);
+    for (size_t b = 0; b < B; b++) training_draw_tokens(rng, tokens + b * T, V, T);
     double Lt = loss_at(&mt, tokens, B), Ls = loss_at(&ms, tokens, B);
     ck_assert_msg(Lt == Ls, "same weights, same loss: %.17g vs %.17g", Lt, Ls);
     gsl_matrix_add(&ms.dW_K.matrix, &ms.dW_V.matrix);
@@ -100,8 +100,8 @@ START_TEST(test_tied_gradient_is_the_sum)
     ck_assert_msg(diff <= 16 * DBL_EPSILON * (1.0 + mat_max_abs(&mt.dW_K.matrix)),
                   "tied dW_K = dW_K + dW_V: off by %g", diff);
     ck_assert_uint_eq(mt.n + ct.dk * (V + T), ms.n);   /* no W_V block when tied */
-    prevtrain_model_free(&mt);
-    prevtrain_model_free(&ms);
+    training_model_free(&mt);
+    training_model_free(&ms);
     gsl_rng_free(rng);
 }
 END_TEST
@@ -115,7 +115,7 @@ START_TEST(test_adam_by_hand)
     // step 1, g = (0.5, -4): m = 0.1 g, v = 0.001 g^2, mhat = g, vhat = g^2,
     // theta -= 0.1 g / (|g| + 1e-8)
     double g1[2] = { 0.5, -4.0 };
-    prevtrain_adam_step(theta, g1, m, v, 2, 1, &a);
+    training_adam_step(theta, g1, m, v, 2, 1, &a);
     ck_assert_double_eq_tol(m[0], 0.05, 1e-15);
     ck_assert_double_eq_tol(v[1], 0.016, 1e-15);
     ck_assert_double_eq_tol(theta[0], 1.0 - 0.1 * 0.5 / (0.5 + 1e-8), 1e-14);
@@ -123,7 +123,7 @@ START_TEST(test_adam_by_hand)
     // step 2, g = (1, 0): m0 = 0.9*0.05 + 0.1 = 0.145, v0 = 0.999*0.00025 + 0.001 = 0.00124975
     // mhat0 = 0.145 / 0.19, vhat0 = 0.00124975 / 0.001999
     double g2[2] = { 1.0, 0.0 }, t0 = theta[0], t1 = theta[1];
-    prevtrain_adam_step(theta, g2, m, v, 2, 2, &a);
+    training_adam_step(theta, g2, m, v, 2, 2, &a);
     double mh0 = 0.145 / (1 - 0.81), vh0 = 0.00124975 / (1 - 0.998001);
     ck_assert_double_eq_tol(m[0], 0.145, 1e-15);
     ck_assert_double_eq_tol(v[0], 0.00124975, 1e-15);
@@ -139,20 +139,20 @@ END_TEST
 /* Steps 1..a then a+1..b give the very same weights as 1..b. */
 START_TEST(test_train_in_pieces)
 {
-    prev_config c = prevtrain_config_default(4, 4, 2, 0);
+    prev_config c = training_config_default(4, 4, 2, 0);
     prev_model m1, m2;
-    ck_assert_int_eq(prevtrain_model_alloc(&m1, &c), ATT_OK);
-    ck_assert_int_eq(prevtrain_model_alloc(&m2, &c), ATT_OK);
+    ck_assert_int_eq(training_model_alloc(&m1, &c), ATT_OK);
+    ck_assert_int_eq(training_model_alloc(&m2, &c), ATT_OK);
     gsl_rng *r1 = gsl_rng_alloc(gsl_rng_mt19937), *r2 = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r1, 11); gsl_rng_set(r2, 11);
-    prevtrain_init(r1, &m1); prevtrain_init(r2, &m2);
-    ck_assert_int_eq(prevtrain_run(r1, &m1, 1, 30, NULL), ATT_OK);
-    ck_assert_int_eq(prevtrain_run(r2, &m2, 1, 12, NULL), ATT_OK);
-    ck_assert_int_eq(prevtrain_run(r2, &m2, 13, 30, NULL), ATT_OK);
+    training_init(r1, &m1); training_init(r2, &m2);
+    ck_assert_int_eq(training_run(r1, &m1, 1, 30, NULL), ATT_OK);
+    ck_assert_int_eq(training_run(r2, &m2, 1, 12, NULL), ATT_OK);
+    ck_assert_int_eq(training_run(r2, &m2, 13, 30, NULL), ATT_OK);
     ck_assert_int_eq(memcmp(m1.theta->data, m2.theta->data, m1.n * sizeof(double)), 0);
-    ck_assert_int_eq(prevtrain_run(r1, &m1, 0, 3, NULL), ATT_EUSAGE);
+    ck_assert_int_eq(training_run(r1, &m1, 0, 3, NULL), ATT_EUSAGE);
     gsl_rng_free(r1); gsl_rng_free(r2);
-    prevtrain_model_free(&m1); prevtrain_model_free(&m2);
+    training_model_free(&m1); training_model_free(&m2);
 }
 END_TEST
 
@@ -161,19 +161,19 @@ END_TEST
  * put most of its weight on t - 1 (a broken gradient or mask does not). */
 START_TEST(test_tiny_training_learns)
 {
-    prev_config c = prevtrain_config_default(4, 4, 2, 0);
+    prev_config c = training_config_default(4, 4, 2, 0);
     c.heldout = 200;
     prev_model m;
-    ck_assert_int_eq(prevtrain_model_alloc(&m, &c), ATT_OK);
+    ck_assert_int_eq(training_model_alloc(&m, &c), ATT_OK);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 2026);
-    prevtrain_init(r, &m);
+    training_init(r, &m);
     prev_eval before, after;
-    ck_assert_int_eq(prevtrain_evaluate(r, &m, &before, NULL), ATT_OK);
+    ck_assert_int_eq(training_evaluate(r, &m, &before, NULL), ATT_OK);
     double loss;
-    ck_assert_int_eq(prevtrain_run(r, &m, 1, 300, &loss), ATT_OK);
+    ck_assert_int_eq(training_run(r, &m, 1, 300, &loss), ATT_OK);
     gsl_matrix *A = mat_new(4, 4);
-    ck_assert_int_eq(prevtrain_evaluate(r, &m, &after, A), ATT_OK);
+    ck_assert_int_eq(training_evaluate(r, &m, &after, A), ATT_OK);
     printf("  tiny run: accuracy %.3f -> %.3f, weight on t-1 %.3f -> %.3f\n", before.accuracy,
            after.accuracy, before.weight_prev, after.weight_prev);
     ck_assert_msg(after.accuracy >= 0.95, "accuracy %g", after.accuracy);
@@ -190,26 +190,26 @@ START_TEST(test_tiny_training_learns)
     }
     mat_free(A);
     gsl_rng_free(r);
-    prevtrain_model_free(&m);
+    training_model_free(&m);
 }
 END_TEST
 
 START_TEST(test_bad_config)
 {
     prev_model m;
-    prev_config c = prevtrain_config_default(8, 1, 2, 0);
-    ck_assert_int_eq(prevtrain_model_alloc(&m, &c), ATT_EUSAGE);
-    c = prevtrain_config_default(1, 8, 2, 0);
-    ck_assert_int_eq(prevtrain_model_alloc(&m, &c), ATT_EUSAGE);
-    c = prevtrain_config_default(8, 8, 0, 0);
-    ck_assert_int_eq(prevtrain_model_alloc(&m, &c), ATT_EUSAGE);
-    c = prevtrain_config_default(8, 8, 2, 0);
+    prev_config c = training_config_default(8, 1, 2, 0);
+    ck_assert_int_eq(training_model_alloc(&m, &c), ATT_EUSAGE);
+    c = training_config_default(1, 8, 2, 0);
+    ck_assert_int_eq(training_model_alloc(&m, &c), ATT_EUSAGE);
+    c = training_config_default(8, 8, 0, 0);
+    ck_assert_int_eq(training_model_alloc(&m, &c), ATT_EUSAGE);
+    c = training_config_default(8, 8, 2, 0);
     c.adam.lr = NAN;
-    ck_assert_int_eq(prevtrain_model_alloc(&m, &c), ATT_EUSAGE);
+    ck_assert_int_eq(training_model_alloc(&m, &c), ATT_EUSAGE);
 }
 END_TEST
 
-PROP_MAIN("test_prevtrain",
+PROP_MAIN("test_training",
           {"unit", 120, {test_tied_gradient_is_the_sum, test_adam_by_hand, test_train_in_pieces,
                          test_tiny_training_learns, test_bad_config}},
           {"properties", 120, {test_prop_model_gradient}})

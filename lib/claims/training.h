@@ -1,4 +1,4 @@
-/* prevtrain.h - learning a previous-token head by gradient descent.
+/* training.h - learning a previous-token head by gradient descent.
  *
  * The model (one causal attention head and an output matrix):
  *   x_t = [e_{token_t} ; e_t]                 X (T, d), d = n_vocab + T
@@ -25,8 +25,8 @@
  * and seeded by the caller's generator: one run gives the same numbers for
  * any number of threads.
  */
-#ifndef ATT_PREVTRAIN_H
-#define ATT_PREVTRAIN_H
+#ifndef ATT_TRAINING_H
+#define ATT_TRAINING_H
 
 #include <stddef.h>
 #include <gsl/gsl_matrix.h>
@@ -39,7 +39,7 @@ typedef struct {
 } adam_params;
 
 /* One Adam step on n numbers at step k >= 1 (the formula above). */
-void prevtrain_adam_step(double *theta, const double *g, double *m, double *v, size_t n,
+void training_adam_step(double *theta, const double *g, double *m, double *v, size_t n,
                          size_t k, const adam_params *a);
 
 typedef struct {
@@ -54,7 +54,7 @@ typedef struct {
 } prev_config;
 
 /* The experiment's defaults for (n_vocab, T, d_k, tied). */
-prev_config prevtrain_config_default(size_t n_vocab, size_t T, size_t dk, int tied);
+prev_config training_config_default(size_t n_vocab, size_t T, size_t dk, int tied);
 
 typedef struct {
     prev_config c;
@@ -74,36 +74,36 @@ typedef struct {
 /* Allocate for c (checked: n_vocab >= 2, T >= 2, dk >= 1, batch >= 1,
  * heldout >= 1, finite positive lr and init, 0 <= beta < 1, eps > 0;
  * ATT_EUSAGE naming the field otherwise). Weights are zero until
- * prevtrain_init. */
-int prevtrain_model_alloc(prev_model *mdl, const prev_config *c);
-void prevtrain_model_free(prev_model *mdl);
+ * training_init. */
+int training_model_alloc(prev_model *mdl, const prev_config *c);
+void training_model_free(prev_model *mdl);
 
 /* W ~ N(0, init^2 / fan_in) for W_Q, W_K, W_V, W_O, drawn in that order
  * from rng; W_V is drawn even when tied (and discarded), so a tied and a
  * separate model from the same generator state share W_Q, W_K, W_O and
  * every later draw (the training batches, the held-out sequences). Adam's
  * moments are set to 0. */
-void prevtrain_init(gsl_rng *rng, prev_model *mdl);
+void training_init(gsl_rng *rng, prev_model *mdl);
 
 /* tokens (T) uniform in 0 .. n_vocab-1. */
-void prevtrain_draw_tokens(gsl_rng *rng, size_t *tokens, size_t n_vocab, size_t T);
+void training_draw_tokens(gsl_rng *rng, size_t *tokens, size_t n_vocab, size_t T);
 
 /* Forward pass of one sequence tokens (T): fills mdl->X, st (Q, K, V, S, A,
  * O), Z and P; returns the sequence's summed loss
  *   sum_{t>=1} -log p_{t, token_{t-1}}   (via log-sum-exp, stable)
  * in *loss, and the number of positions t >= 1 whose argmax_v z_tv (first
  * on ties) is token_{t-1} in *correct (may be NULL). */
-int prevtrain_forward(prev_model *mdl, const size_t *tokens, double *loss, size_t *correct);
+int training_forward(prev_model *mdl, const size_t *tokens, double *loss, size_t *correct);
 
 /* Loss and gradient over a batch of B sequences (tokens: B x T, row b is
  * sequence b): *loss = L above, mdl->grad = dL/dtheta. */
-int prevtrain_loss_grad(prev_model *mdl, const size_t *tokens, size_t B, double *loss);
+int training_loss_grad(prev_model *mdl, const size_t *tokens, size_t B, double *loss);
 
 /* Train: Adam steps k = first .. last (first >= 1; Adam's bias correction
  * uses k, so training in pieces 1..a, a+1..b equals one run 1..b), each on
  * a fresh batch of c.batch random sequences drawn from rng. *mean_loss =
  * the mean batch loss over these steps (may be NULL). c.steps is not read. */
-int prevtrain_run(gsl_rng *rng, prev_model *mdl, size_t first, size_t last, double *mean_loss);
+int training_run(gsl_rng *rng, prev_model *mdl, size_t first, size_t last, double *mean_loss);
 
 /* What the evaluation measures on c.heldout fresh random sequences. */
 typedef struct {
@@ -116,6 +116,6 @@ typedef struct {
 
 /* Evaluate on c.heldout sequences from rng; A_mean (T, T) (may be NULL)
  * receives the mean attention matrix over them. */
-int prevtrain_evaluate(gsl_rng *rng, prev_model *mdl, prev_eval *ev, gsl_matrix *A_mean);
+int training_evaluate(gsl_rng *rng, prev_model *mdl, prev_eval *ev, gsl_matrix *A_mean);
 
 #endif

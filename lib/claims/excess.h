@@ -1,4 +1,4 @@
-/* rpexcess.h - the self-weight's excess over 1/T with random projections, and its
+/* excess.h - the self-weight's excess over 1/T with random projections, and its
  * second-order (soft-softmax) law, measured with antithetic pairs and the second-order term as
  * a control variate.
  *
@@ -30,32 +30,32 @@
  * se (0.0053), 92/100 CIs covering 0.8203, and no O(1/n) bias (0.8219 +- 0.0011 at 5,000
  * draws): the default seed's draw was a 2.3-sigma one, not a biased estimator. Antithetic
  * pairs with Q2 alone have a 1.7 x smaller variance (se 0.0042 at 50,000 draws) and one
- * coefficient instead of four; tests/test_rpexcess.c checks the CI's coverage over
+ * coefficient instead of four; tests/test_excess.c checks the CI's coverage over
  * replicate seeds and that a planted bias of 2 se is caught.
  */
-#ifndef ATT_RPEXCESS_H
-#define ATT_RPEXCESS_H
+#ifndef ATT_EXCESS_H
+#define ATT_EXCESS_H
 
 #include <stddef.h>
 #include <gsl/gsl_rng.h>
 
 enum { RPX_MAX_T = 64, RPX_MAX_D = 64, RPX_MAX_DK = 16 };
-enum { RPX_PLAIN, RPX_ANTI, RPX_Q2, RPX_NOUT };   /* rpexcess_draw's outputs */
+enum { RPX_PLAIN, RPX_ANTI, RPX_Q2, RPX_NOUT };   /* excess_draw's outputs */
 
 /* One draw (X, X', W_Q, W_K in that order from rng), each averaged over the T rows i:
  * out[RPX_PLAIN] = (1/T) sum_i T (a_ii - a'_ii), out[RPX_ANTI] the same averaged with its
  * antithetic -W_K (same mean), out[RPX_Q2] the second-order term of T (a_ii - a'_ii), even
  * in s, whose mean is the law exactly (the derivation above; tested against its Monte
  * Carlo mean). T in [2, RPX_MAX_T], d <= RPX_MAX_D, d_k <= RPX_MAX_DK. */
-void rpexcess_draw(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, double out[RPX_NOUT]);
+void excess_draw(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, double out[RPX_NOUT]);
 
 /* The estimate of T E[a_ii] - 1 from n draws on rng: the intercept of Y_anti regressed on
  * Q2 - law (curve.h), and its standard error. plant is added to every Y_anti (0 but in
  * the test that sees a planted bias caught). n >= 3. ATT_OK, or curve_fit's / memory status. */
-int rpexcess_estimate(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, size_t n,
+int excess_estimate(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, size_t n,
                       double plant, double *est, double *se);
 
 /* The law: (1 - 1/T)(1 - 2/T) d_k c^4 / d. */
-double rpexcess_law(size_t T, size_t d, size_t d_k, double c);
+double excess_law(size_t T, size_t d, size_t d_k, double c);
 
 #endif

@@ -1,5 +1,5 @@
-/* stat.c - Welford running moments, Chan merge, 95% CI, line fit. */
-#include "stat.h"
+/* statistics.c - Welford running moments, Chan merge, 95% CI, line fit. */
+#include "statistics.h"
 
 #include <math.h>
 

@@ -1,13 +1,13 @@
-/* prevtrain.c - a previous-token head learned by Adam (see prevtrain.h).
+/* training.c - a previous-token head learned by Adam (see training.h).
  *
  * Shapes: X (T, d), d = n_vocab + T;  W_Q, W_K (d, d_k), W_V (d, d_v = d_k),
  * W_O (d_k, n_vocab);  S, A (T, T);  O (T, d_k);  Z, P (T, n_vocab).
  */
-#include "prevtrain.h"
+#include "training.h"
 #include "prevtoken.h"
 #include "mat.h"
 #include "softmax.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,7 +16,7 @@
 #include <gsl/gsl_randist.h>
 
 /* theta (n), g (n), m (n), v (n); step k >= 1 */
-void prevtrain_adam_step(double *theta, const double *g, double *m, double *v, size_t n,
+void training_adam_step(double *theta, const double *g, double *m, double *v, size_t n,
                          size_t k, const adam_params *a)
 {
     double c1 = 1.0 - pow(a->beta1, (double)k), c2 = 1.0 - pow(a->beta2, (double)k);
@@ -29,7 +29,7 @@ void prevtrain_adam_step(double *theta, const double *g, double *m, double *v, s
     }
 }
 
-prev_config prevtrain_config_default(size_t n_vocab, size_t T, size_t dk, int tied)
+prev_config training_config_default(size_t n_vocab, size_t T, size_t dk, int tied)
 {
     return (prev_config){ .n_vocab = n_vocab, .T = T, .dk = dk, .tied = tied,
                           .steps = 1600, .batch = 8,
@@ -40,19 +40,19 @@ prev_config prevtrain_config_default(size_t n_vocab, size_t T, size_t dk, int ti
 static int prev_check(const prev_config *c)
 {
     if (c->n_vocab < 2)
-        return att_fail(ATT_EUSAGE, "prevtrain: n_vocab = %zu, needs >= 2", c->n_vocab);
+        return att_fail(ATT_EUSAGE, "training: n_vocab = %zu, needs >= 2", c->n_vocab);
     if (c->T < 2)
-        return att_fail(ATT_EUSAGE, "prevtrain: T = %zu, needs >= 2 (a previous token)", c->T);
-    if (c->dk < 1) return att_fail(ATT_EUSAGE, "prevtrain: d_k = 0, needs >= 1");
+        return att_fail(ATT_EUSAGE, "training: T = %zu, needs >= 2 (a previous token)", c->T);
+    if (c->dk < 1) return att_fail(ATT_EUSAGE, "training: d_k = 0, needs >= 1");
     if (c->batch < 1 || c->heldout < 1)
-        return att_fail(ATT_EUSAGE, "prevtrain: batch (%zu) and heldout (%zu) must be >= 1",
+        return att_fail(ATT_EUSAGE, "training: batch (%zu) and heldout (%zu) must be >= 1",
                         c->batch, c->heldout);
     if (!(c->adam.lr > 0 && isfinite(c->adam.lr)) || !(c->init > 0 && isfinite(c->init)))
-        return att_fail(ATT_EUSAGE, "prevtrain: lr (%g) and init (%g) must be finite and > 0",
+        return att_fail(ATT_EUSAGE, "training: lr (%g) and init (%g) must be finite and > 0",
                         c->adam.lr, c->init);
     if (!(c->adam.beta1 >= 0 && c->adam.beta1 < 1) || !(c->adam.beta2 >= 0 && c->adam.beta2 < 1)
         || !(c->adam.eps > 0 && isfinite(c->adam.eps)))
-        return att_fail(ATT_EUSAGE, "prevtrain: Adam needs 0 <= beta1, beta2 < 1 and eps > 0 "
+        return att_fail(ATT_EUSAGE, "training: Adam needs 0 <= beta1, beta2 < 1 and eps > 0 "
                         "(beta1 %g, beta2 %g, eps %g)", c->adam.beta1, c->adam.beta2, c->adam.eps);
     return ATT_OK;
 }
@@ -65,7 +65,7 @@ static gsl_matrix_view block(gsl_vector *v, size_t *off, size_t rows, size_t col
     return w;
 }
 
-int prevtrain_model_alloc(prev_model *mdl, const prev_config *c)
+int training_model_alloc(prev_model *mdl, const prev_config *c)
 {
     memset(mdl, 0, sizeof *mdl);
     int rc = prev_check(c);
@@ -87,10 +87,10 @@ int prevtrain_model_alloc(prev_model *mdl, const prev_config *c)
     if (!mdl->theta || !mdl->grad || !mdl->m || !mdl->v || !mdl->tokens || !mdl->X || !mdl->Z
         || !mdl->P || !mdl->G || (rc = head_state_alloc(&mdl->st, T, T, d, dk, dk))
         || (rc = head_grads_alloc(&mdl->hg, T, T, d, dk, dk))) {
-        prevtrain_model_free(mdl);
+        training_model_free(mdl);
         if (rc) return rc;   // a --max-memory refusal stays a usage error (exit 2)
         if (att_alloc_status() == ATT_EUSAGE) return ATT_EUSAGE;
-        return att_fail(ATT_ERUNTIME, "prevtrain: out of memory");
+        return att_fail(ATT_ERUNTIME, "training: out of memory");
     }
     size_t o1 = 0, o2 = 0;
     mdl->W_Q = block(mdl->theta, &o1, d, dk);   mdl->dW_Q = block(mdl->grad, &o2, d, dk);
@@ -103,7 +103,7 @@ int prevtrain_model_alloc(prev_model *mdl, const prev_config *c)
     return ATT_OK;
 }
 
-void prevtrain_model_free(prev_model *mdl)
+void training_model_free(prev_model *mdl)
 {
     mat_vec_free(mdl->theta); mat_vec_free(mdl->grad); mat_vec_free(mdl->m); mat_vec_free(mdl->v);
     free(mdl->tokens);
@@ -113,7 +113,7 @@ void prevtrain_model_free(prev_model *mdl)
     memset(mdl, 0, sizeof *mdl);
 }
 
-void prevtrain_init(gsl_rng *rng, prev_model *mdl)
+void training_init(gsl_rng *rng, prev_model *mdl)
 {
     size_t d = mdl->d, dk = mdl->c.dk, V = mdl->c.n_vocab;
     double s_in = mdl->c.init / sqrt((double)d), s_out = mdl->c.init / sqrt((double)dk);
@@ -131,7 +131,7 @@ void prevtrain_init(gsl_rng *rng, prev_model *mdl)
     gsl_vector_set_zero(mdl->v);
 }
 
-void prevtrain_draw_tokens(gsl_rng *rng, size_t *tokens, size_t n_vocab, size_t T)
+void training_draw_tokens(gsl_rng *rng, size_t *tokens, size_t n_vocab, size_t T)
 {
     for (size_t t = 0; t < T; t++) tokens[t] = gsl_rng_uniform_int(rng, n_vocab);
 }
@@ -146,7 +146,7 @@ static size_t argmax(const double *z, size_t n)
 }
 
 /* tokens (T) -> X (T, d), st, Z (T, V), P (T, V) */
-int prevtrain_forward(prev_model *mdl, const size_t *tokens, double *loss, size_t *correct)
+int training_forward(prev_model *mdl, const size_t *tokens, double *loss, size_t *correct)
 {
     size_t T = mdl->c.T, V = mdl->c.n_vocab;
     // x_t = [e_{token_t} ; e_t]
@@ -171,7 +171,7 @@ int prevtrain_forward(prev_model *mdl, const size_t *tokens, double *loss, size_
 }
 
 /* tokens (B x T) -> grad (n) = dL/dtheta, L = mean over B (T-1) predictions */
-int prevtrain_loss_grad(prev_model *mdl, const size_t *tokens, size_t B, double *loss)
+int training_loss_grad(prev_model *mdl, const size_t *tokens, size_t B, double *loss)
 {
     size_t T = mdl->c.T, V = mdl->c.n_vocab;
     double w = 1.0 / ((double)B * (double)(T - 1)), Lsum = 0.0;
@@ -180,7 +180,7 @@ int prevtrain_loss_grad(prev_model *mdl, const size_t *tokens, size_t B, double 
     for (size_t b = 0; b < B; b++) {
         const size_t *tok = tokens + b * T;
         double L;
-        int rc = prevtrain_forward(mdl, tok, &L, NULL);
+        int rc = training_forward(mdl, tok, &L, NULL);
         if (rc) return rc;
         Lsum += L;
         // dZ_t = w (p_t - e_{token_{t-1}}), t >= 1 ;  dZ_0 = 0
@@ -204,26 +204,26 @@ int prevtrain_loss_grad(prev_model *mdl, const size_t *tokens, size_t B, double 
     return ATT_OK;
 }
 
-int prevtrain_run(gsl_rng *rng, prev_model *mdl, size_t first, size_t last, double *mean_loss)
+int training_run(gsl_rng *rng, prev_model *mdl, size_t first, size_t last, double *mean_loss)
 {
     size_t T = mdl->c.T, B = mdl->c.batch;
-    if (first < 1) return att_fail(ATT_EUSAGE, "prevtrain: Adam steps count from 1");
+    if (first < 1) return att_fail(ATT_EUSAGE, "training: Adam steps count from 1");
     size_t *tokens = calloc(B * T, sizeof *tokens);
-    if (tokens == NULL) return att_fail(ATT_ERUNTIME, "prevtrain: out of memory");
+    if (tokens == NULL) return att_fail(ATT_ERUNTIME, "training: out of memory");
     double sum = 0.0;
     int rc = ATT_OK;
     for (size_t k = first; k <= last && !rc; k++) {
         for (size_t b = 0; b < B; b++)
-            prevtrain_draw_tokens(rng, tokens + b * T, mdl->c.n_vocab, T);
+            training_draw_tokens(rng, tokens + b * T, mdl->c.n_vocab, T);
         double L;
-        if ((rc = prevtrain_loss_grad(mdl, tokens, B, &L))) break;
+        if ((rc = training_loss_grad(mdl, tokens, B, &L))) break;
         if (!isfinite(L)) {
-            rc = att_fail(ATT_ERUNTIME, "prevtrain: loss %g at step %zu", L, k);
+            rc = att_fail(ATT_ERUNTIME, "training: loss %g at step %zu", L, k);
             break;
         }
         sum += L;
         // theta <- Adam(theta, dL/dtheta) at step k
-        prevtrain_adam_step(mdl->theta->data, mdl->grad->data, mdl->m->data, mdl->v->data, mdl->n,
+        training_adam_step(mdl->theta->data, mdl->grad->data, mdl->m->data, mdl->v->data, mdl->n,
                             k, &mdl->c.adam);
     }
     free(tokens);
@@ -231,22 +231,22 @@ int prevtrain_run(gsl_rng *rng, prev_model *mdl, size_t first, size_t last, doub
     return rc;
 }
 
-int prevtrain_evaluate(gsl_rng *rng, prev_model *mdl, prev_eval *ev, gsl_matrix *A_mean)
+int training_evaluate(gsl_rng *rng, prev_model *mdl, prev_eval *ev, gsl_matrix *A_mean)
 {
     size_t T = mdl->c.T, H = mdl->c.heldout;
     if (A_mean && (A_mean->size1 != T || A_mean->size2 != T))
-        return att_fail(ATT_EUSAGE, "prevtrain: A_mean (%zu x %zu) must be (T x T) = (%zu x %zu)",
+        return att_fail(ATT_EUSAGE, "training: A_mean (%zu x %zu) must be (T x T) = (%zu x %zu)",
                         A_mean->size1, A_mean->size2, T, T);
     if (A_mean) gsl_matrix_set_zero(A_mean);
     size_t correct = 0, V = mdl->c.n_vocab;
     unsigned char *seen = calloc(V, 1);     /* seen[v] = 1: token v was output */
-    if (seen == NULL) return att_fail(ATT_ERUNTIME, "prevtrain: out of memory");
+    if (seen == NULL) return att_fail(ATT_ERUNTIME, "training: out of memory");
     double L = 0.0, wprev = 0.0;
     for (size_t h = 0; h < H; h++) {
-        prevtrain_draw_tokens(rng, mdl->tokens, mdl->c.n_vocab, T);
+        training_draw_tokens(rng, mdl->tokens, mdl->c.n_vocab, T);
         double l;
         size_t ok;
-        int rc = prevtrain_forward(mdl, mdl->tokens, &l, &ok);
+        int rc = training_forward(mdl, mdl->tokens, &l, &ok);
         if (rc) { free(seen); return rc; }
         L += l;
         correct += ok;

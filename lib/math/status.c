@@ -1,5 +1,5 @@
-/* att.c - the last error message, and GSL's error handler turned off. */
-#include "att.h"
+/* status.c - the last error message, and GSL's error handler turned off. */
+#include "status.h"
 
 #include <stdarg.h>
 #include <stdio.h>

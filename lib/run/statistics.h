@@ -1,4 +1,4 @@
-/* stat.h - running mean and variance, merged across partial results.
+/* statistics.h - running mean and variance, merged across partial results.
  *
  * Welford's update (Knuth TAOCP 2, 4.2.2):
  *   n' = n + 1;  delta = x - mean;  mean' = mean + delta / n';

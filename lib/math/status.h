@@ -1,4 +1,4 @@
-/* att.h - status codes and the last error message.
+/* status.h - status codes and the last error message.
  *
  * Library functions return an int status (ATT_OK on success) and, on failure,
  * record a one-line reason with att_fail(). main() prints att_last_error() on

@@ -1,12 +1,12 @@
-/* test_circuitinv.c - the grids of the reparametrization and low-rank experiments
- * (lib/claims/circuitinv.h, lib/claims/lowrank.h): the cond(R) axis is 10^(k/2),
+/* test_invariance.c - the grids of the reparametrization and low-rank experiments
+ * (lib/claims/invariance.h, lib/claims/lowrank.h): the cond(R) axis is 10^(k/2),
  * k = 0 .. 16, beside the head sizes 16, 64, 16, 16; a 1 x 1 R gets cond 1 alone;
  * --cond X runs X alone and bad values are refused with a message naming --cond;
  * the allowed_units column is C(point); the d_k grid stays below d, --dv alone sets
  * d_k, and d_k or d_v above d, a --dv list or no d_k < d are refused.
  */
 #include "prop.h"
-#include "circuitinv.h"
+#include "invariance.h"
 #include "lowrank.h"
 
 #include <math.h>
@@ -15,20 +15,21 @@
 START_TEST(test_cond_grid)
 {
     sweep_grid g;
-    ck_assert_int_eq(circuitinv_grid(&g, 16, 0.0), ATT_OK);
+    ck_assert_int_eq(invariance_grid(&g, 16, 0.0), ATT_OK);
     ck_assert_uint_eq(g.n[AX_X], 17);
     for (size_t k = 0; k < 17; k++)   /* exactly pow(10, k/2): the CSVs print these */
         ck_assert(g.v[AX_X][k] == pow(10.0, 0.5 * (double)k));
     ck_assert(g.v[AX_X][16] == 1e8);
     ck_assert_str_eq(g.x_name, "cond");
-    ck_assert(g.v[AX_T][0] == 16 && g.v[AX_D][0] == 64 && g.v[AX_DK][0] == 16 && g.v[AX_DV][0] == 16);
-    ck_assert_int_eq(circuitinv_grid(&g, 1, 0.0), ATT_OK);   /* a 1 x 1 R: cond 1 only */
+    ck_assert(g.v[AX_T][0] == 16 && g.v[AX_D][0] == 64 && g.v[AX_DK][0] == 16 &&
+              g.v[AX_DV][0] == 16);
+    ck_assert_int_eq(invariance_grid(&g, 1, 0.0), ATT_OK);   /* a 1 x 1 R: cond 1 only */
     ck_assert_uint_eq(g.n[AX_X], 1);
     ck_assert(g.v[AX_X][0] == 1.0);
-    ck_assert_int_eq(circuitinv_grid(&g, 16, 1234.5), ATT_OK);
+    ck_assert_int_eq(invariance_grid(&g, 16, 1234.5), ATT_OK);
     ck_assert_uint_eq(g.n[AX_X], 1);
     ck_assert(g.v[AX_X][0] == 1234.5);
-    ck_assert_int_eq(circuitinv_grid(&g, 1, 1.0), ATT_OK);
+    ck_assert_int_eq(invariance_grid(&g, 1, 1.0), ATT_OK);
 }
 END_TEST
 
@@ -37,22 +38,22 @@ START_TEST(test_cond_refused)
     sweep_grid g;
     const double bad[] = {0.5, -1.0, NAN, 2e15, INFINITY};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        ck_assert_int_eq(circuitinv_grid(&g, 16, bad[k]), ATT_EUSAGE);
+        ck_assert_int_eq(invariance_grid(&g, 16, bad[k]), ATT_EUSAGE);
         ck_assert(strstr(att_last_error(), "--cond") != NULL);
     }
-    ck_assert_int_eq(circuitinv_grid(&g, 1, 10.0), ATT_EUSAGE);   /* a 1 x 1 R has cond 1 */
+    ck_assert_int_eq(invariance_grid(&g, 1, 10.0), ATT_EUSAGE);   /* a 1 x 1 R has cond 1 */
     ck_assert(strstr(att_last_error(), "d_k >= 2") != NULL);
-    ck_assert_int_eq(circuitinv_grid(&g, 16, CIRCUITINV_MAX_COND), ATT_OK);
+    ck_assert_int_eq(invariance_grid(&g, 16, INVARIANCE_MAX_COND), ATT_OK);
 }
 END_TEST
 
 static double allowed(const sweep_point *pt) { return 4.0 * (double)(pt->d + 2 * pt->dk); }
-static const circuitinv_allowed_fn allowed_fn = allowed;
+static const invariance_allowed_fn allowed_fn = allowed;
 
 START_TEST(test_allowed_and_moved)
 {
     sweep_def def = {0};
-    circuitinv_def_allowed(&def, &allowed_fn);
+    invariance_def_allowed(&def, &allowed_fn);
     ck_assert_uint_eq(def.nderived, 1);
     ck_assert_str_eq(def.derived[0].name, "allowed_units");
     sweep_point pt = {.T = 8, .d = 32, .dk = 4, .dv = 4};
@@ -60,8 +61,9 @@ START_TEST(test_allowed_and_moved)
     def.derive(&col, &pt, NULL, def.ctx);
     ck_assert(col == 160.0);   /* 4 (32 + 2 4) */
     char buf[96];
-    ck_assert_str_eq(circuitinv_moved(buf, sizeof buf, "queries", 0.4142, 10), ", while the queries moved by at least 41%");
-    ck_assert_str_eq(circuitinv_moved(buf, sizeof buf, "values", 0.5, 0), "");
+    ck_assert_str_eq(invariance_moved(buf, sizeof buf, "queries", 0.4142, 10),
+                     ", while the queries moved by at least 41%");
+    ck_assert_str_eq(invariance_moved(buf, sizeof buf, "values", 0.5, 0), "");
 }
 END_TEST
 
@@ -123,5 +125,7 @@ START_TEST(test_lowrank_params)
 }
 END_TEST
 
-PROP_MAIN("test_circuitinv", {"grids", 60, {test_cond_grid, test_cond_refused, test_allowed_and_moved,
-                                            test_lowrank_grid, test_lowrank_params}})
+PROP_MAIN("test_invariance", {"grids",
+                              60,
+                              {test_cond_grid, test_cond_refused, test_allowed_and_moved,
+                               test_lowrank_grid, test_lowrank_params}})

@@ -1,17 +1,17 @@
-/* exp.c - the skeleton every experiment runs in (see exp.h). */
-#include "exp.h"
+/* experiment.c - the skeleton every experiment runs in (see experiment.h). */
+#include "experiment.h"
 #include "par.h"
 #include "mem.h"
 #include "provenance.h"
 #include "registry.h"
-#include "att.h"
+#include "status.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-void exp_meta(experiment *e, const char *fmt, ...)
+void experiment_meta(experiment *e, const char *fmt, ...)
 {
     size_t room = sizeof e->meta - e->meta_len;
     if (room <= 1) return;
@@ -40,11 +40,12 @@ static void add_kind(experiment *e, verdict_kind k, const char *macro, double ex
         add_kind(e, kind, macro, expected, m, r, fmt, ap);                                  \
         va_end(ap);                                                                         \
     }
-KIND_HELPER(exp_claim, KIND_CLAIM)
-KIND_HELPER(exp_identity, KIND_IDENTITY)
-KIND_HELPER(exp_control, KIND_CONTROL)
+KIND_HELPER(verdict_claim, KIND_CLAIM)
+KIND_HELPER(verdict_identity, KIND_IDENTITY)
+KIND_HELPER(verdict_control, KIND_CONTROL)
 
-void exp_reported(experiment *e, const char *macro, double expected, measure m, const char *fmt, ...)
+void verdict_reported(experiment *e, const char *macro, double expected, measure m, const char *fmt,
+                      ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -52,7 +53,7 @@ void exp_reported(experiment *e, const char *macro, double expected, measure m, 
     va_end(ap);
 }
 
-void exp_headline(experiment *e) { verdict_headline(&e->v); }
+void experiment_headline(experiment *e) { verdict_headline(&e->v); }
 
 static void summary_add(experiment *e, const char *line)
 {
@@ -64,7 +65,7 @@ static void summary_add(experiment *e, const char *line)
     e->summary[e->summary_len] = '\0';
 }
 
-void exp_summary(experiment *e, const char *fmt, ...)
+void experiment_summary(experiment *e, const char *fmt, ...)
 {
     char line[512];
     va_list ap;
@@ -78,16 +79,20 @@ void exp_summary(experiment *e, const char *fmt, ...)
 static void measure_line(char *buf, size_t n, const char *label, measure m, const char *section)
 {
     int k = snprintf(buf, n, "%s %.4g", label, m.value);
-    if (k > 0 && (size_t)k < n && section && section[0]) k += snprintf(buf + k, n - (size_t)k, " (%s)", section);
+    if (k > 0 && (size_t)k < n && section && section[0])
+        k += snprintf(buf + k, n - (size_t)k, " (%s)", section);
     if (k > 0 && (size_t)k < n && !isnan(m.ci_low) && !isnan(m.ci_high) && !m.run_dependent)
-        k += snprintf(buf + k, n - (size_t)k, ", 95%% CI [%.4g, %.4g], %zu draws", m.ci_low, m.ci_high, m.draws);
+        k += snprintf(buf + k, n - (size_t)k, ", 95%% CI [%.4g, %.4g], %zu draws", m.ci_low,
+                      m.ci_high, m.draws);
     else if (k > 0 && (size_t)k < n && m.run_dependent)
-        k += snprintf(buf + k, n - (size_t)k, " (median; min %.4g, max %.4g over %zu runs)", m.ci_low, m.ci_high, m.draws);
+        k += snprintf(buf + k, n - (size_t)k, " (median; min %.4g, max %.4g over %zu runs)",
+                      m.ci_low, m.ci_high, m.draws);
     else if (k > 0 && (size_t)k < n && m.draws)
         snprintf(buf + k, n - (size_t)k, ", over %zu cases", m.draws);
 }
 
-void exp_summary_measure(experiment *e, const char *label, measure m, const char *section_fmt, ...)
+void experiment_summary_measure(experiment *e, const char *label, measure m,
+                                const char *section_fmt, ...)
 {
     char section[256] = "", line[512];
     if (section_fmt) {
@@ -105,8 +110,11 @@ static void print_summary(const experiment *e, const experiment_def *def)
 {
     const registry_entry *r = registry_find(def->id);
     if (r)
-        printf("%s: %s\n  (%s \"%s\")\n", def->id, r->claim, strcmp(r->origin, "extension")
-               ? "section 4.2," : "an extension of the suite's own, from section 4.2,", r->subheading);
+        printf("%s: %s\n  (%s \"%s\")\n", def->id, r->claim,
+               strcmp(r->origin, "extension")
+                   ? "section 4.2,"
+                   : "an extension of the suite's own, from section 4.2,",
+               r->subheading);
     else
         printf("%s: %s\n", def->id, def->claim);
     if (e->summary_len) {
@@ -126,7 +134,8 @@ static void print_summary(const experiment *e, const experiment_def *def)
             printf("  %s\n", line);
         }
     }
-    printf("  verdicts: %zu PASS, %zu FAIL, %zu INCONCLUSIVE, %zu REPORTED (every row: --verbose, or %s/%s.verdicts.csv)\n",
+    printf("  verdicts: %zu PASS, %zu FAIL, %zu INCONCLUSIVE, %zu REPORTED (every row: --verbose, "
+           "or %s/%s.verdicts.csv)\n",
            verdict_list_count(&e->v, OUT_PASS), verdict_list_count(&e->v, OUT_FAIL),
            verdict_list_count(&e->v, OUT_INCONCLUSIVE), verdict_list_count(&e->v, OUT_REPORTED),
            e->o.out_dir, e->o.id);
@@ -147,13 +156,13 @@ static void print_summary(const experiment *e, const experiment_def *def)
     if (left) printf("  ... and %zu more (--verbose)\n", left);
 }
 
-mc_config exp_mc(const experiment *e, const char *label)
+mc_config experiment_mc(const experiment *e, const char *label)
 {
     return (mc_config){.rng_name = e->o.rng_name, .seed = e->o.seed, .draws = e->o.draws,
                        .label = label ? label : e->o.id, .quiet = e->o.quiet};
 }
 
-int exp_usage(const char *fmt, ...)
+int usage_error(const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -163,7 +172,7 @@ int exp_usage(const char *fmt, ...)
     return att_fail(ATT_EUSAGE, "%s", msg);
 }
 
-int exp_main(const experiment_def *def, int argc, char **argv)
+int experiment_main(const experiment_def *def, int argc, char **argv)
 {
     /* Under MPI (par.h) every rank runs all of this; the Monte Carlo engine
      * shares the draws out, and rank 0 alone writes and prints (opts_parse
@@ -187,14 +196,15 @@ int exp_main(const experiment_def *def, int argc, char **argv)
             st = def->run(&e);
     }
     st = par_agree(st, PAR_SITE_RUN);    /* no verdict row is printed if any rank failed */
-    if (st == ATT_OK && par_size() > 1) exp_meta(&e, "mpi_ranks: %d", par_size());
+    if (st == ATT_OK && par_size() > 1) experiment_meta(&e, "mpi_ranks: %d", par_size());
     if (st == ATT_OK) st = provenance_write_meta(&e.o, e.meta_len ? e.meta : NULL);
     /* a failed verdict call (sticky): exit 3, and no verdict file */
     if (st == ATT_OK && e.v.status != ATT_OK) st = att_fail(e.v.status, "%s", e.v.err);
     int loud = !e.o.quiet && par_is_root();
     if (st == ATT_OK)
         st = verdict_list_write(&e.v, e.o.out_dir, e.o.id, e.o.seed,
-                                (loud && e.o.verbose ? VERDICTS_ROWS : 0) | (loud ? VERDICTS_NOTES : 0));
+                                (loud && e.o.verbose ? VERDICTS_ROWS : 0) |
+                                    (loud ? VERDICTS_NOTES : 0));
     if (st == ATT_OK && loud) print_summary(&e, def);
     if (st == ATT_OK) st = verdict_list_status(&e.v);
     verdict_list_free(&e.v);

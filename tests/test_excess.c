@@ -1,4 +1,4 @@
-/* test_rpexcess.c - the soft-softmax law of random_projections' excess (lib/claims/rpexcess.h):
+/* test_excess.c - the soft-softmax law of random_projections' excess (lib/claims/excess.h):
  * the control variate's known mean (the second-order term's mean is the law, checked here by
  * plain Monte Carlo, so the law is not assumed), the antithetic pair (the same mean as the plain
  * pair; at T = 2 exactly 0, every order being odd there), the estimate against an independent
@@ -8,9 +8,9 @@
  */
 #include "prop.h"
 #include "curve.h"
-#include "rpexcess.h"
+#include "excess.h"
 #include "softmax.h"
-#include "stat.h"
+#include "statistics.h"
 
 #include <float.h>
 #include <math.h>
@@ -24,20 +24,24 @@ START_TEST(test_control_variate_mean)
     for (int a = 0; a < 2; a++)
         for (int b = 0; b < 2; b++) {
             size_t T = cases[a][0], d = cases[a][1], dk = cases[a][2];
-            double c = sqrt(sds[b] / sqrt((double)dk)), law = rpexcess_law(T, d, dk, c);
+            double c = sqrt(sds[b] / sqrt((double)dk)), law = excess_law(T, d, dk, c);
             stat_acc q2, diff;
             stat_init(&q2);
             stat_init(&diff);
             for (size_t n = 0; n < prop_draws(40000); n++) {
                 double o[RPX_NOUT];
-                rpexcess_draw(rng, T, d, dk, c, o);
+                excess_draw(rng, T, d, dk, c, o);
                 stat_push(&q2, o[RPX_Q2]);
                 stat_push(&diff, o[RPX_ANTI] - o[RPX_PLAIN]);   /* mean 0: -W_K has W_K's law */
             }
-            ck_assert_msg(fabs(q2.mean - law) < 5.0 * stat_se(&q2), "T %zu d %zu d_k %zu sd %g: Q2 mean %.6g +- %.2g, "
-                          "law %.6g (seed 21)", T, d, dk, sds[b], q2.mean, stat_se(&q2), law);
-            ck_assert_msg(fabs(diff.mean) < 5.0 * stat_se(&diff), "T %zu d %zu d_k %zu sd %g: antithetic - plain pair "
-                          "%.3g +- %.2g (seed 21)", T, d, dk, sds[b], diff.mean, stat_se(&diff));
+            ck_assert_msg(fabs(q2.mean - law) < 5.0 * stat_se(&q2),
+                          "T %zu d %zu d_k %zu sd %g: Q2 mean %.6g +- %.2g, "
+                          "law %.6g (seed 21)",
+                          T, d, dk, sds[b], q2.mean, stat_se(&q2), law);
+            ck_assert_msg(fabs(diff.mean) < 5.0 * stat_se(&diff),
+                          "T %zu d %zu d_k %zu sd %g: antithetic - plain pair "
+                          "%.3g +- %.2g (seed 21)",
+                          T, d, dk, sds[b], diff.mean, stat_se(&diff));
         }
     gsl_rng_free(rng);
 }
@@ -50,9 +54,9 @@ START_TEST(test_antithetic_exact_at_two)
     gsl_rng *rng = rng_new("mt19937", 23);
     for (int n = 0; n < 1000; n++) {
         double o[RPX_NOUT];
-        rpexcess_draw(rng, 2, 8, 4, 1.5, o);
-        ck_assert_msg(fabs(o[RPX_ANTI]) <= 16 * DBL_EPSILON, "draw %d: T = 2 antithetic excess %g (seed 23)", n,
-                      o[RPX_ANTI]);
+        excess_draw(rng, 2, 8, 4, 1.5, o);
+        ck_assert_msg(fabs(o[RPX_ANTI]) <= 16 * DBL_EPSILON,
+                      "draw %d: T = 2 antithetic excess %g (seed 23)", n, o[RPX_ANTI]);
     }
     gsl_rng_free(rng);
 }
@@ -62,9 +66,15 @@ END_TEST
 static double plain_excess(gsl_rng *rng, size_t T, size_t d, size_t dk, double c)
 {
     double X[16][16], WQ[16][4], WK[16][4], q[4] = {0}, s[16];
-    for (size_t j = 0; j < T; j++) for (size_t m = 0; m < d; m++) X[j][m] = gsl_ran_gaussian(rng, 1.0);
-    for (size_t m = 0; m < d; m++) for (size_t a = 0; a < dk; a++) WQ[m][a] = gsl_ran_gaussian(rng, c / sqrt((double)d));
-    for (size_t m = 0; m < d; m++) for (size_t a = 0; a < dk; a++) WK[m][a] = gsl_ran_gaussian(rng, c / sqrt((double)d));
+    for (size_t j = 0; j < T; j++)
+        for (size_t m = 0; m < d; m++)
+            X[j][m] = gsl_ran_gaussian(rng, 1.0);
+    for (size_t m = 0; m < d; m++)
+        for (size_t a = 0; a < dk; a++)
+            WQ[m][a] = gsl_ran_gaussian(rng, c / sqrt((double)d));
+    for (size_t m = 0; m < d; m++)
+        for (size_t a = 0; a < dk; a++)
+            WK[m][a] = gsl_ran_gaussian(rng, c / sqrt((double)d));
     for (size_t a = 0; a < dk; a++) for (size_t m = 0; m < d; m++) q[a] += X[0][m] * WQ[m][a];
     for (size_t j = 0; j < T; j++) {
         s[j] = 0.0;
@@ -77,7 +87,7 @@ static double plain_excess(gsl_rng *rng, size_t T, size_t d, size_t dk, double c
     return (double)T * exp(s[0] - softmax_logsumexp(s, T)) - 1.0;
 }
 
-/* z of rpexcess_estimate (with a planted bias) against plain rows, at score sd 2 (excess
+/* z of excess_estimate (with a planted bias) against plain rows, at score sd 2 (excess
  * ~0.1, where plain rows are precise) */
 static double z_against_plain(double plant, double *se_est)
 {
@@ -85,7 +95,7 @@ static double z_against_plain(double plant, double *se_est)
     gsl_rng *rng = rng_new("mt19937", 22);
     size_t T = 16, d = 16, dk = 4;
     double c = 1.0, yh, se;
-    ck_assert_int_eq(rpexcess_estimate(rng, T, d, dk, c, N, plant, &yh, &se), ATT_OK);
+    ck_assert_int_eq(excess_estimate(rng, T, d, dk, c, N, plant, &yh, &se), ATT_OK);
     stat_acc p;
     stat_init(&p);
     for (size_t n = 0; n < P; n++) stat_push(&p, plain_excess(rng, T, d, dk, c));
@@ -97,7 +107,8 @@ static double z_against_plain(double plant, double *se_est)
 START_TEST(test_estimate_against_plain_rows)
 {
     double se, z = z_against_plain(0.0, &se);
-    ck_assert_msg(fabs(z) < 4.0, "antithetic pairs + control variate against plain rows: z = %.2f (seed 22)", z);
+    ck_assert_msg(fabs(z) < 4.0,
+                  "antithetic pairs + control variate against plain rows: z = %.2f (seed 22)", z);
     /* the same comparison sees a bias of 6 combined standard errors planted in the estimator */
     double zp = z_against_plain(6.0 * se, &se);
     ck_assert_msg(fabs(zp) > 4.0, "a planted bias of 6 se went unseen: z = %.2f (seed 22)", zp);
@@ -137,17 +148,19 @@ START_TEST(test_ci_coverage)
 {
     /* 400 replicates: misses ~ Binomial(400, 0.05), mean 20, sd 4.4; [8, 34] is beyond 3 sd */
     int miss = coverage_misses(400, 2000, 0.0);
-    ck_assert_msg(miss >= 8 && miss <= 34, "95%% CI missed the known mean %d times in 400 (seed 24)", miss);
+    ck_assert_msg(miss >= 8 && miss <= 34,
+                  "95%% CI missed the known mean %d times in 400 (seed 24)", miss);
     /* a control mean misstated by 0.05 (the estimate off by beta 0.05 = 0.085, ~3 se) is caught */
     int planted = coverage_misses(400, 2000, 0.05);
-    ck_assert_msg(planted > 100, "a misstated control mean went unseen: %d misses in 400 (seed 24)", planted);
+    ck_assert_msg(planted > 100, "a misstated control mean went unseen: %d misses in 400 (seed 24)",
+                  planted);
 }
 END_TEST
 
 int main(void)
 {
-    prop_announce("test_rpexcess");
-    Suite *s = suite_create("rpexcess");
+    prop_announce("test_excess");
+    Suite *s = suite_create("excess");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_control_variate_mean);

@@ -9,17 +9,18 @@
 # slide: 5.6,2.4
 meta_id = 'any_length'
 f = datadir.'/any_length_timing.csv'
+set datafile columnheaders   # columns read by name (the CSV's header)
 MiB = 1048576.0
 # 100000 -> "100,000"
 thousands(n) = n >= 1000 ? sprintf("%d,%03d", int(n) / 1000, int(n) % 1000) : sprintf("%d", int(n))
-stats f using 1 nooutput
+stats f using (column("T")) nooutput
 Tmax = STATS_max
 Tmin = STATS_min
-stats f using ($13 == $13 ? $1 : NaN) nooutput
+stats f using (column("plain_counted_bytes") == column("plain_counted_bytes") ? column("T") : NaN) nooutput
 Pmax = STATS_max
-stats f using ($1 == Tmax ? $12 : NaN) nooutput
+stats f using (column("T") == Tmax ? column("tiled_counted_bytes") : NaN) nooutput
 tmem = STATS_max
-stats f using ($1 == Pmax ? $13 : NaN) nooutput
+stats f using (column("T") == Pmax ? column("plain_counted_bytes") : NaN) nooutput
 pmem = STATS_max
 sub = sprintf("{/*0.85 memory one head allocates (d = %d, double): tiled ∝ T, plain ∝ T²}", \
               int(meta('d')))
@@ -59,5 +60,5 @@ if (SLIDE) {
 }
 plot sample [x=Pmax:(Tmax > Pmax ? Tmax : Pmax * 1.001)] \
          (Tmax > Pmax ? 16.0 * x * x / MiB : NaN) with lines ls 5 dt 2 lw 1.5, \
-     f using 1:($13 > 0 ? $13 / MiB : NaN) with linespoints ls 3, \
-     f using 1:($12 / MiB) with linespoints ls 1
+     f using (column("T")):(column("plain_counted_bytes") > 0 ? column("plain_counted_bytes") / MiB : NaN) with linespoints ls 3, \
+     f using (column("T")):(column("tiled_counted_bytes") / MiB) with linespoints ls 1

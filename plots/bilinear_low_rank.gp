@@ -38,6 +38,8 @@ if (SLIDE) {
 }
 # each curve labelled with its d_k just right of where it falls to 0 (at
 # i = d_k + 1), below every curve still standing there
-plot for [k = 1:n] f skip 1 using 1:(column(1 + k)) with lines ls k notitle, \
-     for [k = 1:n] f skip 1 using ($1 == last(k) + 1 ? $1 : 1/0):(0):(sprintf("%d", last(k))) \
+set datafile columnheaders   # the spectra by column name: i, then "d_k=N" per width
+sv(k) = column(sprintf("d_k=%d", last(k)))
+plot for [k = 1:n] f using (column("i")):(sv(k)) with lines ls k notitle, \
+     for [k = 1:n] f using (column("i") == last(k) + 1 ? column("i") : 1/0):(0):(sprintf("%d", last(k))) \
        with labels left offset 0.2, 0.7 font ',9' tc ls k notitle

@@ -7,6 +7,7 @@
 # size: 6.5,4.6
 meta_id = 'learned_previous_token'
 f = datadir.'/learned_previous_token_A.csv'
+set datafile columnheaders   # columns read by name (the CSV's header)
 W = meta('map_dk'); T = meta('T'); S = meta('steps')
 set multiplot layout 1, 2 margins 0.12, 0.98, 0.17, 0.79 spacing 0.13, 0 \
     title sprintf("A learned head attends to the previous position\n" . \
@@ -27,9 +28,9 @@ set object 1 rectangle from -0.5, -0.5 to T-0.5, T-0.5 front fillstyle empty \
     border lc rgb '#000000' lw 1
 cell(v) = v >= 0.995 ? "{/*0.8 1}" : v >= 0.005 ? sprintf("{/*0.8 .%02.0f}", 100 * v) : ""
 set title "separate W_K, W_V"
-plot f using 2:1:3 skip 1 with image pixels, \
-     f using 2:1:(cell($3)):($3 > 0.5 ? 0xffffff : 0x000000) skip 1 with labels tc rgb variable
+plot f using (column("key")):(column("query")):(column("separate")) with image pixels, \
+     f using (column("key")):(column("query")):(cell(column("separate"))):(column("separate") > 0.5 ? 0xffffff : 0x000000) with labels tc rgb variable
 set title "tied W_V = W_K (k_j = v_j)"
-plot f using 2:1:4 skip 1 with image pixels, \
-     f using 2:1:(cell($4)):($4 > 0.5 ? 0xffffff : 0x000000) skip 1 with labels tc rgb variable
+plot f using (column("key")):(column("query")):(column("tied")) with image pixels, \
+     f using (column("key")):(column("query")):(cell(column("tied"))):(column("tied") > 0.5 ? 0xffffff : 0x000000) with labels tc rgb variable
 unset multiplot

@@ -13,13 +13,14 @@
 meta_id = 'two_queries_four_keys'
 vec = datadir.'/two_queries_four_keys_vectors.csv'
 att = datadir.'/two_queries_four_keys_A.csv'
+set datafile columnheaders   # columns read by name (the CSVs' headers)
 s = meta('scale')
 
 # a square range that holds every vector (at least [-4, 4])
-stats vec using (abs($3) > abs($4) ? abs($3) : abs($4)) nooutput
+stats vec using (abs(column("x")) > abs(column("y")) ? abs(column("x")) : abs(column("y"))) nooutput
 R = ceil(STATS_max + 0.5) > 4 ? ceil(STATS_max + 0.5) : 4
-first(c) = substr(strcol(1), 1, 1) eq c
-isname(n) = strcol(1) eq n
+first(c) = substr(strcol("name"), 1, 1) eq c
+isname(n) = strcol("name") eq n
 # a query's or key's label sits r (plot units) beyond the arrow's tip, in
 # the arrow's direction turned 30 degrees counter-clockwise: every arrow
 # starts at the origin, so a label placed outward meets no other arrow (unless
@@ -34,9 +35,9 @@ if (SLIDE) {
 # slide: three panels in a row, queries and keys | weights | values and
 # outputs; weights at lecture precision (.87), no scores (the frame says
 # them); each plane zoomed to its own vectors, labels away from the origin
-stats vec using ((first('q') || first('k')) ? (abs($3) > abs($4) ? abs($3) : abs($4)) : NaN) name "QK" nooutput
+stats vec using ((first('q') || first('k')) ? (abs(column("x")) > abs(column("y")) ? abs(column("x")) : abs(column("y"))) : NaN) name "QK" nooutput
 Rq = QK_max + 1.6
-stats vec using ((first('v') || first('o')) ? (abs($3) > abs($4) ? abs($3) : abs($4)) : NaN) name "VO" nooutput
+stats vec using ((first('v') || first('o')) ? (abs(column("x")) > abs(column("y")) ? abs(column("x")) : abs(column("y"))) : NaN) name "VO" nooutput
 Rv = VO_max + 1.0
 set multiplot
 set style arrow 1 head filled size screen 0.025,25 lw 3 lc rgb col_q dt 1
@@ -49,10 +50,10 @@ set title 'queries, keys' font ',9'
 set size ratio -1
 set xrange [-Rq:Rq]; set yrange [-Rq:Rq]
 set xzeroaxis lt -1 lw 0.8; set yzeroaxis lt -1 lw 0.8
-plot vec using (0):(0):(first('k') ? $3 : NaN):4 with vectors as 2, \
-     ''  using (0):(0):(first('q') ? $3 : NaN):4 with vectors as 1, \
-     ''  using (first('k') ? lx($3, $4, 1.0) : NaN):(ly($3, $4, 1.0)):1 with labels center tc rgb '#a85a00', \
-     ''  using (first('q') ? lx($3, $4, 1.0) : NaN):(ly($3, $4, 1.0)):1 with labels center font ':Bold' tc rgb col_q
+plot vec using (0):(0):(first('k') ? column("x") : NaN):(column("y")) with vectors as 2, \
+     ''  using (0):(0):(first('q') ? column("x") : NaN):(column("y")) with vectors as 1, \
+     ''  using (first('k') ? lx(column("x"), column("y"), 1.0) : NaN):(ly(column("x"), column("y"), 1.0)):(strcol("name")) with labels center tc rgb '#a85a00', \
+     ''  using (first('q') ? lx(column("x"), column("y"), 1.0) : NaN):(ly(column("x"), column("y"), 1.0)):(strcol("name")) with labels center font ':Bold' tc rgb col_q
 set origin 0.30, 0.04; set size 0.39, 0.92
 set lmargin 3.5; set rmargin 0.5; set tmargin 1.5; set bmargin 1.5
 set title 'weights a_{ij}' font ',9'
@@ -65,8 +66,8 @@ unset xzeroaxis; unset yzeroaxis
 unset colorbox
 set cbrange [0:1]
 lect(w) = w >= 0.995 ? "1" : sprintf(".%02.0f", 100 * w)     # lecture precision
-plot att using 4:3:7 with image, \
-     ''  using 4:3:(lect($7)):($7 > 0.5 ? 0xffffff : 0x000000) with labels font ',9' tc rgb variable
+plot att using (column("j")):(column("i")):(column("weight")) with image, \
+     ''  using (column("j")):(column("i")):(lect(column("weight"))):(column("weight") > 0.5 ? 0xffffff : 0x000000) with labels font ',9' tc rgb variable
 unset xtics; unset ytics
 set origin 0.69, 0; set size 0.31, 1
 set lmargin 0.5; set rmargin 0.5; set tmargin 1.5; set bmargin 0.5
@@ -82,16 +83,16 @@ vdown(n) = n eq 'v1' || n eq 'v3'
 set style line 21 lc rgb col_o dt 2
 set style line 22 lc rgb col_o dt 3
 array W[8]
-stats att skip 1 using (W[int($0) + 1] = $7, $0) nooutput
-plot for [r=0:7] att skip 1 every ::r::r \
-         using ($7 > 0.005 ? $10 : NaN):11:($8 - $10):($9 - $11) \
+stats att using (W[int($0) + 1] = column("weight"), $0) nooutput
+plot for [r=0:7] att every ::r::r \
+         using (column("weight") > 0.005 ? column("o_x") : NaN):(column("o_y")):(column("v_x") - column("o_x")):(column("v_y") - column("o_y")) \
          with vectors nohead ls (r < 4 ? 21 : 22) lw (0.4 + 4 * W[r + 1]), \
-     vec using (first('v') ? $3 : NaN):4 with points pt 5 ps 1.0 lc rgb col_v, \
-     ''  using (vup(strcol(1)) ? $3 : NaN):4:1 with labels offset char 0,0.9 tc rgb col_v font ':Bold', \
-     ''  using (vdown(strcol(1)) ? $3 : NaN):4:1 with labels offset char 0,-0.9 tc rgb col_v font ':Bold', \
-     ''  using (first('o') ? $3 : NaN):4 with points pt 6 ps 1.1 lw 2 lc rgb col_o, \
-     ''  using (strcol(1) eq 'o1' ? $3 : NaN):4:1 with labels center offset char 0,1.0 font ':Bold', \
-     ''  using (strcol(1) eq 'o2' ? $3 : NaN):4:1 with labels left offset char 0.8,0 font ':Bold'
+     vec using (first('v') ? column("x") : NaN):(column("y")) with points pt 5 ps 1.0 lc rgb col_v, \
+     ''  using (vup(strcol("name")) ? column("x") : NaN):(column("y")):(strcol("name")) with labels offset char 0,0.9 tc rgb col_v font ':Bold', \
+     ''  using (vdown(strcol("name")) ? column("x") : NaN):(column("y")):(strcol("name")) with labels offset char 0,-0.9 tc rgb col_v font ':Bold', \
+     ''  using (first('o') ? column("x") : NaN):(column("y")) with points pt 6 ps 1.1 lw 2 lc rgb col_o, \
+     ''  using (strcol("name") eq 'o1' ? column("x") : NaN):(column("y")):(strcol("name")) with labels center offset char 0,1.0 font ':Bold', \
+     ''  using (strcol("name") eq 'o2' ? column("x") : NaN):(column("y")):(strcol("name")) with labels left offset char 0.8,0 font ':Bold'
 unset multiplot
 } else {
 # the two planes side by side, the weights below them
@@ -108,10 +109,10 @@ set size ratio -1
 set xrange [-R:R]; set yrange [-R:R]
 set xtics R > 6 ? 4 : 2; set ytics R > 6 ? 4 : 2
 set xzeroaxis lt -1 lw 0.8; set yzeroaxis lt -1 lw 0.8
-plot vec using (0):(0):(first('k') ? $3 : NaN):4 with vectors as 2, \
-     ''  using (0):(0):(first('q') ? $3 : NaN):4 with vectors as 1, \
-     ''  using (first('k') ? lx($3, $4, 0.6) : NaN):(ly($3, $4, 0.6)):1 with labels center tc rgb '#a85a00', \
-     ''  using (first('q') ? lx($3, $4, 0.6) : NaN):(ly($3, $4, 0.6)):1 with labels center font ':Bold' tc rgb col_q
+plot vec using (0):(0):(first('k') ? column("x") : NaN):(column("y")) with vectors as 2, \
+     ''  using (0):(0):(first('q') ? column("x") : NaN):(column("y")) with vectors as 1, \
+     ''  using (first('k') ? lx(column("x"), column("y"), 0.6) : NaN):(ly(column("x"), column("y"), 0.6)):(strcol("name")) with labels center tc rgb '#a85a00', \
+     ''  using (first('q') ? lx(column("x"), column("y"), 0.6) : NaN):(ly(column("x"), column("y"), 0.6)):(strcol("name")) with labels center font ':Bold' tc rgb col_q
 
 # ---- panel 2: the weights --------------------------------------------------
 set origin 0.08, 0; set size 0.84, 0.37
@@ -128,9 +129,9 @@ unset grid
 unset colorbox    # the weights are written in the cells
 wfmt(w) = (w > 0 && w < 0.0005) ? sprintf('%.0e', w) : sprintf('%.3f', w)
 set cbrange [0:1]
-plot att using 4:3:7 with image, \
-     ''  using 4:($3 - 0.14):(wfmt($7)):($7 > 0.5 ? 0xffffff : 0x000000) with labels font ':Bold' tc rgb variable, \
-     ''  using 4:($3 + 0.26):(sprintf('s_{%d%d} = %.3g', $3, $4, $6)):($7 > 0.5 ? 0xffffff : 0x000000) with labels font ',9' tc rgb variable
+plot att using (column("j")):(column("i")):(column("weight")) with image, \
+     ''  using (column("j")):(column("i") - 0.14):(wfmt(column("weight"))):(column("weight") > 0.5 ? 0xffffff : 0x000000) with labels font ':Bold' tc rgb variable, \
+     ''  using (column("j")):(column("i") + 0.26):(sprintf('s_{%d%d} = %.3g', column("i"), column("j"), column("score"))):(column("weight") > 0.5 ? 0xffffff : 0x000000) with labels font ',9' tc rgb variable
 set grid
 unset xlabel; unset ylabel
 
@@ -147,13 +148,13 @@ set xzeroaxis lt -1 lw 0.8; set yzeroaxis lt -1 lw 0.8
 set style line 21 lc rgb col_o dt 2
 set style line 22 lc rgb col_o dt 3
 array W[8]
-stats att skip 1 using (W[int($0) + 1] = $7, $0) nooutput
-plot for [r=0:7] att skip 1 every ::r::r \
-         using ($7 > 0.005 ? $10 : NaN):11:($8 - $10):($9 - $11) \
+stats att using (W[int($0) + 1] = column("weight"), $0) nooutput
+plot for [r=0:7] att every ::r::r \
+         using (column("weight") > 0.005 ? column("o_x") : NaN):(column("o_y")):(column("v_x") - column("o_x")):(column("v_y") - column("o_y")) \
          with vectors nohead ls (r < 4 ? 21 : 22) lw (0.4 + 4 * W[r + 1]), \
-     vec using (first('v') ? $3 : NaN):4 with points pt 5 ps 0.9 lc rgb col_v, \
-     ''  using (first('v') ? $3 : NaN):4:1 with labels offset char 1.1,0.6 tc rgb col_v font ':Bold', \
-     ''  using (first('o') ? $3 : NaN):4 with points pt 6 ps 1.0 lw 2 lc rgb col_o, \
-     ''  using (first('o') ? $3 : NaN):4:1 with labels offset char 1.1,-0.7 font ':Bold'
+     vec using (first('v') ? column("x") : NaN):(column("y")) with points pt 5 ps 0.9 lc rgb col_v, \
+     ''  using (first('v') ? column("x") : NaN):(column("y")):(strcol("name")) with labels offset char 1.1,0.6 tc rgb col_v font ':Bold', \
+     ''  using (first('o') ? column("x") : NaN):(column("y")) with points pt 6 ps 1.0 lw 2 lc rgb col_o, \
+     ''  using (first('o') ? column("x") : NaN):(column("y")):(strcol("name")) with labels offset char 1.1,-0.7 font ':Bold'
 unset multiplot
 }

@@ -6,8 +6,13 @@
 # column "d_k=N" per width, then of W_OV, "d_v=N").
 # size: 11,5
 f = datadir.'/bilinear_low_rank_spectra.csv'
-stats f skip 1 nooutput
-n = (STATS_columns - 1) / 2
+# the widths from bilinear_low_rank.csv's column d_k; the spectra's columns by name
+g = datadir.'/bilinear_low_rank.csv'
+col(name) = sprintf("NR == 1 {for (i = 1; i <= NF; i++) if ($i == \"%s\") c = i}", name)
+dks = system(sprintf("awk -F, '%s NR > 1 {printf \"%%s \", $c}' '%s'", col("d_k"), g))
+n = words(dks)
+qk(k) = sprintf("d_k=%d", word(dks, k) + 0)
+ov(k) = sprintf("d_v=%d", word(dks, k) + 0)
 stats datadir.'/bilinear_low_rank.csv' using "d" nooutput   # the column named d (the table's first column is T in newer runs)
 D = int(STATS_max)
 zero = 1e-24
@@ -26,10 +31,11 @@ set xlabel "index i"
 set ylabel "σ_i / σ_1"
 set arrow 1 from 0, 1e-10 to D + 1, 1e-10 nohead ls 9
 set label 1 "rank cut 10^{-10}" at 0.25 * D, 6e-10 left offset 0, -1
-plot for [k=1:n] f using 1:(clamp(column(1 + k))) with linespoints ls k ps 0.6 \
-     title columnheader(1 + k)
+set datafile columnheaders
+plot for [k=1:n] f using (column("i")):(clamp(column(qk(k)))) with linespoints ls k ps 0.6 \
+     title qk(k)
 set title "OV circuit  W_{OV} = W_V W_O"
 set ylabel ""
-plot for [k=1:n] f using 1:(clamp(column(1 + n + k))) with linespoints ls k ps 0.6 \
-     title columnheader(1 + n + k)
+plot for [k=1:n] f using (column("i")):(clamp(column(ov(k)))) with linespoints ls k ps 0.6 \
+     title ov(k)
 unset multiplot

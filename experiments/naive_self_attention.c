@@ -81,6 +81,10 @@ static void derive(double *col, const sweep_point *pt, const stat_acc *a, const 
     leak_derive(col, pt, &a[S_LEAK], &a[S_RATIO], &a[S_ARGMAX]);
 }
 
+/* the side streams outside the sweep (experiment_rng): the exact re-weighting's tables (block
+ * 0: the contours, 0x20: the median row, 0x64: the large-d law) and the stable-softmax check */
+enum { STREAM_LEAK = 0xC0DE, STREAM_STABLE = 0xE768 };
+
 /* ---- the plain contours d*(T) of the sweep ----------------------------- */
 
 /* One contour point: where the mean self-weight at length T crosses `level`. */
@@ -253,7 +257,7 @@ enum { LARGE_D = 64, LARGE_D_PAIRS = 20000 };
 
 /* Where the law holds, after the exact contour ex[0 .. nT-1] of Tl: its last local rise
  * (naiveContourDrift); at the largest T and d = 64, 2 c(T, d) = 1 to 1% (naiveLawLargeD,
- * rng reseeded to rng_stream_seed(seed, 0xC0DE, 0x64)); the mean leak at d = 64,
+ * rng reseeded to stream (STREAM_LEAK, 0x64)); the mean leak at d = 64,
  * T = HEADLINE_T (naiveLeakSixtyFour), both by leak_c_draw. */
 static void law_large_d(experiment *e, gsl_rng *rng, const size_t *Tl, size_t nT,
                         const leak_contour_row *ex)
@@ -270,7 +274,7 @@ static void law_large_d(experiment *e, gsl_rng *rng, const size_t *Tl, size_t nT
     if (Tmax <= 2) return;
     stat_acc a;
     stat_init(&a);
-    gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0xC0DE, 0x64));
+    experiment_rng_set(e, rng, STREAM_LEAK, 0x64);
     for (size_t i = 0; i < LARGE_D_PAIRS; i++)
         stat_push(&a, 2.0 * leak_c_draw(rng, Tmax, LARGE_D));
     verdict_claim(e, "naiveLawLargeD", 1.0, verdict_measure_stat(&a),
@@ -360,7 +364,7 @@ static int run(experiment *e)
     // the headline first (its rows come later): d*(T) where (T - 1) 2^(-d*/2) c(T, d*) = 1 - 0.995,
     // c(T, d) by antithetic pairs (leak_c_draw; lib/claims/leak.h has the derivation)
     static leak_contour_row ex[SWEEP_MAX_VALUES];
-    gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 0xC0DE, 0));
+    gsl_rng *rng = experiment_rng(e, STREAM_LEAK, 0);
     st = rng == NULL ? ATT_EUSAGE
                      : leak_contour(rng, e->o.out_dir, "naive_self_attention_exact.csv",
                                          e->o.seed, nc.Tl, nc.nT, levels[0], EXACT_PAIRS, ex);
@@ -419,7 +423,7 @@ static int run(experiment *e)
     }
     /* the median row at d = 20, T = 12: plain rows (the median is no rare event) */
     double med, lo, hi;
-    if (!st) gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0xC0DE, 0x20));
+    if (!st) experiment_rng_set(e, rng, STREAM_LEAK, 0x20);
     if (!st && !(st = leak_median(rng, HEADLINE_T, MEDIAN_D, MEDIAN_ROWS, &med, &lo, &hi)))
         verdict_reported(e, "naiveMedianLeak", NAN, verdict_measure_ci(med, lo, hi, MEDIAN_ROWS),
                      "median leak 1 - a_ii of a row at d = %d, T = %d (%d rows; order-statistic "
@@ -429,7 +433,7 @@ static int run(experiment *e)
     /* the stable softmax at d = 768, T = 256 (scores ~768: plain exp overflows) */
     double err = 0.0, smax = 0.0;
     size_t nover = 0;
-    if (!st) gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0xE768, 0));
+    if (!st) experiment_rng_set(e, rng, STREAM_STABLE, 0);
     if (!st) st = stable_check(rng, 256, 768, &err, &smax, &nover);
     gsl_rng_free(rng);
     if (st) goto done;

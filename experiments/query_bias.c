@@ -255,6 +255,9 @@ typedef struct {
  * d = 16, d_k = 8, W_Q sharpness 1, b_Q ~ N(0, 1). Writes query_bias_example.csv (i, j,
  * query, key, score_shift = S(b_Q) - S(0), weight_zero_query = A with W_Q = 0); row 0 of
  * the W_Q = 0 weights: its preference and its largest weight into the .meta. */
+/* the example's stream, outside the sweep (experiment_rng) */
+enum { STREAM_EXAMPLE = 1 };
+
 static int figure_example(experiment *e)
 {
     enum { T = EX_T };
@@ -262,7 +265,7 @@ static int figure_example(experiment *e)
     static const table_col cols[] = {
         COL(qex_row, i), COL(qex_row, j), COL(qex_row, query), COL(qex_row, key),
         COL(qex_row, score_shift), COL(qex_row, weight_zero_query)};
-    gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 1, 0));
+    gsl_rng *rng = experiment_rng(e, STREAM_EXAMPLE, 0);
     qhead *h = rng ? qhead_new(T, EX_D, EX_DK) : NULL;
     int rc = h ? qhead_draw(rng, h, T, T, EX_D, EX_DK, 1, 1.0, 1.0) : att_alloc_status();
     qex_row rows[T * T];

@@ -216,9 +216,10 @@ static double soft_target(double sd) { return fmin(SOFT_HW, SOFT_DEP_HW * sd * s
 /* per score sd: Y_anti = T (a_ii - a'_ii) averaged with its antithetic -W_K, on the control
  * Q2 - law (excess_estimate); ratio = Y / law, departure = (ratio - 1) / sd^2, both CIs
  * the excess's CI mapped through these increasing maps. Draws: a pilot of SOFT_PILOT on
- * stream (seed, 0x50F7, 16 + k) gives the ratio's half-width h0, then
+ * stream (STREAM_SOFT, 16 + k) gives the ratio's half-width h0, then
  *   n = SOFT_PILOT (h0 / target)^2 x 1.5 (a margin for h0's own error), within
- *   [SOFT_PILOT, SOFT_MAX], on stream (seed, 0x50F7, k). */
+ *   [SOFT_PILOT, SOFT_MAX], on stream (STREAM_SOFT, k). */
+enum { STREAM_SOFT = 0x50F7 };   /* the soft-law table's stream, outside the sweep */
 static int soft_law(const experiment *e, soft_row sr[SOFT_N])
 {
     gsl_rng *rng = rng_new(e->o.rng_name, 0);
@@ -229,7 +230,7 @@ static int soft_law(const experiment *e, soft_row sr[SOFT_N])
         double c = sqrt(SOFT_SD[k] / sqrt((double)SOFT_DK));
         double v = SOFT_SD[k] * SOFT_SD[k];
         double law = excess_law(SOFT_T, SOFT_D, SOFT_DK, c);
-        gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0x50F7, 16 + k));
+        experiment_rng_set(e, rng, STREAM_SOFT, 16 + k);   /* the pilot */
         st = excess_estimate(rng, SOFT_T, SOFT_D, SOFT_DK, c, SOFT_PILOT, 0.0, &yh, &se);
         if (st) break;
         double h0 = STAT_Z95 * se / law;
@@ -237,7 +238,7 @@ static int soft_law(const experiment *e, soft_row sr[SOFT_N])
         size_t n = SOFT_PILOT;
         if (isfinite(want) && want > SOFT_PILOT)
             n = want < SOFT_MAX ? (size_t)ceil(want) : SOFT_MAX;
-        gsl_rng_set(rng, rng_stream_seed(e->o.seed, 0x50F7, k));
+        experiment_rng_set(e, rng, STREAM_SOFT, k);
         if ((st = excess_estimate(rng, SOFT_T, SOFT_D, SOFT_DK, c, n, 0.0, &yh, &se))) break;
         double h = STAT_Z95 * se;
         double r = yh / law;

@@ -116,6 +116,9 @@ static int write_tables(const char *dir, const tqfk_config *c, const tqfk_result
     return st ? st : TABLE_WRITE(dir, ID "_A.csv", weight_cols, w, TQFK_NQ * TQFK_NK);
 }
 
+/* the random states of the claim's check, outside the sweep (experiment_rng) */
+enum { STREAM_STATES = 0x7F4B };
+
 static int run(experiment *e)
 {
     /* Q (2, 2), K (4, 2), V (4, 2) -> S = s Q K^T, A = row softmax(S) (2, 4), O = A V (2, 2) */
@@ -147,7 +150,7 @@ static int run(experiment *e)
                 verdict_rule_at_most(tol_eps(4.0, TQFK_NK, ck.value_scale)),
                 "max |o_i - sum_j a_ij v_j| (o = A V by BLAS, sum by a loop)");
     /* the claim over random states: max over states of tqfk_average_units (tqfk.h) */
-    gsl_rng *rng = rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, 0x7F4B, 0));
+    gsl_rng *rng = experiment_rng(e, STREAM_STATES, 0);
     if (rng == NULL) return ATT_EUSAGE;
     double worst = 0.0;
     tqfk_config rc;

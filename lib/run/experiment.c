@@ -4,6 +4,7 @@
 #include "mem.h"
 #include "provenance.h"
 #include "registry.h"
+#include "rng.h"
 #include "status.h"
 
 #include <math.h>
@@ -160,6 +161,16 @@ mc_config experiment_mc(const experiment *e, const char *label)
 {
     return (mc_config){.rng_name = e->o.rng_name, .seed = e->o.seed, .draws = e->o.draws,
                        .label = label ? label : e->o.id, .quiet = e->o.quiet};
+}
+
+gsl_rng *experiment_rng(const experiment *e, uint64_t stream, uint64_t block)
+{
+    return rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, stream, block));
+}
+
+void experiment_rng_set(const experiment *e, gsl_rng *r, uint64_t stream, uint64_t block)
+{
+    gsl_rng_set(r, rng_stream_seed(e->o.seed, stream, block));
 }
 
 int usage_error(const char *fmt, ...)

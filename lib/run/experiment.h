@@ -74,6 +74,13 @@ void experiment_meta(experiment *e, const char *fmt, ...) __attribute__((format(
 /* A Monte Carlo config with the run's generator, seed and --quiet filled in;
  * the caller sets draws, nstats, the draw function and the rest. */
 mc_config experiment_mc(const experiment *e, const char *label);
+/* A side stream (a table or a figure's example outside the sweep): the generator of
+ * block `block` of stream `stream`, seeded as the engine seeds a Monte Carlo block,
+ * rng_stream_seed(--seed, stream, block), of the run's --rng. An experiment names its
+ * streams (an enum). NULL + error on failure; gsl_rng_free. */
+gsl_rng *experiment_rng(const experiment *e, uint64_t stream, uint64_t block);
+/* The same stream into an existing generator r (reseeded). */
+void experiment_rng_set(const experiment *e, gsl_rng *r, uint64_t stream, uint64_t block);
 
 /* Verdict rows by kind (verdict.h); an error is sticky (exit 3, no verdict
  * file), so there is nothing to check. verdict_reported has rule none. */

@@ -206,8 +206,9 @@ $(OUT)/claims.csv: $(VERDICTS) $(ROBUST) $(BUILD)/tools/report
 # so that the short ones fill the cores around it. The figures, the robustness table,
 # the report and the four documents after them run side by side too.
 REPRODUCE_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-TIMED := any_length fused_qkv
-FIRST := learned_previous_token
+# (the registry's column run says which: timed, first)
+TIMED := $(shell sh tools/registry.sh with run timed)
+FIRST := $(shell sh tools/registry.sh with run first)
 UNTIMED_VERDICTS := $(foreach id,$(filter $(FIRST),$(EXPERIMENTS)) $(filter-out $(TIMED) $(FIRST),$(EXPERIMENTS)),$(OUT)/$(id).verdicts.csv)
 TIMED_VERDICTS := $(foreach id,$(filter $(TIMED),$(EXPERIMENTS)),$(OUT)/$(id).verdicts.csv)
 # Every program and script step records each file it writes, as it writes it

@@ -27,12 +27,20 @@ grep -q 'experiments/concentration.c' "$t/r.md" || bad "the layout block is miss
 cp "$t/r.md" "$t/r2.md"; sh tools/registry.sh readme "$t/r2.md" >/dev/null; cmp -s "$t/r.md" "$t/r2.md" || bad "readme rewrite is not idempotent"
 sh tools/registry.sh get nope claim 2>/dev/null && bad "get of an unknown claim succeeded"
 [ "$(sh tools/registry.sh get concentration headline)" = concNormSlope ] || bad "get concentration headline"
-# make reproduce runs the experiments that time themselves alone (Makefile TIMED): every experiment
-# whose committed results have a *_timing.csv must be listed there
-timed=$(sed -n 's/^TIMED := //p' Makefile)
+# make reproduce runs the experiments that time themselves alone (the registry's run = timed, the
+# Makefile's TIMED): every experiment whose committed results have a *_timing.csv must be one, and
+# the Makefile must take its list from the registry
+timed=$(sh tools/registry.sh with run timed | tr '\n' ' ')
+grep -q '^TIMED := $(shell sh tools/registry.sh with run timed)$' Makefile ||
+    bad "the Makefile's TIMED is not the registry's run = timed"
+[ "$(make -s --no-print-directory -f Makefile -p -n help 2>/dev/null | sed -n 's/^TIMED := //p' | head -n 1)" != "" ] ||
+    bad "make does not expand TIMED"
+sh tools/registry.sh with run nope | grep -q . && bad "with run nope lists claims"
+sh tools/registry.sh with nope x 2>/dev/null && bad "with of an unknown column succeeded"
+
 for f in results/*_timing.csv; do
     [ -f "$f" ] || continue
     id=$(for i in $reg; do case $(basename "$f") in "$i"_*) echo "$i" ;; esac; done | head -n 1)
-    case " $timed " in *" $id "*) ;; *) bad "$f: $id times itself but is not in the Makefile's TIMED ($timed)" ;; esac
+    case " $timed " in *" $id "*) ;; *) bad "$f: $id times itself but its registry run is not timed ($timed)" ;; esac
 done
 [ $fail -eq 0 ] && echo "test_registry: ok" || { echo "test_registry: $fail failure(s)"; exit 1; }

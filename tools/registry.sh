@@ -3,8 +3,10 @@
 # place where each claim's words live, and write what others restate.
 #
 #   sh tools/registry.sh ids [section|extension]  the claim IDs, in registry order
+#   sh tools/registry.sh with COLUMN VALUE        the IDs whose COLUMN is VALUE
+#                                                 (with run timed: the Makefile's list)
 #   sh tools/registry.sh get ID COLUMN            one field (id origin subheading
-#                                                 claim figures headline code note)
+#                                                 claim figures headline code note run)
 #   sh tools/registry.sh claims-code              markdown "claim -> code" table
 #                                                 (the section's claims first,
 #                                                 extensions marked)
@@ -28,7 +30,7 @@ REG=${REGISTRY:-$here/../experiments/registry.tsv}
 
 rows() { grep -v '^#' "$REG" | tail -n +2; }
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 claims_code() {
     echo "| claim | from the section's subheading | experiment | where the mathematics is |"
@@ -99,7 +101,7 @@ check() {
     bad=0
     root=$here/..
     rows | {
-        while IFS='	' read -r id origin sub claim figs head code note; do
+        while IFS='	' read -r id origin sub claim figs head code note run; do
             [ -f "$root/experiments/$id.c" ] || { echo "registry: $id: no experiments/$id.c"; bad=1; }
             case "$origin" in section|extension) ;; *) echo "registry: $id: origin '$origin'"; bad=1 ;; esac
             for g in $figs; do
@@ -107,6 +109,7 @@ check() {
             done
             file=${code%%:*} fn=${code#*:}
             grep -q "$fn" "$root/$file" 2>/dev/null || { echo "registry: $id: no $fn in $file"; bad=1; }
+            case "$run" in timed|first|-) ;; *) echo "registry: $id: run '$run' (timed, first or -)"; bad=1 ;; esac
             printf '%s' "$head" | grep -Eq '^[A-Za-z]+$' || { echo "registry: $id: headline macro '$head'"; bad=1; }
         done
         exit $bad
@@ -116,6 +119,10 @@ check() {
 [ $# -ge 1 ] || usage
 case "$1" in
     ids) if [ $# -ge 2 ]; then rows | awk -F'\t' -v o="$2" '$2 == o { print $1 }'; else rows | cut -f1; fi ;;
+    with) [ $# -eq 3 ] || usage
+         col=$(grep -v '^#' "$REG" | head -1 | tr '\t' '\n' | grep -nx "$2" | cut -d: -f1)
+         [ -n "$col" ] || { echo "registry.sh: no column '$2'" >&2; exit 2; }
+         rows | awk -F'\t' -v c="$col" -v v="$3" '$c == v { print $1 }' ;;
     get) [ $# -eq 3 ] || usage
          col=$(grep -v '^#' "$REG" | head -1 | tr '\t' '\n' | grep -nx "$3" | cut -d: -f1)
          [ -n "$col" ] || { echo "registry.sh: no column '$3'" >&2; exit 2; }

@@ -18,8 +18,8 @@
 #include "prelude.h"
 #include "randn.h"
 
-#define STATS(X) X(S_NORM2, "norm2", SW_MC) X(S_NORM2_DEV2, "norm2_dev2", SW_MC) \
-                 X(S_DOT, "dot", SW_MC) X(S_DOT2, "dot2", SW_MC) X(S_ABSDOT, "absdot", SW_MC)
+#define STATS(X) X(S_NORM2, "norm2") X(S_NORM2_DEV2, "norm2_dev2") X(S_DOT, "dot") \
+    X(S_DOT2, "dot2") X(S_ABSDOT, "absdot")
 SWEEP_STATS(STATS);
 
 /* one draw at d: x, y (d) ~ N(0, I) */
@@ -148,6 +148,9 @@ static int run(experiment *e)
                        e->o.draws);
     return ATT_OK;
 }
+
+/* how make verify compares the statistics: Monte Carlo (SW_MC, sweep.h) but these */
+SWEEP_VERIFY_MC(stat_names)
 
 int main(int argc, char **argv)
 {

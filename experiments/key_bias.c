@@ -22,22 +22,15 @@
 
 #define FD_STEP 1e-5
 #define FD_TOL 1e-6    /* backprop against central differences: the rule keyBiasFDErrMax applies */
-#define TEXT_(x) #x
-#define TEXT(x) TEXT_(x)   /* a number as the text make verify reads: TEXT(FD_TOL) = "1e-6" */
-#define ZERO "1e-10"   /* without RoPE, b_K's gradient ratio is rounding: far below this */
-#define FD_ROUND SW_ROUND(TEXT(FD_TOL))
-#define STATS(X)                                                                                  \
-    X(S_OUT, "out", SW_MC_ROUND(ZERO)) X(S_TOL, "tol", SW_MC)                                   \
-    X(S_RATIO, "ratio", SW_MC_ROUND(ZERO)) X(S_GRAD_REL, "grad_rel", SW_MC_ROUND("1e3"))          \
-    X(S_NQ, "dbq", SW_MC) X(S_NK, "dbk", SW_MC_ROUND(ZERO))                                       \
-    X(S_FD, "fd", FD_ROUND) X(S_FD0, "fd_b_Q", FD_ROUND)                                          \
-    X(S_FD1, "fd_b_K", FD_ROUND) X(S_FD2, "fd_b_V", FD_ROUND) X(S_FD3, "fd_W_Q", FD_ROUND)        \
-    X(S_FD4, "fd_W_K", FD_ROUND) X(S_FD5, "fd_W_V", FD_ROUND)
+#define ZERO 1e-10   /* without RoPE, b_K's gradient ratio is rounding: far below this */
+#define STATS(X) X(S_OUT, "out") X(S_TOL, "tol") X(S_RATIO, "ratio") X(S_GRAD_REL, "grad_rel") \
+    X(S_NQ, "dbq") X(S_NK, "dbk") X(S_FD, "fd") X(S_FD0, "fd_b_Q") X(S_FD1, "fd_b_K")          \
+    X(S_FD2, "fd_b_V") X(S_FD3, "fd_W_Q") X(S_FD4, "fd_W_K") X(S_FD5, "fd_W_V")
 SWEEP_STATS(STATS);
 
 /* The RoPE base sweep (key_bias_base.csv): with RoPE after the bias at base 100 .. 1e5,
  * BASE_DRAWS heads each at the grid's sizes, ||dL/db_K|| / ||dL/db_Q||. */
-#define BASE_STATS(X) X(B_RATIO, "ratio", SW_MC)
+#define BASE_STATS(X) X(B_RATIO, "ratio")
 SWEEP_STATS_AS(BASE_STATS, NBSTAT, base_names);
 enum { NBASE = 4, BASE_DRAWS = 200 };
 static const double BASES[NBASE] = {100.0, 1000.0, 10000.0, 100000.0};
@@ -267,6 +260,15 @@ done:
     sweep_result_free(&rb);
     return st;
 }
+
+/* how make verify compares the statistics: Monte Carlo (SW_MC, sweep.h) but these */
+SWEEP_VERIFY(stat_names, {"out", SW_MC_ROUND_MAX(ZERO)}, {"ratio", SW_MC_ROUND_MAX(ZERO)},
+             {"grad_rel", SW_MC_ROUND_MAX(1e3)}, {"dbk", SW_MC_ROUND_MAX(ZERO)},
+             {"fd", SW_ROUND_MAX(FD_TOL)}, {"fd_b_Q", SW_ROUND_MAX(FD_TOL)},
+             {"fd_b_K", SW_ROUND_MAX(FD_TOL)}, {"fd_b_V", SW_ROUND_MAX(FD_TOL)},
+             {"fd_W_Q", SW_ROUND_MAX(FD_TOL)}, {"fd_W_K", SW_ROUND_MAX(FD_TOL)},
+             {"fd_W_V", SW_ROUND_MAX(FD_TOL)})
+SWEEP_VERIFY_MC(base_names)
 
 int main(int argc, char **argv)
 {

@@ -25,8 +25,8 @@
 #include "randmat.h"
 
 /* per draw, at a cond point */
-#define STATS(X) X(C_V, "v", SW_MC) X(C_WOV, "wov", SW_ROUND(NULL)) X(C_Y, "y", SW_ROUND(NULL)) \
-    X(C_UWOV, "wov_units", SW_ROUND("allowed_units")) X(C_UY, "y_units", SW_ROUND("allowed_units"))
+#define STATS(X) X(C_V, "v") X(C_WOV, "wov") X(C_Y, "y") X(C_UWOV, "wov_units") \
+    X(C_UY, "y_units")
 SWEEP_STATS(STATS);
 
 /* the allowed error C = 4 (T + d + 2 d_v), in units of cond(R) eps */
@@ -77,8 +77,8 @@ enum { NHEADS = 2 };   /* two heads without, with biases */
 /* per draw: the control: without biases it equals y (zero up to rounding,
  * below 1e-10); with them it depends on head 2's SVD, whose signs the BLAS
  * kernel picks: compared as a training result (SW_TRAIN_ROUND) */
-#define HEAD_STATS(X) X(H_Y, "y", SW_ROUND(NULL)) X(H_UY, "y_units", SW_ROUND("allowed_units")) \
-    X(H_WQ, "wq", SW_MC) X(H_WV, "wv", SW_MC) X(H_CTRL, "control", SW_TRAIN_ROUND("1e-10"))
+#define HEAD_STATS(X) X(H_Y, "y") X(H_UY, "y_units") X(H_WQ, "wq") X(H_WV, "wv") \
+    X(H_CTRL, "control")
 SWEEP_STATS_AS(HEAD_STATS, NHSTAT, head_stat_names);
 static const char *const head_cases[NHEADS] = {"none", "b_Q b_K b_V b_O"};
 
@@ -241,6 +241,13 @@ static int run(experiment *e)
     /* 2. two heads, the same circuits: the same output, with and without biases */
     return two_heads(e);
 }
+
+/* how make verify compares the statistics: Monte Carlo (SW_MC, sweep.h) but these */
+SWEEP_VERIFY(stat_names, {"wov", SW_ROUND}, {"y", SW_ROUND},
+             {"wov_units", SW_ROUND_COL("allowed_units")},
+             {"y_units", SW_ROUND_COL("allowed_units")})
+SWEEP_VERIFY(head_stat_names, {"y", SW_ROUND}, {"y_units", SW_ROUND_COL("allowed_units")},
+             {"control", SW_TRAIN_ROUND_MAX(1e-10)})
 
 int main(int argc, char **argv)
 {

@@ -27,18 +27,16 @@
 
 enum { MAX_T = 48, MAX_D = 48, MAX_DK = 32 };
 
-#define STATS(X)                                                                                  \
-    X(S_TQ, "T_q", SW_MC) X(S_TK, "T_k", SW_MC) X(S_D, "d", SW_MC) X(S_DK, "d_k", SW_MC)          \
-    X(S_SELF, "self", SW_MC) X(S_SIGMA, "b_sigma", SW_MC) X(S_SPREAD, "row_spread", SW_ROUND("1")) \
-    X(S_SHIFT, "shift_err", SW_ROUND("1")) X(S_ZERO, "zero_wq_err", SW_ROUND("1"))                \
-    X(S_CHANGE, "change_A", SW_MC) X(S_PREF, "pref_tv", SW_MC)
+#define STATS(X) X(S_TQ, "T_q") X(S_TK, "T_k") X(S_D, "d") X(S_DK, "d_k") X(S_SELF, "self") \
+    X(S_SIGMA, "b_sigma") X(S_SPREAD, "row_spread") X(S_SHIFT, "shift_err")                 \
+    X(S_ZERO, "zero_wq_err") X(S_CHANGE, "change_A") X(S_PREF, "pref_tv")
 SWEEP_STATS(STATS);
 
 /* The preference curve (query_bias_pref.csv): with W_Q = 0 every row of A is
  * softmax(K b_Q); how far that is from uniform is set by the scale of the added
  * scores b_Q . k_j, u = sigma(b_Q) ||W_K||_F: at u = 0.1, 0.3, 1, 3, 10 (T_k = 8,
  * d = 16, d_k = 8, PREF_DRAWS heads each), TV(softmax(K b_Q), uniform). */
-#define PREF_STATS(X) X(P_TV, "tv", SW_MC)
+#define PREF_STATS(X) X(P_TV, "tv")
 SWEEP_STATS_AS(PREF_STATS, NPSTAT, pref_names);
 enum { PREF_T = 8, PREF_D = 16, PREF_DK = 8, PREF_DRAWS = 2000 };
 enum { PREF_U1 = 2, PREF_NU = 5 };   /* point PREF_U1 is u = 1 */
@@ -345,6 +343,11 @@ done:
     sweep_result_free(&rp);
     return st;
 }
+
+/* how make verify compares the statistics: Monte Carlo (SW_MC, sweep.h) but these */
+SWEEP_VERIFY(stat_names, {"row_spread", SW_ROUND_MAX(1)}, {"shift_err", SW_ROUND_MAX(1)},
+             {"zero_wq_err", SW_ROUND_MAX(1)})
+SWEEP_VERIFY_MC(pref_names)
 
 int main(int argc, char **argv)
 {

@@ -17,8 +17,9 @@
 #include <stdlib.h>
 #include <gsl/gsl_randist.h>
 
-#define STATS(X) X(S_Z, "z", SW_MC) X(S_T, "t", SW_EXACT) X(S_WT, "work_T", SW_EXACT)
+#define STATS(X) X(S_Z, "z") X(S_T, "t") X(S_WT, "work_T")
 SWEEP_STATS(STATS);
+SWEEP_VERIFY(stat_names, {"t", SW_EXACT}, {"work_T", SW_EXACT})
 
 static int allocs, frees, fail_draw;
 typedef struct { size_t T; } work;   /* the largest T of the grid it was made for */

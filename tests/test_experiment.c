@@ -97,8 +97,9 @@ START_TEST(test_size_lists)
 END_TEST
 
 /* a sweep: one N(0, 1) per draw; a point run alone gives its numbers in the sweep */
-#define STATS(X) X(S_Z, "z", SW_MC) X(S_T, "t", SW_EXACT)
+#define STATS(X) X(S_Z, "z") X(S_T, "t")
 SWEEP_STATS(STATS);
+SWEEP_VERIFY(stat_names, {"t", SW_EXACT})
 static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *ctx)
 {
     (void)work, (void)ctx;
@@ -187,8 +188,9 @@ START_TEST(test_sweep_workset_words)
 END_TEST
 
 /* the engine's work from shape words: the largest point's sizes, or each point's own */
-#define WSTATS(X) X(W_ROWS, "rows", SW_EXACT) X(W_LEN, "len", SW_EXACT) X(W_Z, "z", SW_MC)
+#define WSTATS(X) X(W_ROWS, "rows") X(W_LEN, "len") X(W_Z, "z")
 SWEEP_STATS_AS(WSTATS, NWSTAT, wstat_names);
+SWEEP_VERIFY(wstat_names, {"rows", SW_EXACT}, {"len", SW_EXACT})
 static int draw_ws(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *ctx)
 {
     (void)pt, (void)ctx;
@@ -290,8 +292,9 @@ START_TEST(test_sweep_ci_and_fit)
 END_TEST
 
 /* profiles: each point's draw 0 again, its vector as a column; one length or no table */
-#define PSTATS(X) X(P_Z, "z", SW_MC)
+#define PSTATS(X) X(P_Z, "z")
 SWEEP_STATS_AS(PSTATS, NPSTAT, pstat_names);
+SWEEP_VERIFY_MC(pstat_names)
 static int draw_profile(gsl_rng *rng, double *out, const sweep_point *pt, void *work,
                         const void *ctx)
 {
@@ -360,9 +363,27 @@ START_TEST(test_profile_write)
 }
 END_TEST
 
+/* make verify's natures: the statistics an exception names get its nature (a number's bound
+ * as its spelling), the rest Monte Carlo; an exception that names no statistic fails */
+START_TEST(test_verify_exceptions)
+{
+    static const char *const names[] = {"a", "b", "c"};
+    const sweep_exception x[] = {{"b", SW_EXACT}, {"c", SW_ROUND_MAX(1e-6)}};
+    ck_assert_int_eq(sweep_nature_find(names, 3, 0, x, 2).nature, NAT_MC);
+    ck_assert_int_eq(sweep_nature_find(names, 3, 1, x, 2).nature, NAT_EXACT);
+    sweep_nature c = sweep_nature_find(names, 3, 2, x, 2);
+    ck_assert_int_eq(c.nature, NAT_ROUNDING);
+    ck_assert_str_eq(c.bound, "1e-6");
+    ck_assert_str_eq(SW_ROUND_COL("tol").bound, "tol");
+    const sweep_exception bad[] = {{"nope", SW_EXACT}};
+    ck_assert_int_eq(sweep_nature_find(names, 3, 0, bad, 1).nature, NAT_N);
+    ck_assert_ptr_nonnull(strstr(att_last_error(), "'nope'"));
+}
+END_TEST
+
 PROP_MAIN("test_experiment",
           {"unit",
            60,
            {test_sticky_verdict_errors, test_size_lists, test_sweep_filter_keeps_numbers,
             test_sweep_workset_words, test_sweep_work_and_merged, test_sweep_ci_and_fit,
-            test_profile_write}})
+            test_profile_write, test_verify_exceptions}})

@@ -326,6 +326,23 @@ static sweep_nature nature_of(const sweep_def *def, size_t k)
     return def->stat_nature ? def->stat_nature(k) : SW_MC;
 }
 
+sweep_nature sweep_nature_find(const char *const *names, size_t n, size_t k,
+                               const sweep_exception *x, size_t nx)
+{
+    sweep_nature nat = SW_MC;
+    for (size_t i = 0; i < nx; i++) {
+        size_t j = 0;
+        while (j < n && strcmp(names[j], x[i].stat) != 0) j++;
+        if (j == n) {   /* a misspelt exception: the run fails rather than compare it as MC */
+            att_fail(ATT_ERUNTIME, "SWEEP_VERIFY: '%s' is none of the list's statistics",
+                     x[i].stat);
+            return (sweep_nature){NAT_N, NULL};
+        }
+        if (j == k) nat = x[i].nature;
+    }
+    return nat;
+}
+
 static int write_schema(const experiment *e, const char *name, const schema *sc)
 {
     if (sc->oom) return att_fail(ATT_ERUNTIME, "%s: out of memory for its schema", name);
@@ -524,6 +541,8 @@ static int draws_sizes(const experiment *e, const sweep_def *def, const sweep_po
 int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_result *r)
 {
     memset(r, 0, sizeof *r);
+    for (size_t k = 0; k < def->nstats; k++)
+        if (nature_of(def, k).nature == NAT_N) return ATT_ERUNTIME;   /* sweep_nature_find */
     double vals[AX_N][(size_t)OPTS_MAX_LIST > (size_t)SWEEP_MAX_VALUES ? (size_t)OPTS_MAX_LIST
                                                                        : (size_t)SWEEP_MAX_VALUES];
     size_t n[AX_N], total = 1;

@@ -7,10 +7,12 @@
  *     <name>_mean, <name>_lo, <name>_hi (95% CI), <name>_min, <name>_max, <name>_n
  * then any derived columns; and, when asked, <id>_draws.csv with every draw.
  *
- *     // the statistics of one draw: the enum, the CSV names and how make
- *     // verify compares them (table.h's natures) from one list
- *     #define STATS(X) X(S_NORM2, "norm2", SW_MC) X(S_ERR, "err", SW_ROUND("tol_max"))
- *     SWEEP_STATS(STATS);            // enum { S_NORM2, S_ERR, NSTAT }; stat_names[], ...
+ *     // the statistics of one draw: the enum and the CSV names from one list
+ *     #define STATS(X) X(S_NORM2, "norm2") X(S_ERR, "err")
+ *     SWEEP_STATS(STATS);            // enum { S_NORM2, S_ERR, NSTAT }; stat_names[]
+ *     ...
+ *     // near the end: how make verify compares them, Monte Carlo but the exceptions
+ *     SWEEP_VERIFY(stat_names, {"err", SW_ROUND_COL("tol_max")})
  *
  *     // one draw at a point: out[k] for every statistic k
  *     static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work,
@@ -58,44 +60,80 @@
 #include "verdict.h"
 #include "workset.h"
 
-/* How make verify compares a statistic's columns (table.h):
- *   SW_MC         a Monte Carlo quantity: <s>_mean, _lo, _hi within the
- *                 committed CI (mc), _min, _max computed, _n exact
- *   SW_MC_ROUND(b) the same, but rounding-level in the rows where it is <= b
- *   SW_ROUND(b)   a rounding-level quantity (an error, a residual): every
- *                 column by order of magnitude, at most b (a column name,
- *                 a number, or NULL)
- *   SW_TRAIN_ROUND(b) like SW_MC_ROUND, compared as a trained model's result
- *                 (training: within the standard error), e.g. a quantity
- *                 whose sign convention the BLAS kernel picks
- *   SW_EXACT      a deterministic count or parameter: equal text
- *   SW_COMPUTED   a deterministic floating-point value: relative 1e-9 */
+/* How make verify compares a statistic's columns (table.h). A bound is a number (a C
+ * literal or a macro that expands to one: make verify reads its spelling) or a column's name.
+ *   SW_MC                 a Monte Carlo quantity: <s>_mean, _lo, _hi within the committed CI
+ *                         (mc), _min, _max computed, _n exact (every statistic's default)
+ *   SW_MC_ROUND_MAX(x)    the same, but rounding-level in the rows where it is <= x
+ *   SW_ROUND              a rounding-level quantity (an error, a residual): every column by
+ *                         order of magnitude
+ *   SW_ROUND_MAX(x), SW_ROUND_COL("name")   the same, at most x / at most column name
+ *   SW_TRAIN              compared as a trained model's result (training: within the standard
+ *                         error); SW_TRAIN_ROUND_MAX(x): rounding-level where <= x (e.g. a
+ *                         quantity whose sign convention the BLAS kernel picks)
+ *   SW_EXACT              a deterministic count or parameter: equal text
+ *   SW_COMPUTED           a deterministic floating-point value: relative 1e-9 */
 typedef struct {
     col_nature nature;
     const char *bound;
 } sweep_nature;
+/* x's spelling, after x is checked to be a number (sizeof of an arithmetic expression) */
+#define SWEEP_NUM_(x) (sizeof((x) + 0.0) ? #x : #x)
+#define SWEEP_NUM(x) SWEEP_NUM_(x)
 #define SW_MC ((sweep_nature){NAT_MC, NULL})
-#define SW_MC_ROUND(b) ((sweep_nature){NAT_MC, b})
-#define SW_ROUND(b) ((sweep_nature){NAT_ROUNDING, b})
-#define SW_TRAIN_ROUND(b) ((sweep_nature){NAT_TRAINING, b})
+#define SW_MC_ROUND_MAX(x) ((sweep_nature){NAT_MC, SWEEP_NUM(x)})
+#define SW_ROUND ((sweep_nature){NAT_ROUNDING, NULL})
+#define SW_ROUND_MAX(x) ((sweep_nature){NAT_ROUNDING, SWEEP_NUM(x)})
+#define SW_ROUND_COL(name) ((sweep_nature){NAT_ROUNDING, "" name})
+#define SW_TRAIN ((sweep_nature){NAT_TRAINING, NULL})
+#define SW_TRAIN_ROUND_MAX(x) ((sweep_nature){NAT_TRAINING, SWEEP_NUM(x)})
 #define SW_EXACT ((sweep_nature){NAT_EXACT, NULL})
 #define SW_COMPUTED ((sweep_nature){NAT_COMPUTED, NULL})
 
-/* The list of statistics: X(ENUM_NAME, "csv_name", nature) per statistic. */
-#define SWEEP_STAT_ENUM_(id, name, nat) id,
-#define SWEEP_STAT_NAME_(id, name, nat) name,
-#define SWEEP_STAT_NAT_(id, name, nat) nat,
+/* The list of statistics: X(ENUM_NAME, "csv_name") per statistic, one line a student reads
+ * beside the claim. SWEEP_STATS(LIST) makes the enum (ENUM_NAME..., NSTAT) and stat_names[];
+ * SWEEP_STATS_AS(LIST, count, names) a second list in one file. */
+#define SWEEP_STAT_ENUM_(id, name) id,
+#define SWEEP_STAT_NAME_(id, name) name,
 #define SWEEP_STATS(LIST) SWEEP_STATS_AS(LIST, NSTAT, stat_names)
-/* A second list in one file: its count and names array named by the caller
- * (the natures are names##_nat). */
-#define SWEEP_STATS_AS(LIST, count, names)                                          \
-    enum { LIST(SWEEP_STAT_ENUM_) count };                                          \
-    static const char *const names[count] = {LIST(SWEEP_STAT_NAME_)};               \
-    static sweep_nature names##_nat(size_t k)                                       \
-    {                                                                               \
-        const sweep_nature n[count] = {LIST(SWEEP_STAT_NAT_)};                      \
-        return n[k];                                                                \
+#define SWEEP_STATS_AS(LIST, count, names)                                                    \
+    enum { LIST(SWEEP_STAT_ENUM_) count };                                                    \
+    static const char *const names[count] = {LIST(SWEEP_STAT_NAME_)};                         \
+    static sweep_nature names##_nat(size_t k)
+
+/* How make verify compares a list's statistics, declared near the end of the experiment:
+ * each is Monte Carlo (SW_MC) but the exceptions, {"csv_name", nature}:
+ *     SWEEP_VERIFY(stat_names, {"err", SW_ROUND_COL("tol")}, {"count", SW_EXACT})
+ * SWEEP_VERIFY_MC(names): no exceptions; SWEEP_VERIFY_ALL(names, nature): every one alike.
+ * An exception that names no statistic of the list
+ * makes the run fail (sweep_nature_find). */
+typedef struct {
+    const char *stat;
+    sweep_nature nature;
+} sweep_exception;
+#define SWEEP_VERIFY(names, ...)                                                              \
+    static sweep_nature names##_nat(size_t k)                                                 \
+    {                                                                                         \
+        const sweep_exception x[] = {__VA_ARGS__};                                            \
+        return sweep_nature_find(names, sizeof names / sizeof names[0], k, x,                 \
+                                 sizeof x / sizeof x[0]);                                     \
     }
+#define SWEEP_VERIFY_MC(names)                                                                \
+    static sweep_nature names##_nat(size_t k)                                                 \
+    {                                                                                         \
+        (void)k;                                                                              \
+        return SW_MC;                                                                         \
+    }
+#define SWEEP_VERIFY_ALL(names, nat)                                                         \
+    static sweep_nature names##_nat(size_t k)                                                 \
+    {                                                                                         \
+        (void)k;                                                                              \
+        return nat;                                                                           \
+    }
+/* Statistic k of names[0 .. n-1]: its exception's nature, else SW_MC; an exception naming
+ * none of the statistics gives NAT_N (sweep_run then fails, naming it). */
+sweep_nature sweep_nature_find(const char *const *names, size_t n, size_t k,
+                               const sweep_exception *x, size_t nx);
 
 typedef enum { AX_T, AX_D, AX_DK, AX_DV, AX_X, AX_CASE, AX_N } sweep_axis_id;
 

@@ -42,6 +42,7 @@ typedef struct {
     const char *macro;
     size_t mult, long_draws;
 } config;
+/* "soft" is a scale, c^2 = 1/2 (not random_projections' small-score "soft-softmax" limit) */
 static const config CONFIGS[NCONFIG] = {{"section", 64, 16, 1.0, "", 1, LONG_DRAWS_SECTION},
                                         {"soft", 64, 16, 0.70710678118654752, "Soft", 4, 0},
                                         {"narrow", 64, 4, 1.0, "Narrow", 1, LONG_DRAWS_NARROW},
@@ -115,7 +116,11 @@ static void *work_alloc(void *vc)
     return longseq_work_new(c->cf->d, c->cf->d_k);
 }
 
-/* One draw: W, then ROWS mixture rows (row 0 from p, the rest from q1); out = (T a_ii p/q
+/* Why a mixture: at long T, E[T a_ii] is carried by rare rows x_i with a large self-score s_ii.
+ * The tilted law q1 (x_i drawn with density e^{s_ii - sigma_i^2/2} p, longseq.h) makes them
+ * common; a row from the mixture q = alpha p + (1 - alpha) q1 counts with the weight
+ * p/q = exp(q.log_ratio) <= 1/alpha = 8 (importance sampling: unbiased, bounded weights).
+ * One draw: W, then ROWS mixture rows (row 0 from p, the rest from q1); out = (T a_ii p/q
  * averaged over the rows, for each T), the control variates of W and of the rows minus their
  * means, |det(I - W_K^T W_Q)| and its conditional density at 0, and one more plain row's
  * E[2 a_ii | s, sigma] (an independent T = 2 check). */

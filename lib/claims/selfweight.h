@@ -126,11 +126,12 @@ typedef struct {
 selfweight_work *selfweight_scratch_new(const selfweight_config *max);
 void selfweight_scratch_delete(void *w);
 
-/* One draw of config c into out[SW_NSTAT] (SW_* above), using w (re-allocated at c's
+/* One draw of config into out[SW_NSTAT] (SW_* above), using w (re-allocated at config's
  * shape when it has another: a grid point gives the same bits alone as in a
  * sweep, whatever the other points' sizes): the inputs in the order of selfweight_draw_inputs
  * (X, then W_Q, W_K, then X'), then the raw or projected head. */
-int selfweight_draw(gsl_rng *rng, const selfweight_config *c, selfweight_work *w, double *out);
+int selfweight_draw(gsl_rng *rng, const selfweight_config *config, selfweight_work *w,
+                    double *out);
 
 /* ---- the raw head's leak, exactly and at large d ---------------------- */
 

@@ -63,8 +63,8 @@ int leak_dstar(gsl_rng *rng, size_t T, double level, size_t n, leak_width *w)
     double g0 = (1.0 - t) / D, g1 = t / D;     /* the partial derivatives of d* in y0 and y1 */
     *w = (leak_width){.d_star = d + t, .se = sqrt(g0 * g0 * v0 + g1 * g1 * v1), .d_below = d,
                            .c_below = lo.mean, .c_above = hi.mean, .n = n};
-    w->lo = w->d_star - 1.959963984540054 * w->se;
-    w->hi = w->d_star + 1.959963984540054 * w->se;
+    w->lo = w->d_star - STAT_Z95 * w->se;
+    w->hi = w->d_star + STAT_Z95 * w->se;
     return ATT_OK;
 }
 

@@ -6,6 +6,7 @@
 #include "mat.h"
 #include "softmax.h"
 #include "status.h"
+#include "statistics.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -332,8 +333,8 @@ int selfweight_contour_crossing(const double *d, const double *leak, const doubl
         out->k = k;
         out->d_star = d[k] + t * Dd;
         out->se = sqrt(ga * ga * sa * sa + gb * gb * sb * sb);
-        out->lo = out->d_star - 1.959963984540054 * out->se;
-        out->hi = out->d_star + 1.959963984540054 * out->se;
+        out->lo = out->d_star - STAT_Z95 * out->se;
+        out->hi = out->d_star + STAT_Z95 * out->se;
         return ATT_OK;
     }
     return att_fail(ATT_ERUNTIME, "the mean self-weight never crosses %.4g on the %zu widths "

@@ -166,7 +166,7 @@ double selfweight_leak_law(size_t T, double d);
  * Its standard error propagates the two neighbours' errors (delta method,
  * se(lambda) = se(l) / l, the two points independent):
  *   d(d*) / d(lambda_k) = -(1 - t) Dd / Dlambda,  d(d*) / d(lambda_{k+1}) = -t Dd / Dlambda
- * and the 95% CI is d* -+ 1.96 se. ATT_OK, or ATT_ERUNTIME when the leak
+ * and the 95% CI is d* -+ STAT_Z95 se. ATT_OK, or ATT_ERUNTIME when the leak
  * never crosses L (or a neighbour has l <= 0). */
 typedef struct {
     double d_star, se, lo, hi;

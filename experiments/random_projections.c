@@ -34,16 +34,18 @@ enum { NSWEEP = 3, SIDE_T = 16, SIDE_DK = 4, PILOT = 1024 };
 /* a sweep's own settings: the fresh-token control on or off, the draws per point, the last T */
 typedef struct { int control; size_t draws, last_T; } sweep_ctx;
 
-/* one draw at (T, d, d_k, x = c): X, W_Q, W_K (and X'); S = (X W_Q)(X W_K)^T and a_ii, by
+/* one draw at (T, d, d_k, scale c): X, W_Q, W_K (and X'); S = (X W_Q)(X W_K)^T and a_ii, by
  * selfweight_draw (lib/claims/selfweight.c), which draws them and calls selfweight_projected */
 static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *ctx)
 {
     double T = (double)pt->T;
-    double v = (double)pt->dk * pow(pt->x, 4);   /* score variance d_k c^4 */
-    selfweight_config c = {pt->T, pt->d, pt->dk, pt->x / sqrt((double)pt->d),
-                           ((const sweep_ctx *)ctx)->control};
+    double scale = pt->x;                                  /* the sweep's own axis: c */
+    double score_var = (double)pt->dk * pow(scale, 4);   /* d_k c^4 */
+    /* W entries N(0, c^2 / d): sigma_w = c / sqrt(d) */
+    selfweight_config config = {pt->T, pt->d, pt->dk, scale / sqrt((double)pt->d),
+                                ((const sweep_ctx *)ctx)->control};
     double sw[SW_NSTAT];
-    int st = selfweight_draw(rng, &c, work, sw);
+    int st = selfweight_draw(rng, &config, work, sw);
     /* the antithetic pair: -W_K flips every score, same law; T (a_ii(S) + a_ii(-S)) / 2.
      * Not at T = 2, where the pair is exactly 1 (a_11(S) + a_11(-S) = 1): the plain draw
      * keeps that point a Monte Carlo check */
@@ -52,9 +54,9 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, co
     if (st) return st;
     out[S_TSELF] = T * (pt->T == 2 ? sw[SW_SELF] : 0.5 * (sw[SW_SELF] + flip));   // T mean a_ii
     out[S_TARGMAX] = T * sw[SW_ARGMAX];        // T (1/T) #{i: s_ii > s_ij for all j != i}
-    out[S_DIAG] = sw[SW_DIAG_SQ] / v;          // (1/T) sum_i s_ii^2 / (d_k c^4)
-    out[S_OFF] = sw[SW_OFF_SQ] / v;            // mean_{i != j} s_ij^2 / (d_k c^4)
-    if (!c.control) return st;
+    out[S_DIAG] = sw[SW_DIAG_SQ] / score_var;  // (1/T) sum_i s_ii^2 / (d_k c^4)
+    out[S_OFF] = sw[SW_OFF_SQ] / score_var;    // mean_{i != j} s_ij^2 / (d_k c^4)
+    if (!config.control) return st;
     out[S_TCONTROL] = T * sw[SW_CONTROL];      // T (1/T) sum_i a'_ii (own key k_i -> k'_i)
     out[S_TEXCESS] = sw[SW_EXCESS];            // T (self_weight - control)
     return st;
@@ -62,18 +64,20 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, co
 
 /* ---- the three sweeps ---- */
 
-/* g[k] for the three sweeps (main's c = scale); c[0] the main sweep's settings (control as
- * asked, --draws, the last T run), c[1] the side sweeps' (control on, --draws / 2, at least 1) */
-static void sweeps_init(sweep_grid g[NSWEEP], sweep_ctx c[2], const opts *o, const double *scale,
-                        int control)
+/* g[k] for the three sweeps (main's c = --scale); ctx[0] the main sweep's settings (control
+ * as asked, --draws, the last T run), ctx[1] the side sweeps' (control on, --draws / 2, at
+ * least 1) */
+static void sweeps_init(sweep_grid g[NSWEEP], sweep_ctx ctx[2], const opts *o,
+                        const double *scale, int control)
 {
     static const size_t MAIN_T[] = {2, 3, 4, 8, 16, 32, 64, 128, 256}, MAIN_D[] = {64},
                         MAIN_DK[] = {16}, WIDTH_D[] = {4, 8, 16, 32, 64, 128, 256},
                         SIDE_D[] = {16, 64}, ONE_T[] = {SIDE_T}, ONE_DK[] = {SIDE_DK};
-    const double C[] = {sqrt(0.25), sqrt(0.5), 1.0, sqrt(2.0), 2.0, sqrt(8.0)}, ONE[] = {1.0};
+    const double SCALES[] = {sqrt(0.25), sqrt(0.5), 1.0, sqrt(2.0), 2.0, sqrt(8.0)},
+                 ONE[] = {1.0};
     size_t last_T = o->T_list.n ? o->T_list.v[o->T_list.n - 1] : MAIN_T[8];
-    c[0] = (sweep_ctx){control, o->draws, last_T};
-    c[1] = (sweep_ctx){1, o->draws / 2 ? o->draws / 2 : 1, 0};
+    ctx[0] = (sweep_ctx){control, o->draws, last_T};
+    ctx[1] = (sweep_ctx){1, o->draws / 2 ? o->draws / 2 : 1, 0};
     for (int k = 0; k < NSWEEP; k++) sweep_grid_init(&g[k]);
     sweep_axis(&g[0], AX_T, 9, MAIN_T);
     sweep_axis(&g[0], AX_D, 1, MAIN_D);
@@ -86,7 +90,7 @@ static void sweeps_init(sweep_grid g[NSWEEP], sweep_ctx c[2], const opts *o, con
     sweep_axis(&g[2], AX_T, 1, ONE_T);
     sweep_axis(&g[2], AX_D, 2, SIDE_D);
     sweep_axis(&g[2], AX_DK, 1, ONE_DK);
-    sweep_axis_x(&g[2], "scale", 6, C);
+    sweep_axis_x(&g[2], "scale", 6, SCALES);
 }
 
 /* scratch for the grid's largest point */
@@ -110,7 +114,8 @@ static void derive(double *col, const sweep_point *pt, const stat_acc *a, const 
 {
     (void)a;
     (void)ctx;
-    col[0] = pt->x * pt->x * sqrt((double)pt->dk);
+    double scale = pt->x;   /* the sweep's own axis: c */
+    col[0] = scale * scale * sqrt((double)pt->dk);
 }
 
 /* the CI targets' half-width at pt: target 0 (T E[a_ii]) at every T, target 1
@@ -120,10 +125,10 @@ static double target_at(const sweep_point *pt, size_t k, double hw, const void *
     return k == 0 || pt->T == ((const sweep_ctx *)ctx)->last_T ? hw : 0.0;
 }
 
-/* sweep k's definition: work buffers, draws per point, settings c[k ? 1 : 0], CSV, score sd;
+/* sweep k's definition: work buffers, draws per point, settings ctx[k ? 1 : 0], CSV, score sd;
  * the main sweep's CI targets: T E[a_ii] to 0.9 x its precision bound, E[s_ii^2] / (d_k c^4)
  * to 0.004 (its window 0.0103), at most 4 --draws per point */
-static sweep_def sweep_def_of(size_t k, const sweep_ctx c[2], size_t draws)
+static sweep_def sweep_def_of(size_t k, const sweep_ctx ctx[2], size_t draws)
 {
     static const char *const csv[NSWEEP] = {"random_projections.csv",
                                             "random_projections_width.csv",
@@ -132,12 +137,12 @@ static sweep_def sweep_def_of(size_t k, const sweep_ctx c[2], size_t draws)
     def.work_alloc = work_alloc;
     def.work_free = selfweight_scratch_delete;
     def.draws_of = draws_of;
-    def.ctx = &c[k ? 1 : 0];
+    def.ctx = &ctx[k ? 1 : 0];
     def.csv = csv[k];
     def.nderived = 1;
     def.derived = sd_col;
     def.derive = derive;
-    def.nstats = c[k ? 1 : 0].control ? NSTAT : NSTAT - 2;
+    def.nstats = ctx[k ? 1 : 0].control ? NSTAT : NSTAT - 2;
     if (k == 0)
         def.ci = (sweep_ci_target){PILOT, 4 * draws, {{S_TSELF, 0.9 * PRECISION}, {S_DIAG, 0.004}},
                                    target_at};
@@ -163,7 +168,7 @@ static int heatmap(const experiment *e, size_t T, size_t d, size_t dk)
     for (size_t i = 0; i < T; i++)
         if (i < 12) snprintf(names[i], sizeof names[i], "%s", TOKENS[i]);
         else snprintf(names[i], sizeof names[i], "t%zu", i + 1);
-    sweep_point pt = {.T = T, .d = d, .dk = dk, .x = 1.0};
+    sweep_point pt = {.T = T, .d = d, .dk = dk, .x = 1.0};   /* x: the scale c = 1 */
     gsl_rng *rng = sweep_rng(e, &pt);
     gsl_matrix *A[2] = {mat_new(T, T), mat_new(T, T)};
     int st = ATT_OK;
@@ -225,25 +230,27 @@ static int soft_law(const experiment *e, soft_row sr[SOFT_N])
     int st = ATT_OK;
     for (size_t k = 0; k < SOFT_N && !st; k++) {
         double yh, se;
-        double c = sqrt(SOFT_SD[k] / sqrt((double)SOFT_DK));
-        double v = SOFT_SD[k] * SOFT_SD[k];
-        double law = excess_law(SOFT_T, SOFT_D, SOFT_DK, c);
+        double scale = sqrt(SOFT_SD[k] / sqrt((double)SOFT_DK));   /* sd = c^2 sqrt(d_k) */
+        double sd_sq = SOFT_SD[k] * SOFT_SD[k];
+        double law = excess_law(SOFT_T, SOFT_D, SOFT_DK, scale);
         experiment_rng_set(e, rng, STREAM_SOFT, 16 + k);   /* the pilot */
-        st = excess_estimate(rng, SOFT_T, SOFT_D, SOFT_DK, c, SOFT_PILOT, 0.0, &yh, &se);
+        st = excess_estimate(rng, SOFT_T, SOFT_D, SOFT_DK, scale, SOFT_PILOT, 0.0, &yh, &se);
         if (st) break;
-        double h0 = STAT_Z95 * se / law;
+        double h0 = STAT_Z95 * se / law;   /* the pilot's ratio half-width */
         double want = SOFT_PILOT * pow(h0 / soft_target(SOFT_SD[k]), 2) * 1.5;
         size_t n = SOFT_PILOT;
         if (isfinite(want) && want > SOFT_PILOT)
             n = want < SOFT_MAX ? (size_t)ceil(want) : SOFT_MAX;
         experiment_rng_set(e, rng, STREAM_SOFT, k);
-        if ((st = excess_estimate(rng, SOFT_T, SOFT_D, SOFT_DK, c, n, 0.0, &yh, &se))) break;
-        double h = STAT_Z95 * se;
-        double r = yh / law;
-        double rl = (yh - h) / law;
-        double rh = (yh + h) / law;
-        sr[k] = (soft_row){SOFT_SD[k], c, law, r, rl, rh, yh, yh - h, yh + h,
-                           (r - 1.0) / v, (rl - 1.0) / v, (rh - 1.0) / v, n};
+        if ((st = excess_estimate(rng, SOFT_T, SOFT_D, SOFT_DK, scale, n, 0.0, &yh, &se))) break;
+        double half = STAT_Z95 * se;   /* the excess's 95% half-width */
+        double ratio = yh / law;
+        double ratio_lo = (yh - half) / law;
+        double ratio_hi = (yh + half) / law;
+        /* departure = (ratio - 1) / sd^2 */
+        sr[k] = (soft_row){SOFT_SD[k], scale, law, ratio, ratio_lo, ratio_hi, yh, yh - half,
+                           yh + half, (ratio - 1.0) / sd_sq, (ratio_lo - 1.0) / sd_sq,
+                           (ratio_hi - 1.0) / sd_sq, n};
     }
     gsl_rng_free(rng);
     if (st) return st;
@@ -261,11 +268,11 @@ static void main_verdicts(experiment *e, const sweep_result *m, double scale)
     size_t worst = 0;
     size_t wide = 0;
     for (size_t p = 0; p < m->npoints; p++) {
-        measure a = sweep_measure(m, p, S_TSELF);
-        measure w = sweep_measure(m, worst, S_TSELF);
-        measure h = sweep_measure(m, wide, S_TSELF);
-        if (fabs(a.value - 1.0) > fabs(w.value - 1.0)) worst = p;
-        if (a.ci_high - a.ci_low > h.ci_high - h.ci_low) wide = p;
+        measure here = sweep_measure(m, p, S_TSELF);
+        measure farthest = sweep_measure(m, worst, S_TSELF);
+        measure widest = sweep_measure(m, wide, S_TSELF);
+        if (fabs(here.value - 1.0) > fabs(farthest.value - 1.0)) worst = p;
+        if (here.ci_high - here.ci_low > widest.ci_high - widest.ci_low) wide = p;
     }
     for (size_t p = 0; p < m->npoints; p++) {
         verdict_claim(e, p == worst ? "rpTMeanWorst" : "", 1.0, sweep_measure(m, p, S_TSELF),
@@ -315,7 +322,7 @@ static void control_verdicts(experiment *e, const sweep_result r[NSWEEP])
                 "control (own key replaced by a fresh token's key, exactly 1/T): largest "
                 "|T mean a'_ii - 1| / se over the %zu width and scale points (at d = %zu, "
                 "c^2 = %g)",
-                r[1].npoints + r[2].npoints, zp->d, zp->x * zp->x);
+                r[1].npoints + r[2].npoints, zp->d, zp->x * zp->x);   // x: the scale c
     verdict_claim(e, "rpExcessSmallD", NAN, sweep_measure(&r[1], 0, S_TEXCESS),
               verdict_rule_ci_above(0.0),
               "excess T mean (a_ii - a'_ii) over the exact-1/T control at d = %zu (T = %d, "

@@ -34,7 +34,7 @@
  * results/explorer.html (web/explorer.html) is the same picture in a browser.
  */
 #include "prelude.h"
-#include "explorer_tui.h"
+#include "explorer.h"
 #include "tqfk.h"
 
 #define ID "two_queries_four_keys"

@@ -1,6 +1,6 @@
 /* test_lscond.c - the long_sequences conditional estimator and its crossing:
  * lib/claims/longseq.h (E[T a_ii | s, sigma] by quadrature, the W draws' control
- * variates, the density of det at 0) and lib/claims/curve.h (the fit and the crossing).
+ * variates, the density of det at 0) and lib/run/curve.h (the fit and the crossing).
  *
  * Independent computations used:
  *   sigma = 0: g_T(s, 0) = T e^s / (e^s + T - 1) exactly;

@@ -5,7 +5,7 @@
  * that the origin is a cell):  col = (x + R) / 2R * (W - 1),
  *                              row = (R - y) / 2R * (H - 1)   (rounded).
  */
-#include "explorer_tui.h"
+#include "explorer.h"
 #include "status.h"
 
 #include <curses.h>

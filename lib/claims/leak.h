@@ -60,7 +60,7 @@ int leak_contour(gsl_rng *rng, const char *dir, const char *name, unsigned long 
                  const size_t *Tl, size_t nT, double level, size_t pairs, leak_contour_row *rows);
 
 /* The median leak 1 - a_ii of `rows` plain rows (row 0 of X (T, d) ~ N(0, 1),
- * s_j = x_0 . x_j), with its order-statistic 95% CI: ranks n/2 -+ 1.96 sqrt(n)/2. */
+ * s_j = x_0 . x_j), with its order-statistic 95% CI: ranks n/2 -+ STAT_Z95 sqrt(n)/2. */
 int leak_median(gsl_rng *rng, size_t T, size_t d, size_t rows, double *median, double *lo,
                 double *hi);
 

@@ -241,7 +241,7 @@ void longseq_cond_self(const longseq_cond_table *t, double s, double sigma, cons
  *                density over (-eps, eps), which the steep rise of the density away from 0
  *                makes about 16 times p0 at eps = 0.1 (c = 1: 0.0019 against 0.00012);
  *   the typical  value, the median of 1/|det| = 1 / median |det|, with the
- *                order-statistic CI: ranks n/2 -+ 1.96 sqrt(n)/2 (the binomial
+ *                order-statistic CI: ranks n/2 -+ STAT_Z95 sqrt(n)/2 (the binomial
  *                count below the median, normal approximation).
  */
 typedef struct {

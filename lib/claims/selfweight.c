@@ -240,19 +240,21 @@ void selfweight_scratch_delete(void *w)
 
 /* X (T, d) ~ N(0, 1); W_Q, W_K (d, d_k) ~ N(0, sigma_w^2); X' (T, d);
  * the raw head S = X X^T or the projected S = (X W_Q)(X W_K)^T; row stats */
-int selfweight_draw(gsl_rng *rng, const selfweight_config *c, selfweight_work *w, double *out)
+int selfweight_draw(gsl_rng *rng, const selfweight_config *config, selfweight_work *w,
+                    double *out)
 {
     /* a workspace of exactly this shape, as a fresh allocation: BLAS may sum
      * in another order for another layout or alignment, and a point must
      * give the same bits alone as in a sweep */
     int st = ATT_OK;
-    if (w->T != c->T || w->d != c->d || w->d_k != c->d_k || w->control != (c->control != 0)) {
+    if (w->T != config->T || w->d != config->d || w->d_k != config->d_k
+        || w->control != (config->control != 0)) {
         selfweight_work_free(w);
-        st = selfweight_work_alloc(w, c->T, c->d, c->d_k, c->control);
+        st = selfweight_work_alloc(w, config->T, config->d, config->d_k, config->control);
     }
     if (st) return st;
-    selfweight_draw_inputs(rng, w, c->sigma_w);
-    return c->d_k ? selfweight_projected(w, out) : selfweight_raw(w, out);
+    selfweight_draw_inputs(rng, w, config->sigma_w);
+    return config->d_k ? selfweight_projected(w, out) : selfweight_raw(w, out);
 }
 
 /* ---- the raw head's leak, exactly and at large d ---------------------- */

@@ -126,11 +126,12 @@ typedef struct {
 selfweight_work *selfweight_scratch_new(const selfweight_config *max);
 void selfweight_scratch_delete(void *w);
 
-/* One draw of config c into out[SW_NSTAT] (SW_* above), using w (re-allocated at c's
+/* One draw of config into out[SW_NSTAT] (SW_* above), using w (re-allocated at config's
  * shape when it has another: a grid point gives the same bits alone as in a
  * sweep, whatever the other points' sizes): the inputs in the order of selfweight_draw_inputs
  * (X, then W_Q, W_K, then X'), then the raw or projected head. */
-int selfweight_draw(gsl_rng *rng, const selfweight_config *c, selfweight_work *w, double *out);
+int selfweight_draw(gsl_rng *rng, const selfweight_config *config, selfweight_work *w,
+                    double *out);
 
 /* ---- the raw head's leak, exactly and at large d ---------------------- */
 
@@ -165,7 +166,7 @@ double selfweight_leak_law(size_t T, double d);
  * Its standard error propagates the two neighbours' errors (delta method,
  * se(lambda) = se(l) / l, the two points independent):
  *   d(d*) / d(lambda_k) = -(1 - t) Dd / Dlambda,  d(d*) / d(lambda_{k+1}) = -t Dd / Dlambda
- * and the 95% CI is d* -+ 1.96 se. ATT_OK, or ATT_ERUNTIME when the leak
+ * and the 95% CI is d* -+ STAT_Z95 se. ATT_OK, or ATT_ERUNTIME when the leak
  * never crosses L (or a neighbour has l <= 0). */
 typedef struct {
     double d_star, se, lo, hi;

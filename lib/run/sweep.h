@@ -118,18 +118,13 @@ typedef struct {
         return sweep_nature_find(names, sizeof names / sizeof names[0], k, x,                 \
                                  sizeof x / sizeof x[0]);                                     \
     }
-#define SWEEP_VERIFY_MC(names)                                                                \
-    static sweep_nature names##_nat(size_t k)                                                 \
-    {                                                                                         \
-        (void)k;                                                                              \
-        return SW_MC;                                                                         \
-    }
 #define SWEEP_VERIFY_ALL(names, nat)                                                         \
     static sweep_nature names##_nat(size_t k)                                                 \
     {                                                                                         \
         (void)k;                                                                              \
         return nat;                                                                           \
     }
+#define SWEEP_VERIFY_MC(names) SWEEP_VERIFY_ALL(names, SW_MC)
 /* Statistic k of names[0 .. n-1]: its exception's nature, else SW_MC; an exception naming
  * none of the statistics gives NAT_N (sweep_run then fails, naming it). */
 sweep_nature sweep_nature_find(const char *const *names, size_t n, size_t k,

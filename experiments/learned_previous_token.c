@@ -38,7 +38,6 @@
 #include "mem.h"
 #include "training.h"
 #include "statistics.h"
-#include "tiedhead.h"
 
 #include <string.h>
 #include <gsl/gsl_cdf.h>

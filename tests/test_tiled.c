@@ -509,7 +509,8 @@ START_TEST(test_tiled_nonfinite_and_shapes)
     p.rope = 1;
     expect_error(tiled_forward(O4, &p, X, X, small), ATT_EUSAGE, "RoPE");
     p.rope = 0;
-    expect_error(tiled_forward(O4, &p, Kbad, Kbad, small), ATT_EUSAGE, "d = 2");
+    expect_error(tiled_forward(O4, &p, Kbad, Kbad, small), ATT_EUSAGE,
+                 "X_q has 3 columns, W_Q has 2 rows");   /* head_check_params' words */
     ck_assert_int_eq(tiled_forward(O4, &p, X, X, small), ATT_OK);   /* zero X: uniform weights */
     ck_assert_double_eq(mat_max_abs(O4), 0.0);
 

@@ -272,6 +272,15 @@ static int tiled_check_tiles(tiled_tiles tl)
     return ATT_OK;
 }
 
+/* O is (T_q, d_v) */
+static int tiled_check_out(const gsl_matrix *O, size_t T_q, size_t d_v)
+{
+    if (O->size1 != T_q || O->size2 != d_v)
+        return att_fail(ATT_EUSAGE, "tiled head: O (%zu x %zu) must be (T_q x d_v) = (%zu x %zu)",
+                        O->size1, O->size2, T_q, d_v);
+    return ATT_OK;
+}
+
 /* O (T_q, d_v) = softmax(scale Q (T_q, d_k) K (T_k, d_k)^T) V (T_k, d_v) */
 int tiled_attend(gsl_matrix *O, const gsl_matrix *Q, const gsl_matrix *K,
                  const gsl_matrix *V, double scale, tiled_tiles tiles)
@@ -286,9 +295,7 @@ int tiled_attend(gsl_matrix *O, const gsl_matrix *Q, const gsl_matrix *K,
         return att_fail(ATT_EUSAGE,
                         "tiled head: K (%zu x %zu) and V (%zu x %zu) must have one row per key",
                         K->size1, K->size2, V->size1, V->size2);
-    if (O->size1 != Q->size1 || O->size2 != V->size2)
-        return att_fail(ATT_EUSAGE, "tiled head: O (%zu x %zu) must be (T_q x d_v) = (%zu x %zu)",
-                        O->size1, O->size2, Q->size1, V->size2);
+    if ((rc = tiled_check_out(O, Q->size1, V->size2))) return rc;
     if (!isfinite(scale))
         return att_fail(ATT_EUSAGE, "tiled head: the score scale %g must be finite", scale);
     tiled_job job = { Q, NULL, NULL, NULL, K, V, scale, tiles };
@@ -301,31 +308,14 @@ int tiled_forward(gsl_matrix *O, const head_params *p, const gsl_matrix *Xq,
 {
     int rc = tiled_check_tiles(tiles);
     if (rc) return rc;
-    if (p == NULL || p->W_Q == NULL || p->W_K == NULL || p->W_V == NULL)
-        return att_fail(ATT_EUSAGE, "tiled head: the weights W_Q, W_K, W_V must be set");
-    if (p->rope)
+    if (p && p->rope)
         return att_fail(ATT_EUSAGE, "tiled head: RoPE is not supported (use head_forward)");
-    if (p->causal)
+    if (p && p->causal)
         return att_fail(ATT_EUSAGE,
                         "tiled head: the causal mask is not supported (use head_forward)");
+    if ((rc = head_check_params(p, Xq, Xkv))) return rc;   /* the plain head's checks (head.h) */
     const gsl_matrix *WQ = p->W_Q, *WK = p->W_K, *WV = p->W_V;
-    if (!mat_same_shape(WQ, WK) || WV->size1 != WQ->size1)
-        return att_fail(ATT_EUSAGE, "tiled head: W_Q (%zu x %zu), W_K (%zu x %zu), W_V (%zu x %zu) "
-                        "must be (d x d_k), (d x d_k), (d x d_v)", WQ->size1, WQ->size2,
-                        WK->size1, WK->size2, WV->size1, WV->size2);
-    if (Xq->size2 != WQ->size1 || Xkv->size2 != WQ->size1)
-        return att_fail(ATT_EUSAGE, "tiled head: X_q (%zu x %zu) and X_kv (%zu x %zu) must have "
-                        "d = %zu columns like W_Q (%zu x %zu)", Xq->size1, Xq->size2,
-                        Xkv->size1, Xkv->size2, WQ->size1, WQ->size1, WQ->size2);
-    if (O->size1 != Xq->size1 || O->size2 != WV->size2)
-        return att_fail(ATT_EUSAGE, "tiled head: O (%zu x %zu) must be (T_q x d_v) = (%zu x %zu)",
-                        O->size1, O->size2, Xq->size1, WV->size2);
-    if ((p->b_Q && p->b_Q->size != WQ->size2) || (p->b_K && p->b_K->size != WK->size2)
-        || (p->b_V && p->b_V->size != WV->size2))
-        return att_fail(ATT_EUSAGE, "tiled head: a bias has the wrong length (b_Q, b_K: d_k = %zu, "
-                        "b_V: d_v = %zu)", WQ->size2, WV->size2);
-    if (!isfinite(p->scale))
-        return att_fail(ATT_EUSAGE, "tiled head: the score scale %g must be finite", p->scale);
+    if ((rc = tiled_check_out(O, Xq->size1, WV->size2))) return rc;
 
     size_t T_k = Xkv->size1, d = Xkv->size2, d_k = WQ->size2, d_v = WV->size2;
     gsl_matrix *K = mat_new(T_k, d_k), *V = mat_new(T_k, d_v);

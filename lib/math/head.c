@@ -27,10 +27,10 @@ head_params head_params_make(const gsl_matrix *W_Q, const gsl_matrix *W_K,
 
 /* ---- shape checks -------------------------------------------------------- */
 
-/* The parameters against themselves and against Xq (T_q, d), Xkv (T_k, d).
- * Every message names the two matrices that disagree and their shapes. */
-static int head_check_params(const head_params *p, const gsl_matrix *Xq,
-                             const gsl_matrix *Xkv)
+/* The parameters against themselves and against Xq (T_q, d), Xkv (T_k, d)
+ * (head.h; the tiled head calls it too). Every message names the two matrices
+ * that disagree and their shapes. */
+int head_check_params(const head_params *p, const gsl_matrix *Xq, const gsl_matrix *Xkv)
 {
     if (p == NULL || p->W_Q == NULL || p->W_K == NULL || p->W_V == NULL)
         return att_fail(ATT_EUSAGE, "head: the weights W_Q, W_K, W_V must be set");

@@ -39,6 +39,13 @@ typedef struct {
 head_params head_params_make(const gsl_matrix *W_Q, const gsl_matrix *W_K,
                              const gsl_matrix *W_V);
 
+/* The parameters against themselves and against Xq (T_q, d), Xkv (T_k, d):
+ * the weights set, W_Q, W_K (d, d_k), W_V (d, d_v), b_Q, b_K (d_k), b_V (d_v),
+ * a finite scale, and with RoPE an even d_k and a finite base > 0. ATT_EUSAGE
+ * naming the two that disagree ("head: ..."); every forward pass, the tiled
+ * one too (tiled.h), checks its arguments with it. */
+int head_check_params(const head_params *p, const gsl_matrix *Xq, const gsl_matrix *Xkv);
+
 /* The steps of the forward pass, each usable on matrix views (the batched
  * head and a tiled head reuse them). Shapes are checked, naming both
  * matrices on a mismatch. */

@@ -35,7 +35,10 @@ void excess_draw(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, double 
     for (size_t m = 0; m < d; m++) for (size_t a = 0; a < d_k; a++) WQ[m][a] = sw * WQ[m][a];
     for (size_t m = 0; m < d; m++) randn_fill(rng, WK[m], d_k, 1.0);
     for (size_t m = 0; m < d; m++) for (size_t a = 0; a < d_k; a++) WK[m][a] = sw * WK[m][a];
-    /* Q = X W_Q, K = X W_K, K' = X' W_K */
+    /* Q = X W_Q, K = X W_K, K' = X' W_K. Not head_ref_forward (head_ref.h): a different
+     * computation, only the diagonal a_ii of each row (no values, no O), for the row, its
+     * -W_K twin and the control row with k_i swapped for k'_i, on stack arrays; and its
+     * weights take vexp's exponential, not libm's exp (the committed bits depend on it). */
     for (size_t j = 0; j < T; j++)
         for (size_t a = 0; a < d_k; a++) {
             double q = 0.0, k = 0.0, kc = 0.0;

@@ -106,6 +106,8 @@ static double lu_lndet(longseq_work *w)
     return gsl_linalg_LU_lndet(w->G);
 }
 
+/* s = q_i . k_i, sigma^2 = ||W_K q_i||^2 (d_k, d). Not a head (head_ref.h): one row's own
+ * score and the variance of its other scores, which the shortcut (longseq.h) never forms. */
 void longseq_scores(longseq_work *w, longseq_query *r)
 {
     mul_t(w->q, w->W_Q, w->x);   /* q = W_Q^T x */
@@ -381,7 +383,8 @@ double longseq_cond_psi(const longseq_cond_table *t, double sigma, double tau)
     return exp(f + tau);
 }
 
-/* Shapes: Ts (n) the sequence lengths, out (n). The claim's number, one row at any T:
+/* Shapes: Ts (n) the sequence lengths, out (n). The claim's number, one row at any T (a
+ * conditional expectation by quadrature, not a head: no score beyond s_ii is formed):
  *   g_T(s, sigma) = E[T a_ii | s_ii = s, sigma_i = sigma] = T E[e^s / (e^s + sum_{j<T} e^{sigma
  * z_j})] = T int_R exp(v - e^v - (T - 1) psi_sigma(v - s)) dv      (derived in longseq.h) with
  * sigma = ||W_K q_i|| (the other scores s_ij = q_i . k_j are N(0, sigma^2) given W and x_i); out[k]

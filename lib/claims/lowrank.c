@@ -1,5 +1,6 @@
 /* lowrank.c - bilinear_low_rank's grid, parameter counts and rounding bound (lowrank.h). */
 #include "lowrank.h"
+#include "shapes.h"
 
 #include <stdio.h>
 #include "status.h"
@@ -43,7 +44,7 @@ static const table_col derived[] = {
 static void derive(double *col, const sweep_point *pt, const stat_acc *a, const void *c)
 {
     (void)a;
-    col[0] = 2.0 * (double)(pt->d * pt->dk);   /* 2 d d_k: W_Q and W_K */
+    col[0] = (double)shapes_qk_factored_params(pt->d, pt->dk);   /* 2 d d_k: W_Q and W_K */
     col[1] = (double)(pt->d * pt->d);          /* d^2: a full W_QK     */
     col[2] = (double)lowrank_dv(pt, c);
 }

@@ -7,7 +7,6 @@
 #include "status.h"
 
 #include <stdint.h>
-#include <stdio.h>
 
 static shape shape3(const char *name, size_t a, size_t b, size_t c)
 {
@@ -44,13 +43,6 @@ int attention_shapes(shape out[SHAPES_COUNT], size_t B, size_t T_q,
     out[k++] = shape3("A", B, T_q, T_k);    /* A = softmax S */
     out[k++] = shape3("O", B, T_q, d_v);    /* O = A V       */
     return ATT_OK;
-}
-
-int shapes_format(char *buf, size_t n, const shape *s)
-{
-    if (s->rank == 2)
-        return snprintf(buf, n, "%s (%zu, %zu)", s->name, s->dim[0], s->dim[1]);
-    return snprintf(buf, n, "%s (%zu, %zu, %zu)", s->name, s->dim[0], s->dim[1], s->dim[2]);
 }
 
 /* a * b, or 0 on overflow */

@@ -24,10 +24,6 @@ int attention_shapes(shape out[SHAPES_COUNT], size_t B, size_t T_q,
  * 0 if the count overflows size_t (and for zero sizes). */
 size_t shapes_head_projection_params(size_t d, size_t d_k, size_t d_v);
 
-/* "Q (2, 5, 64)" into buf (at most n bytes, always terminated). Returns the
- * length snprintf would have written. */
-int shapes_format(char *buf, size_t n, const shape *s);
-
 /* W_QK = W_Q W_K^T costs 2 d d_k parameters in factored form, d^2 full.
  * 0 on overflow. */
 size_t shapes_qk_factored_params(size_t d, size_t d_k);

@@ -108,36 +108,11 @@ int explorer_replay(explorer *e, const char *keys)
     return ATT_OK;
 }
 
-void explorer_print(FILE *f, const explorer *e)
-{
-    const tqfk_config *c = &e->cfg;
-    const tqfk_result *r = &e->res;
-    /* every number in the C locale: the text reads the same under any
-     * LC_NUMERIC, and the options line pastes back */
-    locale_t cl = tqfk_c_numeric(), old = cl ? uselocale(cl) : (locale_t)0;
-    fprintf(f, "after %zu keys%s: selected %s, step %g, scale %g\n", e->keys,
-            e->quit ? " (quit)" : "", tqfk_vec_name(e->sel), e->step, c->scale);
-    fprintf(f, "vectors:");
-    for (int i = 0; i < TQFK_NVEC; i++) {
-        const double *x = tqfk_vec_const(c, i);
-        fprintf(f, "%s %s=(%g, %g)", i == TQFK_NQ || i == TQFK_NQ + TQFK_NK ? "\n        " : "",
-                tqfk_vec_name(i), x[0], x[1]);
-    }
-    fprintf(f, "\nweights A      k1      k2      k3      k4     output\n");
-    for (int i = 0; i < TQFK_NQ; i++) {
-        fprintf(f, "  q%d     ", i + 1);
-        for (int j = 0; j < TQFK_NK; j++) fprintf(f, " %7.4f", r->A[i][j]);
-        fprintf(f, "    o%d=(%.4f, %.4f)\n", i + 1, r->O[i][0], r->O[i][1]);
-    }
-    explorer_print_options(f, c);
-    if (cl) uselocale(old);
-}
-
 /* "options: --q1 x,y ... --scale s", wrapped to fit 80 columns: each line at
  * most 79 characters, an option never split from its value, every line but
  * the last ending in " \" and the next indented under the first option, so
  * that the lines paste into a shell as one command line. */
-void explorer_print_options(FILE *f, const tqfk_config *c)
+static void print_options(FILE *f, const tqfk_config *c)
 {
     char buf[1024];
     FILE *m = fmemopen(buf, sizeof buf, "w");
@@ -169,4 +144,29 @@ void explorer_print_options(FILE *f, const tqfk_config *c)
         while (*p == ' ') p++;
     }
     fputc('\n', f);
+}
+
+void explorer_print(FILE *f, const explorer *e)
+{
+    const tqfk_config *c = &e->cfg;
+    const tqfk_result *r = &e->res;
+    /* every number in the C locale: the text reads the same under any
+     * LC_NUMERIC, and the options line pastes back */
+    locale_t cl = tqfk_c_numeric(), old = cl ? uselocale(cl) : (locale_t)0;
+    fprintf(f, "after %zu keys%s: selected %s, step %g, scale %g\n", e->keys,
+            e->quit ? " (quit)" : "", tqfk_vec_name(e->sel), e->step, c->scale);
+    fprintf(f, "vectors:");
+    for (int i = 0; i < TQFK_NVEC; i++) {
+        const double *x = tqfk_vec_const(c, i);
+        fprintf(f, "%s %s=(%g, %g)", i == TQFK_NQ || i == TQFK_NQ + TQFK_NK ? "\n        " : "",
+                tqfk_vec_name(i), x[0], x[1]);
+    }
+    fprintf(f, "\nweights A      k1      k2      k3      k4     output\n");
+    for (int i = 0; i < TQFK_NQ; i++) {
+        fprintf(f, "  q%d     ", i + 1);
+        for (int j = 0; j < TQFK_NK; j++) fprintf(f, " %7.4f", r->A[i][j]);
+        fprintf(f, "    o%d=(%.4f, %.4f)\n", i + 1, r->O[i][0], r->O[i][1]);
+    }
+    print_options(f, c);
+    if (cl) uselocale(old);
 }

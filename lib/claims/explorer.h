@@ -70,9 +70,6 @@ int explorer_replay(explorer *e, const char *keys);
 /* The state in words and numbers: selection, step, scale, vectors, weights,
  * outputs, and the command line that reproduces the configuration. */
 void explorer_print(FILE *f, const explorer *e);
-/* The line "options: --q1 x,y ... --scale s" that rebuilds c, wrapped to 80
- * columns with " \" continuations (the lines paste into a shell as one). */
-void explorer_print_options(FILE *f, const tqfk_config *c);
 
 /* ---- the full-screen (ncurses) front end: lib/claims/explorer_tui.c ----
  *

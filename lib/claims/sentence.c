@@ -7,7 +7,7 @@
 
 enum { F_DET, F_NOUN, F_ANIMATE, F_VERB, F_PRONOUN, F_FUNCTION, F_ADJ };
 
-const char *const sentence_tokens[SENTENCE_T] = {
+static const char *const sentence_tokens[SENTENCE_T] = {
     "The", "animal", "didn't", "cross", "the", "street", "because", "it", "was", "too", "tired"};
 
 /* x_t (d = 7): the features of each token */

@@ -19,8 +19,6 @@
 
 enum { SENTENCE_T = 11, SENTENCE_D = 7, SENTENCE_DK = 2, SENTENCE_IT = 7, SENTENCE_ANIMAL = 1 };
 
-extern const char *const sentence_tokens[SENTENCE_T];
-
 /* One (query, key) cell of both heads. */
 typedef struct {
     size_t qi, ki;              /* 0-based query and key positions */

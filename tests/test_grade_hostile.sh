@@ -3,8 +3,9 @@
 # and broken_*.py graded in the sandbox, three at a time.
 # purpose: the grader's hostile battery: no false points, nothing changed outside, always a JSON
 #
-# For each file: exit 1 (a failed test, never a grader error or a hang), 0 points in
-# results.json, a message saying what happened, and a time bound. After all of them: the
+# For each file: exit 1 (a failed test, never a grader error or a hang; for a file graded in a
+# folder, 0 points in the folder's summary and no grader error), 0 points in results.json, a
+# message saying what happened, and a time bound (per file, or per folder). After all of them: the
 # victim file outside the sandbox is intact, no escape file exists, bin/shapes and
 # bin/attention are unchanged, the repository's files are unchanged, no process a file
 # started survives, and no output holds the grader's environment. The attacks: reading the
@@ -25,8 +26,7 @@ BIN=${BIN:-bin}
     { echo "test_grade_hostile: $BIN/attention and $BIN/shapes are needed: make all" >&2; exit 1; }
 command -v bwrap >/dev/null 2>&1 ||
     { echo "test_grade_hostile: bwrap is needed (the grader's sandbox): sh tools/deps.sh as root" >&2; exit 1; }
-PY=python3
-command -v "$PY" >/dev/null 2>&1 || PY=/usr/bin/python3
+. tests/python3.sh
 W=$(mktemp -d "${TMPDIR:-/tmp}/test-grade-hostile.XXXXXX") || exit 2
 trap 'rm -rf "$W"' EXIT
 fails=0 checks=0
@@ -44,35 +44,62 @@ echo victim >"$W/victim.txt"
 mkdir "$W/escdir"
 FILL="-e s|@VICTIM@|$W/victim.txt|g -e s|@ESCAPE@|$W/escape.txt|g -e s|@ESCDIR@|$W/escdir|g"
 git status --porcelain --untracked-files=all >"$W/git-before" 2>/dev/null
-mkdir "$W/h"
+# the files that end by a timeout or the budget are graded one per grader run (each is timed);
+# the others (--test fused.single --timeout 30) as folders of submissions, three folders, so
+# that the grader starts (and tries its sandbox) three times rather than once per file; the
+# runs go three at a time. A loop gets LOOP_T s: long enough for NumPy's import in the
+# sandbox on a loaded machine (about 0.15 s idle), short because it spins for all of it.
+LOOP_T=1.5
+mkdir "$W/h" "$W/orig" "$W/p1" "$W/p2" "$W/p3"
+i=0
 for f in tests/grade/hostile_*.py tests/grade/broken_*.py; do
     n=$(basename "$f" .py)
     # shellcheck disable=SC2086
-    sed $FILL -e "s|@ROOT@|$(pwd)|g" -e "s|@SUBS@|$(pwd)/tests/grade|g" -e "s|@GRADES@|$W|g" "$f" >"$W/h/$n.py"
-    cp "$W/h/$n.py" "$W/h/$n.orig"
-    # the loops get 3 s, the others a generous limit (a loaded machine never turns a refusal
-    # into a timeout); the import loop runs every test: one timeout for all of them
+    sed $FILL -e "s|@ROOT@|$(pwd)|g" -e "s|@SUBS@|$(pwd)/tests/grade|g" -e "s|@GRADES@|$W|g" "$f" >"$W/orig/$n.py"
+    # the import loop runs every test: one timeout for all of them
     case $n in
-    *import_loop*) echo "$n --timeout 3" ;;
-    *slow*) echo "$n --timeout 3 --budget 5" ;;
-    *loop*|*ctypes*) echo "$n --test fused.single --timeout 3" ;;
-    *) echo "$n --test fused.single --timeout 30" ;;
+    *import_loop*) d=h; echo "one $n --timeout $LOOP_T" ;;
+    # the slow file's first test, timed out, uses the whole budget (a budget longer than the
+    # timeout left a remnant that NumPy's import may not fit on a loaded machine: a
+    # message that depended on the load)
+    *slow*) d=h; echo "one $n --timeout $LOOP_T --budget $LOOP_T" ;;
+    *loop*|*ctypes*) d=h; echo "one $n --test fused.single --timeout $LOOP_T" ;;
+    *) i=$((i % 3 + 1)); d=p$i ;;
     esac
-done | xargs -P 3 -L 1 sh -c 'n=$1; shift; s=$(date +%s)
-    "$0" exercises/grade.py "$W/h/$n.py" "$@" --bin "$BIN" --json "$W/$n.json" >"$W/$n.out" 2>&1
-    echo $? >"$W/$n.st"; echo $(( $(date +%s) - s )) >"$W/$n.took"' "$PY"
+    cp "$W/orig/$n.py" "$W/$d/$n.py"
+done >"$W/jobs"
+for d in p1 p2 p3; do echo "folder $d --test fused.single --timeout 30"; done >>"$W/jobs"
+# shellcheck disable=SC2016
+xargs -P 3 -L 1 sh -c 'k=$1 n=$2; shift 2; s=$(date +%s)
+    if [ "$k" = one ]; then f=$W/h/$n.py j=$W/$n.json; else f=$W/$n j=$W/$n.grades; mkdir "$j"; fi
+    "$0" exercises/grade.py "$f" "$@" --bin "$BIN" --json "$j" >"$W/$n.out" 2>&1
+    echo $? >"$W/$n.st"; echo $(( $(date +%s) - s )) >"$W/$n.took"' "$PY" <"$W/jobs"
+# a folder's run: its output split at each file's header into NAME.out, NAME.json moved up,
+# NAME.st 1 when the summary gives it 0 points without a grader error
+for d in p1 p2 p3; do
+    [ "$(cat "$W/$d.st")" = 1 ] && ok || { bad "folder $d: exit $(cat "$W/$d.st"), expected 1"; cat "$W/$d.out"; }
+    [ "$(cat "$W/$d.took")" -le 120 ] && ok || bad "folder $d: the grader took $(cat "$W/$d.took") s"
+    awk -v W="$W" -v d="$d" 'index($0, "grade.py " W "/" d "/") == 1 { f = $2; sub(/.*\//, "", f); sub(/\.py$/, "", f) }
+        /^submission +points$/ { f = "" } f != "" { print > (W "/" f ".out") }' "$W/$d.out"
+    for f in "$W/$d"/*.py; do
+        n=$(basename "$f" .py)
+        mv "$W/$d.grades/$n.json" "$W/$n.json" 2>/dev/null
+        grep -Eq "^$n\.py +0/2\$" "$W/$d.out" && echo 1 >"$W/$n.st" ||
+            echo "'$(grep -E "^$n\.py " "$W/$d.out")' in folder $d's summary" >"$W/$n.st"
+        mv "$f" "$W/h/$n.py"
+    done
+done
 
 for f in tests/grade/hostile_*.py tests/grade/broken_*.py; do
     n=$(basename "$f" .py)
     st=$(cat "$W/$n.st" 2>/dev/null || echo none)
     [ "$st" = 1 ] && json "$W/$n.json" 'd["score"] == 0 and d["tests"]' && ok ||
         { bad "$n: exit $st, expected 1 (a failed test) with 0 points and a results.json"; cat "$W/$n.out"; }
-    took=$(cat "$W/$n.took" 2>/dev/null || echo 999)
-    [ "$took" -le 60 ] && ok || bad "$n: the grader took $took s"
-    cmp -s "$W/h/$n.py" "$W/h/$n.orig" && ok || bad "$n: the submission's own file changed"
+    [ ! -f "$W/$n.took" ] || { [ "$(cat "$W/$n.took")" -le 60 ] && ok || bad "$n: the grader took $(cat "$W/$n.took") s"; }
+    cmp -s "$W/h/$n.py" "$W/orig/$n.py" && ok || bad "$n: the submission's own file changed"
     want=
     case $n in
-    hostile_ctypes|hostile_loop) want="did not finish within 3 s" ;;
+    hostile_ctypes|hostile_loop) want="did not finish within $LOOP_T s" ;;
     hostile_dirfd) want="wrote outside: []" ;;
     hostile_environ) want="environ:" ;;
     hostile_exit) want="sys.exit(0)" ;;
@@ -83,7 +110,7 @@ for f in tests/grade/hostile_*.py tests/grade/broken_*.py; do
     hostile_forge_reply) want="not what the grader's runner sends" ;;
     hostile_forge_values) want="with 0 numbers (it needs 14)" ;;
     hostile_fork) want="Resource temporarily unavailable" ;;
-    hostile_import_loop) want="did not finish importing within 3 s" ;;
+    hostile_import_loop) want="did not finish importing within $LOOP_T s" ;;
     hostile_json_first) want="1 answer for 4 cases" ;;
     hostile_kill|hostile_subprocess|hostile_posixsubprocess|hostile_setsid) want="returned shape (7, 6)" ;;
     hostile_main_calls) want="0 answers for 4 cases" ;;
@@ -99,7 +126,7 @@ for f in tests/grade/hostile_*.py tests/grade/broken_*.py; do
     hostile_walk) want="found no solutions" ;;
     hostile_userns) want="unshare -1 errno 1; clone -1 errno 1" ;;
     broken_syntax) want="SyntaxError" ;;
-    broken_slow) want="total time budget of 5 s is used up" ;;
+    broken_slow) want="total time budget of $LOOP_T s is used up" ;;
     broken_exception) want="raised ValueError" ;;
     # /dev/null, stdout, stderr, the result pipe and listdir's own: five, whatever numbers the
     # result pipe gets from the grader's own table (a CI with no stdin shifts it)
@@ -116,8 +143,8 @@ done
 # the import loop: all six tests failed, within one timeout (not six)
 json "$W/hostile_import_loop.json" 'len(d["tests"]) == 6 and all("not run it again" in t["output"] for t in d["tests"])' && ok ||
     bad "hostile_import_loop: not every test says the import is not run again"
-[ "$(cat "$W/hostile_import_loop.took")" -le 20 ] && ok || bad "hostile_import_loop took $(cat "$W/hostile_import_loop.took") s (one 3 s timeout expected)"
-# the budget: every test ran or was refused, within about 5 s of the student's code
+[ "$(cat "$W/hostile_import_loop.took")" -le 20 ] && ok || bad "hostile_import_loop took $(cat "$W/hostile_import_loop.took") s (one $LOOP_T s timeout expected)"
+# the budget: every test ran or was refused, within about LOOP_T s of the student's code
 json "$W/broken_slow.json" 'len(d["tests"]) == 6' && [ "$(cat "$W/broken_slow.took")" -le 25 ] && ok ||
     bad "broken_slow: not six tests within the budget ($(cat "$W/broken_slow.took") s)"
 # what the process saw: nothing of the grader, the repository or the submissions

@@ -28,7 +28,8 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_layout.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 fail=0
-check() { python3 tests/layout_check.py "$@"; }
+. tests/python3.sh
+check() { "$PY" tests/layout_check.py "$@"; }
 
 # ---- 1. the checker finds planted defects -----------------------------------
 mkdir -p "$tmp/planted/figures"
@@ -120,7 +121,7 @@ if [ -x "$BIN_DIR/random_projections" ] && [ -x "$BIN_DIR/naive_self_attention" 
     for run in "$p" "$p2"; do
         [ -f "$run/figures/random_projections.pdf" ] || continue
         pdftotext "$run/figures/random_projections.pdf" "$run/fig.txt" 2>/dev/null
-        python3 - "$run" <<'PY' || fail=1
+        "$PY" - "$run" <<'PY' || fail=1
 import csv, sys
 run = sys.argv[1]
 rows = list(csv.DictReader(open(run + "/random_projections.csv")))

@@ -4,7 +4,7 @@
  * --unshare-pid, which the grader uses, leaves its own to init; a daemon) is
  * reparented to this one (prctl PR_SET_CHILD_SUBREAPER) and waited for here, so its
  * user and system time reach this process's children's times (the shell's `times`,
- * tools/run_tests.sh's CPU column) instead of being lost. Waits for CMD, reaping
+ * tools/test/run_tests.sh's CPU column) instead of being lost. Waits for CMD, reaping
  * every orphan on the way, then up to 0.2 s for the orphans still ending; one
  * still running then is left (it goes on, reparented further up). Exit status: CMD's (128 + signal
  * if a signal ended it); 127 when CMD cannot be run, 2 on bad usage.

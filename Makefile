@@ -2,8 +2,8 @@
 # ("queries, keys and values"). `make help` lists the targets.
 
 # The claims, in the catalogue's order: the registry's rows (experiments/registry.tsv,
-# the one place that names them; tools/registry.sh).
-IDS := $(shell sh tools/registry.sh ids)
+# the one place that names them; tools/make/registry.sh).
+IDS := $(shell sh tools/make/registry.sh ids)
 # Only the experiments whose source exists are built (the suite grows by issue).
 EXPERIMENTS := $(filter $(basename $(notdir $(wildcard experiments/*.c))),$(IDS))
 
@@ -52,7 +52,14 @@ TUI_SRC  := lib/claims/explorer_tui.c
 LIB_SRC  := $(filter-out $(TUI_SRC),$(wildcard lib/*/*.c))
 LIB_OBJ  := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRC))
 LIB_A    := $(BUILD)/libattn.a
-TOOLS    := $(basename $(notdir $(wildcard tools/*.c)))
+# tools/ by purpose (doc/layout.md): each program tools/[FOLDER/]NAME.c is built as
+# $(BUILD)/tools/NAME; tools/lib/ is their own library (libtools.a: the CSV readers),
+# which only the tools and the tests link.
+TOOLS_LIB_SRC := $(wildcard tools/lib/*.c)
+TOOLS_LIB_OBJ := $(patsubst tools/lib/%.c,$(BUILD)/tools/lib/%.o,$(TOOLS_LIB_SRC))
+TOOLS_A  := $(BUILD)/libtools.a
+TOOL_SRC := $(filter-out tools/lib/%,$(wildcard tools/*.c tools/*/*.c))
+TOOLS    := $(basename $(notdir $(TOOL_SRC)))
 TESTS    := $(basename $(notdir $(wildcard tests/test_*.c)))
 PLOTS    := $(basename $(notdir $(wildcard plots/*.gp)))
 CHECK_PLOTS := $(basename $(notdir $(wildcard plots/checks/*.gp)))
@@ -80,7 +87,7 @@ mpi: ## build every experiment for MPI into bin-mpi/ (mpirun -np N bin-mpi/<ID> 
 
 # (only this Makefile is read: MAKEFILE_LIST also holds the build/*.d files)
 help: ## list every target with what it does
-	@awk -f tools/make_help.awk $(firstword $(MAKEFILE_LIST))
+	@awk -f tools/make/make_help.awk $(firstword $(MAKEFILE_LIST))
 
 deps: ## install (as root) or name the missing Debian packages; says what it checked
 	@sh tools/deps.sh --say
@@ -95,9 +102,9 @@ $(BUILD)/lib/%.o: lib/%.c
 	$(CC) $(CFLAGS) $(GSL_CFLAGS) -c $< -o $@
 
 # The claims registry, compiled in (lib/run/registry.h).
-$(BUILD)/registry.inc: experiments/registry.tsv tools/registry.sh
+$(BUILD)/registry.inc: experiments/registry.tsv tools/make/registry.sh
 	@mkdir -p $(@D)
-	sh tools/registry.sh c >$@.tmp && mv $@.tmp $@
+	sh tools/make/registry.sh c >$@.tmp && mv $@.tmp $@
 $(BUILD)/lib/run/registry.o: $(BUILD)/registry.inc
 $(BUILD)/lib/run/registry.o: override CFLAGS += -I$(BUILD)
 
@@ -107,8 +114,17 @@ $(LIB_A): $(LIB_OBJ)
 $(BIN)/%: experiments/%.c $(LIB_A) | $(BIN)
 	$(CC) $(CFLAGS) -MF $(BUILD)/$*.d $(GSL_CFLAGS) $< $(if $(filter two_queries_four_keys,$*),$(TUI_SRC)) -o $@ $(LDFLAGS) $(LIB_A) $(LIBS) $(if $(filter two_queries_four_keys,$*),$(CURSES_LIBS))
 
-$(BUILD)/tools/%: tools/%.c $(LIB_A) | $(BUILD)/tools
-	$(CC) $(CFLAGS) $(GSL_CFLAGS) $< -o $@ $(LDFLAGS) $(LIB_A) $(LIBS)
+$(BUILD)/tools/lib/%.o: tools/lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itools/lib $(GSL_CFLAGS) -c $< -o $@
+
+$(TOOLS_A): $(TOOLS_LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+# $(BUILD)/tools/NAME from its source, wherever in tools/ it is
+$(foreach s,$(TOOL_SRC),$(eval $(BUILD)/tools/$(basename $(notdir $(s))): $(s)))
+$(addprefix $(BUILD)/tools/,$(TOOLS)): $(TOOLS_A) $(LIB_A) | $(BUILD)/tools
+	$(CC) $(CFLAGS) -Itools/lib $(GSL_CFLAGS) $(filter %.c,$^) -o $@ $(LDFLAGS) $(TOOLS_A) $(LIB_A) $(LIBS)
 
 # bin/attention is a user tool, built from tools/attention.c.
 $(BIN)/attention: $(BUILD)/tools/attention | $(BIN)
@@ -117,14 +133,14 @@ ifneq ($(wildcard tools/attention.c),)
 all: $(BIN)/attention
 endif
 
-$(BUILD)/tests/%: tests/%.c $(LIB_A) | $(BUILD)/tests
-	$(CC) $(CFLAGS) $(GSL_CFLAGS) $(shell pkg-config --cflags check 2>/dev/null) $< -o $@ $(LDFLAGS) $(LIB_A) $(CHECK_LIBS) $(LIBS)
+$(BUILD)/tests/%: tests/%.c $(TOOLS_A) $(LIB_A) | $(BUILD)/tests
+	$(CC) $(CFLAGS) -Itools/lib $(GSL_CFLAGS) $(shell pkg-config --cflags check 2>/dev/null) $< -o $@ $(LDFLAGS) $(TOOLS_A) $(LIB_A) $(CHECK_LIBS) $(LIBS)
 
 tests: $(addprefix $(BUILD)/tests/,$(TESTS))
 
 # make check: the unit and property suites and the fast end-to-end tests;
 # make check-all adds the slow end-to-end suites below (CI runs it). Suites
-# run TEST_JOBS at a time (default: the cores; tools/run_tests.sh), the
+# run TEST_JOBS at a time (default: the cores; tools/test/run_tests.sh), the
 # longest first. Each suite prints one line: name, what it checks, time; its
 # output is in $(BUILD)/test-logs/ (VERBOSE=1 shows it, one suite at a time).
 # The build inside runs as a sub-make ('+'), so make -j2 check builds in parallel.
@@ -144,7 +160,7 @@ SAN_SKIP_TESTS := tests/test_help.sh tests/test_layers.sh tests/test_registry.sh
 SKIP_TESTS  ?=
 LATER_TESTS  = $(filter $(wildcard tests/test_*.sh),$(SLOW_TESTS))
 CHECK_SUITES = $(addprefix $(BUILD)/tests/,$(TESTS)) $(filter-out $(SLOW_TESTS) $(SKIP_TESTS),$(wildcard tests/test_*.sh))
-RUN_TESTS    = ATT_BIN_DIR=$(BIN) BUILD=$(BUILD) sh tools/run_tests.sh --logs $(BUILD)/test-logs \
+RUN_TESTS    = ATT_BIN_DIR=$(BIN) BUILD=$(BUILD) sh tools/test/run_tests.sh --logs $(BUILD)/test-logs \
                --build "$(MAKE) --no-print-directory tests all"
 check: deps ## build, then every unit and property test and the fast end-to-end tests, two at a time (about 160 s of CPU: 1.5 min on 2 idle cores; more on a slower or busy machine)
 	@+$(RUN_TESTS) --later "$(LATER_TESTS)" $(CHECK_SUITES)
@@ -160,16 +176,16 @@ check-all: deps ## make check with every variant, plus the slow end-to-end suite
 # Exit 1 (some verdict FAIL) is a result, not a build error.
 # Each prints one line as it finishes: its name, time and verdicts.
 $(OUT)/%.verdicts.csv: $(BIN)/% $(BUILD)/tools/csvcol | $(OUT)/figures
-	@sh tools/run_one.sh $* $(BIN) $(OUT) $(BUILD)
+	@sh tools/reproduce/run_one.sh $* $(BIN) $(OUT) $(BUILD)
 
 # Figures: plots/<ID>[_part].gp renders into $(OUT)/figures/<name>.{pdf,svg,png}
 # and depends on its script and on the run of experiment <ID>.
 # Lecture figures come from plots/*.gp, check-oriented plots (tolerances,
 # rule lines, rounding errors) from plots/checks/*.gp into figures/checks/.
-$(OUT)/figures/%.pdf $(OUT)/figures/%.svg $(OUT)/figures/%.png: plots/%.gp plots/style.gnuplot tools/render.sh
-	@sh tools/render.sh $< $(OUT) $*
-$(OUT)/figures/checks/%.pdf $(OUT)/figures/checks/%.svg $(OUT)/figures/checks/%.png: plots/checks/%.gp plots/style.gnuplot tools/render.sh
-	@sh tools/render.sh $< $(OUT) $*
+$(OUT)/figures/%.pdf $(OUT)/figures/%.svg $(OUT)/figures/%.png: plots/%.gp plots/style.gnuplot tools/report/render.sh
+	@sh tools/report/render.sh $< $(OUT) $*
+$(OUT)/figures/checks/%.pdf $(OUT)/figures/checks/%.svg $(OUT)/figures/checks/%.png: plots/checks/%.gp plots/style.gnuplot tools/report/render.sh
+	@sh tools/report/render.sh $< $(OUT) $*
 define plot_deps
 $(foreach p,$(filter $(1) $(1)_%,$(PLOTS)),$(OUT)/figures/$(p).pdf $(OUT)/figures/$(p).svg $(OUT)/figures/$(p).png): $(OUT)/$(1).verdicts.csv
 $(foreach p,$(filter $(1) $(1)_%,$(CHECK_PLOTS)),$(OUT)/figures/checks/$(p).pdf $(OUT)/figures/checks/$(p).svg $(OUT)/figures/checks/$(p).png): $(OUT)/$(1).verdicts.csv
@@ -183,20 +199,20 @@ FIGURES := $(foreach p,$(PLOTS),$(OUT)/figures/$(p).png $(OUT)/figures/$(p).svg 
 VERDICTS := $(foreach id,$(EXPERIMENTS),$(OUT)/$(id).verdicts.csv)
 
 # The robustness table: each headline number under 5 seeds and 2 generators.
-ROBUST := $(if $(ONLY),,$(if $(wildcard tools/robustness.sh),$(OUT)/robustness.md))
-$(OUT)/robustness.md: $(VERDICTS) tools/robustness.sh
-	@sh tools/robustness.sh $(OUT) $(BIN)
+ROBUST := $(if $(ONLY),,$(if $(wildcard tools/report/robustness.sh),$(OUT)/robustness.md))
+$(OUT)/robustness.md: $(VERDICTS) tools/report/robustness.sh
+	@sh tools/report/robustness.sh $(OUT) $(BIN)
 
 $(OUT)/claims.csv: $(VERDICTS) $(ROBUST) $(BUILD)/tools/report
 	@$(BUILD)/tools/report --out $(OUT) $(EXPERIMENTS)
-	@sh tools/readme_sync.sh $(OUT)
+	@sh tools/report/readme_sync.sh $(OUT)
 
 # make reproduce reruns every experiment, whatever the timestamps say (a
 # results/ edited by hand, or written by a run by hand with --out results, is
 # replaced), then renders the figures, writes the report and, where TeX is
 # installed, the handout and the slides. Its first line names the folder; a
 # non-empty folder that an earlier reproduce did not write (no manifest) is
-# refused (tools/prune_results.sh), and at the end only files the previous
+# refused (tools/reproduce/prune_results.sh), and at the end only files the previous
 # reproduce wrote (its manifest: inode, size, path, as each writer recorded
 # them) and this one did not are removed, never through a symlink.
 # The experiments that time themselves (TIMED) run alone, one after another:
@@ -207,21 +223,21 @@ $(OUT)/claims.csv: $(VERDICTS) $(ROBUST) $(BUILD)/tools/report
 # the report and the four documents after them run side by side too.
 REPRODUCE_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # (the registry's column run says which: timed, first)
-TIMED := $(shell sh tools/registry.sh with run timed)
-FIRST := $(shell sh tools/registry.sh with run first)
+TIMED := $(shell sh tools/make/registry.sh with run timed)
+FIRST := $(shell sh tools/make/registry.sh with run first)
 UNTIMED_VERDICTS := $(foreach id,$(filter $(FIRST),$(EXPERIMENTS)) $(filter-out $(TIMED) $(FIRST),$(EXPERIMENTS)),$(OUT)/$(id).verdicts.csv)
 TIMED_VERDICTS := $(foreach id,$(filter $(TIMED),$(EXPERIMENTS)),$(OUT)/$(id).verdicts.csv)
 # Every program and script step records each file it writes, as it writes it
-# (ATT_WRITE_LOG, lib/run/afile.h, tools/written.sh): the manifest is built from
+# (ATT_WRITE_LOG, lib/run/afile.h, tools/reproduce/written.sh): the manifest is built from
 # that record, never from a scan of the folder, so a file of yours saved there
-# meanwhile is never taken for the suite's. tools/recover (built by make all)
+# meanwhile is never taken for the suite's. build/tools/recover (built by make all)
 # first finishes or undoes a killed run's release in the folder.
 reproduce: export ATT_WRITE_LOG = $(abspath $(OUT))/.reproduce-written
 reproduce: ## install what is missing, rerun every experiment, render every figure, write the report, handout and slides (OUT=DIR elsewhere, ONLY="ID ..." a few)
-	@ONLY="$(ONLY)" sh tools/prune_results.sh begin "$(OUT)" "$(FORCE)"
+	@ONLY="$(ONLY)" sh tools/reproduce/prune_results.sh begin "$(OUT)" "$(FORCE)"
 	@sh tools/deps.sh
 	@$(MAKE) --no-print-directory all
-	@BUILD="$(BUILD)" sh tools/prune_results.sh open "$(OUT)"
+	@BUILD="$(BUILD)" sh tools/reproduce/prune_results.sh open "$(OUT)"
 	@rm -f $(VERDICTS) $(OUT)/claims.csv
 	@echo "reproduce: $(words $(EXPERIMENTS)) experiments, then figures and the report"
 	@$(if $(UNTIMED_VERDICTS),$(MAKE) --no-print-directory -j$(REPRODUCE_JOBS) $(UNTIMED_VERDICTS),:)
@@ -230,41 +246,41 @@ reproduce: ## install what is missing, rerun every experiment, render every figu
 	@if [ -n "$(ONLY)" ]; then echo "reproduce: ONLY=\"$(ONLY)\": no robustness table, explorer, handout or slides"; \
 	 elif command -v pdflatex >/dev/null 2>&1; then $(MAKE) --no-print-directory -j$(REPRODUCE_JOBS) docs; \
 	 else echo "reproduce: pdflatex not found: handout and slides not rebuilt (make handout installs TeX)"; fi
-	@sh tools/prune_results.sh end "$(OUT)"
+	@sh tools/reproduce/prune_results.sh end "$(OUT)"
 
 # make reproduce-long: long_sequences' section-scale crossings (c = 1, d_k = 16 and 4) with the
 # draws that reach +-10% (experiments/long_sequences.c, LONG_DRAWS_*; about 15 min on 2 idle cores),
 # too slow for make reproduce. Writes $(OUT)/long/ (the same file set as the default run, macros
-# ending in Long) with its own manifest (tools/prune_results.sh), all or nothing; then, when
-# $(OUT) holds a report, rewrites it so claims.csv/md/tex carry the long rows (tools/report.c
+# ending in Long) with its own manifest (tools/reproduce/prune_results.sh), all or nothing; then, when
+# $(OUT) holds a report, rewrites it so claims.csv/md/tex carry the long rows (tools/report/report.c
 # reads $(OUT)/long/<ID>.verdicts.csv when it exists). make verify compares it only with LONG=1.
 # LONG_DRAWS=N (command line): N draws per configuration instead, for a quick check of the target
 override LONG_DRAWS := $(if $(filter command line,$(origin LONG_DRAWS)),$(LONG_DRAWS),)
 LONG_IDS = $(foreach id,$(EXPERIMENTS),$(if $(wildcard $(OUT)/$(id).verdicts.csv),$(id)))
 reproduce-long: export ATT_WRITE_LOG = $(abspath $(OUT))/long/.reproduce-written
 reproduce-long: ## long_sequences at the section's scale (c = 1) with the draws chosen for a +-10% CI on T* (about 15 min, doc/long_run.md): writes results/long/, then the report (OUT=DIR elsewhere)
-	@sh tools/prune_results.sh begin "$(OUT)/long" "$(FORCE)"
+	@sh tools/reproduce/prune_results.sh begin "$(OUT)/long" "$(FORCE)"
 	@$(MAKE) --no-print-directory $(BIN)/long_sequences $(BUILD)/tools/csvcol $(BUILD)/tools/report $(BUILD)/tools/recover
-	@BUILD="$(BUILD)" sh tools/prune_results.sh open "$(OUT)/long"
+	@BUILD="$(BUILD)" sh tools/reproduce/prune_results.sh open "$(OUT)/long"
 	@echo "reproduce-long: long_sequences --long into $(OUT)/long ($(if $(LONG_DRAWS),$(LONG_DRAWS) draws per configuration,section: 17,000,000 draws, narrow: 411,000; about 15 min on 2 idle cores))"
-	@sh tools/run_one.sh long_sequences $(BIN) "$(OUT)/long" $(BUILD) --long --max-memory 8G $(if $(LONG_DRAWS),--draws $(LONG_DRAWS))
+	@sh tools/reproduce/run_one.sh long_sequences $(BIN) "$(OUT)/long" $(BUILD) --long --max-memory 8G $(if $(LONG_DRAWS),--draws $(LONG_DRAWS))
 	@if [ -f "$(OUT)/claims.csv" ]; then echo "reproduce-long: rewriting the report in $(OUT)"; \
-	  $(BUILD)/tools/report --out "$(OUT)" $(LONG_IDS) && sh tools/readme_sync.sh "$(OUT)"; fi
-	@sh tools/prune_results.sh end "$(OUT)/long"
+	  $(BUILD)/tools/report --out "$(OUT)" $(LONG_IDS) && sh tools/report/readme_sync.sh "$(OUT)"; fi
+	@sh tools/reproduce/prune_results.sh end "$(OUT)/long"
 
 # Re-render the figures of a run made by hand (default out/, where programs
 # write unless --out says otherwise): every plot of every experiment whose
 # verdicts are in that folder, from its data; nothing is rerun.
 FIG_OUT := $(if $(OUT_GIVEN),$(OUT),out)
 figures: ## re-render the figures of your own runs: make figures [OUT=DIR] (default out/)
-	@sh tools/figures.sh "$(FIG_OUT)" $(IDS)
+	@sh tools/report/figures.sh "$(FIG_OUT)" $(IDS)
 
 # The browser explorer: one self-contained page (web/explorer.html, script and
 # styles inside it), and a screenshot of its default state taken by headless
 # Chromium (skipped, with a message, when Chromium is missing).
 EXPLORER := $(if $(ONLY),,$(if $(wildcard web/explorer.html),$(OUT)/explorer.html $(OUT)/figures/explorer.png))
 $(OUT)/explorer.html: web/explorer.html | $(OUT)/figures
-	cp $< $@.tmp.$$$$ && mv $@.tmp.$$$$ $@ && sh tools/written.sh $@
+	cp $< $@.tmp.$$$$ && mv $@.tmp.$$$$ $@ && sh tools/reproduce/written.sh $@
 $(OUT)/figures/explorer.png: $(OUT)/explorer.html web/screenshot.sh | $(OUT)/figures
 	@sh web/screenshot.sh $< $@ 1280,800
 
@@ -297,17 +313,17 @@ slides: ## build results/slides.pdf (the 16:9 lecture deck) and results/slides-n
 # make autograder: Gradescope's zip (setup.sh, run_autograder, the grader, the C
 # sources of bin/shapes and bin/attention; no solutions). AUTOGRADER_SEED=N (a secret
 # seed), AUTOGRADER_HIDE="TEST ..." (shown after the due date), AUTOGRADER_TRUSTED=1.
-autograder: $(LIB_A) $(BUILD)/registry.inc ## build/autograder.zip for Gradescope (no solutions in it); AUTOGRADER_SEED=N AUTOGRADER_HIDE="TEST ..."
+autograder: $(TOOLS_A) $(LIB_A) $(BUILD)/registry.inc ## build/autograder.zip for Gradescope (no solutions in it); AUTOGRADER_SEED=N AUTOGRADER_HIDE="TEST ..."
 	@CC="$(CC)" CFLAGS_ALL="$(filter-out -MMD -MP,$(CFLAGS)) $(GSL_CFLAGS)" LIBS="$(LDFLAGS) $(LIBS)" \
 	  AUTOGRADER_SEED="$(AUTOGRADER_SEED)" AUTOGRADER_HIDE="$(AUTOGRADER_HIDE)" \
-	  AUTOGRADER_TRUSTED="$(AUTOGRADER_TRUSTED)" sh tools/autograder.sh $(BUILD) $(BUILD)/autograder.zip
+	  AUTOGRADER_TRUSTED="$(AUTOGRADER_TRUSTED)" sh tools/make/autograder.sh $(BUILD) $(BUILD)/autograder.zip
 
 grade: $(BIN)/shapes $(BIN)/attention ## grade FILE=STUDENT.py (the section's exercises) against the C head; GRADE_ARGS="--json results.json"
 	@test -n "$(FILE)" || { echo "make grade: give FILE=path/to/section_4_2.py (the starter is exercises/section_4_2.py)" >&2; exit 2; }
 	@python3 exercises/grade.py "$(FILE)" --trusted --bin $(BIN) $(GRADE_ARGS)
 
 verify: all ## rerun everything into a temporary folder and compare it with the committed results/ (LONG=1: results/long/ too, about 10 min more)
-	@LONG="$(LONG)" sh tools/verify.sh
+	@LONG="$(LONG)" sh tools/verify/verify.sh
 
 bench: ## benchmarks: Monte Carlo vs NumPy and the RNG limit, any_length vs DGEMM, make reproduce wall time
 	@sh tools/deps.sh bench
@@ -324,7 +340,7 @@ sanitize: ## tests and every experiment (few draws) under AddressSanitizer + Und
 valgrind: ## the tests under valgrind, without fork: no leaks, no invalid reads
 	@sh tools/deps.sh valgrind
 	@$(MAKE) --no-print-directory tests all
-	@BIN=$(BIN) sh tools/valgrind.sh $(addprefix $(BUILD)/tests/,$(TESTS))
+	@BIN=$(BIN) sh tools/test/valgrind.sh $(addprefix $(BUILD)/tests/,$(TESTS))
 
 fuzz: ## libFuzzer targets (clang) for the CSV reader and the option parser
 	@sh tools/deps.sh fuzz

@@ -16,7 +16,7 @@
 #   expcmp     lib/fast/vexp.c's exp vs SLEEF's inside the tiled head (with SLEEF)
 #   extra      the rows of bench/rows/*.sh, sourced in name order
 #   reproduce  wall and CPU time of `make reproduce` into a temporary folder (<= 60 s),
-#              and each experiment's CPU seconds (tools/run_one.sh prints them)
+#              and each experiment's CPU seconds (tools/reproduce/run_one.sh prints them)
 #   reproduce_avx2  the same with the AVX2 paths forced on an AVX-512 machine
 #              (OPENBLAS_CORETYPE=Haswell, ATT_VEXP=avx2)
 #   check      wall and CPU time of `make check` after the build (<= 45 s), and its
@@ -258,7 +258,7 @@ reproduce_row() {
     [ "$made_ok" = yes ] && ok="$made_s s" || ok="$made_s s (FAILED)"
     row "wall time of \`make reproduce\`, $1" "$ok (cpu $made_cpu s)" "$n_exp experiments; load before / after $made_load" "" "<= 60 s on 2 idle cores" \
         "$(yes_no "\"$made_ok\" == \"yes\" && $made_s <= 60")"
-    # the experiments' own times, as make reproduce prints them (tools/run_one.sh:
+    # the experiments' own times, as make reproduce prints them (tools/reproduce/run_one.sh:
     # "reproduce:   ID   N.N s (cpu M.M s)  verdicts"), by CPU seconds
     sed -n 's/^reproduce: *\([a-z_0-9]*\) *\([0-9][0-9.]*\) s (cpu *\([0-9][0-9.]*\) s).*/\1 \2 \3/p' \
         "$tmp/reproduce-$(basename "$2").log" | sort -k3 -g -r |
@@ -290,7 +290,7 @@ row_check() {
     [ "$made_ok" = yes ] && ok="$made_s s" || ok="$made_s s (FAILED)"
     row "wall time of \`make check\` (built beforehand; the slow suites are in make check-all)" "$ok (cpu $made_cpu s)" \
         "${suites:-see its log}; load before / after $made_load" "" "<= 45 s" "$(yes_no "\"$made_ok\" == \"yes\" && $made_s <= 45")"
-    # the slowest suites by CPU seconds (tools/run_tests.sh: "  name  what  N.N s (cpu M.M s)  ok")
+    # the slowest suites by CPU seconds (tools/test/run_tests.sh: "  name  what  N.N s (cpu M.M s)  ok")
     sed -n 's/^  *\(test_[a-z_0-9.]*\) .* \([0-9][0-9.]*\) s (cpu *\([0-9][0-9.]*\) s).*/\1 \2 \3/p' "$tmp/check.log" |
         sort -k3 -g -r | head -n 8 |
         awk 'NR == 1 { printf "slowest suites of make check by CPU seconds (wall in brackets):" }

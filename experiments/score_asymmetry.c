@@ -15,7 +15,7 @@
  * differ by rounding, |fl(q.k) - q.k| <= gamma_n |q|.|k| (Higham 3.5), on a
  * chain of n = d (raw), d + d_k (tied), d + 2 d_k (symmetric) products:
  *   tol = 16 n eps rho,  rho = || |Q| |K|^T ||_F / ||S||_F  (smallest over draws).
- * Prediction for independent Gaussian factors (tools/notes/score_asymmetry.md):
+ * Prediction for independent Gaussian factors (tools/report/notes/score_asymmetry.md):
  *   a ~ sqrt(2 (T - 1)(1 - 1/d) / (T + 2/d))   (1.357 at T = 16, d = 64)
  * And one sentence with a hand-made head (lib/claims/sentence.h): "it"
  * attends to "animal", "animal" does not attend to "it".

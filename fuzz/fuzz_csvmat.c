@@ -1,4 +1,4 @@
-/* fuzz_csvmat.c - libFuzzer target: the matrix CSV reader (lib/csvmat.c).
+/* fuzz_csvmat.c - libFuzzer target: the matrix CSV reader (tools/lib/csvmat.c).
  * The invariants are in fuzz/targets.h; build and run with fuzz/run.sh. */
 #include "targets.h"
 

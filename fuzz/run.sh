@@ -2,7 +2,7 @@
 # fuzz/run.sh - build the libFuzzer targets with clang and run each for a
 # fixed time budget (make fuzz).
 #
-#   fuzz_csvmat   the matrix CSV reader (lib/run/csvmat.c)
+#   fuzz_csvmat   the matrix CSV reader (tools/lib/csvmat.c)
 #   fuzz_opts     the option parser (lib/run/opts.c), argv = NUL-separated pieces
 # The invariants each input must satisfy are in fuzz/targets.h.
 #
@@ -45,13 +45,13 @@ command -v "$CLANG" >/dev/null 2>&1 || { echo "fuzz/run.sh: $CLANG not found (ap
 
 GSL_CFLAGS=$(pkg-config --cflags gsl 2>/dev/null)
 GSL_LIBS=$(pkg-config --libs gsl 2>/dev/null || echo "-lgsl -lgslcblas -lm")
-CFLAGS="-std=c11 -g -O1 -D_GNU_SOURCE -Ilib/math -Ilib/fast -Ilib/run -Ilib/claims -Wall -Wextra -Werror \
+CFLAGS="-std=c11 -g -O1 -D_GNU_SOURCE -Ilib/math -Ilib/fast -Ilib/run -Ilib/claims -Itools/lib -Wall -Wextra -Werror \
  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
 # the library sources each target needs
 sources() {
     case "$1" in
-    csvmat) echo "lib/run/csvmat.c lib/math/mat.c lib/math/randn.c lib/math/mem.c lib/math/status.c" ;;
+    csvmat) echo "tools/lib/csvmat.c lib/math/mat.c lib/math/randn.c lib/math/mem.c lib/math/status.c" ;;
     opts) echo "lib/run/opts.c lib/run/rng.c lib/run/par.c lib/run/afile.c lib/math/mem.c lib/math/status.c" ;;
     *) echo "fuzz/run.sh: unknown target '$1'" >&2; return 1 ;;
     esac

@@ -1,4 +1,4 @@
-# style.gnuplot - loaded before every figure script by tools/render.sh.
+# style.gnuplot - loaded before every figure script by tools/report/render.sh.
 #
 # Lecture figures: the title states the claim; text is 10 pt at the size the
 # script sets (a 6.5 in text column prints it at 10 pt; a slide is wider than
@@ -42,7 +42,7 @@ set cbrange [*:*]
 # annotations follow the run: meta_id must be set first, e.g. meta_id = 'random_projections'
 meta(key) = real(system(sprintf("sed -n 's/^%s: *//p' '%s/%s.meta' | head -n 1", key, datadir, meta_id)))
 metas(key) = system(sprintf("sed -n 's/^%s: *//p' '%s/%s.meta' | head -n 1", key, datadir, meta_id))
-# slide = 1 when tools/render.sh draws the slide version (16:9, larger text):
+# slide = 1 when tools/report/render.sh draws the slide version (16:9, larger text):
 # main(s) is the figure's main title, which a slide drops (its frame title
 # states the claim); SLIDE lets a script choose a slide layout.
 SLIDE = exists("slide") ? slide : 0

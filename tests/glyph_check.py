@@ -48,7 +48,7 @@ SCRIPT_MAX = 0.7    # a script's baseline is at most 0.7 of its base's size off
 RUN_GAP = 0.6       # glyphs of one size on one baseline this close (x size) are one run
 CORNER_W, CORNER_H = 20 * 72 / 25.4, 8 * 72 / 25.4   # the frame number's corner
 TOP = 16 * 72 / 25.4  # the frame title's band under the top edge
-FIGURE_FONT = 'DejaVu'   # the figures' typeface (tools/render.sh)
+FIGURE_FONT = 'DejaVu'   # the figures' typeface (tools/report/render.sh)
 
 
 class Glyph:

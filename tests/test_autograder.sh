@@ -2,7 +2,7 @@
 # test_autograder.sh - make autograder's zip, run as Gradescope runs it.
 # purpose: the Gradescope zip: no solutions; full marks, 0, and hostile files in its layout
 #
-# Builds build/autograder.zip (tools/autograder.sh), checks it holds setup.sh, run_autograder,
+# Builds build/autograder.zip (tools/make/autograder.sh), checks it holds setup.sh, run_autograder,
 # the grader and the C sources, and no solution (by name or by content). Then, in a private
 # mount namespace (bwrap as root: a tmpfs root, the host's /usr and /etc read-only, a /proc
 # with parts covered, as Docker's is: the grader's sandbox then gets no /proc), it lays

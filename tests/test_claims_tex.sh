@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_claims_tex.sh - results/claims.tex reads in a sentence (tools/report.c).
+# test_claims_tex.sh - results/claims.tex reads in a sentence (tools/report/report.c).
 # purpose: claims.tex macros read in a sentence (xspace, grouping, percent, intervals, count names)
 # Runs the report on verdict rows written here, with the numbers that went
 # wrong before (a value of 14818 beside 24,576, an interval with a missing

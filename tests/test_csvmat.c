@@ -1,4 +1,4 @@
-/* test_csvmat.c - the strict matrix CSV reader (lib/csvmat.h).
+/* test_csvmat.c - the strict matrix CSV reader (tools/lib/csvmat.h).
  *
  * Unit tests give the input text next to the matrix it must give, or next to
  * the words its error message must contain (file, line, column, reason).

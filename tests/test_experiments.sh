@@ -21,10 +21,10 @@ export QUICK_ARGS_learned_previous_token="${QUICK_ARGS_learned_previous_token:--
 # exit 1 is accepted only when every FAIL row is an expected, explained one
 expected_only() {
     "$BUILD/tools/csvcol" "$1" verdict macro | awk -F'\t' '$1 == "FAIL" {print $2}' | while read -r m; do
-        grep -q "^$m[[:space:]]" tools/expected_failures.txt || { echo "$m"; }
+        grep -q "^$m[[:space:]]" tools/verify/expected_failures.txt || { echo "$m"; }
     done
 }
-QUICK_OUT=$out QUICK_DRAWS=${QUICK_DRAWS:-64} BIN=$BIN sh tools/quick_reproduce.sh > "$out/log" 2>&1 || true
+QUICK_OUT=$out QUICK_DRAWS=${QUICK_DRAWS:-64} BIN=$BIN sh tools/test/quick_reproduce.sh > "$out/log" 2>&1 || true
 for b in "$BIN"/*; do
     id=$(basename "$b")
     [ "$id" = attention ] && continue
@@ -33,7 +33,7 @@ for b in "$BIN"/*; do
         *"exit 0 ("*) ok ;;
         *"exit 1 ("*)
             u=$(expected_only "$out/$id/$id.verdicts.csv")
-            if [ -z "$u" ]; then ok; else bad "$id: FAIL rows not in tools/expected_failures.txt: $u"; fi ;;
+            if [ -z "$u" ]; then ok; else bad "$id: FAIL rows not in tools/verify/expected_failures.txt: $u"; fi ;;
         *) bad "$id: $line $(sed -n '1,5p' "$out/$id.stderr" 2>/dev/null)" ;;
     esac
     [ -f "$out/$id/$id.verdicts.csv" ] || { bad "$id wrote no verdicts"; continue; }

@@ -3,7 +3,7 @@
 # purpose: a truncated, header-only or missing CSV stops its figure with a message naming the file
 #
 # From the committed two_queries_four_keys run (results/, read only) copied
-# into a private folder, tools/render.sh is run on its figure with the table
+# into a private folder, tools/report/render.sh is run on its figure with the table
 # it reads (two_queries_four_keys_A.csv) cut mid-row (stopped before gnuplot
 # runs: no gnuplot warning), cut at a row boundary, cut to its header, and
 # removed (gnuplot fails; the last message names the table and what is
@@ -29,7 +29,7 @@ cp "$T/$CSV" "$whole"
 # message naming it and WHAT, no figure, and (unless raw) no gnuplot warning
 damaged() {
     rm -rf "$T/figures"
-    ATT_NO_SLIDES=1 sh tools/render.sh plots/$ID.gp "$T" $ID >"$T/out" 2>"$T/err"
+    ATT_NO_SLIDES=1 sh tools/report/render.sh plots/$ID.gp "$T" $ID >"$T/out" 2>"$T/err"
     rc=$?
     raw_ok=1
     [ "${3:-}" = raw ] || ! grep -q 'line [0-9]*:' "$T/err" || raw_ok=0
@@ -50,7 +50,7 @@ rm -f "$T/$CSV"
 damaged "missing" "$CSV does not exist" raw
 cp "$whole" "$T/$CSV"
 rm -rf "$T/figures"
-if ATT_NO_SLIDES=1 sh tools/render.sh plots/$ID.gp "$T" $ID >"$T/out" 2>"$T/err" && [ -s "$T/figures/$ID.pdf" ]; then
+if ATT_NO_SLIDES=1 sh tools/report/render.sh plots/$ID.gp "$T" $ID >"$T/out" 2>"$T/err" && [ -s "$T/figures/$ID.pdf" ]; then
     pass "whole table: the figure is drawn"
 else
     fail "whole table: not drawn" "$(cat "$T/err")"

@@ -75,7 +75,7 @@ pass "$nother figure scripts name no verdict file; rendered under rewording:$REA
 # id_of GP: the experiment whose run a figure script draws (plots/ID[_part].gp)
 id_of() {
     b=$(basename "$1" .gp)
-    for id in $(sh tools/registry.sh ids); do
+    for id in $(sh tools/make/registry.sh ids); do
         case "$b" in "$id" | "$id"_*) echo "$id"; return ;; esac
     done
 }
@@ -85,7 +85,7 @@ figures() {
     for gp in $READERS; do
         id=$(id_of "$gp")
         [ -n "$id" ] && [ -f "$1/$id.verdicts.csv" ] || continue
-        ATT_NO_SLIDES=1 sh tools/render.sh "$gp" "$1" "$(basename "$gp" .gp)" >/dev/null 2>"$1.err" ||
+        ATT_NO_SLIDES=1 sh tools/report/render.sh "$gp" "$1" "$(basename "$gp" .gp)" >/dev/null 2>"$1.err" ||
             { fail "$gp does not render from $1" "$(tail -n 3 "$1.err")"; continue; }
     done
 }

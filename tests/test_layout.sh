@@ -48,7 +48,7 @@ for defect in 0 1; do
     d="$tmp/planted/$defect"; mkdir -p "$d"
     printf '%s\n' "defect = $defect" > "$d/pre.gp"
     cat "$d/pre.gp" "$tmp/planted.gp" > "$d/planted.gp"
-    ATT_NO_SLIDES=1 sh tools/render.sh "$d/planted.gp" "$d" planted >/dev/null || { echo "test_layout: render of the planted figure failed"; exit 1; }
+    ATT_NO_SLIDES=1 sh tools/report/render.sh "$d/planted.gp" "$d" planted >/dev/null || { echo "test_layout: render of the planted figure failed"; exit 1; }
     check --slidefig "$d/figures/planted.pdf" > "$d/report.txt"; rc=$?
     if [ $defect = 0 ]; then
         # a clean figure at print size passes everything but the 11 pt median
@@ -93,7 +93,7 @@ if [ -x "$BIN_DIR/random_projections" ] && [ -x "$BIN_DIR/naive_self_attention" 
         [ -f "$p/$id.verdicts.csv" ] || { echo "test_layout: FAIL: the point run of $id wrote no verdicts"; ok=0; fail=1; }
     done
     if [ $ok = 1 ]; then
-        sh tools/figures.sh "$p" random_projections naive_self_attention > "$p/render.txt" 2>&1 ||
+        sh tools/report/figures.sh "$p" random_projections naive_self_attention > "$p/render.txt" 2>&1 ||
             { echo "test_layout: FAIL: make figures on point runs:"; cat "$p/render.txt"; fail=1; }
         set --
         for f in "$p"/figures/*.pdf; do [ -f "$f" ] && set -- "$@" --fig "$f"; done
@@ -109,7 +109,7 @@ if [ -x "$BIN_DIR/random_projections" ] && [ -x "$BIN_DIR/naive_self_attention" 
     p2="$tmp/point2"
     "$BIN_DIR/random_projections" --T 8,64 --draws 200 --out "$p2" --quiet >/dev/null 2>&1 || true
     if [ -f "$p2/random_projections.verdicts.csv" ] &&
-       sh tools/figures.sh "$p2" random_projections > "$p2/render.txt" 2>&1; then
+       sh tools/report/figures.sh "$p2" random_projections > "$p2/render.txt" 2>&1; then
         if check --fig "$p2/figures/random_projections.pdf" --slidefig "$p2/figures/slides/random_projections.pdf"; then
             echo "test_layout: a run of two T (random_projections --T 8,64): its figures clean"
         else

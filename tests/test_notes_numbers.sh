@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_notes_numbers.sh - a CI quoted in a note is the CI of the row it cites.
-# purpose: the notes (tools/notes/ID.md, written by hand, printed in results/claims.md) quote
+# purpose: the notes (tools/report/notes/ID.md, written by hand, printed in results/claims.md) quote
 # "(LOW to HIGH, `\macro`)"; each LOW and HIGH must equal that macro's ci_low / ci_high in
 # results/claims.csv to the note's own digits (one unit of its last digit apart at most),
 # so a rerun that moves a number cannot leave a stale copy in the prose (a reader found
@@ -26,7 +26,7 @@ def close(note, value):
     unit = 10.0 ** (exp10 - digits)
     return abs(float(note) - value) <= 1.0001 * unit
 npass = nfail = 0
-for path in sorted(glob.glob("tools/notes/*.md")):
+for path in sorted(glob.glob("tools/report/notes/*.md")):
     text = open(path).read()
     for m in pat.finditer(text):
         lo, pct1, hi, pct2, macro = m.groups()
@@ -44,7 +44,7 @@ for path in sorted(glob.glob("tools/notes/*.md")):
         else:
             print("FAIL  %s: the row says %.6g to %.6g" % (where, clo, chi)); nfail += 1
 if npass + nfail == 0:
-    print("FAIL  no quoted CI found in tools/notes/*.md: the pattern no longer matches"); nfail += 1
+    print("FAIL  no quoted CI found in tools/report/notes/*.md: the pattern no longer matches"); nfail += 1
 print("test_notes_numbers: %d passed, %d failed" % (npass, nfail))
 sys.exit(1 if nfail else 0)
 PY

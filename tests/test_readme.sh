@@ -19,7 +19,7 @@
 # block in that part must be a console block (nothing there is left
 # untested). Every relative link of README.md and doc/*.md must lead to a
 # file (and a heading, for #anchors), and the claims table between the
-# claims markers must be what tools/report makes of results/*.verdicts.csv
+# claims markers must be what build/tools/report makes of results/*.verdicts.csv
 # (make reproduce writes both). The commands run one after another, each from the top of a
 # scratch copy of this checkout (symbolic links to it, without out/), so a
 # run writes into the scratch out/, never into yours; bin/ is $ATT_BIN_DIR
@@ -209,7 +209,7 @@ for b in links: print("test_readme: " + b)
 
 # ---- the claims table: what the report makes of the committed verdicts ---------
 def claims_table_stale():
-    """README's block between the claims markers against tools/report's
+    """README's block between the claims markers against build/tools/report's
     claims_summary.md from results/*.verdicts.csv; None when it agrees or when
     the report is not built"""
     report = os.path.join(os.environ.get("BUILD", "build"), "tools", "report")
@@ -236,7 +236,7 @@ def claims_table_stale():
         if p.returncode:
             # results/ written by an older format of the verdict files (a merge
             # changed it before make reproduce ran): nothing to compare yet
-            print("test_readme: claims table not compared: tools/report refuses results/ (%s); "
+            print("test_readme: claims table not compared: build/tools/report refuses results/ (%s); "
                   "make reproduce rewrites both" % p.stderr.decode().strip().split("\n")[0][:160])
             return None
         want = open(os.path.join(d, "claims_summary.md"), encoding="utf-8").read()
@@ -246,8 +246,8 @@ def claims_table_stale():
     claims_compared = True
     if m.group(1) == want: return None
     diff = list(difflib.unified_diff(m.group(1).split("\n"), want.split("\n"), lineterm="", n=0))[2:8]
-    return ("README.md's claims table is not what tools/report makes of results/*.verdicts.csv "
-            "(make reproduce rewrites it; sh tools/readme_sync.sh results):\n  " + "\n  ".join(diff))
+    return ("README.md's claims table is not what build/tools/report makes of results/*.verdicts.csv "
+            "(make reproduce rewrites it; sh tools/report/readme_sync.sh results):\n  " + "\n  ".join(diff))
 
 claims_compared = False
 stale = claims_table_stale()

@@ -3,7 +3,7 @@
 # purpose: make reproduce OUT=DIR keeps your files, refuses a foreign folder, prunes only its own
 #
 # Small reproduces (ONLY="concentration", a few seconds each) into private
-# folders check issue 24's rules (tools/prune_results.sh, Makefile reproduce):
+# folders check issue 24's rules (tools/reproduce/prune_results.sh, Makefile reproduce):
 #   1. a non-empty folder without the suite's manifest is refused, unchanged;
 #   2. with FORCE=1, unrelated files (top level and nested, old and new
 #      timestamps, names like the suite's) survive byte for byte, and again
@@ -23,7 +23,7 @@
 #   9. a killed program's journal in the folder is rolled forward first;
 #      a manifest entry through a symlink inside the folder (ext/thesis.tex,
 #      ext -> elsewhere) or a symlink file is refused: the file outside stays;
-#  10. VERIFY_OUT (tools/verify.sh --prepare-out, what make verify does before
+#  10. VERIFY_OUT (tools/verify/verify.sh --prepare-out, what make verify does before
 #      its rerun) follows the same rules: a foreign folder is refused, your
 #      files there stay, only what the previous verify wrote is removed, a
 #      symlinked entry is refused.
@@ -150,22 +150,22 @@ $MK reproduce OUT="$T/afile" ONLY=concentration >"$T/out9" 2>&1
 # 7. results/ of a checkout before its first manifest: the files git tracks
 # there are the suite's earlier output (stale ones are removed; bench.md,
 # which make bench writes, stays); untracked files are never touched. A
-# scratch checkout with a copy of tools/prune_results.sh stands for this one.
+# scratch checkout with a copy of tools/reproduce/prune_results.sh stands for this one.
 C="$T/checkout"
-mkdir -p "$C/tools" "$C/results/figures"
-cp tools/prune_results.sh tools/written.sh "$C/tools/"
+mkdir -p "$C/tools/reproduce" "$C/results/figures"
+cp tools/reproduce/prune_results.sh tools/reproduce/written.sh "$C/tools/reproduce/"
 for f in kept.csv stale.csv figures/stale.png bench.md; do printf 'committed %s\n' "$f" >"$C/results/$f"; done
 printf 'mine\n' >"$C/results/my_notes.txt"
 (cd "$C" && git init -q && git add tools results/kept.csv results/stale.csv results/figures/stale.png results/bench.md &&
     git -c user.email=t@t -c user.name=t commit -q -m results) >/dev/null 2>&1
 if [ -d "$C/.git" ]; then
-    sh "$C/tools/prune_results.sh" begin "$C/results" >/dev/null 2>&1
-    BUILD="$BUILD" sh "$C/tools/prune_results.sh" open "$C/results" >/dev/null 2>&1
+    sh "$C/tools/reproduce/prune_results.sh" begin "$C/results" >/dev/null 2>&1
+    BUILD="$BUILD" sh "$C/tools/reproduce/prune_results.sh" open "$C/results" >/dev/null 2>&1
     # the steps of a reproduce record what they write (ATT_WRITE_LOG)
     printf 'rewritten\n' >"$C/results/kept.csv.tmp" && mv "$C/results/kept.csv.tmp" "$C/results/kept.csv"
     printf 'new\n' >"$C/results/new.csv"
-    ATT_WRITE_LOG="$C/results/.reproduce-written" sh "$C/tools/written.sh" "$C/results/kept.csv" "$C/results/new.csv"
-    sh "$C/tools/prune_results.sh" end "$C/results" >"$T/out10" 2>&1
+    ATT_WRITE_LOG="$C/results/.reproduce-written" sh "$C/tools/reproduce/written.sh" "$C/results/kept.csv" "$C/results/new.csv"
+    sh "$C/tools/reproduce/prune_results.sh" end "$C/results" >"$T/out10" 2>&1
     if [ ! -e "$C/results/stale.csv" ] && [ ! -e "$C/results/figures/stale.png" ] &&
        [ -f "$C/results/bench.md" ] && [ "$(cat "$C/results/my_notes.txt")" = mine ] &&
        grep -qE '^[0-9]+ [0-9]+ new.csv$' "$C/results/.reproduce-manifest" &&
@@ -236,19 +236,19 @@ fi
 
 # 10. VERIFY_OUT by the same rules
 V="$T/verify-out"; mkdir -p "$V"; printf 'mine\n' >"$V/mine.txt"
-VERIFY_OUT="$V" BUILD=$BUILD sh tools/verify.sh --prepare-out >"$T/out15" 2>&1; rc=$?
+VERIFY_OUT="$V" BUILD=$BUILD sh tools/verify/verify.sh --prepare-out >"$T/out15" 2>&1; rc=$?
 [ "$rc" -eq 2 ] && grep -q "refusing VERIFY_OUT" "$T/out15" && [ "$(ls -A "$V")" = mine.txt ] &&
     pass "VERIFY_OUT: a non-empty folder that no verify wrote is refused, untouched" ||
     fail "VERIFY_OUT refusal" "exit $rc" "$(cat "$T/out15")"
 rm -f "$V/mine.txt"
-VERIFY_OUT="$V" BUILD=$BUILD sh tools/verify.sh --prepare-out >"$T/out16" 2>&1 || fail "VERIFY_OUT prepare" "$(cat "$T/out16")"
+VERIFY_OUT="$V" BUILD=$BUILD sh tools/verify/verify.sh --prepare-out >"$T/out16" 2>&1 || fail "VERIFY_OUT prepare" "$(cat "$T/out16")"
 # a verify's rerun (recorded as make verify records it), then your files beside it
 ATT_WRITE_LOG="$(cd "$V" && pwd -P)/.reproduce-written" "$BIN/concentration" --out "$V" --quiet --draws 200
-sh tools/prune_results.sh end "$V" >/dev/null 2>&1
+sh tools/reproduce/prune_results.sh end "$V" >/dev/null 2>&1
 printf 'mine\n' >"$V/mine.txt"; printf 'notes\n' >"$V/concentration_mine.csv"
 ln -s "$T/elsewhere" "$V/ext"
 echo "$(stat -c '%i %s' "$T/elsewhere/thesis.tex") ext/thesis.tex" >>"$V/.reproduce-manifest"
-VERIFY_OUT="$V" BUILD=$BUILD sh tools/verify.sh --prepare-out >"$T/out17" 2>&1; rc=$?
+VERIFY_OUT="$V" BUILD=$BUILD sh tools/verify/verify.sh --prepare-out >"$T/out17" 2>&1; rc=$?
 if [ "$rc" -eq 0 ] && [ ! -e "$V/concentration.csv" ] && [ ! -e "$V/concentration.verdicts.csv" ] &&
    [ "$(cat "$V/mine.txt")" = mine ] && [ -f "$V/concentration_mine.csv" ] &&
    [ "$(cat "$T/elsewhere/thesis.tex")" = "my thesis" ] && grep -q "not removing $V/ext/thesis.tex" "$T/out17"; then

@@ -1,6 +1,6 @@
 #!/bin/sh
-# test_verify.sh - make verify's comparison (tools/verify.sh --compare, i.e.
-# tools/csvcmp by each column's stored nature) holds on another CPU and still
+# test_verify.sh - make verify's comparison (tools/verify/verify.sh --compare, i.e.
+# build/tools/csvcmp by each column's stored nature) holds on another CPU and still
 # catches a real change:
 #   1. every experiment (small draws; naive_self_attention and long_sequences,
 #      pure Monte Carlo without BLAS products, are left to make verify) is run
@@ -53,7 +53,7 @@ run_all() { # dir [CORETYPE]
 compare_all() { # old new label
     for d in "$1"/*/; do
         id=$(basename "$d")
-        if sh tools/verify.sh --compare "$1/$id" "$2/$id" >"$T/cmp.out" 2>&1; then ok
+        if sh tools/verify/verify.sh --compare "$1/$id" "$2/$id" >"$T/cmp.out" 2>&1; then ok
         else bad "$3: $id moved:"; sed -n '1,12p' "$T/cmp.out"; fi
     done
 }
@@ -90,7 +90,7 @@ rows[line - 1][rows[0].index(col)] = value
 with open(path, 'w', newline='') as f:
     csv.writer(f, lineterminator='\n').writerows(rows)
 EOF
-    if sh tools/verify.sh --compare "$T/ref/$id" "$T/plant" >"$T/cmp.out" 2>&1; then
+    if sh tools/verify/verify.sh --compare "$T/ref/$id" "$T/plant" >"$T/cmp.out" 2>&1; then
         bad "$what: not caught"
     elif grep -q "$(basename "$file") line $line, column $col" "$T/cmp.out"; then ok
     else bad "$what: caught but not named: $(head -3 "$T/cmp.out")"; fi
@@ -185,10 +185,10 @@ printf 'column,nature,lo,hi,bound\nk,nonsense,,,\n' > "$u/z.schema.csv"; printf 
 if [ $st -eq 2 ] && grep -q "unknown nature 'nonsense'" "$u/out"; then ok; else bad "a bad schema: exit $st: $(cat "$u/out")"; fi
 
 # ---- 3. the advice on a failure ------------------------------------------------
-if grep -n "commit" tools/verify.sh | grep -v "Do not commit\|names the commit\|^ *#" | grep -qi "and commit\|then commit\|commit results"; then
+if grep -n "commit" tools/verify/verify.sh | grep -v "Do not commit\|names the commit\|^ *#" | grep -qi "and commit\|then commit\|commit results"; then
     bad "verify.sh still advises committing results"
 else ok; fi
-sh tools/verify.sh --compare "$T/ref/shapes" "$T/ref/concentration" >/dev/null 2>"$T/advice"
+sh tools/verify/verify.sh --compare "$T/ref/shapes" "$T/ref/concentration" >/dev/null 2>"$T/advice"
 if grep -qi "do not commit your machine" "$T/advice"; then ok; else bad "verify --compare prints no advice on a failure: $(cat "$T/advice")"; fi
 
 echo "test_verify: $pass passed, $fail failed"

@@ -1,7 +1,7 @@
 /* attention - one attention head on your own matrices.
  *
  * For lecturers who write their own worked examples and exercise solutions:
- * the matrices come from plain numeric CSV files (lib/csvmat.h: one matrix
+ * the matrices come from plain numeric CSV files (tools/lib/csvmat.h: one matrix
  * row per line, comma separated, '#' comments, no header), the head is the
  * library's (lib/head.h), and every matrix of the forward pass is written
  * back as CSV with "%.17g" (so it reads back exactly) or printed as a table.

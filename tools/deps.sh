@@ -37,7 +37,7 @@ case " $extras " in *" all "*) extras="valgrind fuzz mpi bench browser tex torch
 # the packages of each target, and how to tell they are there
 BASE="gcc make pkg-config libgsl-dev libopenblas-dev check libncurses-dev gnuplot-nox poppler-utils fonts-dejavu-core python3 python3-numpy bubblewrap"
 # the Debian packages of every file pdflatex reads for the four documents
-# (dpkg -S of pdflatex -recorder's list; tools/latex.sh needs no latexmk)
+# (dpkg -S of pdflatex -recorder's list; tools/report/latex.sh needs no latexmk)
 TEX="texlive-latex-base texlive-latex-recommended texlive-pictures lmodern python3-pdfminer"
 pkgs_of() {
     case "$1" in

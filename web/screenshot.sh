@@ -28,4 +28,4 @@ if [ ! -s "$tmp" ]; then
     rm -f "$tmp"; echo "$png: chromium made no screenshot" >&2; exit 3
 fi
 mv "$tmp" "$png"
-sh "$(dirname "$0")/../tools/written.sh" "$png"
+sh "$(dirname "$0")/../tools/reproduce/written.sh" "$png"

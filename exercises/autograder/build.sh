@@ -7,7 +7,7 @@ CC=${CC:-cc}
 GSL_CFLAGS=$(pkg-config --cflags gsl)
 GSL_LIBS=$(pkg-config --libs gsl | sed 's/-lgslcblas//')
 BLAS=$(pkg-config --exists openblas && pkg-config --libs openblas || echo -lgslcblas)
-INC="-Isrc/lib/math -Isrc/lib/fast -Isrc/lib/run -Isrc/lib/claims -Isrc/gen"
+INC="-Isrc/lib/math -Isrc/lib/fast -Isrc/lib/run -Isrc/lib/claims -Isrc/tools/lib -Isrc/gen"
 CFLAGS="-std=c11 ${OPT:--O2} -D_GNU_SOURCE -fopenmp $INC $GSL_CFLAGS"
 mkdir -p obj bin
 objs=""

@@ -96,7 +96,7 @@ void longseq_scores(longseq_work *w, longseq_query *r);
  *   p/q = 1 / (alpha + (1 - alpha) e^a)  <=  1/alpha,
  * and (1/R) sum_r g(x_r) p/q(x_r) is unbiased for E_p[g]: its mean is
  * alpha E_p[g p/q] + (1 - alpha) E_q1[g p/q] = int g (p/q) q = E_p[g].
- * Why the mixture (tools/notes/long_sequences.md): the tilted law alone has weights
+ * Why the mixture (tools/report/notes/long_sequences.md): the tilted law alone has weights
  * p/q1 = e^{-a} with a power tail, P(p/q1 > t) ~ t^{-k}, k = 1 + 1/(lambda_max - 1),
  * lambda_max the largest eigenvalue of (I - M)(I - M)^T (E_q1[(p/q1)^j] = E_p[e^{-(j-1) a}]
  * is finite iff I + (j - 1)(I - (I - M)(I - M)^T) is positive definite). At c = 1,

@@ -183,7 +183,7 @@ static char *str_printf(const char *fmt, ...)
  * One line per file moved into place, "<inode> <size> <real path>", appended
  * in one write(2) per release (O_APPEND: lines of parallel runs never mix).
  * make reproduce and make verify read it to build their manifest
- * (tools/prune_results.sh). A failure to log is only a warning: a file
+ * (tools/reproduce/prune_results.sh). A failure to log is only a warning: a file
  * missing from the log is never removed, only overwritten by name. */
 typedef struct { char *buf; size_t len, cap; } logbuf;
 
@@ -235,7 +235,7 @@ static void log_flush(logbuf *b)
  * run folder; name is the target in DIR). After the last rename it is removed.
  * A failed rename turns it into journal.back before the renames are undone.
  * A run killed (SIGKILL, a crash, a power cut) leaves the run folder; the next
- * program writing into DIR (and make reproduce, make verify: tools/recover.c)
+ * program writing into DIR (and make reproduce, make verify: tools/reproduce/recover.c)
  * first claims it (renames it to .att-run.<its pid>.<n>) and then:
  *   journal:       rolls forward: every temporary still there is renamed
  *                  into place (the renames before the kill stay): the new set;

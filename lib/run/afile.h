@@ -37,7 +37,7 @@
  * ATT_WRITE_LOG=FILE (make reproduce, make verify): every file moved into
  * place (a release, a single commit, a roll-forward) is appended to FILE as
  * "<inode> <size> <real path>", the suite's record of what it wrote
- * (tools/prune_results.sh). ATT_TEST_RELEASE_DELAY_MS=N (a test hook) sleeps
+ * (tools/reproduce/prune_results.sh). ATT_TEST_RELEASE_DELAY_MS=N (a test hook) sleeps
  * N ms before each rename of a release.
  * afile_release returns ATT_OK or the first error (naming the file).
  */

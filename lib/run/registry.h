@@ -3,9 +3,9 @@
  * The registry is the one place where a claim's words live: its ID, the
  * section's subheading, the one-line claim, its figures, its headline macro,
  * where its mathematics is. The Makefile turns the file into
- * $(BUILD)/registry.inc (tools/registry.sh c), which registry.c includes, so
+ * $(BUILD)/registry.inc (tools/make/registry.sh c), which registry.c includes, so
  * every experiment prints its subheading and claim from it (--help and the
- * plain summary) and tools/registry.sh writes the README's tables from it.
+ * plain summary) and tools/make/registry.sh writes the README's tables from it.
  */
 #ifndef ATT_REGISTRY_H
 #define ATT_REGISTRY_H

@@ -24,7 +24,7 @@
 typedef enum { COL_DOUBLE, COL_SIZE, COL_INT, COL_STR } col_type;
 
 /* The nature of a column: how `make verify` compares a rerun with the
- * committed file (tools/csvcmp.c), stored with the table in a sidecar
+ * committed file (tools/verify/csvcmp.c), stored with the table in a sidecar
  * <name>.schema.csv (header column,nature,lo,hi,bound; one row per column),
  * written atomically with it. lo, hi, bound name other columns of the same
  * row (bound may also be a number).

@@ -46,5 +46,5 @@ fi
 # what a reader should know: figures not yet drawn for the slide, missing solutions
 grep -h "Package lecture Warning" "$tmp/$name.log" | sed "s/^Package lecture Warning: /latex: $name: /; s/\.$//" | sort -u >&2 || true
 mv "$tmp/$name.pdf" "$out/$name.pdf"
-sh "$(dirname "$0")/written.sh" "$out/$name.pdf"
+sh "$(dirname "$0")/../reproduce/written.sh" "$out/$name.pdf"
 echo "document $out/$name.pdf ($pass passes)"

@@ -4,7 +4,7 @@
  * --unshare-pid, which the grader uses, leaves its own to init; a daemon) is
  * reparented to this one (prctl PR_SET_CHILD_SUBREAPER) and waited for here, so its
  * user and system time reach this process's children's times (the shell's `times`,
- * tools/run_tests.sh's CPU column) instead of being lost. Not counted: processes of a
+ * tools/test/run_tests.sh's CPU column) instead of being lost. Not counted: processes of a
  * PID namespace whose init is killed (the kernel makes that init ignore SIGCHLD while it
  * kills the rest, so they are reaped without their times: the grader's sandboxes, which it
  * ends with SIGKILL; `perf stat -e task-clock` counts them). Waits for CMD, reaping

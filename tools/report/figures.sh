@@ -31,7 +31,7 @@ for id in "$@"; do
             echo "figure $name: not drawn, this run has no$lacking (the full run has them)"
             continue
         fi
-        sh tools/render.sh "$p" "$dir" "$name" || failed="$failed $name"
+        sh tools/report/render.sh "$p" "$dir" "$name" || failed="$failed $name"
     done
 done
 [ $found = 1 ] || { echo "figures: no run found in $dir/ (run bin/<ID> first; it writes into out/)" >&2; exit 2; }

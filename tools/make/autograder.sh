@@ -1,12 +1,13 @@
 #!/bin/sh
 # autograder.sh - build Gradescope's autograder zip (make autograder).
 #
-#   sh tools/autograder.sh BUILD ZIP
+#   sh tools/make/autograder.sh BUILD ZIP
 #
 # The zip holds, at its top (Gradescope's /autograder/source): setup.sh, run_autograder,
 # build.sh (exercises/autograder/), exercises/grade.py, config.sh (the options below) and
 # src/: the C sources bin/shapes and bin/attention need, found from the linker's map of
-# the two programs against BUILD/libattn.a, with the library's headers and the generated
+# the two programs against BUILD/libtools.a and BUILD/libattn.a (tools/lib/ and lib/), with
+# the libraries' headers and the generated
 # registry.inc. No solutions: the script fails if a file of exercises/solutions/ or
 # anything naming it is in the zip.
 # Options (environment; make passes them): AUTOGRADER_SEED=N a secret seed (written to
@@ -23,18 +24,18 @@ rm -rf "$stage" && mkdir -p "$stage/src/gen" "$stage/src/experiments" "$stage/sr
 members=""
 for src in experiments/shapes.c tools/attention.c; do
     # shellcheck disable=SC2086
-    $CC $CFLAGS_ALL "$src" -o "$stage/a.out" "$BUILD/libattn.a" $LIBS -Wl,-Map="$stage/map.txt"
-    members="$members $(grep -o 'libattn\.a([A-Za-z0-9_]*\.o)' "$stage/map.txt" | sed 's/.*(\(.*\)\.o)/\1/')"
+    $CC $CFLAGS_ALL -Itools/lib "$src" -o "$stage/a.out" "$BUILD/libtools.a" "$BUILD/libattn.a" $LIBS -Wl,-Map="$stage/map.txt"
+    members="$members $(grep -o 'lib\(attn\|tools\)\.a([A-Za-z0-9_]*\.o)' "$stage/map.txt" | sed 's/.*(\(.*\)\.o)/\1/')"
 done
 rm -f "$stage/a.out" "$stage/map.txt"
 : >"$stage/src/lib.list"
 for m in $(echo "$members" | tr ' ' '\n' | sort -u); do
-    c=$(ls lib/*/"$m".c 2>/dev/null | head -1)
+    c=$(ls lib/*/"$m".c tools/lib/"$m".c 2>/dev/null | head -1)
     [ -n "$c" ] || { echo "autograder: no source for library member $m.o" >&2; exit 1; }
     echo "$c" >>"$stage/src/lib.list"
 done
 while read -r c; do mkdir -p "$stage/src/$(dirname "$c")" && cp "$c" "$stage/src/$c"; done <"$stage/src/lib.list"
-for h in lib/*/*.h; do mkdir -p "$stage/src/$(dirname "$h")" && cp "$h" "$stage/src/$h"; done
+for h in lib/*/*.h tools/lib/*.h; do mkdir -p "$stage/src/$(dirname "$h")" && cp "$h" "$stage/src/$h"; done
 cp "$BUILD/registry.inc" "$stage/src/gen/"
 cp experiments/shapes.c "$stage/src/experiments/"
 cp tools/attention.c "$stage/src/tools/"

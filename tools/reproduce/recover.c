@@ -2,8 +2,8 @@
  *
  *   recover DIR ...
  *
- * make reproduce and make verify run it before anything else (tools/
- * prune_results.sh, tools/verify.sh), as every program does for its --out
+ * make reproduce and make verify run it before anything else (tools/reproduce/
+ * prune_results.sh, tools/verify/verify.sh), as every program does for its --out
  * (lib/run/afile.h, afile_recover): in DIR and every folder below it (not
  * through a symlink), the run folder .att-run.<pid> of a dead process is
  * rolled forward (its journal: the whole new set) or back (the whole old

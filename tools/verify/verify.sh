@@ -6,17 +6,17 @@
 # and outcomes exactly; deterministic numbers to 1e-9; Monte Carlo estimates
 # within a tenth of their own CI; rounding-level measurements (they depend on
 # the CPU's BLAS kernel) by order of magnitude against their bound; training
-# results within their seed-to-seed spread; times not at all (tools/csvcmp.c).
+# results within their seed-to-seed spread; times not at all (tools/verify/csvcmp.c).
 # So it passes on any x86-64 machine with the same Debian packages, whatever
 # its OpenBLAS kernel and thread count, and fails on a real change.
 # Timing data (*_timing.csv, bench.*) and provenance (*.meta) are not compared.
 #
-#   sh tools/verify.sh                 rerun, compare with results/
-#   sh tools/verify.sh --compare OLD NEW   only compare two result folders
-#   sh tools/verify.sh --prepare-out   only get VERIFY_OUT ready (below), then stop
+#   sh tools/verify/verify.sh                 rerun, compare with results/
+#   sh tools/verify/verify.sh --compare OLD NEW   only compare two result folders
+#   sh tools/verify/verify.sh --prepare-out   only get VERIFY_OUT ready (below), then stop
 # VERIFY_OUT=DIR keeps the rerun in DIR (CI checks its verdicts and builds
 # the handout from it), by the rules of make reproduce's folder
-# (tools/prune_results.sh): a non-empty DIR that neither an earlier verify
+# (tools/reproduce/prune_results.sh): a non-empty DIR that neither an earlier verify
 # nor a reproduce wrote (no .reproduce-manifest; a .verify-out marker of an
 # older verify counts as one with an empty manifest) is refused (exit 2); in
 # DIR, what a killed program left is rolled forward or back first
@@ -67,15 +67,15 @@ EOF
 }
 
 if [ "${1:-}" = --compare ]; then
-    [ $# -eq 3 ] || { echo "usage: sh tools/verify.sh [--compare OLD_DIR NEW_DIR | --prepare-out]" >&2; exit 2; }
+    [ $# -eq 3 ] || { echo "usage: sh tools/verify/verify.sh [--compare OLD_DIR NEW_DIR | --prepare-out]" >&2; exit 2; }
     [ -d "$2" ] && [ -d "$3" ] || { echo "verify: $2 and $3 must be folders" >&2; exit 2; }
     compare "$2" "$3"; st=$?
     if [ $st -eq 0 ]; then echo "verify: $compared result files of $3 agree with $2"; else advice; fi
     exit $st
 fi
-# prune CMD: tools/prune_results.sh CMD "$tmp", its messages in verify's words
+# prune CMD: tools/reproduce/prune_results.sh CMD "$tmp", its messages in verify's words
 prune() {
-    BUILD="$BUILD" sh tools/prune_results.sh "$1" "$tmp" >"$tmp.msg" 2>&1; rc=$?
+    BUILD="$BUILD" sh tools/reproduce/prune_results.sh "$1" "$tmp" >"$tmp.msg" 2>&1; rc=$?
     sed 's/^reproduce:/verify:/' "$tmp.msg"; rm -f "$tmp.msg"
     return $rc
 }
@@ -84,7 +84,7 @@ prune() {
 prepare_out() {
     force=0
     [ -f "$tmp/.verify-out" ] && [ ! -f "$tmp/.reproduce-manifest" ] && force=1
-    if ! sh tools/prune_results.sh check "$tmp" "$force" 2>"$tmp.err"; then
+    if ! sh tools/reproduce/prune_results.sh check "$tmp" "$force" 2>"$tmp.err"; then
         sed 's/^reproduce: refusing OUT/verify: refusing VERIFY_OUT/; s/^reproduce:/verify:/' "$tmp.err" >&2
         rm -f "$tmp.err"; exit 2
     fi
@@ -102,7 +102,7 @@ if [ "${1:-}" = --prepare-out ]; then
     [ -n "${VERIFY_OUT:-}" ] || { echo "verify: --prepare-out needs VERIFY_OUT=DIR" >&2; exit 2; }
     tmp=$VERIFY_OUT; prepare_out; exit 0
 fi
-[ $# -eq 0 ] || { echo "usage: sh tools/verify.sh [--compare OLD_DIR NEW_DIR | --prepare-out]" >&2; exit 2; }
+[ $# -eq 0 ] || { echo "usage: sh tools/verify/verify.sh [--compare OLD_DIR NEW_DIR | --prepare-out]" >&2; exit 2; }
 
 # before anything else: a killed run's half-released files in results/ are finished or undone
 if [ -x "$BUILD/tools/recover" ]; then "$BUILD/tools/recover" results || exit 3; fi
@@ -120,7 +120,7 @@ if [ -d results/long ] && [ "${LONG:-0}" = 1 ]; then
 elif [ -d results/long ]; then
     echo "verify: results/long/ is not rerun (make verify LONG=1 reruns it, about 10 min): its verdict rows are copied into the rerun's report"
     mkdir -p "$tmp/long" && cp results/long/*.verdicts.csv "$tmp/long/" || { echo "verify: cannot copy results/long/" >&2; exit 3; }
-    sh tools/written.sh "$tmp"/long/*.verdicts.csv
+    sh tools/reproduce/written.sh "$tmp"/long/*.verdicts.csv
 elif [ "${LONG:-0}" = 1 ]; then
     echo "verify: LONG=1 but there is no results/long/ to compare (make reproduce-long writes it)"
 fi

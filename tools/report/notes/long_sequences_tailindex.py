@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""ls_tailindex.py - why long_sequences' tilted rows failed at c = 1 (tools/notes/long_sequences.md).
+"""long_sequences_tailindex.py - why long_sequences' tilted rows failed at c = 1 (long_sequences.md,
+the note beside this script, cites its numbers).
 
 The tilted law q1 (lib/claims/longseq.h) draws x ~ N(0, ((I - M)(I - M)^T)^{-1}), M = W_Q W_K^T,
 and weights a row by w = p/q1 = e^{-(s - sigma^2/2)} / |det(I - M)|. Its moments are
@@ -9,7 +10,7 @@ eigenvalue of (I - M)(I - M)^T. So w has a power tail of index k = 1 + 1/(lambda
 (given W): infinite variance when lambda_max > 2 (k < 2). I - 2B = (I - M)(I - M)^T itself is
 always positive definite, so q1 is a proper law: the failure is the tail, not impropriety.
 Prints, per configuration, the distribution of lambda_max and k over W draws.
-usage: ls_tailindex.py [draws] [seed]     (python3 with numpy: tools/python.sh numpy)
+usage: long_sequences_tailindex.py [draws] [seed]     (python3 with numpy: tools/python.sh numpy)
 """
 import sys
 import numpy as np

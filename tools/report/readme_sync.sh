@@ -2,15 +2,15 @@
 # readme_sync.sh OUTDIR [README] - refresh the generated blocks of the README
 # and of doc/layout.md (make reproduce runs it after the report):
 #   README.md  <!-- claims:begin --> ... <!-- claims:end -->
-#              OUTDIR/claims_summary.md, written by tools/report.c (the
+#              OUTDIR/claims_summary.md, written by tools/report/report.c (the
 #              section's claims, then the extensions, from the verdicts and
 #              experiments/registry.tsv)
 #   README.md, doc/layout.md  <!-- registry:NAME --> ... <!-- /registry:NAME -->
-#              `sh tools/registry.sh NAME` (claims-code, layout), from
+#              `sh tools/make/registry.sh NAME` (claims-code, layout), from
 #              experiments/registry.tsv (when that script exists); in doc/ the
 #              relative links get a leading ../
 # Only for the committed results (OUTDIR = results), unless README is given:
-# `sh tools/readme_sync.sh /tmp/x /tmp/x/README.md` tries it on a copy.
+# `sh tools/report/readme_sync.sh /tmp/x /tmp/x/README.md` tries it on a copy.
 # Everything outside the blocks is kept byte for byte; each file is replaced
 # in one rename, and only when something changed.
 set -eu
@@ -36,12 +36,12 @@ fill() {
 [ ! -f "$out/claims_summary.md" ] ||
     fill "$readme" '<!-- claims:begin -->' '<!-- claims:end -->' "$out/claims_summary.md"
 
-if [ -f tools/registry.sh ]; then
+if [ -f tools/make/registry.sh ]; then
     tmp=$(mktemp) || exit 3
     for name in claims-code layout; do
         for f in "$readme" doc/layout.md; do
             [ -f "$f" ] || continue
-            sh tools/registry.sh "$name" > "$tmp"
+            sh tools/make/registry.sh "$name" > "$tmp"
             case "$f" in
                 doc/*) sed 's#](\([^):/]*/\)#](../\1#g' "$tmp" > "$tmp.doc" && mv "$tmp.doc" "$tmp" ;;
             esac

@@ -158,7 +158,7 @@ END {
     print "## Robustness of the headline numbers"
     print ""
     print "Each number below was measured again under 5 seeds (" seeds ") and 2 generators (" \
-          gens "), each run restricted to the point that carries the number (`tools/robustness.sh`)."
+          gens "), each run restricted to the point that carries the number (`tools/report/robustness.sh`)."
     print "**Agree** means, for a Monte Carlo number, that the 10 values are consistent with one " \
           "common value: Cochran'"'"'s Q = sum_k (v_k - v)^2 / se_k^2 (v the inverse-variance pooled " \
           "value, se_k from each 95% CI) is at most the 99.9% point of chi-square with n - 1 " \
@@ -231,6 +231,6 @@ schema="$tmp/robustness.schema.csv"
 cp "$schema" "$out/.robustness.schema.csv.tmp.$$" && mv "$out/.robustness.schema.csv.tmp.$$" "$out/robustness.schema.csv" &&
 cp "$csv" "$out/.robustness.csv.tmp.$$" && mv "$out/.robustness.csv.tmp.$$" "$out/robustness.csv" &&
 cp "$md" "$out/.robustness.md.tmp.$$" && mv "$out/.robustness.md.tmp.$$" "$out/robustness.md" || exit 3
-sh "$(dirname "$0")/written.sh" "$out/robustness.schema.csv" "$out/robustness.csv" "$out/robustness.md"
+sh "$(dirname "$0")/../reproduce/written.sh" "$out/robustness.schema.csv" "$out/robustness.csv" "$out/robustness.md"
 echo "robustness: $(printf '%s\n' "$NUMBERS" | wc -l) numbers x $(echo $SEEDS | wc -w) seeds x $(echo $GENERATORS | wc -w) generators -> $out/robustness.{csv,md}"
 exit $failed

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tools/valgrind.sh - run test binaries under valgrind (make valgrind).
+# tools/test/valgrind.sh - run test binaries under valgrind (make valgrind).
 #
 # check's fork mode is off (CK_FORK=no) so valgrind sees the tests
 # themselves; one OpenMP and one OpenBLAS thread keep thread pools out of the
@@ -11,9 +11,9 @@
 # is one thread under valgrind), the slowest ones first; a line per test as
 # it finishes.
 #
-#   sh tools/valgrind.sh build/tests/test_a build/tests/test_b ...
+#   sh tools/test/valgrind.sh build/tests/test_a build/tests/test_b ...
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 command -v valgrind >/dev/null 2>&1 || { echo "valgrind.sh: valgrind not found (apt-get install valgrind)" >&2; exit 2; }
 
 # one test (the worker the parallel run below calls): its line, its status file
@@ -41,7 +41,7 @@ if [ "${1:-}" = "--one" ]; then
     exit 0
 fi
 
-[ $# -gt 0 ] || { echo "usage: sh tools/valgrind.sh TEST_BINARY..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: sh tools/test/valgrind.sh TEST_BINARY..." >&2; exit 2; }
 jobs=${VALGRIND_JOBS:-$(nproc 2>/dev/null || echo 1)}
 case "$jobs" in ''|*[!0-9]*|0) echo "valgrind.sh: VALGRIND_JOBS='$jobs' is not a positive whole number" >&2; exit 2 ;; esac
 
@@ -59,7 +59,7 @@ SLOW="test_stats test_longseq test_lscond test_excess test_qkov test_leak test_s
     for t in "$@"; do case " $SLOW " in *" $(basename "$t") "*) ;; *) echo "$t" ;; esac; done
 } > "$LOGDIR/order"
 echo "valgrind: $# tests, $jobs at a time"
-xargs -P "$jobs" -I{} sh tools/valgrind.sh --one {} "$LOGDIR" < "$LOGDIR/order"
+xargs -P "$jobs" -I{} sh tools/test/valgrind.sh --one {} "$LOGDIR" < "$LOGDIR/order"
 
 pass=0
 fail=0

@@ -2,7 +2,7 @@
 """exp_shares.py - lines of each experiment, and the share that is the claim's
 own computation and its verdicts (issue 17's measure, made repeatable).
 
-    python3 tools/exp_shares.py [--ref GIT-REF] [experiments/*.c ...]
+    python3 tools/dev/exp_shares.py [--ref GIT-REF] [experiments/*.c ...]
 
 A code line is a line with code (not blank, not only a comment). Each is
 classed by a fixed rule:

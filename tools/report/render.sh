@@ -32,7 +32,7 @@ set -eu
 script=$1; out=$2; name=$3
 case "$script" in */checks/*) dir="$out/figures/checks"; slides=0 ;; *) dir="$out/figures"; slides=1 ;; esac
 [ "${ATT_NO_SLIDES:-0}" = 1 ] && slides=0
-style="$(dirname "$0")/../plots/style.gnuplot"
+style="$(dirname "$0")/../../plots/style.gnuplot"
 for tool in gnuplot pdftoppm pdftocairo; do
     command -v $tool >/dev/null 2>&1 || { echo "render: $tool is missing (make deps installs it)" >&2; exit 1; }
 done
@@ -100,9 +100,9 @@ GPVAL_TERM_YSIZE / GPVAL_TERM_SCALE - GPVAL_TERM_YMAX, GPVAL_TERM_YSIZE / GPVAL_
     mv "$tmp.pdf" "$d/$name.pdf"; mv "$tmp.png" "$d/$name.png"
     [ "$sl" = 1 ] || mv "$tmp.svg" "$d/$name.svg"
     if [ -s "$tmp.frames" ]; then mv "$tmp.frames" "$d/frames/$name.txt"; else rm -f "$tmp.frames" "$d/frames/$name.txt"; fi
-    # the record of what make reproduce wrote (tools/prune_results.sh)
+    # the record of what make reproduce wrote (tools/reproduce/prune_results.sh)
     svg=$d/$name.svg; [ "$sl" = 1 ] && svg=
-    sh "$(dirname "$0")/written.sh" "$d/$name.pdf" "$d/$name.png" $svg "$d/frames/$name.txt"
+    sh "$(dirname "$0")/../reproduce/written.sh" "$d/$name.pdf" "$d/$name.png" $svg "$d/frames/$name.txt"
     if [ "$sl" = 1 ]; then echo "figure $d/$name.{pdf,png}"; else echo "figure $d/$name.{pdf,png,svg}"; fi
 }
 set -- $(geometry size 6.5 4)

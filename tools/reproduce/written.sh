@@ -1,7 +1,7 @@
 #!/bin/sh
 # written.sh FILE ... - record files a script step of make reproduce (or make
 # verify) has just moved into place: appends "<inode> <size> <real path>" per
-# FILE to $ATT_WRITE_LOG, the record tools/prune_results.sh builds the
+# FILE to $ATT_WRITE_LOG, the record tools/reproduce/prune_results.sh builds the
 # manifest from (the programs record their own files: lib/run/afile.c). Does
 # nothing when ATT_WRITE_LOG is unset (a run by hand). Each line is one
 # append (O_APPEND), so parallel steps do not mix their lines.

@@ -12,7 +12,7 @@
  * Otherwise it writes
  *   DIR/claims.csv          every row, one header
  *   DIR/claims.md           counts by kind, the table, what the experiments
- *                           found (tools/notes/<ID>.md), the robustness table
+ *                           found (tools/report/notes/<ID>.md), the robustness table
  *   DIR/claims.tex          one LaTeX macro per cited number, with its CI,
  *                           draws, tolerance, seed; counts by kind
  *   DIR/claims_summary.md   one row per claim, for the README: the section's
@@ -759,13 +759,13 @@ int main(int argc, char **argv)
                 r->f[C_MACRO], r->f[C_MACRO][0] ? "`" : "");
         if (r->f[C_MACRO][0]) write_tex_macros(tex.f, r);
     }
-    /* what each claim's experiment found, in words (tools/notes/<ID>.md) */
+    /* what each claim's experiment found, in words (tools/report/notes/<ID>.md) */
     fprintf(md.f, "\n## What the experiments found\n\nEach explanation below is a quantitative "
                   "prediction checked by a verdict row (named by its macro), or is called a "
                   "conjecture.\n");
     for (int a = first; a < argc; a++) {
         char path[4096];
-        snprintf(path, sizeof path, "tools/notes/%s.md", argv[a]);
+        snprintf(path, sizeof path, "tools/report/notes/%s.md", argv[a]);
         fprintf(md.f, "\n### `%s`\n\n", argv[a]);
         FILE *f = fopen(path, "r");
         if (f) { fclose(f); copy_file(md.f, path); }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tools/quick_reproduce.sh - run every $BIN/<ID> once with a small --draws
+# tools/test/quick_reproduce.sh - run every $BIN/<ID> once with a small --draws
 # into a temporary directory (make sanitize runs it after building the suite
 # under AddressSanitizer + UndefinedBehaviorSanitizer).
 #
@@ -12,7 +12,7 @@
 # (default 900), KEEP=1 keeps the output directory, QUICK_OUT=DIR writes
 # there (kept), QUICK_ARGS_<ID> adds options for one experiment.
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 BIN=${BIN:-bin}
 DRAWS=${QUICK_DRAWS:-200}
 LIMIT=${QUICK_TIMEOUT:-900}

@@ -5,7 +5,7 @@
 # shown only when it fails (the last 40 lines; VERBOSE=1 shows everything as
 # it runs). Fails (exit 1) if any suite fails.
 #
-#   sh tools/run_tests.sh [--build CMD] [--logs DIR] [--later "SUITE..."] SUITE...
+#   sh tools/test/run_tests.sh [--build CMD] [--logs DIR] [--later "SUITE..."] SUITE...
 #
 # TEST_JOBS suites run at once (default: the number of cores; VERBOSE=1 runs
 # one at a time), the longest first (the list SLOW below, longest first), so

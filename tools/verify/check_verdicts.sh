@@ -1,6 +1,6 @@
 #!/bin/sh
 # check_verdicts.sh CLAIMS.csv [BUILD] - for CI: fail on any FAIL verdict that
-# is not an explained, expected failure (tools/expected_failures.txt), and on
+# is not an explained, expected failure (tools/verify/expected_failures.txt), and on
 # any INCONCLUSIVE claim check (the committed runs must have the draws to
 # decide every claim; a precision wish alone may stay INCONCLUSIVE).
 set -eu

@@ -1,5 +1,5 @@
 # make_help.awk - `make help`: every target of the Makefile, with its "## " text.
-#   awk -f tools/make_help.awk Makefile
+#   awk -f tools/make/make_help.awk Makefile
 # Reads only the Makefile itself (never the build/*.d dependency files that
 # make includes). A target is a rule "name: ..." (name in letters, digits and
 # -_.) or a name declared .PHONY; its text is what follows "## " on its rule.

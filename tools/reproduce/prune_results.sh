@@ -8,7 +8,7 @@
 #   prune_results.sh check DIR [FORCE]   only the refusal test of `begin`
 #   prune_results.sh clear DIR           remove every file the manifest names (make verify)
 # Environment: ONLY (make reproduce ONLY="ID ..."): refused for results/;
-# BUILD (default build): where tools/recover.c was built.
+# BUILD (default build): where tools/reproduce/recover.c was built.
 #
 # DIR/.reproduce-manifest lists every file the last complete reproduce wrote
 # into DIR, one line each: "<inode> <size> <path relative to DIR>". It is the
@@ -16,7 +16,7 @@
 # suite's only while it still has the inode and size recorded when the suite
 # wrote it:
 #   - the record is made by the writer itself, at the moment it writes: every
-#     program (lib/run/afile.c) and every script step (tools/written.sh)
+#     program (lib/run/afile.c) and every script step (tools/reproduce/written.sh)
 #     appends "<inode> <size> <real path>" to DIR/.reproduce-written (the
 #     variable ATT_WRITE_LOG, which make reproduce and make verify export) as
 #     it moves a file into place. Nothing scans the folder for "new" files, so
@@ -55,13 +55,13 @@ set -u
 MANIFEST=.reproduce-manifest
 STAMP=.reproduce-start
 WRITTEN=.reproduce-written
-HEADER="# attention-qkv: files written by the last make reproduce into this folder, as <inode> <size> <path> (tools/prune_results.sh)"
+HEADER="# attention-qkv: files written by the last make reproduce into this folder, as <inode> <size> <path> (tools/reproduce/prune_results.sh)"
 
 usage() { echo "usage: prune_results.sh begin|open|end|check|clear DIR [FORCE]" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 cmd=$1 dir=$2 force=${3:-0}
 [ -n "$dir" ] || { echo "reproduce: OUT is empty: give a folder, e.g. make reproduce OUT=/tmp/run" >&2; exit 2; }
-here=$(cd "$(dirname "$0")/.." && pwd -P)
+here=$(cd "$(dirname "$0")/../.." && pwd -P)
 BUILD=${BUILD:-build}
 
 # is DIR results/ of this checkout? (compared as physical paths)

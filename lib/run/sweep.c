@@ -723,25 +723,6 @@ void sweep_put_ci(double *col, measure m)
     col[0] = m.value, col[1] = m.ci_low, col[2] = m.ci_high;
 }
 
-int sweep_write_fits(const experiment *e, const char *name, const sweep_fit_row *rows, size_t n)
-{
-    static const table_col cols[] = {COL(sweep_fit_row, quantity),
-                                     COL(sweep_fit_row, expected_slope),
-                                     COL_MC_AS(sweep_fit_row, f.slope, "slope", "ci_lo", "ci_hi"),
-                                     COL_AS(sweep_fit_row, f.se, "se"),
-                                     COL_MC_AS(sweep_fit_row, f.ci_lo, "ci_lo", "ci_lo", "ci_hi"),
-                                     COL_MC_AS(sweep_fit_row, f.ci_hi, "ci_hi", "ci_lo", "ci_hi"),
-                                     COL_AS(sweep_fit_row, f.intercept, "intercept"),
-                                     COL_AS(sweep_fit_row, f.se_ols, "se_ols"),
-                                     COL_AS(sweep_fit_row, f.se_mc, "se_mc")};
-    return TABLE_WRITE(e->o.out_dir, name, cols, rows, n);
-}
-
-measure sweep_fit_measure(const stat_fit *f, size_t draws)
-{
-    return verdict_measure_ci(f->slope, f->ci_lo, f->ci_hi, draws);
-}
-
 /* a size word: T, d, dk, dv or a number; 0 when unknown */
 static size_t size_word(const sweep_point *pt, const char *w, size_t n)
 {

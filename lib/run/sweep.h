@@ -297,18 +297,6 @@ void sweep_merge_all(const sweep_result *r, stat_acc *acc);
     SWEEP_DERIVED((k) + 2, name "_hi", NAT_MC, name "_lo", name "_hi", NULL)
 void sweep_put_ci(double *col, measure m);
 
-/* A table of fitted slopes, one row per law: quantity, expected_slope,
- * slope, se, ci_lo, ci_hi (Monte Carlo: slope and CI), intercept, se_ols,
- * se_mc (stat_fit_slope). */
-typedef struct {
-    const char *quantity;
-    double expected_slope;
-    stat_fit f;
-} sweep_fit_row;
-int sweep_write_fits(const experiment *e, const char *name, const sweep_fit_row *rows, size_t n);
-/* A fitted slope as a measure (its CI), over `draws` draws per point. */
-measure sweep_fit_measure(const stat_fit *f, size_t draws);
-
 /* The generator of point pt's first block, as the Monte Carlo seeds it: the
  * next draw from it is the point's draw 0 (e.g. a figure's example draw,
  * computed again outside the run). NULL + error on failure; gsl_rng_free. */

@@ -32,7 +32,6 @@
  *      S_k from step 1's draw i at (d_k, 0).
  */
 #include "prelude.h"
-#include "mem.h"
 #include "training.h"
 #include "statistics.h"
 #include "tiedhead.h"
@@ -294,14 +293,6 @@ static int exact_check(experiment *e, size_t T)
     return ATT_OK;
 }
 
-/* The index of the point (d_k, steps S) in r, or r->npoints if it did not run. */
-static size_t find(const sweep_result *r, size_t dk, double S)
-{
-    size_t p = 0;
-    while (p < r->npoints && !(r->pt[p].dk == dk && r->pt[p].x == S)) p++;
-    return p;
-}
-
 /* Step 1 (the trajectories) into *traj: the widths of step 2's grid g at steps 0, seeds
  * draws each, every draw kept (sweep_result_free, also after a failure). */
 static int train_table(experiment *e, const ctx *c, const sweep_grid *g, sweep_result *traj)
@@ -372,7 +363,7 @@ static int run(experiment *e)
              seeds, H, map_dk);
 
     // verdicts at the full budget S: the accumulators of the point (d_k, S)
-#define AT(dk) find(&r, dk, (double)steps)
+#define AT(width) sweep_find(&r, &(sweep_point){.dk = (width), .x = (double)steps})
 #define ACC(p, t) seed_ci(sweep_acc(&r, p, (t) * C_TIED + S_ACC), c.predictions, 1)
 #define WGT(p, t) seed_ci(sweep_acc(&r, p, (t) * C_TIED + S_W), c.predictions, 0)
     size_t n = r.npoints, ps = AT(W_SMALL), pw = AT(W_SIDE), pf = AT(n_vocab + T), p1 = AT(1);

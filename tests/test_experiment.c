@@ -120,7 +120,7 @@ static int run_sweep(experiment *e)
     sweep_result r;
     int st = sweep_run(e, &g, &def, &r);
     if (st) return st;
-    size_t p = sweep_find(&r, 8, 0, 0, 0);
+    size_t p = sweep_find(&r, &(sweep_point){.T = 8});
     sweep_points = r.npoints;
     sweep_mean_at_8 = p < r.npoints ? sweep_acc(&r, p, S_Z)->mean : NAN;
     ck_assert_double_eq(sweep_acc(&r, p, S_T)->mean, 8.0);

@@ -664,11 +664,13 @@ measure sweep_measure(const sweep_result *r, size_t p, size_t k)
     return verdict_measure_stat(sweep_acc(r, p, k));
 }
 
-size_t sweep_find(const sweep_result *r, size_t T, size_t d, size_t dk, size_t dv)
+size_t sweep_find(const sweep_result *r, const sweep_point *want)
 {
+    const sweep_point *w = want;
     for (size_t p = 0; p < r->npoints; p++) {
         const sweep_point *q = &r->pt[p];
-        if ((!T || q->T == T) && (!d || q->d == d) && (!dk || q->dk == dk) && (!dv || q->dv == dv))
+        if ((!w->T || q->T == w->T) && (!w->d || q->d == w->d) && (!w->dk || q->dk == w->dk) &&
+            (!w->dv || q->dv == w->dv) && (w->x == 0.0 || q->x == w->x))
             return p;
     }
     return r->npoints;

@@ -276,8 +276,9 @@ void sweep_result_free(sweep_result *r);
 /* Point p's statistic k: its accumulator, and its mean with the 95% CI. */
 const stat_acc *sweep_acc(const sweep_result *r, size_t p, size_t k);
 measure sweep_measure(const sweep_result *r, size_t p, size_t k);
-/* The first point whose parameters match (0 matches any), or npoints. */
-size_t sweep_find(const sweep_result *r, size_t T, size_t d, size_t dk, size_t dv);
+/* The first point whose T, d, d_k, d_v and x are want's where want's are not 0 (0 matches
+ * any), or npoints: sweep_find(&r, &(sweep_point){.dk = 2, .x = 1600}). */
+size_t sweep_find(const sweep_result *r, const sweep_point *want);
 
 /* Statistic k merged over every point of the run (the worst case over a
  * sweep: its min, max and n over all draws). */

@@ -26,6 +26,9 @@ static const fusedcheck_case CASES[] = {
     {"gpt2_one_head", 4, 64, 768, 64, 64, 1}, {"gpt2_12_heads", 4, 64, 768, 64, 64, 12},
     {"gpt2_context", 2, 1024, 768, 64, 64, 12}};
 enum { NCASES = sizeof CASES / sizeof CASES[0], NCHECKS = FUSEDCHECK_N };
+/* the random streams (experiment_rng): a check case's (block: the case), a timed point's
+ * (block: 100 T + H) */
+enum { STREAM_CHECK, STREAM_TIMING };
 
 /* Case c: X (B T, d), W_Q, W_K (d, H d_k), W_V (d, H d_v) ~ N(0, 1/d);
  * W = [W_Q | W_K | W_V] (d, n), Wt = W^T (n, d); F, S, R: fused, separate and
@@ -41,7 +44,7 @@ static int check_case(const experiment *e, size_t ci, double err[NCHECKS], doubl
         [QKV] = {N, n}, [F] = {N, nq}, {N, nq}, {N, nv}, [S] = {N, nq}, {N, nq}, {N, nv},
         [R] = {N, nq}, {N, nq}, {N, nv}, [O] = {N, c->d_v}, [Y] = {N, wmax}};
     const size_t head[1][5] = {{c->T, c->T, d, c->d_k, c->d_v}};
-    gsl_rng *rng = rng_new("mt19937", rng_stream_seed(e->o.seed, 0, ci));
+    gsl_rng *rng = experiment_rng(e, STREAM_CHECK, ci);
     workset *w = workset_new(NMAT, shape, 0, NULL, 1, head);
     int rc = rng && w ? ATT_OK : att_alloc_status();
     if (rc) goto done;
@@ -183,11 +186,12 @@ static const table_col SPEEDUP_COLS[] = {
 
 /* One point: T tokens, H heads; X (T, d) ~ N(0, 1), W_Q, W_K, W_V (d, H 64) ~ N(0, 1/d)
  * from the point's own stream; a row of tr per variant timed. */
-static int time_point(unsigned long seed, size_t T, size_t H, size_t reps, time_row *tr, size_t *nt)
+static int time_point(const experiment *e, size_t T, size_t H, size_t reps, time_row *tr,
+                      size_t *nt)
 {
     bench b = {.heads = H, .X = mat_new(T, TIME_D), .Wf = mat_new(TIME_D, 3 * H * TIME_DK),
                .QKV = mat_new(T, 3 * H * TIME_DK)};
-    gsl_rng *rng = rng_new("mt19937", rng_stream_seed(seed, 1, T * 100 + H));
+    gsl_rng *rng = experiment_rng(e, STREAM_TIMING, T * 100 + H);
     int rc = b.X && b.Wf && b.QKV && rng ? ATT_OK : att_alloc_status();
     for (int k = 0; k < 3; k++) {
         b.W[k] = mat_new(TIME_D, H * TIME_DK);
@@ -217,10 +221,9 @@ static int time_point(unsigned long seed, size_t T, size_t H, size_t reps, time_
     return rc;
 }
 
-/* Time every point (Tonly = 0: the whole sweep), seeds from seed, write both
- * tables; sr[0 .. *ns - 1] the speed-ups (MAX_SPEEDUPS at most). */
-static int time_run(const char *dir, unsigned long seed, size_t Tonly, size_t reps, speedup_row *sr,
-                    size_t *ns)
+/* Time every point (Tonly = 0: the whole sweep), write both tables into e's folder;
+ * sr[0 .. *ns - 1] the speed-ups (MAX_SPEEDUPS at most). */
+static int time_run(const experiment *e, size_t Tonly, size_t reps, speedup_row *sr, size_t *ns)
 {
     time_row tr[NT * 5];
     size_t nt = 0;
@@ -231,15 +234,16 @@ static int time_run(const char *dir, unsigned long seed, size_t Tonly, size_t re
             size_t T = Tonly ? Tonly : T_TIMING[i];
             size_t first = nt;
             if (H > 1 && !Tonly && T != 64 && T != 256 && T != 1024 && T != 4096) continue;
-            if ((rc = time_point(seed, T, H, reps, tr, &nt))) break;
+            if ((rc = time_point(e, T, H, reps, tr, &nt))) break;
             for (size_t v = first + 1; v < nt; v++)
                 sr[(*ns)++] = (speedup_row){T, H, tr[v].variant,
                                             tr[v].median_seconds / tr[first].median_seconds,
                                             tr[v].min_seconds / tr[first].max_seconds,
                                             tr[v].max_seconds / tr[first].min_seconds};
         }
-    if (!rc && nt) rc = TABLE_WRITE(dir, "fused_qkv_timing.csv", TIME_COLS, tr, nt);
-    if (!rc && nt) rc = TABLE_WRITE(dir, "fused_qkv_speedup_timing.csv", SPEEDUP_COLS, sr, *ns);
+    if (!rc && nt) rc = TABLE_WRITE(e->o.out_dir, "fused_qkv_timing.csv", TIME_COLS, tr, nt);
+    if (!rc && nt)
+        rc = TABLE_WRITE(e->o.out_dir, "fused_qkv_speedup_timing.csv", SPEEDUP_COLS, sr, *ns);
     return rc;
 }
 
@@ -264,7 +268,7 @@ static int run(experiment *e)
     // the timing sweep (time_run): fused vs three vs 3 H products
     speedup_row sr[MAX_SPEEDUPS];
     size_t ns = 0;
-    if (!rc && !no_timing) rc = time_run(e->o.out_dir, e->o.seed, e->o.T, reps, sr, &ns);
+    if (!rc && !no_timing) rc = time_run(e, e->o.T, reps, sr, &ns);
     if (!rc) rc = check_write(e->o.out_dir, CASES, NCASES, err, tol);
     if (rc) return rc;
     char machine[512];

@@ -25,17 +25,13 @@
  * trajectory is draw i on the stream of the point (d_k, steps 0) (sweep_stream), which
  * does not depend on S: a run with another --steps, --budgets or --dk trains the same
  * heads, longer or shorter (its checkpoint at 1600 steps is the default run's row at
- * 1600). Two runs of the Monte Carlo engine:
- *   1. the trajectories (train_all): draw i at (d_k, 0) trains and evaluates seed i's
- *      pair; and at every point (d_k, S_k) of the grid, on that point's stream, draw i
- *      takes the generator's first output (its key);
- *   2. the sweep (sweep_run: the CSVs): draw i at (d_k, S_k) takes the same first
- *      output, finds by it which draw of step 1 it is (the sweep's draw function is
- *      not given its index) and returns seed i's statistics at S_k.
+ * 1600). Two sweeps:
+ *   1. the trajectories (train_all, no table): draw i at (d_k, 0) trains and evaluates
+ *      seed i's pair at every checkpoint, every draw kept;
+ *   2. the sweep of the CSVs (draw): draw i at (d_k, S_k) returns seed i's statistics at
+ *      S_k from step 1's draw i at (d_k, 0).
  */
 #include "prelude.h"
-#include "mc.h"
-#include "mem.h"
 #include "training.h"
 #include "statistics.h"
 
@@ -54,26 +50,22 @@ static size_t n_vocab = 8, seeds = 10, steps = 1600, batch = 8, map_dk = W_SMALL
 SWEEP_STATS(STATS);
 enum { C_TIED = S_T_ACC };
 
-/* The run's context (read-only during both runs of the engine): the model every head
- * starts from (its d_k and tying set per head), the generator's name, the held-out
- * predictions per head (H (T - 1)); the checkpoints cp[0 .. ncp - 1] (the last `budgets`
- * of S/16 .. S, ncp = budgets); the points of step 1, ncp + 1 per width dk[a]:
- * pts[POINT(c, a, k)] = (dk[a], cp[k]) for k < ncp (the keys), (dk[a], 0) for k = ncp
- * (the trajectories); its table tab (n1 = 1 + ncp NSTAT values per draw: the first
- * output, then at the points (d_k, 0) the statistics of every checkpoint); the map
- * run's statistics of draw 0 at (map_dk, 0) (map_out, ncp NSTAT values), which step 1
- * takes instead of training that pair again. */
+/* The run's context (read-only during both sweeps): the model every head starts from
+ * (its d_k and tying set per head), the generator's name, the held-out predictions per
+ * head (H (T - 1)); the checkpoints cp[0 .. ncp - 1] (the last `budgets` of S/16 .. S,
+ * ncp = budgets); step 1's result traj (a point (d_k, 0) per width, n1 = ncp NSTAT values
+ * per draw: the statistics at every checkpoint); the map run's statistics of draw 0 at
+ * (map_dk, 0) (map_out, n1 values), which step 1 takes instead of training that pair
+ * again. */
 typedef struct {
     prev_config base;
     const char *rng_name;
     size_t predictions;
     double cp[NCP];
-    size_t ncp, ndk, dk[OPTS_MAX_LIST], npts, n1;
-    sweep_point *pts;
-    const double *tab;
+    size_t ncp, n1;
+    const sweep_result *traj;
     double map_out[NCP * NSTAT];
 } ctx;
-#define POINT(c, a, k) ((a) * ((c)->ncp + 1) + (k))
 
 /* ---- the CIs over seeds ------------------------------------------------ */
 
@@ -125,8 +117,9 @@ static void work_free(void *p)
     free(w);
 }
 
-static void *work_alloc(void *cv)
+static void *work_alloc(const sweep_grid *g, const void *cv)
 {
+    (void)g;
     const char *name = ((const ctx *)cv)->rng_name;
     work *w = calloc(1, sizeof *w);
     if (w && (w->train = rng_new(name, 1)) && (w->eval = rng_new(name, 1))) return w;
@@ -168,50 +161,37 @@ static int trajectory(const gsl_rng *start, double *out, const ctx *c, size_t dk
     return rc;
 }
 
-/* ---- the two runs of the engine ----------------------------------------- */
+/* ---- the two sweeps ------------------------------------------------------ */
 
-/* Step 1, draw i at point p: out[0] = the generator's first output; at (d_k, 0) seed i's
- * separate and tied trajectories from the generator's state after it (out[1 ..]; draw 0
- * at map_dk copied from the map run, which trained that very pair). */
-static int train_all(gsl_rng *rng, void *cv, void *wv, size_t p, size_t i, double *out)
+/* Step 1, draw i at (d_k, 0): seed i's separate and tied trajectories from the generator's
+ * state after its first output, the held-out sequences' seed (out: n1 values; draw 0 at
+ * map_dk copied from the map run, which trained that very pair). */
+static int train_all(gsl_rng *rng, double *out, const sweep_point *pt, void *wv, const void *cv)
 {
     const ctx *c = cv;
-    const sweep_point *pt = &c->pts[p];
     unsigned long eval_seed = gsl_rng_get(rng);
-    out[0] = (double)eval_seed;
-    for (size_t k = 1; k < c->n1; k++) out[k] = 0.0;
-    if (p % (c->ncp + 1) < c->ncp) return ATT_OK;   /* a checkpoint's point: its key only */
-    if (i == 0 && pt->dk == map_dk) {
-        memcpy(out + 1, c->map_out, c->ncp * NSTAT * sizeof *out);
+    if (pt->draw == 0 && pt->dk == map_dk) {
+        memcpy(out, c->map_out, c->n1 * sizeof *out);
         return ATT_OK;
     }
-    int rc = trajectory(rng, out + 1, c, pt->dk, 0, eval_seed, wv, NULL);
-    return rc ? rc : trajectory(rng, out + 1, c, pt->dk, 1, eval_seed, wv, NULL);
+    int rc = trajectory(rng, out, c, pt->dk, 0, eval_seed, wv, NULL);
+    return rc ? rc : trajectory(rng, out, c, pt->dk, 1, eval_seed, wv, NULL);
 }
 
-/* Step 2, a draw at (d_k, S_k): the draw i of step 1 at this point with the same first
- * output (exactly one: two would make the table ambiguous, an error), then seed i's
- * statistics at S_k from its trajectory at (d_k, 0). */
+/* Step 2, draw i at (d_k, S_k): seed i's statistics at S_k, from its trajectory (step 1's
+ * draw i at (d_k, 0); the generator is not used). */
 static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *w, const void *cv)
 {
-    (void)w;
+    (void)rng, (void)w;
     const ctx *c = cv;
-    double key = (double)gsl_rng_get(rng);
-    size_t a = 0, k = 0, i = seeds, found = 0;
-    while (a < c->ndk && c->dk[a] != pt->dk) a++;
+    const sweep_result *t = c->traj;
+    size_t a = 0, k = 0, first = 0;   /* first: the draws of step 1's points before a */
+    while (a < t->npoints && t->pt[a].dk != pt->dk) first += t->pt[a++].draws;
     while (k < c->ncp && c->cp[k] != pt->x) k++;
-    if (a == c->ndk || k == c->ncp)
-        return att_fail(ATT_ERUNTIME, "learned_previous_token: (d_k = %zu, steps = %g) is not a "
-                        "point of the trained grid", pt->dk, pt->x);
-    const double *keys = c->tab + POINT(c, a, k) * seeds * c->n1;
-    for (size_t j = 0; j < seeds; j++)
-        if (keys[j * c->n1] == key) i = j, found++;
-    if (found != 1)
-        return att_fail(ATT_ERUNTIME, "learned_previous_token: %zu draws of (d_k = %zu, steps = "
-                        "%g) start with this generator output (another --seed avoids it)", found,
-                        pt->dk, pt->x);
-    const double *traj = c->tab + (POINT(c, a, c->ncp) * seeds + i) * c->n1 + 1;
-    memcpy(out, traj + k * NSTAT, NSTAT * sizeof *out);
+    if (a == t->npoints || k == c->ncp || pt->draw >= t->pt[a].draws)
+        return att_fail(ATT_ERUNTIME, "learned_previous_token: (d_k = %zu, steps = %g) draw %zu "
+                        "is not a trained trajectory", pt->dk, pt->x, pt->draw);
+    memcpy(out, t->values + (first + pt->draw) * c->n1 + k * NSTAT, NSTAT * sizeof *out);
     return ATT_OK;
 }
 
@@ -243,7 +223,7 @@ static int map_run(experiment *e, ctx *c, size_t T)
 {
     const sweep_point pt = {.dk = map_dk, .x = 0.0};
     gsl_rng *rng = sweep_rng(e, &pt);
-    work *w = work_alloc(c);
+    work *w = work_alloc(NULL, c);
     gsl_matrix *A[2] = {mat_new(T, T), mat_new(T, T)};
     int rc = rng && w && A[0] && A[1] ? ATT_OK : att_alloc_status();
     unsigned long eval_seed = rng ? gsl_rng_get(rng) : 0;   /* as train_all takes it */
@@ -312,43 +292,16 @@ static int exact_check(experiment *e, size_t T)
     return ATT_OK;
 }
 
-/* The index of the point (d_k, steps S) in r, or r->npoints if it did not run. */
-static size_t find(const sweep_result *r, size_t dk, double S)
+/* Step 1 (the trajectories) into *traj: the widths of step 2's grid g at steps 0, seeds
+ * draws each, every draw kept (sweep_result_free, also after a failure). */
+static int train_table(experiment *e, const ctx *c, const sweep_grid *g, sweep_result *traj)
 {
-    size_t p = 0;
-    while (p < r->npoints && !(r->pt[p].dk == dk && r->pt[p].x == S)) p++;
-    return p;
-}
-
-/* step 1's stream of point p: the sweep's of that point (sweep.h: sweep_stream) */
-static uint64_t point_stream(const void *cv, size_t p)
-{
-    return sweep_stream(&((const ctx *)cv)->pts[p]);
-}
-
-/* Step 1 (the trajectories) into the table c->tab (mem_calloc'd: *tab, free with
- * mem_free(*tab, npts seeds, n1 doubles)); c->pts, c->tab set. */
-static int train_table(experiment *e, ctx *c, double **tab)
-{
-    size_t np = c->ndk * (c->ncp + 1);
-    *tab = NULL;
-    c->pts = calloc(np, sizeof *c->pts);
-    stat_acc *acc = calloc(np * c->n1, sizeof *acc);
-    if (c->pts && acc)
-        *tab = mem_calloc(np * seeds, c->n1 * sizeof(double), "the trajectories' table");
-    int rc = c->pts && acc && *tab ? ATT_OK : att_alloc_status();
-    for (size_t p = 0; p < np && c->pts; p++) {
-        size_t k = p % (c->ncp + 1);   /* the checkpoints', then the trajectories' point */
-        c->pts[p] = (sweep_point){.dk = c->dk[p / (c->ncp + 1)], .x = k < c->ncp ? c->cp[k] : 0.0};
-    }
-    mc_config cfg = experiment_mc(e, "learned_previous_token: training");
-    cfg.nstats = c->n1, cfg.points = np, cfg.draw_at = train_all, cfg.ctx = c, cfg.values = *tab;
-    cfg.point_stream = point_stream, cfg.draws = seeds;
-    cfg.alloc = work_alloc, cfg.free = work_free;
-    if (!rc) rc = mc_run(&cfg, acc);
-    free(acc);
-    c->npts = np, c->tab = *tab;
-    return rc;
+    static const double untrained = 0.0;
+    sweep_grid g0 = *g;
+    sweep_axis_x(&g0, "steps", 1, &untrained);
+    sweep_def def = {.draw = train_all, .nstats = c->n1, .ctx = c, .draws = seeds, .csv = "",
+                     .keep_draws = 1, .work_alloc = work_alloc, .work_free = work_free};
+    return sweep_run(e, &g0, &def, traj);
 }
 
 static int run(experiment *e)
@@ -365,16 +318,14 @@ static int run(experiment *e)
         return usage_error("--budgets %zu: needs 1 .. %d", budgets, NCP);
     // predictions per head: H (T - 1); the widths: --dk's list, else WIDTHS
     ctx c = {.base = training_config_default(n_vocab, T, 1, 0), .rng_name = e->o.rng_name,
-             .predictions = 0, .ncp = budgets, .n1 = 1 + budgets * NSTAT};
-    const opts_list *l = &e->o.dk_list;
-    c.ndk = l->n ? l->n : sizeof WIDTHS / sizeof WIDTHS[0];
-    for (size_t a = 0; a < c.ndk; a++) c.dk[a] = l->n ? l->v[a] : WIDTHS[a];
+             .predictions = 0, .ncp = budgets, .n1 = budgets * NSTAT};
+    size_t ndk = e->o.dk_list.n ? e->o.dk_list.n : sizeof WIDTHS / sizeof WIDTHS[0];
     // sizes that cannot overflow (opts.h): Z, P (T x vocab), the map (T x map-dk), a batch of
     // tokens (batch x T), the per-draw tables (seeds per point: the sweep's, the trajectories'),
     // H (T - 1) held-out predictions
-    size_t npt = c.ndk * budgets, nd = 0, nd1 = 0;
+    size_t npt = ndk * budgets, nd = 0, nd1 = 0;
     int over = __builtin_mul_overflow(npt, seeds, &nd);
-    int over1 = __builtin_mul_overflow(npt + c.ndk, seeds, &nd1);   /* step 1: + (d_k, 0) */
+    int over1 = __builtin_mul_overflow(ndk, seeds, &nd1);   /* step 1: (d_k, 0) */
     if (opts_need(&e->o, NULL, sizeof(double), "T*vocab", T, n_vocab) ||
         opts_need(&e->o, NULL, sizeof(double), "T*map-dk", T, map_dk) ||
         opts_need(&e->o, NULL, sizeof(size_t), "batch*T", batch, T) ||
@@ -397,22 +348,21 @@ static int run(experiment *e)
     // Every thread: the tiny (8 x 16) products are mat_gemm's fixed-order kernel (mat.h), not
     // OpenBLAS (whose buffer lock made 2 threads cost twice the CPU of 1); the same bytes for
     // any thread count (mc.h) and any OpenBLAS kernel (tests/test_learned_previous_token.sh).
-    sweep_result r;
-    double *tab = NULL;
+    sweep_result r, traj = {0};
     // the figure's maps: draw 0 at (map_dk, 0), separate and tied; then every trajectory
     // (step 1, which takes that pair from the map run), then the sweep (step 2: the CSVs)
     int st = map_run(e, &c, T);
-    if (!st) st = train_table(e, &c, &tab);
+    if (!st) st = train_table(e, &c, &g, &traj);
+    c.traj = &traj;
     if (!st) st = sweep_run(e, &g, &def, &r);
-    if (tab) mem_free(tab, c.npts * seeds, c.n1 * sizeof(double));
-    free(c.pts);
+    sweep_result_free(&traj);
     if (st) return st;
     experiment_meta(e, "n_vocab: %zu\nT: %zu\nd: %zu\nsteps: %zu\nbatch: %zu\nlr: %g\nseeds: %zu\n"
              "heldout: %zu\nmap_dk: %zu", n_vocab, T, n_vocab + T, steps, batch, c.base.adam.lr,
              seeds, H, map_dk);
 
     // verdicts at the full budget S: the accumulators of the point (d_k, S)
-#define AT(dk) find(&r, dk, (double)steps)
+#define AT(width) sweep_find(&r, &(sweep_point){.dk = (width), .x = (double)steps})
 #define ACC(p, t) seed_ci(sweep_acc(&r, p, (t) * C_TIED + S_ACC), c.predictions, 1)
 #define WGT(p, t) seed_ci(sweep_acc(&r, p, (t) * C_TIED + S_W), c.predictions, 0)
     size_t n = r.npoints, ps = AT(W_SMALL), pw = AT(W_SIDE), pf = AT(n_vocab + T), p1 = AT(1);

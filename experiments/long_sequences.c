@@ -110,8 +110,9 @@ static const char *macro(char *buf, size_t n, const char *base, const config *cf
 
 typedef struct { const config *cf; const longseq_cond_table *tab; double Ts[NT], cvm[NCV]; } ctx;
 
-static void *work_alloc(void *vc)
+static void *work_alloc(const sweep_grid *g, const void *vc)
 {
+    (void)g;
     const ctx *c = vc;
     return longseq_work_new(c->cf->d, c->cf->d_k);
 }
@@ -124,9 +125,9 @@ static void *work_alloc(void *vc)
  * averaged over the rows, for each T), the control variates of W and of the rows minus their
  * means, |det(I - W_K^T W_Q)| and its conditional density at 0, and one more plain row's
  * E[2 a_ii | s, sigma] (an independent T = 2 check). */
-static int draw(gsl_rng *rng, void *vc, void *vw, size_t k, double *out)
+static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *vw, const void *vc)
 {
-    (void)k;
+    (void)pt;
     const ctx *c = vc;
     longseq_weights g;
     longseq_query q;
@@ -154,13 +155,11 @@ static int draw(gsl_rng *rng, void *vc, void *vw, size_t k, double *out)
 
 /* ---- one configuration's Monte Carlo ---- */
 
-/* n draws of NSTAT values each, kept in val (n, NSTAT), and their statistics acc (NSTAT) */
-typedef struct { size_t n; double *val; stat_acc *acc; } mc_values;
-
-/* The ci-th configuration run: n = mult x --draws, or in the long run --draws when given, else
- * long_draws. The stream is a function of (d, d_k, c). Progress on stderr (one line) unless
- * --quiet; a meta line config<ci>. mc_values_free frees val and acc (also after a failure). */
-static int mc_values_run(experiment *e, size_t ci, const config *cf, ctx *c, mc_values *r)
+/* The ci-th configuration run, one point (d, d_k, c) on the stream d 1000003 + d_k 1009
+ * + round(10^6 c): n = mult x --draws draws, or in the long run --draws when given, else
+ * long_draws, every draw kept in r->values (n, NSTAT). Progress on stderr (one line) unless
+ * --quiet; a meta line config<ci>. sweep_result_free frees r (also after a failure). */
+static int config_run(experiment *e, size_t ci, const config *cf, const ctx *c, sweep_result *r)
 {
     experiment_meta(e, "config%zu: %s, d = %zu, d_k = %zu, c = %.17g%s", ci, cf->name, cf->d,
                     cf->d_k, cf->c, long_run ? " (long run)" : "");
@@ -169,28 +168,15 @@ static int mc_values_run(experiment *e, size_t ci, const config *cf, ctx *c, mc_
     if (!e->o.quiet)   /* progress, one line per configuration (the counter: on a terminal) */
         fprintf(stderr, "long_sequences: %s (d = %zu, d_k = %zu, c = %.4g): %zu draws\n", cf->name,
                 cf->d, cf->d_k, cf->c, n);
-    r->n = n;
-    r->val = mem_calloc(n * NSTAT, sizeof *r->val, "per-draw values (a row per draw: --draws)");
-    r->acc = mem_calloc(NSTAT, sizeof *r->acc, "statistics");
-    if (!r->val || !r->acc) return att_alloc_status();
-    mc_config m = experiment_mc(e, "long_sequences");
-    m.nstats = NSTAT;
-    m.draws = n;
-    m.draw = draw;
-    m.alloc = work_alloc;
-    m.free = longseq_work_delete;
-    m.ctx = c;
-    m.stream = (uint64_t)cf->d * 1000003u + cf->d_k * 1009u + (uint64_t)llround(cf->c * 1e6);
-    m.values = r->val;
-    return mc_run(&m, r->acc);
-}
-
-static void mc_values_free(mc_values *r)
-{
-    mem_free(r->val, r->n * NSTAT, sizeof *r->val);
-    mem_free(r->acc, NSTAT, sizeof *r->acc);
-    r->val = NULL;
-    r->acc = NULL;
+    sweep_grid g;
+    sweep_grid_head(&g, 0, cf->d, cf->d_k, 0);
+    sweep_axis_x(&g, "scale", 1, &cf->c);
+    const sweep_point pt = {.d = cf->d, .dk = cf->d_k, .x = cf->c,
+        .stream = (uint64_t)cf->d * 1000003u + cf->d_k * 1009u + (uint64_t)llround(cf->c * 1e6)};
+    sweep_def def = {.draw = draw, .nstats = NSTAT, .ctx = c, .draws = n, .csv = "",
+                     .keep_draws = 1};   /* no table: its own, from the kept draws */
+    def.work_alloc = work_alloc, def.work_free = longseq_work_delete;
+    return sweep_run_points(e, &g, &pt, 1, &def, r);
 }
 
 /* ---- long_sequences.csv: a row per (configuration, T) ---- */
@@ -334,18 +320,19 @@ static int run_config(experiment *e, size_t ci, const config *cf, const longseq_
     ctx c = {.cf = cf, .tab = tab};
     for (int t = 0; t < NT; t++) c.Ts[t] = ldexp(1.0, t + 1);
     longseq_cv_means(cf->d, cf->d_k, cf->c, c.cvm);
-    mc_values r = {0};
+    sweep_result r;
     double yh[NT], V[NT * NT], l[NT];
-    int st = mc_values_run(e, ci, cf, &c, &r);
+    int st = config_run(e, ci, cf, &c, &r);
+    size_t n = st ? 0 : r.pt[0].draws;
     /* the curve (NT) regressed on the control variates (NCV) of the same draws */
-    if (!st) st = curve_fit_strided(r.val, NSTAT, r.n, NT, r.val + NT, NSTAT, NCV, yh, V);
-    if (!st) curve_rows(ci, cf, r.n, c.Ts, yh, V, r.acc, rows + ci * NT, l);
-    if (!st) curve_verdicts(e, cf, r.n, rows + ci * NT, l, yh, V, &r.acc[S_TWO]);
+    if (!st) st = curve_fit_strided(r.values, NSTAT, n, NT, r.values + NT, NSTAT, NCV, yh, V);
+    if (!st) curve_rows(ci, cf, n, c.Ts, yh, V, r.acc, rows + ci * NT, l);
+    if (!st) curve_verdicts(e, cf, n, rows + ci * NT, l, yh, V, &r.acc[S_TWO]);
     /* ---- the plateau that is not one: 1/|det| has an infinite mean (longseq.h) ---- */
     if (!st)
-        st = tail_verdicts(e, cf, ci, r.val + S_DET, r.val + S_DENS, r.n,
+        st = tail_verdicts(e, cf, ci, r.values + S_DET, r.values + S_DENS, n,
                            tails + ci * LONGSEQ_TAIL_NEPS);
-    mc_values_free(&r);
+    sweep_result_free(&r);
     return st;
 }
 

@@ -378,7 +378,8 @@ static int run(experiment *e)
                      "Monte Carlo of the rows (its leak is a rare-event mean, right-skewed; the "
                      "exact re-weighting is naiveWidth)", h->T);
         // the first width past the headline's d* (exact, naiveWidth; the plain d* is below it)
-        size_t p = st ? r.npoints : sweep_find(&r, h->T, (size_t)ex[nc.ht].d_below + 1, 0, 0);
+        const sweep_point past = {.T = h->T, .d = (size_t)ex[nc.ht].d_below + 1};
+        size_t p = st ? r.npoints : sweep_find(&r, &past);
         if (p < r.npoints) {
             derive(col, &r.pt[p], sweep_acc(&r, p, 0), NULL);
             measure m = verdict_measure_ci(sweep_acc(&r, p, S_ARGMAX)->mean, col[LEAK_ALO],

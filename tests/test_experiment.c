@@ -120,7 +120,7 @@ static int run_sweep(experiment *e)
     sweep_result r;
     int st = sweep_run(e, &g, &def, &r);
     if (st) return st;
-    size_t p = sweep_find(&r, 8, 0, 0, 0);
+    size_t p = sweep_find(&r, &(sweep_point){.T = 8});
     sweep_points = r.npoints;
     sweep_mean_at_8 = p < r.npoints ? sweep_acc(&r, p, S_Z)->mean : NAN;
     ck_assert_double_eq(sweep_acc(&r, p, S_T)->mean, 8.0);
@@ -269,7 +269,7 @@ START_TEST(test_sweep_work_and_merged)
 }
 END_TEST
 
-/* a measure as three derived columns; a fitted slope as a measure */
+/* a measure as three derived columns */
 START_TEST(test_sweep_ci_and_fit)
 {
     double col[3];
@@ -281,13 +281,6 @@ START_TEST(test_sweep_ci_and_fit)
     ck_assert_str_eq(c[1].name, "r_lo");
     ck_assert_str_eq(c[2].hi, "r_hi");
     ck_assert_uint_eq(c[2].offset, 5 * sizeof(double));
-    const double x[] = {0, 1, 2, 3}, y[] = {1, 3, 5, 7.5};
-    stat_fit f = stat_fit_slope(x, y, NULL, 4);
-    measure m = sweep_fit_measure(&f, 7);
-    ck_assert_double_eq(m.value, f.slope);
-    ck_assert_double_eq(m.ci_low, f.ci_lo);
-    ck_assert_double_eq(m.ci_high, f.ci_hi);
-    ck_assert_uint_eq(m.draws, 7);
 }
 END_TEST
 

@@ -3,13 +3,17 @@
  * budget on real allocations (mem.h), and Monte Carlo grids (mc.h): each
  * point equal to its own single run, the same bytes for any thread count,
  * per-draw values in the documented layout, an allocation refused by the
- * budget reported as a usage error.
+ * budget reported as a usage error; and the sweep's draw (sweep.h): told its
+ * index and its point's stream, every draw kept in the documented layout, a
+ * point run alone (sweep_run_points) on its stream equal to that point of a
+ * grid, another stream other numbers.
  */
 #include "prop.h"
 #include "mat.h"
 #include "mc.h"
 #include "mem.h"
 #include "status.h"
+#include "sweep.h"
 
 #include <math.h>
 #include <omp.h>
@@ -151,7 +155,72 @@ START_TEST(test_mc_scratch_over_budget)
 }
 END_TEST
 
+/* ---- the sweep's draw: its index, its stream ------------------------------ */
+
+/* out = (N(0, 1) from the block's generator, the draw's index, the point's index) */
+static int sweep_draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work,
+                      const void *ctx)
+{
+    (void)work, (void)ctx;
+    out[0] = gsl_ran_gaussian(rng, 1.0);
+    out[1] = (double)pt->draw;
+    out[2] = (double)pt->index;
+    return ATT_OK;
+}
+
+START_TEST(test_sweep_draw_index_and_stream)
+{
+    static const size_t D[] = {3, 5, 7};
+    enum { NS = 3, DRAWS = 2 * MC_BLOCK + 9 };
+    experiment e = {0};
+    e.o.id = "test_mc", e.o.seed = 11, e.o.draws = DRAWS, e.o.rng_name = "mt19937", e.o.quiet = 1;
+    sweep_grid g;
+    sweep_grid_init(&g);
+    sweep_axis(&g, AX_D, 3, D);
+    sweep_def def = {.draw = sweep_draw, .nstats = NS, .csv = "", .keep_draws = 1};
+    sweep_result r[2];
+    for (int th = 1; th <= 2; th++) {
+        omp_set_num_threads(th);
+        ck_assert_int_eq(sweep_run(&e, &g, &def, &r[th - 1]), ATT_OK);
+    }
+    ck_assert_ptr_nonnull(r[0].values);
+    ck_assert(memcmp(r[0].values, r[1].values, 3 * DRAWS * NS * sizeof(double)) == 0);
+    for (size_t p = 0; p < 3; p++) {
+        /* the point's stream is sweep_stream of its parameters; draw i of point p at
+         * values[(p DRAWS + i) NS ..] knows its index i and its point p */
+        ck_assert(r[0].pt[p].stream == sweep_stream(&r[0].pt[p]));
+        for (size_t i = 0; i < DRAWS; i++) {
+            ck_assert_double_eq(r[0].values[(p * DRAWS + i) * NS + 1], (double)i);
+            ck_assert_double_eq(r[0].values[(p * DRAWS + i) * NS + 2], (double)p);
+        }
+    }
+    /* point 1 alone, on the stream it carries: the grid's numbers, draw for draw */
+    sweep_result one;
+    ck_assert_int_eq(sweep_run_points(&e, &g, &r[0].pt[1], 1, &def, &one), ATT_OK);
+    for (size_t i = 0; i < DRAWS; i++)
+        ck_assert(memcmp(&one.values[i * NS], &r[0].values[(DRAWS + i) * NS], sizeof(double))
+                  == 0);
+    ck_assert(memcmp(&one.acc[0].mean, &r[0].acc[NS].mean, sizeof(double)) == 0);
+    sweep_result_free(&one);
+    /* the same point on another stream: other numbers */
+    sweep_point other = r[0].pt[1];
+    other.stream ^= 1;
+    ck_assert_int_eq(sweep_run_points(&e, &g, &other, 1, &def, &one), ATT_OK);
+    ck_assert(one.values[0] != r[0].values[DRAWS * NS]);
+    sweep_result_free(&one);
+    /* without keep_draws (or draws_csv) no draw is kept */
+    def.keep_draws = 0;
+    ck_assert_int_eq(sweep_run_points(&e, &g, r[0].pt, 1, &def, &one), ATT_OK);
+    ck_assert_ptr_null(one.values);
+    ck_assert_uint_eq(one.acc[1].n, DRAWS);
+    sweep_result_free(&one);
+    sweep_result_free(&r[0]);
+    sweep_result_free(&r[1]);
+}
+END_TEST
+
 PROP_MAIN("test_mc",
           {"core",
            0,
-           {test_max_abs_diff_nan, test_memory_budget, test_mc_grid, test_mc_scratch_over_budget}})
+           {test_max_abs_diff_nan, test_memory_budget, test_mc_grid, test_mc_scratch_over_budget,
+            test_sweep_draw_index_and_stream}})

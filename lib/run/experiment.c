@@ -157,12 +157,6 @@ static void print_summary(const experiment *e, const experiment_def *def)
     if (left) printf("  ... and %zu more (--verbose)\n", left);
 }
 
-mc_config experiment_mc(const experiment *e, const char *label)
-{
-    return (mc_config){.rng_name = e->o.rng_name, .seed = e->o.seed, .draws = e->o.draws,
-                       .label = label ? label : e->o.id, .quiet = e->o.quiet};
-}
-
 gsl_rng *experiment_rng(const experiment *e, uint64_t stream, uint64_t block)
 {
     return rng_new(e->o.rng_name, rng_stream_seed(e->o.seed, stream, block));

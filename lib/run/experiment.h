@@ -41,7 +41,8 @@
 #define ATT_EXPERIMENT_H
 
 #include <stddef.h>
-#include "mc.h"
+#include <stdint.h>
+#include <gsl/gsl_rng.h>
 #include "opts.h"
 #include "verdict.h"
 
@@ -71,9 +72,6 @@ int experiment_main(const experiment_def *def, int argc, char **argv);
 /* Append a "key: value" line to the provenance (printf format). */
 void experiment_meta(experiment *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* A Monte Carlo config with the run's generator, seed and --quiet filled in;
- * the caller sets draws, nstats, the draw function and the rest. */
-mc_config experiment_mc(const experiment *e, const char *label);
 /* A side stream (a table or a figure's example outside the sweep): the generator of
  * block `block` of stream `stream`, seeded as the engine seeds a Monte Carlo block,
  * rng_stream_seed(--seed, stream, block), of the run's --rng. An experiment names its

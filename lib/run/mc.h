@@ -1,4 +1,6 @@
-/* mc.h - the Monte Carlo engine, written once for every experiment.
+/* mc.h - the Monte Carlo engine's block runner, inside lib/run: sweep_run (sweep.h) is its
+ * one caller in the experiments, whose draws are told their point and index; the unit tests
+ * and the bench call it directly.
  *
  * Draws are grouped in blocks of MC_BLOCK. Block b has its own generator,
  * seeded with rng_stream_seed(seed, stream, b); blocks run in parallel under
@@ -7,9 +9,9 @@
  * bit-identical statistics for any OMP_NUM_THREADS. BLAS is kept single-
  * threaded inside a block (parallelism comes from the blocks).
  *
- * `stream` separates the configurations of a sweep (e.g. the index of a
- * (d, T) point), so each point has independent draws and can be rerun alone
- * with the same numbers.
+ * `stream` separates the configurations of a sweep (sweep.c: each point's
+ * sweep_point.stream), so each point has independent draws and can be rerun
+ * alone with the same numbers.
  *
  * Under MPI (make mpi, par.h; the gather is in mc_mpi.c, apart from the
  * single-process path) the units of work (one block of one point) are

@@ -63,14 +63,10 @@ sweep_point sweep_grid_point(const sweep_grid *g, size_t p)
         v[a] = g->declared[a] ? g->v[a][p % n] : 0.0;
         p /= n;
     }
-    return (sweep_point){(size_t)v[AX_T],
-                         (size_t)v[AX_D],
-                         (size_t)v[AX_DK],
-                         (size_t)v[AX_DV],
-                         v[AX_X],
-                         (size_t)v[AX_CASE],
-                         0,
-                         0};
+    sweep_point pt = {.T = (size_t)v[AX_T], .d = (size_t)v[AX_D], .dk = (size_t)v[AX_DK],
+                      .dv = (size_t)v[AX_DV], .x = v[AX_X], .kase = (size_t)v[AX_CASE]};
+    pt.stream = sweep_stream(&pt);
+    return pt;
 }
 
 gsl_rng *sweep_rng(const experiment *e, const sweep_point *pt)
@@ -121,18 +117,17 @@ typedef struct {
     size_t npoints;
 } run_ctx;
 
+/* draw i of point p: the experiment's draw, told its point and its index there */
 static int draw_at(gsl_rng *rng, void *cv, void *work, size_t p, size_t i, double *out)
 {
-    (void)i;
     const run_ctx *c = cv;
+    sweep_point pt = c->pt[p];
+    pt.draw = i;
     if (c->def->work_per_point) work = ((workset **)work)[1 + p];
-    return c->def->draw(rng, out, &c->pt[p], work, c->def->ctx);
+    return c->def->draw(rng, out, &pt, work, c->def->ctx);
 }
 
-static uint64_t stream_at(const void *cv, size_t p)
-{
-    return sweep_stream(&((const run_ctx *)cv)->pt[p]);
-}
+static uint64_t stream_at(const void *cv, size_t p) { return ((const run_ctx *)cv)->pt[p].stream; }
 static size_t draws_at(const void *cv, size_t p) { return ((const run_ctx *)cv)->pt[p].draws; }
 
 void *sweep_work_new(const sweep_grid *g, const sweep_def *def)
@@ -530,7 +525,7 @@ static int draws_sizes(const experiment *e, const sweep_def *def, const sweep_po
                            "the Monte Carlo partial statistics, one set per "
                            "block of 256 draws",
                            nb, over, per_block);
-    if (!st && def->draws_csv)
+    if (!st && (def->draws_csv || def->keep_draws))
         st = opts_need_for(&e->o, "--draws", e->o.draws, "the per-draw table", nd, over,
                            def->nstats * sizeof(double));
     return st;
@@ -538,11 +533,16 @@ static int draws_sizes(const experiment *e, const sweep_def *def, const sweep_po
 
 /* ---- the run --------------------------------------------------------- */
 
+/* The Monte Carlo's configuration: the run's generator, seed and --quiet. */
+static mc_config run_mc(const experiment *e)
+{
+    return (mc_config){.rng_name = e->o.rng_name, .seed = e->o.seed, .label = e->o.id,
+                       .quiet = e->o.quiet};
+}
+
 int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_result *r)
 {
     memset(r, 0, sizeof *r);
-    for (size_t k = 0; k < def->nstats; k++)
-        if (nature_of(def, k).nature == NAT_N) return ATT_ERUNTIME;   /* sweep_nature_find */
     double vals[AX_N][(size_t)OPTS_MAX_LIST > (size_t)SWEEP_MAX_VALUES ? (size_t)OPTS_MAX_LIST
                                                                        : (size_t)SWEEP_MAX_VALUES];
     size_t n[AX_N], total = 1;
@@ -554,6 +554,40 @@ int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_re
         if (total > SWEEP_MAX_POINTS)
             return att_fail(ATT_EUSAGE, "%s: more than %d grid points", e->o.id, SWEEP_MAX_POINTS);
     }
+    /* the grid with the run's values (what work_alloc's sweep_max sees) */
+    sweep_grid run_grid = *g;
+    for (int a = 0; a < AX_N; a++) {
+        run_grid.n[a] = n[a] < SWEEP_MAX_VALUES ? n[a] : SWEEP_MAX_VALUES;
+        memcpy(run_grid.v[a], vals[a], run_grid.n[a] * sizeof(double));
+    }
+    sweep_point *pts = calloc(total, sizeof *pts);
+    if (!pts) return att_fail(ATT_ERUNTIME, "out of memory for the grid");
+    /* the product of the axes, the last one fastest: T, d, d_k, d_v, x, case */
+    for (size_t p = 0; p < total; p++) {
+        size_t idx[AX_N], rest = p;
+        for (int a = AX_N - 1; a >= 0; a--) { idx[a] = rest % n[a]; rest /= n[a]; }
+        sweep_point *pt = &pts[p];
+        pt->T = (size_t)vals[AX_T][idx[AX_T]];
+        pt->d = (size_t)vals[AX_D][idx[AX_D]];
+        pt->dk = (size_t)vals[AX_DK][idx[AX_DK]];
+        pt->dv = (size_t)vals[AX_DV][idx[AX_DV]];
+        pt->x = vals[AX_X][idx[AX_X]];
+        pt->kase = (size_t)vals[AX_CASE][idx[AX_CASE]];
+        pt->stream = sweep_stream(pt);
+    }
+    int st = sweep_run_points(e, &run_grid, pts, total, def, r);
+    free(pts);
+    return st;
+}
+
+int sweep_run_points(experiment *e, const sweep_grid *g, const sweep_point *pts, size_t total,
+                     const sweep_def *def, sweep_result *r)
+{
+    memset(r, 0, sizeof *r);
+    for (size_t k = 0; k < def->nstats; k++)
+        if (nature_of(def, k).nature == NAT_N) return ATT_ERUNTIME;   /* sweep_nature_find */
+    if (total == 0 || total > SWEEP_MAX_POINTS)
+        return att_fail(ATT_EUSAGE, "%s: %zu points (1 .. %d)", e->o.id, total, SWEEP_MAX_POINTS);
     r->npoints = total;
     r->nstats = def->nstats;
     r->pt = calloc(total, sizeof *r->pt);
@@ -562,18 +596,11 @@ int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_re
         sweep_result_free(r);
         return att_fail(ATT_ERUNTIME, "out of memory for the grid");
     }
-    /* the product of the axes, the last one fastest: T, d, d_k, d_v, x, case */
     for (size_t p = 0; p < total; p++) {
-        size_t idx[AX_N], rest = p;
-        for (int a = AX_N - 1; a >= 0; a--) { idx[a] = rest % n[a]; rest /= n[a]; }
         sweep_point *pt = &r->pt[p];
-        pt->T = (size_t)vals[AX_T][idx[AX_T]];
-        pt->d = (size_t)vals[AX_D][idx[AX_D]];
-        pt->dk = (size_t)vals[AX_DK][idx[AX_DK]];
-        pt->dv = (size_t)vals[AX_DV][idx[AX_DV]];
-        pt->x = vals[AX_X][idx[AX_X]];
-        pt->kase = (size_t)vals[AX_CASE][idx[AX_CASE]];
+        *pt = pts[p];
         pt->index = p;
+        pt->draw = 0;
         pt->draws = def->draws_of ? def->draws_of(pt, def->ctx)
                     : def->draws  ? def->draws
                                   : e->o.draws;
@@ -582,14 +609,8 @@ int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_re
     for (size_t p = 0; p < total && !sst; p++) sst = point_sizes(e, def, &r->pt[p]);
     if (!sst && e->o.draws_given) sst = draws_sizes(e, def, r->pt, total);
     if (sst) { sweep_result_free(r); return sst; }
-    /* the grid with the run's values (what work_alloc's sweep_max sees) */
-    sweep_grid run_grid = *g;
-    for (int a = 0; a < AX_N; a++) {
-        run_grid.n[a] = n[a] < SWEEP_MAX_VALUES ? n[a] : SWEEP_MAX_VALUES;
-        memcpy(run_grid.v[a], vals[a], run_grid.n[a] * sizeof(double));
-    }
-    run_ctx c = {def, r->pt, &run_grid, total};
-    mc_config cfg = experiment_mc(e, NULL);
+    run_ctx c = {def, r->pt, g, total};
+    mc_config cfg = run_mc(e);
     cfg.nstats = def->nstats;
     cfg.points = total;
     cfg.draw_at = draw_at;
@@ -605,7 +626,7 @@ int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_re
         int pst = choose_draws(&cfg, &c, r->pt, total);
         if (pst) { sweep_result_free(r); return pst; }
     }
-    if (def->draws_csv) {
+    if (def->draws_csv || def->keep_draws) {
         size_t nd = mc_total_draws(&cfg);
         r->values = mem_calloc(nd, def->nstats * sizeof(double), "the per-draw table");
         if (r->values == NULL) {
@@ -615,8 +636,8 @@ int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_re
         cfg.values = r->values;
     }
     int st = mc_run(&cfg, r->acc);
-    if (!st && !(def->csv && def->csv[0] == '\0')) st = write_summary(e, &run_grid, def, r);
-    if (!st && def->draws_csv) st = write_draws(e, &run_grid, def, r);
+    if (!st && !(def->csv && def->csv[0] == '\0')) st = write_summary(e, g, def, r);
+    if (!st && def->draws_csv) st = write_draws(e, g, def, r);
     if (st) sweep_result_free(r);
     return st;
 }
@@ -643,11 +664,13 @@ measure sweep_measure(const sweep_result *r, size_t p, size_t k)
     return verdict_measure_stat(sweep_acc(r, p, k));
 }
 
-size_t sweep_find(const sweep_result *r, size_t T, size_t d, size_t dk, size_t dv)
+size_t sweep_find(const sweep_result *r, const sweep_point *want)
 {
+    const sweep_point *w = want;
     for (size_t p = 0; p < r->npoints; p++) {
         const sweep_point *q = &r->pt[p];
-        if ((!T || q->T == T) && (!d || q->d == d) && (!dk || q->dk == dk) && (!dv || q->dv == dv))
+        if ((!w->T || q->T == w->T) && (!w->d || q->d == w->d) && (!w->dk || q->dk == w->dk) &&
+            (!w->dv || q->dv == w->dv) && (w->x == 0.0 || q->x == w->x))
             return p;
     }
     return r->npoints;
@@ -700,25 +723,6 @@ void sweep_merge_all(const sweep_result *r, stat_acc *acc)
 void sweep_put_ci(double *col, measure m)
 {
     col[0] = m.value, col[1] = m.ci_low, col[2] = m.ci_high;
-}
-
-int sweep_write_fits(const experiment *e, const char *name, const sweep_fit_row *rows, size_t n)
-{
-    static const table_col cols[] = {COL(sweep_fit_row, quantity),
-                                     COL(sweep_fit_row, expected_slope),
-                                     COL_MC_AS(sweep_fit_row, f.slope, "slope", "ci_lo", "ci_hi"),
-                                     COL_AS(sweep_fit_row, f.se, "se"),
-                                     COL_MC_AS(sweep_fit_row, f.ci_lo, "ci_lo", "ci_lo", "ci_hi"),
-                                     COL_MC_AS(sweep_fit_row, f.ci_hi, "ci_hi", "ci_lo", "ci_hi"),
-                                     COL_AS(sweep_fit_row, f.intercept, "intercept"),
-                                     COL_AS(sweep_fit_row, f.se_ols, "se_ols"),
-                                     COL_AS(sweep_fit_row, f.se_mc, "se_mc")};
-    return TABLE_WRITE(e->o.out_dir, name, cols, rows, n);
-}
-
-measure sweep_fit_measure(const stat_fit *f, size_t draws)
-{
-    return verdict_measure_ci(f->slope, f->ci_lo, f->ci_hi, draws);
 }
 
 /* a size word: T, d, dk, dv or a number; 0 when unknown */

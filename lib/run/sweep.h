@@ -39,6 +39,11 @@
  * The random stream of a point is sweep_stream(point): a function of the
  * point's parameters alone (T, d, d_k, d_v, x, case), never of its position
  * in the grid, so a point run alone gives the numbers it has in any sweep.
+ * The engine derives every generator from it: block b of the point draws
+ * from rng_stream_seed(--seed, stream, b). A draw is told its point (with
+ * its stream) and its index at the point (pt->draw), and nothing else.
+ * sweep_run_points runs a list of points instead of a grid's product, each
+ * with the stream it carries.
  *
  * Work buffers: one per thread, from def.work_alloc(grid, ctx) (size them
  * for the largest point: sweep_max) and def.work_free. sweep_doubles_new /
@@ -134,13 +139,15 @@ typedef enum { AX_T, AX_D, AX_DK, AX_DV, AX_X, AX_CASE, AX_N } sweep_axis_id;
 
 enum { SWEEP_MAX_VALUES = 64, SWEEP_MAX_POINTS = 4096 };
 
-/* One point of the grid. */
+/* One point of the grid, as a draw sees it. */
 typedef struct {
     size_t T, d, dk, dv;   /* 0 where the grid has no such axis */
     double x;              /* the experiment's own parameter (AX_X), or 0 */
     size_t kase;           /* the case (AX_CASE), 0 .. ncases - 1, or 0 */
     size_t draws;          /* the draws at this point */
     size_t index;          /* its position in this run's grid */
+    uint64_t stream;       /* its random stream (sweep_run: sweep_stream(point)) */
+    size_t draw;           /* in a draw: this draw's index at the point, 0 .. draws - 1 */
 } sweep_point;
 
 typedef struct {
@@ -173,6 +180,10 @@ size_t sweep_max(const sweep_grid *g, sweep_axis_id a);
 /* The random stream of a point: a function of its parameters only. */
 uint64_t sweep_stream(const sweep_point *pt);
 
+/* One draw, the only draw signature: out[k] for every statistic k of draw pt->draw at point
+ * pt, from rng (the generator of the draw's block, already seeded by the engine), work (the
+ * thread's buffers) and ctx (read-only: under MPI a draw's other results are lost). ATT_OK or
+ * an error status (the run stops and reports the first, in point and draw order). */
 typedef int (*sweep_draw_fn)(gsl_rng *rng, double *out, const sweep_point *pt, void *work,
                              const void *ctx);
 
@@ -220,6 +231,8 @@ typedef struct {
     void (*work_sizes)(sweep_point *pt, const void *ctx);
     const char *csv;                  /* NULL: "<id>.csv"; "" writes none   */
     const char *draws_csv;            /* NULL: no per-draw CSV; else name   */
+    int keep_draws;                   /* r.values holds every draw also
+                                         without draws_csv                  */
     /* derived columns after the statistics: cols[k] for column derived[k]
      * (SWEEP_DERIVED: its name and nature), filled by f(point, accs) */
     size_t nderived;
@@ -243,20 +256,29 @@ typedef struct {
     size_t npoints, nstats;
     sweep_point *pt;       /* npoints                          */
     stat_acc *acc;         /* npoints * nstats, point by point */
-    double *values;        /* every draw (when def.draws_csv)  */
+    /* every draw (def.draws_csv or def.keep_draws), point after point: draw i of point p
+     * is values[(first_p + i) nstats .. + nstats - 1], first_p = the draws of points < p */
+    double *values;
 } sweep_result;
 
 /* Build the grid (after the --T/--d/--dk/--dv lists of e->o), run every
  * point, write the CSVs. ATT_EUSAGE when the grid is empty or too large;
  * the Monte Carlo's or the writer's error otherwise. */
 int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_result *r);
+/* The same for a list of points pts[0 .. n-1] (not a product; no option replaces them), each
+ * run on the stream it carries, pts[p].stream; their draws as in sweep_run (def.ci, draws_of,
+ * draws, --draws). g declares the tables' columns and sizes the work (sweep_max); r->pt is a
+ * copy of pts. */
+int sweep_run_points(experiment *e, const sweep_grid *g, const sweep_point *pts, size_t n,
+                     const sweep_def *def, sweep_result *r);
 void sweep_result_free(sweep_result *r);
 
 /* Point p's statistic k: its accumulator, and its mean with the 95% CI. */
 const stat_acc *sweep_acc(const sweep_result *r, size_t p, size_t k);
 measure sweep_measure(const sweep_result *r, size_t p, size_t k);
-/* The first point whose parameters match (0 matches any), or npoints. */
-size_t sweep_find(const sweep_result *r, size_t T, size_t d, size_t dk, size_t dv);
+/* The first point whose T, d, d_k, d_v and x are want's where want's are not 0 (0 matches
+ * any), or npoints: sweep_find(&r, &(sweep_point){.dk = 2, .x = 1600}). */
+size_t sweep_find(const sweep_result *r, const sweep_point *want);
 
 /* Statistic k merged over every point of the run (the worst case over a
  * sweep: its min, max and n over all draws). */
@@ -275,18 +297,6 @@ void sweep_merge_all(const sweep_result *r, stat_acc *acc);
     SWEEP_DERIVED((k) + 1, name "_lo", NAT_MC, name "_lo", name "_hi", NULL),     \
     SWEEP_DERIVED((k) + 2, name "_hi", NAT_MC, name "_lo", name "_hi", NULL)
 void sweep_put_ci(double *col, measure m);
-
-/* A table of fitted slopes, one row per law: quantity, expected_slope,
- * slope, se, ci_lo, ci_hi (Monte Carlo: slope and CI), intercept, se_ols,
- * se_mc (stat_fit_slope). */
-typedef struct {
-    const char *quantity;
-    double expected_slope;
-    stat_fit f;
-} sweep_fit_row;
-int sweep_write_fits(const experiment *e, const char *name, const sweep_fit_row *rows, size_t n);
-/* A fitted slope as a measure (its CI), over `draws` draws per point. */
-measure sweep_fit_measure(const stat_fit *f, size_t draws);
 
 /* The generator of point pt's first block, as the Monte Carlo seeds it: the
  * next draw from it is the point's draw 0 (e.g. a figure's example draw,

@@ -11,7 +11,7 @@
  * Each draw (a seed) trains a separate and a tied head from the same generator
  * state (initial weights, batches, held-out sequences). What the tied head
  * lacks is learnability, not width: exact tied heads exist at d_k = 2 and 3
- * thanks to the causal mask (tiedhead.h; the control lptTiedExact).
+ * thanks to the causal mask (training.h; the control lptTiedExact).
  *
  * Measured (n_vocab = 8, T = 8, batches of 8, lr 0.05) at d_k = d_v in
  * {1, 2, 3, 4, 6, 8, 12, 16} x budgets S/16 .. S (S = --steps), --seeds heads
@@ -415,7 +415,7 @@ static int run(experiment *e)
             break;
         }
     sweep_result_free(&r);
-    // the control: exact tied heads exist at d_k = 2 and 3 (lib/claims/tiedhead.h)
+    // the control: exact tied heads exist at d_k = 2 and 3 (lib/claims/training.h)
     return exact_check(e, T);
 }
 

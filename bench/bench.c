@@ -124,8 +124,10 @@ static int cmd_rng(size_t n)
  * (d, d_k); S = (X W_Q)(X W_K)^T; row stats */
 static void *mc_alloc(void *ctx) { return selfweight_scratch_new(ctx); }
 
-static int mc_draw(gsl_rng *rng, void *ctx, void *scratch, size_t draw, double *out)
+static int mc_draw(gsl_rng *rng, void *ctx, void *scratch, size_t point, size_t draw,
+                   double *out)
 {
+    (void)point;   /* one point */
     (void)draw;
     return selfweight_draw(rng, ctx, scratch, out);
 }

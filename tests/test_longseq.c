@@ -260,8 +260,10 @@ static void free_work(void *w)
     free(w);
 }
 
-static int draw_row(gsl_rng *rng, void *c, void *s, size_t k, double *out)
+static int draw_row(gsl_rng *rng, void *c, void *s, size_t point, size_t k,
+                    double *out)
 {
+    (void)point;   /* one point */
     (void)k;
     const draw_ctx *dc = c;
     longseq_query r;

@@ -86,8 +86,10 @@ static int grid_draw(gsl_rng *rng, void *ctx, void *scratch, size_t p, size_t i,
     return ATT_OK;
 }
 
-static int single_draw(gsl_rng *rng, void *ctx, void *scratch, size_t i, double *out)
+static int single_draw(gsl_rng *rng, void *ctx, void *scratch, size_t point, size_t i,
+                       double *out)
 {
+    (void)point;   /* one point */
     (void)scratch;
     const grid_ctx *c = ctx;
     out[0] = c->mu[3] + gsl_ran_gaussian(rng, 1.0);
@@ -103,7 +105,7 @@ START_TEST(test_mc_grid)
     double *v1 = calloc(total * 2, sizeof *v1), *v2 = calloc(total * 2, sizeof *v2);
     stat_acc a1[10], a2[10];
     mc_config cfg = {.rng_name = "mt19937", .seed = 5, .stream = 40, .nstats = 2, .ctx = &c,
-                     .quiet = 1, .points = 5, .draw_at = grid_draw, .point_draws = grid_draws,
+                     .quiet = 1, .points = 5, .draw = grid_draw, .point_draws = grid_draws,
                      .values = v1};
     ck_assert_uint_eq(mc_total_draws(&cfg), total);
     omp_set_num_threads(1);

@@ -211,8 +211,10 @@ enum { S_SELF = SW_SELF, S_ARGMAX = SW_ARGMAX, S_CTRL = SW_CONTROL, S_DSQ = SW_D
 
 static void *draw_alloc(void *ctx) { return selfweight_scratch_new(ctx); }
 
-static int draw_one(gsl_rng *rng, void *ctx, void *scratch, size_t i, double *out)
+static int draw_one(gsl_rng *rng, void *ctx, void *scratch, size_t point, size_t i,
+                    double *out)
 {
+    (void)point;   /* one point */
     (void)i;
     return selfweight_draw(rng, ctx, scratch, out);
 }

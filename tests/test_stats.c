@@ -66,8 +66,10 @@ END_TEST
 /* ---- the engine ------------------------------------------------------ */
 
 /* one draw: (N(0,1), U(0,1) squared, 0/1 with p = 0.3) */
-static int draw_known(gsl_rng *rng, void *ctx, void *scratch, size_t i, double *out)
+static int draw_known(gsl_rng *rng, void *ctx, void *scratch, size_t point, size_t i,
+                      double *out)
 {
+    (void)point;   /* one point */
     (void)ctx; (void)scratch; (void)i;
     out[0] = gsl_ran_gaussian(rng, 1.0);
     double u = gsl_rng_uniform(rng);
@@ -135,8 +137,10 @@ START_TEST(test_mc_ci_coverage)
 }
 END_TEST
 
-static int draw_fails(gsl_rng *rng, void *ctx, void *scratch, size_t i, double *out)
+static int draw_fails(gsl_rng *rng, void *ctx, void *scratch, size_t point, size_t i,
+                      double *out)
 {
+    (void)point;   /* one point */
     (void)ctx; (void)scratch; (void)rng;
     out[0] = 0;
     return i == 700 ? att_fail(ATT_ERUNTIME, "draw %zu failed on purpose", i) : ATT_OK;

@@ -95,9 +95,7 @@ static void run_units(const mc_config *cfg, const gsl_rng_type *type, const mc_u
             } else {
                 gsl_rng_set(rng, rng_stream_seed(cfg->seed, stream_of(cfg, un->point), un->block));
                 for (size_t i = first; i < last && status[u] == ATT_OK; i++) {
-                    status[u] = cfg->draw_at
-                                    ? cfg->draw_at(rng, cfg->ctx, scratch, un->point, i, out)
-                                    : cfg->draw(rng, cfg->ctx, scratch, i, out);
+                    status[u] = cfg->draw(rng, cfg->ctx, scratch, un->point, i, out);
                     for (size_t k = 0; k < ns && status[u] == ATT_OK; k++)
                         stat_push(&mine[k], out[k]);
                     if (cfg->values && status[u] == ATT_OK)
@@ -129,7 +127,7 @@ static void run_units(const mc_config *cfg, const gsl_rng_type *type, const mc_u
 int mc_run(const mc_config *cfg, stat_acc *acc)
 {
     size_t P = npoints(cfg), ns = cfg->nstats;
-    if (ns == 0 || (cfg->points ? cfg->draw_at == NULL : cfg->draw == NULL))
+    if (ns == 0 || cfg->draw == NULL)
         return att_fail(ATT_EUSAGE, "Monte Carlo run without a draw function or statistics");
     const gsl_rng_type *T = rng_type_find(cfg->rng_name);
     if (T == NULL) return ATT_EUSAGE;

@@ -32,15 +32,14 @@
 enum { MC_BLOCK = 256 };
 
 /* One draw: fill out[0 .. nstats-1] with this draw's values. scratch is the
- * block's private workspace (from alloc), draw is the global draw index
- * (0 .. draws-1). ctx is read-only (keep per-draw data with `values`, which
- * works under MPI; see above). Return ATT_OK or
- * an error status (the run stops and reports it). */
+ * block's private workspace (from alloc), point the point (0 .. points-1; 0
+ * for a single point), draw the draw's index at its point (0 .. draws-1). ctx
+ * is read-only (keep per-draw data with `values`, which works under MPI; see
+ * above). Return ATT_OK or an error status (the run stops and reports it).
+ * The only caller in the programs is the sweep (sweep.h), whose draws see the
+ * same (point, draw) as sweep_point's index and draw. */
 typedef int (*mc_draw_fn)(gsl_rng *rng, void *ctx, void *scratch,
-                          size_t draw, double *out);
-/* The same for a grid of points: `point` is the grid point (0 .. points-1). */
-typedef int (*mc_point_draw_fn)(gsl_rng *rng, void *ctx, void *scratch,
-                                size_t point, size_t draw, double *out);
+                          size_t point, size_t draw, double *out);
 typedef void *(*mc_alloc_fn)(void *ctx);   /* NULL on failure */
 typedef void (*mc_free_fn)(void *scratch);
 
@@ -50,7 +49,7 @@ typedef struct {
     uint64_t stream;        /* configuration index within a sweep      */
     size_t draws;
     size_t nstats;          /* values per draw                          */
-    mc_draw_fn draw;        /* one point: this, or draw_at              */
+    mc_draw_fn draw;        /* every point's draws                      */
     mc_alloc_fn alloc;      /* may be NULL (scratch = NULL); one scratch
                                per thread serves every point: size it for
                                the largest                              */
@@ -62,8 +61,7 @@ typedef struct {
     /* A grid of points (a sweep): every point p has its own draws and its
      * own stream, and its blocks join one pool of work, so a sweep of many
      * small points keeps every core busy. */
-    size_t points;          /* 0 or 1: a single point (draw is used)     */
-    mc_point_draw_fn draw_at;                       /* for points >= 1     */
+    size_t points;          /* 0 or 1: a single point                    */
     size_t (*point_draws)(const void *ctx, size_t p);  /* NULL: draws     */
     uint64_t (*point_stream)(const void *ctx, size_t p); /* NULL: stream+p */
 

@@ -118,7 +118,7 @@ typedef struct {
 } run_ctx;
 
 /* draw i of point p: the experiment's draw, told its point and its index there */
-static int draw_at(gsl_rng *rng, void *cv, void *work, size_t p, size_t i, double *out)
+static int draw_point(gsl_rng *rng, void *cv, void *work, size_t p, size_t i, double *out)
 {
     const run_ctx *c = cv;
     sweep_point pt = c->pt[p];
@@ -613,7 +613,7 @@ int sweep_run_points(experiment *e, const sweep_grid *g, const sweep_point *pts,
     mc_config cfg = run_mc(e);
     cfg.nstats = def->nstats;
     cfg.points = total;
-    cfg.draw_at = draw_at;
+    cfg.draw = draw_point;
     cfg.point_stream = stream_at;
     cfg.point_draws = draws_at;
     cfg.alloc =

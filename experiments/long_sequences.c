@@ -1,14 +1,19 @@
 /* long_sequences - "The naive version, where each token is its own query, key, and value"
  * (extension)
  *
- * Claim: "about 1/T" at long sequences, how far? A token's mean weight on itself is about 1/T,
- * with an excess that grows with T: T* beyond which T E[a_ii] stays above 1.05, at the soft scale
- * (c^2 = 1/2) and the section's (c = 1). Given W and x_i the other T - 1 scores are i.i.d.
- * N(0, sigma_i^2), so E[T a_ii | s_ii, sigma_i] is one integral, O(1) in T (longseq.h): the whole
- * T grid from the same draws. 8 rows per W from the defensive mixture p/8 + 7 q1/8 of the plain
- * and the tilted law (longseq.h; weights <= 8), control variates of W and of the rows with known
- * means (curve.h), T* by the last crossing, delta-method CI (curve.h). No plateau: T E[a_ii]
- * -> E_W[1/|det(I - W_K^T W_Q)|] = inf (longseq.h). Configurations (--config, --long):
+ * Claim: "about 1/T" at long sequences, how far? random_projections' set-up at every T:
+ * tokens x_j ~ N(0, I_d), W_Q, W_K (d, d_k) with entries N(0, c^2/d) (c is the weights' scale;
+ * the section names none: c = 1 is the plain N(0, 1/d)), scores s_ij = x_i^T W_Q W_K^T x_j (no
+ * 1/sqrt(d_k)), a_ii the row's softmax weight on itself. A token's mean weight on itself is
+ * about 1/T, with an excess that grows with T. Measured: T E[a_ii] against T up to 2^20, and
+ * T* beyond which it stays above 1.05 (the headline at the soft scale c^2 = 1/2, where its CI is
+ * tight; reported beside it at the section's c = 1).
+ * How: given W and x_i the other T - 1 scores are i.i.d. N(0, sigma_i^2), so E[T a_ii | s_ii,
+ * sigma_i] is one integral, O(1) in T (longseq.h): the whole T grid from the same draws. 8 rows
+ * per W from the defensive mixture p/8 + 7 q1/8 of the plain and the tilted law (longseq.h;
+ * weights <= 8), control variates of W and of the rows with known means (curve.h), T* by the
+ * last crossing, delta-method CI (curve.h). No plateau: T E[a_ii] -> E_W[1/|det(I - W_K^T W_Q)|]
+ * = inf (longseq.h). Configurations (--config, --long; the CSVs' `scale` column is c):
  * section (d 64, d_k 16, c 1), soft (64, 16, c^2 1/2: the headline), narrow (64, 4, 1),
  * wide (256, 16, c^2 1/2).
  */

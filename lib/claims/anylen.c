@@ -16,13 +16,18 @@
 #include <omp.h>
 #include <string.h>
 
+/* the streams of --seed (rng_stream_seed(seed, stream, block)): one per kind of draw */
+enum { STREAM_WEIGHTS = 0,   /* W_Q, W_K, W_V: block 0, one set for every T */
+       STREAM_X = 1,         /* X at length T: block T                      */
+       STREAM_ROWS = 2 };    /* the checked rows at length T: block T       */
+
 int anylen_weights(gsl_matrix *W[3], size_t d, size_t d_k, size_t d_v, unsigned long seed)
 {
     W[0] = W[1] = W[2] = NULL;
     int rc = vexp_env_check();         /* a bad ATT_VEXP stops the run before any pass */
     if (rc) return rc;
     W[0] = mat_new(d, d_k); W[1] = mat_new(d, d_k); W[2] = mat_new(d, d_v);
-    gsl_rng *rng = rng_new("mt19937", rng_stream_seed(seed, 0, 0));
+    gsl_rng *rng = rng_new("mt19937", rng_stream_seed(seed, STREAM_WEIGHTS, 0));
     rc = W[0] && W[1] && W[2] && rng ? ATT_OK : att_alloc_status();
     for (int k = 0; k < 3 && !rc; k++) mat_randn(rng, W[k], 1.0 / sqrt((double)d));
     if (rng) gsl_rng_free(rng);
@@ -33,8 +38,8 @@ int anylen_alloc(anylen_case *c, const head_params *p, unsigned long seed, int p
 {
     size_t d = p->W_Q->size1, d_k = p->W_Q->size2, d_v = p->W_V->size2;
     *c = (anylen_case){.p = p, .plain = plain, .X = mat_new(T, d), .O = mat_new(T, d_v)};
-    // X (T, d) ~ N(0, 1) on stream (1, T) of the seed
-    gsl_rng *rng = rng_new("mt19937", rng_stream_seed(seed, 1, T));
+    // X (T, d) ~ N(0, 1) on stream (STREAM_X, T) of the seed
+    gsl_rng *rng = rng_new("mt19937", rng_stream_seed(seed, STREAM_X, T));
     int rc = c->X && c->O && rng ? ATT_OK : att_alloc_status();
     if (!rc) mat_randn(rng, c->X, 1.0);
     if (rng) gsl_rng_free(rng);
@@ -189,13 +194,13 @@ int anylen_row_check(const head_params *p, const gsl_matrix *X, const gsl_matrix
         return att_fail(ATT_EUSAGE, "anylen_row_check: a head without biases or RoPE, X (T, d), "
                         "O (T, d_v), at least one row");
     if (nrows > T) nrows = T;
-    // the rows: 0, T - 1, then uniform (with repeats possible) from stream (2, T)
+    // the rows: 0, T - 1, then uniform (with repeats possible) from stream (STREAM_ROWS, T)
     size_t *row = mem_calloc(nrows, sizeof *row, "the checked rows");
     size_t per = nrows * (2 + dv), nacc = CHECK_CHUNKS * per; /* m, l, o (d_v) per chunk and row */
     long double *acc = mem_calloc(nacc, sizeof *acc, "the row check's sums"),
                 *q = mem_calloc(nrows * dk, sizeof *q, "the checked queries"), kmax_c[CHECK_CHUNKS],
                 vmax_c[CHECK_CHUNKS];
-    gsl_rng *rng = rng_new("mt19937", rng_stream_seed(seed, 2, T));
+    gsl_rng *rng = rng_new("mt19937", rng_stream_seed(seed, STREAM_ROWS, T));
     int rc = row && acc && q && rng ? ATT_OK : att_alloc_status();
     if (!rc) {
         for (size_t r = 0; r < nrows; r++)

@@ -2,7 +2,7 @@
  * (tiled.h), on one input of length T, with the bytes it allocates and its
  * times in a fresh process.
  *
- * Shapes: X (T, d) ~ N(0, 1) on stream (1, T) of the seed; W_Q, W_K (d, d_k),
+ * Shapes: X (T, d) ~ N(0, 1) on block T of stream 1 of the seed; W_Q, W_K (d, d_k),
  * W_V (d, d_v) given; O (T, d_v). The plain head also holds S, A (T, T).
  */
 #ifndef ATT_ANYLEN_H
@@ -14,7 +14,7 @@
 #include "timing.h"
 
 /* W[0] = W_Q, W[1] = W_K (d, d_k), W[2] = W_V (d, d_v), each ~ N(0, 1/d) from
- * stream (0, 0) of the seed, in this order. On failure W[k] may be NULL; mat_free them.
+ * block 0 of stream 0 of the seed, in this order. On failure W[k] may be NULL; mat_free them.
  * First checks ATT_VEXP (vexp_env_check: ATT_EUSAGE for a path this CPU lacks). */
 int anylen_weights(gsl_matrix *W[3], size_t d, size_t d_k, size_t d_v, unsigned long seed);
 

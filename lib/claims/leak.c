@@ -76,6 +76,9 @@ static const table_col contour_cols[] = {C(T),         C(draws),     M(d_star), 
 #undef M
 #undef C
 
+/* the contour's stream of --seed: block T for length T */
+enum { STREAM_CONTOUR = 0xC0DE };
+
 int leak_contour(gsl_rng *rng, const char *dir, const char *name, unsigned long seed,
                  const size_t *Tl, size_t nT, double level, size_t pairs, leak_contour_row *ex)
 {
@@ -83,7 +86,7 @@ int leak_contour(gsl_rng *rng, const char *dir, const char *name, unsigned long 
     for (size_t t = 0; t < nT && !st; t++) {
         leak_width w;
         size_t T = Tl[t];
-        gsl_rng_set(rng, rng_stream_seed(seed, 0xC0DE, T));   /* each T its own stream */
+        gsl_rng_set(rng, rng_stream_seed(seed, STREAM_CONTOUR, T));   /* each T its own block */
         if ((st = leak_dstar(rng, T, level, pairs, &w))) break;
         ex[t] = (leak_contour_row){T,
                                    w.n,

@@ -46,7 +46,7 @@ typedef struct {
 int leak_dstar(gsl_rng *rng, size_t T, double level, size_t n, leak_width *w);
 
 /* The exact contour d*(T) of `level` for every T of Tl[0 .. nT-1], each T
- * from its own stream rng_stream_seed(seed, 0xC0DE, T) of rng (reseeded),
+ * from its own block T of stream 0xC0DE of the seed (rng reseeded),
  * `pairs` antithetic pairs per width: rows[t] (T, pairs, d*, its CI and se,
  * c at the bracket, the large-d law 2 log2((T - 1) / (2 (1 - level))), the
  * local rise per doubling of T - 1 from the previous T, the bracket's lower

@@ -197,7 +197,8 @@ int selfweight_projected(selfweight_work *w, double *out)
 {
     if (w->d_k == 0)
         return att_fail(ATT_EUSAGE, "self-weight workspace has no projections (d_k = 0)");
-    // q_i = W_Q^T x_i, k_j = W_K^T x_j, s_ij = q_i . k_j: the head's own steps (head.h)
+    // q_i = W_Q^T x_i, k_j = W_K^T x_j, s_ij = 1.0 * q_i . k_j (the scale 1.0: no 1/sqrt(d_k), as
+    // in the section): the head's own steps (head.h)
     int st = head_project(w->Q, w->X, w->W_Q, NULL);
     if (!st) st = head_project(w->K, w->X, w->W_K, NULL);
     if (!st) st = head_scores(w->S, w->Q, w->K, 1.0);

@@ -2,6 +2,7 @@
 #include "leak.h"
 #include "rng.h"
 #include "selfweight.h"
+#include "curve.h"
 #include "randn.h"
 #include "status.h"
 #include "table.h"
@@ -55,16 +56,13 @@ int leak_dstar(gsl_rng *rng, size_t T, double level, size_t n, leak_width *w)
     c_at(rng, T, d, n, &lo);
     c_at(rng, T, d + 1, n, &hi);
     double y0 = leak_log_leak(T, d, lo.mean), y1 = leak_log_leak(T, d + 1, hi.mean);
-    /* linear in d between the two: d* = d + (y0 - target) / (y0 - y1);
-     * Var y = Var c / c^2 / n; the delta method with independent y0, y1 */
-    double D = y0 - y1, t = (y0 - target) / D;
-    double v0 = stat_var(&lo) / (lo.mean * lo.mean * (double)lo.n);
-    double v1 = stat_var(&hi) / (hi.mean * hi.mean * (double)hi.n);
-    double g0 = (1.0 - t) / D, g1 = t / D;     /* the partial derivatives of d* in y0 and y1 */
-    *w = (leak_width){.d_star = d + t, .se = sqrt(g0 * g0 * v0 + g1 * g1 * v1), .d_below = d,
-                           .c_below = lo.mean, .c_above = hi.mean, .n = n};
-    w->lo = w->d_star - STAT_Z95 * w->se;
-    w->hi = w->d_star + STAT_Z95 * w->se;
+    /* linear in d between the two, Var y = Var c / c^2 / n, y0 and y1 independent */
+    curve_crossing x = curve_crossing_between(d, d + 1.0, y0, y1,
+                                              stat_var(&lo) / (lo.mean * lo.mean * (double)lo.n),
+                                              stat_var(&hi) / (hi.mean * hi.mean * (double)hi.n),
+                                              0.0, target);
+    *w = (leak_width){.d_star = x.l, .se = x.se, .lo = x.lo, .hi = x.hi, .d_below = d,
+                      .c_below = lo.mean, .c_above = hi.mean, .n = n};
     return ATT_OK;
 }
 

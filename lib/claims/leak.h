@@ -36,7 +36,8 @@ double leak_log_leak(size_t T, double d, double c);
 
 /* d*(T): the width where the mean self-weight is `level` (E[1 - a_ii] = 1 - level),
  * by the estimate of c at the two integer widths around it (n antithetic pairs each,
- * from rng), ln c interpolated linearly in d, the CI by the delta method. */
+ * from rng), ln c interpolated linearly in d, the CI by the delta method
+ * (curve_crossing_between, curve.h; the two estimates independent). */
 typedef struct {
     double d_star, se, lo, hi;
     int d_below;               /* the bracket [d_below, d_below + 1] */

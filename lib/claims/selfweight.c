@@ -6,6 +6,7 @@
 #include "mat.h"
 #include "softmax.h"
 #include "statistics.h"
+#include "curve.h"
 #include "status.h"
 
 #include <math.h>
@@ -326,16 +327,11 @@ int selfweight_contour_crossing(const double *d, const double *leak, const doubl
         if (!(b > 0.0))
             return att_fail(ATT_ERUNTIME, "contour %.4g: the leak at d = %g is %g, its log is "
                             "undefined", level, d[k + 1], b);
-        // lambda = log l; d* = d_k + t (d_{k+1} - d_k)
-        double la = log(a), lb = log(b), Dl = lb - la, Dd = d[k + 1] - d[k];
-        double t = (log(L) - la) / Dl;
-        double ga = -(1.0 - t) * Dd / Dl, gb = -t * Dd / Dl;   /* d(d*) / d(lambda) */
-        double sa = leak_se[k] / a, sb = leak_se[k + 1] / b;   /* se(lambda) */
-        out->k = k;
-        out->d_star = d[k] + t * Dd;
-        out->se = sqrt(ga * ga * sa * sa + gb * gb * sb * sb);
-        out->lo = out->d_star - STAT_Z95 * out->se;
-        out->hi = out->d_star + STAT_Z95 * out->se;
+        /* linear in lambda = log l between the two independent points, se(lambda) = se(l) / l */
+        double sa = leak_se[k] / a, sb = leak_se[k + 1] / b;
+        curve_crossing x = curve_crossing_between(d[k], d[k + 1], log(a), log(b), sa * sa,
+                                                  sb * sb, 0.0, log(L));
+        *out = (selfweight_crossing){.d_star = x.l, .se = x.se, .lo = x.lo, .hi = x.hi, .k = k};
         return ATT_OK;
     }
     return att_fail(ATT_ERUNTIME, "the mean self-weight never crosses %.4g on the %zu widths "

@@ -163,10 +163,9 @@ double selfweight_leak_law(size_t T, double d);
  * linearly in log l (the large-d law makes log l linear in d):
  *   lambda = log l,  t = (log L - lambda_k) / (lambda_{k+1} - lambda_k),
  *   d* = d_k + t (d_{k+1} - d_k).
- * Its standard error propagates the two neighbours' errors (delta method,
- * se(lambda) = se(l) / l, the two points independent):
- *   d(d*) / d(lambda_k) = -(1 - t) Dd / Dlambda,  d(d*) / d(lambda_{k+1}) = -t Dd / Dlambda
- * and the 95% CI is d* -+ STAT_Z95 se. ATT_OK, or ATT_ERUNTIME when the leak
+ * Its standard error and 95% CI are the delta method's (curve_crossing_between,
+ * curve.h, with y = lambda, Var lambda = (se(l) / l)^2, the two points
+ * independent). ATT_OK, or ATT_ERUNTIME when the leak
  * never crosses L (or a neighbour has l <= 0). */
 typedef struct {
     double d_star, se, lo, hi;

@@ -65,9 +65,9 @@ curve_crossing curve_last_crossing(const double *l, const double *y, const doubl
 /* The one bracket: the crossing of level c on the segment from (l0, y0) to (l1, y1),
  * y0 != y1, linear in l, with the delta-method se from Var y0 = v00, Var y1 = v11,
  * Cov(y0, y1) = v01 (0 for independent estimates) and the 95% CI l_x -+ STAT_Z95 se;
- * status CROSS_FOUND, k = 0. curve_last_crossing's bracket; any other delta-method crossing
- * (e.g. a contour interpolated in log l between two independent points) is this with
- * y = log l and v = (se / l)^2. */
+ * status CROSS_FOUND, k = 0. The suite's one delta-method crossing: curve_last_crossing's
+ * bracket, the self-weight contour (selfweight_contour_crossing: y = log l, v = (se / l)^2,
+ * independent points) and the exact contour (leak_dstar: y = ln of the leak). */
 curve_crossing curve_crossing_between(double l0, double l1, double y0, double y1, double v00,
                                       double v11, double v01, double c);
 

@@ -61,7 +61,9 @@ TOOLS_A  := $(BUILD)/libtools.a
 TOOL_SRC := $(filter-out tools/lib/%,$(wildcard tools/*.c tools/*/*.c))
 TOOLS    := $(basename $(notdir $(TOOL_SRC)))
 TESTS    := $(basename $(notdir $(wildcard tests/test_*.c)))
-PLOTS    := $(basename $(notdir $(wildcard plots/*.gp)))
+# the lecture figures, each FIGURE:ID (the registry's figures column)
+FIGURE_OF := $(shell sh tools/make/registry.sh figures)
+PLOTS    := $(foreach fp,$(FIGURE_OF),$(word 1,$(subst :, ,$(fp))))
 CHECK_PLOTS := $(basename $(notdir $(wildcard plots/checks/*.gp)))
 ifneq ($(ONLY),)
 EXPERIMENTS := $(filter $(ONLY),$(EXPERIMENTS))
@@ -178,21 +180,24 @@ check-all: deps ## make check with every variant, plus the slow end-to-end suite
 $(OUT)/%.verdicts.csv: $(BIN)/% $(BUILD)/tools/csvcol | $(OUT)/figures
 	@sh tools/reproduce/run_one.sh $* $(BIN) $(OUT) $(BUILD)
 
-# Figures: plots/<ID>[_part].gp renders into $(OUT)/figures/<name>.{pdf,svg,png}
-# and depends on its script and on the run of experiment <ID>.
+# Figures: plots/<name>.gp renders into $(OUT)/figures/<name>.{pdf,svg,png} and
+# depends on its script and on the run of the claim whose registry row lists it
+# (the figures column; sh tools/make/registry.sh figures).
 # Lecture figures come from plots/*.gp, check-oriented plots (tolerances,
 # rule lines, rounding errors) from plots/checks/*.gp into figures/checks/.
 $(OUT)/figures/%.pdf $(OUT)/figures/%.svg $(OUT)/figures/%.png: plots/%.gp plots/style.gnuplot tools/report/render.sh
 	@sh tools/report/render.sh $< $(OUT) $*
 $(OUT)/figures/checks/%.pdf $(OUT)/figures/checks/%.svg $(OUT)/figures/checks/%.png: plots/checks/%.gp plots/style.gnuplot tools/report/render.sh
 	@sh tools/report/render.sh $< $(OUT) $*
+# (a check plot plots/checks/<ID>[_part].gp belongs to experiment <ID>)
 define plot_deps
-$(foreach p,$(filter $(1) $(1)_%,$(PLOTS)),$(OUT)/figures/$(p).pdf $(OUT)/figures/$(p).svg $(OUT)/figures/$(p).png): $(OUT)/$(1).verdicts.csv
+$(OUT)/figures/$(1).pdf $(OUT)/figures/$(1).svg $(OUT)/figures/$(1).png: $(OUT)/$(2).verdicts.csv
+endef
+$(foreach fp,$(FIGURE_OF),$(eval $(call plot_deps,$(word 1,$(subst :, ,$(fp))),$(word 2,$(subst :, ,$(fp))))))
+define check_plot_deps
 $(foreach p,$(filter $(1) $(1)_%,$(CHECK_PLOTS)),$(OUT)/figures/checks/$(p).pdf $(OUT)/figures/checks/$(p).svg $(OUT)/figures/checks/$(p).png): $(OUT)/$(1).verdicts.csv
 endef
-$(foreach id,$(IDS),$(eval $(call plot_deps,$(id))))
-# asymmetric_sentence is drawn from score_asymmetry's run
-$(OUT)/figures/asymmetric_sentence.pdf $(OUT)/figures/asymmetric_sentence.svg $(OUT)/figures/asymmetric_sentence.png: $(OUT)/score_asymmetry.verdicts.csv
+$(foreach id,$(IDS),$(eval $(call check_plot_deps,$(id))))
 
 FIGURES := $(foreach p,$(PLOTS),$(OUT)/figures/$(p).png $(OUT)/figures/$(p).svg $(OUT)/figures/$(p).pdf) \
            $(foreach p,$(CHECK_PLOTS),$(OUT)/figures/checks/$(p).png $(OUT)/figures/checks/$(p).svg $(OUT)/figures/checks/$(p).pdf)

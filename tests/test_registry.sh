@@ -38,6 +38,20 @@ grep -q '^TIMED := $(shell sh tools/make/registry.sh with run timed)$' Makefile 
 sh tools/make/registry.sh with run nope | grep -q . && bad "with run nope lists claims"
 sh tools/make/registry.sh with nope x 2>/dev/null && bad "with of an unknown column succeeded"
 
+# the figures: each lecture figure's rule depends on the run of the claim the registry gives it
+# (asymmetric_sentence is score_asymmetry's), and a figure moved to another row moves its rule
+figdep() {  # REGISTRY FIGURE: the verdicts file its png depends on
+    REGISTRY=$1 make -s --no-print-directory -p -n OUT=/tmp/att-regfig help 2>/dev/null |
+        sed -n "s|^/tmp/att-regfig/figures/$2\.png: *||p" | tr ' ' '\n' | grep 'verdicts\.csv$' | head -n 1
+}
+[ "$(figdep experiments/registry.tsv asymmetric_sentence)" = /tmp/att-regfig/score_asymmetry.verdicts.csv ] ||
+    bad "asymmetric_sentence does not depend on score_asymmetry's run"
+moved=$(mktemp); trap 'rm -f "$moved"' EXIT
+awk -F'\t' -v OFS='\t' '$1 == "score_asymmetry" { $5 = "score_asymmetry" }
+    $1 == "shapes" { $5 = $5 " asymmetric_sentence" } { print }' experiments/registry.tsv > "$moved"
+[ "$(figdep "$moved" asymmetric_sentence)" = /tmp/att-regfig/shapes.verdicts.csv ] ||
+    bad "the Makefile's figure rules do not follow the registry's figures column"
+
 for f in results/*_timing.csv; do
     [ -f "$f" ] || continue
     id=$(for i in $reg; do case $(basename "$f") in "$i"_*) echo "$i" ;; esac; done | head -n 1)

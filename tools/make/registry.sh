@@ -7,6 +7,8 @@
 #                                                 (with run timed: the Makefile's list)
 #   sh tools/make/registry.sh get ID COLUMN            one field (id origin subheading
 #                                                 claim figures headline code note run)
+#   sh tools/make/registry.sh figures                  "FIGURE:ID" for every lecture figure
+#                                                 (the Makefile's figure -> run rules)
 #   sh tools/make/registry.sh claims-code              markdown "claim -> code" table
 #                                                 (the section's claims first,
 #                                                 extensions marked)
@@ -111,6 +113,12 @@ check() {
             case "$run" in timed|first|-) ;; *) echo "registry: $id: run '$run' (timed, first or -)"; bad=1 ;; esac
             printf '%s' "$head" | grep -Eq '^[A-Za-z]+$' || { echo "registry: $id: headline macro '$head'"; bad=1; }
         done
+        # every lecture figure has its claim: plots/NAME.gp is in some row's figures
+        listed=" $(rows | cut -f5 | tr '\n' ' ') "
+        for g in "$root"/plots/*.gp; do
+            n=$(basename "$g" .gp)
+            case "$listed" in *" $n "*) ;; *) echo "registry: plots/$n.gp is in no claim's figures"; bad=1 ;; esac
+        done
         exit $bad
     }
 }
@@ -128,6 +136,7 @@ case "$1" in
          v=$(rows | awk -F'\t' -v id="$2" -v c="$col" '$1 == id { print $c; found = 1 } END { exit !found }') ||
              { echo "registry.sh: no claim '$2'" >&2; exit 2; }
          printf '%s\n' "$v" ;;
+    figures) rows | awk -F'\t' '{ n = split($5, f, " "); for (i = 1; i <= n; i++) if (f[i] != "-") print f[i] ":" $1 }' ;;
     claims-code) claims_code ;;
     layout) layout ;;
     c) c_rows ;;

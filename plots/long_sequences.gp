@@ -4,8 +4,8 @@
 # (d, d_k, c^2). The curves keep rising: T E[a_ii] tends to
 # E[1/|det(I - W_K^T W_Q)|], which is infinite (the density of det at 0 is
 # positive), so there is no plateau to draw. The short dashes at the right
-# edge mark each configuration's typical (median) 1/|det|, the value most
-# heads approach. The headline crossing of 1.05 (d = 64, d_k = 16, c^2 = 0.5)
+# edge mark each configuration's median 1/|det|: the limit of T a_ii for a
+# median head (the mean over heads, the curve, passes it and has no limit). The headline crossing of 1.05 (d = 64, d_k = 16, c^2 = 0.5)
 # with its CI is shaded on the 5% line.
 # Data, every number read by name, never by position or by a verdict's wording:
 #   long_sequences.csv by its header: config, d, d_k, scale, T, draws, T_self,
@@ -49,7 +49,7 @@ mX = "lsCrossT".sfx(k0)
 X1 = vnum(mX, "measured"); XL = vnum(mX, "ci_low"); XH = vnum(mX, "ci_high")
 str_cross = (X1 == X1) ? sprintf("past 5%% from T ≈ %s [%s, %s] (d, d_k, c² = %s)", grp(sig2(X1)), grp(sig2(XL)), grp(sig2(XH)), short(k0)) \
                        : sprintf("within 5%% up to T = %s (d, d_k, c² = %s)", grp(TM), short(k0))
-set title sprintf("“About 1/T” fails slowly: T × self-weight keeps rising with T\n{/*0.85 %s}\n{/*0.8 dashes at the right: typical 1/|det(I − W_K^T W_Q)|; its mean (the limit) is infinite}", str_cross)
+set title sprintf("“About 1/T” fails slowly: T × self-weight keeps rising with T\n{/*0.85 %s}\n{/*0.8 dashes: a median head’s limit, 1/|det(I − W_K^T W_Q)|; the mean has no limit}", str_cross)
 set xlabel sprintf("sequence length T  (%d or more draws per point)", N_min)
 set ylabel "T × mean self-weight"
 set logscale x 2

@@ -107,9 +107,10 @@ static int write_spectra(experiment *e, const sweep_result *r, const sweep_def *
 static int run(experiment *e)
 {
     static lowrank_ctx c;
+    sweep_result r = {0};
+    int st = ATT_OK;
     sweep_grid g;
-    int st = lowrank_grid(&g, &c, e);
-    if (st) return st;
+    if ((st = lowrank_grid(&g, &c, e))) goto done;
     sweep_def def = SWEEP_DEF(draw);
     def.work_mats = "T.d d.dk d.dk d.dv dv.d d.d d.d d.d d.d T.T T.T T.d T.d T.d d.d T.dk T.dk "
                     "T.d T.d";
@@ -117,12 +118,8 @@ static int run(experiment *e)
     def.work_heads = "T.T.d.dk.dv T.T.d.d.dv";
     def.work_per_point = 1;
     lowrank_def(&def, &c);
-    sweep_result r;
-    if ((st = sweep_run(e, &g, &def, &r))) return st;
-    if ((st = write_spectra(e, &r, &def))) {
-        sweep_result_free(&r);
-        return st;
-    }
+    if ((st = sweep_run(e, &g, &def, &r))) goto done;
+    if ((st = write_spectra(e, &r, &def))) goto done;
     experiment_meta(e, "rank_tol: %g (relative to sigma_max)", RANK_TOL);
 
     /* worst cases over the sweep: the points' statistics merged */
@@ -133,7 +130,6 @@ static int run(experiment *e)
         if (r.pt[p].dk == 16) h = p;
     size_t total = w[0].n, dk_lo = r.pt[0].dk, dk_hi = r.pt[r.npoints - 1].dk;
     size_t d_run = r.pt[h].d, dk_h = r.pt[h].dk;
-    sweep_result_free(&r);
     double zero_tol = tol_eps(16.0, d_run, 1.0);   /* rounding of sigma_i / sigma_1 */
     // the section's claim, rank(W_QK) <= d_k: sigma_{d_k+1} at rounding level, in units of its
     // bound
@@ -184,7 +180,9 @@ static int run(experiment *e)
                        w[KEPT_OV].min, w[ZERO_OV].max, w[E_QK].max);
     experiment_summary(e, "parameters: 2 d d_k = %zu instead of d^2 = %zu (d = %zu, d_k = %zu)",
                 2 * d_run * dk_h, d_run * d_run, d_run, dk_h);
-    return ATT_OK;
+done:
+    sweep_result_free(&r);
+    return st;
 }
 
 /* how make verify compares the statistics: Monte Carlo (SW_MC, sweep.h) but these */

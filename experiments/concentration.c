@@ -108,6 +108,8 @@ static void law_at(const stat_acc *a, int q, double *lv, double *lse)
 
 static int run(experiment *e)
 {
+    sweep_result r = {0};
+    int st = ATT_OK;
     size_t dgrid[23];
     for (int k = 2; k <= 24; k++) dgrid[k - 2] = (size_t)lround(pow(2.0, 0.5 * k));
     sweep_grid g;
@@ -119,9 +121,7 @@ static int run(experiment *e)
     def.nderived = 6;
     def.derived = derived;
     def.derive = derive;
-    sweep_result r;
-    int st = sweep_run(e, &g, &def, &r);
-    if (st) return st;
+    if ((st = sweep_run(e, &g, &def, &r))) goto done;
     size_t n = r.npoints;
 
     if (n < 3) {   /* no slope: mean ||x||^2 / d and mean (x.y)^2 / d, both exactly 1 */
@@ -137,8 +137,7 @@ static int run(experiment *e)
         experiment_summary_measure(e, "mean ||x||^2", m2, "d = %zu", r.pt[0].d);
         experiment_summary_measure(e, "rms(x.y)", rms(sweep_acc(&r, 0, S_DOT2)), "sqrt(d) = %.4g",
                             sqrt(d));
-        sweep_result_free(&r);
-        return ATT_OK;
+        goto done;
     }
     fit_row fits[NQ];
     double lx[64], ly[64], lse[64];
@@ -150,8 +149,7 @@ static int run(experiment *e)
         fits[q] = (fit_row){q_names[q], q_slope[q], stat_fit_slope(lx, ly, lse, n)};
     }
     size_t d_lo = r.pt[0].d, d_hi = r.pt[n - 1].d;
-    sweep_result_free(&r);
-    if ((st = TABLE_WRITE(e->o.out_dir, "concentration_fit.csv", fit_cols, fits, NQ))) return st;
+    if ((st = TABLE_WRITE(e->o.out_dir, "concentration_fit.csv", fit_cols, fits, NQ))) goto done;
 
     const stat_fit *fn = &fits[Q_NORM2].f, *fd = &fits[Q_DOT_RMS].f;
     verdict_claim(e, "concNormSlope", 1.0, slope_measure(fn, e->o.draws),
@@ -168,7 +166,9 @@ static int run(experiment *e)
                 "95%% CI [%.4f, %.4f]", fd->slope, fd->ci_lo, fd->ci_hi);
     experiment_summary(e, "over d = %zu..%zu, %zu widths, %zu draws each", d_lo, d_hi, n,
                        e->o.draws);
-    return ATT_OK;
+done:
+    sweep_result_free(&r);
+    return st;
 }
 
 /* how make verify compares the statistics: Monte Carlo (SW_MC, sweep.h) but these */

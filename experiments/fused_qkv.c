@@ -46,13 +46,13 @@ static int check_case(const experiment *e, size_t ci, double err[NCHECKS], doubl
     const size_t head[1][5] = {{c->T, c->T, d, c->d_k, c->d_v}};
     gsl_rng *rng = experiment_rng(e, STREAM_CHECK, ci);
     workset *w = workset_new(NMAT, shape, 0, NULL, 1, head);
-    int rc = rng && w ? ATT_OK : att_alloc_status();
-    if (rc) goto done;
+    int st = ATT_OK;
+    if ((st = rng && w ? ATT_OK : att_alloc_status())) goto done;
     gsl_matrix **m = w->m;
     const gsl_matrix *Wsrc[3] = {m[WQ], m[WK], m[WV]}, *Fk[3] = {m[F], m[F + 1], m[F + 2]};
     // X ~ N(0, 1), then W_Q, W_K, W_V ~ N(0, 1/d)
     randmat_head(rng, m[X], m[WQ], m[WK], m[WV], NULL);
-    if ((rc = fused_pack(m[W], m[WQ], m[WK], m[WV]))) goto done;
+    if ((st = fused_pack(m[W], m[WQ], m[WK], m[WV]))) goto done;
     gsl_matrix_transpose_memcpy(m[WT], m[W]);
     // |fl(x.w) - x.w| <= d eps |x| |w| for each of two computations
     double tol_proj = tol_eps(2, d, mat_max_row_norm(m[X]) * mat_max_col_norm(m[W]));
@@ -62,11 +62,10 @@ static int check_case(const experiment *e, size_t ci, double err[NCHECKS], doubl
     }
 
     // [Q | K | V] = X W_QKV, split;  X W_Q, X W_K, X W_V;  X Wt^T, split
-    if ((rc = fused_project(m[F], m[F + 1], m[F + 2], m[QKV], m[X], m[W]))
-        || (rc = fused_project_out_in(m[R], m[R + 1], m[R + 2], m[QKV], m[X], m[WT])))
-        goto done;
-    for (int k = 0; k < 3 && !rc; k++) {
-        if ((rc = head_project(m[S + k], m[X], Wsrc[k], NULL))) break;
+    if ((st = fused_project(m[F], m[F + 1], m[F + 2], m[QKV], m[X], m[W]))) goto done;
+    if ((st = fused_project_out_in(m[R], m[R + 1], m[R + 2], m[QKV], m[X], m[WT]))) goto done;
+    for (int k = 0; k < 3; k++) {
+        if ((st = head_project(m[S + k], m[X], Wsrc[k], NULL))) goto done;
         double sep = mat_max_abs_diff(m[F + k], m[S + k]);
         double out_in = mat_max_abs_diff(m[R + k], m[F + k]);
         err[FUSEDCHECK_SEPARATE] = fmax(err[FUSEDCHECK_SEPARATE], sep);
@@ -74,14 +73,14 @@ static int check_case(const experiment *e, size_t ci, double err[NCHECKS], doubl
     }
     // per head h: X W^h against column block h of the fused result; the batched head
     // on B T rows against the head on each sequence, worst relative to its tolerance
-    if (!rc) rc = fusedcheck_per_head(&err[FUSEDCHECK_PER_HEAD], c, m[X], Wsrc, Fk, m[Y]);
-    if (!rc)
-        rc = fusedcheck_batched(&err[FUSEDCHECK_BATCHED], &tol[FUSEDCHECK_BATCHED], c, m[X], Wsrc,
-                                m[O], &w->h[0]);
+    if ((st = fusedcheck_per_head(&err[FUSEDCHECK_PER_HEAD], c, m[X], Wsrc, Fk, m[Y]))) goto done;
+    if ((st = fusedcheck_batched(&err[FUSEDCHECK_BATCHED], &tol[FUSEDCHECK_BATCHED], c, m[X], Wsrc,
+                                 m[O], &w->h[0])))
+        goto done;
 done:
     workset_free(w);
     if (rng) gsl_rng_free(rng);
-    return rc;
+    return st;
 }
 
 typedef struct {
@@ -192,24 +191,24 @@ static int time_point(const experiment *e, size_t T, size_t H, size_t reps, time
     bench b = {.heads = H, .X = mat_new(T, TIME_D), .Wf = mat_new(TIME_D, 3 * H * TIME_DK),
                .QKV = mat_new(T, 3 * H * TIME_DK)};
     gsl_rng *rng = experiment_rng(e, STREAM_TIMING, T * 100 + H);
-    int rc = b.X && b.Wf && b.QKV && rng ? ATT_OK : att_alloc_status();
+    int st = ATT_OK;
+    if ((st = b.X && b.Wf && b.QKV && rng ? ATT_OK : att_alloc_status())) goto done;
     for (int k = 0; k < 3; k++) {
         b.W[k] = mat_new(TIME_D, H * TIME_DK);
         b.Y[k] = mat_new(T, H * TIME_DK);
-        rc = rc ? rc : (b.W[k] && b.Y[k] ? ATT_OK : att_alloc_status());
+        if ((st = b.W[k] && b.Y[k] ? ATT_OK : att_alloc_status())) goto done;
     }
-    if (!rc) {
-        randmat_head(rng, b.X, b.W[0], b.W[1], b.W[2], NULL);   /* X ~ N(0, 1), W ~ N(0, 1/d) */
-        rc = fused_pack(b.Wf, b.W[0], b.W[1], b.W[2]);
-    }
+    randmat_head(rng, b.X, b.W[0], b.W[1], b.W[2], NULL);   /* X ~ N(0, 1), W ~ N(0, 1/d) */
+    if ((st = fused_pack(b.Wf, b.W[0], b.W[1], b.W[2]))) goto done;
     double flops = 2.0 * (double)T * TIME_D * (double)(3 * H * TIME_DK);
-    for (b.variant = V_FUSED; b.variant < NVAR_END && !rc; b.variant++) {
+    for (b.variant = V_FUSED; b.variant < NVAR_END; b.variant++) {
         if (b.variant == V_PER_HEAD && H == 1) continue;      /* the same as separate */
         timing t;
-        if ((rc = timing_measure(variant_once, &b, reps, 0.002, &t))) break;
+        if ((st = timing_measure(variant_once, &b, reps, 0.002, &t))) goto done;
         tr[(*nt)++] = (time_row){T, H, (size_t)timing_blas_threads(), VARIANT[b.variant - V_FUSED],
                                  t.reps, t.inner, t.min, t.median, t.max, flops / t.median / 1e9};
     }
+done:
     if (rng) gsl_rng_free(rng);
     for (int k = 0; k < 3; k++) {
         mat_free(b.W[k]);
@@ -218,7 +217,7 @@ static int time_point(const experiment *e, size_t T, size_t H, size_t reps, time
     mat_free(b.X);
     mat_free(b.Wf);
     mat_free(b.QKV);
-    return rc;
+    return st;
 }
 
 /* Time every point (Tonly = 0: the whole sweep), write both tables into e's folder;
@@ -227,24 +226,26 @@ static int time_run(const experiment *e, size_t Tonly, size_t reps, speedup_row 
 {
     time_row tr[NT * 5];
     size_t nt = 0;
-    int rc = ATT_OK;
+    int st = ATT_OK;
     *ns = 0;
-    for (size_t H = 1; H <= 12 && !rc; H += 11)
-        for (size_t i = 0; i < (Tonly ? 1 : NT) && !rc; i++) {
+    for (size_t H = 1; H <= 12; H += 11)
+        for (size_t i = 0; i < (Tonly ? 1 : NT); i++) {
             size_t T = Tonly ? Tonly : T_TIMING[i];
             size_t first = nt;
             if (H > 1 && !Tonly && T != 64 && T != 256 && T != 1024 && T != 4096) continue;
-            if ((rc = time_point(e, T, H, reps, tr, &nt))) break;
+            if ((st = time_point(e, T, H, reps, tr, &nt))) return st;
             for (size_t v = first + 1; v < nt; v++)
                 sr[(*ns)++] = (speedup_row){T, H, tr[v].variant,
                                             tr[v].median_seconds / tr[first].median_seconds,
                                             tr[v].min_seconds / tr[first].max_seconds,
                                             tr[v].max_seconds / tr[first].min_seconds};
         }
-    if (!rc && nt) rc = TABLE_WRITE(e->o.out_dir, "fused_qkv_timing.csv", TIME_COLS, tr, nt);
-    if (!rc && nt)
-        rc = TABLE_WRITE(e->o.out_dir, "fused_qkv_speedup_timing.csv", SPEEDUP_COLS, sr, *ns);
-    return rc;
+    if (nt && (st = TABLE_WRITE(e->o.out_dir, "fused_qkv_timing.csv", TIME_COLS, tr, nt)))
+        return st;
+    if (nt && (st = TABLE_WRITE(e->o.out_dir, "fused_qkv_speedup_timing.csv", SPEEDUP_COLS, sr,
+                                *ns)))
+        return st;
+    return ATT_OK;
 }
 
 static size_t reps = 5;
@@ -257,20 +258,20 @@ static const opt_spec OPTIONS[] = {
 static int run(experiment *e)
 {
     double err[NCASES][NCHECKS], tol[NCASES][NCHECKS];
-    int rc = ATT_OK;
+    int st = ATT_OK;
     if (no_timing && e->o.T)    /* --T picks a timed length; the checks have fixed cases */
         return usage_error("--T %zu with --no-timing: --T restricts the timing sweep, which "
                          "--no-timing skips (drop one of the two)", e->o.T);
     if (reps < 5 && !no_timing) return usage_error("--reps %zu: at least 5 samples per time", reps);
     // the timer keeps every sample twice (timing.h): reps*16 bytes, checked before (opts.h)
     if (opts_need(&e->o, NULL, 2 * sizeof(double), "reps", reps)) return ATT_EUSAGE;
-    for (size_t i = 0; i < NCASES && !rc; i++) rc = check_case(e, i, err[i], tol[i]);
+    for (size_t i = 0; i < NCASES; i++)
+        if ((st = check_case(e, i, err[i], tol[i]))) return st;
     // the timing sweep (time_run): fused vs three vs 3 H products
     speedup_row sr[MAX_SPEEDUPS];
     size_t ns = 0;
-    if (!rc && !no_timing) rc = time_run(e, e->o.T, reps, sr, &ns);
-    if (!rc) rc = check_write(e->o.out_dir, CASES, NCASES, err, tol);
-    if (rc) return rc;
+    if (!no_timing && (st = time_run(e, e->o.T, reps, sr, &ns))) return st;
+    if ((st = check_write(e->o.out_dir, CASES, NCASES, err, tol))) return st;
     char machine[512];
     experiment_meta(e, "%s\nreps: %zu\nd: %d\nd_k: %d\ntiming: %s",
              timing_machine(machine, sizeof machine), reps, TIME_D, TIME_DK,
@@ -304,7 +305,7 @@ static int run(experiment *e)
                        "batched: largest difference %.3g over %d cases (the section: equal)",
                        worst_all, (int)NCASES);
     // times: the speed-up of fusing at every T, with its spread (reported: a CPU, not a GPU)
-    for (size_t s = 0; s < ns && !rc; s++) {
+    for (size_t s = 0; s < ns; s++) {
         const speedup_row *p = &sr[s];
         int cited = p->T == 1024;
         const char *m = !cited ? ""
@@ -324,7 +325,7 @@ static int run(experiment *e)
                      "%zu (range %.3f to %.3f)", p->versus, p->T, p->heads, plural, reps,
                      p->speedup_low, p->speedup_high);
     }
-    return rc;
+    return ATT_OK;
 }
 
 int main(int argc, char **argv)

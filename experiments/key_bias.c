@@ -157,23 +157,23 @@ static int shift_write(const experiment *e, const sweep_point *pt, double *shift
     sweep_grid g0;
     sweep_grid_head(&g0, pt->T, pt->d, pt->dk, pt->dv);
     sweep_def def = base_def();
-    example x;
+    example x = {0};
     double out0[NBSTAT];
-    int st = example_draw(&x, e, &g0, &def, out0);
-    if (!st) {
-        const bias_head *h = &((work *)x.work)->h;
-        shift_row rows[64];
-        size_t T = pt->T < 64 ? pt->T : 64;
-        for (size_t j = 0; j < T; j++)
-            rows[j] = (shift_row){j, gsl_matrix_get(h->without.S, 0, j),
-                                  gsl_matrix_get(h->with.S, 0, j),
-                                  gsl_matrix_get(h->without.A, 0, j),
-                                  gsl_matrix_get(h->with.A, 0, j)};
-        // the shift of every s_0j: q_0 . b_K
-        gsl_vector_const_view q = gsl_matrix_const_row(h->with.Q, 0);
-        gsl_blas_ddot(&q.vector, h->b_K, shift);
-        st = TABLE_WRITE(e->o.out_dir, "key_bias_shift.csv", cols, rows, T);
-    }
+    int st = ATT_OK;
+    if ((st = example_draw(&x, e, &g0, &def, out0))) goto done;
+    const bias_head *h = &((work *)x.work)->h;
+    shift_row rows[64];
+    size_t T = pt->T < 64 ? pt->T : 64;
+    for (size_t j = 0; j < T; j++)
+        rows[j] = (shift_row){j, gsl_matrix_get(h->without.S, 0, j),
+                              gsl_matrix_get(h->with.S, 0, j),
+                              gsl_matrix_get(h->without.A, 0, j),
+                              gsl_matrix_get(h->with.A, 0, j)};
+    // the shift of every s_0j: q_0 . b_K
+    gsl_vector_const_view q = gsl_matrix_const_row(h->with.Q, 0);
+    gsl_blas_ddot(&q.vector, h->b_K, shift);
+    if ((st = TABLE_WRITE(e->o.out_dir, "key_bias_shift.csv", cols, rows, T))) goto done;
+done:
     example_end(&x);
     return st;
 }
@@ -194,8 +194,8 @@ static int run(experiment *e)
     def.work_free = work_free;
     def.draws_csv = "key_bias_draws.csv";
     sweep_result r = {0}, rb = {0};
-    int st = sweep_run(e, &g, &def, &r);
-    if (st) return st;
+    int st = ATT_OK;
+    if ((st = sweep_run(e, &g, &def, &r))) goto done;
     if ((st = base_run(e, &g, &rb))) goto done;
     // the figure: rope = 0's draw 0 again, query row 0: s_0j with and without b_K
     const sweep_point pt = r.pt[0];

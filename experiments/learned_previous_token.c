@@ -138,27 +138,28 @@ static int trajectory(const gsl_rng *start, double *out, const ctx *c, size_t dk
 {
     prev_config pc = c->base;
     pc.dk = dk, pc.tied = tied;   /* tied: W_V = W_K, one matrix for keys and values */
-    prev_model m;
-    int rc = training_model_alloc(&m, &pc);
-    if (rc) return rc;
+    prev_model m = {0};
+    int st = ATT_OK;
+    if ((st = training_model_alloc(&m, &pc))) goto done;
     gsl_rng_memcpy(w->train, start);
     training_init(w->train, &m);
     // Adam steps 1 .. S_0 / 2 (no loss kept); then S_{k-1} + 1 .. S_k and the evaluation at S_k
-    size_t done = (size_t)c->cp[0] / 2;
-    if (done >= 1) rc = training_run(w->train, &m, 1, done, NULL);
-    for (size_t k = 0; k < c->ncp && !rc; k++) {
+    size_t trained = (size_t)c->cp[0] / 2;
+    if (trained >= 1 && (st = training_run(w->train, &m, 1, trained, NULL))) goto done;
+    for (size_t k = 0; k < c->ncp; k++) {
         double *o = out + k * NSTAT + (tied ? C_TIED : 0);
         size_t Sk = (size_t)c->cp[k];
         prev_eval ev = {0};
-        rc = training_run(w->train, &m, done + 1, Sk, &o[S_TRAIN]);
-        done = Sk;
+        if ((st = training_run(w->train, &m, trained + 1, Sk, &o[S_TRAIN]))) goto done;
+        trained = Sk;
         gsl_rng_set(w->eval, eval_seed);   /* the same held-out sequences at every checkpoint */
-        if (!rc) rc = training_evaluate(w->eval, &m, &ev, k + 1 == c->ncp ? A : NULL);
+        if ((st = training_evaluate(w->eval, &m, &ev, k + 1 == c->ncp ? A : NULL))) goto done;
         o[S_ACC] = ev.accuracy, o[S_W] = ev.weight_prev, o[S_LOSS] = ev.loss;
         o[S_DIST] = (double)ev.distinct;
     }
+done:
     training_model_free(&m);
-    return rc;
+    return st;
 }
 
 /* ---- the two sweeps ------------------------------------------------------ */
@@ -174,8 +175,8 @@ static int train_all(gsl_rng *rng, double *out, const sweep_point *pt, void *wv,
         memcpy(out, c->map_out, c->n1 * sizeof *out);
         return ATT_OK;
     }
-    int rc = trajectory(rng, out, c, pt->dk, 0, eval_seed, wv, NULL);
-    return rc ? rc : trajectory(rng, out, c, pt->dk, 1, eval_seed, wv, NULL);
+    int st = trajectory(rng, out, c, pt->dk, 0, eval_seed, wv, NULL);
+    return st ? st : trajectory(rng, out, c, pt->dk, 1, eval_seed, wv, NULL);
 }
 
 /* Step 2, draw i at (d_k, S_k): seed i's statistics at S_k, from its trajectory (step 1's
@@ -211,9 +212,9 @@ static int map_write(const char *dir, const char *name, const gsl_matrix *A_sep,
     for (size_t i = 0; i < T * T; i++)
         rows[i] = (map_row){i / T, i % T, gsl_matrix_get(A_sep, i / T, i % T),
                             gsl_matrix_get(A_tied, i / T, i % T)};
-    int rc = TABLE_WRITE(dir, name, map_cols, rows, T * T);
+    int st = TABLE_WRITE(dir, name, map_cols, rows, T * T);
     free(rows);
-    return rc;
+    return st;
 }
 
 /* The figure's maps: draw 0 of the trajectories at d_k = map_dk, from the stream of
@@ -225,14 +226,16 @@ static int map_run(experiment *e, ctx *c, size_t T)
     gsl_rng *rng = sweep_rng(e, &pt);
     work *w = work_alloc(NULL, c);
     gsl_matrix *A[2] = {mat_new(T, T), mat_new(T, T)};
-    int rc = rng && w && A[0] && A[1] ? ATT_OK : att_alloc_status();
-    unsigned long eval_seed = rng ? gsl_rng_get(rng) : 0;   /* as train_all takes it */
-    for (int t = 0; t < 2 && !rc; t++)
-        rc = trajectory(rng, c->map_out, c, map_dk, t, eval_seed, w, A[t]);
-    if (!rc) rc = map_write(e->o.out_dir, "learned_previous_token_A.csv", A[0], A[1]);
+    int st = ATT_OK;
+    if ((st = rng && w && A[0] && A[1] ? ATT_OK : att_alloc_status())) goto done;
+    unsigned long eval_seed = gsl_rng_get(rng);   /* as train_all takes it */
+    for (int t = 0; t < 2; t++)
+        if ((st = trajectory(rng, c->map_out, c, map_dk, t, eval_seed, w, A[t]))) goto done;
+    if ((st = map_write(e->o.out_dir, "learned_previous_token_A.csv", A[0], A[1]))) goto done;
+done:
     mat_free(A[0]), mat_free(A[1]), work_free(w);
     if (rng) gsl_rng_free(rng);
-    return rc;
+    return st;
 }
 
 /* The exact tied head W_V = W_K at d_k = w (tiedhead_exact, lambda 12) for n_vocab tokens
@@ -243,18 +246,20 @@ static int exact_tied(const experiment *e, size_t T, size_t w, size_t heldout, p
 {
     prev_config c = training_config_default(n_vocab, T, w, 1);
     c.heldout = heldout;
-    prev_model m;
-    int rc = training_model_alloc(&m, &c);
-    if (rc) return rc;
+    prev_model m = {0};
+    gsl_rng *g = NULL;
+    int st = ATT_OK;
+    if ((st = training_model_alloc(&m, &c))) goto done;
     const sweep_point pt = {.dk = w, .kase = 1};     /* its held-out stream */
-    gsl_rng *g = sweep_rng(e, &pt);
-    rc = g ? tiedhead_exact(&m, 12.0) : att_alloc_status();
-    if (!rc) rc = training_evaluate(g, &m, ev, NULL);
+    g = sweep_rng(e, &pt);
+    if ((st = g ? tiedhead_exact(&m, 12.0) : att_alloc_status())) goto done;
+    if ((st = training_evaluate(g, &m, ev, NULL))) goto done;
     m.p.causal = 0;   /* the same weights without the mask */
-    if (!rc) rc = training_evaluate(g, &m, nomask, NULL);
+    if ((st = training_evaluate(g, &m, nomask, NULL))) goto done;
+done:
     if (g) gsl_rng_free(g);
     training_model_free(&m);
-    return rc;
+    return st;
 }
 
 /* The control that the width allows a tied head at d_k = 2: the exact tied heads at
@@ -265,9 +270,8 @@ static int exact_check(experiment *e, size_t T)
 {
     prev_eval ex[2][2];
     int st = ATT_OK;
-    for (size_t w = 2; w <= 3 && !st; w++)
-        st = exact_tied(e, T, w, 20000, &ex[w - 2][0], &ex[w - 2][1]);
-    if (st) return st;
+    for (size_t w = 2; w <= 3; w++)
+        if ((st = exact_tied(e, T, w, 20000, &ex[w - 2][0], &ex[w - 2][1]))) return st;
     for (size_t w = 2; w <= 3; w++) {   // the width allows d_k = 2 under the causal mask
         const prev_eval *x = &ex[w - 2][0];
         double lo, hi;
@@ -348,15 +352,15 @@ static int run(experiment *e)
     // Every thread: the tiny (8 x 16) products are mat_gemm's fixed-order kernel (mat.h), not
     // OpenBLAS (whose buffer lock made 2 threads cost twice the CPU of 1); the same bytes for
     // any thread count (mc.h) and any OpenBLAS kernel (tests/test_learned_previous_token.sh).
-    sweep_result r, traj = {0};
+    sweep_result r = {0}, traj = {0};
+    int st = ATT_OK;
     // the figure's maps: draw 0 at (map_dk, 0), separate and tied; then every trajectory
     // (step 1, which takes that pair from the map run), then the sweep (step 2: the CSVs)
-    int st = map_run(e, &c, T);
-    if (!st) st = train_table(e, &c, &g, &traj);
+    if ((st = map_run(e, &c, T))) goto done;
+    if ((st = train_table(e, &c, &g, &traj))) goto done;
     c.traj = &traj;
-    if (!st) st = sweep_run(e, &g, &def, &r);
-    sweep_result_free(&traj);
-    if (st) return st;
+    if ((st = sweep_run(e, &g, &def, &r))) goto done;
+    sweep_result_free(&traj);   /* (done frees it on a failure; a freed result is zeroed) */
     experiment_meta(e, "n_vocab: %zu\nT: %zu\nd: %zu\nsteps: %zu\nbatch: %zu\nlr: %g\nseeds: %zu\n"
              "heldout: %zu\nmap_dk: %zu", n_vocab, T, n_vocab + T, steps, batch, c.base.adam.lr,
              seeds, H, map_dk);
@@ -416,7 +420,11 @@ static int run(experiment *e)
         }
     sweep_result_free(&r);
     // the control: exact tied heads exist at d_k = 2 and 3 (lib/claims/training.h)
-    return exact_check(e, T);
+    if ((st = exact_check(e, T))) goto done;
+done:
+    sweep_result_free(&r);
+    sweep_result_free(&traj);
+    return st;
 }
 
 /* how make verify compares the statistics (sweep.h) */

@@ -325,18 +325,21 @@ static int run_config(experiment *e, size_t ci, const config *cf, const longseq_
     ctx c = {.cf = cf, .tab = tab};
     for (int t = 0; t < NT; t++) c.Ts[t] = ldexp(1.0, t + 1);
     longseq_cv_means(cf->d, cf->d_k, cf->c, c.cvm);
-    sweep_result r;
+    sweep_result r = {0};
     double yh[NT], V[NT * NT], l[NT];
-    int st = config_run(e, ci, cf, &c, &r);
-    size_t n = st ? 0 : r.pt[0].draws;
+    int st = ATT_OK;
+    if ((st = config_run(e, ci, cf, &c, &r))) goto done;
+    size_t n = r.pt[0].draws;
     /* the curve (NT) regressed on the control variates (NCV) of the same draws */
-    if (!st) st = curve_fit_strided(r.values, NSTAT, n, NT, r.values + NT, NSTAT, NCV, yh, V);
-    if (!st) curve_rows(ci, cf, n, c.Ts, yh, V, r.acc, rows + ci * NT, l);
-    if (!st) curve_verdicts(e, cf, n, rows + ci * NT, l, yh, V, &r.acc[S_TWO]);
+    if ((st = curve_fit_strided(r.values, NSTAT, n, NT, r.values + NT, NSTAT, NCV, yh, V)))
+        goto done;
+    curve_rows(ci, cf, n, c.Ts, yh, V, r.acc, rows + ci * NT, l);
+    curve_verdicts(e, cf, n, rows + ci * NT, l, yh, V, &r.acc[S_TWO]);
     /* ---- the plateau that is not one: 1/|det| has an infinite mean (longseq.h) ---- */
-    if (!st)
-        st = tail_verdicts(e, cf, ci, r.values + S_DET, r.values + S_DENS, n,
-                           tails + ci * LONGSEQ_TAIL_NEPS);
+    if ((st = tail_verdicts(e, cf, ci, r.values + S_DET, r.values + S_DENS, n,
+                            tails + ci * LONGSEQ_TAIL_NEPS)))
+        goto done;
+done:
     sweep_result_free(&r);
     return st;
 }
@@ -344,20 +347,23 @@ static int run_config(experiment *e, size_t ci, const config *cf, const longseq_
 static int run(experiment *e)
 {
     unsigned want = 0;
-    int st = select_configs(e->o.draws, e->o.d, e->o.dk, &want);
-    if (st) return st;
-    longseq_cond_table tab;
+    int st = ATT_OK;
+    if ((st = select_configs(e->o.draws, e->o.d, e->o.dk, &want))) return st;
+    longseq_cond_table tab = {0};
     curve_row rows[NCONFIG * NT];
     longseq_tail_row tails[NCONFIG * LONGSEQ_TAIL_NEPS];
     size_t nc = 0;
-    st = longseq_cond_table_build(&tab);
-    for (size_t i = 0; i < NCONFIG && !st; i++)
-        if (want >> i & 1u) st = run_config(e, nc++, &CONFIGS[i], &tab, rows, tails);
+    if ((st = longseq_cond_table_build(&tab))) goto done;
+    for (size_t i = 0; i < NCONFIG; i++)
+        if (want >> i & 1u && (st = run_config(e, nc++, &CONFIGS[i], &tab, rows, tails)))
+            goto done;
+    if ((st = TABLE_WRITE(e->o.out_dir, "long_sequences.csv", curve_cols, rows, nc * NT)))
+        goto done;
+    if ((st = table_write(e->o.out_dir, "long_sequences_tail.csv", longseq_tail_cols,
+                          LONGSEQ_TAIL_NCOLS, tails, nc * LONGSEQ_TAIL_NEPS, sizeof *tails)))
+        goto done;
+done:
     longseq_cond_table_free(&tab);
-    if (!st) st = TABLE_WRITE(e->o.out_dir, "long_sequences.csv", curve_cols, rows, nc * NT);
-    if (!st)
-        st = table_write(e->o.out_dir, "long_sequences_tail.csv", longseq_tail_cols,
-                         LONGSEQ_TAIL_NCOLS, tails, nc * LONGSEQ_TAIL_NEPS, sizeof *tails);
     return st;
 }
 

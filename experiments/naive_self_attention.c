@@ -305,14 +305,15 @@ static int stable_check(gsl_rng *rng, size_t T, size_t d, double *err, double *s
                         size_t *nover)
 {
     gsl_matrix *X = mat_new(T, d), *S = mat_new(T, T), *A = mat_new(T, T);
-    int st = X && S && A ? ATT_OK : att_last_code();
-    if (!st) mat_randn(rng, X, 1.0);
-    if (!st) st = head_scores(S, X, X, 1.0);        /* s_ij = x_i . x_j */
-    if (!st) st = softmax_rows(A, S);
+    int st = ATT_OK;
+    if ((st = X && S && A ? ATT_OK : att_last_code())) goto done;
+    mat_randn(rng, X, 1.0);
+    if ((st = head_scores(S, X, X, 1.0))) goto done;        /* s_ij = x_i . x_j */
+    if ((st = softmax_rows(A, S))) goto done;
     *err = 0.0;
     *nover = 0;
-    *smax = st ? NAN : mat_max_abs(S);
-    for (size_t i = 0; i < T && !st; i++) {
+    *smax = mat_max_abs(S);
+    for (size_t i = 0; i < T; i++) {
         const double *s = S->data + i * S->tda, *a = A->data + i * A->tda;
         double sum = 0.0;
         for (size_t j = 0; j < T; j++) {
@@ -321,9 +322,10 @@ static int stable_check(gsl_rng *rng, size_t T, size_t d, double *err, double *s
             *nover += isinf(exp(s[j])) != 0;
         }
         selfweight_row_t r;
-        st = selfweight_row(&r, s, T, i);
+        if ((st = selfweight_row(&r, s, T, i))) goto done;
         *err = fmax(*err, fmax(fabs(sum - 1.0), fabs(a[i] - r.self)));
     }
+done:
     mat_free(X);
     mat_free(S);
     mat_free(A);
@@ -347,9 +349,10 @@ static int run(experiment *e)
     def.nderived = LEAK_ND;
     def.derived = leak_cols;
     def.derive = derive;
-    sweep_result r;
-    int st = sweep_run(e, &g, &def, &r);
-    if (st) return st;
+    sweep_result r = {0};
+    gsl_rng *rng = NULL;
+    int st = ATT_OK;
+    if ((st = sweep_run(e, &g, &def, &r))) goto done;
     /* the plain contours d*(T) of 0.995 and 0.999, and the run's T list */
     static contours nc;
     if ((st = contours_plain(e, &def, &r, &nc))) goto done;
@@ -363,10 +366,11 @@ static int run(experiment *e)
     // the headline first (its rows come later): d*(T) where (T - 1) 2^(-d*/2) c(T, d*) = 1 - 0.995,
     // c(T, d) by antithetic pairs (leak_c_draw; lib/claims/leak.h has the derivation)
     static leak_contour_row ex[SWEEP_MAX_VALUES];
-    gsl_rng *rng = experiment_rng(e, STREAM_LEAK, 0);
-    st = rng == NULL ? ATT_EUSAGE
-                     : leak_contour(rng, e->o.out_dir, "naive_self_attention_exact.csv",
-                                         e->o.seed, nc.Tl, nc.nT, levels[0], EXACT_PAIRS, ex);
+    rng = experiment_rng(e, STREAM_LEAK, 0);
+    if ((st = rng == NULL ? ATT_EUSAGE
+                          : leak_contour(rng, e->o.out_dir, "naive_self_attention_exact.csv",
+                                         e->o.seed, nc.Tl, nc.nT, levels[0], EXACT_PAIRS, ex)))
+        goto done;
     double col[LEAK_ND];
     if (nc.ncont) {
         const contour_row *h = &nc.cont[0][nc.ht];
@@ -379,7 +383,7 @@ static int run(experiment *e)
                      "exact re-weighting is naiveWidth)", h->T);
         // the first width past the headline's d* (exact, naiveWidth; the plain d* is below it)
         const sweep_point past = {.T = h->T, .d = (size_t)ex[nc.ht].d_below + 1};
-        size_t p = st ? r.npoints : sweep_find(&r, &past);
+        size_t p = sweep_find(&r, &past);
         if (p < r.npoints) {
             derive(col, &r.pt[p], sweep_acc(&r, p, 0), NULL);
             measure m = verdict_measure_ci(sweep_acc(&r, p, S_ARGMAX)->mean, col[LEAK_ALO],
@@ -392,7 +396,7 @@ static int run(experiment *e)
     }
     contour_law(e, &nc);          /* extension: d* + 2 per doubling of T - 1? */
     points_rows(e, &def, &r, &nc);   /* a small run: its own points, plainly */
-    if (!st) {   // the headline's rows
+    {   // the headline's rows
         const leak_contour_row *h = &ex[nc.ht];
         measure m = verdict_measure_ci(h->d_star, h->d_star_lo, h->d_star_hi, h->draws);
         // the formula's d* is a claim about the head only if the head's own rows agree: its CI
@@ -423,9 +427,9 @@ static int run(experiment *e)
     }
     /* the median row at d = 20, T = 12: plain rows (the median is no rare event) */
     double med, lo, hi;
-    if (!st) experiment_rng_set(e, rng, STREAM_LEAK, 0x20);
-    if (!st && !(st = leak_median(rng, HEADLINE_T, MEDIAN_D, MEDIAN_ROWS, &med, &lo, &hi)))
-        verdict_reported(e, "naiveMedianLeak", NAN, verdict_measure_ci(med, lo, hi, MEDIAN_ROWS),
+    experiment_rng_set(e, rng, STREAM_LEAK, 0x20);
+    if ((st = leak_median(rng, HEADLINE_T, MEDIAN_D, MEDIAN_ROWS, &med, &lo, &hi))) goto done;
+    verdict_reported(e, "naiveMedianLeak", NAN, verdict_measure_ci(med, lo, hi, MEDIAN_ROWS),
                      "median leak 1 - a_ii of a row at d = %d, T = %d (%d rows; order-statistic "
                      "CI): the typical row keeps 1 - this, while the mean leak 0.005 comes from "
                      "rare rows",
@@ -433,10 +437,8 @@ static int run(experiment *e)
     /* the stable softmax at d = 768, T = 256 (scores ~768: plain exp overflows) */
     double err = 0.0, smax = 0.0;
     size_t nover = 0;
-    if (!st) experiment_rng_set(e, rng, STREAM_STABLE, 0);
-    if (!st) st = stable_check(rng, 256, 768, &err, &smax, &nover);
-    gsl_rng_free(rng);
-    if (st) goto done;
+    experiment_rng_set(e, rng, STREAM_STABLE, 0);
+    if ((st = stable_check(rng, 256, 768, &err, &smax, &nover))) goto done;
     // max over d = 1..40 of |quadrature / closed form 2^(-d/2 - 1) - 1|, T = 2
     verdict_identity(e, "naiveExactTwoQuadrature", 0.0,
                  verdict_measure_exact(leak_t2_quadrature_gap(40), 40),
@@ -448,6 +450,7 @@ static int run(experiment *e)
                  "d = 768, T = 256: max |row sum - 1|, |a_ii - closed form| of the stable softmax "
                  "(largest score %.0f; plain exp overflows for %zu of 65536 scores)", smax, nover);
 done:
+    if (rng) gsl_rng_free(rng);
     sweep_result_free(&r);
     return st;
 }

@@ -80,9 +80,11 @@ static void derive(double *col, const sweep_point *pt, const stat_acc *a, const 
     leak_derive(col, pt, &a[S_LEAK], &a[S_RATIO], &a[S_ARGMAX]);
 }
 
-/* the side streams outside the sweep (experiment_rng): the exact re-weighting's tables (block
- * 0: the contours, 0x20: the median row, 0x64: the large-d law) and the stable-softmax check */
-enum { STREAM_LEAK = 0xC0DE, STREAM_STABLE = 0xE768 };
+/* the side streams outside the sweep (experiment_rng): the exact contour's generator (block 0;
+ * leak_contour reseeds it at each T from its own stream, leak.c's STREAM_CONTOUR, block T), the
+ * side checks' (0x20: the median row, 0x64: the large-d law; a stream of their own, so that no
+ * --T makes them share the contour's draws) and the stable-softmax check's */
+enum { STREAM_LEAK = 0xC0DE, STREAM_SIDE = 0x51DE, STREAM_STABLE = 0xE768 };
 
 /* ---- the plain contours d*(T) of the sweep ----------------------------- */
 
@@ -256,7 +258,7 @@ enum { LARGE_D = 64, LARGE_D_PAIRS = 20000 };
 
 /* Where the law holds, after the exact contour ex[0 .. nT-1] of Tl: its last local rise
  * (naiveContourDrift); at the largest T and d = 64, 2 c(T, d) = 1 to 1% (naiveLawLargeD,
- * rng reseeded to stream (STREAM_LEAK, 0x64)); the mean leak at d = 64,
+ * rng reseeded to stream (STREAM_SIDE, 0x64)); the mean leak at d = 64,
  * T = HEADLINE_T (naiveLeakSixtyFour), both by leak_c_draw. */
 static void law_large_d(experiment *e, gsl_rng *rng, const size_t *Tl, size_t nT,
                         const leak_contour_row *ex)
@@ -273,7 +275,7 @@ static void law_large_d(experiment *e, gsl_rng *rng, const size_t *Tl, size_t nT
     if (Tmax <= 2) return;
     stat_acc a;
     stat_init(&a);
-    experiment_rng_set(e, rng, STREAM_LEAK, 0x64);
+    experiment_rng_set(e, rng, STREAM_SIDE, 0x64);
     for (size_t i = 0; i < LARGE_D_PAIRS; i++)
         stat_push(&a, 2.0 * leak_c_draw(rng, Tmax, LARGE_D));
     verdict_claim(e, "naiveLawLargeD", 1.0, verdict_measure_stat(&a),
@@ -427,7 +429,7 @@ static int run(experiment *e)
     }
     /* the median row at d = 20, T = 12: plain rows (the median is no rare event) */
     double med, lo, hi;
-    experiment_rng_set(e, rng, STREAM_LEAK, 0x20);
+    experiment_rng_set(e, rng, STREAM_SIDE, 0x20);
     if ((st = leak_median(rng, HEADLINE_T, MEDIAN_D, MEDIAN_ROWS, &med, &lo, &hi))) goto done;
     verdict_reported(e, "naiveMedianLeak", NAN, verdict_measure_ci(med, lo, hi, MEDIAN_ROWS),
                      "median leak 1 - a_ii of a row at d = %d, T = %d (%d rows; order-statistic "

@@ -3,10 +3,13 @@
 # (2 .. 2^20, log axis), one curve with its 95% CI band per configuration
 # (d, d_k, c^2). The curves keep rising: T E[a_ii] tends to
 # E[1/|det(I - W_K^T W_Q)|], which is infinite (the density of det at 0 is
-# positive), so there is no plateau to draw. The short dashes at the right
-# edge mark each configuration's median 1/|det|: the limit of T a_ii for a
-# median head (the mean over heads, the curve, passes it and has no limit). The headline crossing of 1.05 (d = 64, d_k = 16, c^2 = 0.5)
-# with its CI is shaded on the 5% line.
+# positive), so there is no plateau to draw (the third title line says so).
+# The headline crossing of 1.05 (d = 64, d_k = 16, c^2 = 0.5) is marked on
+# the 5% line: a dot at T* on a dotted drop line and its 95% CI as a bar
+# with end caps. (A median
+# head's limit 1/|det| was drawn as dashes at the right edge until stop 40:
+# readers took them for the curves' asymptotes, which the mean has none of;
+# the lsTypical rows still report it.)
 # Data, every number read by name, never by position or by a verdict's wording:
 #   long_sequences.csv by its header: config, d, d_k, scale, T, draws, T_self,
 #   T_self_lo, T_self_hi;
@@ -49,7 +52,7 @@ mX = "lsCrossT".sfx(k0)
 X1 = vnum(mX, "measured"); XL = vnum(mX, "ci_low"); XH = vnum(mX, "ci_high")
 str_cross = (X1 == X1) ? sprintf("past 5%% from T ≈ %s [%s, %s] (d, d_k, c² = %s)", grp(sig2(X1)), grp(sig2(XL)), grp(sig2(XH)), short(k0)) \
                        : sprintf("within 5%% up to T = %s (d, d_k, c² = %s)", grp(TM), short(k0))
-set title sprintf("“About 1/T” fails slowly: T × self-weight keeps rising with T\n{/*0.85 %s}\n{/*0.8 dashes: a median head’s limit, 1/|det(I − W_K^T W_Q)|; the mean has no limit}", str_cross)
+set title sprintf("“About 1/T” fails slowly: T × self-weight keeps rising with T\n{/*0.85 %s}\n{/*0.8 no plateau: the limit, E[1/|det(I − W_K^T W_Q)|], is infinite}", str_cross)
 set xlabel sprintf("sequence length T  (%d or more draws per point)", N_min)
 set ylabel "T × mean self-weight"
 set logscale x 2
@@ -66,8 +69,13 @@ set arrow 1 from 1.5, 1 to TM * 2.2, 1 nohead ls 9 dt 2 lw 1.5
 set arrow 2 from 1.5, 1.05 to TM * 2.2, 1.05 nohead ls 9 dt 3 lw 1.5
 set label 1 "exactly 1/T" at 2**9, 0.988 left font ',9'
 set label 2 "5% above 1/T" at 2, 1.062 left font ',9'
+# the headline T* on the 5% line: its 95% CI as a bar with end caps, T* a dot on a dotted
+# drop line labelled "T*" at the foot
 if (X1 == X1 && XL == XL && XH == XH) {
-    set object 1 rect from XL, 1.045 to XH, 1.055 fc rgb '#1f4e9c' fs solid 0.5 noborder front
+    set arrow 3 from XL, 1.05 to XH, 1.05 heads size screen 0.012, 90 lw 3 lc rgb '#1f4e9c' front
+    set object 1 circle at X1, 1.05 size screen 0.007 fc rgb '#1f4e9c' fs solid noborder front
+    set arrow 4 from X1, 0.94 to X1, 1.05 nohead dt 3 lw 1.5 lc rgb '#1f4e9c' front
+    set label 4 "T*" at X1, 0.955 offset 0.6, 0 left font ',9' tc rgb '#1f4e9c' front
 }
 # a configuration is drawn only where its curve passes its own check at T = 2,
 # where T E[a_ii] is exactly 1 (W_K -> -W_K): its verdict row lsTwoCurve*
@@ -92,17 +100,14 @@ do for [it = 1:NC] { do for [i = 0:NC - 1] { do for [j = 0:NC - 1] {
 set label 3 "d, d_k, c²:" at graph 1.03, first 1.163 left font ',9'
 do for [k = 0:NC - 1] { if (OK[k + 1]) {
     set label 10 + k short(k) at graph 1.03, first Y[k + 1] left font ',9' tc ls (k + 1)
-    # the typical (median) 1/|det| of the configuration: a short dash at the right edge
-    ty = vnum("lsTypical".sfx(k), "measured")
-    if (ty == ty && ty < 1.17) { set arrow 20 + k from TM * 1.35, ty to TM * 2.1, ty nohead ls (k + 1) lw 3 dt 1 }
 } }
 sel(k, y) = (column(cC) == k && OK[k + 1]) ? y : NaN
 if (SLIDE) {
     unset title   # the slide's frame title states the claim
-    # the labels at the right are (d, d_k, c²): say so in the empty lower
-    # right of the plot, under the 1/T line (under the labels it read as an
-    # axis label)
-    set label 3 "labels at the right: d, d_k, c²" at graph 0.97, graph 0.15 right font ',9'
+    # the labels at the right are (d, d_k, c²): say so in the empty upper
+    # left of the plot, above the curves' start (under the labels it read as
+    # an axis label; the lower right holds the T* mark)
+    set label 3 "labels at the right: d, d_k, c²" at graph 0.03, graph 0.9 left font ',9'
     set ylabel "T × self-weight"
     set xlabel "sequence length T"
     set ytics (1.0, 1.05, 1.1)     # the ticks name the two lines: exactly 1/T and 5% above

@@ -252,7 +252,8 @@ static void curve_verdicts(experiment *e, const config *cf, size_t n, const curv
                     "d_k = %zu, c = %.3g)", exp(x.l), exp(x.lo), exp(x.hi), cf->d, cf->d_k, cf->c);
     } else if (x.status == CROSS_BELOW) {
         verdict_claim(e, MAC("lsBelowAtMax"), NAN, top, verdict_rule_ci_below(WITHIN),
-                  "T E[a_ii] at T = 2^20 stays below 1.05: about 1/T within 5%% up to there "
+                  "T E[a_ii] at T = 2^20 stays below 1.05: about 1/T within 5%% up to there, "
+                  "not for ever (the mean has no finite limit: it passes 1.05 at a larger T) "
                   "(d = %zu, d_k = %zu, c = %.4g)", cf->d, cf->d_k, cf->c);
     }
     verdict_reported(e, MAC("lsTSelfMax"), NAN, top, "T E[a_ii] at T = 2^20 (d = %zu, d_k = %zu, "

@@ -187,30 +187,6 @@ uint64_t sweep_stream(const sweep_point *pt);
 typedef int (*sweep_draw_fn)(gsl_rng *rng, double *out, const sweep_point *pt, void *work,
                              const void *ctx);
 
-/* Draws per point chosen to reach the CIs its verdicts need (a run without --draws):
- *   1. a pilot of `pilot` draws (rounded up to whole MC_BLOCKs) at every point,
- *      on the point's own pilot stream (independent of its final draws, so the
- *      final CI is that of a fixed count), gives each target statistic's 95% CI
- *      half-width h_k;
- *   2. the point then gets n = max_k pilot (h_k / halfwidth_k)^2 draws, rounded
- *      up to whole blocks, within [pilot, max] (max 0: no cap), written in the
- *      CSV's draws column and every verdict row built from the point.
- * Blocks and their merge order depend on the seed alone, so n is the same for
- * any thread count and MPI ranks. The pilot's draws are not in the estimate.
- * A pilot without a CI (NaN) leaves the point at the pilot's count.
- * Off when t[0].halfwidth is 0 (a zeroed struct); targets end at the first 0. */
-enum { SWEEP_CI_MAX = 4 };
-typedef struct {
-    size_t pilot, max;    /* pilot draws per point; the cap (0: none)            */
-    struct { size_t stat; double halfwidth; } t[SWEEP_CI_MAX];   /* statistic, target */
-    /* optional: target k's half-width at point pt (0: none there, e.g. a statistic
-     * whose verdict reads one point); NULL: t[k].halfwidth at every point */
-    double (*at)(const sweep_point *pt, size_t k, double halfwidth, const void *ctx);
-} sweep_ci_target;
-
-/* n for a target half-width after a pilot whose 95% CI half-width was h (rule 2). */
-size_t sweep_ci_draws(const sweep_ci_target *t, double target, double h);
-
 typedef struct {
     sweep_draw_fn draw;
     size_t nstats;
@@ -238,9 +214,6 @@ typedef struct {
     size_t nderived;
     const table_col *derived;
     void (*derive)(double *cols, const sweep_point *pt, const stat_acc *acc, const void *ctx);
-    /* per-point draw counts for target CIs (sweep_ci_target; off when
-     * ci.t[0].halfwidth is 0 or --draws is given: then draws_of / --draws) */
-    sweep_ci_target ci;
 } sweep_def;
 #define SWEEP_DEF(draw_fn) SWEEP_DEF_AS(draw_fn, NSTAT, stat_names)
 #define SWEEP_DEF_AS(draw_fn, count, names)                                                        \
@@ -266,8 +239,8 @@ typedef struct {
  * the Monte Carlo's or the writer's error otherwise. */
 int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_result *r);
 /* The same for a list of points pts[0 .. n-1] (not a product; no option replaces them), each
- * run on the stream it carries, pts[p].stream; their draws as in sweep_run (def.ci, draws_of,
- * draws, --draws). g declares the tables' columns and sizes the work (sweep_max); r->pt is a
+ * run on the stream it carries, pts[p].stream; their draws as in sweep_run (draws_of, draws,
+ * --draws). g declares the tables' columns and sizes the work (sweep_max); r->pt is a
  * copy of pts. */
 int sweep_run_points(experiment *e, const sweep_grid *g, const sweep_point *pts, size_t n,
                      const sweep_def *def, sweep_result *r);

@@ -136,7 +136,6 @@ void *sweep_work_new(const sweep_grid *g, const sweep_def *def)
     if (!def->work_mats && !def->work_vecs && !def->work_heads) return NULL;
     sweep_point mx = {.T = sweep_max(g, AX_T), .d = sweep_max(g, AX_D), .dk = sweep_max(g, AX_DK),
                       .dv = sweep_max(g, AX_DV)};
-    if (def->work_sizes) def->work_sizes(&mx, def->ctx);
     return sweep_workset(&mx, def->work_mats, def->work_vecs, def->work_heads);
 }
 
@@ -165,9 +164,7 @@ static void *work_alloc(void *cv)
     workset **all = calloc(1 + c->npoints, sizeof *all);
     for (size_t p = 0; all && p < c->npoints; p++) {
         all[0] = (workset *)(uintptr_t)p;
-        sweep_point pt = c->pt[p];
-        if (d->work_sizes) d->work_sizes(&pt, d->ctx);
-        if (!(all[1 + p] = sweep_workset(&pt, d->work_mats, d->work_vecs, d->work_heads))) {
+        if (!(all[1 + p] = sweep_workset(&c->pt[p], d->work_mats, d->work_vecs, d->work_heads))) {
             worksets_free(all);
             return NULL;
         }

@@ -202,9 +202,6 @@ typedef struct {
      * each point when work_per_point (the draw then gets its point's) */
     const char *work_mats, *work_vecs, *work_heads;
     int work_per_point;
-    /* NULL, or a point's sizes for its workset when they are not all axes
-     * (e.g. a d_v that follows d_k): fills pt->dv etc. from ctx */
-    void (*work_sizes)(sweep_point *pt, const void *ctx);
     const char *csv;                  /* NULL: "<id>.csv"; "" writes none   */
     const char *draws_csv;            /* NULL: no per-draw CSV; else name   */
     int keep_draws;                   /* r.values holds every draw also
@@ -284,8 +281,8 @@ workset *sweep_workset(const sweep_point *pt, const char *mats, const char *vecs
                        const char *heads);
 /* The work of def for grid g as one thread of the run gets it, outside the
  * run (a figure's example, example.h): def->work_alloc(g, ctx), or def's
- * shape words sized for g's largest point (after work_sizes; one workset
- * also when work_per_point). NULL (error recorded) on failure; free it with
+ * shape words sized for g's largest point (one workset also when
+ * work_per_point). NULL (error recorded) on failure; free it with
  * sweep_work_free(def, work). */
 void *sweep_work_new(const sweep_grid *g, const sweep_def *def);
 void sweep_work_free(const sweep_def *def, void *work);

@@ -171,7 +171,8 @@ void sweep_axis_x(sweep_grid *g, const char *name, size_t n, const double *value
 void sweep_axis_cases(sweep_grid *g, const char *name, size_t n, const char *const *labels);
 /* The p-th point of the grid's product of axes (as sweep_run orders them:
  * T, d, d_k, d_v, x, case, the last fastest), p < sweep_npoints(g); its
- * draws are 0. For work buffers sized point by point. */
+ * draws are 0. For work buffers sized point by point (previous_token_head),
+ * or a run's points on other streams (random_projections' pilot). */
 size_t sweep_npoints(const sweep_grid *g);
 sweep_point sweep_grid_point(const sweep_grid *g, size_t p);
 /* The largest value of an axis over the grid (for sizing work buffers). */

@@ -162,11 +162,8 @@ static int pilot_draws(experiment *e, const sweep_grid *g, const sweep_def *def,
     if (np > SWEEP_MAX_POINTS) return ATT_OK;   /* sweep_run refuses the grid, saying so */
     sweep_point *pts = calloc(np, sizeof *pts);
     size_t *draws = *n = calloc(np, sizeof *draws);
-    if (!pts || !draws) {
-        free(pts);
-        return att_fail(ATT_ERUNTIME, "out of memory for the pilot's points");
-    }
-    for (size_t p = 0; p < np; p++) {
+    int st = pts && draws ? ATT_OK : att_fail(ATT_ERUNTIME, "out of memory for the pilot");
+    for (size_t p = 0; p < np && !st; p++) {
         pts[p] = sweep_grid_point(g, p);
         pts[p].stream ^= PILOT_SALT;
     }
@@ -174,8 +171,8 @@ static int pilot_draws(experiment *e, const sweep_grid *g, const sweep_def *def,
     pd.draws_of = NULL;
     pd.draws = PILOT;
     pd.csv = "";   /* no table */
-    sweep_result r;
-    int st = sweep_run_points(e, g, pts, np, &pd, &r);
+    sweep_result r = {0};
+    if (!st) st = sweep_run_points(e, g, pts, np, &pd, &r);
     /* h_k = half the pilot's 95% CI; n_p = max_k PILOT (h_k / target_k)^2 */
     for (size_t p = 0; p < np && !st; p++) {
         measure self = sweep_measure(&r, p, S_TSELF), diag = sweep_measure(&r, p, S_DIAG);

@@ -47,12 +47,13 @@ static void derive(double *col, const sweep_point *pt, const stat_acc *a, const 
     col[2] = (double)lowrank_dv(pt, c);
 }
 
-/* the shape words w into buf (n bytes), each size word dv as "dk" or the number dv */
-static int dv_words(char *buf, size_t n, const char *w, size_t dv)
+/* the shape words *words (NULL: none) into buf (n bytes), each size word dv as "dk" or the
+ * number dv; then *words = buf */
+static int dv_words(char *buf, size_t n, const char **words, size_t dv)
 {
     size_t k = 0;
     buf[0] = '\0';
-    for (; *w; w++) {
+    for (const char *w = *words; w && *w; w++) {
         int word = w[0] == 'd' && w[1] == 'v';   /* no other size word has a 'v' */
         int len = !word ? snprintf(buf + k, n - k, "%c", *w)
                   : dv  ? snprintf(buf + k, n - k, "%zu", dv)
@@ -62,17 +63,15 @@ static int dv_words(char *buf, size_t n, const char *w, size_t dv)
         k += (size_t)len;
         w += word;
     }
+    if (*words) *words = buf;
     return ATT_OK;
 }
 
 int lowrank_def(sweep_def *def, lowrank_ctx *c)
 {
     const char **w[3] = {&def->work_mats, &def->work_vecs, &def->work_heads};
-    for (size_t k = 0; k < 3; k++) {
-        if (!*w[k]) continue;
-        if (dv_words(c->words[k], sizeof c->words[k], *w[k], c->dv)) return ATT_ERUNTIME;
-        *w[k] = c->words[k];
-    }
+    for (size_t k = 0; k < 3; k++)
+        if (dv_words(c->words[k], sizeof c->words[k], w[k], c->dv)) return ATT_ERUNTIME;
     def->ctx = c;
     def->nderived = 3;
     def->derived = derived;

@@ -117,7 +117,7 @@ static int run(experiment *e)
     def.work_vecs = "d d d";
     def.work_heads = "T.T.d.dk.dv T.T.d.d.dv";
     def.work_per_point = 1;
-    lowrank_def(&def, &c);
+    if ((st = lowrank_def(&def, &c))) goto done;
     if ((st = sweep_run(e, &g, &def, &r))) goto done;
     if ((st = write_spectra(e, &r, &def))) goto done;
     experiment_meta(e, "rank_tol: %g (relative to sigma_max)", RANK_TOL);

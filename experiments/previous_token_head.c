@@ -216,6 +216,8 @@ static int write_example(experiment *e, const sweep_def *def)
 
 static int run(experiment *e)
 {
+    sweep_result r = {0};
+    int st = ATT_OK;
     sweep_grid g;
     sweep_grid_init(&g);
     sweep_axis(&g, AX_T, sizeof LENGTHS / sizeof LENGTHS[0], LENGTHS);
@@ -227,10 +229,8 @@ static int run(experiment *e)
     def.nderived = 3;
     def.derived = derived;
     def.derive = derive;
-    sweep_result r;
-    int st = write_example(e, &def);
-    if (!st) st = sweep_run(e, &g, &def, &r);
-    if (st) return st;
+    if ((st = write_example(e, &def))) goto done;
+    if ((st = sweep_run(e, &g, &def, &r))) goto done;
     experiment_meta(e, "example_n_vocab: %d\nexample_T: %d\nweight_target: %g", EX_VOCAB, EX_T,
              weights.target);
 
@@ -246,7 +246,6 @@ static int run(experiment *e)
         pos0 = fmax(pos0, fmax(a[S_POS0A].max, a[S_POS0O].max));
         T_max = r.pt[p].T > T_max ? r.pt[p].T : T_max;
     }
-    sweep_result_free(&r);
     stat_ci95_wilson(ok, n, &lo, &hi);
     measure frac = verdict_measure_ci(ok / n, lo, hi, (size_t)n);
 
@@ -268,7 +267,9 @@ static int run(experiment *e)
     experiment_summary(e,
                        "smallest weight on t-1: %.6f (built for %g); position 0 attends uniformly",
                        minw, weights.target);
-    return ATT_OK;
+done:
+    sweep_result_free(&r);
+    return st;
 }
 
 /* how make verify compares the statistics: Monte Carlo (SW_MC, sweep.h) but these */

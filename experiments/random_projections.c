@@ -19,6 +19,7 @@
  */
 #include "prelude.h"
 #include "excess.h"
+#include "mc.h"
 #include "selfweight.h"
 
 /* the control's two statistics last: a sweep without the control has NSTAT - 2 columns */
@@ -31,8 +32,9 @@ static const double PRECISION = 0.01;   /* asked of T E[a_ii] at every main-swee
 /* the sweeps: main, width, scale; the side sweeps' T and d_k; the CI targets' pilot */
 enum { NSWEEP = 3, SIDE_T = 16, SIDE_DK = 4, PILOT = 1024 };
 
-/* a sweep's own settings: the fresh-token control on or off, the draws per point, the last T */
-typedef struct { int control; size_t draws, last_T; } sweep_ctx;
+/* a sweep's own settings: the fresh-token control on or off, the draws per point (or, when n
+ * is not NULL, n[p] at point p: the pilot's choice), the last T */
+typedef struct { int control; size_t draws, last_T; const size_t *n; } sweep_ctx;
 
 /* one draw at (T, d, d_k, scale c): X, W_Q, W_K (and X'); S = (X W_Q)(X W_K)^T and a_ii, by
  * selfweight_draw (lib/claims/selfweight.c), which draws them and calls selfweight_projected */
@@ -64,9 +66,10 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, co
 
 /* ---- the three sweeps ---- */
 
-/* g[k] for the three sweeps (main's c = --scale); ctx[0] the main sweep's settings (control
- * as asked, --draws, the last T run), ctx[1] the side sweeps' (control on, --draws / 2, at
- * least 1) */
+/* g[k] for the three sweeps (main's c = --scale; its T, d, d_k the --T, --d, --dk lists when
+ * given: the run's grid, whose points the pilot runs); ctx[0] the main sweep's settings
+ * (control as asked, --draws, the last T run), ctx[1] the side sweeps' (control on,
+ * --draws / 2, at least 1) */
 static void sweeps_init(sweep_grid g[NSWEEP], sweep_ctx ctx[2], const opts *o,
                         const double *scale, int control)
 {
@@ -76,12 +79,13 @@ static void sweeps_init(sweep_grid g[NSWEEP], sweep_ctx ctx[2], const opts *o,
     const double SCALES[] = {sqrt(0.25), sqrt(0.5), 1.0, sqrt(2.0), 2.0, sqrt(8.0)},
                  ONE[] = {1.0};
     size_t last_T = o->T_list.n ? o->T_list.v[o->T_list.n - 1] : MAIN_T[8];
-    ctx[0] = (sweep_ctx){control, o->draws, last_T};
-    ctx[1] = (sweep_ctx){1, o->draws / 2 ? o->draws / 2 : 1, 0};
+    ctx[0] = (sweep_ctx){control, o->draws, last_T, NULL};
+    ctx[1] = (sweep_ctx){1, o->draws / 2 ? o->draws / 2 : 1, 0, NULL};
     for (int k = 0; k < NSWEEP; k++) sweep_grid_init(&g[k]);
-    sweep_axis(&g[0], AX_T, 9, MAIN_T);
-    sweep_axis(&g[0], AX_D, 1, MAIN_D);
-    sweep_axis(&g[0], AX_DK, 1, MAIN_DK);
+    const opts_list *l[3] = {&o->T_list, &o->d_list, &o->dk_list};
+    sweep_axis(&g[0], AX_T, l[0]->n ? l[0]->n : 9, l[0]->n ? l[0]->v : MAIN_T);
+    sweep_axis(&g[0], AX_D, l[1]->n ? l[1]->n : 1, l[1]->n ? l[1]->v : MAIN_D);
+    sweep_axis(&g[0], AX_DK, l[2]->n ? l[2]->n : 1, l[2]->n ? l[2]->v : MAIN_DK);
     sweep_axis_x(&g[0], "scale", 1, scale);
     sweep_axis(&g[1], AX_T, 1, ONE_T);
     sweep_axis(&g[1], AX_D, 7, WIDTH_D);
@@ -101,11 +105,11 @@ static void *work_alloc(const sweep_grid *g, const void *ctx)
     return selfweight_scratch_new(&max);
 }
 
-/* the draws per point when no CI target applies */
+/* the draws at point pt: the pilot's choice, or the sweep's count */
 static size_t draws_of(const sweep_point *pt, const void *ctx)
 {
-    (void)pt;
-    return ((const sweep_ctx *)ctx)->draws;
+    const sweep_ctx *c = ctx;
+    return c->n ? c->n[pt->index] : c->draws;
 }
 
 static const table_col sd_col[] = {SWEEP_DERIVED(0, "score_sd", NAT_COMPUTED, NULL, NULL, NULL)};
@@ -118,17 +122,8 @@ static void derive(double *col, const sweep_point *pt, const stat_acc *a, const 
     col[0] = scale * scale * sqrt((double)pt->dk);
 }
 
-/* the CI targets' half-width at pt: target 0 (T E[a_ii]) at every T, target 1
- * (E[s_ii^2] / (d_k c^4)) at the last T only (its control's point) */
-static double target_at(const sweep_point *pt, size_t k, double hw, const void *ctx)
-{
-    return k == 0 || pt->T == ((const sweep_ctx *)ctx)->last_T ? hw : 0.0;
-}
-
-/* sweep k's definition: work buffers, draws per point, settings ctx[k ? 1 : 0], CSV, score sd;
- * the main sweep's CI targets: T E[a_ii] to 0.9 x its precision bound, E[s_ii^2] / (d_k c^4)
- * to 0.004 (its window 0.0103), at most 4 --draws per point */
-static sweep_def sweep_def_of(size_t k, const sweep_ctx ctx[2], size_t draws)
+/* sweep k's definition: work buffers, draws per point, settings ctx[k ? 1 : 0], CSV, score sd */
+static sweep_def sweep_def_of(size_t k, const sweep_ctx ctx[2])
 {
     static const char *const csv[NSWEEP] = {"random_projections.csv",
                                             "random_projections_width.csv",
@@ -143,10 +138,53 @@ static sweep_def sweep_def_of(size_t k, const sweep_ctx ctx[2], size_t draws)
     def.derived = sd_col;
     def.derive = derive;
     def.nstats = ctx[k ? 1 : 0].control ? NSTAT : NSTAT - 2;
-    if (k == 0)
-        def.ci = (sweep_ci_target){PILOT, 4 * draws, {{S_TSELF, 0.9 * PRECISION}, {S_DIAG, 0.004}},
-                                   target_at};
     return def;
+}
+
+/* ---- the main sweep's draws per T: a pilot, then what the CI targets need ---- */
+
+/* the pilot's streams: each point's own, salted (never a point's own stream), so the final
+ * draws are independent of the pilot and their CI is that of a fixed count */
+static const uint64_t PILOT_SALT = 0x9110751ea5ULL;
+
+/* *n (allocated; free it): n[p] for point p of the main grid g (sweep_run's order), without
+ * --draws: a pilot of PILOT
+ * draws gives the 95% CI half-width h_k of each target: T E[a_ii] to 0.9 x its precision
+ * bound at every T, E[s_ii^2] / (d_k c^4) to 0.004 (its window 0.0103) at the last T only
+ * (its control's point); then
+ *   n_p = max_k PILOT (h_k / target_k)^2, in whole blocks, within [PILOT, 4 --draws]
+ * (stat_draws_for). Blocks and their merge order depend on the seed alone, so n_p is the same
+ * for any thread count and MPI ranks; the pilot's draws are not in the estimate. */
+static int pilot_draws(experiment *e, const sweep_grid *g, const sweep_def *def, size_t **n)
+{
+    const sweep_ctx *c = def->ctx;
+    size_t np = sweep_npoints(g);
+    if (np > SWEEP_MAX_POINTS) return ATT_OK;   /* sweep_run refuses the grid, saying so */
+    sweep_point *pts = calloc(np, sizeof *pts);
+    size_t *draws = *n = calloc(np, sizeof *draws);
+    int st = pts && draws ? ATT_OK : att_fail(ATT_ERUNTIME, "out of memory for the pilot");
+    for (size_t p = 0; p < np && !st; p++) {
+        pts[p] = sweep_grid_point(g, p);
+        pts[p].stream ^= PILOT_SALT;
+    }
+    sweep_def pd = *def;
+    pd.draws_of = NULL;
+    pd.draws = PILOT;
+    pd.csv = "";   /* no table */
+    sweep_result r = {0};
+    if (!st) st = sweep_run_points(e, g, pts, np, &pd, &r);
+    /* h_k = half the pilot's 95% CI; n_p = max_k PILOT (h_k / target_k)^2 */
+    for (size_t p = 0; p < np && !st; p++) {
+        measure self = sweep_measure(&r, p, S_TSELF), diag = sweep_measure(&r, p, S_DIAG);
+        draws[p] = stat_draws_for(PILOT, 0.5 * (self.ci_high - self.ci_low), 0.9 * PRECISION,
+                                  MC_BLOCK, 4 * c->draws);
+        size_t nd = stat_draws_for(PILOT, 0.5 * (diag.ci_high - diag.ci_low), 0.004, MC_BLOCK,
+                                   4 * c->draws);
+        if (pts[p].T == c->last_T && nd > draws[p]) draws[p] = nd;
+    }
+    sweep_result_free(&r);
+    free(pts);
+    return st;
 }
 
 /* ---- the heatmap: A (T, T) raw and projected for the same X ---- */
@@ -384,12 +422,17 @@ static int run(experiment *e)
     sweep_ctx ctx[2];
     sweeps_init(g, ctx, o, &scale, control);
     sweep_result r[NSWEEP] = {{0}};
+    size_t *n = NULL;   /* the main sweep's draws per point, from the pilot */
     int st = ATT_OK;
-    for (int k = 0; k < (main_only ? 1 : NSWEEP) && !st; k++) {   /* main, width, scale */
-        sweep_def def = sweep_def_of(k, ctx, o->draws);
-        st = sweep_run(e, &g[k], &def, &r[k]);
+    if (!o->draws_given) {   /* --draws N: exactly N per T, no pilot */
+        sweep_def def = sweep_def_of(0, ctx);
+        if ((st = pilot_draws(e, &g[0], &def, &n))) goto done;
+        ctx[0].n = n;
     }
-    if (st) goto done;
+    for (int k = 0; k < (main_only ? 1 : NSWEEP); k++) {   /* main, width, scale */
+        sweep_def def = sweep_def_of(k, ctx);
+        if ((st = sweep_run(e, &g[k], &def, &r[k]))) goto done;
+    }
     const sweep_result *m = &r[0];
     size_t d = m->pt[0].d;
     size_t dk = m->pt[0].dk;
@@ -412,6 +455,7 @@ static int run(experiment *e)
     soft_verdicts(e, sr);
 done:
     for (int k = 0; k < NSWEEP; k++) sweep_result_free(&r[k]);
+    free(n);
     return st;
 }
 

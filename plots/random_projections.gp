@@ -51,7 +51,7 @@ if (!SLIDE) {
     set label 4 "pass band [0.95, 1.05]" at hi, BAND_LO right offset -0.5,0.7 font ',9'
 }
 if (!SLIDE) {
-    # draws per T: one count, or the range the CI target chose (sweep_ci_target)
+    # draws per T: one count, or the range the CI targets chose (the pilot, random_projections.c)
     ndraws = (N_min == N_max) ? sprintf("%d draws per T", N_max) : sprintf("%d to %d draws per T", N_min, N_max)
     info = sprintf("d = %d, d_k = %d, %s, 95%% CI", meta('d'), meta('d_k'), ndraws)
     if (one) {

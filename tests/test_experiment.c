@@ -200,7 +200,6 @@ static int draw_ws(gsl_rng *rng, double *out, const sweep_point *pt, void *work,
     out[W_Z] = gsl_ran_gaussian(rng, 1.0);
     return ATT_OK;
 }
-static void sizes_dv(sweep_point *pt, const void *ctx) { (void)ctx; pt->dv = 2 * pt->T; }
 
 static int per_point;
 static int run_ws(experiment *e)
@@ -212,8 +211,7 @@ static int run_ws(experiment *e)
     sweep_axis(&g, AX_T, 3, Ts);
     sweep_axis_x(&g, "x", 3, xs);
     sweep_def def = SWEEP_DEF_AS(draw_ws, NWSTAT, wstat_names);
-    def.work_mats = "T.2", def.work_vecs = "dv", def.work_sizes = sizes_dv,
-    def.work_per_point = per_point;
+    def.work_mats = "T.2", def.work_vecs = "T", def.work_per_point = per_point;
     def.csv = "";
     sweep_result r;
     int st = sweep_run(e, &g, &def, &r);
@@ -221,7 +219,7 @@ static int run_ws(experiment *e)
     for (size_t p = 0; p < r.npoints; p++) {
         size_t T = per_point ? r.pt[p].T : 16;
         ck_assert_double_eq(sweep_acc(&r, p, W_ROWS)->min, (double)T);
-        ck_assert_double_eq(sweep_acc(&r, p, W_LEN)->max, 2.0 * (double)T);
+        ck_assert_double_eq(sweep_acc(&r, p, W_LEN)->max, (double)T);
     }
     /* merged: every draw of every point; above x0 = 0.5: the points with x = 1, 2 */
     stat_acc all = sweep_merged(&r, W_Z), above = sweep_merged_x_above(&r, W_Z, 0.5);
@@ -243,7 +241,7 @@ static int run_ws(experiment *e)
     workset *w = sweep_work_new(&g, &def);
     ck_assert_ptr_nonnull(w);
     ck_assert_uint_eq(w->m[0]->size1, 16);
-    ck_assert_uint_eq(w->v[0]->size, 32);
+    ck_assert_uint_eq(w->v[0]->size, 16);
     sweep_work_free(&def, w);
     sweep_result_free(&r);
     /* a sweep's own draw count instead of --draws */

@@ -114,14 +114,27 @@ START_TEST(test_lowrank_params)
 {
     sweep_def def = {0};
     lowrank_ctx c = {0};
-    lowrank_def(&def, &c);
+    ck_assert_int_eq(lowrank_def(&def, &c), ATT_OK);
     ck_assert_uint_eq(def.nderived, 3);
     sweep_point pt = {.T = 16, .d = 64, .dk = 4};
     double col[3];
     def.derive(col, &pt, NULL, def.ctx);
     ck_assert(col[0] == 512.0 && col[1] == 4096.0 && col[2] == 4.0);   /* 2 d d_k, d^2, d_v */
-    def.work_sizes(&pt, def.ctx);
-    ck_assert_uint_eq(pt.dv, 4);
+    /* the shape words with d_v spelt out: d_k, or --dv's number */
+    def.work_mats = "T.dv dv.d";
+    def.work_heads = "T.T.d.dk.dv";
+    ck_assert_int_eq(lowrank_def(&def, &c), ATT_OK);
+    ck_assert_str_eq(def.work_mats, "T.dk dk.d");
+    ck_assert_str_eq(def.work_heads, "T.T.d.dk.dk");
+    c.dv = 12;
+    def.work_mats = "d.dv dv.d";
+    ck_assert_int_eq(lowrank_def(&def, &c), ATT_OK);
+    ck_assert_str_eq(def.work_mats, "d.12 12.d");
+    char long_words[400];   /* words that do not fit: an error, not a cut word */
+    memset(long_words, 'd', sizeof long_words - 1);
+    long_words[sizeof long_words - 1] = '\0';
+    def.work_mats = long_words;
+    ck_assert_int_eq(lowrank_def(&def, &c), ATT_ERUNTIME);
 }
 END_TEST
 

@@ -1,4 +1,5 @@
-/* test_stats.c - running moments, merge, CI coverage, the Monte Carlo engine. */
+/* test_stats.c - running moments, merge, CI coverage, the draws for a target CI, the Monte
+ * Carlo engine. */
 #include "prop.h"
 #include "mc.h"
 #include "statistics.h"
@@ -196,6 +197,44 @@ START_TEST(test_wilson)
 }
 END_TEST
 
+/* The draws for a target CI after a pilot (stat_draws_for): n = n0 (h / target)^2 in whole
+ * blocks within [n0, cap], by hand; then, for x ~ N(0, sd^2), that the count a 512-draw pilot
+ * gives reaches the target on fresh draws (random_projections sizes its main sweep so). */
+START_TEST(test_draws_for)
+{
+    const size_t B = 256, n0 = 1024, none = OPTS_MAX_DRAWS;
+    ck_assert_uint_eq(stat_draws_for(n0, 0.01, 0.01, B, none), 1024);
+    ck_assert_uint_eq(stat_draws_for(n0, 0.02, 0.01, B, none), 4096);     /* (2)^2 x 1024 */
+    ck_assert_uint_eq(stat_draws_for(n0, 0.0101, 0.01, B, none), 1280);   /* 1044.6: a block up */
+    ck_assert_uint_eq(stat_draws_for(n0, 0.001, 0.01, B, none), 1024);    /* never below n0 */
+    ck_assert_uint_eq(stat_draws_for(n0, NAN, 0.01, B, none), 1024);      /* no CI: n0 */
+    ck_assert_uint_eq(stat_draws_for(n0, 0.02, 0.01, B, 3000), 3000);     /* the cap */
+    ck_assert_uint_eq(stat_draws_for(n0, INFINITY, 0.01, B, 3000), 3000);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    for (double sd = 1.0; sd <= 4.0; sd *= 2.0) {
+        stat_acc pilot, fin;
+        stat_init(&pilot);
+        stat_init(&fin);
+        for (size_t i = 0; i < 512; i++) stat_push(&pilot, gsl_ran_gaussian_ziggurat(rng, sd));
+        double lo, hi;
+        stat_ci95(&pilot, &lo, &hi);
+        size_t n = stat_draws_for(512, 0.5 * (hi - lo), 0.05, B, (size_t)1 << 20);
+        for (size_t i = 0; i < n; i++) stat_push(&fin, gsl_ran_gaussian_ziggurat(rng, sd));
+        stat_ci95(&fin, &lo, &hi);
+        /* n = (1.96 sd / 0.05)^2: 1537, 6147, 24586; the pilot's sd has relative sd
+         * 1/sqrt(2 x 512) = 3.1%, so n is within 4 x 6.25% = 25% (plus the round-up to a block),
+         * and the final half-width within 4 x 3.1% of the target (+ its own sd's error) */
+        double want = pow(STAT_Z95 * sd / 0.05, 2);
+        ck_assert_msg(fabs((double)n - want) < 0.25 * want + (double)B,
+                      "sd %g: %zu draws, about %.0f expected", sd, n, want);
+        ck_assert_uint_eq(n % B, 0);
+        ck_assert_msg(0.5 * (hi - lo) < 0.05 * 1.15, "sd %g: half-width %g, target 0.05", sd,
+                      0.5 * (hi - lo));
+    }
+    gsl_rng_free(rng);
+}
+END_TEST
+
 /* The median's order-statistic interval (timing.h): known cases, then for
  * every n <= 80 its coverage against GSL's binomial CDF and the choice of k
  * (the largest with coverage >= 95%; k = 1 below n = 6). */
@@ -277,5 +316,5 @@ PROP_MAIN("test_stats",
           {"core",
            120,
            {test_welford_by_hand, test_merge_equals_sequential, test_fit_line, test_wilson,
-            test_mc_deterministic_across_threads, test_mc_ci_coverage, test_mc_errors,
+            test_draws_for, test_mc_deterministic_across_threads, test_mc_ci_coverage, test_mc_errors,
             test_stream_seeds_distinct, test_timing_median_ci, test_timing_rule}})

@@ -35,8 +35,6 @@ int lowrank_grid(sweep_grid *g, lowrank_ctx *c, const experiment *e)
     return ATT_OK;
 }
 
-static void work_sizes(sweep_point *pt, const void *c) { pt->dv = lowrank_dv(pt, c); }
-
 static const table_col derived[] = {
     SWEEP_DERIVED(0, "params_factored", NAT_EXACT, NULL, NULL, NULL),
     SWEEP_DERIVED(1, "params_full", NAT_EXACT, NULL, NULL, NULL),
@@ -49,13 +47,36 @@ static void derive(double *col, const sweep_point *pt, const stat_acc *a, const 
     col[2] = (double)lowrank_dv(pt, c);
 }
 
-void lowrank_def(sweep_def *def, const lowrank_ctx *c)
+/* the shape words *words (NULL: none) into buf (n bytes), each size word dv as "dk" or the
+ * number dv; then *words = buf */
+static int dv_words(char *buf, size_t n, const char **words, size_t dv)
 {
-    def->work_sizes = work_sizes;
+    size_t k = 0;
+    buf[0] = '\0';
+    for (const char *w = *words; w && *w; w++) {
+        int word = w[0] == 'd' && w[1] == 'v';   /* no other size word has a 'v' */
+        int len = !word ? snprintf(buf + k, n - k, "%c", *w)
+                  : dv  ? snprintf(buf + k, n - k, "%zu", dv)
+                        : snprintf(buf + k, n - k, "dk");
+        if (len < 0 || (size_t)len >= n - k)
+            return att_fail(ATT_ERUNTIME, "lowrank_def: shape words longer than %zu", n - 1);
+        k += (size_t)len;
+        w += word;
+    }
+    if (*words) *words = buf;
+    return ATT_OK;
+}
+
+int lowrank_def(sweep_def *def, lowrank_ctx *c)
+{
+    const char **w[3] = {&def->work_mats, &def->work_vecs, &def->work_heads};
+    for (size_t k = 0; k < 3; k++)
+        if (dv_words(c->words[k], sizeof c->words[k], w[k], c->dv)) return ATT_ERUNTIME;
     def->ctx = c;
     def->nderived = 3;
     def->derived = derived;
     def->derive = derive;
+    return ATT_OK;
 }
 
 /* 2 eps (d_k || |W_Q| |W_K|^T ||_F + 8 d sigma_1) / sigma_1  (lowrank.h) */

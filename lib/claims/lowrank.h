@@ -9,8 +9,9 @@
 #include "experiment.h"
 #include "sweep.h"
 
-/* d_v of a point: --dv (dv), or d_k (the grid pairs them). */
-typedef struct { size_t dv; } lowrank_ctx;
+/* d_v of a point: --dv (dv), or d_k (the grid pairs them); words: the experiment's shape words
+ * with d_v spelt out (lowrank_def). */
+typedef struct { size_t dv; char words[3][256]; } lowrank_ctx;
 size_t lowrank_dv(const sweep_point *pt, const lowrank_ctx *c);
 
 /* The grid T = 16, d = 64 (--T, --d replace them) times d_k = 1, 2, 4, 8, 16,
@@ -19,10 +20,11 @@ size_t lowrank_dv(const sweep_point *pt, const lowrank_ctx *c);
  * d_v above d). */
 int lowrank_grid(sweep_grid *g, lowrank_ctx *c, const experiment *e);
 
-/* def's point sizes (d_v from c), its ctx = c, and the derived columns beside
- * every point: params_factored = 2 d d_k (W_Q and W_K), params_full = d^2
- * (a full W_QK), d_v. */
-void lowrank_def(sweep_def *def, const lowrank_ctx *c);
+/* def's shape words (work_mats, work_vecs, work_heads: set them first) with every size word dv
+ * spelt as d_v is, "dk" (d_v = d_k) or --dv's number, kept in c->words; its ctx = c; and the
+ * derived columns beside every point: params_factored = 2 d d_k (W_Q and W_K), params_full =
+ * d^2 (a full W_QK), d_v. ATT_OK, or ATT_ERUNTIME when the words do not fit. */
+int lowrank_def(sweep_def *def, lowrank_ctx *c);
 
 /* The rounding bound of the section's claim rank(W_QK) <= d_k, for one computed W_QK:
  *   sigma_{d_k+1} / sigma_1 <= 2 eps (d_k || |W_Q| |W_K|^T ||_F + 8 d sigma_1) / sigma_1.

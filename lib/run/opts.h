@@ -106,7 +106,7 @@ typedef struct {
     const char *out_dir;       /* --out (default OPTS_DEFAULT_OUT)     */
     unsigned long seed;
     size_t draws;
-    int draws_given;           /* --draws was on the command line (sweep.h: per-point counts) */
+    int draws_given;           /* --draws was on the command line (else an experiment may choose) */
     const char *rng_name;
     int quiet;
     size_t T, d, dk, dv;       /* 0 = not given; else the (first) value */

@@ -76,6 +76,16 @@ double stat_fit_line(const double *x, const double *y, size_t n, double *a, doub
     return b;
 }
 
+/* n = n0 (h / target)^2, rounded up to whole blocks, in [n0, cap] */
+size_t stat_draws_for(size_t n0, double h, double target, size_t block, size_t cap)
+{
+    double r = h / target, want = (double)n0 * r * r;
+    if (isnan(want)) return n0;
+    if (!(want < (double)cap)) return cap < n0 ? n0 : cap;
+    size_t n = (size_t)ceil(want / (double)block) * block;
+    return n < n0 ? n0 : n > cap ? cap : n;
+}
+
 /* Wilson (1927): (p + z^2/2n -+ z sqrt(p (1 - p)/n + z^2/4n^2)) / (1 + z^2/n) */
 void stat_ci95_wilson(double k, double n, double *lo, double *hi)
 {

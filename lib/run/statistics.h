@@ -41,6 +41,12 @@ void stat_ci95(const stat_acc *s, double *lo, double *hi);
  * gives [0, z^2/(n + z^2)] or [n/(n + z^2), 1]). n = 0: [0, 1]. */
 void stat_ci95_wilson(double k, double n, double *lo, double *hi);
 
+/* The draws a target 95% CI half-width needs after a pilot of n0 draws whose half-width was h:
+ * a half-width falls as 1/sqrt(n), so n = n0 (h / target)^2, rounded up to whole blocks of
+ * `block` draws, within [n0, cap]; n0 when h is NaN (no CI from the pilot: more draws cannot
+ * help). */
+size_t stat_draws_for(size_t n0, double h, double target, size_t block, size_t cap);
+
 /* Least-squares line y = a + b x; returns slope b, its standard error in *se_b
  * (may be NULL) and intercept in *a (may be NULL). n >= 3. */
 double stat_fit_line(const double *x, const double *y, size_t n,

@@ -136,7 +136,6 @@ void *sweep_work_new(const sweep_grid *g, const sweep_def *def)
     if (!def->work_mats && !def->work_vecs && !def->work_heads) return NULL;
     sweep_point mx = {.T = sweep_max(g, AX_T), .d = sweep_max(g, AX_D), .dk = sweep_max(g, AX_DK),
                       .dv = sweep_max(g, AX_DV)};
-    if (def->work_sizes) def->work_sizes(&mx, def->ctx);
     return sweep_workset(&mx, def->work_mats, def->work_vecs, def->work_heads);
 }
 
@@ -157,56 +156,6 @@ static void worksets_free(void *w)
     free(all);
 }
 
-/* ---- per-point draws for a target CI (sweep.h: sweep_ci_target) -------- */
-
-/* the pilot's stream: the point's, salted (never a point's own stream) */
-static uint64_t pilot_stream_at(const void *cv, size_t p)
-{
-    return stream_at(cv, p) ^ 0x9110751ea5ULL;
-}
-static size_t pilot_draws_at(const void *cv, size_t p)
-{
-    (void)p;
-    size_t n = ((const run_ctx *)cv)->def->ci.pilot;
-    return (n + MC_BLOCK - 1) / MC_BLOCK * MC_BLOCK;
-}
-
-/* n = pilot (h / target)^2, rounded up to whole blocks, in [pilot, max] */
-size_t sweep_ci_draws(const sweep_ci_target *t, double target, double h)
-{
-    size_t pilot = (t->pilot + MC_BLOCK - 1) / MC_BLOCK * MC_BLOCK,
-           cap = t->max ? t->max : OPTS_MAX_DRAWS;
-    double r = h / target, want = (double)pilot * r * r;
-    if (isnan(want)) return pilot; /* no CI from the pilot: more draws cannot help */
-    if (!(want < (double)cap)) return cap < pilot ? pilot : cap;
-    size_t n = (size_t)ceil(want / MC_BLOCK) * MC_BLOCK;
-    return n < pilot ? pilot : n > cap ? cap : n;
-}
-
-/* the pilot at every point of c (a copy of cfg on the pilot streams), then pt[p].draws */
-static int choose_draws(const mc_config *cfg, const run_ctx *c, sweep_point *pt, size_t npoints)
-{
-    const sweep_def *def = c->def;
-    stat_acc *acc = calloc(npoints * def->nstats, sizeof *acc);
-    if (!acc) return att_fail(ATT_ERUNTIME, "out of memory for the pilot's statistics");
-    mc_config pc = *cfg;
-    pc.point_stream = pilot_stream_at, pc.point_draws = pilot_draws_at, pc.values = NULL;
-    int st = mc_run(&pc, acc);
-    for (size_t p = 0; p < npoints && !st; p++) {
-        pt[p].draws = (def->ci.pilot + MC_BLOCK - 1) / MC_BLOCK * MC_BLOCK;
-        for (size_t k = 0; k < SWEEP_CI_MAX && def->ci.t[k].halfwidth > 0.0; k++) {
-            double hw = def->ci.at ? def->ci.at(&pt[p], k, def->ci.t[k].halfwidth, def->ctx)
-                                   : def->ci.t[k].halfwidth;
-            if (!(hw > 0.0)) continue;
-            measure m = verdict_measure_stat(&acc[p * def->nstats + def->ci.t[k].stat]);
-            size_t n = sweep_ci_draws(&def->ci, hw, 0.5 * (m.ci_high - m.ci_low));
-            if (n > pt[p].draws) pt[p].draws = n;
-        }
-    }
-    free(acc);
-    return st;
-}
-
 static void *work_alloc(void *cv)
 {
     const run_ctx *c = cv;
@@ -215,9 +164,7 @@ static void *work_alloc(void *cv)
     workset **all = calloc(1 + c->npoints, sizeof *all);
     for (size_t p = 0; all && p < c->npoints; p++) {
         all[0] = (workset *)(uintptr_t)p;
-        sweep_point pt = c->pt[p];
-        if (d->work_sizes) d->work_sizes(&pt, d->ctx);
-        if (!(all[1 + p] = sweep_workset(&pt, d->work_mats, d->work_vecs, d->work_heads))) {
+        if (!(all[1 + p] = sweep_workset(&c->pt[p], d->work_mats, d->work_vecs, d->work_heads))) {
             worksets_free(all);
             return NULL;
         }
@@ -622,10 +569,6 @@ int sweep_run_points(experiment *e, const sweep_grid *g, const sweep_point *pts,
                : def->work_per_point ? worksets_free
                                      : workset_free;
     cfg.ctx = &c;
-    if (def->ci.t[0].halfwidth > 0.0 && !e->o.draws_given) {
-        int pst = choose_draws(&cfg, &c, r->pt, total);
-        if (pst) { sweep_result_free(r); return pst; }
-    }
     if (def->draws_csv || def->keep_draws) {
         size_t nd = mc_total_draws(&cfg);
         r->values = mem_calloc(nd, def->nstats * sizeof(double), "the per-draw table");

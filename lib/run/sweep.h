@@ -171,7 +171,8 @@ void sweep_axis_x(sweep_grid *g, const char *name, size_t n, const double *value
 void sweep_axis_cases(sweep_grid *g, const char *name, size_t n, const char *const *labels);
 /* The p-th point of the grid's product of axes (as sweep_run orders them:
  * T, d, d_k, d_v, x, case, the last fastest), p < sweep_npoints(g); its
- * draws are 0. For work buffers sized point by point. */
+ * draws are 0. For work buffers sized point by point (previous_token_head),
+ * or a run's points on other streams (random_projections' pilot). */
 size_t sweep_npoints(const sweep_grid *g);
 sweep_point sweep_grid_point(const sweep_grid *g, size_t p);
 /* The largest value of an axis over the grid (for sizing work buffers). */
@@ -186,30 +187,6 @@ uint64_t sweep_stream(const sweep_point *pt);
  * an error status (the run stops and reports the first, in point and draw order). */
 typedef int (*sweep_draw_fn)(gsl_rng *rng, double *out, const sweep_point *pt, void *work,
                              const void *ctx);
-
-/* Draws per point chosen to reach the CIs its verdicts need (a run without --draws):
- *   1. a pilot of `pilot` draws (rounded up to whole MC_BLOCKs) at every point,
- *      on the point's own pilot stream (independent of its final draws, so the
- *      final CI is that of a fixed count), gives each target statistic's 95% CI
- *      half-width h_k;
- *   2. the point then gets n = max_k pilot (h_k / halfwidth_k)^2 draws, rounded
- *      up to whole blocks, within [pilot, max] (max 0: no cap), written in the
- *      CSV's draws column and every verdict row built from the point.
- * Blocks and their merge order depend on the seed alone, so n is the same for
- * any thread count and MPI ranks. The pilot's draws are not in the estimate.
- * A pilot without a CI (NaN) leaves the point at the pilot's count.
- * Off when t[0].halfwidth is 0 (a zeroed struct); targets end at the first 0. */
-enum { SWEEP_CI_MAX = 4 };
-typedef struct {
-    size_t pilot, max;    /* pilot draws per point; the cap (0: none)            */
-    struct { size_t stat; double halfwidth; } t[SWEEP_CI_MAX];   /* statistic, target */
-    /* optional: target k's half-width at point pt (0: none there, e.g. a statistic
-     * whose verdict reads one point); NULL: t[k].halfwidth at every point */
-    double (*at)(const sweep_point *pt, size_t k, double halfwidth, const void *ctx);
-} sweep_ci_target;
-
-/* n for a target half-width after a pilot whose 95% CI half-width was h (rule 2). */
-size_t sweep_ci_draws(const sweep_ci_target *t, double target, double h);
 
 typedef struct {
     sweep_draw_fn draw;
@@ -226,9 +203,6 @@ typedef struct {
      * each point when work_per_point (the draw then gets its point's) */
     const char *work_mats, *work_vecs, *work_heads;
     int work_per_point;
-    /* NULL, or a point's sizes for its workset when they are not all axes
-     * (e.g. a d_v that follows d_k): fills pt->dv etc. from ctx */
-    void (*work_sizes)(sweep_point *pt, const void *ctx);
     const char *csv;                  /* NULL: "<id>.csv"; "" writes none   */
     const char *draws_csv;            /* NULL: no per-draw CSV; else name   */
     int keep_draws;                   /* r.values holds every draw also
@@ -238,9 +212,6 @@ typedef struct {
     size_t nderived;
     const table_col *derived;
     void (*derive)(double *cols, const sweep_point *pt, const stat_acc *acc, const void *ctx);
-    /* per-point draw counts for target CIs (sweep_ci_target; off when
-     * ci.t[0].halfwidth is 0 or --draws is given: then draws_of / --draws) */
-    sweep_ci_target ci;
 } sweep_def;
 #define SWEEP_DEF(draw_fn) SWEEP_DEF_AS(draw_fn, NSTAT, stat_names)
 #define SWEEP_DEF_AS(draw_fn, count, names)                                                        \
@@ -266,8 +237,8 @@ typedef struct {
  * the Monte Carlo's or the writer's error otherwise. */
 int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_result *r);
 /* The same for a list of points pts[0 .. n-1] (not a product; no option replaces them), each
- * run on the stream it carries, pts[p].stream; their draws as in sweep_run (def.ci, draws_of,
- * draws, --draws). g declares the tables' columns and sizes the work (sweep_max); r->pt is a
+ * run on the stream it carries, pts[p].stream; their draws as in sweep_run (draws_of, draws,
+ * --draws). g declares the tables' columns and sizes the work (sweep_max); r->pt is a
  * copy of pts. */
 int sweep_run_points(experiment *e, const sweep_grid *g, const sweep_point *pts, size_t n,
                      const sweep_def *def, sweep_result *r);
@@ -311,8 +282,8 @@ workset *sweep_workset(const sweep_point *pt, const char *mats, const char *vecs
                        const char *heads);
 /* The work of def for grid g as one thread of the run gets it, outside the
  * run (a figure's example, example.h): def->work_alloc(g, ctx), or def's
- * shape words sized for g's largest point (after work_sizes; one workset
- * also when work_per_point). NULL (error recorded) on failure; free it with
+ * shape words sized for g's largest point (one workset also when
+ * work_per_point). NULL (error recorded) on failure; free it with
  * sweep_work_free(def, work). */
 void *sweep_work_new(const sweep_grid *g, const sweep_def *def);
 void sweep_work_free(const sweep_def *def, void *work);

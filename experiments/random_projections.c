@@ -313,10 +313,16 @@ static void main_verdicts(experiment *e, const sweep_result *m, double scale)
         if (here.ci_high - here.ci_low > widest.ci_high - widest.ci_low) wide = p;
     }
     for (size_t p = 0; p < m->npoints; p++) {
-        verdict_claim(e, p == worst ? "rpTMeanWorst" : "", 1.0, sweep_measure(m, p, S_TSELF),
+        measure here = sweep_measure(m, p, S_TSELF);
+        /* "about": a CI that excludes 1 says the 1/T is not exact there */
+        const char *exact = here.ci_low > 1.0 || here.ci_high < 1.0 ? "; its CI excludes 1: "
+                            "about 1/T, not exactly" : "";
+        verdict_claim(e, p == worst ? "rpTMeanWorst" : "", 1.0, here,
                   verdict_rule_ci_within(0.95, 1.05),
-                  "T times the mean self-weight at T = %zu%s (d = %zu, d_k = %zu, W ~ N(0, %g/d))",
-                  m->pt[p].T, p == worst ? ", the T farthest from 1" : "", d, dk, scale * scale);
+                  "T times the mean self-weight at T = %zu%s (d = %zu, d_k = %zu, "
+                  "W ~ N(0, %g/d))%s",
+                  m->pt[p].T, p == worst ? ", the T farthest from 1" : "", d, dk, scale * scale,
+                  exact);
         if (p == worst) experiment_headline(e);
     }
     experiment_summary_measure(e, "T x mean self-weight", sweep_measure(m, worst, S_TSELF),
@@ -439,12 +445,17 @@ static int run(experiment *e)
     /* the heatmap at the main sweep's d, d_k: T = 12, or with --T its first T up to HEAT_MAX */
     size_t heat_T = !o->T ? 12 : m->pt[0].T < HEAT_MAX ? m->pt[0].T : HEAT_MAX;
     if ((st = heatmap(e, heat_T, d, dk))) goto done;
-    experiment_meta(
-        e,
-        "main sweep: d = %zu, d_k = %zu, W ~ N(0, %g^2/d); draws per T: the draws column "
-        "(--draws %zu when given, else for 95%% CI half-widths %g of T E[a_ii] and 0.004 of "
-        "E[s_ii^2] / (d_k c^4) from a %d-draw pilot, at most %zu)",
-        d, dk, scale, o->draws, 0.9 * PRECISION, PILOT, 4 * o->draws);
+    if (o->draws_given)
+        experiment_meta(e, "main sweep: d = %zu, d_k = %zu, W ~ N(0, %g^2/d); draws per T: "
+                        "--draws %zu", d, dk, scale, o->draws);
+    else
+        experiment_meta(e, "main sweep: d = %zu, d_k = %zu, W ~ N(0, %g^2/d); draws per T: the "
+                        "draws column, chosen by a %d-draw pilot for 95%% CI half-widths %g of "
+                        "T E[a_ii] and 0.004 of E[s_ii^2] / (d_k c^4), at most %zu (the draws "
+                        "line above is the side sweeps')", d, dk, scale, PILOT, 0.9 * PRECISION,
+                        4 * o->draws);
+    experiment_meta(e, "a main-sweep draw at T >= 3: T a_ii averaged over the antithetic pair "
+                    "(W_K, -W_K), one draw of X and W; at T = 2 one plain draw");
     experiment_meta(e, "d: %zu\nd_k: %zu\nscale: %g\nheatmap_T: %zu", d, dk, scale, heat_T);
     main_verdicts(e, m, scale);
     if (main_only) goto done;

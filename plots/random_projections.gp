@@ -11,7 +11,8 @@
 # T (the full sweep, --T 8,64) draws each measured T's CI as an error bar,
 # nothing between them, coloured by that T's outcome (PASS, FAIL or
 # INCONCLUSIVE, the word beside a T that did not pass), with a key entry per
-# outcome and its count.
+# outcome and its count, and the headline (the T farthest from 1) labelled
+# with its value and 95% CI.
 # Data: random_projections.csv (main sweep; columns by name: T, draws, T_self_mean,
 # T_self_lo, T_self_hi), random_projections.meta (d, d_k).
 # size: 6.5,3.4
@@ -100,6 +101,17 @@ if (one) {
         ybot = 0.85 - 0.035 * (nkeys - 3)
         set yrange [*<ybot:1.1<*]
     }
+    # the headline: the T farthest from 1 (random_projections.c's rpTMeanWorst, the same rule on
+    # the CSV's numbers), its value and 95% CI above its bar
+    stats f using (abs(column("T_self_mean") - 1)) name "DEV" nooutput
+    iw = int(DEV_index_max)
+    stats f every ::iw::iw using "T" name "WT" nooutput
+    stats f every ::iw::iw using "T_self_mean" name "WM" nooutput
+    stats f every ::iw::iw using "T_self_lo" name "WL" nooutput
+    stats f every ::iw::iw using "T_self_hi" name "WH" nooutput
+    set label 5 sprintf(SLIDE ? "%.3f [%.3f, %.3f]" : "farthest from 1:\n%.3f [%.3f, %.3f]", \
+                        WM_min, WL_min, WH_min) at WT_min, WH_min center offset 0, (SLIDE ? 0.8 : 1.5) \
+                        font ',9' front
     set key bottom center Left reverse samplen 1.2 font ',9' width -1 maxrows nkeys
     set offsets 0, 0, 0.01, 0.01     # an error bar's end clear of the frame
     ptword(dummy) = out_at(0) == 0 ? "" : OUTWORD(out_at(0))

@@ -102,16 +102,23 @@ if (one) {
         set yrange [*<ybot:1.1<*]
     }
     # the headline: the T farthest from 1 (random_projections.c's rpTMeanWorst, the same rule on
-    # the CSV's numbers), its value and 95% CI above its bar
+    # the CSV's numbers), its value and 95% CI
     stats f using (abs(column("T_self_mean") - 1)) name "DEV" nooutput
     iw = int(DEV_index_max)
     stats f every ::iw::iw using "T" name "WT" nooutput
     stats f every ::iw::iw using "T_self_mean" name "WM" nooutput
     stats f every ::iw::iw using "T_self_lo" name "WL" nooutput
     stats f every ::iw::iw using "T_self_hi" name "WH" nooutput
-    set label 5 sprintf(SLIDE ? "%.3f [%.3f, %.3f]" : "farthest from 1:\n%.3f [%.3f, %.3f]", \
-                        WM_min, WL_min, WH_min) at WT_min, WH_min center offset 0, (SLIDE ? 0.8 : 1.5) \
-                        font ',9' front
+    # (the print figure: a second title line, clear of every label in the plot; the slide, which
+    # has no title and no words beside its points: at the top left)
+    if (SLIDE) {
+        set label 5 sprintf("farthest from 1: T = %d, %.3f", WT_min, WM_min) at graph 0.03, graph 0.9 \
+            left font ',9' front
+    } else {
+        set title sprintf("With two random projections, a token keeps only about 1/T for itself\n"\
+                          ."{/*0.8 farthest from 1: T = %d, %.3f, 95%% CI [%.3f, %.3f]}", \
+                          WT_min, WM_min, WL_min, WH_min) offset -3,0
+    }
     set key bottom center Left reverse samplen 1.2 font ',9' width -1 maxrows nkeys
     set offsets 0, 0, 0.01, 0.01     # an error bar's end clear of the frame
     ptword(dummy) = out_at(0) == 0 ? "" : OUTWORD(out_at(0))

@@ -73,14 +73,14 @@ static int run(experiment *e)
         (Tp && opts_need_for(&e->o, "--max-plain-T", max_plain_T,
                              "the plain head's T x T scores at its longest T", TpTp, over, 8)))
         return ATT_EUSAGE;
+    gsl_matrix *W[3] = {NULL, NULL, NULL};
+    anylen_case pc = {0}, tc = {0};   /* the plain and the tiled head's run at one T */
+    int st = ATT_OK;
     // one fixed set of weights for every T: W_Q, W_K (d, d_k), W_V (d, d_v) ~ N(0, 1/d)
-    gsl_matrix *W[3];
-    int rc = anylen_weights(W, D, DK, DV, e->o.seed);
+    if ((st = anylen_weights(W, D, DK, DV, e->o.seed))) goto done;
     head_params p = head_params_make(W[0], W[1], W[2]);
-    anylen_case pc = {0}, tc = {0};
-    // the plain head's buffers at its largest T first: a budget too small is refused (exit 2)
-    for (size_t k = n; k-- > 0 && !rc;)
-        if (Ts[k] <= max_plain_T) { rc = anylen_alloc(&pc, &p, e->o.seed, 1, Ts[k]); break; }
+    // the plain head's buffers at its longest T, Tp, first: a budget too small is refused (exit 2)
+    if (Tp && (st = anylen_alloc(&pc, &p, e->o.seed, 1, Tp))) goto done;
     anylen_free(&pc);
 
     // every T from the largest, once: the tiled head, and the plain one where it fits
@@ -89,20 +89,23 @@ static int run(experiment *e)
     double tiled_bytes[NT_MAX], plain_bytes[NT_MAX], med[NT_MAX], rss, base[2] = {0, 0};
     size_t nplain = 0, failed = 0;   /* lengths compared, and failed */
     double err = 0.0, tol = INFINITY, long_units = NAN, long_err = NAN;
-    for (size_t k = n; k-- > 0 && !rc;) {
+    for (size_t k = n; k-- > 0;) {
         size_t T = Ts[k];
         // flops = 2 T^2 (d_k + d_v) + 2 T d (2 d_k + d_v)
         rows[k] = (anylen_row){T, 2.0 * T * T * (DK + DV) + 2.0 * T * D * (2.0 * DK + DV), NAN, NAN,
                                NAN};
         plain_bytes[k] = NAN;
-        if (T <= max_plain_T) rc = anylen_counted(&pc, &p, e->o.seed, 1, T, &plain_bytes[k]);
-        if (!rc) rc = anylen_counted(&tc, &p, e->o.seed, 0, T, &tiled_bytes[k]);
+        if (T <= max_plain_T && (st = anylen_counted(&pc, &p, e->o.seed, 1, T, &plain_bytes[k])))
+            goto done;
+        if ((st = anylen_counted(&tc, &p, e->o.seed, 0, T, &tiled_bytes[k]))) goto done;
         // the mean of O (a checksum of the tiled run): sum_ic O_ic / (T d_v)
-        if (!rc) rows[k].output_mean = anylen_mean(tc.O);
+        rows[k].output_mean = anylen_mean(tc.O);
         // the claim at the longest T: sampled rows against the formula in long double
-        if (!rc && k == n - 1)
-            rc = anylen_row_check(&p, tc.X, tc.O, CHECK_ROWS, e->o.seed, &long_units, &long_err);
-        if (!rc && T <= max_plain_T) {
+        if (k == n - 1
+            && (st = anylen_row_check(&p, tc.X, tc.O, CHECK_ROWS, e->o.seed, &long_units,
+                                      &long_err)))
+            goto done;
+        if (T <= max_plain_T) {
             rows[k].max_abs_err = mat_max_abs_diff(tc.O, pc.O);
             rows[k].tolerance = tol_head_output(&pc.st, pc.X, W[2], p.scale);   /* tol.h */
             nplain++;
@@ -111,7 +114,8 @@ static int run(experiment *e)
             if (rows[k].max_abs_err > err || isnan(rows[k].max_abs_err)) err = rows[k].max_abs_err;
             tol = fmin(tol, rows[k].tolerance);
         }
-        anylen_free(&pc), anylen_free(&tc);
+        anylen_free(&pc);
+        anylen_free(&tc);
     }
 
     // times, one thread for both heads, each (head, T) in its own process, within
@@ -124,8 +128,8 @@ static int run(experiment *e)
     for (size_t k = 0; k < n; k++)
         if (Ts[k] < TIME_FIT_MIN_T) job[nj++] = 2 * k, job[nj++] = 2 * k + 1;
     for (size_t k = 0; k < n; k++) if (Ts[k] >= TIME_FIT_MIN_T) job[nj++] = 2 * k + 1;
-    for (int h = 0; h < 2 && !rc; h++) {
-        rc = anylen_time(&p, e->o.seed, h, 1, &rule, &m, &base[h], &cpu);
+    for (int h = 0; h < 2; h++) {
+        if ((st = anylen_time(&p, e->o.seed, h, 1, &rule, &m, &base[h], &cpu))) goto done;
         spent += cpu;
     }
     for (size_t k = 0; k < n; k++) {
@@ -133,7 +137,7 @@ static int run(experiment *e)
                                     NAN, NAN};
         med[k] = NAN;
     }
-    for (size_t j = 0; j < nj && !rc; j++) {
+    for (size_t j = 0; j < nj; j++) {
         size_t k = job[j] / 2, T = Ts[k];
         int h = (int)(job[j] % 2);
         if (T > timing_max_T || (h && T > max_plain_T)) continue;
@@ -143,7 +147,7 @@ static int run(experiment *e)
         double want = timing_cost(&rule, pass[h] * r * r);
         if (spent + want > timing_budget) { untimed++; continue; }
         timing *t = h ? &tr[k].plain : &tr[k].tiled;
-        if ((rc = anylen_time(&p, e->o.seed, h, T, &rule, t, &rss, &cpu))) break;
+        if ((st = anylen_time(&p, e->o.seed, h, T, &rule, t, &rss, &cpu))) goto done;
         spent += cpu;
         // CPU per call: a warm-up and reps x inner calls
         pass[h] = cpu / (1.0 + (double)(t->reps * t->inner)), Tlast[h] = T;
@@ -152,10 +156,8 @@ static int run(experiment *e)
         if (h) tr[k].plain_gflops = rows[k].flops / t->median / 1e9;
         else tr[k].tiled_gflops = rows[k].flops / t->median / 1e9, med[k] = t->median;
     }
-    for (int k = 0; k < 3; k++) mat_free(W[k]);
-    if (!rc) rc = anylen_write_lengths(e->o.out_dir, rows, n);
-    if (!rc) rc = anylen_write_timing(e->o.out_dir, tr, n);
-    if (rc) return rc;
+    if ((st = anylen_write_lengths(e->o.out_dir, rows, n))) goto done;
+    if ((st = anylen_write_timing(e->o.out_dir, tr, n))) goto done;
     char machine[512];
     experiment_meta(
         e,
@@ -202,7 +204,7 @@ static int run(experiment *e)
                  "checks it)");
     double sm = anylen_loglog_slope(Ts, tiled_bytes, n, FIT_MIN_T);
     double sp = anylen_loglog_slope(Ts, plain_bytes, n, 500);
-    double st = anylen_loglog_slope(Ts, med, n, TIME_FIT_MIN_T);
+    double stime = anylen_loglog_slope(Ts, med, n, TIME_FIT_MIN_T);
     if (!isnan(sm))
         verdict_claim(e, "anyLengthMemSlope", 1.0, verdict_measure_exact(sm, n),
                   verdict_rule_between(0.9, 1.1), "log-log slope of the bytes the tiled head "
@@ -222,9 +224,9 @@ static int run(experiment *e)
                  8 * (D + DK + DV + DV));
     // the row whenever the sweep reaches the slope's lengths, NaN if the CPU budget left them
     // untimed: the rows do not depend on the machine's speed
-    if (!isnan(st) || timing_max_T >= TIME_FIT_MIN_T)
+    if (!isnan(stime) || timing_max_T >= TIME_FIT_MIN_T)
         verdict_reported(e, "anyLengthTimeSlope", NAN,
-                     verdict_measure_time(st, NAN, NAN, rule.min_reps), "log-log slope of the "
+                     verdict_measure_time(stime, NAN, NAN, rule.min_reps), "log-log slope of the "
                      "tiled head's median time vs T, %zu <= T <= %zu, one thread (about 2; NaN: "
                      "fewer than 3 lengths timed within --timing-budget)", TIME_FIT_MIN_T,
                      timing_max_T);
@@ -236,7 +238,11 @@ static int run(experiment *e)
     if (!isnan(sm) && !isnan(sp))
         experiment_summary(e, "memory grows like T^%.3f (tiled) against T^%.3f (plain, its T x T "
                     "scores)", sm, sp);
-    return ATT_OK;
+done:
+    anylen_free(&pc);
+    anylen_free(&tc);
+    for (int k = 0; k < 3; k++) mat_free(W[k]);
+    return st;
 }
 
 int main(int argc, char **argv)

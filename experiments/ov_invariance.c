@@ -144,9 +144,9 @@ static int two_heads(experiment *e)
     def.work_heads = "T.T.d.dk.dv T.T.d.dk.dv";
     def.csv = "ov_invariance_heads.csv";
     invariance_def_allowed(&def, &heads_allowed_fn);
-    sweep_result r;
-    int st = sweep_run(e, &gh, &def, &r);
-    if (st) return st;
+    sweep_result r = {0};
+    int st = ATT_OK;
+    if ((st = sweep_run(e, &gh, &def, &r))) goto done;
     double C2 = heads_allowed(&r.pt[0]);
     const char *macro_y[NHEADS] = {"ovInvHeadsErr", "ovInvHeadsBiasErr"};
     const char *what[NHEADS] = {"without biases",
@@ -174,8 +174,9 @@ static int two_heads(experiment *e)
                     verdict_rule_ci_above(0.01),
                     "control: head 2 keeps b_Q untransformed (W_K b_Q not kept): mean relative "
                     "output difference");
+done:
     sweep_result_free(&r);
-    return ATT_OK;
+    return st;
 }
 
 /* ---- the run: 1. the sweep over cond(R), then 2. the two heads ---- */
@@ -186,15 +187,15 @@ static int run(experiment *e)
     if (d_k > d || d_v > d)
         return usage_error("--dk %zu, --dv %zu: the circuits have rank d_k, d_v <= d = %zu", d_k,
                          d_v, d);
+    sweep_result r = {0};
+    int st = ATT_OK;
     sweep_grid g;
-    int st = invariance_grid(&g, d_v, 0.0);
-    if (st) return st;
+    if ((st = invariance_grid(&g, d_v, 0.0))) goto done;
     sweep_def def = SWEEP_DEF(draw);
     def.work_mats = "T.d d.dk d.dk d.dv dv.d dv.dv d.dv dv.d d.d d.d T.d T.d";
     def.work_heads = "T.T.d.dk.dv T.T.d.dk.dv";
     invariance_def_allowed(&def, &allowed_fn);
-    sweep_result r;
-    if ((st = sweep_run(e, &g, &def, &r))) return st;
+    if ((st = sweep_run(e, &g, &def, &r))) goto done;
     const sweep_point *p0 = &r.pt[0];
     double C = allowed(p0), cmax = r.pt[r.npoints - 1].x;
     experiment_meta(e, "allowed_units: %g", C);
@@ -237,9 +238,12 @@ static int run(experiment *e)
     experiment_summary(e,
                        "W_OV and the output stay put: worst %.3g and %.3g cond(R) eps (allowed %g)",
                        worst[0], worst[1], C);
-    sweep_result_free(&r);
+    sweep_result_free(&r);   /* before the second sweep (done frees it on a failure) */
     /* 2. two heads, the same circuits: the same output, with and without biases */
-    return two_heads(e);
+    if ((st = two_heads(e))) goto done;
+done:
+    sweep_result_free(&r);
+    return st;
 }
 
 /* how make verify compares the statistics: Monte Carlo (SW_MC, sweep.h) but these */

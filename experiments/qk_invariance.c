@@ -76,16 +76,16 @@ static const opt_spec extra[] = {
 
 static int run(experiment *e)
 {
+    sweep_result r = {0};
+    int st = ATT_OK;
     sweep_grid g;
-    int st = invariance_grid(&g, e->o.dk ? e->o.dk : 16, cond_opt);
-    if (st) return st;
+    if ((st = invariance_grid(&g, e->o.dk ? e->o.dk : 16, cond_opt))) goto done;
     sweep_def def = SWEEP_DEF(draw);
     def.work_mats = WORK_MATS;
     def.work_heads = WORK_HEADS;
     def.work_per_point = 1;   /* each point at its sizes */
     invariance_def_allowed(&def, &allowed_fn);
-    sweep_result r;
-    if ((st = sweep_run(e, &g, &def, &r))) return st;
+    if ((st = sweep_run(e, &g, &def, &r))) goto done;
 
     /* worst cases over every draw and every point; the allowed C = 4 (d + 2 d_k) */
     stat_acc w[NSTAT];
@@ -148,8 +148,9 @@ static int run(experiment *e)
                  "mean relative change of the scores at the largest cond(R) = %g", r.pt[h].x);
     experiment_summary(e, "W_QK, scores and output stay put: worst %.3g, %.3g, %.3g cond(R) eps "
                 "(allowed %g)", worst[0], worst[1], worst[2], C);
+done:
     sweep_result_free(&r);
-    return ATT_OK;
+    return st;
 }
 
 /* how make verify compares the statistics: Monte Carlo (SW_MC, sweep.h) but these */

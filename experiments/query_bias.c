@@ -265,23 +265,24 @@ static int figure_example(experiment *e)
         COL(qex_row, score_shift), COL(qex_row, weight_zero_query)};
     gsl_rng *rng = experiment_rng(e, STREAM_EXAMPLE, 0);
     qhead *h = rng ? qhead_new(T, EX_D, EX_DK) : NULL;
-    int rc = h ? qhead_draw(rng, h, T, T, EX_D, EX_DK, 1, 1.0, 1.0) : att_alloc_status();
+    int st = ATT_OK;
+    if ((st = h ? ATT_OK : att_alloc_status())) goto done;
+    if ((st = qhead_draw(rng, h, T, T, EX_D, EX_DK, 1, 1.0, 1.0))) goto done;
     qex_row rows[T * T];
-    for (size_t i = 0; i < T && !rc; i++)
+    for (size_t i = 0; i < T; i++)
         for (size_t j = 0; j < T; j++)
             rows[i * T + j] = (qex_row){
                 i, j, tokens[i], tokens[j],
                 gsl_matrix_get(h->sb.S, i, j) - gsl_matrix_get(h->s0.S, i, j),   /* S(b_Q) - S(0) */
                 gsl_matrix_get(h->sz.A, i, j)};                                  /* A, W_Q = 0 */
-    if (!rc) rc = TABLE_WRITE(e->o.out_dir, "query_bias_example.csv", cols, rows, T * T);
-    if (!rc) {
-        gsl_vector_view a0 = gsl_matrix_row(h->sz.A, 0);
-        experiment_meta(e, "example_pref_tv: %.17g\nexample_top_weight: %.17g",
-                        preference(&a0.vector), gsl_vector_max(&a0.vector));
-    }
+    if ((st = TABLE_WRITE(e->o.out_dir, "query_bias_example.csv", cols, rows, T * T))) goto done;
+    gsl_vector_view a0 = gsl_matrix_row(h->sz.A, 0);
+    experiment_meta(e, "example_pref_tv: %.17g\nexample_top_weight: %.17g",
+                    preference(&a0.vector), gsl_vector_max(&a0.vector));
+done:
     qhead_free(h);
     if (rng) gsl_rng_free(rng);
-    return rc;
+    return st;
 }
 
 static int run(experiment *e)
@@ -295,8 +296,9 @@ static int run(experiment *e)
     def.work_free = qhead_free;
     def.draws_csv = "query_bias_draws.csv";
     sweep_result r = {0}, rp = {0};
-    int st = figure_example(e);      /* its allocations before anything is written */
-    if (st || (st = sweep_run(e, &g, &def, &r))) return st;
+    int st = ATT_OK;
+    if ((st = figure_example(e))) goto done;      /* its allocations before anything is written */
+    if ((st = sweep_run(e, &g, &def, &r))) goto done;
     if ((st = pref_run(e, &rp))) goto done;
     experiment_meta(e,
                     "heads: %zu\nmax_T: %d\nmax_d: %d\nmax_d_k: %d\nexample_T: %d\nexample_d: %d\n"

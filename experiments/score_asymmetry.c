@@ -105,6 +105,8 @@ static int run(experiment *e)
     if (e->o.T_list.n && e->o.T_list.v[0] < 2)
         return usage_error("--T %zu: the claim compares s_ij with s_ji, it needs T >= 2 tokens",
                          e->o.T);
+    sweep_result r = {0};
+    int st = ATT_OK;
     sweep_grid g;
     sweep_grid_head(&g, T, d, d_k, 0);
     sweep_def def = SWEEP_DEF(draw);
@@ -113,9 +115,8 @@ static int run(experiment *e)
     def.draws_csv = "score_asymmetry_draws.csv";
     // the sentence: raw scores X X^T and a hand-made head's scores
     sentence_result sr;
-    int st = write_sentence(e->o.out_dir, "score_asymmetry_sentence.csv", &sr);
-    sweep_result r;
-    if (st || (st = sweep_run(e, &g, &def, &r))) return st;
+    if ((st = write_sentence(e->o.out_dir, "score_asymmetry_sentence.csv", &sr))) goto done;
+    if ((st = sweep_run(e, &g, &def, &r))) goto done;
     const sweep_point c = r.pt[0];
     const stat_acc *acc = sweep_acc(&r, 0, 0);
     /* the claim: independent projections give O(1) asymmetry */
@@ -158,8 +159,9 @@ static int run(experiment *e)
                 "a(animal -> it) = %.3f / %.3g", sr.a_it_animal, sr.a_animal_it);
     experiment_summary(e, "the sentence: a(it -> animal) = %.3f, a(animal -> it) = %.3g",
                        sr.a_it_animal, sr.a_animal_it);
+done:
     sweep_result_free(&r);
-    return ATT_OK;
+    return st;
 }
 
 /* how make verify compares the statistics: Monte Carlo (SW_MC, sweep.h) but these */

@@ -219,14 +219,14 @@ static config user_config(int *given)
 static int check_config(gsl_rng *rng, check_table *table, const config *c)
 {
     shape sh[SHAPES_COUNT];
-    int rc = attention_shapes(sh, c->B, c->T_q, c->T_k, c->d, c->d_k, c->d_v);
-    if (rc) return rc;
+    int st = ATT_OK;
+    if ((st = attention_shapes(sh, c->B, c->T_q, c->T_k, c->d, c->d_k, c->d_v))) return st;
     gsl_matrix *Xq = mat_new(c->B * c->T_q, c->d);
     gsl_matrix *Xkv = c->self ? Xq : mat_new(c->B * c->T_k, c->d);
     gsl_matrix *W_Q = mat_new(c->d, c->d_k), *W_K = mat_new(c->d, c->d_k);
     gsl_matrix *W_V = mat_new(c->d, c->d_v), *Ob = mat_new(c->B * c->T_q, c->d_v);
-    head_state st = {0};
-    if (!Xq || !Xkv || !W_Q || !W_K || !W_V || !Ob) { rc = att_alloc_status(); goto done; }
+    head_state hs = {0};
+    if ((st = Xq && Xkv && W_Q && W_K && W_V && Ob ? ATT_OK : att_alloc_status())) goto done;
     mat_randn(rng, Xq, 1.0);
     if (!c->self) mat_randn(rng, Xkv, 1.0);
     double sw = 1.0 / sqrt((double)c->d);
@@ -235,33 +235,31 @@ static int check_config(gsl_rng *rng, check_table *table, const config *c)
     mat_randn(rng, W_V, sw);
     head_params p = head_params_make(W_Q, W_K, W_V);
     // (a refusal by --max-memory is recorded as ATT_EUSAGE: att_last_code)
-    if (head_state_alloc(&st, c->T_q, c->T_k, c->d, c->d_k, c->d_v)) {
-        rc = att_alloc_status();
-        goto done;
-    }
+    if ((st = head_state_alloc(&hs, c->T_q, c->T_k, c->d, c->d_k, c->d_v))) goto done;
     size_t nseq = 0;
-    for (size_t b = 0; b < c->B && !rc; b++, nseq++) {
+    for (size_t b = 0; b < c->B; b++, nseq++) {
         gsl_matrix_const_view xq = gsl_matrix_const_submatrix(Xq, b * c->T_q, 0, c->T_q, c->d);
         gsl_matrix_const_view xkv = gsl_matrix_const_submatrix(Xkv, b * c->T_k, 0, c->T_k, c->d);
-        rc = head_forward(&st, &p, &xq.matrix, &xkv.matrix);
+        if ((st = head_forward(&hs, &p, &xq.matrix, &xkv.matrix))) goto done;
     }
-    if (rc) goto done;
     gsl_matrix_const_view xq = gsl_matrix_const_submatrix(Xq, 0, 0, c->T_q, c->d);
     gsl_matrix_const_view xkv = gsl_matrix_const_submatrix(Xkv, 0, 0, c->T_k, c->d);
     for (size_t k = 0; k < SHAPES_COUNT; k++) {
         size_t got[3];
-        computed_shape(k, &st, &p, &xq.matrix, &xkv.matrix, nseq, got);
-        if (!rc) rc = check_add(table, c, "head_forward", &sh[k], got);
+        computed_shape(k, &hs, &p, &xq.matrix, &xkv.matrix, nseq, got);
+        if ((st = check_add(table, c, "head_forward", &sh[k], got))) goto done;
     }
-    if (!rc && c->self && !(rc = head_forward_batched(Ob, &p, Xq, c->B, c->T_q))) {
+    if (c->self) {
+        if ((st = head_forward_batched(Ob, &p, Xq, c->B, c->T_q))) goto done;
         size_t T = c->T_q, got[3] = {Ob->size1 % T == 0 ? Ob->size1 / T : 0, T, Ob->size2};
-        rc = check_add(table, c, "head_forward_batched", &sh[SHAPES_COUNT - 1], got);
+        if ((st = check_add(table, c, "head_forward_batched", &sh[SHAPES_COUNT - 1], got)))
+            goto done;
     }
 done:
-    head_state_free(&st);
+    head_state_free(&hs);
     if (Xkv != Xq) mat_free(Xkv);
     mat_free(Xq); mat_free(W_Q); mat_free(W_K); mat_free(W_V); mat_free(Ob);
-    return rc;
+    return st;
 }
 
 /* The same W_Q, W_K, W_V (32, 8) run on X (5, 32) and X (64, 32): the number
@@ -272,17 +270,17 @@ static int same_weights_two_T(gsl_rng *rng, size_t *failed)
     gsl_matrix *W_Q = mat_new(d, d_k), *W_K = mat_new(d, d_k), *W_V = mat_new(d, d_v);
     gsl_matrix *X5 = mat_new(5, d), *X64 = mat_new(64, d);
     gsl_matrix *O5 = mat_new(5, d_v), *O64 = mat_new(64, d_v);
-    int rc = (W_Q && W_K && W_V && X5 && X64 && O5 && O64) ? ATT_OK : att_alloc_status();
-    if (!rc) {
-        mat_randn(rng, W_Q, 0.2); mat_randn(rng, W_K, 0.2); mat_randn(rng, W_V, 0.2);
-        mat_randn(rng, X5, 1.0); mat_randn(rng, X64, 1.0);
-        head_params p = head_params_make(W_Q, W_K, W_V);
-        *failed = (head_output(O5, &p, X5, X5) != ATT_OK)
-                  + (head_output(O64, &p, X64, X64) != ATT_OK);
-    }
+    int st = ATT_OK;
+    if ((st = W_Q && W_K && W_V && X5 && X64 && O5 && O64 ? ATT_OK : att_alloc_status()))
+        goto done;
+    mat_randn(rng, W_Q, 0.2); mat_randn(rng, W_K, 0.2); mat_randn(rng, W_V, 0.2);
+    mat_randn(rng, X5, 1.0); mat_randn(rng, X64, 1.0);
+    head_params p = head_params_make(W_Q, W_K, W_V);
+    *failed = (head_output(O5, &p, X5, X5) != ATT_OK) + (head_output(O64, &p, X64, X64) != ATT_OK);
+done:
     mat_free(W_Q); mat_free(W_K); mat_free(W_V);
     mat_free(X5); mat_free(X64); mat_free(O5); mat_free(O64);
-    return rc;
+    return st;
 }
 
 
@@ -305,45 +303,50 @@ static int weights_change_with_T(size_t *differ, size_t *nT)
 {
     static const size_t Ts[] = {1, 5, 1024, 100000};
     shape ref[SHAPES_COUNT], sh[SHAPES_COUNT];
-    int rc = attention_shapes(ref, 1, 1, 1, GPT2_D, GPT2_DK, GPT2_DK);
+    int st = ATT_OK;
     *differ = 0;
     *nT = sizeof Ts / sizeof Ts[0];
-    for (size_t i = 1; i < *nT && !rc; i++) {
-        if ((rc = attention_shapes(sh, 1, Ts[i], Ts[i], GPT2_D, GPT2_DK, GPT2_DK))) break;
+    if ((st = attention_shapes(ref, 1, 1, 1, GPT2_D, GPT2_DK, GPT2_DK))) return st;
+    for (size_t i = 1; i < *nT; i++) {
+        if ((st = attention_shapes(sh, 1, Ts[i], Ts[i], GPT2_D, GPT2_DK, GPT2_DK))) return st;
         int same = 1;
         for (size_t k = 2; k <= 4; k++)      /* W_Q, W_K, W_V */
             same &= !memcmp(sh[k].dim, ref[k].dim, sizeof sh[k].dim);
         *differ += !same;
     }
-    return rc;
+    return ATT_OK;
 }
 
 static int run(experiment *e)
 {
     int given;
     config mine = user_config(&given);
-    int rc = sizes_table(e->o.out_dir, e->o.quiet, &mine);
-    if (rc) return rc;
-    gsl_rng *rng = rng_new("mt19937", e->o.seed);
-    rc = rng ? ATT_OK : att_alloc_status();
-    for (size_t i = 0; i < NCONFIG && !rc; i++) rc = check_config(rng, &table, &CONFIGS[i]);
+    gsl_rng *rng = NULL;
+    int st = ATT_OK;
+    if ((st = sizes_table(e->o.out_dir, e->o.quiet, &mine))) goto done;
     // your sizes through head_forward too, when they fit in 256 MiB
     int checked_mine = given && config_doubles(&mine) * sizeof(double) <= 256.0 * 1024 * 1024;
-    if (!rc && checked_mine) rc = check_config(rng, &table, &mine);
     if (given && !checked_mine && !e->o.quiet)
         printf("(your sizes need more than 256 MiB: not run through head_forward)\n\n");
-    size_t differ = 0, nT = 0, failed = 2;
-    if (!rc) rc = weights_change_with_T(&differ, &nT);
-    if (!rc) rc = same_weights_two_T(rng, &failed);
-    if (rng) gsl_rng_free(rng);
-    // GPT-2: the formula 3 d d_k, and the elements of the weights allocated
+    // GPT-2: the formula 3 d d_k, and the elements of the weights allocated (then freed)
     size_t count = shapes_head_projection_params(GPT2_D, GPT2_DK, GPT2_DK), allocated = 0;
     // W_Q, W_K (d, d_k) and W_V (d, d_v), d_v = d_k = 64 in GPT-2
     gsl_matrix *W[3] = {mat_new(GPT2_D, GPT2_DK), mat_new(GPT2_D, GPT2_DK),
                         mat_new(GPT2_D, GPT2_DK)};
+    int got_W = W[0] && W[1] && W[2];
     for (int k = 0; k < 3; k++) allocated += W[k] ? W[k]->size1 * W[k]->size2 : 0;
     for (int k = 0; k < 3; k++) mat_free(W[k]);
-    if (rc || (rc = check_write(e->o.out_dir, &table))) return rc;
+    if ((st = got_W ? ATT_OK : att_alloc_status())) goto done;
+    // every configuration through head_forward, on one generator
+    rng = rng_new("mt19937", e->o.seed);
+    if ((st = rng ? ATT_OK : att_alloc_status())) goto done;
+    for (size_t i = 0; i < NCONFIG; i++)
+        if ((st = check_config(rng, &table, &CONFIGS[i]))) goto done;
+    if (checked_mine && (st = check_config(rng, &table, &mine))) goto done;
+    size_t differ = 0, nT = 0, failed = 2;
+    if ((st = weights_change_with_T(&differ, &nT))) goto done;
+    if ((st = same_weights_two_T(rng, &failed))) goto done;
+    if ((st = check_write(e->o.out_dir, &table))) goto done;
 
     // what the figure draws: the first self-attention configuration's sizes
     const config *f = &CONFIGS[0];
@@ -379,7 +382,9 @@ static int run(experiment *e)
         "%zu of %zu matrices have the shape attention_shapes gives (%d configurations); "
         "a weight shape changes at %zu of %zu values of T",
         nrows - disagree, nrows, (int)NCONFIG + checked_mine, differ, nT);
-    return ATT_OK;
+done:
+    if (rng) gsl_rng_free(rng);
+    return st;
 }
 
 int main(int argc, char **argv)

@@ -124,16 +124,18 @@ static int run(experiment *e)
     /* Q (2, 2), K (4, 2), V (4, 2) -> S = s Q K^T, A = row softmax(S) (2, 4), O = A V (2, 2) */
     const tqfk_config *cfg = &cli.cfg;
     tqfk_result r;
-    int st = tqfk_config_check(cfg);
+    gsl_rng *rng = NULL;
+    int st = ATT_OK;
+    if ((st = tqfk_config_check(cfg))) goto done;
     /* the random states are checked one at a time: --draws costs time, no memory, so it is
      * bounded in time (about 1 s per million states) */
-    if (st == ATT_OK && e->o.draws > TQFK_MAX_DRAWS)
-        st = att_fail(ATT_EUSAGE, "--draws %zu: at most %d random states (about %d minutes; "
-                      "each is checked one at a time, so more only takes time)", e->o.draws,
-                      TQFK_MAX_DRAWS, TQFK_MAX_DRAWS / 60000000);
-    if (st == ATT_OK) st = tqfk_compute(&r, cfg);
-    if (st == ATT_OK) st = write_tables(e->o.out_dir, cfg, &r);
-    if (st) return st;
+    if (e->o.draws > TQFK_MAX_DRAWS
+        && (st = att_fail(ATT_EUSAGE, "--draws %zu: at most %d random states (about %d minutes; "
+                          "each is checked one at a time, so more only takes time)", e->o.draws,
+                          TQFK_MAX_DRAWS, TQFK_MAX_DRAWS / 60000000)))
+        goto done;
+    if ((st = tqfk_compute(&r, cfg))) goto done;
+    if ((st = write_tables(e->o.out_dir, cfg, &r))) goto done;
     if (!e->o.quiet) print_state(stdout, cfg, &r);
     experiment_meta(e, "scale: %.17g", cfg->scale);
 
@@ -150,20 +152,17 @@ static int run(experiment *e)
                 verdict_rule_at_most(tol_eps(4.0, TQFK_NK, ck.value_scale)),
                 "max |o_i - sum_j a_ij v_j| (o = A V by BLAS, sum by a loop)");
     /* the claim over random states: max over states of tqfk_average_units (tqfk.h) */
-    gsl_rng *rng = experiment_rng(e, STREAM_STATES, 0);
-    if (rng == NULL) return ATT_EUSAGE;
+    rng = experiment_rng(e, STREAM_STATES, 0);
+    if ((st = rng ? ATT_OK : ATT_EUSAGE)) goto done;
     double worst = 0.0;
     tqfk_config rc;
     tqfk_result rr;
-    for (size_t n = 0; n < e->o.draws && st == ATT_OK; n++) {
+    for (size_t n = 0; n < e->o.draws; n++) {
         tqfk_random_state(rng, &rc);
-        if ((st = tqfk_compute(&rr, &rc)) == ATT_OK) {
-            double u = tqfk_average_units(&rc, &rr);
-            worst = isnan(u) || isnan(worst) ? NAN : fmax(worst, u);
-        }
+        if ((st = tqfk_compute(&rr, &rc))) goto done;
+        double u = tqfk_average_units(&rc, &rr);
+        worst = isnan(u) || isnan(worst) ? NAN : fmax(worst, u);
     }
-    gsl_rng_free(rng);
-    if (st) return st;
     measure wm = verdict_measure_as(verdict_measure_exact(worst, e->o.draws), NAT_ROUNDING);
     verdict_claim(e, "tqfkQoneKoneWeight", 0.0, wm, verdict_rule_at_most(1.0),
               "each o_i is the weighted average sum_j a_ij v_j: largest |o_i - sum_j w_ij v_j| "
@@ -181,7 +180,9 @@ static int run(experiment *e)
                        ck.row_sum_err, ck.average_err);
     experiment_summary(e, "q1 gives k1 the weight %.4f, q2 gives k2 %.4f (scale %g)", r.A[0][0],
                        r.A[1][1], cfg->scale);
-    return ATT_OK;
+done:
+    if (rng) gsl_rng_free(rng);
+    return st;
 }
 
 int main(int argc, char **argv)

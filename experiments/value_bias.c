@@ -114,38 +114,40 @@ static int figure_example(const experiment *e)
     bias_vhead *w = work_alloc(NULL, NULL);
     double v[NSTAT] = {[S_TQ] = EX_T, [S_TK] = EX_T, [S_D] = EX_D, [S_DK] = EX_DK, [S_DV] = EX_DV,
                        [S_SELF] = 1, [S_SIGMA] = 1.0};
-    int rc = (rng && w) ? head_draw(rng, v, w, 1.0) : att_alloc_status();
-    if (!rc) {
-        // O[k] (T, 2), b_V (2): shift_i = ((O1 - O0)_i . b_V) / |b_V|^2
-        gsl_matrix *const *O = w->O;
-        double bx = gsl_vector_get(&w->b_V.vector, 0), by = gsl_vector_get(&w->b_V.vector, 1);
-        double bb = bx * bx + by * by;
-        vex_row rows[EX_T];
-        for (size_t i = 0; i < EX_T; i++) {
-            double sx = gsl_matrix_get(O[1], i, 0) - gsl_matrix_get(O[0], i, 0);
-            double sy = gsl_matrix_get(O[1], i, 1) - gsl_matrix_get(O[0], i, 1);
-            double dx = gsl_matrix_get(O[3], i, 0) - gsl_matrix_get(O[2], i, 0);
-            double dy = gsl_matrix_get(O[3], i, 1) - gsl_matrix_get(O[2], i, 1);
-            rows[i] = (vex_row){i, tokens[i], (sx * bx + sy * by) / bb, (dx * bx + dy * by) / bb};
-        }
-        rc = TABLE_WRITE(e->o.out_dir, "value_bias_example.csv", cols, rows, EX_T);
+    int st = ATT_OK;
+    if ((st = rng && w ? ATT_OK : att_alloc_status())) goto done;
+    if ((st = head_draw(rng, v, w, 1.0))) goto done;
+    // O[k] (T, 2), b_V (2): shift_i = ((O1 - O0)_i . b_V) / |b_V|^2
+    gsl_matrix *const *O = w->O;
+    double bx = gsl_vector_get(&w->b_V.vector, 0), by = gsl_vector_get(&w->b_V.vector, 1);
+    double bb = bx * bx + by * by;
+    vex_row rows[EX_T];
+    for (size_t i = 0; i < EX_T; i++) {
+        double sx = gsl_matrix_get(O[1], i, 0) - gsl_matrix_get(O[0], i, 0);
+        double sy = gsl_matrix_get(O[1], i, 1) - gsl_matrix_get(O[0], i, 1);
+        double dx = gsl_matrix_get(O[3], i, 0) - gsl_matrix_get(O[2], i, 0);
+        double dy = gsl_matrix_get(O[3], i, 1) - gsl_matrix_get(O[2], i, 1);
+        rows[i] = (vex_row){i, tokens[i], (sx * bx + sy * by) / bb, (dx * bx + dy * by) / bb};
     }
+    if ((st = TABLE_WRITE(e->o.out_dir, "value_bias_example.csv", cols, rows, EX_T))) goto done;
+done:
     bias_vhead_free(w);
     if (rng) gsl_rng_free(rng);
-    return rc;
+    return st;
 }
 
 static int run(experiment *e)
 {
+    sweep_result r = {0};
+    int st = ATT_OK;
     sweep_grid g;
     sweep_grid_init(&g);
     sweep_def def = SWEEP_DEF(draw);
     def.work_alloc = work_alloc;
     def.work_free = bias_vhead_free;
     def.draws_csv = "value_bias_draws.csv";
-    sweep_result r;
-    int st = figure_example(e);
-    if (st || (st = sweep_run(e, &g, &def, &r))) return st;
+    if ((st = figure_example(e))) goto done;
+    if ((st = sweep_run(e, &g, &def, &r))) goto done;
     const stat_acc *a = sweep_acc(&r, 0, 0);
     size_t n = a[S_FOLD].n;
     double fold = a[S_FOLD].max, pass = a[S_PASS].max, ctrl_min = a[S_CTRL].min;
@@ -180,8 +182,9 @@ static int run(experiment *e)
                        pass);
     experiment_summary(e, "control, sigmoid rows not summing to 1: folding error at least %.3g of "
                 "|b_V W_O| (mean %.3g), as the row-sum defect predicts", ctrl_min, ctrl_mean.value);
+done:
     sweep_result_free(&r);
-    return ATT_OK;
+    return st;
 }
 
 /* how make verify compares the statistics: Monte Carlo (SW_MC, sweep.h) but these */

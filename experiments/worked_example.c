@@ -57,14 +57,15 @@ static int mats_alloc(mats *m)
     m->W_OV = mat_new(WORKED_D, WORKED_D);
     m->A_cf = mat_new(WORKED_T, WORKED_T);
     m->O_cf = mat_new(WORKED_T, WORKED_DV);
-    int rc = ATT_OK;
-    if (!m->X || !m->W_Q || !m->W_K || !m->W_V || !m->W_O || !m->W_QK || !m->W_OV || !m->A_cf
-        || !m->O_cf
-        || (rc = head_state_alloc(&m->st, WORKED_T, WORKED_T, WORKED_D, WORKED_DK, WORKED_DV))) {
-        rc = rc ? rc : att_alloc_status();
-        mats_free(m);
-    }
-    return rc;
+    int ok = m->X && m->W_Q && m->W_K && m->W_V && m->W_O && m->W_QK && m->W_OV && m->A_cf
+             && m->O_cf;
+    int st = ATT_OK;
+    if ((st = ok ? ATT_OK : att_alloc_status())) goto done;
+    if ((st = head_state_alloc(&m->st, WORKED_T, WORKED_T, WORKED_D, WORKED_DK, WORKED_DV)))
+        goto done;
+done:
+    if (st) mats_free(m);   /* all or nothing */
+    return st;
 }
 
 static void mats_free(mats *m)
@@ -219,13 +220,13 @@ static int run_head(mats *m, double c)
 static int measure_head(experiment *e, mats *m, double c, double *sweep_err)
 {
     factor_row sweep[SWEEP_N];
-    int rc = ATT_OK;
+    int st = ATT_OK;
     // a(sat, cat) = w(c) = e^c/(e^c+2) and a(sat, the) = o(c) = 1/(e^c+2), c = 0 .. 10
     *sweep_err = 0.0;
-    for (size_t k = 0; k < SWEEP_N && !rc; k++) {
+    for (size_t k = 0; k < SWEEP_N; k++) {
         factor_row *r = &sweep[k];
         r->factor = SWEEP_MAX * (double)k / (double)(SWEEP_N - 1);
-        if ((rc = run_head(m, r->factor))) break;
+        if ((st = run_head(m, r->factor))) return st;
         worked_weights(r->factor, &r->winner_closed, &r->other_closed);
         r->winner = gsl_matrix_get(m->st.A, WORKED_SAT, WORKED_CAT);
         r->other = gsl_matrix_get(m->st.A, WORKED_SAT, WORKED_THE);
@@ -234,21 +235,22 @@ static int measure_head(experiment *e, mats *m, double c, double *sweep_err)
     }
     // the head at the requested factor, its closed form and its circuits:
     //   W_QK = W_Q W_K^T (query feature x key feature), W_OV = W_V W_O (4 x 4)
-    if (rc || (rc = run_head(m, c)) || (rc = worked_closed(m->A_cf, m->O_cf, c))
-        || (rc = worked_output_map(m->W_O)) || (rc = qkov_qk(m->W_QK, m->W_Q, m->W_K))
-        || (rc = qkov_ov(m->W_OV, m->W_V, m->W_O)))
-        return rc;
+    if ((st = run_head(m, c))) return st;
+    if ((st = worked_closed(m->A_cf, m->O_cf, c))) return st;
+    if ((st = worked_output_map(m->W_O))) return st;
+    if ((st = qkov_qk(m->W_QK, m->W_Q, m->W_K))) return st;
+    if ((st = qkov_ov(m->W_OV, m->W_V, m->W_O))) return st;
     return write_tables(e->o.out_dir, opts_verbose(&e->o), c, m, sweep, SWEEP_N);
 }
 
 static int run(experiment *e)
 {
     const double c = factor;
-    mats m;
+    mats m = {0};
     double sweep_err;
-    int rc = mats_alloc(&m);
-    if (!rc) rc = measure_head(e, &m, c, &sweep_err);
-    if (rc) goto done;
+    int st = ATT_OK;
+    if ((st = mats_alloc(&m))) goto done;
+    if ((st = measure_head(e, &m, c, &sweep_err))) goto done;
     const gsl_matrix *A = m.st.A, *O = m.st.O;
     experiment_meta(e, "factor: %.17g", c);
 
@@ -318,7 +320,7 @@ static int run(experiment *e)
         gsl_matrix_get(O, WORKED_CAT, 0), gsl_matrix_get(O, WORKED_CAT, 1));
 done:
     mats_free(&m);
-    return rc;
+    return st;
 }
 
 int main(int argc, char **argv)

@@ -14,7 +14,8 @@
  * weights <= 8), control variates of W and of the rows with known means (curve.h), T* by the
  * last crossing, delta-method CI (curve.h; its coverage, 92-98% over 400 synthetic curves with a
  * known crossing, is tested in tests/test_lscond.c). No plateau:
- * T E[a_ii] -> E_W[1/|det(I - W_K^T W_Q)|] = inf (longseq.h). Configurations (--config, --long; the CSVs' `scale` column is c):
+ * T E[a_ii] -> E_W[1/|det(I - W_K^T W_Q)|] = inf (longseq.h). Configurations (--config,
+ * --long; the CSVs' `scale` column is c):
  * section (d 64, d_k 16, c 1), soft (64, 16, c^2 1/2: the headline), narrow (64, 4, 1),
  * wide (256, 16, c^2 1/2).
  */

@@ -21,6 +21,10 @@ override ONLY := $(if $(filter command line,$(origin ONLY)),$(strip $(ONLY)),)
 ifneq ($(filter-out $(IDS),$(ONLY)),)
 $(error ONLY: unknown experiment(s) '$(filter-out $(IDS),$(ONLY))'; the IDs are: $(IDS))
 endif
+# DRAWS=N (command line): a quicker reproduce into a private OUT (never results/, whose numbers
+# are the experiments' defaults): every experiment that takes --draws runs with --draws N, the
+# others at their defaults (tests/test_reproduce_out.sh: ONLY=concentration DRAWS=200)
+override DRAWS := $(if $(filter command line,$(origin DRAWS)),$(strip $(DRAWS)),)
 # Build products; a developer may use private ones: make BUILD=build-x BIN=bin-x
 BUILD   ?= build
 BIN     ?= bin
@@ -178,7 +182,7 @@ check-all: deps ## make check with every variant, plus the slow end-to-end suite
 # Exit 1 (some verdict FAIL) is a result, not a build error.
 # Each prints one line as it finishes: its name, time and verdicts.
 $(OUT)/%.verdicts.csv: $(BIN)/% $(BUILD)/tools/csvcol | $(OUT)/figures
-	@sh tools/reproduce/run_one.sh $* $(BIN) $(OUT) $(BUILD)
+	@sh tools/reproduce/run_one.sh $* $(BIN) $(OUT) $(BUILD) $(if $(DRAWS),--draws "$(DRAWS)")
 
 # Figures: plots/<name>.gp renders into $(OUT)/figures/<name>.{pdf,svg,png} and
 # depends on its script and on the run of the claim whose registry row lists it
@@ -238,8 +242,8 @@ TIMED_VERDICTS := $(foreach id,$(filter $(TIMED),$(EXPERIMENTS)),$(OUT)/$(id).ve
 # meanwhile is never taken for the suite's. build/tools/recover (built by make all)
 # first finishes or undoes a killed run's release in the folder.
 reproduce: export ATT_WRITE_LOG = $(abspath $(OUT))/.reproduce-written
-reproduce: ## install what is missing, rerun every experiment, render every figure, write the report, handout and slides (OUT=DIR elsewhere, ONLY="ID ..." a few)
-	@ONLY="$(ONLY)" sh tools/reproduce/prune_results.sh begin "$(OUT)" "$(FORCE)"
+reproduce: ## install what is missing, rerun every experiment, render every figure, write the report, handout and slides (OUT=DIR elsewhere, ONLY="ID ..." a few, DRAWS=N fewer draws)
+	@ONLY="$(ONLY)" DRAWS="$(DRAWS)" sh tools/reproduce/prune_results.sh begin "$(OUT)" "$(FORCE)"
 	@sh tools/deps.sh
 	@$(MAKE) --no-print-directory all
 	@BUILD="$(BUILD)" sh tools/reproduce/prune_results.sh open "$(OUT)"

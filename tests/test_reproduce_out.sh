@@ -2,17 +2,18 @@
 # test_reproduce_out.sh - make reproduce never removes a file it did not write.
 # purpose: make reproduce OUT=DIR keeps your files, refuses a foreign folder, prunes only its own
 #
-# Small reproduces (ONLY="concentration", a few seconds each) into private
-# folders check issue 24's rules (tools/reproduce/prune_results.sh, Makefile reproduce):
+# Small reproduces (ONLY=concentration DRAWS=200, about 1 s of CPU each, most of it the
+# figures) into private folders check issue 24's rules (tools/reproduce/prune_results.sh,
+# Makefile reproduce):
 #   1. a non-empty folder without the suite's manifest is refused, unchanged;
 #   2. with FORCE=1, unrelated files (top level and nested, old and new
 #      timestamps, names like the suite's) survive byte for byte, and again
 #      on the next reproduce (now with a manifest, no FORCE);
 #   3. a file the previous reproduce wrote (listed in its manifest) and this
 #      one did not is removed; entries outside the folder never are;
-#   4. an exported OUT (or FORCE, ONLY) redirects nothing: make reproduce and
-#      make figures still name results/ and out/;
-#   5. ONLY with results/ is refused before anything is written;
+#   4. an exported OUT (or FORCE, ONLY, DRAWS) redirects nothing: make reproduce and
+#      make figures still name results/ and out/, with every experiment's own draws;
+#   5. ONLY or DRAWS with results/ is refused before anything is written;
 #   6. the first line of make reproduce names the folder; each experiment
 #      prints its name, time and verdicts; the last line the total;
 #   7. results/ before its first manifest (a scratch git checkout): the files
@@ -35,6 +36,9 @@ trap 'exit 130' INT TERM
 BIN=${ATT_BIN_DIR:-${BIN:-bin}}
 BUILD=${BUILD:-build}
 MK="make --no-print-directory BIN=$BIN BUILD=$BUILD"
+# the reproduces below: concentration with 200 draws (its default 4096 was a third of each
+# reproduce's CPU); the rules checked are the folder's, not the numbers'
+Q="ONLY=concentration DRAWS=200"
 npass=0 nfail=0
 pass() { npass=$((npass + 1)); echo "ok    $1"; }
 fail() { nfail=$((nfail + 1)); echo "FAIL  $1"; shift; for l in "$@"; do echo "      $l"; done; }
@@ -57,7 +61,7 @@ own_sums "$D" "$OWN" >"$T/own.before"
 
 # 1. refused: not empty, no manifest
 before=$(tree_sum "$D")
-$MK reproduce OUT="$D" ONLY=concentration >"$T/out1" 2>&1
+$MK reproduce OUT="$D" $Q >"$T/out1" 2>&1
 rc=$?
 if [ "$rc" -ne 0 ] && grep -q "refusing OUT '$D'" "$T/out1" && grep -q 'FORCE=1' "$T/out1" &&
    [ "$(tree_sum "$D")" = "$before" ] && [ ! -e "$D/.reproduce-manifest" ]; then
@@ -67,7 +71,7 @@ else
 fi
 
 # 2. FORCE=1: the user's files survive byte for byte, twice
-$MK reproduce OUT="$D" ONLY=concentration FORCE=1 >"$T/out2" 2>&1
+$MK reproduce OUT="$D" $Q FORCE=1 >"$T/out2" 2>&1
 rc=$?
 own_sums "$D" "$OWN" >"$T/own.after"
 if [ "$rc" -eq 0 ] && cmp -s "$T/own.before" "$T/own.after" && [ -f "$D/concentration.verdicts.csv" ] &&
@@ -95,7 +99,7 @@ printf 'old\n' >"$D/gone_experiment.csv"
 printf 'old\n' >"$D/figures/gone_plot.png"
 printf 'outside\n' >"$T/outside.txt"
 { echo gone_experiment.csv; echo figures/gone_plot.png; echo ../outside.txt; echo "$T/outside.txt"; } >>"$D/.reproduce-manifest"
-$MK reproduce OUT="$D" ONLY=concentration >"$T/out3" 2>&1
+$MK reproduce OUT="$D" $Q >"$T/out3" 2>&1
 rc=$?
 own_sums "$D" "$OWN" >"$T/own.after"
 if [ "$rc" -eq 0 ] && [ ! -e "$D/gone_experiment.csv" ] && [ ! -e "$D/figures/gone_plot.png" ] &&
@@ -111,14 +115,15 @@ cmp -s "$T/own.before" "$T/own.after" && pass "second reproduce (manifest, no FO
 
 # an empty folder is accepted without FORCE
 mkdir -p "$T/empty"
-$MK reproduce OUT="$T/empty" ONLY=concentration >"$T/out4" 2>&1 && [ -f "$T/empty/concentration.csv" ] &&
+$MK reproduce OUT="$T/empty" $Q >"$T/out4" 2>&1 && [ -f "$T/empty/concentration.csv" ] &&
     pass "an empty folder is accepted" || fail "reproduce into an empty folder" "$(tail -3 "$T/out4")"
 
-# 4. an exported OUT (FORCE, ONLY) redirects nothing (make -n: nothing runs)
+# 4. an exported OUT (FORCE, ONLY, DRAWS) redirects nothing (make -n: nothing runs)
 before=$(tree_sum "$D")
-OUT="$D" FORCE=1 ONLY=concentration $MK -n reproduce >"$T/out5" 2>&1
-if grep -q 'prune_results.sh begin "results" "0"' "$T/out5" && ! grep -qF "$D" "$T/out5"; then
-    pass "an exported OUT/FORCE/ONLY does not redirect make reproduce (it names results/)"
+OUT="$D" FORCE=1 ONLY=concentration DRAWS=200 $MK -n reproduce >"$T/out5" 2>&1
+if grep -q 'prune_results.sh begin "results" "0"' "$T/out5" && ! grep -qF "$D" "$T/out5" &&
+   grep -q 'run_one.sh concentration ' "$T/out5" && ! grep -q -e '--draws' -e 'DRAWS="200"' "$T/out5"; then
+    pass "an exported OUT/FORCE/ONLY/DRAWS does not redirect make reproduce (results/, default draws)"
 else
     fail "exported OUT" "$(grep prune_results "$T/out5")"
 fi
@@ -136,6 +141,18 @@ if [ "$rc" -ne 0 ] && grep -q 'private OUT' "$T/out7" && [ "$(tree_sum results)"
     pass "ONLY with results/ is refused, results/ untouched"
 else
     fail "ONLY with results/" "exit $rc" "$(cat "$T/out7")"
+fi
+$MK reproduce DRAWS=200 >"$T/out7d" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] && grep -q 'DRAWS=200 .*private OUT' "$T/out7d" && [ "$(tree_sum results)" = "$rbefore" ]; then
+    pass "DRAWS with results/ is refused, results/ untouched"
+else
+    fail "DRAWS with results/" "exit $rc" "$(cat "$T/out7d")"
+fi
+if grep -q '^command: .* --draws 200$' "$D/concentration.meta"; then
+    pass "DRAWS=200 runs the experiment with --draws 200"
+else
+    fail "DRAWS=200 and the experiment's command" "$(grep command "$D/concentration.meta")"
 fi
 $MK reproduce OUT="$T/x" ONLY=no_such_claim >"$T/out8" 2>&1
 [ $? -ne 0 ] && grep -q "unknown experiment" "$T/out8" && [ ! -e "$T/x" ] &&
@@ -180,7 +197,7 @@ fi
 # 8. files saved, touched or created while a reproduce runs are never the suite's
 D="$T/empty"                                    # a folder of one reproduce (above)
 printf 'before\n' >"$D/old_mine.txt"; touch -d 2001-01-01 "$D/old_mine.txt"
-$MK reproduce OUT="$D" ONLY=concentration >"$T/out12" 2>&1 &
+$MK reproduce OUT="$D" $Q >"$T/out12" 2>&1 &
 mk=$!
 i=0 during=0
 while [ $i -lt 600 ]; do
@@ -212,7 +229,7 @@ ln -s "$T/elsewhere" "$D/ext"; ln -s "$T/elsewhere/data.csv" "$D/link.csv"
 # and a killed program's release (its journal) in the folder: make reproduce rolls it forward first
 mkdir -p "$D/.att-run.999999999"; printf 'whole\n' >"$D/.att-run.999999999/1.recovered.csv"
 printf '0\t1\t1.recovered.csv\t-\trecovered.csv\n' >"$D/.att-run.999999999/journal"
-$MK reproduce OUT="$D" ONLY=concentration >"$T/out13" 2>&1; rc=$?
+$MK reproduce OUT="$D" $Q >"$T/out13" 2>&1; rc=$?
 # (recovered.csv is the suite's then, and as this reproduce does not write it, it is pruned at the end)
 if [ ! -e "$D/.att-run.999999999" ] && grep -q "rolled forward" "$T/out13" &&
    grep -q "removing $D/recovered.csv" "$T/out13" &&

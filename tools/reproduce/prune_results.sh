@@ -7,7 +7,8 @@
 #   prune_results.sh end DIR             after every step succeeded
 #   prune_results.sh check DIR [FORCE]   only the refusal test of `begin`
 #   prune_results.sh clear DIR           remove every file the manifest names (make verify)
-# Environment: ONLY (make reproduce ONLY="ID ..."): refused for results/;
+# Environment: ONLY (make reproduce ONLY="ID ..."), DRAWS (make reproduce DRAWS=N): refused
+# for results/;
 # BUILD (default build): where tools/reproduce/recover.c was built.
 #
 # DIR/.reproduce-manifest lists every file the last complete reproduce wrote
@@ -76,6 +77,11 @@ check() {
     if [ -n "${ONLY:-}" ] && is_results "$dir"; then
         echo "reproduce: ONLY=\"$ONLY\" is a quick reproduce of a few experiments: give it a private OUT=DIR;" >&2
         echo "reproduce: results/ always gets the whole suite (plain make reproduce)" >&2
+        exit 2
+    fi
+    if [ -n "${DRAWS:-}" ] && is_results "$dir"; then
+        echo "reproduce: DRAWS=$DRAWS is a quick reproduce with fewer draws: give it a private OUT=DIR;" >&2
+        echo "reproduce: results/ always gets every experiment's default draws (plain make reproduce)" >&2
         exit 2
     fi
     [ -d "$dir" ] || return 0

@@ -1,7 +1,9 @@
 #!/bin/sh
-# run_one.sh ID BINDIR OUTDIR BUILDDIR [--long [ARG ...]] - one experiment of make reproduce:
-# runs BINDIR/ID --out OUTDIR --quiet (with --long: BINDIR/ID --long ARG ... --out OUTDIR,
-# its progress on stderr; make reproduce-long) and prints, as it finishes, one line:
+# run_one.sh ID BINDIR OUTDIR BUILDDIR [--long [ARG ...] | --draws N] - one experiment of make
+# reproduce: runs BINDIR/ID --out OUTDIR --quiet (with --long: BINDIR/ID --long ARG ... --out
+# OUTDIR, its progress on stderr, make reproduce-long; with --draws N, make reproduce DRAWS=N:
+# BINDIR/ID --out OUTDIR --quiet --draws N when ID takes --draws, else as without) and prints,
+# as it finishes, one line:
 # its name, its wall time, its CPU time (user + system) and its verdicts, e.g.
 #   reproduce:   key_bias                  3.1 s (cpu    5.9 s)  4 PASS, 1 REPORTED
 # Exit 1 (some verdict FAIL) is a result, not an error: it exits 0 then;
@@ -9,8 +11,12 @@
 set -u
 id=$1 bin=$2 out=$3 build=$4 mode=${5:-}
 [ $# -ge 5 ] && shift 5 || shift $#
+# --draws N only to a program whose --help lists it (the others refuse the option)
+draws=""
+[ "$mode" = --draws ] && "$bin/$id" --help 2>/dev/null | grep -q -- '--draws N' && draws=${1:-}
 t0=$(date +%s%N)
-if [ "$mode" = --long ]; then "$bin/$id" --long "$@" --out "$out"; else "$bin/$id" --out "$out" --quiet; fi
+if [ "$mode" = --long ]; then "$bin/$id" --long "$@" --out "$out"
+else "$bin/$id" --out "$out" --quiet ${draws:+--draws "$draws"}; fi
 st=$?
 t1=$(date +%s%N)
 secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')

@@ -38,6 +38,19 @@ while [ $# -gt 0 ]; do
     esac
 done
 mkdir -p "$logs" || { echo "run_tests: cannot create $logs" >&2; exit 3; }
+# Suites run TEST_JOBS at a time on the machine's cores, so an OpenMP thread at a barrier often
+# waits for a peer that the other suite has preempted, and libgomp's default wait spins (some
+# 300,000 times) before it sleeps: CPU burnt for nothing (test_stats' 2000 two-thread Monte Carlo
+# runs took 1.6 to 13 CPU s beside another suite, 0.3 s with passive waits). Passive waits sleep
+# at once; the threads share the work as before, so every number is the same. An
+# OMP_WAIT_POLICY given in the environment is kept.
+OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+export OMP_WAIT_POLICY
+# The same for OpenBLAS's own threads: after each product they spin (sched_yield) some 2^28
+# cycles before they sleep; 2^4 (its least) makes them sleep at once (fused_qkv --T 128: 3.5 ->
+# 2.9 CPU s, test_experiments.sh 13.5 -> 11.8 s beside other work). Kept when set.
+OPENBLAS_THREAD_TIMEOUT=${OPENBLAS_THREAD_TIMEOUT:-4}
+export OPENBLAS_THREAD_TIMEOUT
 
 purpose_table() {
     case "$1" in

@@ -314,9 +314,10 @@ static void main_verdicts(experiment *e, const sweep_result *m, double scale)
     }
     for (size_t p = 0; p < m->npoints; p++) {
         measure here = sweep_measure(m, p, S_TSELF);
-        /* "about": a CI that excludes 1 says the 1/T is not exact there */
-        const char *exact = here.ci_low > 1.0 || here.ci_high < 1.0 ? "; its CI excludes 1: "
-                            "about 1/T, not exactly" : "";
+        /* "about": a CI inside the band that excludes 1 says the 1/T is not exact there */
+        int about = (here.ci_low > 1.0 || here.ci_high < 1.0) && here.ci_low >= 0.95 &&
+                    here.ci_high <= 1.05;
+        const char *exact = about ? "; its CI excludes 1: about 1/T, not exactly" : "";
         verdict_claim(e, p == worst ? "rpTMeanWorst" : "", 1.0, here,
                   verdict_rule_ci_within(0.95, 1.05),
                   "T times the mean self-weight at T = %zu%s (d = %zu, d_k = %zu, "

@@ -92,10 +92,21 @@ for d in p1 p2 p3; do
     done
 done
 
+# the results.json files with 0 points and a list of tests, all read by one Python (not one
+# start per file: 38 starts were 0.6 s of CPU)
+"$PY" -S -c 'import json, os, sys
+for p in sys.argv[1:]:
+    try:
+        with open(p) as f:
+            d = json.load(f)
+        if d["score"] == 0 and d["tests"]:
+            print(os.path.basename(p)[:-len(".json")])
+    except Exception:
+        pass' "$W"/*.json >"$W/zero"
 for f in tests/grade/hostile_*.py tests/grade/broken_*.py; do
-    n=$(basename "$f" .py)
+    n=${f##*/} n=${n%.py}
     st=$(cat "$W/$n.st" 2>/dev/null || echo none)
-    [ "$st" = 1 ] && json "$W/$n.json" 'd["score"] == 0 and d["tests"]' && ok ||
+    [ "$st" = 1 ] && grep -qxF "$n" "$W/zero" && ok ||
         { bad "$n: exit $st, expected 1 (a failed test) with 0 points and a results.json"; cat "$W/$n.out"; }
     [ ! -f "$W/$n.took" ] || { [ "$(cat "$W/$n.took")" -le 60 ] && ok || bad "$n: the grader took $(cat "$W/$n.took") s"; }
     cmp -s "$W/h/$n.py" "$W/orig/$n.py" && ok || bad "$n: the submission's own file changed"

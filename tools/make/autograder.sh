@@ -35,8 +35,9 @@ for m in $(echo "$members" | tr ' ' '\n' | sort -u); do
     [ -n "$c" ] || { echo "autograder: no source for library member $m.o" >&2; exit 1; }
     echo "$c" >>"$stage/src/lib.list"
 done
-while read -r c; do mkdir -p "$stage/src/$(dirname "$c")" && cp "$c" "$stage/src/$c"; done <"$stage/src/lib.list"
-for h in lib/*/*.h tools/lib/*.h; do mkdir -p "$stage/src/$(dirname "$h")" && cp "$h" "$stage/src/$h"; done
+# (one cp for all: GNU cp --parents makes each file's folders; a cp per file was 0.25 s of CPU)
+# shellcheck disable=SC2046
+cp --parents $(cat "$stage/src/lib.list") lib/*/*.h tools/lib/*.h "$stage/src/"
 cp "$BUILD/registry.inc" "$stage/src/gen/"
 cp experiments/shapes.c "$stage/src/experiments/"
 cp tools/attention.c "$stage/src/tools/"

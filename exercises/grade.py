@@ -518,11 +518,28 @@ def bwrap_help():
 SANDBOX_PROC = [True]     # does the sandbox get a /proc? (sandbox_problem decides)
 
 
+def sandbox_key(python, proc):
+    """What $ATT_GRADE_SANDBOX_OK holds once this bwrap ran this interpreter in its sandbox,
+    with a /proc (proc) or without: 'BWRAP PYTHON proc|noproc' (bwrap by its real path)."""
+    exe = os.environ.get("ATT_GRADE_BWRAP") or shutil.which("bwrap") or ""
+    return "%s %s %s" % (os.path.realpath(exe), python, "proc" if proc else "noproc")
+
+
 def sandbox_problem(python, pydirs):
     """None if a bubblewrap sandbox runs the interpreter with NumPy here, else why not.
 
-    Tried with a /proc of its own first, then without one."""
+    Tried with a /proc of its own first, then without one. A run that starts many graders
+    (the test suites) may try it once and pass sandbox_key's line as $ATT_GRADE_SANDBOX_OK:
+    when it names this bwrap and interpreter, the trial run is skipped (its checks without a
+    run are not). A wrong line cannot give a point: every file still runs in the sandbox,
+    which then fails to start (0 points, the reason in each test)."""
     SANDBOX_PROC[0] = True
+    known = os.environ.get("ATT_GRADE_SANDBOX_OK")
+    for proc in (True, False):
+        if known == sandbox_key(python, proc):
+            why = sandbox_try(python, pydirs, run=False)
+            SANDBOX_PROC[0] = proc if why is None else True
+            return why
     why = sandbox_try(python, pydirs)
     if why is not None and "proc" in why:
         SANDBOX_PROC[0] = False
@@ -532,8 +549,9 @@ def sandbox_problem(python, pydirs):
     return why
 
 
-def sandbox_try(python, pydirs):
-    """None if the sandbox, as SANDBOX_PROC says, runs a one-line function, else why not."""
+def sandbox_try(python, pydirs, run=True):
+    """None if the sandbox, as SANDBOX_PROC says, runs a one-line function, else why not
+    (run=False: only the checks before that run)."""
     exe = os.environ.get("ATT_GRADE_BWRAP") or shutil.which("bwrap")
     if not exe or not os.access(exe, os.X_OK):
         return "bubblewrap (bwrap) is not installed"
@@ -542,6 +560,8 @@ def sandbox_try(python, pydirs):
         if r == d or r.startswith(d.rstrip("/") + "/"):
             return ("the interpreter %s lives in %s, which holds this repository (its solutions): "
                     "the sandbox would show them; use a Python outside it (ATT_PYTHON)" % (python, d))
+    if not run:
+        return None
     fd, path = tempfile.mkstemp(suffix=".py", prefix="grade-probe-")
     try:
         os.write(fd, b"def f():\n    return 1\n")

@@ -43,10 +43,8 @@ bad() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL  $*"; }
 # the grader and the JSON checks need only the standard library: -S skips site-packages' .pth
 # files at each start (a pyenv Python here: 46 against 16 ms of CPU for a JSON check)
 G() { "$PY" -S exercises/grade.py "$@" --bin "$BIN"; }
-# the interpreter with NumPy, found once (the grader would look for it every run)
-ATT_PYTHON=$("$PY" -S -c 'import sys; sys.path.insert(0, "exercises"); import grade; print(grade.find_python()[0])') ||
-    { echo "test_grade: no Python with NumPy (apt-get install python3-numpy)" >&2; exit 1; }
-export ATT_PYTHON
+# the interpreter with NumPy and the sandbox, found once (each grader run would look again)
+GRADE_SUITE=test_grade . tests/grade_env.sh
 # a secret in the grader's environment: no submission may read it
 export ATT_GRADE_TEST_SECRET=s3cr3t-$$
 

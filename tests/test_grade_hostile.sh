@@ -48,7 +48,7 @@ FILL="-e s|@VICTIM@|$W/victim.txt|g -e s|@ESCAPE@|$W/escape.txt|g -e s|@ESCDIR@|
 git status --porcelain --untracked-files=all >"$W/git-before" 2>/dev/null
 # the files that end by a timeout or the budget are graded one per grader run (each is timed);
 # the others (--test fused.single --timeout 30) as folders of submissions, three folders, so
-# that the grader starts (and tries its sandbox) three times rather than once per file; the
+# that the grader starts three times rather than once per file; the
 # runs go three at a time. A loop gets LOOP_T s: long enough for NumPy's import in the
 # sandbox on a loaded machine (about 0.15 s idle), short because it spins for all of it.
 LOOP_T=1.5

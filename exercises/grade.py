@@ -195,7 +195,20 @@ os._exit(0)
 
 
 def find_python():
-    """The first interpreter that imports numpy: (path, numpy version, the folders it reads)."""
+    """The first interpreter that imports numpy: (path, numpy version, the folders it reads).
+
+    $ATT_PYTHON_FOUND, this function's answer as JSON for the interpreter $ATT_PYTHON names
+    (the test suites find it once for a dozen grader runs), is taken without the trial
+    import; the folders it names are bound read-only into the sandbox, as that
+    interpreter's own would be (so it is the grader's operator's, as $ATT_PYTHON is)."""
+    try:
+        exe, ver, dirs = json.loads(os.environ.get("ATT_PYTHON_FOUND") or "null")
+        if exe == os.path.realpath(os.environ.get("ATT_PYTHON") or "/") and \
+                os.access(exe, os.X_OK) and isinstance(ver, str) and \
+                all(isinstance(d, str) and d.startswith("/") for d in dirs):
+            return exe, ver, sorted(dirs)
+    except (ValueError, TypeError):
+        pass
     cands = [os.environ.get("ATT_PYTHON"), sys.executable, "/usr/bin/python3",
              shutil.which("python3")]
     seen = set()

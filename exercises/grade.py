@@ -22,6 +22,9 @@ refuses a file unless --trusted says it is the grader's own user's file.
 This program needs no NumPy itself; the child needs an interpreter that has
 it: $ATT_PYTHON, then this interpreter, then /usr/bin/python3, then python3
 on PATH, the first that imports numpy (the table's header names it).
+A run of many graders may find these once: $ATT_PYTHON_FOUND and
+$ATT_GRADE_SANDBOX_OK (tests/grade_env.sh) skip the trial import and the
+trial sandbox of each run.
 
 Exit status: 0 every test passed, 1 some test failed, 2 bad usage (no such
 file, unknown test), 3 the grader itself failed (bin/ not built, a C tool

@@ -9,7 +9,7 @@
 #                        another bwrap (ATT_GRADE_BWRAP) tries its own. Empty when the sandbox
 #                        fails here: each run then tries, and says why.
 #   GRADE_SUITE=test_grade . tests/grade_env.sh
-found=$(ATT_GRADE_SANDBOX_OK= ATT_PYTHON_FOUND= "$PY" -S -c 'import json, sys
+found=$(ATT_GRADE_SANDBOX_OK='' ATT_PYTHON_FOUND='' "$PY" -S -c 'import json, sys
 sys.path.insert(0, "exercises")
 import grade
 python, version, dirs = grade.find_python()

@@ -26,7 +26,8 @@
 #                                                 every code file:function exists
 # Exit 0, 1 when check finds a problem, 2 on bad usage or input.
 set -u
-root=$(dirname "$0")/../..
+# (the folder of this script without a dirname process: the Makefile runs it four times a parse)
+case "$0" in */*) root=${0%/*}/../.. ;; *) root=../.. ;; esac
 REG=${REGISTRY:-$root/experiments/registry.tsv}
 [ -r "$REG" ] || { echo "registry.sh: cannot read $REG" >&2; exit 2; }
 

@@ -166,12 +166,25 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *vw, cons
  * + round(10^6 c): n = mult x --draws draws, or in the long run --draws when given, else
  * long_draws, every draw kept in r->values (n, NSTAT). Progress on stderr (one line) unless
  * --quiet; a meta line config<ci>. sweep_result_free frees r (also after a failure). */
+/* configuration cf's draws, and its Monte Carlo's definition with n of them */
+static size_t config_draws(const experiment *e, const config *cf)
+{
+    if (long_run) return e->o.draws_given ? e->o.draws : cf->long_draws;
+    return e->o.draws * cf->mult;
+}
+static sweep_def config_def(const ctx *c, size_t n)
+{
+    sweep_def def = {.draw = draw, .nstats = NSTAT, .ctx = c, .draws = n, .csv = "",
+                     .keep_draws = 1};   /* no table: its own, from the kept draws */
+    def.work_alloc = work_alloc, def.work_free = longseq_work_delete;
+    return def;
+}
+
 static int config_run(experiment *e, size_t ci, const config *cf, const ctx *c, sweep_result *r)
 {
     experiment_meta(e, "config%zu: %s, d = %zu, d_k = %zu, c = %.17g%s", ci, cf->name, cf->d,
                     cf->d_k, cf->c, long_run ? " (long run)" : "");
-    size_t n = e->o.draws * cf->mult;
-    if (long_run) n = e->o.draws_given ? e->o.draws : cf->long_draws;
+    size_t n = config_draws(e, cf);
     if (!e->o.quiet)   /* progress, one line per configuration (the counter: on a terminal) */
         fprintf(stderr, "long_sequences: %s (d = %zu, d_k = %zu, c = %.4g): %zu draws\n", cf->name,
                 cf->d, cf->d_k, cf->c, n);
@@ -180,9 +193,7 @@ static int config_run(experiment *e, size_t ci, const config *cf, const ctx *c, 
     sweep_axis_x(&g, "scale", 1, &cf->c);
     const sweep_point pt = {.d = cf->d, .dk = cf->d_k, .x = cf->c,
         .stream = (uint64_t)cf->d * 1000003u + cf->d_k * 1009u + (uint64_t)llround(cf->c * 1e6)};
-    sweep_def def = {.draw = draw, .nstats = NSTAT, .ctx = c, .draws = n, .csv = "",
-                     .keep_draws = 1};   /* no table: its own, from the kept draws */
-    def.work_alloc = work_alloc, def.work_free = longseq_work_delete;
+    sweep_def def = config_def(c, n);
     return sweep_run_points(e, &g, &pt, 1, &def, r);
 }
 
@@ -352,6 +363,12 @@ static int run(experiment *e)
     unsigned want = 0;
     int st = ATT_OK;
     if ((st = select_configs(e->o.draws, e->o.d, e->o.dk, &want))) return st;
+    /* a --draws too large for the memory budget is refused before the table's 0.6 s */
+    for (size_t i = 0; i < NCONFIG; i++) {
+        ctx c = {.cf = &CONFIGS[i]};
+        sweep_def def = config_def(&c, config_draws(e, &CONFIGS[i]));
+        if (want >> i & 1u && (st = sweep_draws_fit(e, &def, def.draws))) return st;
+    }
     longseq_cond_table tab = {0};
     curve_row rows[NCONFIG * NT];
     longseq_tail_row tails[NCONFIG * LONGSEQ_TAIL_NEPS];

@@ -15,7 +15,8 @@
  *          --scale --control run it alone)
  *   width  T = 16, d_k = 4, d = 4 .. 256, c = 1, with the control (_width.csv)
  *   scale  T = 16, d_k = 4, d = 16, 64, c^2 = 1/4 .. 8, with the control (_scale.csv)
- * Two tables: the heatmap of one draw (_A.csv) and the soft-softmax law (_soft.csv).
+ * Two tables: the heatmap of one draw (_A.csv) and the soft-softmax law (_soft.csv; its draws per
+ * row chosen by a pilot, or max(--draws, 2000) when --draws is given).
  */
 #include "prelude.h"
 #include "excess.h"
@@ -259,7 +260,9 @@ static double soft_target(double sd) { return fmin(SOFT_HW, SOFT_DEP_HW * sd * s
  * the excess's CI mapped through these increasing maps. Draws: a pilot of SOFT_PILOT on
  * stream (STREAM_SOFT, 16 + k) gives the ratio's half-width h0, then
  *   n = SOFT_PILOT (h0 / target)^2 x 1.5 (a margin for h0's own error), within
- *   [SOFT_PILOT, SOFT_MAX], on stream (STREAM_SOFT, k). */
+ *   [SOFT_PILOT, SOFT_MAX], on stream (STREAM_SOFT, k);
+ * with --draws N: n = max(N, SOFT_PILOT), no pilot (a CI from fewer draws would rest on too
+ * rough a standard error), so that a quick run is quick and a long one as long as asked. */
 enum { STREAM_SOFT = 0x50F7 };   /* the soft-law table's stream, outside the sweep */
 static int soft_law(const experiment *e, soft_row sr[SOFT_N])
 {
@@ -271,14 +274,17 @@ static int soft_law(const experiment *e, soft_row sr[SOFT_N])
         double scale = sqrt(SOFT_SD[k] / sqrt((double)SOFT_DK));   /* sd = c^2 sqrt(d_k) */
         double sd_sq = SOFT_SD[k] * SOFT_SD[k];
         double law = excess_law(SOFT_T, SOFT_D, SOFT_DK, scale);
-        experiment_rng_set(e, rng, STREAM_SOFT, 16 + k);   /* the pilot */
-        st = excess_estimate(rng, SOFT_T, SOFT_D, SOFT_DK, scale, SOFT_PILOT, 0.0, &yh, &se);
-        if (st) break;
-        double h0 = STAT_Z95 * se / law;   /* the pilot's ratio half-width */
-        double want = SOFT_PILOT * pow(h0 / soft_target(SOFT_SD[k]), 2) * 1.5;
-        size_t n = SOFT_PILOT;
-        if (isfinite(want) && want > SOFT_PILOT)
-            n = want < SOFT_MAX ? (size_t)ceil(want) : SOFT_MAX;
+        size_t n = e->o.draws > SOFT_PILOT ? e->o.draws : SOFT_PILOT;
+        if (!e->o.draws_given) {
+            experiment_rng_set(e, rng, STREAM_SOFT, 16 + k);   /* the pilot */
+            st = excess_estimate(rng, SOFT_T, SOFT_D, SOFT_DK, scale, SOFT_PILOT, 0.0, &yh, &se);
+            if (st) break;
+            double h0 = STAT_Z95 * se / law;   /* the pilot's ratio half-width */
+            double want = SOFT_PILOT * pow(h0 / soft_target(SOFT_SD[k]), 2) * 1.5;
+            n = SOFT_PILOT;
+            if (isfinite(want) && want > SOFT_PILOT)
+                n = want < SOFT_MAX ? (size_t)ceil(want) : SOFT_MAX;
+        }
         experiment_rng_set(e, rng, STREAM_SOFT, k);
         if ((st = excess_estimate(rng, SOFT_T, SOFT_D, SOFT_DK, scale, n, 0.0, &yh, &se))) break;
         double half = STAT_Z95 * se;   /* the excess's 95% half-width */
@@ -413,7 +419,8 @@ static const opt_spec options[] = {
     {"draws", OPT_SIZE, NULL, NULL,
      "per T, the draws the CI targets need after a 1024-draw pilot,\n"
      "                     at most 4 x 24576 = 98304 (the CSV's draws column); the width and\n"
-     "                     scale sweeps 12288; --draws N: N per T (N/2 in the other sweeps)"},
+     "                     scale sweeps 12288; --draws N: N per T (N/2 in the other sweeps,\n"
+     "                     max(N, 2000) per row of the soft-law table)"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static int run(experiment *e)

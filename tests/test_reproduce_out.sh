@@ -10,7 +10,8 @@
 #      timestamps, names like the suite's) survive byte for byte, and again
 #      on the next reproduce (now with a manifest, no FORCE);
 #   3. a file the previous reproduce wrote (listed in its manifest) and this
-#      one did not is removed; entries outside the folder never are;
+#      one did not is removed; entries outside the folder never are (checked in
+#      step 9's reproduce: one reproduce fewer, each about 1 s of CPU);
 #   4. an exported OUT (or FORCE, ONLY, DRAWS) redirects nothing: make reproduce and
 #      make figures still name results/ and out/, with every experiment's own draws;
 #   5. ONLY or DRAWS with results/ is refused before anything is written;
@@ -94,25 +95,6 @@ grep -qE '^reproduce: +concentration +[0-9]+\.[0-9] s +(\(cpu +[0-9]+\.[0-9] s\)
 grep -qE "^reproduce: done in [0-9]+ s: [0-9]+ files in $D" "$T/out2" && pass "progress: the total at the end" ||
     fail "the total line" "$(tail -2 "$T/out2")"
 
-# 3. a stale entry of the previous manifest is removed; the user's files stay
-printf 'old\n' >"$D/gone_experiment.csv"
-printf 'old\n' >"$D/figures/gone_plot.png"
-printf 'outside\n' >"$T/outside.txt"
-{ echo gone_experiment.csv; echo figures/gone_plot.png; echo ../outside.txt; echo "$T/outside.txt"; } >>"$D/.reproduce-manifest"
-$MK reproduce OUT="$D" $Q >"$T/out3" 2>&1
-rc=$?
-own_sums "$D" "$OWN" >"$T/own.after"
-if [ "$rc" -eq 0 ] && [ ! -e "$D/gone_experiment.csv" ] && [ ! -e "$D/figures/gone_plot.png" ] &&
-   grep -q "removing $D/gone_experiment.csv" "$T/out3"; then
-    pass "files of the previous manifest that this run did not write are removed"
-else
-    fail "pruning of the previous manifest's stale files" "exit $rc" "$(tail -5 "$T/out3")"
-fi
-[ -f "$T/outside.txt" ] && pass "manifest entries outside the folder are never removed" ||
-    fail "a manifest entry outside the folder was removed"
-cmp -s "$T/own.before" "$T/own.after" && pass "second reproduce (manifest, no FORCE): unrelated files byte-identical" ||
-    fail "second reproduce changed the user's files" "$(diff "$T/own.before" "$T/own.after")"
-
 # an empty folder is accepted without FORCE
 mkdir -p "$T/empty"
 $MK reproduce OUT="$T/empty" $Q >"$T/out4" 2>&1 && [ -f "$T/empty/concentration.csv" ] &&
@@ -194,8 +176,8 @@ if [ -d "$C/.git" ]; then
     fi
 fi
 
-# 8. files saved, touched or created while a reproduce runs are never the suite's
-D="$T/empty"                                    # a folder of one reproduce (above)
+# 8. files saved, touched or created while a reproduce runs are never the suite's (in the
+# lecture folder of step 2: its second reproduce, with a manifest and no FORCE)
 printf 'before\n' >"$D/old_mine.txt"; touch -d 2001-01-01 "$D/old_mine.txt"
 $MK reproduce OUT="$D" $Q >"$T/out12" 2>&1 &
 mk=$!
@@ -219,6 +201,9 @@ if [ "$during" = 1 ] && [ "$rc" -eq 0 ] &&
 else
     fail "files touched during a reproduce" "during $during, exit $rc" "$(grep -e old_mine -e thesis -e notes -e sketch "$D/.reproduce-manifest")"
 fi
+own_sums "$D" "$OWN" >"$T/own.after"
+cmp -s "$T/own.before" "$T/own.after" && pass "second reproduce (manifest, no FORCE): unrelated files byte-identical" ||
+    fail "second reproduce changed the user's files" "$(diff "$T/own.before" "$T/own.after")"
 # 9. (in the same next reproduce) entries through symlinks: never followed out of the folder
 mkdir -p "$T/elsewhere"
 printf 'my thesis\n' >"$T/elsewhere/thesis.tex"; printf 'data\n' >"$T/elsewhere/data.csv"
@@ -226,10 +211,27 @@ ln -s "$T/elsewhere" "$D/ext"; ln -s "$T/elsewhere/data.csv" "$D/link.csv"
 # the worst case: entries that carry the outside files' own inode and size
 { echo "$(stat -c '%i %s' "$T/elsewhere/thesis.tex") ext/thesis.tex"; echo ext/thesis.tex
   echo "$(stat -c '%i %s' "$T/elsewhere/data.csv") link.csv"; echo link.csv; } >>"$D/.reproduce-manifest"
+# 3. (in the same next reproduce) a stale entry of the previous manifest is removed, entries
+# outside the folder never are; the user's files stay
+printf 'old\n' >"$D/gone_experiment.csv"
+printf 'old\n' >"$D/figures/gone_plot.png"
+printf 'outside\n' >"$T/outside.txt"
+{ echo gone_experiment.csv; echo figures/gone_plot.png; echo ../outside.txt; echo "$T/outside.txt"; } >>"$D/.reproduce-manifest"
 # and a killed program's release (its journal) in the folder: make reproduce rolls it forward first
 mkdir -p "$D/.att-run.999999999"; printf 'whole\n' >"$D/.att-run.999999999/1.recovered.csv"
 printf '0\t1\t1.recovered.csv\t-\trecovered.csv\n' >"$D/.att-run.999999999/journal"
 $MK reproduce OUT="$D" $Q >"$T/out13" 2>&1; rc=$?
+own_sums "$D" "$OWN" >"$T/own.after"
+if [ "$rc" -eq 0 ] && [ ! -e "$D/gone_experiment.csv" ] && [ ! -e "$D/figures/gone_plot.png" ] &&
+   grep -q "removing $D/gone_experiment.csv" "$T/out13"; then
+    pass "files of the previous manifest that this run did not write are removed"
+else
+    fail "pruning of the previous manifest's stale files" "exit $rc" "$(tail -5 "$T/out13")"
+fi
+[ -f "$T/outside.txt" ] && pass "manifest entries outside the folder are never removed" ||
+    fail "a manifest entry outside the folder was removed"
+cmp -s "$T/own.before" "$T/own.after" && pass "third reproduce: unrelated files byte-identical" ||
+    fail "third reproduce changed the user's files" "$(diff "$T/own.before" "$T/own.after")"
 # (recovered.csv is the suite's then, and as this reproduce does not write it, it is pruned at the end)
 if [ ! -e "$D/.att-run.999999999" ] && grep -q "rolled forward" "$T/out13" &&
    grep -q "removing $D/recovered.csv" "$T/out13" &&

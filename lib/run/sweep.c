@@ -478,6 +478,13 @@ static int draws_sizes(const experiment *e, const sweep_def *def, const sweep_po
     return st;
 }
 
+int sweep_draws_fit(const experiment *e, const sweep_def *def, size_t draws)
+{
+    if (!e->o.draws_given) return ATT_OK;
+    const sweep_point pt = {.draws = draws};
+    return draws_sizes(e, def, &pt, 1);
+}
+
 /* ---- the run --------------------------------------------------------- */
 
 /* The Monte Carlo's configuration: the run's generator, seed and --quiet. */

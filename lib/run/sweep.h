@@ -242,6 +242,11 @@ int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_re
  * copy of pts. */
 int sweep_run_points(experiment *e, const sweep_grid *g, const sweep_point *pts, size_t n,
                      const sweep_def *def, sweep_result *r);
+
+/* The memory that `draws` draws of one point of def need when --draws set them (the check
+ * sweep_run makes before its Monte Carlo), for a caller with an expensive set-up before its
+ * sweep_run: the same refusal naming --draws (ATT_EUSAGE), made first. ATT_OK without --draws. */
+int sweep_draws_fit(const experiment *e, const sweep_def *def, size_t draws);
 void sweep_result_free(sweep_result *r);
 
 /* Point p's statistic k: its accumulator, and its mean with the 95% CI. */

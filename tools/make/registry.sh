@@ -26,11 +26,21 @@
 #                                                 every code file:function exists
 # Exit 0, 1 when check finds a problem, 2 on bad usage or input.
 set -u
-root=$(dirname "$0")/../..
+# (the folder of this script without a dirname process: the Makefile runs it four times a parse)
+case "$0" in */*) root=${0%/*}/../.. ;; *) root=../.. ;; esac
 REG=${REGISTRY:-$root/experiments/registry.tsv}
 [ -r "$REG" ] || { echo "registry.sh: cannot read $REG" >&2; exit 2; }
 
-rows() { grep -v '^#' "$REG" | tail -n +2; }
+# the rows: every line but comments and the header (one awk: the Makefile asks four times a parse)
+rows() { awk '/^#/ { next } !h { h = 1; next } { print }' "$REG"; }
+# with_col NAME VALUE: the first field of every row whose column NAME (by the header) is VALUE
+with_col() {
+    awk -F'\t' -v name="$1" -v v="$2" '/^#/ { next }
+        !h { h = 1; for (i = 1; i <= NF; i++) if ($i == name) c = i
+             if (!c) { printf "registry.sh: no column '\''%s'\''\n", name > "/dev/stderr"; exit 2 }
+             next }
+        $c == v { print $1 }' "$REG"
+}
 
 usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
@@ -125,18 +135,18 @@ check() {
 
 [ $# -ge 1 ] || usage
 case "$1" in
-    ids) if [ $# -ge 2 ]; then rows | awk -F'\t' -v o="$2" '$2 == o { print $1 }'; else rows | cut -f1; fi ;;
+    ids) if [ $# -ge 2 ]; then rows | awk -F'\t' -v o="$2" '$2 == o { print $1 }'
+         else awk -F'\t' '/^#/ { next } !h { h = 1; next } { print $1 }' "$REG"; fi ;;
     with) [ $# -eq 3 ] || usage
-         col=$(grep -v '^#' "$REG" | head -1 | tr '\t' '\n' | grep -nx "$2" | cut -d: -f1)
-         [ -n "$col" ] || { echo "registry.sh: no column '$2'" >&2; exit 2; }
-         rows | awk -F'\t' -v c="$col" -v v="$3" '$c == v { print $1 }' ;;
+         with_col "$2" "$3" ;;
     get) [ $# -eq 3 ] || usage
          col=$(grep -v '^#' "$REG" | head -1 | tr '\t' '\n' | grep -nx "$3" | cut -d: -f1)
          [ -n "$col" ] || { echo "registry.sh: no column '$3'" >&2; exit 2; }
          v=$(rows | awk -F'\t' -v id="$2" -v c="$col" '$1 == id { print $c; found = 1 } END { exit !found }') ||
              { echo "registry.sh: no claim '$2'" >&2; exit 2; }
          printf '%s\n' "$v" ;;
-    figures) rows | awk -F'\t' '{ n = split($5, f, " "); for (i = 1; i <= n; i++) if (f[i] != "-") print f[i] ":" $1 }' ;;
+    figures) awk -F'\t' '/^#/ { next } !h { h = 1; next }
+                 { n = split($5, f, " "); for (i = 1; i <= n; i++) if (f[i] != "-") print f[i] ":" $1 }' "$REG" ;;
     claims-code) claims_code ;;
     layout) layout ;;
     c) c_rows ;;

@@ -100,9 +100,10 @@ mkdir -p "$T/empty"
 $MK reproduce OUT="$T/empty" $Q >"$T/out4" 2>&1 && [ -f "$T/empty/concentration.csv" ] &&
     pass "an empty folder is accepted" || fail "reproduce into an empty folder" "$(tail -3 "$T/out4")"
 
-# 4. an exported OUT (FORCE, ONLY, DRAWS) redirects nothing (make -n: nothing runs)
+# 4. an exported OUT (FORCE, ONLY, DRAWS) redirects nothing (make -n: nothing runs; -B: every
+#    experiment's recipe is printed even when results/ is newer than bin/, as after a reproduce)
 before=$(tree_sum "$D")
-OUT="$D" FORCE=1 ONLY=concentration DRAWS=200 $MK -n reproduce >"$T/out5" 2>&1
+OUT="$D" FORCE=1 ONLY=concentration DRAWS=200 $MK -n -B reproduce >"$T/out5" 2>&1
 if grep -q 'prune_results.sh begin "results" "0"' "$T/out5" && ! grep -qF "$D" "$T/out5" &&
    grep -q 'run_one.sh concentration ' "$T/out5" && ! grep -q -e '--draws' -e 'DRAWS="200"' "$T/out5"; then
     pass "an exported OUT/FORCE/ONLY/DRAWS does not redirect make reproduce (results/, default draws)"

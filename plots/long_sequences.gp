@@ -73,7 +73,7 @@ set label 2 "5% above 1/T" at 2, 1.062 left font ',9'
 if (X1 == X1 && XL == XL && XH == XH) {
     set object 1 rect from XL, 0.94 to XH, 1.17 fc rgb '#1f4e9c' fs transparent solid 0.25 noborder back
     set arrow 4 from X1, 0.94 to X1, 1.17 nohead dt 3 lw 1 lc rgb '#1f4e9c' back
-    set label 4 "T* and its 95% CI" at XH, 0.955 offset 0.5, 0 left font ',9' tc rgb '#1f4e9c' front
+    set label 4 (SLIDE ? "T* (95% CI)" : "T* and its 95% CI") at XH, (SLIDE ? 0.966 : 0.955) offset 0.5, 0 left font ',9' tc rgb '#1f4e9c' front
 }
 # a configuration is drawn only where its curve passes its own check at T = 2,
 # where T E[a_ii] is exactly 1 (W_K -> -W_K): its verdict row lsTwoCurve*

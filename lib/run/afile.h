@@ -1,44 +1,19 @@
 /* afile.h - result files written atomically, one by one or as a run's set.
  *
- * One file: it is written to an unnamed temporary in the target directory
- * (O_TMPFILE where the filesystem has it, else a named temporary in the
- * run folder below) and renamed over the target only after a successful
- * flush and fsync. An error, a signal or a SIGKILL in the middle leaves the
- * previous file intact.
- *
- * A run's set (afile_hold ... afile_release): every program that parses its
- * options with opts_parse (every bin/<ID> and bin/attention) holds all its
- * files from the start (par_run_begin) and releases them in opts_exit
- * (par_run_end): a run's files appear together or not at all.
- *   - afile_commit flushes, fsyncs and checks a file but keeps it unnamed
- *     (O_TMPFILE) or in the run folder DIR/.att-run.<pid>/ (filesystems
- *     without O_TMPFILE: NFS, vfat);
- *   - afile_release(1) gives the held files names in the run folder, checks
- *     that every target can be replaced (a directory where a file goes is
- *     refused before anything moves), keeps a hard link to each previous
- *     file there, writes the journal DIR/.att-run.<pid>/journal (every file
- *     of the set; whole or absent), then renames every file into place; if a
- *     rename fails, the journal becomes journal.back and the files already
- *     renamed are put back (the previous versions from their links, new
- *     names removed), so the folder is exactly as before. Then the journal
- *     and the run folder are removed. The whole release is a critical
- *     section: SIGINT, SIGTERM and SIGHUP are blocked in the releasing
- *     thread and deferred in every other thread (OpenMP, OpenBLAS workers),
- *     and take effect only after it.
- *   - afile_release(0), an error, or SIGINT/SIGTERM/SIGHUP before the
- *     release: every temporary is removed; the folder is as before.
- *   - SIGKILL (or a crash) at any instant: the folder holds the whole old set
- *     plus, maybe, the run folder DIR/.att-run.<pid>/ (with or without a
- *     journal), or the renames were cut and the journal is there. The next
- *     program writing into DIR (afile_recover, called by opts_parse before
- *     anything else) and make reproduce / make verify (build/tools/recover)
- *     roll it forward (journal: the whole new set) or back (journal.back or
- *     no journal: the whole old set), then remove the run folder.
- * ATT_WRITE_LOG=FILE (make reproduce, make verify): every file moved into
- * place (a release, a single commit, a roll-forward) is appended to FILE as
- * "<inode> <size> <real path>", the suite's record of what it wrote
- * (tools/reproduce/prune_results.sh). ATT_TEST_RELEASE_DELAY_MS=N (a test hook) sleeps
- * N ms before each rename of a release.
+ * One file goes to an unnamed temporary (O_TMPFILE, else a named one in the run folder
+ * DIR/.att-run.<pid>/) and is renamed over its target only after a flush and fsync: an error,
+ * a signal or a SIGKILL in the middle leaves the previous file intact. A run's set (every
+ * program that parses its options with opts_parse: afile_hold in par_run_begin, afile_release
+ * in opts_exit's par_run_end) appears together or not at all: afile_commit keeps each file
+ * unnamed or in the run folder; afile_release(1) writes the journal
+ * DIR/.att-run.<pid>/journal and renames every file into place, undoing them all if a rename
+ * fails, with SIGINT, SIGTERM and SIGHUP deferred until it is over; afile_release(0), an error
+ * or such a signal before the release removes every temporary. What a killed run left is
+ * rolled forward (journal) or back (journal.back, or none) by afile_recover. The steps, and
+ * what remains after kill -9 at any instant: doc/running.md, "The output folder".
+ * ATT_WRITE_LOG=FILE (make reproduce, make verify): every file moved into place is appended to
+ * FILE as "<inode> <size> <real path>" (tools/reproduce/prune_results.sh).
+ * ATT_TEST_RELEASE_DELAY_MS=N (a test hook) sleeps N ms before each rename of a release.
  * afile_release returns ATT_OK or the first error (naming the file).
  */
 #ifndef ATT_AFILE_H

@@ -1,38 +1,17 @@
 /* opts.h - the common command-line options, parsed strictly, shared by every
  * executable.
  *
- * Common options (an experiment accepts the ones its `common` mask names;
- * any other option is an error):
- *   --out DIR       where CSVs go (default OPTS_DEFAULT_OUT, "out", which git
- *                   ignores: a run by hand never replaces the committed
- *                   results/, which only make reproduce writes); created
- *                   if missing, must be a writable directory
- *   --seed N        unsigned integer seed
- *   --draws N       Monte Carlo draws (1 .. 2^53)
- *   --rng NAME      GSL generator (default mt19937)
- *   --T L --d L --dk L --dv L    the sweep's values of T, d, d_k, d_v (each >= 1):
- *                   L is one value N, a list N1,N2,... or a range A..B, the
- *                   doubling A, 2A, 4A, ... up to B (2..256: 2, 4, ..., 256);
- *                   items may be mixed (4,16..64 is 4, 16, 32, 64); at most
- *                   OPTS_MAX_LIST values, no repeats. An experiment whose
- *                   grid is a sweep (OPT_LISTS, sweep.h) runs exactly the
- *                   listed values of each axis (a filter of its declared grid,
- *                   or points off it); any other takes a single value.
- *   --max-memory BYTES           refuse runs that would need more (suffix
- *                                K, M, G allowed; default 4G)
- *   --quiet         no progress or tables on stdout/stderr
- *   --help          usage, exit 0 (the sweep options say whether they take a
- *                   list, and name experiments/<ID>.c, which declares the
- *                   default grid: the grid itself is built in run(), after
- *                   the options are parsed)
- * An unknown option is refused naming the nearest known one the program takes
- * ("did you mean --draws?": a unique prefix, else within 2 edits, letters,
- * swaps of neighbours, case ignored), computed on the stack in bounded time.
- * Values may be given as "--opt V" or "--opt=V"; an option given twice takes
- * its last value (--help says so). Numbers are parsed
- * strictly: no trailing garbage, no sign on unsigned values, no overflow,
- * no nan/inf, no hexadecimal (the rule of CSV cells); every error names the option and what it
- * accepts.
+ * An experiment accepts the common options its `common` mask names (--seed, --draws, --rng,
+ * --T, --d, --dk, --dv), its own (opts_info.extra), and always --out (default
+ * OPTS_DEFAULT_OUT, which git ignores: only make reproduce writes results/), --max-memory,
+ * --quiet and --help; print_help (opts.c) says what each takes. A sweep option (OPT_LISTS)
+ * takes one value, a list N1,N2,... or a doubling range A..B (opts_parse_size_list); any other
+ * program takes a single value. Values are given as "--opt V" or "--opt=V"; an option given
+ * twice takes its last value. Numbers are parsed strictly (no trailing garbage, no sign on
+ * unsigned values, no overflow, no nan/inf, no hexadecimal: the rule of CSV cells), and every
+ * error names the option and what it accepts; an unknown option is refused naming the
+ * nearest known one (a unique prefix, else within 2 edits). doc/running.md, "Exit codes,
+ * limits and bad input", lists what is refused.
  */
 #ifndef ATT_OPTS_H
 #define ATT_OPTS_H

@@ -1,57 +1,15 @@
 /* sweep.h - a Monte Carlo sweep over a grid, written once for every experiment.
  *
- * An experiment names its per-draw statistics in ONE list, declares its grid
- * ONCE, and gives a draw function; sweep_run does the rest: it runs the Monte
- * Carlo (mc.h: blocks, threads, MPI), and writes <id>.csv with, per point,
- * the point's columns, its draws, then for every statistic
- *     <name>_mean, <name>_lo, <name>_hi (95% CI), <name>_min, <name>_max, <name>_n
- * then any derived columns; and, when asked, <id>_draws.csv with every draw.
- *
- *     // the statistics of one draw: the enum and the CSV names from one list
- *     #define STATS(X) X(S_NORM2, "norm2") X(S_ERR, "err")
- *     SWEEP_STATS(STATS);            // enum { S_NORM2, S_ERR, NSTAT }; stat_names[]
- *     ...
- *     // near the end: how make verify compares them, Monte Carlo but the exceptions
- *     SWEEP_VERIFY(stat_names, {"err", SW_ROUND_COL("tol_max")})
- *
- *     // one draw at a point: out[k] for every statistic k
- *     static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work,
- *                     const void *ctx) { ... out[S_NORM2] = ...; return ATT_OK; }
- *
- *     sweep_grid g;
- *     sweep_grid_init(&g);
- *     sweep_axis(&g, AX_D, n, d_values);     // --d filters (or replaces) it
- *     sweep_def def = SWEEP_DEF(draw);        // + .work_alloc, .work_free, .ctx, ...
- *     sweep_result r;
- *     if ((st = sweep_run(e, &g, &def, &r))) return st;
- *     measure m = sweep_measure(&r, p, S_NORM2);   // mean and 95% CI of point p
- *     ...
- *     sweep_result_free(&r);
- *
- * The grid is the product of its axes: T, d, d_k, d_v (which --T, --d, --dk,
- * --dv set: the run takes exactly the listed values, so a listed value on the
- * grid reruns that point with the numbers it has in the sweep, and one off
- * the grid is a new point), and up to one axis of the experiment's own (AX_X,
- * a double such as cond(R)) and one of cases (AX_CASE, e.g. control and
- * treatment, labelled). An axis not declared is absent from the CSV and 0 in
- * the point.
- *
- * The random stream of a point is sweep_stream(point): a function of the
- * point's parameters alone (T, d, d_k, d_v, x, case), never of its position
- * in the grid, so a point run alone gives the numbers it has in any sweep.
- * The engine derives every generator from it: block b of the point draws
- * from rng_stream_seed(--seed, stream, b). A draw is told its point (with
- * its stream) and its index at the point (pt->draw), and nothing else.
- * sweep_run_points runs a list of points instead of a grid's product, each
- * with the stream it carries.
- *
- * Work buffers: one per thread, from def.work_alloc(grid, ctx) (size them
- * for the largest point: sweep_max) and def.work_free. sweep_doubles_new /
- * sweep_doubles_free are the pair for a plain array of doubles. Or, with no
- * alloc/free pair at all, shape words: def.work_mats = "T.d d.dk",
- * def.work_vecs, def.work_heads give a workset (workset.h) for the largest
- * point, or one per point (def.work_per_point: a draw that uses whole
- * matrices while --T/--d/--dk lists vary the sizes needs it).
+ * An experiment names its per-draw statistics in ONE list (SWEEP_STATS), declares its grid
+ * ONCE (the product of the axes T, d, d_k, d_v, its own x and its cases; --T, --d, --dk, --dv
+ * replace an axis's values) and gives a draw function; sweep_run runs the Monte Carlo (mc.h:
+ * blocks, threads, MPI) and writes <id>.csv with, per point, the point's columns, its draws,
+ * then for every statistic <name>_mean, _lo, _hi (95% CI), _min, _max, _n, then any derived
+ * columns; and, when asked, <id>_draws.csv with every draw. The random stream of a point is
+ * sweep_stream(point), a function of its parameters alone, so a point run alone gives the
+ * numbers it has in any sweep; block b of the point draws from rng_stream_seed(--seed, stream,
+ * b). An example, the grid's rules, the streams and the three ways to get work buffers
+ * (work_alloc, shape words, work_per_point): doc/engine.md, "A sweep".
  */
 #ifndef ATT_SWEEP_H
 #define ATT_SWEEP_H

@@ -22,7 +22,8 @@ int table_nature_parse(const char *s)
     return -1;
 }
 
-col_nature table_nature_of(const table_col *c)
+/* the declared nature, or for NAT_AUTO the one the type gives */
+static col_nature table_nature_of(const table_col *c)
 {
     if (c->nature != NAT_AUTO) return c->nature;
     return c->type == COL_DOUBLE ? NAT_COMPUTED : NAT_EXACT;

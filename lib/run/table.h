@@ -81,25 +81,8 @@ typedef struct {
     {name, COL_TYPE_OF(type, field), offsetof(type, field), nat, lo, hi, bound}
 #define COL_MC(type, field, lo, hi) COL_NAT_AS(type, field, #field, NAT_MC, lo, hi, NULL)
 #define COL_MC_AS(type, field, name, lo, hi) COL_NAT_AS(type, field, name, NAT_MC, lo, hi, NULL)
-/* Monte Carlo, but zero up to rounding in the rows where it is <= bound */
-#define COL_MC_ROUND(type, field, lo, hi, bound)                                                   \
-    COL_NAT_AS(type, field, #field, NAT_MC, lo, hi, bound)
 #define COL_ROUND(type, field, bound)                                                              \
     COL_NAT_AS(type, field, #field, NAT_ROUNDING, NULL, NULL, bound)
-#define COL_ROUND_AS(type, field, name, bound)                                                     \
-    COL_NAT_AS(type, field, name, NAT_ROUNDING, NULL, NULL, bound)
-#define COL_TRAIN(type, field, lo, hi) COL_NAT_AS(type, field, #field, NAT_TRAINING, lo, hi, NULL)
-#define COL_TRAIN_AS(type, field, name, lo, hi, bound)                                             \
-    COL_NAT_AS(type, field, name, NAT_TRAINING, lo, hi, bound)
-#define COL_TRAIN_RUNS(type, field, group)                                                         \
-    COL_NAT_AS(type, field, #field, NAT_TRAINING, "group:" group, NULL, NULL)
-#define COL_EXACT(type, field) COL_NAT_AS(type, field, #field, NAT_EXACT, NULL, NULL, NULL)
-#define COL_RUN(type, field) COL_NAT_AS(type, field, #field, NAT_RUN, NULL, NULL, NULL)
-#define COL_RUN_AS(type, field, name) COL_NAT_AS(type, field, name, NAT_RUN, NULL, NULL, NULL)
-
-/* The nature a column is compared by: its declared one, or for NAT_AUTO the
- * one its type gives. */
-col_nature table_nature_of(const table_col *c);
 
 /* Write dir/<base>.schema.csv for the table dir/name (name ends in .csv):
  * one row per column, its nature and the columns it refers to. A

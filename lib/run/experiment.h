@@ -20,22 +20,8 @@
  *      the verdicts; every verdict row only with --verbose;
  *   7. exit: 0 no FAIL, 1 some FAIL, 2 bad usage or input, 3 runtime error.
  *
- * Verdict rows by kind (sticky errors: no return value to check):
- *     verdict_claim(e, "concNormSlope", 1.0, m, verdict_rule_ci_within(0.98, 1.02), "slope ...");
- *     experiment_headline(e);             // the row just added carries the claim
- *     verdict_identity(...); verdict_control(...); verdict_reported(e, macro, expected, m, fmt,
- * ...); The summary a student reads (one screen): experiment_summary_measure(e, "self-weight", m,
- * "1/T = %.4f", 1.0 / T);
- *     -> "  self-weight 0.0318 (1/T = 0.0313), 95% CI [0.0311, 0.0325], 4000 draws"
- * Sweeps (a grid, a draw function, a statistics list): sweep.h.
- *
- *     static int run(experiment *e) { ... measure, TABLE_WRITE, verdict_add ... }
- *     int main(int argc, char **argv)
- *     {
- *         static const experiment_def def = {"key_bias", "the key bias ...",
- *             OPT_MC | OPT_T, 20261129UL, 400, NULL, run};
- *         return experiment_main(&def, argc, argv);
- *     }
+ * The verdict calls, the summary lines and a whole experiment, by example: doc/engine.md
+ * ("Verdicts and the summary"; experiments/concentration.c is the model). Sweeps: sweep.h.
  */
 #ifndef ATT_EXPERIMENT_H
 #define ATT_EXPERIMENT_H

@@ -179,39 +179,25 @@ typedef struct {
     const char *arg;
     const char *help;
     const char *symbol;   /* the sweep options: T, d, d_k, d_v */
+    size_t dest, list;    /* offsetof(opts, ...) of the value and (sweep options) its list */
 } common_spec;
 
+#define OPT_AT(o, off) ((void *)((char *)(o) + (off)))
 static const common_spec COMMON[] = {
-    {"seed", OPT_SEED, OPT_ULONG, "N", "seed of the random generator (unsigned integer)", NULL},
-    {"draws", OPT_DRAWS, OPT_SIZE, "N", "Monte Carlo draws per configuration (1 .. 2^53)", NULL},
+    {"seed", OPT_SEED, OPT_ULONG, "N", "seed of the random generator (unsigned integer)", NULL,
+     offsetof(opts, seed), 0},
+    {"draws", OPT_DRAWS, OPT_SIZE, "N", "Monte Carlo draws per configuration (1 .. 2^53)", NULL,
+     offsetof(opts, draws), 0},
     {"rng", OPT_RNG, OPT_STRING, "NAME", "GSL generator: mt19937 (default), ranlxd2, taus2, ...",
-     NULL},
-    {"T", OPT_T, OPT_SIZE, "N", "sequence length", "T"},
-    {"d", OPT_D, OPT_SIZE, "N", "model width", "d"},
-    {"dk", OPT_DK, OPT_SIZE, "N", "query/key width", "d_k"},
-    {"dv", OPT_DV, OPT_SIZE, "N", "value width", "d_v"},
+     NULL, offsetof(opts, rng_name), 0},
+    {"T", OPT_T, OPT_SIZE, "N", "sequence length", "T", offsetof(opts, T), offsetof(opts, T_list)},
+    {"d", OPT_D, OPT_SIZE, "N", "model width", "d", offsetof(opts, d), offsetof(opts, d_list)},
+    {"dk", OPT_DK, OPT_SIZE, "N", "query/key width", "d_k", offsetof(opts, dk),
+     offsetof(opts, dk_list)},
+    {"dv", OPT_DV, OPT_SIZE, "N", "value width", "d_v", offsetof(opts, dv),
+     offsetof(opts, dv_list)},
 };
 enum { NCOMMON = sizeof COMMON / sizeof COMMON[0] };
-
-static opts_list *common_list(opts *o, const char *name)
-{
-    if (!strcmp(name, "T")) return &o->T_list;
-    if (!strcmp(name, "d")) return &o->d_list;
-    if (!strcmp(name, "dk")) return &o->dk_list;
-    if (!strcmp(name, "dv")) return &o->dv_list;
-    return NULL;
-}
-
-static void *common_dest(opts *o, const char *name)
-{
-    if (!strcmp(name, "seed")) return &o->seed;
-    if (!strcmp(name, "draws")) return &o->draws;
-    if (!strcmp(name, "rng")) return &o->rng_name;
-    if (!strcmp(name, "T")) return &o->T;
-    if (!strcmp(name, "d")) return &o->d;
-    if (!strcmp(name, "dk")) return &o->dk;
-    return &o->dv;
-}
 
 static const char *kind_accepts(opt_kind k)
 {
@@ -443,6 +429,7 @@ int opts_parse(opts *o, const opts_info *info, int argc, char **argv)
         /* find the option: --out, --quiet, --max-memory, common, extra */
         opt_kind kind = OPT_FLAG;
         void *dest = NULL;
+        opts_list *list = NULL;   /* a sweep option's values */
         if (!strcmp(name, "out")) { kind = OPT_STRING; dest = &o->out_dir; }
         else if (!strcmp(name, "quiet")) { kind = OPT_FLAG; dest = &o->quiet; }
         else if (!strcmp(name, "max-memory")) { kind = OPT_STRING; dest = NULL; }
@@ -453,7 +440,8 @@ int opts_parse(opts *o, const opts_info *info, int argc, char **argv)
             for (size_t c = 0; c < NCOMMON && !dest; c++)
                 if ((info->common & COMMON[c].mask) && !strcmp(name, COMMON[c].name)) {
                     kind = COMMON[c].kind;
-                    dest = common_dest(o, name);
+                    dest = OPT_AT(o, COMMON[c].dest);
+                    if (COMMON[c].list) list = OPT_AT(o, COMMON[c].list);
                     if (!strcmp(name, "draws")) o->draws_given = 1;
                 }
             for (const opt_spec *e = info->extra; e && e->name && !dest; e++)
@@ -473,10 +461,8 @@ int opts_parse(opts *o, const opts_info *info, int argc, char **argv)
         }
         char what[80];
         snprintf(what, sizeof what, "--%s", name);
-        opts_list *list = dest ? common_list(o, name) : NULL;
         int st;
-        if (list && dest != (void *)list &&
-            (dest == &o->T || dest == &o->d || dest == &o->dk || dest == &o->dv)) {
+        if (list) {
             st = opts_parse_size_list(val, list, what);
             if (!st && list->n > 1 && !(info->common & OPT_LISTS))
                 st = att_fail(ATT_EUSAGE, "%s: %s runs one value (got '%s')", what, info->id, val);

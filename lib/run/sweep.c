@@ -517,18 +517,7 @@ int sweep_run(experiment *e, const sweep_grid *g, const sweep_def *def, sweep_re
     sweep_point *pts = calloc(total, sizeof *pts);
     if (!pts) return att_fail(ATT_ERUNTIME, "out of memory for the grid");
     /* the product of the axes, the last one fastest: T, d, d_k, d_v, x, case */
-    for (size_t p = 0; p < total; p++) {
-        size_t idx[AX_N], rest = p;
-        for (int a = AX_N - 1; a >= 0; a--) { idx[a] = rest % n[a]; rest /= n[a]; }
-        sweep_point *pt = &pts[p];
-        pt->T = (size_t)vals[AX_T][idx[AX_T]];
-        pt->d = (size_t)vals[AX_D][idx[AX_D]];
-        pt->dk = (size_t)vals[AX_DK][idx[AX_DK]];
-        pt->dv = (size_t)vals[AX_DV][idx[AX_DV]];
-        pt->x = vals[AX_X][idx[AX_X]];
-        pt->kase = (size_t)vals[AX_CASE][idx[AX_CASE]];
-        pt->stream = sweep_stream(pt);
-    }
+    for (size_t p = 0; p < total; p++) pts[p] = sweep_grid_point(&run_grid, p);
     int st = sweep_run_points(e, &run_grid, pts, total, def, r);
     free(pts);
     return st;
@@ -650,10 +639,7 @@ void sweep_doubles_free(void *p)
 
 stat_acc sweep_merged(const sweep_result *r, size_t k)
 {
-    stat_acc a;
-    stat_init(&a);
-    for (size_t p = 0; p < r->npoints; p++) stat_merge(&a, sweep_acc(r, p, k));
-    return a;
+    return sweep_merged_x_above(r, k, -INFINITY);
 }
 
 stat_acc sweep_merged_x_above(const sweep_result *r, size_t k, double x0)

@@ -1,8 +1,5 @@
-/* explorer.c - selection, moves, step, scale and reset for the explorer.
- *
- * Shapes: the configuration is tqfk's Q (2, 2), K (4, 2), V (4, 2); after
- * every action the weights A (2, 4) and outputs O (2, 2) are recomputed.
- */
+/* explorer.c - selection, moves, step, scale and reset for the explorer: after every
+ * action the weights and outputs of the configuration (tqfk.h) are recomputed. */
 #include "explorer.h"
 #include "status.h"
 

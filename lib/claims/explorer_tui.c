@@ -1,6 +1,4 @@
-/* explorer_tui.c - draw the explorer with ncurses and feed it key presses.
- *
- * Shapes: as in tqfk.h, Q (2, 2), K (4, 2), V (4, 2), A (2, 4), O (2, 2).
+/* explorer_tui.c - draw the explorer with ncurses and feed it key presses (shapes in tqfk.h).
  * A plane maps (x, y) in [-R, R]^2 to a grid of W x H cells (W, H odd, so
  * that the origin is a cell):  col = (x + R) / 2R * (W - 1),
  *                              row = (R - y) / 2R * (H - 1)   (rounded).

@@ -1,10 +1,6 @@
-/* tqfk.c - two queries, four keys: scores, weights, outputs, and checks.
- *
- * Shapes: Q (2, 2), K (4, 2), V (4, 2), S and A (2, 4), O (2, 2).
- * The arrays of tqfk_config / tqfk_result are row-major, so GSL matrix views
- * over them let the head's own building blocks (mat_gemm, softmax_rows) do
- * the work without any allocation.
- */
+/* tqfk.c - two queries, four keys: scores, weights, outputs, and checks (shapes in tqfk.h).
+ * The arrays of tqfk_config / tqfk_result are row-major, so GSL matrix views over them let
+ * the head's own building blocks (mat_gemm, softmax_rows) do the work without allocating. */
 #include "tqfk.h"
 #include "mat.h"
 #include "softmax.h"

@@ -1,8 +1,5 @@
-/* training.c - a previous-token head learned by Adam, and the exact tied one (see training.h).
- *
- * Shapes: X (T, d), d = n_vocab + T;  W_Q, W_K (d, d_k), W_V (d, d_v = d_k),
- * W_O (d_k, n_vocab);  S, A (T, T);  O (T, d_k);  Z, P (T, n_vocab).
- */
+/* training.c - a previous-token head learned by Adam, and the exact tied one (the model and
+ * its shapes in training.h). */
 #include "training.h"
 #include "prevtoken.h"
 #include "mat.h"

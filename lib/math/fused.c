@@ -1,11 +1,6 @@
-/* fused.c - one projection for Q, K and V together.
- *
- * N = rows (tokens, possibly B sequences stacked), d = model width.
- *   W_QKV (d, 2 d_k + d_v) = [W_Q | W_K | W_V]
- *   QKV (N, 2 d_k + d_v)   = X W_QKV = [X W_Q | X W_K | X W_V]
- * Column block j of a product X W is X times column block j of W, so one
- * product followed by a split equals the three separate products.
- */
+/* fused.c - one projection for Q, K and V together (shapes in fused.h). Column block j of
+ * a product X W is X times column block j of W, so one product followed by a split equals
+ * the three separate products. */
 #include "fused.h"
 #include "mat.h"
 #include "status.h"

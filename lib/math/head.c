@@ -1,12 +1,5 @@
 /* head.c - one attention head: projections, scores, softmax, weighted sum,
- * and the backward pass written from it.
- *
- * Shape legend (tokens are rows):
- *   T_q = queries, T_k = keys/values, d = model width, d_k = query/key width,
- *   d_v = value width, B = sequences in a batch, T = tokens per sequence.
- *   Xq (T_q, d)  Xkv (T_k, d)  W_Q, W_K (d, d_k)  W_V (d, d_v)
- *   Q (T_q, d_k)  K (T_k, d_k)  V (T_k, d_v)  S, A (T_q, T_k)  O (T_q, d_v)
- */
+ * and the backward pass written from it (shapes in head.h). */
 #include "head.h"
 #include "fused.h"
 #include "mat.h"

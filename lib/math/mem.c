@@ -21,8 +21,7 @@ size_t mem_live(void) { return atomic_load(&live); }
 size_t mem_peak(void) { return atomic_load(&peak); }
 void mem_reset_peak(void) { atomic_store(&peak, atomic_load(&live)); }
 
-/* "4294967296" -> "4 GiB" style, for messages */
-static double human(size_t b, const char **unit)
+double mem_human(size_t b, const char **unit)
 {
     static const char *units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     double x = (double)b;
@@ -44,7 +43,7 @@ static int reserve(size_t bytes, const char *what, const char *fmt, va_list *ap)
         char label[96];
         if (what == NULL && fmt != NULL) vsnprintf(label, sizeof label, fmt, *ap), what = label;
         const char *u1, *u2;
-        double x1 = human(bytes, &u1), x2 = human(b, &u2);
+        double x1 = mem_human(bytes, &u1), x2 = mem_human(b, &u2);
         if (now < old)
             return att_fail(ATT_EUSAGE, "%s: the size overflows", what ? what : "allocation");
         return att_fail(ATT_EUSAGE, "%s needs %.3g %s more, which would exceed %s %.3g %s "

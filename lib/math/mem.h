@@ -38,4 +38,7 @@ void mem_release(size_t bytes);
 void *mem_calloc(size_t n, size_t size, const char *what);
 void mem_free(void *p, size_t n, size_t size);
 
+/* b bytes in a unit for messages: 4294967296 -> 4 with *unit = "GiB" */
+double mem_human(size_t b, const char **unit);
+
 #endif

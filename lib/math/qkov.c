@@ -1,9 +1,5 @@
 /* qkov.c - the QK and OV circuits of a head, their spectra, and the
- * W_Q -> W_Q R, W_K -> W_K R^{-T} reparametrization.
- *
- * Shape legend: d = model width, d_k = query/key width, d_v = value width,
- * T_q, T_k = query and key counts. Tokens are rows.
- */
+ * W_Q -> W_Q R, W_K -> W_K R^{-T} reparametrization (shapes in qkov.h). */
 #include "qkov.h"
 #include "mat.h"
 #include "status.h"

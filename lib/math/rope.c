@@ -1,13 +1,5 @@
-/* rope.c - rotary position embeddings on the rows of Q or K.
- *
- * X, Y are (T, d_k), d_k even; row t is the vector at position t.
- * Pair i of row t is turned by the angle t theta_i, theta_i = base^(-2i/d_k)
- * (the rotary embedding of Su et al., RoFormer, 2021):
- *   y_{2i}   = x_{2i} cos(t theta_i) - x_{2i+1} sin(t theta_i)
- *   y_{2i+1} = x_{2i} sin(t theta_i) + x_{2i+1} cos(t theta_i)
- * Each 2 x 2 block is a rotation, so the map is orthogonal and its transpose
- * (the backward pass) is the rotation by -t theta_i.
- */
+/* rope.c - rotary position embeddings on the rows of Q or K (Su et al., RoFormer, 2021;
+ * the rotation and its shapes in rope.h). */
 #include "rope.h"
 #include "status.h"
 

@@ -165,18 +165,15 @@ static void remove_folder(const char *p)
     rmdir(p);
 }
 
+/* a formatted string on the heap, or NULL (no memory) */
 static char *str_printf(const char *fmt, ...)
 {
+    char *s;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    int n = vasprintf(&s, fmt, ap);
     va_end(ap);
-    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (s == NULL) return NULL;
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    return s;
+    return n < 0 ? NULL : s;
 }
 
 /* ---- the write log (ATT_WRITE_LOG): what this run put where ------------
@@ -505,13 +502,19 @@ static int run_tmp_name(const afile *af, const char *suffix, char **out)
     return tmp_register(*out, 1) ? (free(*out), *out = NULL, ATT_ERUNTIME) : ATT_OK;
 }
 
+/* forget h's backup link (already renamed or removed) */
+static void backup_forget(held_file *h)
+{
+    tmp_register(h->backup, 0);
+    free(h->backup);
+    h->backup = NULL;
+}
+
 static void held_free(held_file *h)
 {
     if (h->backup) {
         unlink(h->backup);
-        tmp_register(h->backup, 0);
-        free(h->backup);
-        h->backup = NULL;
+        backup_forget(h);
     }
     afile_abort(&h->af);
 }
@@ -558,11 +561,7 @@ static int release_check(held_file *h)
     h->existed = 1;
     int st = run_tmp_name(&h->af, ".old", &h->backup);
     if (st) return st;
-    if (link(path, h->backup) != 0) {        /* no hard links here (vfat): no way back */
-        tmp_register(h->backup, 0);
-        free(h->backup);
-        h->backup = NULL;
-    }
+    if (link(path, h->backup) != 0) backup_forget(h);   /* no hard links (vfat): no way back */
     return ATT_OK;
 }
 
@@ -609,11 +608,7 @@ static void release_undo(size_t n)
     while (n-- > 0) {
         held_file *h = &held[n];
         if (h->backup) {
-            if (rename(h->backup, h->af.final_path) == 0) {
-                tmp_register(h->backup, 0);
-                free(h->backup);
-                h->backup = NULL;
-            }
+            if (rename(h->backup, h->af.final_path) == 0) backup_forget(h);
         } else if (!h->existed) {
             unlink(h->af.final_path);
         }
@@ -704,6 +699,17 @@ int afile_release(int keep)
 
 /* ---- atomic files ---------------------------------------------------- */
 
+/* af's temporary outside a run, DIR/.<name>.tmp.<pid>, registered (removed on a signal) */
+static int hidden_tmp(afile *af)
+{
+    size_t dl = dir_len(af);
+    af->tmp_path = str_printf("%.*s/.%s.tmp.%ld", (int)dl, af->final_path,
+                              af->final_path + dl + 1, (long)getpid());
+    int st = af->tmp_path ? tmp_register(af->tmp_path, 1) : att_fail(ATT_ERUNTIME, "out of memory");
+    if (st) { free(af->tmp_path); af->tmp_path = NULL; }
+    return st;
+}
+
 int afile_open(afile *af, const char *dir, const char *name)
 {
     memset(af, 0, sizeof *af);
@@ -719,15 +725,7 @@ int afile_open(afile *af, const char *dir, const char *name)
     /* an unnamed file in dir: nothing to clean up if we are killed */
     af->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
     if (af->fd < 0) {
-        int st;
-        if (holding) {
-            st = run_tmp_name(af, "", &af->tmp_path);
-        } else {
-            af->tmp_path = str_printf("%s/.%s.tmp.%ld", dir, name, (long)getpid());
-            st = af->tmp_path ? tmp_register(af->tmp_path, 1)
-                              : att_fail(ATT_ERUNTIME, "out of memory");
-            if (st) { free(af->tmp_path); af->tmp_path = NULL; }
-        }
+        int st = holding ? run_tmp_name(af, "", &af->tmp_path) : hidden_tmp(af);
         if (st) { afile_abort(af); return st; }
         af->fd = open(af->tmp_path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666);
         if (af->fd < 0) {
@@ -798,16 +796,7 @@ static int rename_into_place(afile *af)
     if (af->tmp_path == NULL) {
         char proc[64];
         snprintf(proc, sizeof proc, "/proc/self/fd/%d", af->fd);
-        size_t dl = dir_len(af);
-        af->tmp_path = str_printf("%.*s/.%s.tmp.%ld", (int)dl, af->final_path,
-                                  af->final_path + dl + 1, (long)getpid());
-        if (af->tmp_path == NULL) {
-            afile_abort(af);
-            return att_fail(ATT_ERUNTIME, "out of memory");
-        }
-        if ((st = tmp_register(af->tmp_path, 1))) {
-            free(af->tmp_path);
-            af->tmp_path = NULL;
+        if ((st = hidden_tmp(af))) {
             afile_abort(af);
             return st;
         }

@@ -12,10 +12,8 @@ static size_t draws_of(const mc_config *cfg, size_t p)
     return cfg->point_draws ? cfg->point_draws(cfg->ctx, p) : cfg->draws;
 }
 
-/* Under MPI: every rank learns the first error in unit order (the one a
- * single process reports), or receives every other rank's units (their
- * statistics and, with cfg->values, their draws), so that every rank merges
- * the same numbers in the same order. Returns the agreed status. */
+/* Under MPI (mc_mpi.h): a unit's statistics and, with cfg->values, its draws, so that every
+ * rank merges the same numbers in the same order. */
 int mc_mpi_gather(const mc_config *cfg, const mc_unit *units, size_t nunits, stat_acc *part,
                         const int *status, char *errmsg, size_t errlen, size_t err_unit)
 {

@@ -1,6 +1,7 @@
 /* opts.c - strict parsing of the common options and of experiment options. */
 #include "opts.h"
 #include "afile.h"
+#include "mem.h"
 #include "par.h"
 #include "rng.h"
 #include "status.h"
@@ -495,17 +496,6 @@ int opts_parse(opts *o, const opts_info *info, int argc, char **argv)
 
 /* ---- sizes that cannot overflow ---------------------------------------- */
 
-/* "4294967296" -> "4 GiB" style, for messages */
-static double human_bytes(size_t b, const char **unit)
-{
-    static const char *units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    double x = (double)b;
-    int u = 0;
-    while (x >= 1024.0 && u < 6) { x /= 1024.0; u++; }
-    *unit = units[u];
-    return x;
-}
-
 enum { NEED_MAX = 8 };   /* factors in one formula */
 
 /* "--T 100000, --d 64" for the distinct names of the formula (n of them in names/lens). */
@@ -548,7 +538,7 @@ int opts_need_v(const opts *o, size_t *bytes, size_t elem, const char *formula, 
                         formula, elem);
     if (o && o->max_memory > 0 && b > o->max_memory) {
         const char *u1, *u2;
-        double x1 = human_bytes(b, &u1), x2 = human_bytes(o->max_memory, &u2);
+        double x1 = mem_human(b, &u1), x2 = mem_human(o->max_memory, &u2);
         return att_fail(ATT_EUSAGE,
                         "%s: %s*%zu bytes = %.3g %s exceeds the memory budget "
                         "(--max-memory %.3g %s; raise it, or choose smaller sizes)",
@@ -567,7 +557,7 @@ int opts_need_for(const opts *o, const char *opt, size_t val, const char *what, 
                         opt, val, what, count_over ? "a count beyond 2^64" : "", elem);
     if (o && o->max_memory > 0 && b > o->max_memory) {
         const char *u1, *u2;
-        double x1 = human_bytes(b, &u1), x2 = human_bytes(o->max_memory, &u2);
+        double x1 = mem_human(b, &u1), x2 = mem_human(o->max_memory, &u2);
         return att_fail(ATT_EUSAGE,
                         "%s %zu: %s (%zu x %zu bytes) = %.3g %s exceeds the memory budget "
                         "(--max-memory %.3g %s; raise it, or choose smaller sizes)",

@@ -194,9 +194,7 @@ int par_is_root(void) { return par_rank() == 0; }
 
 static int run_begun;
 
-/* The run frame (opts_parse ... opts_exit) of every program: its files are
- * held from the start and released at the end, all or none (afile.h), in
- * one process as under MPI. */
+/* The run frame of every program (par.h), in one process as under MPI. */
 void par_run_begin(const char *id)
 {
     par_set_name(id);

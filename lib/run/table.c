@@ -89,13 +89,13 @@ int table_write_schema(const char *dir, const char *name, const table_col *cols,
     fputs("column,nature,lo,hi,bound\n", af.f);
     for (size_t k = 0; k < ncols; k++) {
         const table_col *c = &cols[k];
+        const char *ref[3] = {c->lo, c->hi, c->bound};
         table_cell_str(af.f, c->name);
-        fprintf(af.f, ",%s,", table_nature_name(table_nature_of(c)));
-        table_cell_str(af.f, c->lo ? c->lo : "");
-        fputc(',', af.f);
-        table_cell_str(af.f, c->hi ? c->hi : "");
-        fputc(',', af.f);
-        table_cell_str(af.f, c->bound ? c->bound : "");
+        fprintf(af.f, ",%s", table_nature_name(table_nature_of(c)));
+        for (int j = 0; j < 3; j++) {
+            fputc(',', af.f);
+            table_cell_str(af.f, ref[j] ? ref[j] : "");
+        }
         fputc('\n', af.f);
     }
     return afile_commit(&af);

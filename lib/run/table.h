@@ -23,31 +23,15 @@
 
 typedef enum { COL_DOUBLE, COL_SIZE, COL_INT, COL_STR } col_type;
 
-/* The nature of a column: how `make verify` compares a rerun with the
- * committed file (tools/verify/csvcmp.c), stored with the table in a sidecar
- * <name>.schema.csv (header column,nature,lo,hi,bound; one row per column),
- * written atomically with it. lo, hi, bound name other columns of the same
- * row (bound may also be a number).
- *   exact      equal text: counts, sizes, parameters, labels, outcomes
- *   computed   a deterministic floating-point result: relative 1e-9
- *   mc         a Monte Carlo estimate with its 95% CI [lo, hi] (the CI
- *              columns are mc with the same lo, hi): within 1/10 of the
- *              committed half-width (hi - lo) / 2; with a bound, the rows
- *              where it is <= bound (zero up to rounding there) as rounding
- *   rounding   a rounding-level measurement (a residual, an error in units
- *              of eps, and every statistic of one: mean, CI, max): the same
- *              order of magnitude (a factor 10; values below bound / 100
- *              count as bound / 100) and, with a bound, at most the bound;
- *              it differs between BLAS kernels by design. A row where it
- *              is above its bound (not rounding-level there) as computed
- *   training   a result that a chaotic process amplifies rounding into (a
- *              trained model; an SVD whose signs the BLAS kernel picks): a
- *              mean over seeds or draws with its CI [lo, hi] moves by at most
- *              about a standard error (half-width / 2); a per-seed value
- *              (lo = "group:a;b", the columns naming its configuration) by at
- *              most the sd over the committed rows of its group; with a
- *              bound, the rows <= bound as rounding (like mc)
- *   run        differs from run to run (times, resident memory): not compared
+/* The nature of a column: how `make verify` compares a rerun with the committed file
+ * (tools/verify/csvcmp.c; each rule in doc/verify.md), stored with the table in a sidecar
+ * <name>.schema.csv (header column,nature,lo,hi,bound; one row per column), written
+ * atomically with it. lo, hi, bound name other columns of the same row (bound may also be
+ * a number): exact (equal text), computed (relative 1e-9), mc (a Monte Carlo estimate with
+ * its 95% CI [lo, hi]; with a bound, rounding in the rows where it is <= bound), rounding (the
+ * same order of magnitude, at most the bound; computed in a row above its bound), training
+ * (a trained model's result: within about a standard error; lo = "group:a;b" for a per-seed
+ * value, the columns naming its configuration), run (times, memory: not compared).
  * NAT_AUTO (what COL and COL_AS give) is exact for size_t, int and string
  * fields and computed for double fields; the schema names the result. */
 typedef enum { NAT_AUTO, NAT_EXACT, NAT_COMPUTED, NAT_MC, NAT_ROUNDING, NAT_TRAINING, NAT_RUN,

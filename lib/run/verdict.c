@@ -76,7 +76,8 @@ measure verdict_measure_as(measure m, col_nature nature)
     return m;
 }
 
-/* The nature a row is compared by (verdict.h): declared, or derived once here. */
+/* The nature a row is compared by: declared, or derived once here: a time -> run; an
+ * identity with an upper bound -> rounding (against bound_hi); a CI -> mc; else computed. */
 static col_nature row_nature(verdict_kind kind, verdict_rule r, measure m)
 {
     if (m.nature != NAT_AUTO) return m.nature;
@@ -167,37 +168,24 @@ double verdict_draws_to_decide(verdict_rule r, measure m)
 
 /* The columns of verdict_csv_header and how make verify compares them:
  * measured, ci_low, ci_high by the row's own nature ("row": the CI is
- * ci_low, ci_high; a rounding row's bound is bound_hi). */
+ * ci_low, ci_high; a rounding row's bound is bound_hi); expected, tolerance and the
+ * bounds computed; every other column exact. */
 int verdict_list_write_schema(const char *dir, const char *name)
 {
-    static const struct { const char *col, *nature, *lo, *hi, *bound;
-    } s[] = {{"id", "exact", "", "", ""},
-             {"kind", "exact", "", "", ""},
-             {"quantity", "exact", "", "", ""},
-             {"expected", "computed", "", "", ""},
-             {"measured", "row", "ci_low", "ci_high", "bound_hi"},
-             {"ci_low", "row", "ci_low", "ci_high", "bound_hi"},
-             {"ci_high", "row", "ci_low", "ci_high", "bound_hi"},
-             {"tolerance", "computed", "", "", ""},
-             {"draws", "exact", "", "", ""},
-             {"seed", "exact", "", "", ""},
-             {"verdict", "exact", "", "", ""},
-             {"rule", "exact", "", "", ""},
-             {"bound_lo", "computed", "", "", ""},
-             {"bound_hi", "computed", "", "", ""},
-             {"rule_text", "exact", "", "", ""},
-             {"macro", "exact", "", "", ""},
-             {"run_dependent", "exact", "", "", ""},
-             {"headline", "exact", "", "", ""},
-             {"nature", "exact", "", "", ""}};
-    char sname[512];
+    static const char *const row = ",measured,ci_low,ci_high,";
+    static const char *const computed = ",expected,tolerance,bound_lo,bound_hi,";
+    char sname[512], cols[512], key[64];
     table_schema_name(name, sname, sizeof sname);
     afile af;
     int st = afile_open(&af, dir, sname);
     if (st) return st;
     fputs("column,nature,lo,hi,bound\n", af.f);
-    for (size_t k = 0; k < sizeof s / sizeof s[0]; k++)
-        fprintf(af.f, "%s,%s,%s,%s,%s\n", s[k].col, s[k].nature, s[k].lo, s[k].hi, s[k].bound);
+    snprintf(cols, sizeof cols, "%s", verdict_csv_header);
+    for (char *save = NULL, *c = strtok_r(cols, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
+        snprintf(key, sizeof key, ",%s,", c);
+        if (strstr(row, key)) fprintf(af.f, "%s,row,ci_low,ci_high,bound_hi\n", c);
+        else fprintf(af.f, "%s,%s,,,\n", c, strstr(computed, key) ? "computed" : "exact");
+    }
     return afile_commit(&af);
 }
 

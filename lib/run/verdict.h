@@ -1,12 +1,8 @@
 /* verdict.h - a verdict row is data: what kind of check it is, its rule as a
  * comparison with bounds, the numbers, and the outcome that follows from them.
  *
- * Kinds:
- *   claim      a statement of the section that could come out false
- *   identity   exact up to rounding (a tolerance that scales with eps)
- *   control    a negative or positive control (the check can tell)
- *   reported   a measurement with no rule (a time, a count, a value the
- *              section leaves open): its outcome is always REPORTED
+ * Kinds (doc/verdicts.md says what each means to a reader): claim, identity (exact up to
+ * rounding), control, reported (no rule: its outcome is always REPORTED).
  *
  * Rules (one function, verdict_decide, turns a rule and the numbers into the
  * outcome; verdict_rule_text writes the same rule in words):
@@ -22,9 +18,6 @@
  *   none           REPORTED (only for kind reported)
  * A NaN measurement fails every rule but precision (an error cannot hide).
  *
- * Exit status of an experiment: 1 when some row FAILs, else 0; INCONCLUSIVE
- * rows exit 0 and are named on stderr with the draws that would decide them.
- *
  * The row written to <id>.verdicts.csv (and gathered into claims.csv):
  *   id,kind,quantity,expected,measured,ci_low,ci_high,tolerance,draws,seed,
  *   verdict,rule,bound_lo,bound_hi,rule_text,macro,run_dependent,headline,nature
@@ -35,11 +28,10 @@
  * the claim (verdict_headline); without one, the report takes the first claim
  * row with a macro. The report re-derives `verdict` and `rule_text` from the other
  * columns and refuses a row that disagrees.
- * `nature` says how make verify compares measured, ci_low and ci_high with a
- * rerun (the natures of table.h): the measure's own (verdict_measure_as), else
- * derived once, here, and stored: run_dependent -> run; an identity with an
- * upper bound -> rounding (against bound_hi); a CI -> mc; otherwise computed. The other
- * columns have fixed natures (verdict_list_write_schema).
+ * `nature` says how make verify compares measured, ci_low and ci_high with a rerun (the
+ * natures of table.h; doc/verify.md): the measure's own (verdict_measure_as), else derived
+ * once, here (row_nature in verdict.c), and stored. The other columns have fixed natures
+ * (verdict_list_write_schema).
  */
 #ifndef ATT_VERDICT_H
 #define ATT_VERDICT_H

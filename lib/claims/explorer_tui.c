@@ -20,8 +20,15 @@ enum { BOTTOM_ROWS = 8, MIN_COLS = 80, MIN_LINES = 24 };
 enum { PAIR_QUERY = 1, PAIR_KEY, PAIR_VALUE, PAIR_OUTPUT, PAIR_AXIS };
 
 static volatile sig_atomic_t tui_signal;
+static const int TUI_SIGS[3] = {SIGINT, SIGTERM, SIGHUP};
 
 static void tui_on_signal(int sig) { tui_signal = sig; }
+
+/* the handlers of TUI_SIGS as they were before the explorer */
+static void tui_restore(const struct sigaction old[3])
+{
+    for (int i = 0; i < 3; i++) sigaction(TUI_SIGS[i], &old[i], NULL);
+}
 
 /* ---- small drawing helpers ------------------------------------------- */
 
@@ -292,22 +299,18 @@ int explorer_tui_run(explorer *e, int *signal_seen)
                                             : "stdout is not one");
 
     /* our handlers first: ncurses leaves signals alone that already have one */
-    struct sigaction sa, old_int, old_term, old_hup;
+    struct sigaction sa, old[3];
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = tui_on_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = 0;              /* no SA_RESTART: a signal wakes getch */
     tui_signal = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGHUP, &sa, &old_hup);
+    for (int i = 0; i < 3; i++) sigaction(TUI_SIGS[i], &sa, &old[i]);
 
     setlocale(LC_ALL, "");
     SCREEN *scr = newterm(NULL, stdout, stdin);   /* NULL instead of exiting */
     if (scr == NULL) {
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
-        sigaction(SIGHUP, &old_hup, NULL);
+        tui_restore(old);
         const char *term = getenv("TERM");
         return att_fail(ATT_ERUNTIME,
                         "cannot set up the terminal (TERM=%s): set TERM to a terminal type this "
@@ -346,9 +349,7 @@ int explorer_tui_run(explorer *e, int *signal_seen)
 
     endwin();                     /* the terminal as it was */
     delscreen(scr);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    sigaction(SIGHUP, &old_hup, NULL);
+    tui_restore(old);
     *signal_seen = tui_signal;
     return st;
 }

@@ -283,29 +283,20 @@ double mat_rel_diff(const gsl_matrix *A, const gsl_matrix *B)
 }
 
 
-/* max_i ||row i of A||_2 (NaN propagates) */
-double mat_max_row_norm(const gsl_matrix *A)
+/* max_i ||row i of A||_2, or with cols max_j ||column j of A||_2 (NaN propagates) */
+static double max_norm(const gsl_matrix *A, int cols)
 {
     double best = 0.0;
-    for (size_t i = 0; i < A->size1; i++) {
-        gsl_vector_const_view r = gsl_matrix_const_row(A, i);
-        double nr = gsl_blas_dnrm2(&r.vector);
-        if (nr > best || isnan(nr)) best = nr;
+    for (size_t i = 0; i < (cols ? A->size2 : A->size1); i++) {
+        gsl_vector_const_view v = cols ? gsl_matrix_const_column(A, i) : gsl_matrix_const_row(A, i);
+        double n = gsl_blas_dnrm2(&v.vector);
+        if (n > best || isnan(n)) best = n;
     }
     return best;
 }
 
-/* max_j ||column j of A||_2 (NaN propagates) */
-double mat_max_col_norm(const gsl_matrix *A)
-{
-    double best = 0.0;
-    for (size_t j = 0; j < A->size2; j++) {
-        gsl_vector_const_view c = gsl_matrix_const_column(A, j);
-        double nc = gsl_blas_dnrm2(&c.vector);
-        if (nc > best || isnan(nc)) best = nc;
-    }
-    return best;
-}
+double mat_max_row_norm(const gsl_matrix *A) { return max_norm(A, 0); }
+double mat_max_col_norm(const gsl_matrix *A) { return max_norm(A, 1); }
 
 double mat_norm1(const gsl_matrix *A)
 {

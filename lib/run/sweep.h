@@ -23,19 +23,13 @@
 #include "verdict.h"
 #include "workset.h"
 
-/* How make verify compares a statistic's columns (table.h). A bound is a number (a C
- * literal or a macro that expands to one: make verify reads its spelling) or a column's name.
- *   SW_MC                 a Monte Carlo quantity: <s>_mean, _lo, _hi within the committed CI
- *                         (mc), _min, _max computed, _n exact (every statistic's default)
- *   SW_MC_ROUND_MAX(x)    the same, but rounding-level in the rows where it is <= x
- *   SW_ROUND              a rounding-level quantity (an error, a residual): every column by
- *                         order of magnitude
- *   SW_ROUND_MAX(x), SW_ROUND_COL("name")   the same, at most x / at most column name
- *   SW_TRAIN              compared as a trained model's result (training: within the standard
- *                         error); SW_TRAIN_ROUND_MAX(x): rounding-level where <= x (e.g. a
- *                         quantity whose sign convention the BLAS kernel picks)
- *   SW_EXACT              a deterministic count or parameter: equal text
- *   SW_COMPUTED           a deterministic floating-point value: relative 1e-9 */
+/* How make verify compares a statistic's columns (the natures of table.h): SW_MC, every
+ * statistic's default (<s>_mean, _lo, _hi within the committed CI, _min, _max computed, _n
+ * exact); SW_ROUND (a rounding-level quantity: every column by order of magnitude); SW_TRAIN (a
+ * trained model's result: within the standard error); SW_EXACT (a count or parameter: equal
+ * text); SW_COMPUTED (relative 1e-9). The _MAX(x) forms: rounding-level in the rows where it
+ * is <= x; SW_ROUND_COL("name"): at most column name. A bound is a number (a C literal or a
+ * macro that expands to one: make verify reads its spelling) or a column's name. */
 typedef struct {
     col_nature nature;
     const char *bound;

@@ -41,14 +41,6 @@ const char *tqfk_vec_name(int i)
     return (i >= 0 && i < TQFK_NVEC) ? VEC_NAMES[i] : NULL;
 }
 
-double *tqfk_vec(tqfk_config *c, int i)
-{
-    if (i < 0 || i >= TQFK_NVEC) return NULL;
-    if (i < TQFK_NQ) return c->q[i];
-    if (i < TQFK_NQ + TQFK_NK) return c->k[i - TQFK_NQ];
-    return c->v[i - TQFK_NQ - TQFK_NK];
-}
-
 const double *tqfk_vec_const(const tqfk_config *c, int i)
 {
     if (i < 0 || i >= TQFK_NVEC) return NULL;
@@ -56,6 +48,8 @@ const double *tqfk_vec_const(const tqfk_config *c, int i)
     if (i < TQFK_NQ + TQFK_NK) return c->k[i - TQFK_NQ];
     return c->v[i - TQFK_NQ - TQFK_NK];
 }
+
+double *tqfk_vec(tqfk_config *c, int i) { return (double *)tqfk_vec_const(c, i); }
 
 int tqfk_config_check(const tqfk_config *c)
 {

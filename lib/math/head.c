@@ -45,18 +45,15 @@ int head_check_params(const head_params *p, const gsl_matrix *Xq, const gsl_matr
         return att_fail(ATT_EUSAGE, "head: X_kv (%zu x %zu) and W_K (%zu x %zu) do not conform: "
                         "X_kv has %zu columns, W_K has %zu rows",
                         Xkv->size1, Xkv->size2, WK->size1, WK->size2, Xkv->size2, WK->size1);
-    if (p->b_Q && p->b_Q->size != WQ->size2)
-        return att_fail(ATT_EUSAGE,
-                        "head: b_Q (%zu) and W_Q (%zu x %zu): b_Q needs length d_k = %zu",
-                        p->b_Q->size, WQ->size1, WQ->size2, WQ->size2);
-    if (p->b_K && p->b_K->size != WK->size2)
-        return att_fail(ATT_EUSAGE,
-                        "head: b_K (%zu) and W_K (%zu x %zu): b_K needs length d_k = %zu",
-                        p->b_K->size, WK->size1, WK->size2, WK->size2);
-    if (p->b_V && p->b_V->size != WV->size2)
-        return att_fail(ATT_EUSAGE,
-                        "head: b_V (%zu) and W_V (%zu x %zu): b_V needs length d_v = %zu",
-                        p->b_V->size, WV->size1, WV->size2, WV->size2);
+    // a bias has one entry per column of its weight: b_Q, b_K (d_k), b_V (d_v)
+    const struct { const gsl_vector *b; const gsl_matrix *W; const char *name, *dim; } bias[3] =
+        {{p->b_Q, WQ, "Q", "d_k"}, {p->b_K, WK, "K", "d_k"}, {p->b_V, WV, "V", "d_v"}};
+    for (int i = 0; i < 3; i++)
+        if (bias[i].b && bias[i].b->size != bias[i].W->size2)
+            return att_fail(ATT_EUSAGE, "head: b_%s (%zu) and W_%s (%zu x %zu): b_%s needs length "
+                            "%s = %zu", bias[i].name, bias[i].b->size, bias[i].name,
+                            bias[i].W->size1, bias[i].W->size2, bias[i].name, bias[i].dim,
+                            bias[i].W->size2);
     if (!isfinite(p->scale))
         return att_fail(ATT_EUSAGE, "head: the score scale %g must be finite", p->scale);
     if (p->rope && WQ->size2 % 2 != 0)

@@ -23,15 +23,10 @@
  *   second-order term Q2 (mean: the law, exactly) and O(sd^4). Q2 - law is the control
  *   variate (one coefficient, curve.h), leaving an O(sd^4) residual: the ratio
  *   measured / law has a relative precision O(sd^2), finer as sd -> 0.
- * Why this one (issue 32): the former estimator (plain pairs, four control variates: the
- * first-order L1, Q2 and two third-order terms) gave 0.808 [0.799, 0.818] at sd 0.5 on
- * the default seed, 2.3 sigma below an audit's estimate. Over 100 other seeds x 50,000
- * draws it averaged 0.8203 +- 0.0005, with a replicate sd (0.0053) equal to its reported
- * se (0.0053), 92/100 CIs covering 0.8203, and no O(1/n) bias (0.8219 +- 0.0011 at 5,000
- * draws): the default seed's draw was a 2.3-sigma one, not a biased estimator. Antithetic
- * pairs with Q2 alone have a 1.7 x smaller variance (se 0.0042 at 50,000 draws) and one
- * coefficient instead of four; tests/test_excess.c checks the CI's coverage over
- * replicate seeds and that a planted bias of 2 se is caught.
+ * Why this one (issue 32; the numbers in doc/estimators.md): against the former estimator
+ * (plain pairs, four control variates) it has a 1.7 x smaller variance and one coefficient
+ * instead of four; tests/test_excess.c checks the CI's coverage over replicate seeds and
+ * that a planted bias of 2 se is caught.
  */
 #ifndef ATT_EXCESS_H
 #define ATT_EXCESS_H

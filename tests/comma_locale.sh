@@ -7,7 +7,8 @@
 # writes "0,5" (glibc upgraded) is built again. Two suites building at once: the first rename
 # wins, the other's copy is dropped.
 COMMA_LOC=de_DE.UTF-8
-comma_ok() { [ "$(env ${1:+"LOCPATH=$1"} LC_ALL=$COMMA_LOC printf '%.1f' 0.5 2>/dev/null)" = "0,5" ]; }
+# comma_ok [LOCPATH]: the locale writes 0.5 as 0,5
+comma_ok() { [ "$(env ${1:+"LOCPATH=$1"} LC_ALL=$COMMA_LOC printf '%.1f' 0.5 2>/dev/null)" = 0,5 ]; }
 if ! comma_ok ""; then
     cl_dir=$(mkdir -p "${BUILD:-build}/locale" && cd "${BUILD:-build}/locale" && pwd) || cl_dir=""
     if [ -n "$cl_dir" ] && ! comma_ok "$cl_dir" && command -v localedef >/dev/null 2>&1 &&
@@ -15,7 +16,7 @@ if ! comma_ok ""; then
         # (its exit status is 1 on mere warnings: the "0,5" test below judges the result)
         localedef -i de_DE -f UTF-8 "$cl_new/$COMMA_LOC" >/dev/null 2>&1
         # a stale build out of the way (unless another suite has just put a good one there)
-        comma_ok "$cl_dir" || rm -rf "$cl_dir/$COMMA_LOC"
+        comma_ok "$cl_dir" || rm -rf "${cl_dir:?}/$COMMA_LOC"
         mv -T "$cl_new/$COMMA_LOC" "$cl_dir/$COMMA_LOC" 2>/dev/null
         rm -rf "$cl_new"
     fi

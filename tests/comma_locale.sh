@@ -8,7 +8,7 @@
 # wins, the other's copy is dropped.
 COMMA_LOC=de_DE.UTF-8
 # comma_ok [LOCPATH]: the locale writes 0.5 as 0,5
-comma_ok() { [ "$(env ${1:+"LOCPATH=$1"} LC_ALL=$COMMA_LOC printf '%.1f' 0.5 2>/dev/null)" = 0,5 ]; }
+comma_ok() { [ "$(env ${1:+"LOCPATH=$1"} LC_ALL=$COMMA_LOC printf %.1f 0.5 2>/dev/null)" = 0,5 ]; }
 if ! comma_ok ""; then
     cl_dir=$(mkdir -p "${BUILD:-build}/locale" && cd "${BUILD:-build}/locale" && pwd) || cl_dir=""
     if [ -n "$cl_dir" ] && ! comma_ok "$cl_dir" && command -v localedef >/dev/null 2>&1 &&

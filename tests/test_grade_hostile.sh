@@ -51,7 +51,7 @@ git status --porcelain --untracked-files=all >"$W/git-before" 2>/dev/null
 # that the grader starts three times rather than once per file; the
 # runs go three at a time. A loop gets LOOP_T s: long enough for NumPy's import in the
 # sandbox on a loaded machine (about 0.15 s idle, 0.3 s at a load of 4.5 on 2 cores), short
-# because it spins for all of it (1.5 s spun 2 CPU s more in the four files that end by it)
+# because it spins for all of it (the three files that spin took 1.5 CPU s more at LOOP_T=1.5)
 LOOP_T=1
 mkdir "$W/h" "$W/orig" "$W/p1" "$W/p2" "$W/p3"
 i=0

@@ -168,7 +168,7 @@ LATER_TESTS  = $(filter $(wildcard tests/test_*.sh),$(SLOW_TESTS))
 CHECK_SUITES = $(addprefix $(BUILD)/tests/,$(TESTS)) $(filter-out $(SLOW_TESTS) $(SKIP_TESTS),$(wildcard tests/test_*.sh))
 RUN_TESTS    = ATT_BIN_DIR=$(BIN) BUILD=$(BUILD) sh tools/test/run_tests.sh --logs $(BUILD)/test-logs \
                --build "$(MAKE) --no-print-directory tests all"
-check: deps ## build, then every unit and property test and the fast end-to-end tests, two at a time (about 90 s of CPU: 1 min on 2 idle cores; more on a slower or busy machine)
+check: deps ## build, then every unit and property test and the fast end-to-end tests, two at a time (about 60 s of CPU; more on a slower or busy machine)
 	@+$(RUN_TESTS) --later "$(LATER_TESTS)" $(CHECK_SUITES)
 # check-all: ATT_CHECK_ALL=1 also runs the exhaustive variants that make check samples (every
 # known-wrong grader file, every size option with every value, the whole self-weight sweep,

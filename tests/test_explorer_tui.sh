@@ -31,12 +31,9 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/att-tui.XXXXXX") || exit 1
 sock="att-tui-$$"
 cleanup() { tmux -L "$sock" kill-server >/dev/null 2>&1; rm -rf "$tmp"; }
 trap cleanup EXIT INT TERM
-LOC=C.UTF-8
-if [ "$(env LC_ALL=de_DE.UTF-8 printf '%.1f' 0.5 2>/dev/null)" = "0,5" ]; then LOC=de_DE.UTF-8
-elif command -v localedef >/dev/null 2>&1 && [ -f /usr/share/i18n/locales/de_DE ] &&
-     localedef -i de_DE -f UTF-8 "$tmp/de_DE.UTF-8" >/dev/null 2>&1; then
-    LOC=de_DE.UTF-8; export LOCPATH="$tmp"
-fi
+# de_DE.UTF-8 (built once into $BUILD/locale/ if the system has none), else C.UTF-8
+. tests/comma_locale.sh
+LOC=${COMMA_LOC:-C.UTF-8}
 fail=0
 mkdir "$tmp/cwd"
 cd "$tmp/cwd" || exit 1

@@ -95,10 +95,9 @@ for src in results results/long; do
     a="$T/$(echo "$src" | tr / _)_plain"
     b="$T/$(echo "$src" | tr / _)_reworded"
     mkdir -p "$a/figures/checks" "$b/figures/checks"
-    for f in "$src"/*; do
-        [ -f "$f" ] || continue
-        cp "$f" "$a/" && cp "$f" "$b/" || exit 2
-    done
+    # the files (not the folders) of $src, into both copies: one cp each (a cp per file was a
+    # fifth of this suite's CPU)
+    find "$src" -maxdepth 1 -type f -exec cp -t "$a" {} + -exec cp -t "$b" {} + || exit 2
     for v in "$b"/*.verdicts.csv; do
         reword "$a/$(basename "$v")" "$v"
         nq=$(grep -c 'reworded quantity' "$v")

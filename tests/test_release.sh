@@ -57,9 +57,10 @@ cmp -s "$T/old.sums" "$T/new.sums" && { echo "test_release: seeds 1 and 2 give t
 # start D SEED: a widened 2-thread run of seed SEED into D (old set there),
 # waiting until it is in the middle of its renames; sets pid, and mid=1 when
 # the folder was seen mixed with the journal present. On a loaded machine the
-# poll may miss the window: then once more with a wider one.
+# poll may miss the window: then once more with a wider one. (50 ms a rename: the folder is mixed
+# for 6 x 50 ms, seen at load 7 on 2 cores in 6 of 6 runs; 100 ms waited 2 s in all)
 start() {
-    DELAY=100; start_once "$@"
+    DELAY=50; start_once "$@"
     [ "$mid" = 1 ] && return
     wait "$pid" 2>/dev/null
     DELAY=400; start_once "$@"

@@ -3,6 +3,13 @@
 # src/lib.list names the library files; the rest of the suite is not in the zip)
 set -eu
 cd "$(dirname "$0")"
+# (a test hook: tests/test_autograder.sh sets ATT_AUTOGRADER_PREBUILT=1 when it has put into bin/
+# the two programs this script built before from the same sources, compiler and flags; they are
+# then checked, not compiled again)
+if [ "${ATT_AUTOGRADER_PREBUILT:-0}" = 1 ] && [ -x bin/shapes ] && [ -x bin/attention ]; then
+    bin/shapes --help >/dev/null && bin/attention --help >/dev/null
+    exit
+fi
 CC=${CC:-cc}
 GSL_CFLAGS=$(pkg-config --cflags gsl)
 GSL_LIBS=$(pkg-config --libs gsl | sed 's/-lgslcblas//')

@@ -196,12 +196,13 @@ fi
 jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
 case "$jobs" in ''|*[!0-9]*|0) echo "run_tests: TEST_JOBS='$jobs' is not a positive whole number" >&2; exit 2 ;; esac
 [ "${VERBOSE:-0}" = 1 ] && jobs=1
-# the longest suites first (CPU seconds, perf task-clock with the sandboxes, 2026-12-02; the others follow in
-# the order given), so that two at a time end together
+# the longest suites first (CPU seconds, perf task-clock with the sandboxes: check-all's 2026-12-02,
+# make check's 2026-12-03; the others follow in the order given), so that two at a time end together
 SLOW="test_verify.sh test_threads.sh test_bad_inputs.sh test_docs.sh test_mpi.sh test_reproduce_long.sh
-      test_browser.sh test_experiments.sh test_grade.sh test_grade_hostile.sh test_reproduce_out.sh
-      test_readme.sh test_autograder.sh test_excess test_lscond test_sizes.sh test_layout.sh
-      test_learned_previous_token.sh test_torch.sh test_longseq.sh test_longseq test_selfweight_cli.sh"
+      test_browser.sh test_experiments.sh test_grade_hostile.sh test_readme.sh test_lscond
+      test_autograder.sh test_grade.sh test_reproduce_out.sh test_layout.sh
+      test_learned_previous_token.sh test_sizes.sh test_longseq.sh test_torch.sh test_excess
+      test_figures_named.sh test_selfweight_cli.sh test_tiled test_longseq test_glyphs.sh"
 for s in $SLOW; do for t in "$@"; do [ "$(basename "$t")" = "$s" ] && echo "$t"; done; done >"$logs/.order"
 for t in "$@"; do case " $(echo $SLOW) " in *" $(basename "$t") "*) ;; *) echo "$t" ;; esac; done >>"$logs/.order"
 for t in "$@"; do rm -f "$logs/$(basename "$t").result"; done

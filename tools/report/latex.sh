@@ -4,7 +4,7 @@
 # never runs an experiment. LaTeX is run until its references settle (the
 # .aux, .toc, .nav and .out files stop changing; at most 5 passes), so the
 # contents and every reference are right. Like latexmk, it starts from the
-# auxiliary files of the last build (kept in build/doc/aux-NAME-PAPER/): when
+# auxiliary files of the last build (kept in $BUILD/doc/aux-NAME-PAPER/): when
 # the first pass writes back exactly every auxiliary file it read, it read its
 # own settled references and is the last one (the usual case: one pass instead
 # of two or three); otherwise passes go on until they settle, and a first pass
@@ -32,7 +32,8 @@ absout=$(cd "$out" && pwd); absdoc=$(cd "$(dirname "$src")" && pwd); absrepo=$(c
 state() { cat "$tmp/$name.aux" "$tmp/$name.toc" "$tmp/$name.nav" "$tmp/$name.out" 2>/dev/null | cksum; }
 # every auxiliary file a pass reads and writes (not the log, the PDF or pdflatex's output)
 auxstate() { (cd "$tmp" && for f in "$name".*; do case "$f" in *.log|*.pdf) ;; *) [ -f "$f" ] && cksum "$f" ;; esac; done); }
-cache="$absrepo/${BUILD:-build}/doc/aux-$name-$paper"
+case "${BUILD:-build}" in /*) cache=$BUILD ;; *) cache=$absrepo/${BUILD:-build} ;; esac
+cache="$cache/doc/aux-$name-$paper"
 seeded=0
 if [ -d "$cache" ] && cp "$cache/$name".* "$tmp/" 2>/dev/null; then seeded=1; fi
 prev=none; [ $seeded = 1 ] && prev=$(state) && seedaux=$(auxstate)

@@ -209,7 +209,11 @@ VERDICTS := $(foreach id,$(EXPERIMENTS),$(OUT)/$(id).verdicts.csv)
 
 # The robustness table: each headline number under 5 seeds and 2 generators.
 ROBUST := $(if $(ONLY),,$(if $(wildcard tools/report/robustness.sh),$(OUT)/robustness.md))
-$(OUT)/robustness.md: $(VERDICTS) tools/report/robustness.sh
+# It reruns the programs into folders of its own: it needs the programs, not the experiments'
+# runs, so it starts with them, and it is rewritten whenever it is asked for (make reproduce,
+# make verify), like the runs.
+.PHONY: robustness-rerun
+$(OUT)/robustness.md: $(addprefix $(BIN)/,$(EXPERIMENTS)) tools/report/robustness.sh robustness-rerun | $(OUT)/figures
 	@sh tools/report/robustness.sh $(OUT) $(BIN)
 
 $(OUT)/claims.csv: $(VERDICTS) $(ROBUST) $(BUILD)/tools/report
@@ -224,17 +228,21 @@ $(OUT)/claims.csv: $(VERDICTS) $(ROBUST) $(BUILD)/tools/report
 # refused (tools/reproduce/prune_results.sh), and at the end only files the previous
 # reproduce wrote (its manifest: inode, size, path, as each writer recorded
 # them) and this one did not are removed, never through a symlink.
-# The experiments that time themselves (TIMED) run alone, one after another:
-# their times must not share the cores. The others run side by side (their
-# numbers do not depend on the threads they get), learned_previous_token first
-# (one of the longest: about 12 CPU s, doc/timing.md),
-# so that the short ones fill the cores around it. The figures, the robustness table,
-# the report and the four documents after them run side by side too.
+# Two phases. The experiments that time themselves (TIMED) run first, alone, one after
+# another: their times must not share the cores. Then everything else is one make -j graph
+# (reproduce-rest), so no core waits at a barrier: the other experiments side by side (their
+# numbers do not depend on the threads they get), the robustness reruns, each figure as soon as
+# its experiment is done, the explorer's screenshot, then the report and the four documents.
+# The experiments start longest first, by the CPU seconds each took in this build's last
+# reproduce (run_one.sh records them in $(BUILD)/reproduce-cpu/; tools/reproduce/order.sh),
+# so that the short ones fill the cores at the end; without a record, the registry's run
+# column (first) and then its order.
 REPRODUCE_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # (the registry's column run says which: timed, first)
 TIMED := $(shell sh tools/make/registry.sh with run timed)
 FIRST := $(shell sh tools/make/registry.sh with run first)
-UNTIMED_VERDICTS := $(foreach id,$(filter $(FIRST),$(EXPERIMENTS)) $(filter-out $(TIMED) $(FIRST),$(EXPERIMENTS)),$(OUT)/$(id).verdicts.csv)
+UNTIMED_VERDICTS := $(foreach id,$(shell sh tools/reproduce/order.sh $(BUILD) $(filter $(FIRST),$(EXPERIMENTS)) \
+                      $(filter-out $(TIMED) $(FIRST),$(EXPERIMENTS))),$(OUT)/$(id).verdicts.csv)
 TIMED_VERDICTS := $(foreach id,$(filter $(TIMED),$(EXPERIMENTS)),$(OUT)/$(id).verdicts.csv)
 # Every program and script step records each file it writes, as it writes it
 # (ATT_WRITE_LOG, lib/run/afile.h, tools/reproduce/written.sh): the manifest is built from
@@ -249,13 +257,18 @@ reproduce: ## install what is missing, rerun every experiment, render every figu
 	@BUILD="$(BUILD)" sh tools/reproduce/prune_results.sh open "$(OUT)"
 	@rm -f $(VERDICTS) $(OUT)/claims.csv
 	@echo "reproduce: $(words $(EXPERIMENTS)) experiments, then figures and the report"
-	@$(if $(UNTIMED_VERDICTS),$(MAKE) --no-print-directory -j$(REPRODUCE_JOBS) $(UNTIMED_VERDICTS),:)
 	@$(if $(TIMED_VERDICTS),$(MAKE) --no-print-directory $(TIMED_VERDICTS),:)
-	@$(MAKE) --no-print-directory -j$(REPRODUCE_JOBS) figures-report
-	@if [ -n "$(ONLY)" ]; then echo "reproduce: ONLY=\"$(ONLY)\": no robustness table, explorer, handout or slides"; \
-	 elif command -v pdflatex >/dev/null 2>&1; then $(MAKE) --no-print-directory -j$(REPRODUCE_JOBS) docs; \
-	 else echo "reproduce: pdflatex not found: handout and slides not rebuilt (make handout installs TeX)"; fi
+	@$(MAKE) --no-print-directory -j$(REPRODUCE_JOBS) reproduce-rest
 	@sh tools/reproduce/prune_results.sh end "$(OUT)"
+
+# the second phase of make reproduce (above): the robustness reruns first (about 34 CPU s in
+# runs of 2 s or less), then the experiments longest first; the figures, the report and the
+# documents after them, each as soon as what it reads is there
+.PHONY: reproduce-rest
+reproduce-rest: $(ROBUST) $(UNTIMED_VERDICTS) figures-report
+	@+if [ -n "$(ONLY)" ]; then echo "reproduce: ONLY=\"$(ONLY)\": no robustness table, explorer, handout or slides"; \
+	 elif command -v pdflatex >/dev/null 2>&1; then $(DOC_MAKE) all; \
+	 else echo "reproduce: pdflatex not found: handout and slides not rebuilt (make handout installs TeX)"; fi
 
 # make reproduce-long: long_sequences' section-scale crossings (c = 1, d_k = 16 and 4) with the
 # draws that reach +-10% (experiments/long_sequences.c, LONG_DRAWS_*; about 15 min on 2 idle cores),

@@ -11,7 +11,9 @@
 #   3. the student handout holds no solutions, no commands, no How we know
 #      appendix and no commit; the instructor notes hold them, and a speaker
 #      note under the frames; exercises are named by function; a command
-#      copies with "--", not an en dash.
+#      copies with "--", not an en dash;
+#   4. tools/report/latex.sh from the last build's auxiliary files: one pass, the same text; kept
+#      files that no longer load are dropped.
 # Skipped (passes) without pdflatex or pdfinfo.
 set -u
 cd "$(dirname "$0")/.."
@@ -91,6 +93,18 @@ if [ -s "$tmp/out/instructor.pdf" ] && [ -s "$tmp/out/handout.pdf" ]; then
     grep -q 'Rerun:' "$tmp/i.txt" || no "the instructor notes print no commands"
     n=$(grep -c '^Say:' "$tmp/i.txt")
     [ "$n" -ge 25 ] || no "the instructor notes hold $n speaker notes (want one per frame)"
+fi
+# 4. latex.sh starts from the last build's auxiliary files (BUILD/doc/aux-NAME-PAPER/): settled
+# ones give one pass and the same text; kept files that no longer load are dropped, not an error
+if [ -s "$tmp/out/claims.tex" ]; then
+    lx() { BUILD="$tmp/b" PAPER=a4 sh tools/report/latex.sh doc/handout.tex "$tmp/out" 2>>"$tmp/lx.err"; }
+    lx >"$tmp/lx1" && pdftotext "$tmp/out/handout.pdf" "$tmp/lx1.txt" || no "latex.sh failed with no kept files"
+    lx >"$tmp/lx2" && pdftotext "$tmp/out/handout.pdf" "$tmp/lx2.txt" || no "latex.sh failed from its kept files"
+    grep -q '(1 passes)' "$tmp/lx2" || no "latex.sh from settled kept files: $(cat "$tmp/lx2"), not 1 pass"
+    cmp -s "$tmp/lx1.txt" "$tmp/lx2.txt" || no "latex.sh from kept files: the handout's text differs"
+    printf '%s\n' '\attUndefinedMacro' >>"$tmp/b/doc/aux-handout-a4paper/handout.aux"
+    lx >"$tmp/lx3" && pdftotext "$tmp/out/handout.pdf" "$tmp/lx3.txt" || no "latex.sh failed on kept files that do not load"
+    cmp -s "$tmp/lx1.txt" "$tmp/lx3.txt" || no "latex.sh from kept files that do not load: the handout's text differs"
 fi
 [ $fail = 0 ] && echo "PASS test_docs"
 exit $fail

@@ -30,6 +30,10 @@ if [ "$st" -gt 1 ]; then
     printf 'reproduce:   %-24s %6s s (cpu %6s s)  FAILED TO RUN (exit %d)\n' "$id" "$secs" "$cpu" "$st" >&2
     exit "$st"
 fi
+# the CPU seconds of a default run, for the order of the next reproduce (tools/reproduce/order.sh)
+if [ -z "$mode" ] && mkdir -p "$build/reproduce-cpu" 2>/dev/null; then
+    echo "$cpu" > "$build/reproduce-cpu/$id.tmp.$$" && mv "$build/reproduce-cpu/$id.tmp.$$" "$build/reproduce-cpu/$id"
+fi
 summary=$("$build/tools/csvcol" "$out/$id.verdicts.csv" verdict 2>/dev/null |
           awk '{ n[$1]++ } END { s = ""; split("PASS FAIL INCONCLUSIVE REPORTED", k, " ");
                  for (i = 1; i <= 4; i++) if (n[k[i]]) s = s (s ? ", " : "") n[k[i]] " " k[i];

@@ -9,13 +9,17 @@
 set -u
 mods=$*
 [ -n "$mods" ] || { echo "usage: python.sh MODULE..." >&2; exit 2; }
-imports=$(printf 'import %s; ' $mods)
+# each module is looked up (importlib.util.find_spec), not imported: importing torch to ask
+# costs about 1 s of CPU, and the caller imports it anyway (a module found but broken fails
+# there, with its own error)
+probe="import importlib.util, sys; sys.exit(0 if all(importlib.util.find_spec(m) for m in sys.argv[1:]) else 1)"
 tried=""
 for py in ${PYTHON:-} "$(command -v python3 2>/dev/null)" /usr/bin/python3 /usr/local/bin/python3; do
     [ -n "$py" ] && [ -x "$py" ] || continue
     case " $tried " in *" $py "*) continue ;; esac
     tried="$tried $py"
-    if "$py" -c "$imports" >/dev/null 2>&1; then
+    # shellcheck disable=SC2086
+    if "$py" -c "$probe" $mods >/dev/null 2>&1; then
         echo "$py"
         exit 0
     fi

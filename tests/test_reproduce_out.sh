@@ -221,7 +221,10 @@ ln -s "$T/elsewhere" "$D/ext"; ln -s "$T/elsewhere/data.csv" "$D/link.csv"
 printf 'old\n' >"$D/gone_experiment.csv"
 printf 'old\n' >"$D/figures/gone_plot.png"
 printf 'outside\n' >"$T/outside.txt"
-{ echo gone_experiment.csv; echo figures/gone_plot.png; echo ../outside.txt; echo "$T/outside.txt"; } >>"$D/.reproduce-manifest"
+{ echo gone_experiment.csv; echo figures/gone_plot.png; echo ../outside.txt; echo "$T/outside.txt"
+  # (and with the outside file's own inode and size, as a record of a real write would carry)
+  echo "$(stat -c '%i %s' "$T/outside.txt") ../outside.txt"
+  echo "$(stat -c '%i %s' "$T/outside.txt") $T/outside.txt"; } >>"$D/.reproduce-manifest"
 # and a killed program's release (its journal) in the folder: make reproduce rolls it forward first
 mkdir -p "$D/.att-run.999999999"; printf 'whole\n' >"$D/.att-run.999999999/1.recovered.csv"
 printf '0\t1\t1.recovered.csv\t-\trecovered.csv\n' >"$D/.att-run.999999999/journal"

@@ -292,10 +292,11 @@ reproduce-long: ## long_sequences at the section's scale (c = 1) with the draws 
 
 # Re-render the figures of a run made by hand (default out/, where programs
 # write unless --out says otherwise): every plot of every experiment whose
-# verdicts are in that folder, from its data; nothing is rerun.
+# verdicts are in that folder, from its data; nothing is rerun. A figure newer
+# than its run, script and style is kept (FORCE=1: every one redrawn).
 FIG_OUT := $(if $(OUT_GIVEN),$(OUT),out)
-figures: ## re-render the figures of your own runs: make figures [OUT=DIR] (default out/)
-	@sh tools/report/figures.sh "$(FIG_OUT)" $(IDS)
+figures: ## re-render the figures of your own runs: make figures [OUT=DIR] (default out/; those already newer than their run are kept, FORCE=1 redraws all)
+	@FORCE="$(FORCE)" sh tools/report/figures.sh "$(FIG_OUT)" $(IDS)
 
 # The browser explorer: one self-contained page (web/explorer.html, script and
 # styles inside it), and a screenshot of its default state taken by headless

@@ -4,12 +4,30 @@
 # data; nothing is rerun. A plot belongs to experiment ID when its name is ID
 # or ID_<part> (plots/ and plots/checks/), or when it says "# experiment: ID"
 # (a figure named for what it shows, such as asymmetric_sentence).
+# A figure whose files are all newer than its run (DIR/ID.verdicts.csv, which a
+# run writes last), its script, plots/style.gnuplot and render.sh is up to date
+# and not drawn again (one line says how many); FORCE=1 redraws every one.
 set -u
 dir=$1; shift
 # a killed run's half-released files in DIR are finished or undone first (lib/run/afile.h)
 if [ -x "${BUILD:-build}/tools/recover" ]; then "${BUILD:-build}/tools/recover" "$dir" || exit 3; fi
 found=0
 failed=
+current=0
+# fresh SCRIPT DIR NAME RUN: every file render.sh makes for NAME exists and is newer than the
+# run, the script, the style and render.sh ([ -nt ]: a tie in time counts as not newer)
+fresh() {
+    case "$1" in */checks/*) fd="$2/figures/checks"; files="$fd/$3.pdf $fd/$3.png $fd/$3.svg" ;;
+        *) fd="$2/figures"; files="$fd/$3.pdf $fd/$3.png $fd/$3.svg"
+           grep -q '^# slide:' "$1" && [ "${ATT_NO_SLIDES:-0}" != 1 ] &&
+               files="$files $fd/slides/$3.pdf $fd/slides/$3.png" ;;
+    esac
+    for f in $files; do
+        for src in "$4" "$1" plots/style.gnuplot tools/report/render.sh; do
+            [ "$f" -nt "$src" ] || return 1
+        done
+    done
+}
 # every plot's "PATH|OWNER|NEEDS", read once by one awk (not seven processes per plot and
 # experiment: 0.4 s of each make figures): OWNER from its first "# experiment: ID" line, NEEDS
 # its first "# needs: TABLE.csv ... (why)" line without the "(why)"
@@ -46,9 +64,13 @@ for id in "$@"; do
             echo "figure $name: not drawn, this run has no$lacking (the full run has them)"
             continue
         fi
+        if [ "${FORCE:-0}" != 1 ] && fresh "$p" "$dir" "$name" "$dir/$id.verdicts.csv"; then
+            current=$((current + 1)); continue
+        fi
         sh tools/report/render.sh "$p" "$dir" "$name" || failed="$failed $name"
     done
 done
+[ "$current" -eq 0 ] || echo "figures: $current up to date, not drawn again (FORCE=1 redraws them)"
 [ $found = 1 ] || { echo "figures: no run found in $dir/ (run bin/<ID> first; it writes into out/)" >&2; exit 2; }
 # one figure that cannot be drawn (a table this run did not write) does not
 # stop the others; it is named, and the exit status says so

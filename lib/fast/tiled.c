@@ -62,19 +62,30 @@ size_t tiled_thread_bytes(tiled_tiles tiles, size_t d_k, size_t d_v)
     return mat_bytes(tiles.bq, tiles.bk) + mat_bytes(tiles.bq, d_k) + mat_bytes(tiles.bq, d_v);
 }
 
-/* max_j x_j over a row; *bad = 1 if some x_j is NaN or +inf. */
+/* max_j x_j over a row (NaNs are skipped: the exponential's sum catches them)
+ * as eight interleaved maxima, so that the loop has no horizontal step per
+ * vector: acc_u = max_{j = u mod 8} x_j, m = max_u acc_u. */
 __attribute__((target_clones("avx512f", "avx2", "default")))
-static double row_max(const double *x, size_t n, int *bad)
+static double row_max(const double *x, size_t n)
 {
-    double m = -INFINITY;
-    int nonfinite = 0;
-    #pragma omp simd reduction(max:m) reduction(|:nonfinite)
-    for (size_t j = 0; j < n; j++) {
-        m = x[j] > m ? x[j] : m;
-        nonfinite |= !(x[j] < INFINITY);
+    double acc[8] = { -INFINITY, -INFINITY, -INFINITY, -INFINITY,
+                      -INFINITY, -INFINITY, -INFINITY, -INFINITY };
+    size_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        #pragma omp simd
+        for (size_t u = 0; u < 8; u++) acc[u] = x[j + u] > acc[u] ? x[j + u] : acc[u];
     }
-    *bad = nonfinite;
+    for (size_t u = 0; j < n; j++, u++) acc[u] = x[j] > acc[u] ? x[j] : acc[u];
+    double m = acc[0];
+    for (size_t u = 1; u < 8; u++) m = acc[u] > m ? acc[u] : m;
     return m;
+}
+
+/* 1 if some x_j is not -inf (all scores of a masked row must be -inf; a NaN is not) */
+static int row_not_all_masked(const double *x, size_t n)
+{
+    for (size_t j = 0; j < n; j++) if (x[j] != -INFINITY) return 1;
+    return 0;
 }
 
 /* ---- one query tile ------------------------------------------------------- */
@@ -120,6 +131,13 @@ typedef struct {
     tiled_tiles tl;
 } tiled_job;
 
+/* The error for a NaN or +inf score in row i, keys j0 .. j0 + n_k - 1. */
+static int tiled_bad_score(size_t i, size_t j0, size_t n_k)
+{
+    return att_fail(ATT_EUSAGE, "tiled head: NaN or +inf score in row %zu (keys %zu..%zu); "
+                    "the tiled head needs finite scores", i, j0, j0 + n_k - 1);
+}
+
 /* O rows [i0, i0 + n_q) of the head: the online softmax over every key tile. */
 static int tiled_query_tile(gsl_matrix *O, const tiled_job *job, tiled_work *w,
                             size_t i0, size_t n_q)
@@ -156,21 +174,22 @@ static int tiled_query_tile(gsl_matrix *O, const tiled_job *job, tiled_work *w,
 
         // pass 2, per row (the online softmax update of softmax.h):
         //   m' = max(m, max_j s_j);  l = l e^{m - m'} + sum_j e^{s_j - m'};  o = o e^{m - m'}
+        // (A +inf score makes max_j s_j = +inf; a NaN one, skipped by the max,
+        // makes the sum of the e^{s_j - m'} NaN: both stop the head.)
         for (size_t i = 0; i < n_q; i++) {
             double *s = St.matrix.data + i * St.matrix.tda;
-            int bad;
-            double cm = row_max(s, n_k, &bad);
-            if (bad)
-                return att_fail(ATT_EUSAGE, "tiled head: NaN or +inf score in row %zu "
-                                "(keys %zu..%zu); the tiled head needs finite scores",
-                                i0 + i, j0, j0 + n_k - 1);
+            double cm = row_max(s, n_k);
             online_softmax *r = &w->run[i];
+            if (cm == INFINITY || (cm == -INFINITY && row_not_all_masked(s, n_k)))
+                return tiled_bad_score(i0 + i, j0, n_k);
             double f = softmax_online_rescale(r, cm);   /* m' and l e^{m - m'} */
             if (r->m == -INFINITY) {                     /* every key so far masked */
                 memset(s, 0, n_k * sizeof *s);
                 continue;
             }
-            r->l += vexp_shifted(s, s, n_k, r->m);      /* p_j = e^{s_j - m'} in place */
+            double sum = vexp_shifted(s, s, n_k, r->m); /* p_j = e^{s_j - m'} in place */
+            if (isnan(sum)) return tiled_bad_score(i0 + i, j0, n_k);
+            r->l += sum;
             if (f != 1.0) {
                 gsl_vector_view orow = gsl_matrix_row(&Ot.matrix, i);
                 gsl_vector_scale(&orow.vector, f);

@@ -83,13 +83,41 @@ static inline __attribute__((always_inline)) double exp_nonpositive(double x)
     EXP_NONPOSITIVE_BODY
 }
 
+/* The sum of a row, sum_i y_i, as eight interleaved partial sums added in
+ * order: acc_u = sum_{i = u mod 8} y_i, then acc_0 + acc_1 + ... + acc_7:
+ * the same bits for any vector width. VALUE is y_i, an expression in the
+ * index variable i (it may also store y_i). */
+#define SUM_FIXED_ORDER(n, i, VALUE)                                             \
+    double acc[8] = { 0 };                                                       \
+    size_t j0 = 0;                                                               \
+    for (; j0 + 8 <= (n); j0 += 8) {                                             \
+        _Pragma("omp simd") for (size_t u = 0; u < 8; u++) {                     \
+            size_t i = j0 + u;                                                   \
+            acc[u] += (VALUE);                                                   \
+        }                                                                        \
+    }                                                                            \
+    for (size_t u = 0, i = j0; i < (n); i++, u++) acc[u] += (VALUE);             \
+    double s = 0.0;                                                              \
+    for (size_t u = 0; u < 8; u++) s += acc[u];                                  \
+    return s;
+
+/* A path's two row functions, from its one-element exponential ONE:
+ *   name(y, x, n, m):       y_j = e^{x_j - m}
+ *   name##_sum(y, x, n, m): the same, returning sum_j y_j in the fixed order
+ *                           (one sweep over the row instead of two)
+ * y may alias x. */
+#define EXP_ROWS_PAIR(name, ATTRS, ONE)                                          \
+    ATTRS static void name(double *y, const double *x, size_t n, double m)       \
+    {                                                                            \
+        _Pragma("omp simd") for (size_t j = 0; j < n; j++) y[j] = ONE(x[j] - m); \
+    }                                                                            \
+    ATTRS static double name##_sum(double *y, const double *x, size_t n, double m) \
+    {                                                                            \
+        SUM_FIXED_ORDER(n, i, y[i] = ONE(x[i] - m))                              \
+    }
+
 /* y_j = e^{x_j - m}: plain loop (SSE2 on any x86-64), no fused multiply-add */
-static void exp_rows_plain(double *y, const double *x, size_t n, double m)
-{
-    #pragma omp simd
-    for (size_t j = 0; j < n; j++)
-        y[j] = exp_nonpositive(x[j] - m);
-}
+EXP_ROWS_PAIR(exp_rows_plain, , exp_nonpositive)
 
 #if defined(__x86_64__) && defined(__GNUC__)
 /* The same with AVX2 or AVX-512 vectors and fused multiply-adds (the
@@ -109,27 +137,30 @@ static void exp_rows_plain(double *y, const double *x, size_t n, double m)
     {                                                                                              \
         EXP_NONPOSITIVE_BODY                                                                       \
     }                                                                                              \
-    __attribute__((target(arch), optimize("fp-contract=fast", "no-trapping-math"))) static void    \
-    name(double *y, const double *x, size_t n, double m)                                           \
-    {                                                                                              \
-        _Pragma("omp simd") for (size_t j = 0; j < n; j++) y[j] = name##_one(x[j] - m);            \
-    }
+    EXP_ROWS_PAIR(name, __attribute__((target(arch),                                               \
+                                       optimize("fp-contract=fast", "no-trapping-math"))),         \
+                  name##_one)
 EXP_ROWS_FMA(exp_rows_avx512, "arch=x86-64-v4")
 EXP_ROWS_FMA(exp_rows_avx2, "arch=x86-64-v3")
 #endif
 
-static vexp_rows_fn *exp_rows;          /* chosen once; a race writes the same value */
+
 
 /* The paths by name: the scalar loop first, then widening vectors. */
-typedef struct { const char *name; vexp_rows_fn *f; const char *cpu; } exp_path;
+/* f: the rows, fs: the rows and their sum in one sweep */
+typedef double exp_sum_fn(double *y, const double *x, size_t n, double m);
+typedef struct { const char *name; vexp_rows_fn *f; exp_sum_fn *fs; const char *cpu; } exp_path;
 static const exp_path EXP_PATHS[] = {
-    {"scalar", exp_rows_plain, NULL},
+    {"scalar", exp_rows_plain, exp_rows_plain_sum, NULL},
 #if defined(__x86_64__) && defined(__GNUC__)
-    {"avx2", exp_rows_avx2, "x86-64-v3"},        /* AVX2 + FMA (+ BMI, ...) */
-    {"avx512", exp_rows_avx512, "x86-64-v4"},    /* AVX-512 F, BW, CD, DQ, VL */
+    {"avx2", exp_rows_avx2, exp_rows_avx2_sum, "x86-64-v3"},         /* AVX2 + FMA (+ BMI, ...) */
+    {"avx512", exp_rows_avx512, exp_rows_avx512_sum, "x86-64-v4"},   /* AVX-512 F, BW, CD, DQ, VL */
 #endif
 };
 enum { EXP_NPATHS = sizeof EXP_PATHS / sizeof EXP_PATHS[0] };
+
+static vexp_rows_fn *exp_rows;          /* chosen once; a race writes the same value */
+static exp_sum_fn *exp_sum;             /* its fused row-and-sum, NULL for a foreign one */
 
 /* 1 if this CPU runs path k */
 static int exp_path_ok(size_t k)
@@ -173,6 +204,15 @@ static int exp_path_env(const char **why)
     return k;
 }
 
+/* Use the row function f, and its fused sum if it is one of ours. */
+static void exp_use(vexp_rows_fn *f)
+{
+    exp_sum_fn *fs = NULL;
+    for (size_t k = 0; k < EXP_NPATHS; k++) if (EXP_PATHS[k].f == f) fs = EXP_PATHS[k].fs;
+    exp_sum = fs;
+    exp_rows = f;
+}
+
 static vexp_rows_fn *exp_rows_pick(void)
 {
     const char *why;
@@ -194,7 +234,7 @@ int vexp_env_check(void)
         return att_fail(ATT_EUSAGE, "ATT_VEXP=%s %s; this CPU runs: %s (unset: the best)",
                         getenv("ATT_VEXP"), why, have);
     }
-    if (exp_rows == NULL) exp_rows = EXP_PATHS[k].f;
+    if (exp_rows == NULL) exp_use(EXP_PATHS[k].f);
     return ATT_OK;
 }
 
@@ -205,21 +245,14 @@ const char *vexp_path(void)
     return "other";                     /* vexp_set_rows installed one */
 }
 
-static void exp_shifted_rows(double *y, const double *x, size_t n, double m)
-{
-    vexp_rows_fn *f = exp_rows;
-    if (f == NULL) exp_rows = f = exp_rows_pick();
-    f(y, x, n, m);
-}
-
 int vexp_variant(const char *name)
 {
-    if (name == NULL) { exp_rows = exp_rows_pick(); return ATT_OK; }
+    if (name == NULL) { exp_use(exp_rows_pick()); return ATT_OK; }
     int k = exp_path_find(name);
     if (k < 0 || !exp_path_ok((size_t)k))
         return att_fail(ATT_EUSAGE, "exponential variant \"%s\" is not available on this CPU",
                         name);
-    exp_rows = EXP_PATHS[k].f;
+    exp_use(EXP_PATHS[k].f);
     return ATT_OK;
 }
 
@@ -228,26 +261,23 @@ int vexp_variant(const char *name)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 static double sum_fixed_order(const double *y, size_t n)
 {
-    double acc[8] = { 0 };
-    size_t j = 0;
-    for (; j + 8 <= n; j += 8) {
-        #pragma omp simd
-        for (size_t u = 0; u < 8; u++) acc[u] += y[j + u];
-    }
-    for (size_t u = 0; j < n; j++, u++) acc[u] += y[j];
-    double s = 0.0;
-    for (size_t u = 0; u < 8; u++) s += acc[u];
-    return s;
+    SUM_FIXED_ORDER(n, i, y[i])
 }
 
+/* Our own paths exponentiate and sum in one sweep (the same bits as the
+ * two sweeps of a foreign row function below). */
 double vexp_shifted(double *y, const double *x, size_t n, double m)
 {
-    exp_shifted_rows(y, x, n, m);
+    exp_sum_fn *fs = exp_sum;
+    if (fs) return fs(y, x, n, m);
+    if (exp_rows == NULL) exp_use(exp_rows_pick());
+    if ((fs = exp_sum)) return fs(y, x, n, m);
+    exp_rows(y, x, n, m);
     return sum_fixed_order(y, n);
 }
 
 void vexp_set_rows(vexp_rows_fn *f)
 {
-    exp_rows = f ? f : exp_rows_pick();
+    exp_use(f ? f : exp_rows_pick());
 }
 

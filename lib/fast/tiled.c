@@ -56,10 +56,10 @@ int tiled_threads(size_t T_q, size_t T_k, size_t d_k, size_t d_v, tiled_tiles ti
     return ntiles > 1 && flops > TILED_PARALLEL_FLOPS ? omp_get_max_threads() : 1;
 }
 
-/* bytes of S_t (B_q, B_k), Q_t (B_q, d_k), O_t (B_q, d_v), as mat_new counts them */
+/* bytes of S_t, P_t (B_q, B_k), Q_t (B_q, d_k), O_t (B_q, d_v), as mat_new counts them */
 size_t tiled_thread_bytes(tiled_tiles tiles, size_t d_k, size_t d_v)
 {
-    return mat_bytes(tiles.bq, tiles.bk) + mat_bytes(tiles.bq, d_k) + mat_bytes(tiles.bq, d_v);
+    return 2 * mat_bytes(tiles.bq, tiles.bk) + mat_bytes(tiles.bq, d_k) + mat_bytes(tiles.bq, d_v);
 }
 
 /* max_j x_j over a row (NaNs are skipped: the exponential's sum catches them)
@@ -90,17 +90,22 @@ static int row_not_all_masked(const double *x, size_t n)
 
 /* ---- one query tile ------------------------------------------------------- */
 
-/* A thread's workspace. */
+/* A thread's workspace. S is all zeros between tiles: the score product adds
+ * into it (beta = 1), which spares OpenBLAS's separate pass that zeroes C for
+ * beta = 0 (3% of the head's time); each row is zeroed again right after its
+ * exponentials, while it is still in L1. */
 typedef struct {
-    gsl_matrix *S;     /* (B_q, B_k) scores, then weights     */
+    gsl_matrix *S;     /* (B_q, B_k) scores (zero between tiles) */
+    gsl_matrix *P;     /* (B_q, B_k) weights e^{s - m}         */
     gsl_matrix *Qt;    /* (B_q, d_k) projected queries         */
     gsl_matrix *Ot;    /* (B_q, d_v) unnormalised output       */
     online_softmax *run;   /* (B_q) each row's running max and sum (softmax.h) */
+    int dirty;             /* S may be nonzero (a tile stopped by an error) */
 } tiled_work;
 
 static void tiled_work_free(tiled_work *w)
 {
-    mat_free(w->S); mat_free(w->Qt); mat_free(w->Ot);
+    mat_free(w->S); mat_free(w->P); mat_free(w->Qt); mat_free(w->Ot);
     free(w->run);
     *w = (tiled_work){ 0 };
 }
@@ -108,12 +113,13 @@ static void tiled_work_free(tiled_work *w)
 static int tiled_work_alloc(tiled_work *w, tiled_tiles tl, size_t d_k, size_t d_v)
 {
     *w = (tiled_work){ 0 };
-    w->S = mat_new(tl.bq, tl.bk);
+    w->S = mat_new(tl.bq, tl.bk);      /* zeros (mat_new) */
+    w->P = mat_new(tl.bq, tl.bk);
     w->Qt = mat_new(tl.bq, d_k);
     w->Ot = mat_new(tl.bq, d_v);
     w->run = malloc(tl.bq * sizeof *w->run);
-    if (!w->S || !w->Qt || !w->Ot || !w->run) {
-        int mats = w->S && w->Qt && w->Ot;      /* else mat_new recorded why (a refusal */
+    if (!w->S || !w->P || !w->Qt || !w->Ot || !w->run) {
+        int mats = w->S && w->P && w->Qt && w->Ot;      /* else mat_new recorded why (a refusal */
         tiled_work_free(w);                     /* by the budget is ATT_EUSAGE)         */
         return mats ? att_fail(ATT_ERUNTIME, "tiled head: out of memory for a thread's tiles")
                     : att_last_code();
@@ -139,8 +145,8 @@ static int tiled_bad_score(size_t i, size_t j0, size_t n_k)
 }
 
 /* O rows [i0, i0 + n_q) of the head: the online softmax over every key tile. */
-static int tiled_query_tile(gsl_matrix *O, const tiled_job *job, tiled_work *w,
-                            size_t i0, size_t n_q)
+static int tiled_query_tile_body(gsl_matrix *O, const tiled_job *job, tiled_work *w,
+                                 size_t i0, size_t n_q)
 {
     size_t T_k = job->K->size1, d_k = job->K->size2, d_v = job->V->size2;
     gsl_matrix_view Ot = gsl_matrix_submatrix(w->Ot, 0, 0, n_q, d_v);
@@ -168,9 +174,10 @@ static int tiled_query_tile(gsl_matrix *O, const tiled_job *job, tiled_work *w,
         gsl_matrix_const_view Kt = gsl_matrix_const_submatrix(job->K, j0, 0, n_k, d_k);
         gsl_matrix_const_view Vt = gsl_matrix_const_submatrix(job->V, j0, 0, n_k, d_v);
         gsl_matrix_view St = gsl_matrix_submatrix(w->S, 0, 0, n_q, n_k);
+        gsl_matrix_view Pt = gsl_matrix_submatrix(w->P, 0, 0, n_q, n_k);
 
-        // pass 1: S_t = scale Q_t K_t^T                       (dgemm)
-        if ((rc = mat_gemm(&St.matrix, job->scale, Qt, 0, &Kt.matrix, 1, 0.0))) return rc;
+        // pass 1: S_t = scale Q_t K_t^T + S_t, S_t = 0        (dgemm)
+        if ((rc = mat_gemm(&St.matrix, job->scale, Qt, 0, &Kt.matrix, 1, 1.0))) return rc;
 
         // pass 2, per row (the online softmax update of softmax.h):
         //   m' = max(m, max_j s_j);  l = l e^{m - m'} + sum_j e^{s_j - m'};  o = o e^{m - m'}
@@ -178,16 +185,19 @@ static int tiled_query_tile(gsl_matrix *O, const tiled_job *job, tiled_work *w,
         // makes the sum of the e^{s_j - m'} NaN: both stop the head.)
         for (size_t i = 0; i < n_q; i++) {
             double *s = St.matrix.data + i * St.matrix.tda;
+            double *pr = Pt.matrix.data + i * Pt.matrix.tda;
             double cm = row_max(s, n_k);
             online_softmax *r = &w->run[i];
             if (cm == INFINITY || (cm == -INFINITY && row_not_all_masked(s, n_k)))
                 return tiled_bad_score(i0 + i, j0, n_k);
             double f = softmax_online_rescale(r, cm);   /* m' and l e^{m - m'} */
             if (r->m == -INFINITY) {                     /* every key so far masked */
+                memset(pr, 0, n_k * sizeof *pr);
                 memset(s, 0, n_k * sizeof *s);
                 continue;
             }
-            double sum = vexp_shifted(s, s, n_k, r->m); /* p_j = e^{s_j - m'} in place */
+            double sum = vexp_shifted(pr, s, n_k, r->m); /* p_j = e^{s_j - m'} */
+            memset(s, 0, n_k * sizeof *s);              /* S_t = 0 for the next tile */
             if (isnan(sum)) return tiled_bad_score(i0 + i, j0, n_k);
             r->l += sum;
             if (f != 1.0) {
@@ -197,7 +207,7 @@ static int tiled_query_tile(gsl_matrix *O, const tiled_job *job, tiled_work *w,
         }
 
         // pass 3: O_t += P_t V_t                               (dgemm)
-        if ((rc = mat_gemm(&Ot.matrix, 1.0, &St.matrix, 0, &Vt.matrix, 0, 1.0))) return rc;
+        if ((rc = mat_gemm(&Ot.matrix, 1.0, &Pt.matrix, 0, &Vt.matrix, 0, 1.0))) return rc;
     }
 
     // o_i = O_t,i / l_i
@@ -210,6 +220,17 @@ static int tiled_query_tile(gsl_matrix *O, const tiled_job *job, tiled_work *w,
             gsl_matrix_set(O, i0 + i, c, gsl_matrix_get(&Ot.matrix, i, c) / l);
     }
     return ATT_OK;
+}
+
+/* The same, S_t zeroed first if an earlier tile of this thread stopped
+ * halfway (its scores left in S_t). */
+static int tiled_query_tile(gsl_matrix *O, const tiled_job *job, tiled_work *w,
+                            size_t i0, size_t n_q)
+{
+    if (w->dirty) gsl_matrix_set_zero(w->S);
+    int rc = tiled_query_tile_body(O, job, w, i0, n_q);
+    w->dirty = rc != ATT_OK;
+    return rc;
 }
 
 /* ---- the parallel driver ------------------------------------------------- */

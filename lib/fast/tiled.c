@@ -196,7 +196,7 @@ static int tiled_query_tile_body(gsl_matrix *O, const tiled_job *job, tiled_work
                 memset(s, 0, n_k * sizeof *s);
                 continue;
             }
-            double sum = vexp_shifted(pr, s, n_k, r->m); /* p_j = e^{s_j - m'} */
+            double sum = vexp_shifted_head(pr, s, n_k, r->m);   /* p_j = e^{s_j - m'} */
             memset(s, 0, n_k * sizeof *s);              /* S_t = 0 for the next tile */
             if (isnan(sum)) return tiled_bad_score(i0 + i, j0, n_k);
             r->l += sum;

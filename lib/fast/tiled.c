@@ -10,7 +10,7 @@
  * (n_q <= B_q, n_k <= B_k: the last tiles may be short.)
  *
  * The only elementwise work outside BLAS is e^{s - m}, done by a vectorised
- * exponential (vexp.h) because T_q T_k of them are needed: at
+ * exponential (vexp_shifted_head, vexp.h) because T_q T_k of them are needed: at
  * T = 100,000 that is 1e10 calls, which libm's scalar exp() would take longer
  * to do than the two products take for the whole head.
  */
@@ -31,9 +31,15 @@
 #include <gsl/gsl_blas.h>
 #include <omp.h>
 
-/* Chosen by timing on the 2-core AMD EPYC this project runs on (one thread,
- * T = 30,000): 256 x 256 gave 46 GFLOP/s, 128 x 256 44, 128 x 512 43,
- * 64 x 512 38. S_t is then 512 KiB, half of a core's L2. */
+/* Chosen by timing on a 2-core AMD EPYC (one thread, T = 30,000): 256 x 256
+ * gave 46 GFLOP/s, 128 x 256 44, 128 x 512 43, 64 x 512 38. On the 2-core
+ * Xeon (AVX-512, 2 MiB L2 a core) that now runs make bench, 256 x 256,
+ * 384 x 256, 512 x 128 and 512 x 256 were equal within the noise (one
+ * thread, T = 16,000, 4 interleaved runs each: 1.41 to 1.50 CPU s), and the
+ * two products alone reach 53 to 57 GFLOP/s at these shapes against 72 for
+ * a 4096^3 DGEMM: OpenBLAS's packing of each tile's operands (P_t above all)
+ * is the part of the gap that tiling cannot remove. S_t and P_t are 512 KiB
+ * each, half of a core's L2 together. */
 enum { TILED_BQ = 256, TILED_BK = 256 };
 
 /* Rows per block of the K, V projections. */

@@ -98,7 +98,7 @@ static int row_not_all_masked(const double *x, size_t n)
 
 /* A thread's workspace. S is all zeros between tiles: the score product adds
  * into it (beta = 1), which spares OpenBLAS's separate pass that zeroes C for
- * beta = 0 (3% of the head's time); each row is zeroed again right after its
+ * beta = 0 (3% of the head's time by perf); each row is zeroed again after its
  * exponentials, while it is still in L1. */
 typedef struct {
     gsl_matrix *S;     /* (B_q, B_k) scores (zero between tiles) */
@@ -125,8 +125,9 @@ static int tiled_work_alloc(tiled_work *w, tiled_tiles tl, size_t d_k, size_t d_
     w->Ot = mat_new(tl.bq, d_v);
     w->run = malloc(tl.bq * sizeof *w->run);
     if (!w->S || !w->P || !w->Qt || !w->Ot || !w->run) {
-        int mats = w->S && w->P && w->Qt && w->Ot;      /* else mat_new recorded why (a refusal */
-        tiled_work_free(w);                     /* by the budget is ATT_EUSAGE)         */
+        int mats = w->S && w->P && w->Qt && w->Ot;   /* else mat_new recorded why (a */
+        tiled_work_free(w);                          /* refusal by the budget is     */
+                                                     /* ATT_EUSAGE)                  */
         return mats ? att_fail(ATT_ERUNTIME, "tiled head: out of memory for a thread's tiles")
                     : att_last_code();
     }

@@ -110,21 +110,26 @@ START_TEST(test_exp_special_values)
     double x[] = { 0.0, 5.0, -INFINITY, -746.0, -1e308, -745.3, 1e300 };
     double m[] = { 0.0, 5.0, 0.0,        0.0,    0.0,    0.0,    1e300 };
     double want[] = { 1.0, 1.0, 0.0,     0.0,    0.0,    0.0,    1.0 };
-    for (size_t i = 0; i < sizeof x / sizeof x[0]; i++) {
-        double y;
-        double s = vexp_shifted(&y, &x[i], 1, m[i]);
-        ck_assert_msg(y == want[i] && s == want[i], "e^(%g - %g) = %.17g, want %.17g",
-                      x[i], m[i], y, want[i]);
+    /* vexp_shifted and vexp_shifted_head alike */
+    double (*const fns[])(double *, const double *, size_t, double) = { vexp_shifted,
+                                                                         vexp_shifted_head };
+    for (size_t f = 0; f < 2; f++) {
+        for (size_t i = 0; i < sizeof x / sizeof x[0]; i++) {
+            double y;
+            double s = fns[f](&y, &x[i], 1, m[i]);
+            ck_assert_msg(y == want[i] && s == want[i], "fn %zu: e^(%g - %g) = %.17g, want %.17g",
+                          f, x[i], m[i], y, want[i]);
+        }
+        double nan_in = NAN, y;
+        fns[f](&y, &nan_in, 1, 0.0);
+        ck_assert_msg(isnan(y), "NaN in must give NaN out");
+        /* e^{-1} and e^{-700} by libm (correctly rounded to within an ulp) */
+        double xs[] = { -1.0, -700.0, -0.5 * M_LN2, -1e-300 }, ys[4];
+        fns[f](ys, xs, 4, 0.0);
+        for (size_t i = 0; i < 4; i++)
+            ck_assert_msg(fabs(ys[i] - exp(xs[i])) <= 2 * DBL_EPSILON * exp(xs[i]),
+                          "fn %zu: e^%g = %.17g, libm %.17g", f, xs[i], ys[i], exp(xs[i]));
     }
-    double nan_in = NAN, y;
-    vexp_shifted(&y, &nan_in, 1, 0.0);
-    ck_assert_msg(isnan(y), "NaN in must give NaN out");
-    /* e^{-1} and e^{-700} by libm (correctly rounded to within an ulp) */
-    double xs[] = { -1.0, -700.0, -0.5 * M_LN2, -1e-300 }, ys[4];
-    vexp_shifted(ys, xs, 4, 0.0);
-    for (size_t i = 0; i < 4; i++)
-        ck_assert_msg(fabs(ys[i] - exp(xs[i])) <= 2 * DBL_EPSILON * exp(xs[i]),
-                      "e^%g = %.17g, libm %.17g", xs[i], ys[i], exp(xs[i]));
 }
 END_TEST
 
@@ -149,9 +154,17 @@ END_TEST
 /* Every variant of the exponential this CPU can run. */
 static const char *exp_variants[] = { "plain", "avx2", "avx512" };   /* "plain" = "scalar" */
 
+/* Both exponentials of vexp.h: the general one and the tiled head's. */
+typedef double exp_fn(double *y, const double *x, size_t n, double m);
+static exp_fn *const exp_fns[] = { vexp_shifted, vexp_shifted_head };
+static const char *const exp_fn_names[] = { "vexp_shifted", "vexp_shifted_head" };
+
+/* loop index i: variant i % 3 of function i / 3 */
 START_TEST(test_prop_exp_accuracy)
 {
-    const char *variant = exp_variants[_i];
+    const char *variant = exp_variants[_i % 3];
+    exp_fn *vexp = exp_fns[_i / 3];
+    const char *fname = exp_fn_names[_i / 3];
     if (vexp_variant(variant) != ATT_OK) {
         printf("test_tiled: exponential variant %s: not on this CPU, skipped\n", variant);
         return;
@@ -164,7 +177,7 @@ START_TEST(test_prop_exp_accuracy)
         double m = gsl_ran_gaussian(rng, 100.0);
         size_t n = prop_size(rng, 1, N);
         for (size_t j = 0; j < n; j++) x[j] = m - range * gsl_rng_uniform(rng);
-        double s = vexp_shifted(y, x, n, m), sref = 0.0;
+        double s = vexp(y, x, n, m), sref = 0.0;
         for (size_t j = 0; j < n; j++) {
             double e = exp(x[j] - m);
             sref += e;
@@ -172,17 +185,17 @@ START_TEST(test_prop_exp_accuracy)
              * integers (both >= 0, so their bit patterns order like them;
              * in the subnormal range an ulp is 2^-1074) */
             double u = ulps_apart(y[j], e);
-            PROP_ASSERT(u <= 2, "%s: x - m = %.17g: %.17g vs libm %.17g (%g ulp)",
-                        variant, x[j] - m, y[j], e, u);
+            PROP_ASSERT(u <= 2, "%s %s: x - m = %.17g: %.17g vs libm %.17g (%g ulp)",
+                        fname, variant, x[j] - m, y[j], e, u);
         }
-        PROP_ASSERT(fabs(s - sref) <= tol_eps(4, n, sref), "%s: sum %.17g vs %.17g", variant,
-                    s, sref);
+        PROP_ASSERT(fabs(s - sref) <= tol_eps(4, n, sref), "%s %s: sum %.17g vs %.17g", fname,
+                    variant, s, sref);
     }
     /* the special values too */
     double x[] = { 0.0, -INFINITY, -745.2, -746.0, -1e308, NAN }, y[6];
-    vexp_shifted(y, x, 6, 0.0);
+    vexp(y, x, 6, 0.0);
     ck_assert_msg(y[0] == 1.0 && y[1] == 0.0 && y[2] == 0.0 && y[3] == 0.0 && y[4] == 0.0
-                  && isnan(y[5]), "%s: special values %g %g %g %g %g %g", variant,
+                  && isnan(y[5]), "%s %s: special values %g %g %g %g %g %g", fname, variant,
                   y[0], y[1], y[2], y[3], y[4], y[5]);
     vexp_variant(NULL);
     gsl_rng_free(rng);
@@ -194,7 +207,9 @@ END_TEST
  * their sums agree to the summation's bound. */
 START_TEST(test_prop_exp_paths_agree)
 {
-    const char *variant = exp_variants[_i + 1];
+    const char *variant = exp_variants[_i % 2 + 1];
+    exp_fn *vexp = exp_fns[_i / 2];
+    const char *fname = exp_fn_names[_i / 2];
     if (vexp_variant(variant) != ATT_OK) {
         printf("test_tiled: exponential path %s: not on this CPU, skipped\n", variant);
         return;
@@ -208,15 +223,15 @@ START_TEST(test_prop_exp_paths_agree)
         size_t n = prop_size(rng, 1, N);
         for (size_t j = 0; j < n; j++) x[j] = m - range * gsl_rng_uniform(rng);
         ck_assert(vexp_variant(variant) == ATT_OK);
-        double s = vexp_shifted(y, x, n, m);
+        double s = vexp(y, x, n, m);
         ck_assert(vexp_variant("scalar") == ATT_OK);
         double ss = vexp_shifted(ys, x, n, m);
         for (size_t j = 0; j < n; j++)
             PROP_ASSERT(ulps_apart(y[j], ys[j]) <= 2,
-                        "%s: x - m = %.17g: %.17g vs scalar %.17g (%g ulp)", variant, x[j] - m,
-                        y[j], ys[j], ulps_apart(y[j], ys[j]));
-        PROP_ASSERT(fabs(s - ss) <= tol_eps(4, n, ss), "%s: sum %.17g vs scalar %.17g", variant, s,
-                    ss);
+                        "%s %s: x - m = %.17g: %.17g vs scalar %.17g (%g ulp)", fname, variant,
+                        x[j] - m, y[j], ys[j], ulps_apart(y[j], ys[j]));
+        PROP_ASSERT(fabs(s - ss) <= tol_eps(4, n, ss), "%s %s: sum %.17g vs scalar %.17g", fname,
+                    variant, s, ss);
     }
     vexp_variant(NULL);
     gsl_rng_free(rng);
@@ -635,8 +650,8 @@ int main(void)
     suite_add_tcase(s, unit);
     TCase *prop = tcase_create("properties");
     tcase_set_timeout(prop, 120);
-    tcase_add_loop_test(prop, test_prop_exp_accuracy, 0, 3);
-    tcase_add_loop_test(prop, test_prop_exp_paths_agree, 0, 2);
+    tcase_add_loop_test(prop, test_prop_exp_accuracy, 0, 6);
+    tcase_add_loop_test(prop, test_prop_exp_paths_agree, 0, 4);
     tcase_add_test(prop, test_prop_tiled_attend_random);
     tcase_add_test(prop, test_prop_tiled_attend_adversarial);
     tcase_add_test(prop, test_prop_tiled_forward);

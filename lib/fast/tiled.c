@@ -10,7 +10,7 @@
  * (n_q <= B_q, n_k <= B_k: the last tiles may be short.)
  *
  * The only elementwise work outside BLAS is e^{s - m}, done by a vectorised
- * exponential (vexp.h) because T_q T_k of them are needed: at
+ * exponential (vexp_shifted_head, vexp.h) because T_q T_k of them are needed: at
  * T = 100,000 that is 1e10 calls, which libm's scalar exp() would take longer
  * to do than the two products take for the whole head.
  */
@@ -31,9 +31,15 @@
 #include <gsl/gsl_blas.h>
 #include <omp.h>
 
-/* Chosen by timing on the 2-core AMD EPYC this project runs on (one thread,
- * T = 30,000): 256 x 256 gave 46 GFLOP/s, 128 x 256 44, 128 x 512 43,
- * 64 x 512 38. S_t is then 512 KiB, half of a core's L2. */
+/* Chosen by timing on a 2-core AMD EPYC (one thread, T = 30,000): 256 x 256
+ * gave 46 GFLOP/s, 128 x 256 44, 128 x 512 43, 64 x 512 38. On the 2-core
+ * Xeon (AVX-512, 2 MiB L2 a core) that now runs make bench, 256 x 256,
+ * 384 x 256, 512 x 128 and 512 x 256 were equal within the noise (one
+ * thread, T = 16,000, 4 interleaved runs each: 1.41 to 1.50 CPU s), and the
+ * two products alone reach 53 to 57 GFLOP/s at these shapes against 72 for
+ * a 4096^3 DGEMM: OpenBLAS's packing of each tile's operands (P_t above all)
+ * is the part of the gap that tiling cannot remove. S_t and P_t are 512 KiB
+ * each, half of a core's L2 together. */
 enum { TILED_BQ = 256, TILED_BK = 256 };
 
 /* Rows per block of the K, V projections. */
@@ -56,40 +62,56 @@ int tiled_threads(size_t T_q, size_t T_k, size_t d_k, size_t d_v, tiled_tiles ti
     return ntiles > 1 && flops > TILED_PARALLEL_FLOPS ? omp_get_max_threads() : 1;
 }
 
-/* bytes of S_t (B_q, B_k), Q_t (B_q, d_k), O_t (B_q, d_v), as mat_new counts them */
+/* bytes of S_t, P_t (B_q, B_k), Q_t (B_q, d_k), O_t (B_q, d_v), as mat_new counts them */
 size_t tiled_thread_bytes(tiled_tiles tiles, size_t d_k, size_t d_v)
 {
-    return mat_bytes(tiles.bq, tiles.bk) + mat_bytes(tiles.bq, d_k) + mat_bytes(tiles.bq, d_v);
+    return 2 * mat_bytes(tiles.bq, tiles.bk) + mat_bytes(tiles.bq, d_k) + mat_bytes(tiles.bq, d_v);
 }
 
-/* max_j x_j over a row; *bad = 1 if some x_j is NaN or +inf. */
+/* max_j x_j over a row (NaNs are skipped: the exponential's sum catches them)
+ * as eight interleaved maxima, so that the loop has no horizontal step per
+ * vector: acc_u = max_{j = u mod 8} x_j, m = max_u acc_u. */
 __attribute__((target_clones("avx512f", "avx2", "default")))
-static double row_max(const double *x, size_t n, int *bad)
+static double row_max(const double *x, size_t n)
 {
-    double m = -INFINITY;
-    int nonfinite = 0;
-    #pragma omp simd reduction(max:m) reduction(|:nonfinite)
-    for (size_t j = 0; j < n; j++) {
-        m = x[j] > m ? x[j] : m;
-        nonfinite |= !(x[j] < INFINITY);
+    double acc[8] = { -INFINITY, -INFINITY, -INFINITY, -INFINITY,
+                      -INFINITY, -INFINITY, -INFINITY, -INFINITY };
+    size_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        #pragma omp simd
+        for (size_t u = 0; u < 8; u++) acc[u] = x[j + u] > acc[u] ? x[j + u] : acc[u];
     }
-    *bad = nonfinite;
+    for (size_t u = 0; j < n; j++, u++) acc[u] = x[j] > acc[u] ? x[j] : acc[u];
+    double m = acc[0];
+    for (size_t u = 1; u < 8; u++) m = acc[u] > m ? acc[u] : m;
     return m;
+}
+
+/* 1 if some x_j is not -inf (all scores of a masked row must be -inf; a NaN is not) */
+static int row_not_all_masked(const double *x, size_t n)
+{
+    for (size_t j = 0; j < n; j++) if (x[j] != -INFINITY) return 1;
+    return 0;
 }
 
 /* ---- one query tile ------------------------------------------------------- */
 
-/* A thread's workspace. */
+/* A thread's workspace. S is all zeros between tiles: the score product adds
+ * into it (beta = 1), which spares OpenBLAS's separate pass that zeroes C for
+ * beta = 0 (3% of the head's time by perf); each row is zeroed again after its
+ * exponentials, while it is still in L1. */
 typedef struct {
-    gsl_matrix *S;     /* (B_q, B_k) scores, then weights     */
+    gsl_matrix *S;     /* (B_q, B_k) scores (zero between tiles) */
+    gsl_matrix *P;     /* (B_q, B_k) weights e^{s - m}         */
     gsl_matrix *Qt;    /* (B_q, d_k) projected queries         */
     gsl_matrix *Ot;    /* (B_q, d_v) unnormalised output       */
     online_softmax *run;   /* (B_q) each row's running max and sum (softmax.h) */
+    int dirty;             /* S may be nonzero (a tile stopped by an error) */
 } tiled_work;
 
 static void tiled_work_free(tiled_work *w)
 {
-    mat_free(w->S); mat_free(w->Qt); mat_free(w->Ot);
+    mat_free(w->S); mat_free(w->P); mat_free(w->Qt); mat_free(w->Ot);
     free(w->run);
     *w = (tiled_work){ 0 };
 }
@@ -97,13 +119,15 @@ static void tiled_work_free(tiled_work *w)
 static int tiled_work_alloc(tiled_work *w, tiled_tiles tl, size_t d_k, size_t d_v)
 {
     *w = (tiled_work){ 0 };
-    w->S = mat_new(tl.bq, tl.bk);
+    w->S = mat_new(tl.bq, tl.bk);      /* zeros (mat_new) */
+    w->P = mat_new(tl.bq, tl.bk);
     w->Qt = mat_new(tl.bq, d_k);
     w->Ot = mat_new(tl.bq, d_v);
     w->run = malloc(tl.bq * sizeof *w->run);
-    if (!w->S || !w->Qt || !w->Ot || !w->run) {
-        int mats = w->S && w->Qt && w->Ot;      /* else mat_new recorded why (a refusal */
-        tiled_work_free(w);                     /* by the budget is ATT_EUSAGE)         */
+    if (!w->S || !w->P || !w->Qt || !w->Ot || !w->run) {
+        int mats = w->S && w->P && w->Qt && w->Ot;   /* else mat_new recorded why (a */
+        tiled_work_free(w);                          /* refusal by the budget is     */
+                                                     /* ATT_EUSAGE)                  */
         return mats ? att_fail(ATT_ERUNTIME, "tiled head: out of memory for a thread's tiles")
                     : att_last_code();
     }
@@ -120,9 +144,16 @@ typedef struct {
     tiled_tiles tl;
 } tiled_job;
 
+/* The error for a NaN or +inf score in row i, keys j0 .. j0 + n_k - 1. */
+static int tiled_bad_score(size_t i, size_t j0, size_t n_k)
+{
+    return att_fail(ATT_EUSAGE, "tiled head: NaN or +inf score in row %zu (keys %zu..%zu); "
+                    "the tiled head needs finite scores", i, j0, j0 + n_k - 1);
+}
+
 /* O rows [i0, i0 + n_q) of the head: the online softmax over every key tile. */
-static int tiled_query_tile(gsl_matrix *O, const tiled_job *job, tiled_work *w,
-                            size_t i0, size_t n_q)
+static int tiled_query_tile_body(gsl_matrix *O, const tiled_job *job, tiled_work *w,
+                                 size_t i0, size_t n_q)
 {
     size_t T_k = job->K->size1, d_k = job->K->size2, d_v = job->V->size2;
     gsl_matrix_view Ot = gsl_matrix_submatrix(w->Ot, 0, 0, n_q, d_v);
@@ -150,27 +181,32 @@ static int tiled_query_tile(gsl_matrix *O, const tiled_job *job, tiled_work *w,
         gsl_matrix_const_view Kt = gsl_matrix_const_submatrix(job->K, j0, 0, n_k, d_k);
         gsl_matrix_const_view Vt = gsl_matrix_const_submatrix(job->V, j0, 0, n_k, d_v);
         gsl_matrix_view St = gsl_matrix_submatrix(w->S, 0, 0, n_q, n_k);
+        gsl_matrix_view Pt = gsl_matrix_submatrix(w->P, 0, 0, n_q, n_k);
 
-        // pass 1: S_t = scale Q_t K_t^T                       (dgemm)
-        if ((rc = mat_gemm(&St.matrix, job->scale, Qt, 0, &Kt.matrix, 1, 0.0))) return rc;
+        // pass 1: S_t = scale Q_t K_t^T + S_t, S_t = 0        (dgemm)
+        if ((rc = mat_gemm(&St.matrix, job->scale, Qt, 0, &Kt.matrix, 1, 1.0))) return rc;
 
         // pass 2, per row (the online softmax update of softmax.h):
         //   m' = max(m, max_j s_j);  l = l e^{m - m'} + sum_j e^{s_j - m'};  o = o e^{m - m'}
+        // (A +inf score makes max_j s_j = +inf; a NaN one, skipped by the max,
+        // makes the sum of the e^{s_j - m'} NaN: both stop the head.)
         for (size_t i = 0; i < n_q; i++) {
             double *s = St.matrix.data + i * St.matrix.tda;
-            int bad;
-            double cm = row_max(s, n_k, &bad);
-            if (bad)
-                return att_fail(ATT_EUSAGE, "tiled head: NaN or +inf score in row %zu "
-                                "(keys %zu..%zu); the tiled head needs finite scores",
-                                i0 + i, j0, j0 + n_k - 1);
+            double *pr = Pt.matrix.data + i * Pt.matrix.tda;
+            double cm = row_max(s, n_k);
             online_softmax *r = &w->run[i];
+            if (cm == INFINITY || (cm == -INFINITY && row_not_all_masked(s, n_k)))
+                return tiled_bad_score(i0 + i, j0, n_k);
             double f = softmax_online_rescale(r, cm);   /* m' and l e^{m - m'} */
             if (r->m == -INFINITY) {                     /* every key so far masked */
+                memset(pr, 0, n_k * sizeof *pr);
                 memset(s, 0, n_k * sizeof *s);
                 continue;
             }
-            r->l += vexp_shifted(s, s, n_k, r->m);      /* p_j = e^{s_j - m'} in place */
+            double sum = vexp_shifted_head(pr, s, n_k, r->m);   /* p_j = e^{s_j - m'} */
+            memset(s, 0, n_k * sizeof *s);              /* S_t = 0 for the next tile */
+            if (isnan(sum)) return tiled_bad_score(i0 + i, j0, n_k);
+            r->l += sum;
             if (f != 1.0) {
                 gsl_vector_view orow = gsl_matrix_row(&Ot.matrix, i);
                 gsl_vector_scale(&orow.vector, f);
@@ -178,7 +214,7 @@ static int tiled_query_tile(gsl_matrix *O, const tiled_job *job, tiled_work *w,
         }
 
         // pass 3: O_t += P_t V_t                               (dgemm)
-        if ((rc = mat_gemm(&Ot.matrix, 1.0, &St.matrix, 0, &Vt.matrix, 0, 1.0))) return rc;
+        if ((rc = mat_gemm(&Ot.matrix, 1.0, &Pt.matrix, 0, &Vt.matrix, 0, 1.0))) return rc;
     }
 
     // o_i = O_t,i / l_i
@@ -191,6 +227,17 @@ static int tiled_query_tile(gsl_matrix *O, const tiled_job *job, tiled_work *w,
             gsl_matrix_set(O, i0 + i, c, gsl_matrix_get(&Ot.matrix, i, c) / l);
     }
     return ATT_OK;
+}
+
+/* The same, S_t zeroed first if an earlier tile of this thread stopped
+ * halfway (its scores left in S_t). */
+static int tiled_query_tile(gsl_matrix *O, const tiled_job *job, tiled_work *w,
+                            size_t i0, size_t n_q)
+{
+    if (w->dirty) gsl_matrix_set_zero(w->S);
+    int rc = tiled_query_tile_body(O, job, w, i0, n_q);
+    w->dirty = rc != ATT_OK;
+    return rc;
 }
 
 /* ---- the parallel driver ------------------------------------------------- */

@@ -4,7 +4,8 @@
  *   Xq (T_q, d)  Xkv (T_k, d)  W_Q, W_K (d, d_k)  W_V (d, d_v)
  *   Q (T_q, d_k)  K (T_k, d_k)  V (T_k, d_v)  O (T_q, d_v)
  *   a query tile: B_q rows of Q;  a key tile: B_k rows of K and V;
- *   the only score block ever stored is S_t (B_q, B_k), one per thread.
+ *   the only score blocks ever stored are S_t and its weights P_t (B_q, B_k),
+ *   one pair per thread.
  *
  * Online softmax (Milakov & Gimelshein 2018; the loop of FlashAttention).
  * For query row i, visit the key tiles one after another, keeping a running
@@ -49,7 +50,7 @@ tiled_tiles tiled_tiles_default(void);
 /* Memory by thread count. A tiled call on T_q queries with T_k keys runs on
  *   tiled_threads(T_q, T_k, d_k, d_v, tiles)
  * threads (1 for a small head, else omp_get_max_threads()), and each of them
- * holds, for the whole call, its tiles S_t (B_q, B_k), Q_t (B_q, d_k),
+ * holds, for the whole call, its tiles S_t, P_t (B_q, B_k), Q_t (B_q, d_k),
  * O_t (B_q, d_v): tiled_thread_bytes(tiles, d_k, d_v) bytes counted by mem.h.
  * So the counted memory of a call is
  *   (what does not depend on threads: K, V, and the caller's X, O)

@@ -29,6 +29,14 @@
 
 double vexp_shifted(double *y, const double *x, size_t n, double m);
 
+/* The same for the tiled head (tiled.h), which needs T_q T_k of them: on the
+ * avx512 path by a table of 2^{j/16} and a Taylor series to degree 7 (19
+ * vector operations instead of 29), elsewhere vexp_shifted itself. Within
+ * 2 ulp of libm as well, the same special values, the same order of the sum;
+ * on avx512 its last bits may differ from vexp_shifted's. (Kept apart so that
+ * the other experiments' exponentials keep their bits.) */
+double vexp_shifted_head(double *y, const double *x, size_t n, double m);
+
 /* ATT_VEXP: ATT_OK if unset, empty, or a path this CPU runs (then that
  * path is used from here on, unless vexp_variant or vexp_set_rows changed
  * it already); else ATT_EUSAGE naming the value and the paths this CPU

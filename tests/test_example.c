@@ -27,12 +27,19 @@ static void *work_alloc(const sweep_grid *g, const void *ctx)
 {
     (void)ctx;
     work *w = malloc(sizeof *w);
-    if (w) w->T = sweep_max(g, AX_T), allocs++;
+    if (w == NULL) return NULL;
+    w->T = sweep_max(g, AX_T);
+    /* each thread of the sweep makes and frees its own work: the counts are shared */
+    #pragma omp atomic update
+    allocs++;
     return w;
 }
 static void work_free(void *w)
 {
-    if (w) frees++;
+    if (w) {
+        #pragma omp atomic update
+        frees++;
+    }
     free(w);
 }
 /* z ~ N(0, 1) then a second normal (so draw 0 is more than one number of the stream) */

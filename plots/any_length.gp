@@ -3,6 +3,11 @@
 # log-log. The tiled head (online softmax) grows like T; the plain head holds
 # S and A (T x T) and grows like T^2: dashed, what S and A alone would need
 # beyond the largest T it ran at (2 x 8 T^2 bytes).
+# It illustrates the verdict row anyLengthMemSlope (memory linear in T); the
+# headline, anyLengthLongestT (sampled rows of the T = 100,000 output against
+# o_i = sum_j a_ij v_j, anylen_row_check in lib/claims/anylen.h), is a number
+# of the claims table that no figure draws (figures/checks/any_length_agreement
+# draws the tiled head against the plain one at T <= 4096).
 # Data: any_length_timing.csv (counted bytes: they include each thread's
 # tiles, so they depend on the thread count), any_length.meta.
 # size: 6.5,4.2

@@ -5,7 +5,8 @@
  *   T_q queries, T_k keys/values, d model width, d_k query/key width, d_v value
  *   width; B_q rows per query tile, B_k keys per key tile.
  *   Q_t (n_q, d_k) one query tile   K_t (n_k, d_k), V_t (n_k, d_v) one key tile
- *   S_t = P_t (n_q, n_k) the tile's scores, then its weights (in place)
+ *   S_t (n_q, n_k) the tile's scores (all zero between tiles), P_t (n_q, n_k)
+ *   its weights e^{s - m}
  *   O_t (n_q, d_v) the tile's unnormalised output; m, l (n_q) running max, sum
  * (n_q <= B_q, n_k <= B_k: the last tiles may be short.)
  *
@@ -183,7 +184,8 @@ static int tiled_query_tile_body(gsl_matrix *O, const tiled_job *job, tiled_work
         gsl_matrix_view St = gsl_matrix_submatrix(w->S, 0, 0, n_q, n_k);
         gsl_matrix_view Pt = gsl_matrix_submatrix(w->P, 0, 0, n_q, n_k);
 
-        // pass 1: S_t = scale Q_t K_t^T + S_t, S_t = 0        (dgemm)
+        // pass 1: S_t = scale Q_t K_t^T (dgemm with beta = 1 into an S_t that is all zero:
+        // OpenBLAS then skips its own zeroing pass; pass 2 zeroes each row it has used)
         if ((rc = mat_gemm(&St.matrix, job->scale, Qt, 0, &Kt.matrix, 1, 1.0))) return rc;
 
         // pass 2, per row (the online softmax update of softmax.h):

@@ -37,9 +37,10 @@ if (SLIDE) {
     set xlabel offset -2.2, 0.6; set xtics offset 0, 0.4
 }
 # each curve labelled with its d_k just right of where it falls to 0 (at
-# i = d_k + 1), below every curve still standing there
+# i = d_k + 1), below every curve still standing there; every second label one
+# line higher, so that neighbours an octave apart (16, 32) do not run together
 set datafile columnheaders   # the spectra by column name: i, then "d_k=N" per width
 sv(k) = column(sprintf("d_k=%d", last(k)))
 plot for [k = 1:n] f using (column("i")):(sv(k)) with lines ls k notitle, \
      for [k = 1:n] f using (column("i") == last(k) + 1 ? column("i") : 1/0):(0):(sprintf("%d", last(k))) \
-       with labels left offset 0.2, 0.7 font ',9' tc ls k notitle
+       with labels left offset 0.2, (k % 2 ? 0.7 : 1.8) font ',9' tc ls k notitle

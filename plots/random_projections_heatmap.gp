@@ -13,7 +13,7 @@
 #       a, query, key), random_projections.csv (T, T_self_mean, draws);
 #       random_projections.meta (d, d_k, heatmap_T).
 # size: 6.5,4.6
-# slide: 2.9,2.6
+# slide: 5.6,2.4
 f = datadir.'/random_projections_A.csv'
 meta_id = 'random_projections'
 T = meta('heatmap_T')
@@ -26,11 +26,11 @@ cell(p) = (strcol("panel") eq p) ? column("j") : 1/0
 tics = system(sprintf("awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next } $c[\"i\"] == 1 && $c[\"panel\"] == \"raw\" {printf \"%%s\\\"%%s\\\" %%d\", (n++ ? \", \" : \"\"), $c[\"key\"], $c[\"j\"]}' '%s'", f))
 if (!SLIDE) { eval sprintf("set xtics (%s); set ytics (%s)", tics, tics) }
 if (SLIDE) {
-# slide: the two maps of attention weights A (not scores) without token
-# names (twelve rows do not fit at 11 pt) but with their axes named, one
-# colour bar for both (0 to 1;
-# the frame's text says the colour is the weight a_ij)
-set multiplot layout 1, 2 margins 0.12, 0.80, 0.18, 0.80 spacing 0.05, 0
+# slide: the two maps of attention weights A (not scores) side by side across
+# the frame (about 40 mm each), without token names (twelve rows do not fit
+# at 11 pt) but with their axes named, one colour bar for both (0 to 1; the
+# frame's text says the colour is the weight a_ij)
+set multiplot layout 1, 2 margins 0.14, 0.84, 0.13, 0.80 spacing 0.04, 0
 set size ratio -1
 set xrange [0.5:T + 0.5]
 set yrange [T + 0.5:0.5]
@@ -40,16 +40,16 @@ set cbrange [0:1]
 set style fill solid 1.0 noborder
 unset colorbox
 # the axes named by labels placed on the page (the maps have no ticks)
-set label 31 "queries" at screen 0.045, screen 0.42 center rotate by 90 font ',9'
-set label 32 "keys" at screen 0.28, screen 0.07 center font ',9'
-set label 33 "keys" at screen 0.64, screen 0.07 center font ',9'
+set label 31 "queries" at screen 0.115, screen 0.50 center rotate by 90 font ',9'
+set label 32 "keys" at screen 0.30, screen 0.06 center font ',9'
+set label 33 "keys" at screen 0.67, screen 0.06 center font ',9'
 set title "raw" font ',9'
 plot f using (cell('raw')):"i":(column("j") - 0.5):(column("j") + 0.5) \
          :(column("i") - 0.5):(column("i") + 0.5):"a" \
      with boxxyerror fc palette
 unset label 31; unset label 32; unset label 33
 set title "projected" font ',9'
-set colorbox user origin 0.83, 0.12 size 0.035, 0.58
+set colorbox user origin 0.845, 0.20 size 0.018, 0.60
 set cbtics ('0' 0, '1' 1) font ',9' scale 0
 plot f using (cell('projected')):"i":(column("j") - 0.5):(column("j") + 0.5) \
          :(column("i") - 0.5):(column("i") + 0.5):"a" \

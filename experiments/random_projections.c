@@ -335,6 +335,12 @@ static void main_verdicts(experiment *e, const sweep_result *m, double scale)
     experiment_summary_measure(e, "T x mean self-weight", sweep_measure(m, worst, S_TSELF),
                         "the section: about 1/T, i.e. 1; T = %zu, %s", m->pt[worst].T,
                         m->npoints > 1 ? "the farthest from 1 of the T run" : "the only T run");
+    /* and how often a token is its own best match: T P(argmax_j s_ij = i), about 1 when its
+     * own key is like any other (raw scores: T, every token finds itself) */
+    verdict_reported(e, "rpTArgmaxSelf", 1.0, sweep_measure(m, worst, S_TARGMAX),
+                     "T times the fraction of draws in which a token's own score is the largest "
+                     "of its row, at T = %zu (d = %zu, d_k = %zu): about 1, as for any other key",
+                     m->pt[worst].T, d, dk);
     measure aw = sweep_measure(m, worst, S_TSELF);    /* the same mean, / T: a_ii itself */
     double Tw = (double)m->pt[worst].T;
     aw.value /= Tw;

@@ -248,7 +248,9 @@ static void curve_verdicts(experiment *e, const config *cf, size_t n, const curv
             "d_k = %zu, c = %.4g)",
             n, ROWS, exp(x.l - x.lo), exp(x.hi - x.l), cf->d, cf->d_k, cf->c);
         /* the headline: the soft scale, known to +-10% in the default run (the section's c = 1
-         * needs make reproduce-long's draws) */
+         * needs make reproduce-long's draws). T* is a measurement, so its row is reported; what
+         * judges it is the control lsCrossPrecSoft just below (its CI within +-10%), and what
+         * the claim asserts of the other scales is lsBelowAtMax (the wide configuration) */
         if (!strcmp(cf->macro, "Soft")) experiment_headline(e);
         // +-10% at the section's scale needs the long run's draws (make reproduce-long): a control
         // there; in the default run its precision is reported (the long run's rows carry the rule)

@@ -81,9 +81,11 @@ int training_model_alloc(prev_model *mdl, const prev_config *c)
     mdl->Z = mat_new(T, V);
     mdl->P = mat_new(T, V);
     mdl->G = mat_new(T, dk);
+    mdl->dS = mat_new(T, T), mdl->acc = mat_new(V, dk);
+    mdl->dQ = mat_new(T, dk), mdl->dK = mat_new(T, dk), mdl->dV = mat_new(T, dk);
     if (!mdl->theta || !mdl->grad || !mdl->m || !mdl->v || !mdl->tokens || !mdl->X || !mdl->Z
-        || !mdl->P || !mdl->G || (rc = head_state_alloc(&mdl->st, T, T, d, dk, dk))
-        || (rc = head_grads_alloc(&mdl->hg, T, T, d, dk, dk))) {
+        || !mdl->P || !mdl->G || !mdl->dS || !mdl->acc || !mdl->dQ || !mdl->dK || !mdl->dV
+        || (rc = head_state_alloc(&mdl->st, T, T, d, dk, dk))) {
         training_model_free(mdl);
         if (rc) return rc;   // a --max-memory refusal stays a usage error (exit 2)
         if (att_alloc_status() == ATT_EUSAGE) return ATT_EUSAGE;
@@ -106,7 +108,7 @@ void training_model_free(prev_model *mdl)
     free(mdl->tokens);
     mat_free(mdl->X); mat_free(mdl->Z); mat_free(mdl->P); mat_free(mdl->G);
     if (mdl->st.Q) head_state_free(&mdl->st);
-    if (mdl->hg.dXq) head_grads_free(&mdl->hg);
+    mat_free(mdl->dS); mat_free(mdl->acc); mat_free(mdl->dQ); mat_free(mdl->dK); mat_free(mdl->dV);
     memset(mdl, 0, sizeof *mdl);
 }
 
@@ -142,14 +144,56 @@ static size_t argmax(const double *z, size_t n)
     return best;
 }
 
+/* The products with X (T, d), x_t = [e_{token_t} ; e_t], d = V + T, without X: row t
+ * of X W is the sum of two rows of W. Bit for bit what mat_gemm's fixed-order kernel
+ * gives for these products (mat.h): its sum over p in order, from +0, adds exactly 0
+ * for the zeros of X (0 w = +-0, and x +- 0 = x for a sum that is never -0), and
+ * 1 w = w, alpha = 1, for the two ones (W finite, as the training's loss check
+ * keeps it). */
+
+/* Y (T, n) = X W, W (d, n):  y_t = (0 + w_{token_t}) + w_{V+t}, token_t < V */
+static void onehot_project(gsl_matrix *Y, const size_t *tok, size_t V, const gsl_matrix *W)
+{
+    for (size_t t = 0; t < Y->size1; t++) {
+        const double *a = gsl_matrix_const_ptr(W, tok[t], 0);
+        const double *b = gsl_matrix_const_ptr(W, V + t, 0);
+        double *y = gsl_matrix_ptr(Y, t, 0);
+        for (size_t j = 0; j < Y->size2; j++) y[j] = (0.0 + a[j]) + b[j];
+    }
+}
+
+/* dW (d, n) += X^T dY, dY (T, n), through acc (V, n):  (X^T dY)_pj = sum_{t: token_t = p}
+ * dy_tj, t in order, from +0, for p < V;  (X^T dY)_{V+t, j} = 0 + dy_tj */
+static void onehot_grad_add(gsl_matrix *dW, const size_t *tok, size_t V, const gsl_matrix *dY,
+                            gsl_matrix *acc)
+{
+    size_t T = dY->size1, n = dY->size2;
+    gsl_matrix_set_zero(acc);
+    for (size_t t = 0; t < T; t++) {
+        const double *dy = gsl_matrix_const_ptr(dY, t, 0);
+        double *s = gsl_matrix_ptr(acc, tok[t], 0), *g = gsl_matrix_ptr(dW, V + t, 0);
+        for (size_t j = 0; j < n; j++) s[j] += dy[j], g[j] += 0.0 + dy[j];
+    }
+    for (size_t p = 0; p < V; p++) {
+        const double *s = gsl_matrix_const_ptr(acc, p, 0);
+        double *g = gsl_matrix_ptr(dW, p, 0);
+        for (size_t j = 0; j < n; j++) g[j] += s[j];
+    }
+}
+
 /* tokens (T) -> X (T, d), st, Z (T, V), P (T, V) */
 int training_forward(prev_model *mdl, const size_t *tokens, double *loss, size_t *correct)
 {
     size_t T = mdl->c.T, V = mdl->c.n_vocab;
     // x_t = [e_{token_t} ; e_t]
     int rc = prevtoken_circuit_inputs(mdl->X, tokens, V, T);
-    // O = softmax(causal(X W_Q (X W_K)^T)) X W_V
-    if (!rc) rc = head_forward(&mdl->st, &mdl->p, mdl->X, mdl->X);
+    // Qb = X W_Q, Kb = X W_K, V = X W_V (one-hot rows, onehot_project);
+    // O = softmax(causal(Qb Kb^T)) V
+    if (rc) return rc;
+    onehot_project(mdl->st.Qb, tokens, V, &mdl->W_Q.matrix);
+    onehot_project(mdl->st.Kb, tokens, V, &mdl->W_K.matrix);
+    onehot_project(mdl->st.V, tokens, V, &mdl->W_V.matrix);
+    rc = head_forward_projected(&mdl->st, &mdl->p);
     // Z = O W_O ;  P = row softmax(Z)
     if (!rc) rc = mat_gemm(mdl->Z, 1.0, mdl->st.O, 0, &mdl->W_O.matrix, 0, 0.0);
     if (!rc) rc = softmax_rows(mdl->P, mdl->Z);
@@ -190,12 +234,14 @@ int training_loss_grad(prev_model *mdl, const size_t *tokens, size_t B, double *
         // dW_O += O^T dZ ;  G = dL/dO = dZ W_O^T
         if ((rc = mat_gemm(&mdl->dW_O.matrix, 1.0, mdl->st.O, 1, dZ, 0, 1.0))) return rc;
         if ((rc = mat_gemm(mdl->G, 1.0, dZ, 0, &mdl->W_O.matrix, 1, 0.0))) return rc;
-        // the head's backward pass: dW_Q, dW_K, dW_V of L = sum(G .* O)
-        if ((rc = head_backward(&mdl->hg, &mdl->st, &mdl->p, mdl->X, mdl->X, mdl->G))) return rc;
-        // dW_Q += ;  dW_K += ;  dW_V += (tied: dW_V is dW_K, so it gets both paths)
-        gsl_matrix_add(&mdl->dW_Q.matrix, mdl->hg.dW_Q);
-        gsl_matrix_add(&mdl->dW_K.matrix, mdl->hg.dW_K);
-        gsl_matrix_add(&mdl->dW_V.matrix, mdl->hg.dW_V);
+        // the head's backward pass: dQ, dK, dV of L = sum(G .* O) (no dL/dX: X is data)
+        if ((rc = head_backward_projected(mdl->dS, mdl->dQ, mdl->dK, mdl->dV, &mdl->st, &mdl->p,
+                                          mdl->G)))
+            return rc;
+        // dW_Q += X^T dQ ;  dW_K += X^T dK ;  dW_V += X^T dV (tied: dW_V is dW_K, both paths)
+        onehot_grad_add(&mdl->dW_Q.matrix, tok, V, mdl->dQ, mdl->acc);
+        onehot_grad_add(&mdl->dW_K.matrix, tok, V, mdl->dK, mdl->acc);
+        onehot_grad_add(&mdl->dW_V.matrix, tok, V, mdl->dV, mdl->acc);
     }
     *loss = Lsum * w;
     return ATT_OK;

@@ -13,7 +13,8 @@
  * Tied keys and values: W_V = W_K (one matrix, so k_j = v_j and d_v = d_k);
  * its gradient is then dL/dW_K + dL/dW_V (both paths).
  *
- * The gradient comes from the library's backward pass (head_backward) with
+ * The gradient comes from the library's backward pass (head_backward_projected, then
+ * X^T dQ etc. over the one-hot rows of X) with
  * G = dL/dO = dZ W_O^T, dZ_t = (p_t - e_{token_{t-1}}) / (B (T-1)) for t >= 1
  * and dZ_0 = 0; dW_O = O^T dZ. Training is Adam (Kingma & Ba 2015):
  *   m <- b1 m + (1-b1) g,   v <- b2 v + (1-b2) g^2,
@@ -69,7 +70,8 @@ typedef struct {
     size_t *tokens;                 /* (T)                                   */
     gsl_matrix *X, *Z, *P, *G;      /* (T, d), (T, n_vocab) x 2, (T, d_k)    */
     head_state st;
-    head_grads hg;
+    gsl_matrix *dS, *dQ, *dK, *dV;  /* the backward pass: (T, T), (T, d_k) x 3 */
+    gsl_matrix *acc;                /* (n_vocab, d_k): X^T dY's token rows    */
 } prev_model;
 
 /* Allocate for c (checked: n_vocab >= 2, T >= 2, dk >= 1, batch >= 1,

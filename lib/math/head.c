@@ -239,9 +239,15 @@ int head_forward(head_state *st, const head_params *p,
     if ((rc = head_project(st->Qb, Xq, p->W_Q, p->b_Q))) return rc;
     if ((rc = head_project(st->Kb, Xkv, p->W_K, p->b_K))) return rc;
     if ((rc = head_project(st->V, Xkv, p->W_V, p->b_V))) return rc;
+    return head_forward_projected(st, p);
+}
+
+int head_forward_projected(head_state *st, const head_params *p)
+{
     // Q = rope(Qb) ;  K = rope(Kb)   (copies when RoPE is off)
-    if ((rc = head_rope(st->Q, st->Qb, p))) return rc;
-    if ((rc = head_rope(st->K, st->Kb, p))) return rc;
+    int rc = head_rope(st->Q, st->Qb, p);
+    if (!rc) rc = head_rope(st->K, st->Kb, p);
+    if (rc) return rc;
     // S = scale Q K^T ;  (causal) s_ij = -inf for j > i ;  A = softmax(S) ;  O = A V
     return head_attend_masked(st->S, st->A, st->O, st->Q, st->K, st->V, p);
 }
@@ -322,6 +328,56 @@ static void head_colsum(gsl_vector *db, const gsl_matrix *dY)
     }
 }
 
+int head_backward_projected(gsl_matrix *dS, gsl_matrix *dQ, gsl_matrix *dK, gsl_matrix *dV,
+                            const head_state *st, const head_params *p, const gsl_matrix *G)
+{
+    size_t T_q = st->T_q, T_k = st->T_k, d_k = st->d_k, d_v = st->d_v;
+    if (dS->size1 != T_q || dS->size2 != T_k || dQ->size1 != T_q || dQ->size2 != d_k
+        || dK->size1 != T_k || dK->size2 != d_k || dV->size1 != T_k || dV->size2 != d_v)
+        return att_fail(ATT_EUSAGE, "head backward: dS (%zu x %zu), dQ (%zu x %zu), "
+                        "dK (%zu x %zu), dV (%zu x %zu) must be (%zu x %zu), (%zu x %zu), "
+                        "(%zu x %zu), (%zu x %zu)",
+                        dS->size1, dS->size2, dQ->size1, dQ->size2, dK->size1, dK->size2,
+                        dV->size1, dV->size2, T_q, T_k, T_q, d_k, T_k, d_k, T_k, d_v);
+    if (G->size1 != T_q || G->size2 != d_v)
+        return att_fail(ATT_EUSAGE,
+                        "head backward: G (%zu x %zu) and O (%zu x %zu) must have the same shape",
+                        G->size1, G->size2, T_q, d_v);
+    int rc;
+
+    // forward: O = A V
+    //   dA = G V^T        (T_q, T_k)
+    //   dV = A^T G        (T_k, d_v)
+    if ((rc = mat_gemm(dS, 1.0, G, 0, st->V, 1, 0.0))) return rc;
+    if ((rc = mat_gemm(dV, 1.0, st->A, 1, G, 0, 0.0))) return rc;
+
+    // forward: A = row softmax(S),  a_ij = e^{s_ij} / sum_l e^{s_il}
+    //   da_ij/ds_im = a_ij (delta_jm - a_im), so
+    //   dS_im = a_im (dA_im - sum_j dA_ij a_ij)      (dS overwrites dA)
+    for (size_t i = 0; i < T_q; i++) {
+        const double *a = gsl_matrix_const_ptr(st->A, i, 0);
+        double *ds = gsl_matrix_ptr(dS, i, 0), r = 0.0;
+        for (size_t j = 0; j < T_k; j++)
+            r += ds[j] * a[j]; /* r = sum_j dA_ij a_ij, j in order */
+        for (size_t m = 0; m < T_k; m++) ds[m] = a[m] * (ds[m] - r);
+    }
+
+    // forward: S = scale Q K^T
+    //   dQ = scale dS K     (T_q, d_k)
+    //   dK = scale dS^T Q   (T_k, d_k)
+    if ((rc = mat_gemm(dQ, p->scale, dS, 0, st->K, 0, 0.0))) return rc;
+    if ((rc = mat_gemm(dK, p->scale, dS, 1, st->Q, 0, 0.0))) return rc;
+
+    // forward: Q = rope(Qb), K = rope(Kb)   (identity when RoPE is off)
+    //   dQb = rope^T(dQ),  dKb = rope^T(dK)   (the inverse rotation, in place)
+    if (p->rope) {
+        if ((rc = rope_backward(dQ, dQ, p->rope_base))) return rc;
+        if ((rc = rope_backward(dK, dK, p->rope_base))) return rc;
+    }
+
+    return ATT_OK;
+}
+
 /* Gradients of L = sum(G .* O), G (T_q, d_v), by reverse-mode differentiation
  * of head_forward, one forward line at a time from the last to the first.
  * Xq and Xkv may be the same matrix (self-attention): dXq and dXkv are then
@@ -340,36 +396,7 @@ int head_backward(head_grads *g, const head_state *st, const head_params *p,
     gsl_matrix *dQ = mat_new(T_q, d_k);     /* dQ, then dQb in place       */
     gsl_matrix *dK = mat_new(T_k, d_k);     /* dK, then dKb in place       */
     if (!dS || !dV || !dQ || !dK) { rc = att_alloc_status(); goto done; }
-
-    // forward: O = A V
-    //   dA = G V^T        (T_q, T_k)
-    //   dV = A^T G        (T_k, d_v)
-    if ((rc = mat_gemm(dS, 1.0, G, 0, st->V, 1, 0.0))) goto done;
-    if ((rc = mat_gemm(dV, 1.0, st->A, 1, G, 0, 0.0))) goto done;
-
-    // forward: A = row softmax(S),  a_ij = e^{s_ij} / sum_l e^{s_il}
-    //   da_ij/ds_im = a_ij (delta_jm - a_im), so
-    //   dS_im = a_im (dA_im - sum_j dA_ij a_ij)      (dS overwrites dA)
-    for (size_t i = 0; i < T_q; i++) {
-        const double *a = gsl_matrix_const_ptr(st->A, i, 0);
-        double *ds = gsl_matrix_ptr(dS, i, 0), r = 0.0;
-        for (size_t j = 0; j < T_k; j++)
-            r += ds[j] * a[j]; /* r = sum_j dA_ij a_ij, j in order */
-        for (size_t m = 0; m < T_k; m++) ds[m] = a[m] * (ds[m] - r);
-    }
-
-    // forward: S = scale Q K^T
-    //   dQ = scale dS K     (T_q, d_k)
-    //   dK = scale dS^T Q   (T_k, d_k)
-    if ((rc = mat_gemm(dQ, p->scale, dS, 0, st->K, 0, 0.0))) goto done;
-    if ((rc = mat_gemm(dK, p->scale, dS, 1, st->Q, 0, 0.0))) goto done;
-
-    // forward: Q = rope(Qb), K = rope(Kb)   (identity when RoPE is off)
-    //   dQb = rope^T(dQ),  dKb = rope^T(dK)   (the inverse rotation, in place)
-    if (p->rope) {
-        if ((rc = rope_backward(dQ, dQ, p->rope_base))) goto done;
-        if ((rc = rope_backward(dK, dK, p->rope_base))) goto done;
-    }
+    if ((rc = head_backward_projected(dS, dQ, dK, dV, st, p, G))) goto done;
 
     // forward: Qb = Xq W_Q + 1 b_Q^T
     //   db_Q = dQb^T 1   dW_Q = Xq^T dQb   dXq = dQb W_Q^T

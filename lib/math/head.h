@@ -92,6 +92,16 @@ void head_state_free(head_state *st);
 int head_forward(head_state *st, const head_params *p,
                  const gsl_matrix *Xq, const gsl_matrix *Xkv);
 
+/* The forward pass after the projections: from st->Qb, st->Kb, st->V (filled by the
+ * caller, e.g. for inputs with a structure a product does not know) to Q, K, S, A, O. */
+int head_forward_projected(head_state *st, const head_params *p);
+
+/* The backward pass down to the projections, for L = sum(G .* O), G (T_q, d_v):
+ * dQ (T_q, d_k) = dL/dQb, dK (T_k, d_k) = dL/dKb, dV (T_k, d_v) = dL/dV; dS (T_q, T_k)
+ * is workspace (it ends as dL/dS). head_backward goes on from these to the weights. */
+int head_backward_projected(gsl_matrix *dS, gsl_matrix *dQ, gsl_matrix *dK, gsl_matrix *dV,
+                            const head_state *st, const head_params *p, const gsl_matrix *G);
+
 /* Gradients of L = sum(G .* O). For self-attention dL/dX = dXq + dXkv. */
 typedef struct {
     gsl_matrix *dXq, *dXkv;          /* (T_q, d), (T_k, d)                 */

@@ -206,6 +206,32 @@ START_TEST(test_prop_log_softmax)
 }
 END_TEST
 
+START_TEST(test_prop_softmax_lse)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    PROP_FOR(k, rng, "softmax_vec_lse = softmax_vec and softmax_logsumexp, bit for bit") {
+        size_t n = prop_size(rng, 1, 80);
+        double s[80], a[80], b[80], lse = NAN;
+        random_row(rng, s, n);
+        if (n > 1 && gsl_rng_uniform(rng) < 0.5) {   /* a tie: the max again, later */
+            size_t jm = 0;
+            for (size_t j = 1; j < n; j++) if (s[j] > s[jm]) jm = j;
+            s[jm + gsl_rng_uniform_int(rng, n - jm)] = s[jm];
+        }
+        PROP_ASSERT(softmax_vec(a, s, n) == ATT_OK, "%s", att_last_error());
+        PROP_ASSERT(softmax_vec_lse(b, s, n, &lse) == ATT_OK, "%s", att_last_error());
+        double want = softmax_logsumexp(s, n);
+        PROP_ASSERT(memcmp(&lse, &want, sizeof lse) == 0, "lse %.17g, softmax_logsumexp %.17g",
+                    lse, want);
+        PROP_ASSERT(memcmp(a, b, n * sizeof *a) == 0, "the weights differ from softmax_vec's");
+    }
+    double o[2], lse = 0.0;
+    ck_assert_int_eq(softmax_vec_lse(o, (double[]){0.0, INFINITY}, 2, &lse), ATT_OK);
+    ck_assert(lse == INFINITY && o[1] == 1.0);
+    gsl_rng_free(rng);
+}
+END_TEST
+
 START_TEST(test_prop_online_softmax)
 {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -252,4 +278,4 @@ PROP_MAIN("test_softmax",
           {"properties",
            120,
            {test_prop_rows_sum_to_one, test_prop_shift_invariance, test_prop_log_softmax,
-            test_prop_online_softmax}})
+            test_prop_online_softmax, test_prop_softmax_lse}})

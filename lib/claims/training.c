@@ -196,14 +196,16 @@ int training_forward(prev_model *mdl, const size_t *tokens, double *loss, size_t
     rc = head_forward_projected(&mdl->st, &mdl->p);
     // Z = O W_O ;  P = row softmax(Z)
     if (!rc) rc = mat_gemm(mdl->Z, 1.0, mdl->st.O, 0, &mdl->W_O.matrix, 0, 0.0);
-    if (!rc) rc = softmax_rows(mdl->P, mdl->Z);
     if (rc) return rc;
-    // loss = sum_{t>=1} (softmax_logsumexp(z_t) - z_{t, token_{t-1}})
+    // p_t = softmax(z_t);  loss = sum_{t>=1} (logsumexp(z_t) - z_{t, token_{t-1}})
     double L = 0.0;
     size_t ok = 0;
-    for (size_t t = 1; t < T; t++) {
+    for (size_t t = 0; t < T; t++) {
         const double *z = gsl_matrix_const_ptr(mdl->Z, t, 0);
-        L += softmax_logsumexp(z, V) - z[tokens[t - 1]];
+        double lse;
+        if ((rc = softmax_vec_lse(gsl_matrix_ptr(mdl->P, t, 0), z, V, &lse))) return rc;
+        if (t == 0) continue;
+        L += lse - z[tokens[t - 1]];
         ok += argmax(z, V) == tokens[t - 1];
     }
     *loss = L;

@@ -30,11 +30,12 @@ static int softmax_scan(const double *s, size_t n, double *max, size_t *n_pinf)
     return ATT_OK;
 }
 
-/* out (n) = softmax(in (n)); out may alias in.
+/* out (n) = softmax(in (n)); out may alias in; lse (may be NULL) = log sum_j e^{s_j}.
  *   m = max_j s_j,  out_j = e^{s_j - m} / sum_l e^{s_l - m}
+ *   lse = m + log1p(sum_{j != j*} e^{s_j - m}), j* the first max (as softmax_logsumexp)
  * Non-finite policy (softmax.h): NaN -> ATT_EUSAGE; k entries +inf -> 1/k
- * each and 0 elsewhere; -inf -> 0; all -inf -> ATT_EUSAGE. */
-int softmax_vec(double *out, const double *in, size_t n)
+ * each and 0 elsewhere (lse = +inf); -inf -> 0; all -inf -> ATT_EUSAGE. */
+static int softmax_core(double *out, const double *in, size_t n, double *lse)
 {
     if (n == 0) return att_fail(ATT_EUSAGE, "softmax of an empty row");
     double m = -INFINITY;
@@ -46,22 +47,40 @@ int softmax_vec(double *out, const double *in, size_t n)
     if (n_pinf > 0) {
         double w = 1.0 / (double)n_pinf;
         for (size_t j = 0; j < n; j++) out[j] = in[j] == INFINITY ? w : 0.0;
+        if (lse) *lse = INFINITY;
         return ATT_OK;
     }
     if (m == -INFINITY)
         return att_fail(ATT_EUSAGE, "row fully masked: all %zu scores are -inf", n);
 
-    // pass 1: e_j = exp(s_j - m) <= 1, sum >= 1 (the max contributes exactly 1)
-    double sum = 0.0;
+    // pass 1: e_j = exp(s_j - m) <= 1, sum >= 1 (the max contributes exactly 1);
+    // rest = the sum without the first max j* (j* = n until it is met)
+    double sum = 0.0, rest = 0.0;
+    size_t jmax = n;
     for (size_t j = 0; j < n; j++) {
+        int first_max = jmax == n && in[j] == m;
         // a masked key: exp(-inf) = 0 exactly, without the call (m is finite here)
-        out[j] = in[j] == -INFINITY ? 0.0 : exp(in[j] - m);
-        sum += out[j];
+        double e = in[j] == -INFINITY ? 0.0 : exp(in[j] - m);
+        out[j] = e;
+        sum += e;
+        if (first_max) jmax = j;
+        else if (lse) rest += e;
     }
+    if (lse) *lse = m + log1p(rest);
     // pass 2: normalise
     double inv = 1.0 / sum;
     for (size_t j = 0; j < n; j++) out[j] *= inv;
     return ATT_OK;
+}
+
+int softmax_vec(double *out, const double *in, size_t n)
+{
+    return softmax_core(out, in, n, NULL);
+}
+
+int softmax_vec_lse(double *out, const double *in, size_t n, double *lse)
+{
+    return softmax_core(out, in, n, lse);
 }
 
 /* A (T_q, T_k) = row softmax of S (T_q, T_k); A may be S. */

@@ -24,6 +24,10 @@
 /* out (n) = softmax(in (n)); out may alias in. */
 int softmax_vec(double *out, const double *in, size_t n);
 
+/* softmax_vec and, into *lse, softmax_logsumexp(in, n) of the same row, bit for bit,
+ * from one set of exponentials (a finite row; +inf for a row with +inf). */
+int softmax_vec_lse(double *out, const double *in, size_t n, double *lse);
+
 /* A (T_q, T_k) = row softmax of S (T_q, T_k); A may be S (in place). */
 int softmax_rows(gsl_matrix *A, const gsl_matrix *S);
 

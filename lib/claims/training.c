@@ -155,9 +155,9 @@ static size_t argmax(const double *z, size_t n)
 static void onehot_project(gsl_matrix *Y, const size_t *tok, size_t V, const gsl_matrix *W)
 {
     for (size_t t = 0; t < Y->size1; t++) {
-        const double *a = gsl_matrix_const_ptr(W, tok[t], 0);
-        const double *b = gsl_matrix_const_ptr(W, V + t, 0);
-        double *y = gsl_matrix_ptr(Y, t, 0);
+        const double *a = mat_crow(W, tok[t]);
+        const double *b = mat_crow(W, V + t);
+        double *y = mat_row(Y, t);
         for (size_t j = 0; j < Y->size2; j++) y[j] = (0.0 + a[j]) + b[j];
     }
 }
@@ -170,13 +170,13 @@ static void onehot_grad_add(gsl_matrix *dW, const size_t *tok, size_t V, const g
     size_t T = dY->size1, n = dY->size2;
     gsl_matrix_set_zero(acc);
     for (size_t t = 0; t < T; t++) {
-        const double *dy = gsl_matrix_const_ptr(dY, t, 0);
-        double *s = gsl_matrix_ptr(acc, tok[t], 0), *g = gsl_matrix_ptr(dW, V + t, 0);
+        const double *dy = mat_crow(dY, t);
+        double *s = mat_row(acc, tok[t]), *g = mat_row(dW, V + t);
         for (size_t j = 0; j < n; j++) s[j] += dy[j], g[j] += 0.0 + dy[j];
     }
     for (size_t p = 0; p < V; p++) {
-        const double *s = gsl_matrix_const_ptr(acc, p, 0);
-        double *g = gsl_matrix_ptr(dW, p, 0);
+        const double *s = mat_crow(acc, p);
+        double *g = mat_row(dW, p);
         for (size_t j = 0; j < n; j++) g[j] += s[j];
     }
 }
@@ -201,9 +201,9 @@ int training_forward(prev_model *mdl, const size_t *tokens, double *loss, size_t
     double L = 0.0;
     size_t ok = 0;
     for (size_t t = 0; t < T; t++) {
-        const double *z = gsl_matrix_const_ptr(mdl->Z, t, 0);
+        const double *z = mat_crow(mdl->Z, t);
         double lse;
-        if ((rc = softmax_vec_lse(gsl_matrix_ptr(mdl->P, t, 0), z, V, &lse))) return rc;
+        if ((rc = softmax_vec_lse(mat_row(mdl->P, t), z, V, &lse))) return rc;
         if (t == 0) continue;
         L += lse - z[tokens[t - 1]];
         ok += argmax(z, V) == tokens[t - 1];
@@ -227,9 +227,9 @@ int training_loss_grad(prev_model *mdl, const size_t *tokens, size_t B, double *
         if (rc) return rc;
         Lsum += L;
         // dZ_t = w (p_t - e_{token_{t-1}}), t >= 1 ;  dZ_0 = 0
-        for (size_t v = 0; v < V; v++) *gsl_matrix_ptr(dZ, 0, v) = 0.0;
+        for (size_t v = 0; v < V; v++) mat_row(dZ, 0)[v] = 0.0;
         for (size_t t = 1; t < T; t++) {
-            double *dz = gsl_matrix_ptr(dZ, t, 0);
+            double *dz = mat_row(dZ, t);
             for (size_t v = 0; v < V; v++) dz[v] *= w;
             dz[tok[t - 1]] -= w;
         }

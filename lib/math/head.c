@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 #include <gsl/gsl_blas.h>
 
 head_params head_params_make(const gsl_matrix *W_Q, const gsl_matrix *W_K,
@@ -180,7 +181,7 @@ void head_causal_mask(gsl_matrix *S)
 {
     // s_ij = -inf  for j > i
     for (size_t i = 0; i < S->size1; i++)
-        for (size_t j = i + 1; j < S->size2; j++) gsl_matrix_set(S, i, j, -INFINITY);
+        for (size_t j = i + 1; j < S->size2; j++) mat_row(S, i)[j] = -INFINITY;
 }
 
 /* S = scale Q K^T ; (causal) s_ij = -inf for j > i ; A = softmax(S) ; O = A V */
@@ -224,7 +225,8 @@ int head_attend(gsl_matrix *S, gsl_matrix *A, gsl_matrix *O,
 static int head_rope(gsl_matrix *Q, const gsl_matrix *Qb, const head_params *p)
 {
     if (p->rope) return rope_apply(Q, Qb, p->rope_base);
-    gsl_matrix_memcpy(Q, Qb);
+    for (size_t i = 0; i < Q->size1; i++)   /* row by row (gsl_matrix_memcpy: a BLAS call) */
+        memcpy(mat_row(Q, i), mat_crow(Qb, i), Q->size2 * sizeof(double));
     return ATT_OK;
 }
 
@@ -355,8 +357,8 @@ int head_backward_projected(gsl_matrix *dS, gsl_matrix *dQ, gsl_matrix *dK, gsl_
     //   da_ij/ds_im = a_ij (delta_jm - a_im), so
     //   dS_im = a_im (dA_im - sum_j dA_ij a_ij)      (dS overwrites dA)
     for (size_t i = 0; i < T_q; i++) {
-        const double *a = gsl_matrix_const_ptr(st->A, i, 0);
-        double *ds = gsl_matrix_ptr(dS, i, 0), r = 0.0;
+        const double *a = mat_crow(st->A, i);
+        double *ds = mat_row(dS, i), r = 0.0;
         for (size_t j = 0; j < T_k; j++)
             r += ds[j] * a[j]; /* r = sum_j dA_ij a_ij, j in order */
         for (size_t m = 0; m < T_k; m++) ds[m] = a[m] * (ds[m] - r);

@@ -19,6 +19,14 @@ gsl_matrix *mat_dup(const gsl_matrix *A);
 void mat_free(gsl_matrix *A);          /* NULL is fine */
 void mat_vec_free(gsl_vector *v);          /* NULL is fine */
 
+/* Row i of A (rows, cols): &A_i0, no range check (for the hot loops; gsl_matrix_ptr is a
+ * checked call). */
+static inline double *mat_row(gsl_matrix *A, size_t i) { return A->data + i * A->tda; }
+static inline const double *mat_crow(const gsl_matrix *A, size_t i)
+{
+    return A->data + i * A->tda;
+}
+
 /* Bytes needed by `count` doubles, 0 on size_t overflow. */
 size_t mat_bytes(size_t rows, size_t cols);
 

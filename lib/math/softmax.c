@@ -59,8 +59,9 @@ static int softmax_core(double *out, const double *in, size_t n, double *lse)
     size_t jmax = n;
     for (size_t j = 0; j < n; j++) {
         int first_max = jmax == n && in[j] == m;
-        // a masked key: exp(-inf) = 0 exactly, without the call (m is finite here)
-        double e = in[j] == -INFINITY ? 0.0 : exp(in[j] - m);
+        // a masked key: exp(-inf) = 0 exactly, a max exp(0) = 1 exactly, without the call
+        // (m is finite here)
+        double e = in[j] == -INFINITY ? 0.0 : in[j] == m ? 1.0 : exp(in[j] - m);
         out[j] = e;
         sum += e;
         if (first_max) jmax = j;

@@ -349,7 +349,8 @@ static int run(experiment *e)
     def.ctx = &c, def.draws = seeds;
     def.nderived = NDERIVED, def.derived = derived, def.derive = derive;
     def.draws_csv = "learned_previous_token_draws.csv";
-    // Every thread: the tiny (8 x 16) products are mat_gemm's fixed-order kernel (mat.h), not
+    // Every thread: the products with the one-hot X are sums of rows (training.c, the same bits
+    // as mat.h's fixed-order kernel), the other tiny (8 x d_k) products that kernel, not
     // OpenBLAS (whose buffer lock made 2 threads cost twice the CPU of 1); the same bytes for
     // any thread count (mc.h) and any OpenBLAS kernel (tests/test_learned_previous_token.sh).
     sweep_result r = {0}, traj = {0};

@@ -70,6 +70,17 @@ static double weight_against(double s, double m, double Z)
     return 1.0 / (1.0 + Z * exp(m - s));
 }
 
+/* sum_{j < n} e^{s_j - m} (every s_j <= m), vectorised (vexp.h) in chunks of a stack buffer
+ * (a draw allocates nothing) */
+static double sum_exp_shifted(const double *s, size_t n, double m)
+{
+    enum { CHUNK = 512 };
+    double y[CHUNK], Z = 0.0;
+    for (size_t j = 0; j < n; j += CHUNK)
+        Z += vexp_shifted(y, s + j, n - j < CHUNK ? n - j : CHUNK, m);
+    return Z;
+}
+
 /* s (n), self index i. Two passes over the row:
  *   pass 1: m_i = max_{j != i} s_j  (argmax is self iff s_i > m_i), sum of s_j^2
  *   pass 2: Z_i = sum_{j != i} e^{s_j - m_i}   (every exponent <= 0, Z_i >= 1)
@@ -99,10 +110,8 @@ int selfweight_row(selfweight_row_t *r, const double *s, size_t n, size_t i)
         return ATT_OK;
     }
     r->argmax_self = s[i] > m;
-    // pass 2: Z_i = sum_{j != i} e^{s_j - m_i}
-    double Z = 0.0;
-    for (size_t j = 0; j < i; j++) Z += exp(s[j] - m);
-    for (size_t j = i + 1; j < n; j++) Z += exp(s[j] - m);
+    // pass 2: Z_i = sum_{j != i} e^{s_j - m_i}, over j < i then j > i
+    double Z = sum_exp_shifted(s, i, m) + sum_exp_shifted(s + i + 1, n - i - 1, m);
     r->Z = Z;
     r->self = weight_against(s[i], m, Z);
     r->leak = 1.0 / (1.0 + exp(s[i] - m) / Z);

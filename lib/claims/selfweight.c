@@ -81,6 +81,27 @@ static double sum_exp_shifted(const double *s, size_t n, double m)
     return Z;
 }
 
+/* s (n): *m = max(*m, max_j s_j), and returns sum_j s_j^2. Four independent lanes (j mod 4)
+ * so that neither chain waits on the one before: the max is exact in any order, the sum is
+ * the four lanes' partial sums added in order (the same bits on every CPU) */
+static double max_and_sum_sq(const double *s, size_t n, double *m)
+{
+    double mx[4] = {*m, *m, *m, *m}, sq[4] = {0.0, 0.0, 0.0, 0.0};
+    size_t j = 0;
+    for (; j + 4 <= n; j += 4)
+        for (int l = 0; l < 4; l++) {
+            mx[l] = s[j + l] > mx[l] ? s[j + l] : mx[l];
+            sq[l] += s[j + l] * s[j + l];
+        }
+    for (; j < n; j++) {
+        mx[0] = s[j] > mx[0] ? s[j] : mx[0];
+        sq[0] += s[j] * s[j];
+    }
+    for (int l = 1; l < 4; l++) mx[0] = mx[l] > mx[0] ? mx[l] : mx[0];
+    *m = mx[0];
+    return ((sq[0] + sq[1]) + sq[2]) + sq[3];
+}
+
 /* s (n), self index i. Two passes over the row:
  *   pass 1: m_i = max_{j != i} s_j  (argmax is self iff s_i > m_i), sum of s_j^2
  *   pass 2: Z_i = sum_{j != i} e^{s_j - m_i}   (every exponent <= 0, Z_i >= 1)
@@ -88,15 +109,9 @@ static double sum_exp_shifted(const double *s, size_t n, double m)
 int selfweight_row(selfweight_row_t *r, const double *s, size_t n, size_t i)
 {
     // pass 1, over j < i and j > i (no branch on j == i in the loops)
-    double m = -INFINITY, osq = 0.0;
-    for (size_t j = 0; j < i; j++) {
-        m = s[j] > m ? s[j] : m;
-        osq += s[j] * s[j];
-    }
-    for (size_t j = i + 1; j < n; j++) {
-        m = s[j] > m ? s[j] : m;
-        osq += s[j] * s[j];
-    }
+    double m = -INFINITY;
+    double osq = max_and_sum_sq(s, i, &m);
+    osq += max_and_sum_sq(s + i + 1, n - i - 1, &m);
     if (!isfinite(osq) || !isfinite(s[i]))   /* a NaN or inf anywhere shows here */
         return att_fail(ATT_ERUNTIME, "self-weight: a score is NaN or infinite "
                         "(row of %zu)", n);
@@ -127,12 +142,19 @@ int selfweight_self_flipped(const gsl_matrix *S, double *mean)
         const double *s = S->data + i * S->tda;
         /* the row x = -s: a_ii = e^{x_i - m} / sum_j e^{x_j - m}, m = max_j x_j = -min_j s_j
          * (the exponentials vectorised: vexp.h) */
-        double lo = s[0];
-        for (size_t j = 0; j < T; j++) {
+        double lo[4] = {s[0], s[0], s[0], s[0]};   /* four lanes (j mod 4): the min is exact */
+        size_t j = 0;
+        for (; j + 4 <= T; j += 4)
+            for (int l = 0; l < 4; l++) {
+                x[j + l] = -s[j + l];
+                lo[l] = s[j + l] < lo[l] ? s[j + l] : lo[l];
+            }
+        for (; j < T; j++) {
             x[j] = -s[j];
-            lo = s[j] < lo ? s[j] : lo;
+            lo[0] = s[j] < lo[0] ? s[j] : lo[0];
         }
-        double Z = vexp_shifted(y, x, T, -lo);
+        for (int l = 1; l < 4; l++) lo[0] = lo[l] < lo[0] ? lo[l] : lo[0];
+        double Z = vexp_shifted(y, x, T, -lo[0]);
         sum += y[i] / Z;
     }
     free(y);

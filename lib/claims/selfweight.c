@@ -77,7 +77,7 @@ static double sum_exp_shifted(const double *s, size_t n, double m)
     enum { CHUNK = 512 };
     double y[CHUNK], Z = 0.0;
     for (size_t j = 0; j < n; j += CHUNK)
-        Z += vexp_shifted(y, s + j, n - j < CHUNK ? n - j : CHUNK, m);
+        Z += vexp_shifted_head(y, s + j, n - j < CHUNK ? n - j : CHUNK, m);
     return Z;
 }
 
@@ -154,7 +154,7 @@ int selfweight_self_flipped(const gsl_matrix *S, double *mean)
             lo[0] = s[j] < lo[0] ? s[j] : lo[0];
         }
         for (int l = 1; l < 4; l++) lo[0] = lo[l] < lo[0] ? lo[l] : lo[0];
-        double Z = vexp_shifted(y, x, T, -lo[0]);
+        double Z = vexp_shifted_head(y, x, T, -lo[0]);
         sum += y[i] / Z;
     }
     free(y);

@@ -150,19 +150,27 @@ int selfweight_self_flipped(const gsl_matrix *S, double *mean)
         const double *s = S->data + i * S->tda;
         /* the row x = -s: a_ii = e^{x_i - m} / sum_j e^{x_j - m}, m = max_j x_j = -min_j s_j
          * (the exponentials vectorised: vexp.h) */
-        double lo[4] = {s[0], s[0], s[0], s[0]};   /* four lanes (j mod 4): the min is exact */
+        /* four lanes (j mod 4) as named scalars, kept in registers: the min is exact */
+        double l0 = s[0], l1 = s[0], l2 = s[0], l3 = s[0];
         size_t j = 0;
-        for (; j + 4 <= T; j += 4)
-            for (int l = 0; l < 4; l++) {
-                x[j + l] = -s[j + l];
-                lo[l] = s[j + l] < lo[l] ? s[j + l] : lo[l];
-            }
+        for (; j + 4 <= T; j += 4) {
+            double a = s[j], b = s[j + 1], c = s[j + 2], e = s[j + 3];
+            x[j] = -a;
+            x[j + 1] = -b;
+            x[j + 2] = -c;
+            x[j + 3] = -e;
+            l0 = a < l0 ? a : l0;
+            l1 = b < l1 ? b : l1;
+            l2 = c < l2 ? c : l2;
+            l3 = e < l3 ? e : l3;
+        }
         for (; j < T; j++) {
             x[j] = -s[j];
-            lo[0] = s[j] < lo[0] ? s[j] : lo[0];
+            l0 = s[j] < l0 ? s[j] : l0;
         }
-        for (int l = 1; l < 4; l++) lo[0] = lo[l] < lo[0] ? lo[l] : lo[0];
-        double Z = vexp_shifted_head(y, x, T, -lo[0]);
+        l0 = l1 < l0 ? l1 : l0;
+        l2 = l3 < l2 ? l3 : l2;
+        double Z = vexp_shifted_head(y, x, T, -(l2 < l0 ? l2 : l0));
         sum += y[i] / Z;
     }
     free(y);

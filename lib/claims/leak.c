@@ -4,6 +4,7 @@
 #include "selfweight.h"
 #include "curve.h"
 #include "randn.h"
+#include "vexp.h"
 #include "status.h"
 #include "table.h"
 
@@ -15,11 +16,18 @@ double leak_c_draw(gsl_rng *rng, size_t T, double d)
 {
     double r = gsl_ran_gamma(rng, 0.5 * d, 1.0), sr = sqrt(r);
     double v = sr * gsl_ran_gaussian_ziggurat(rng, 1.0), U = 0.0, z[256];
-    /* U = sum over the T - 2 others of exp(-r + sr z_k), z_k ~ N(0, 1) in chunks (randn.h) */
+    /* U = sum over the T - 2 others of exp(-r + sr z_k), z_k ~ N(0, 1) in chunks (randn.h);
+     * per chunk, with x_k = sr z_k and M = max(r, max_k x_k) (so every x_k - M <= 0, as
+     * vexp.h needs): sum_k e^{x_k - r} = e^{M - r} sum_k e^{x_k - M} */
     for (size_t k = 0; k + 2 < T; k += 256) {
         size_t n = T - 2 - k < 256 ? T - 2 - k : 256;
         randn_fill(rng, z, n, 1.0);
-        for (size_t q = 0; q < n; q++) U += exp(-r + sr * z[q]);
+        double M = r;
+        for (size_t q = 0; q < n; q++) {
+            z[q] *= sr;
+            M = z[q] > M ? z[q] : M;
+        }
+        U += exp(M - r) * vexp_shifted(z, z, n, M);
     }
     /* the integrand 1/(1 + e^v + U) at v and -v */
     return 0.5 * (1.0 / (1.0 + exp(v) + U) + 1.0 / (1.0 + exp(-v) + U));

@@ -70,6 +70,46 @@ static double weight_against(double s, double m, double Z)
     return 1.0 / (1.0 + Z * exp(m - s));
 }
 
+/* sum_{j < n} e^{s_j - m} (every s_j <= m), vectorised (vexp.h) in chunks of a stack buffer
+ * (a draw allocates nothing) */
+static double sum_exp_shifted(const double *s, size_t n, double m)
+{
+    enum { CHUNK = 512 };
+    double y[CHUNK], Z = 0.0;
+    for (size_t j = 0; j < n; j += CHUNK)
+        Z += vexp_shifted_head(y, s + j, n - j < CHUNK ? n - j : CHUNK, m);
+    return Z;
+}
+
+/* s (n): *m = max(*m, max_j s_j), and returns sum_j s_j^2. Four independent lanes (j mod 4)
+ * so that neither chain waits on the one before: the max is exact in any order, the sum is
+ * the four lanes' partial sums added in order (the same bits on every CPU) */
+static double max_and_sum_sq(const double *s, size_t n, double *m)
+{
+    /* the lanes as named scalars, which the compiler keeps in registers */
+    double m0 = *m, m1 = *m, m2 = *m, m3 = *m, q0 = 0.0, q1 = 0.0, q2 = 0.0, q3 = 0.0;
+    size_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+        double a = s[j], b = s[j + 1], c = s[j + 2], e = s[j + 3];
+        m0 = a > m0 ? a : m0;
+        m1 = b > m1 ? b : m1;
+        m2 = c > m2 ? c : m2;
+        m3 = e > m3 ? e : m3;
+        q0 += a * a;
+        q1 += b * b;
+        q2 += c * c;
+        q3 += e * e;
+    }
+    for (; j < n; j++) {
+        m0 = s[j] > m0 ? s[j] : m0;
+        q0 += s[j] * s[j];
+    }
+    m0 = m1 > m0 ? m1 : m0;
+    m2 = m3 > m2 ? m3 : m2;
+    *m = m2 > m0 ? m2 : m0;
+    return ((q0 + q1) + q2) + q3;
+}
+
 /* s (n), self index i. Two passes over the row:
  *   pass 1: m_i = max_{j != i} s_j  (argmax is self iff s_i > m_i), sum of s_j^2
  *   pass 2: Z_i = sum_{j != i} e^{s_j - m_i}   (every exponent <= 0, Z_i >= 1)
@@ -77,15 +117,9 @@ static double weight_against(double s, double m, double Z)
 int selfweight_row(selfweight_row_t *r, const double *s, size_t n, size_t i)
 {
     // pass 1, over j < i and j > i (no branch on j == i in the loops)
-    double m = -INFINITY, osq = 0.0;
-    for (size_t j = 0; j < i; j++) {
-        m = s[j] > m ? s[j] : m;
-        osq += s[j] * s[j];
-    }
-    for (size_t j = i + 1; j < n; j++) {
-        m = s[j] > m ? s[j] : m;
-        osq += s[j] * s[j];
-    }
+    double m = -INFINITY;
+    double osq = max_and_sum_sq(s, i, &m);
+    osq += max_and_sum_sq(s + i + 1, n - i - 1, &m);
     if (!isfinite(osq) || !isfinite(s[i]))   /* a NaN or inf anywhere shows here */
         return att_fail(ATT_ERUNTIME, "self-weight: a score is NaN or infinite "
                         "(row of %zu)", n);
@@ -99,10 +133,8 @@ int selfweight_row(selfweight_row_t *r, const double *s, size_t n, size_t i)
         return ATT_OK;
     }
     r->argmax_self = s[i] > m;
-    // pass 2: Z_i = sum_{j != i} e^{s_j - m_i}
-    double Z = 0.0;
-    for (size_t j = 0; j < i; j++) Z += exp(s[j] - m);
-    for (size_t j = i + 1; j < n; j++) Z += exp(s[j] - m);
+    // pass 2: Z_i = sum_{j != i} e^{s_j - m_i}, over j < i then j > i
+    double Z = sum_exp_shifted(s, i, m) + sum_exp_shifted(s + i + 1, n - i - 1, m);
     r->Z = Z;
     r->self = weight_against(s[i], m, Z);
     r->leak = 1.0 / (1.0 + exp(s[i] - m) / Z);
@@ -118,12 +150,27 @@ int selfweight_self_flipped(const gsl_matrix *S, double *mean)
         const double *s = S->data + i * S->tda;
         /* the row x = -s: a_ii = e^{x_i - m} / sum_j e^{x_j - m}, m = max_j x_j = -min_j s_j
          * (the exponentials vectorised: vexp.h) */
-        double lo = s[0];
-        for (size_t j = 0; j < T; j++) {
-            x[j] = -s[j];
-            lo = s[j] < lo ? s[j] : lo;
+        /* four lanes (j mod 4) as named scalars, kept in registers: the min is exact */
+        double l0 = s[0], l1 = s[0], l2 = s[0], l3 = s[0];
+        size_t j = 0;
+        for (; j + 4 <= T; j += 4) {
+            double a = s[j], b = s[j + 1], c = s[j + 2], e = s[j + 3];
+            x[j] = -a;
+            x[j + 1] = -b;
+            x[j + 2] = -c;
+            x[j + 3] = -e;
+            l0 = a < l0 ? a : l0;
+            l1 = b < l1 ? b : l1;
+            l2 = c < l2 ? c : l2;
+            l3 = e < l3 ? e : l3;
         }
-        double Z = vexp_shifted(y, x, T, -lo);
+        for (; j < T; j++) {
+            x[j] = -s[j];
+            l0 = s[j] < l0 ? s[j] : l0;
+        }
+        l0 = l1 < l0 ? l1 : l0;
+        l2 = l3 < l2 ? l3 : l2;
+        double Z = vexp_shifted_head(y, x, T, -(l2 < l0 ? l2 : l0));
         sum += y[i] / Z;
     }
     free(y);
@@ -184,9 +231,14 @@ int selfweight_raw(selfweight_work *w, double *out)
     if (gsl_blas_dsyrk(CblasLower, CblasNoTrans, 1.0, w->X, 0.0, S))
         return att_fail(ATT_ERUNTIME, "dsyrk failed for S = X X^T, X %zu x %zu",
                         w->X->size1, w->X->size2);
-    for (size_t i = 0; i < w->T; i++)
-        for (size_t j = i + 1; j < w->T; j++)
-            S->data[i * S->tda + j] = S->data[j * S->tda + i];
+    /* the mirror s_ij = s_ji (j > i) in 32 x 32 tiles, so that the column read stays in cache */
+    enum { TILE = 32 };
+    size_t T = w->T, ld = S->tda;
+    for (size_t i0 = 0; i0 < T; i0 += TILE)
+        for (size_t j0 = i0; j0 < T; j0 += TILE)
+            for (size_t i = i0; i < i0 + TILE && i < T; i++)
+                for (size_t j = j0 > i + 1 ? j0 : i + 1; j < j0 + TILE && j < T; j++)
+                    S->data[i * ld + j] = S->data[j * ld + i];
     int st = selfweight_from_scores(out, S, NULL);
     // the leak in units of the large-d law (T - 1) 2^(-d/2)
     if (w->T >= 2) out[SW_LEAK_LAW] = out[SW_LEAK] / selfweight_leak_law(w->T, (double)w->d);

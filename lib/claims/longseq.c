@@ -18,6 +18,7 @@ int longseq_work_alloc(longseq_work *w, size_t d, size_t d_k)
     w->d_k = d_k;
     w->W_Q = mat_new(d, d_k);
     w->W_K = mat_new(d, d_k);
+    w->W_Kt = mat_new(d_k, d);
     w->G = mat_new(d_k, d_k);
     w->QQ = mat_new(d_k, d_k);
     w->KK = mat_new(d_k, d_k);
@@ -29,7 +30,7 @@ int longseq_work_alloc(longseq_work *w, size_t d, size_t d_k)
     w->q = mat_vec_new(d_k);
     w->k = mat_vec_new(d_k);
     w->u = mat_vec_new(d_k);
-    if (!w->W_Q || !w->W_K || !w->G || !w->QQ || !w->KK || !w->perm || !w->x || !w->y || !w->v ||
+    if (!w->W_Q || !w->W_K || !w->W_Kt || !w->G || !w->QQ || !w->KK || !w->perm || !w->x || !w->y || !w->v ||
         !w->q || !w->k || !w->u) {
         int rc = att_alloc_status();      /* a --max-memory refusal stays exit 2, naming it */
         longseq_work_free(w);
@@ -44,6 +45,7 @@ void longseq_work_free(longseq_work *w)
 {
     mat_free(w->W_Q);
     mat_free(w->W_K);
+    mat_free(w->W_Kt);
     mat_free(w->G);
     mat_free(w->QQ);
     mat_free(w->KK);
@@ -70,30 +72,44 @@ void longseq_work_delete(void *w)
     free(w);
 }
 
-/* out (d_k) = W^T a, W (d, d_k), a (d): out_b = sum_m W_mb a_m, summed over m outermost
- * (the inner loop along a row of W, contiguous); out contiguous (mat_vec_new) */
-static void mul_t(gsl_vector *out, const gsl_matrix *W, const gsl_vector *a)
+/* out (d_k) = W^T a and out2 (d_k) = W2^T a (out2 NULL: only the first), W, W2 (d, d_k),
+ * a (d): out_b = sum_m W_mb a_m, summed over m outermost (the inner loop along a row of W,
+ * contiguous, each out_b its own sum: the same bits with or without vector lanes); out, out2
+ * contiguous (mat_vec_new) */
+static void mul_t2(gsl_vector *out, const gsl_matrix *W, gsl_vector *out2, const gsl_matrix *W2,
+                   const gsl_vector *a)
 {
-    const double *Wd = W->data, *ad = a->data;
-    double *o = out->data;
+    const double *ad = a->data;
+    double *o = out->data, *o2 = out2 ? out2->data : NULL;
     size_t ld = W->tda, sa = a->stride, n = W->size2;
     for (size_t b = 0; b < n; b++) o[b] = 0.0;
+    if (o2) for (size_t b = 0; b < n; b++) o2[b] = 0.0;
     for (size_t m = 0; m < W->size1; m++) {
-        const double *row = Wd + m * ld;
+        const double *row = W->data + m * ld;
         double am = ad[m * sa];
+#pragma omp simd
         for (size_t b = 0; b < n; b++) o[b] += row[b] * am;
+        if (!o2) continue;
+        const double *row2 = W2->data + m * W2->tda;
+#pragma omp simd
+        for (size_t b = 0; b < n; b++) o2[b] += row2[b] * am;
     }
 }
 
-/* out (d) = W b, W (d, d_k), b (d_k) */
-static void mul(gsl_vector *out, const gsl_matrix *W, const gsl_vector *b)
+/* out (d) = W b, from Wt = W^T (d_k, d), b (d_k): out_m = sum_a W_ma b_a, summed over a in
+ * order (a outermost, each out_m its own sum, the inner loop along a row of Wt: the same
+ * bits as one dot product per m); out contiguous (mat_vec_new) */
+static void mul(gsl_vector *out, const gsl_matrix *Wt, const gsl_vector *b)
 {
-    const double *Wd = W->data, *bd = b->data;
-    size_t ld = W->tda, sb = b->stride;
-    for (size_t m = 0; m < W->size1; m++) {
-        double acc = 0.0;
-        for (size_t a = 0; a < W->size2; a++) acc += Wd[m * ld + a] * bd[a * sb];
-        out->data[m * out->stride] = acc;
+    const double *bd = b->data;
+    double *o = out->data;
+    size_t ld = Wt->tda, sb = b->stride, n = Wt->size2;
+    for (size_t m = 0; m < n; m++) o[m] = 0.0;
+    for (size_t a = 0; a < Wt->size1; a++) {
+        const double *row = Wt->data + a * ld;
+        double ba = bd[a * sb];
+#pragma omp simd
+        for (size_t m = 0; m < n; m++) o[m] += row[m] * ba;
     }
 }
 
@@ -110,9 +126,8 @@ static double lu_lndet(longseq_work *w)
  * score and the variance of its other scores, which the shortcut (longseq.h) never forms. */
 void longseq_scores(longseq_work *w, longseq_query *r)
 {
-    mul_t(w->q, w->W_Q, w->x);   /* q = W_Q^T x */
-    mul_t(w->k, w->W_K, w->x);   /* k = W_K^T x */
-    mul(w->v, w->W_K, w->q);     /* v = W_K q: s_ij = v . x_j */
+    mul_t2(w->q, w->W_Q, w->k, w->W_K, w->x);   /* q = W_Q^T x, k = W_K^T x */
+    mul(w->v, w->W_Kt, w->q);                   /* v = W_K q: s_ij = v . x_j */
     double s = 0.0, s2 = 0.0;
     const double *q = w->q->data, *k = w->k->data, *v = w->v->data;   /* contiguous (mat_vec_new) */
     for (size_t a = 0; a < w->d_k; a++) s += q[a] * k[a];
@@ -143,7 +158,7 @@ static double cond_density0(longseq_work *w, double sw, double absdet)
     for (size_t a = 0; a < n; a++) {
         gsl_vector_set_basis(w->u, a);
         gsl_linalg_LU_svx(w->G, w->perm, w->u);   /* u = r_a */
-        mul(w->v, w->W_K, w->u);                   /* v = W_K r_a */
+        mul(w->v, w->W_Kt, w->u);                  /* v = W_K r_a */
         double v2 = 0.0;
         for (size_t m = 0; m < w->d; m++) v2 += w->v->data[m] * w->v->data[m];   /* contiguous */
         double t = sw * sqrt(v2), z = gsl_vector_get(w->u, a) / t;
@@ -172,10 +187,12 @@ int longseq_weights_of(longseq_work *w, double c, longseq_weights *g)
     gsl_matrix_set_zero(w->G);
     gsl_matrix_set_zero(w->QQ);
     gsl_matrix_set_zero(w->KK);
+    gsl_matrix_transpose_memcpy(w->W_Kt, w->W_K);
     for (size_t m = 0; m < w->d; m++) {
         const double *K = w->W_K->data + m * ld, *Q = w->W_Q->data + m * ld;
         for (size_t a = 0; a < n; a++) {
             double ka = K[a], qa = Q[a];
+#pragma omp simd
             for (size_t b = 0; b < n; b++) {
                 Gd[a * lg + b] += ka * Q[b];
                 QQ[a * lq + b] += qa * Q[b];
@@ -222,9 +239,9 @@ void longseq_draw_row(gsl_rng *rng, longseq_work *w, const longseq_weights *g, i
     gsl_vector_memcpy(w->x, w->y);
     if (tilted) {
         /* x = (I - W_K W_Q^T)^{-1} y = y + W_K (I - W_Q^T W_K)^{-1} W_Q^T y */
-        mul_t(w->u, w->W_Q, w->y);
+        mul_t2(w->u, w->W_Q, NULL, NULL, w->y);
         gsl_linalg_LU_svx(w->G, w->perm, w->u);
-        mul(w->v, w->W_K, w->u);
+        mul(w->v, w->W_Kt, w->u);
         gsl_vector_add(w->x, w->v);
     }
     longseq_scores(w, r);

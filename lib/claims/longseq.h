@@ -55,6 +55,7 @@
 typedef struct {
     size_t d, d_k;
     gsl_matrix *W_Q, *W_K;      /* (d, d_k)                      */
+    gsl_matrix *W_Kt;           /* (d_k, d) W_K^T, by longseq_weights_of: W_K b along its rows */
     gsl_matrix *G;              /* (d_k, d_k) I - W_Q^T W_K, then its LU */
     gsl_matrix *QQ, *KK;        /* (d_k, d_k) W_Q^T W_Q, W_K^T W_K       */
     gsl_permutation *perm;      /* (d_k)                         */
@@ -82,7 +83,7 @@ void *longseq_work_new(size_t d, size_t d_k);
 void longseq_work_delete(void *w);
 
 /* s = q_i . k_i and sigma2 = ||W_K q_i||^2 of the query x_i in w->x, for the W_Q, W_K in w
- * (the rest of r untouched) */
+ * (after longseq_weights_of, which fills w->W_Kt; the rest of r untouched) */
 void longseq_scores(longseq_work *w, longseq_query *r);
 
 /* ---- the conditional estimator's draws (its integral: below) ----

@@ -417,7 +417,16 @@ void longseq_cond_self(const longseq_cond_table *t, double s, double sigma, cons
     if (v_lo > v_hi) v_lo = v_hi;
     double tail = -expm1(-exp(v_lo));   /* int_{-inf}^{v_lo} e^{v - e^v} dv */
     size_t nv = (size_t)ceil((v_hi - v_lo) / h);
+    size_t nk = n < LONGSEQ_COND_MAXT ? n : LONGSEQ_COND_MAXT;
     double sum[LONGSEQ_COND_MAXT] = {0};
+    /* how F_k = e^{-(T_k - 1) psi} follows from F_{k-1}, per length, once per call:
+     * F_k = F_{k-1}^2 e^{-psi} for a doubled length (T_k = 2 T_{k-1} gives T_k - 1 =
+     * 2 (T_{k-1} - 1) + 1: one multiply, not one exp; relative rounding about 2^k DBL_EPSILON
+     * after k doublings), e^{-psi} itself at T_k = 2, else its own exp */
+    enum { F_SQUARE, F_EMP, F_EXP };
+    unsigned char how[LONGSEQ_COND_MAXT];
+    for (size_t k = 0; k < nk; k++)
+        how[k] = k > 0 && Ts[k] == 2.0 * Ts[k - 1] ? F_SQUARE : Ts[k] == 2.0 ? F_EMP : F_EXP;
     /* e^v along the grid by one multiply per node: e^{v + h} = e^v e^h (relative rounding
      * about i DBL_EPSILON after i nodes, i <= a few hundred) */
     double ev = exp(v_lo), eh = exp(h);
@@ -427,22 +436,19 @@ void longseq_cond_self(const longseq_cond_table *t, double s, double sigma, cons
         double base = v - ev, w = (i == 0 || i == nv) ? 0.5 : 1.0;
         if (base < -745.0) continue;
         double psi = longseq_cond_psi(t, sigma, v - s);
-        double eb = ev * exp(-ev);
+        double web = w * (ev * exp(-ev));   /* the trapezoid's weight times e^{v - e^v} */
         double emp = exp(-psi);
         double F = 0.0;
-        for (size_t k = 0; k < n && k < LONGSEQ_COND_MAXT; k++) {
-            /* F_k = e^{-(T_k - 1) psi}; a doubled length by squaring (one multiply, not one
-             * exp): T_k = 2 T_{k-1} gives T_k - 1 = 2 (T_{k-1} - 1) + 1, so F_k = F_{k-1}^2
-             * e^{-psi} (relative rounding about 2^k DBL_EPSILON after k doublings) */
-            if (k > 0 && Ts[k] == 2.0 * Ts[k - 1]) F = F * F * emp;
-            else if (Ts[k] == 2.0) F = emp;
+        for (size_t k = 0; k < nk; k++) {
+            if (how[k] == F_SQUARE) F = F * F * emp;
+            else if (how[k] == F_EMP) F = emp;
             else F = exp(-(Ts[k] - 1.0) * psi);
             if (F < 1e-290) break;   /* the longer T only smaller: psi >= 0 */
-            sum[k] += w * eb * F;
+            sum[k] += web * F;
         }
     }
     /* g_T = T int exp(v - e^v - (T - 1) psi(v - s)) dv */
-    for (size_t k = 0; k < n && k < LONGSEQ_COND_MAXT; k++) out[k] = Ts[k] * (sum[k] * h + tail);
+    for (size_t k = 0; k < nk; k++) out[k] = Ts[k] * (sum[k] * h + tail);
 }
 
 /* ---- the law of |det(I - W_K^T W_Q)| over the draws ---- */

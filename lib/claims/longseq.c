@@ -31,7 +31,8 @@ int longseq_work_alloc(longseq_work *w, size_t d, size_t d_k)
     w->q = mat_vec_new(d_k);
     w->k = mat_vec_new(d_k);
     w->u = mat_vec_new(d_k);
-    if (!w->W_Q || !w->W_K || !w->W_Kt || !w->G || !w->QQ || !w->KK || !w->perm || !w->x || !w->y || !w->v ||
+    if (!w->W_Q || !w->W_K || !w->W_Kt || !w->G || !w->QQ || !w->KK || !w->perm || !w->x || !w->y ||
+        !w->v ||
         !w->q || !w->k || !w->u) {
         int rc = att_alloc_status();      /* a --max-memory refusal stays exit 2, naming it */
         longseq_work_free(w);
@@ -377,16 +378,17 @@ static void lagrange4(double u, double w[4])
     w[3] = (u + 1.0) * u * (u - 1.0) / 6.0;
 }
 
-double longseq_cond_psi(const longseq_cond_table *t, double sigma, double tau)
+/* log psi_sigma(tau) = f + tau from the table into *lp (sigma >= 0): 1, or 0 off the
+ * table (then psi is computed directly) */
+static int table_lnpsi(const longseq_cond_table *t, double sigma, double tau, double *lp)
 {
-    sigma = fabs(sigma);
     if (!t || !t->f || sigma > t->sig_max - 2.0 * t->dsig || tau < t->tau_min + t->dtau
         || tau > t->tau_max - 2.0 * t->dtau
         /* small sigma: f changes on the scale of sigma itself once sigma^2 e^tau nears 1
          * (the Gaussian's tail takes over), which the table cannot follow; computed
          * directly (cheap there: about 120 nodes) */
         || sigma < 0.5 || (sigma < 1.0 && tau > -2.0 * log(sigma) - 4.0))
-        return longseq_cond_psi_direct(sigma, tau);
+        return 0;
     double xs = sigma / t->dsig, xt = (tau - t->tau_min) / t->dtau;
     long js = (long)floor(xs), it = (long)floor(xt);
     double ws[4], wt[4];
@@ -398,7 +400,15 @@ double longseq_cond_psi(const longseq_cond_table *t, double sigma, double tau)
         const double *row = t->f + (size_t)j * t->nt + (it - 1);
         f += ws[a] * (wt[0] * row[0] + wt[1] * row[1] + wt[2] * row[2] + wt[3] * row[3]);
     }
-    return exp(f + tau);
+    *lp = f + tau;
+    return 1;
+}
+
+double longseq_cond_psi(const longseq_cond_table *t, double sigma, double tau)
+{
+    double lp;
+    sigma = fabs(sigma);
+    return table_lnpsi(t, sigma, tau, &lp) ? exp(lp) : longseq_cond_psi_direct(sigma, tau);
 }
 
 /* Shapes: Ts (n) the sequence lengths, out (n). The claim's number, one row at any T (a
@@ -430,25 +440,39 @@ void longseq_cond_self(const longseq_cond_table *t, double s, double sigma, cons
         how[k] = k > 0 && Ts[k] == 2.0 * Ts[k - 1] ? F_SQUARE : Ts[k] == 2.0 ? F_EMP : F_EXP;
     /* e^v along the grid by one multiply per node: e^{v + h} = e^v e^h (relative rounding
      * about i DBL_EPSILON after i nodes, i <= a few hundred). In chunks of NODES nodes: first
-     * each node's e^v, psi and the trapezoid weight (0 for a node whose e^{v - e^v} underflows),
-     * then e^{-e^v} and e^{-psi} for the whole chunk by vexp_shifted (vectorised, within 2 ulp
-     * of exp), then the sums in node order */
+     * each node's e^v, the trapezoid weight (0 for a node whose e^{v - e^v} underflows) and
+     * psi (on the table: its log lp, psi = e^{lp - lmax} e^{lmax} with lmax the chunk's
+     * largest lp), then e^{-e^v}, the table's e^{lp - lmax} and e^{-psi} for the whole chunk
+     * by vexp_shifted (vectorised, within 2 ulp of exp), then the sums in node order */
     enum { NODES = 64 };
-    double ev = exp(v_lo), eh = exp(h);
+    double ev = exp(v_lo), eh = exp(h), asig = fabs(sigma);
     for (size_t i0 = 0; i0 <= nv; i0 += NODES) {
-        size_t m = nv + 1 - i0 < NODES ? nv + 1 - i0 : NODES;
-        double evs[NODES], ws[NODES], psis[NODES], e1[NODES], emps[NODES];
+        size_t m = nv + 1 - i0 < NODES ? nv + 1 - i0 : NODES, nt = 0;
+        double evs[NODES], ws[NODES], psis[NODES], e1[NODES], emps[NODES], lps[NODES];
+        size_t at[NODES];   /* the nodes whose psi comes from the table, lps[0 .. nt-1] theirs */
+        double lmax = -INFINITY;
         for (size_t j = 0; j < m; j++, ev *= eh) {
             size_t i = i0 + j;
             double v = v_lo + (double)i * h;
             if (ev < 1e-300) ev = exp(v);   /* the recurrence cannot climb out of underflow */
             double base = v - ev;
             ws[j] = base < -745.0 ? 0.0 : (i == 0 || i == nv) ? 0.5 : 1.0;
-            psis[j] = ws[j] > 0.0 ? longseq_cond_psi(t, sigma, v - s) : 0.0;
+            psis[j] = 0.0;
+            if (ws[j] > 0.0 && table_lnpsi(t, asig, v - s, &lps[nt])) {
+                lmax = fmax(lmax, lps[nt]);
+                at[nt++] = j;
+            } else if (ws[j] > 0.0) {
+                psis[j] = longseq_cond_psi_direct(asig, v - s);
+            }
             evs[j] = ev;
             e1[j] = -ev;
-            emps[j] = -psis[j];
         }
+        if (nt > 0) {
+            double el = exp(lmax);
+            vexp_shifted(lps, lps, nt, lmax);   /* e^{lp - lmax} */
+            for (size_t c = 0; c < nt; c++) psis[at[c]] = lps[c] * el;
+        }
+        for (size_t j = 0; j < m; j++) emps[j] = -psis[j];
         vexp_shifted(e1, e1, m, 0.0);       /* e^{-e^v} */
         vexp_shifted(emps, emps, m, 0.0);   /* e^{-psi} (psi >= 0) */
         for (size_t j = 0; j < m; j++) {

@@ -378,27 +378,47 @@ static void lagrange4(double u, double w[4])
     w[3] = (u + 1.0) * u * (u - 1.0) / 6.0;
 }
 
-/* log psi_sigma(tau) = f + tau from the table into *lp (sigma >= 0): 1, or 0 off the
- * table (then psi is computed directly) */
-static int table_lnpsi(const longseq_cond_table *t, double sigma, double tau, double *lp)
+/* the table's reading at one sigma (>= 0), for any tau: the Lagrange weights ws and the
+ * first row js - 1 along sigma, once per sigma; ok = 0 where sigma is off the table */
+typedef struct {
+    const longseq_cond_table *t;
+    double sigma, ws[4];
+    long js;
+    int ok;
+} psi_at_sigma;
+
+static psi_at_sigma psi_sigma_of(const longseq_cond_table *t, double sigma)
 {
-    if (!t || !t->f || sigma > t->sig_max - 2.0 * t->dsig || tau < t->tau_min + t->dtau
-        || tau > t->tau_max - 2.0 * t->dtau
+    psi_at_sigma p = {.t = t, .sigma = sigma};
+    p.ok = t && t->f && !(sigma > t->sig_max - 2.0 * t->dsig) && !(sigma < 0.5);
+    if (!p.ok) return p;
+    double xs = sigma / t->dsig;
+    p.js = (long)floor(xs);
+    lagrange4(xs - (double)p.js, p.ws);
+    return p;
+}
+
+/* log psi_sigma(tau) = f + tau from the table into *lp (p from psi_sigma_of): 1, or 0 off
+ * the table (then psi is computed directly) */
+static int table_lnpsi(const psi_at_sigma *p, double tau, double *lp)
+{
+    const longseq_cond_table *t = p->t;
+    double sigma = p->sigma;
+    if (!p->ok || tau < t->tau_min + t->dtau || tau > t->tau_max - 2.0 * t->dtau
         /* small sigma: f changes on the scale of sigma itself once sigma^2 e^tau nears 1
          * (the Gaussian's tail takes over), which the table cannot follow; computed
          * directly (cheap there: about 120 nodes) */
-        || sigma < 0.5 || (sigma < 1.0 && tau > -2.0 * log(sigma) - 4.0))
+        || (sigma < 1.0 && tau > -2.0 * log(sigma) - 4.0))
         return 0;
-    double xs = sigma / t->dsig, xt = (tau - t->tau_min) / t->dtau;
-    long js = (long)floor(xs), it = (long)floor(xt);
-    double ws[4], wt[4];
-    lagrange4(xs - (double)js, ws);
+    double xt = (tau - t->tau_min) / t->dtau;
+    long it = (long)floor(xt);
+    double wt[4];
     lagrange4(xt - (double)it, wt);
     double f = 0.0;
     for (int a = 0; a < 4; a++) {
-        long j = labs(js - 1 + a);   /* psi_{-sigma} = psi_sigma: row -1 is row 1 */
+        long j = labs(p->js - 1 + a);   /* psi_{-sigma} = psi_sigma: row -1 is row 1 */
         const double *row = t->f + (size_t)j * t->nt + (it - 1);
-        f += ws[a] * (wt[0] * row[0] + wt[1] * row[1] + wt[2] * row[2] + wt[3] * row[3]);
+        f += p->ws[a] * (wt[0] * row[0] + wt[1] * row[1] + wt[2] * row[2] + wt[3] * row[3]);
     }
     *lp = f + tau;
     return 1;
@@ -408,7 +428,8 @@ double longseq_cond_psi(const longseq_cond_table *t, double sigma, double tau)
 {
     double lp;
     sigma = fabs(sigma);
-    return table_lnpsi(t, sigma, tau, &lp) ? exp(lp) : longseq_cond_psi_direct(sigma, tau);
+    psi_at_sigma p = psi_sigma_of(t, sigma);
+    return table_lnpsi(&p, tau, &lp) ? exp(lp) : longseq_cond_psi_direct(sigma, tau);
 }
 
 /* Shapes: Ts (n) the sequence lengths, out (n). The claim's number, one row at any T (a
@@ -446,6 +467,7 @@ void longseq_cond_self(const longseq_cond_table *t, double s, double sigma, cons
      * by vexp_shifted (vectorised, within 2 ulp of exp), then the sums in node order */
     enum { NODES = 64 };
     double ev = exp(v_lo), eh = exp(h), asig = fabs(sigma);
+    psi_at_sigma ps = psi_sigma_of(t, asig);   /* the table's reading at this sigma */
     for (size_t i0 = 0; i0 <= nv; i0 += NODES) {
         size_t m = nv + 1 - i0 < NODES ? nv + 1 - i0 : NODES, nt = 0;
         double evs[NODES], ws[NODES], psis[NODES], e1[NODES], emps[NODES], lps[NODES];
@@ -458,7 +480,7 @@ void longseq_cond_self(const longseq_cond_table *t, double s, double sigma, cons
             double base = v - ev;
             ws[j] = base < -745.0 ? 0.0 : (i == 0 || i == nv) ? 0.5 : 1.0;
             psis[j] = 0.0;
-            if (ws[j] > 0.0 && table_lnpsi(t, asig, v - s, &lps[nt])) {
+            if (ws[j] > 0.0 && table_lnpsi(&ps, v - s, &lps[nt])) {
                 lmax = fmax(lmax, lps[nt]);
                 at[nt++] = j;
             } else if (ws[j] > 0.0) {

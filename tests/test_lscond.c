@@ -43,7 +43,9 @@ START_TEST(test_sigma_zero_exact)
         longseq_cond_self(&tab, ss[a], 0.0, Ts, 6, LONGSEQ_COND_H, out);
         for (size_t k = 0; k < 6; k++) {
             double want = Ts[k] * exp(ss[a]) / (exp(ss[a]) + Ts[k] - 1.0);
-            ck_assert_msg(fabs(out[k] / want - 1.0) < 1e-8, "s %g T %g: %.12g vs %.12g", ss[a],
+            /* the trapezoid's own error at LONGSEQ_COND_H (longseq.h): for T = 1 the integral
+             * of e^{v - e^v}, Gamma(1), off by 2 |Gamma(1 + 2 pi i/h)| ~ 1.2e-6 at h = 0.6 */
+            ck_assert_msg(fabs(out[k] / want - 1.0) < 3e-6, "s %g T %g: %.12g vs %.12g", ss[a],
                           Ts[k], out[k], want);
         }
     }
@@ -96,17 +98,18 @@ END_TEST
 
 START_TEST(test_step_converged)
 {
-    /* the experiment's step against a step 8 times finer, psi computed directly */
+    /* the experiment's step against a step 8 times finer, psi computed directly: within
+     * 1e-5 relative, far below the curve's smallest Monte Carlo standard error (7e-5) */
     gsl_rng *rng = rng_new("mt19937", 3);
     const double Ts[] = {2, 16, 1024, 65536, 1048576};
-    PROP_FOR(k, rng, "v-step 0.4 agrees with 0.05")
+    PROP_FOR(k, rng, "v-step LONGSEQ_COND_H agrees with one 8 times finer")
     {
         if (k >= 12) break;
         double s = gsl_ran_gaussian(rng, 3.0), sg = gsl_rng_uniform(rng) * 7.0, a[5], b[5];
         longseq_cond_self(&tab, s, sg, Ts, 5, LONGSEQ_COND_H, a);
         longseq_cond_self(NULL, s, sg, Ts, 5, LONGSEQ_COND_H / 8.0, b);
         for (size_t j = 0; j < 5; j++)
-            PROP_ASSERT(fabs(a[j] - b[j]) <= 1e-4 * b[j] + 1e-300,
+            PROP_ASSERT(fabs(a[j] - b[j]) <= 1e-5 * b[j] + 1e-300,
                         "s %g sigma %g T %g: %.10g vs %.10g", s, sg, Ts[j], a[j], b[j]);
     }
     gsl_rng_free(rng);

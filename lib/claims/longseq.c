@@ -3,6 +3,7 @@
 #include "mat.h"
 #include "status.h"
 #include "statistics.h"
+#include "vexp.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@ int longseq_work_alloc(longseq_work *w, size_t d, size_t d_k)
     w->d_k = d_k;
     w->W_Q = mat_new(d, d_k);
     w->W_K = mat_new(d, d_k);
+    w->W_Kt = mat_new(d_k, d);
     w->G = mat_new(d_k, d_k);
     w->QQ = mat_new(d_k, d_k);
     w->KK = mat_new(d_k, d_k);
@@ -29,7 +31,8 @@ int longseq_work_alloc(longseq_work *w, size_t d, size_t d_k)
     w->q = mat_vec_new(d_k);
     w->k = mat_vec_new(d_k);
     w->u = mat_vec_new(d_k);
-    if (!w->W_Q || !w->W_K || !w->G || !w->QQ || !w->KK || !w->perm || !w->x || !w->y || !w->v ||
+    if (!w->W_Q || !w->W_K || !w->W_Kt || !w->G || !w->QQ || !w->KK || !w->perm || !w->x || !w->y ||
+        !w->v ||
         !w->q || !w->k || !w->u) {
         int rc = att_alloc_status();      /* a --max-memory refusal stays exit 2, naming it */
         longseq_work_free(w);
@@ -44,6 +47,7 @@ void longseq_work_free(longseq_work *w)
 {
     mat_free(w->W_Q);
     mat_free(w->W_K);
+    mat_free(w->W_Kt);
     mat_free(w->G);
     mat_free(w->QQ);
     mat_free(w->KK);
@@ -70,30 +74,44 @@ void longseq_work_delete(void *w)
     free(w);
 }
 
-/* out (d_k) = W^T a, W (d, d_k), a (d): out_b = sum_m W_mb a_m, summed over m outermost
- * (the inner loop along a row of W, contiguous); out contiguous (mat_vec_new) */
-static void mul_t(gsl_vector *out, const gsl_matrix *W, const gsl_vector *a)
+/* out (d_k) = W^T a and out2 (d_k) = W2^T a (out2 NULL: only the first), W, W2 (d, d_k),
+ * a (d): out_b = sum_m W_mb a_m, summed over m outermost (the inner loop along a row of W,
+ * contiguous, each out_b its own sum: the same bits with or without vector lanes); out, out2
+ * contiguous (mat_vec_new) */
+static void mul_t2(gsl_vector *out, const gsl_matrix *W, gsl_vector *out2, const gsl_matrix *W2,
+                   const gsl_vector *a)
 {
-    const double *Wd = W->data, *ad = a->data;
-    double *o = out->data;
+    const double *ad = a->data;
+    double *o = out->data, *o2 = out2 ? out2->data : NULL;
     size_t ld = W->tda, sa = a->stride, n = W->size2;
     for (size_t b = 0; b < n; b++) o[b] = 0.0;
+    if (o2) for (size_t b = 0; b < n; b++) o2[b] = 0.0;
     for (size_t m = 0; m < W->size1; m++) {
-        const double *row = Wd + m * ld;
+        const double *row = W->data + m * ld;
         double am = ad[m * sa];
+#pragma omp simd
         for (size_t b = 0; b < n; b++) o[b] += row[b] * am;
+        if (!o2) continue;
+        const double *row2 = W2->data + m * W2->tda;
+#pragma omp simd
+        for (size_t b = 0; b < n; b++) o2[b] += row2[b] * am;
     }
 }
 
-/* out (d) = W b, W (d, d_k), b (d_k) */
-static void mul(gsl_vector *out, const gsl_matrix *W, const gsl_vector *b)
+/* out (d) = W b, from Wt = W^T (d_k, d), b (d_k): out_m = sum_a W_ma b_a, summed over a in
+ * order (a outermost, each out_m its own sum, the inner loop along a row of Wt: the same
+ * bits as one dot product per m); out contiguous (mat_vec_new) */
+static void mul(gsl_vector *out, const gsl_matrix *Wt, const gsl_vector *b)
 {
-    const double *Wd = W->data, *bd = b->data;
-    size_t ld = W->tda, sb = b->stride;
-    for (size_t m = 0; m < W->size1; m++) {
-        double acc = 0.0;
-        for (size_t a = 0; a < W->size2; a++) acc += Wd[m * ld + a] * bd[a * sb];
-        out->data[m * out->stride] = acc;
+    const double *bd = b->data;
+    double *o = out->data;
+    size_t ld = Wt->tda, sb = b->stride, n = Wt->size2;
+    for (size_t m = 0; m < n; m++) o[m] = 0.0;
+    for (size_t a = 0; a < Wt->size1; a++) {
+        const double *row = Wt->data + a * ld;
+        double ba = bd[a * sb];
+#pragma omp simd
+        for (size_t m = 0; m < n; m++) o[m] += row[m] * ba;
     }
 }
 
@@ -110,9 +128,8 @@ static double lu_lndet(longseq_work *w)
  * score and the variance of its other scores, which the shortcut (longseq.h) never forms. */
 void longseq_scores(longseq_work *w, longseq_query *r)
 {
-    mul_t(w->q, w->W_Q, w->x);   /* q = W_Q^T x */
-    mul_t(w->k, w->W_K, w->x);   /* k = W_K^T x */
-    mul(w->v, w->W_K, w->q);     /* v = W_K q: s_ij = v . x_j */
+    mul_t2(w->q, w->W_Q, w->k, w->W_K, w->x);   /* q = W_Q^T x, k = W_K^T x */
+    mul(w->v, w->W_Kt, w->q);                   /* v = W_K q: s_ij = v . x_j */
     double s = 0.0, s2 = 0.0;
     const double *q = w->q->data, *k = w->k->data, *v = w->v->data;   /* contiguous (mat_vec_new) */
     for (size_t a = 0; a < w->d_k; a++) s += q[a] * k[a];
@@ -143,7 +160,7 @@ static double cond_density0(longseq_work *w, double sw, double absdet)
     for (size_t a = 0; a < n; a++) {
         gsl_vector_set_basis(w->u, a);
         gsl_linalg_LU_svx(w->G, w->perm, w->u);   /* u = r_a */
-        mul(w->v, w->W_K, w->u);                   /* v = W_K r_a */
+        mul(w->v, w->W_Kt, w->u);                  /* v = W_K r_a */
         double v2 = 0.0;
         for (size_t m = 0; m < w->d; m++) v2 += w->v->data[m] * w->v->data[m];   /* contiguous */
         double t = sw * sqrt(v2), z = gsl_vector_get(w->u, a) / t;
@@ -172,10 +189,12 @@ int longseq_weights_of(longseq_work *w, double c, longseq_weights *g)
     gsl_matrix_set_zero(w->G);
     gsl_matrix_set_zero(w->QQ);
     gsl_matrix_set_zero(w->KK);
+    gsl_matrix_transpose_memcpy(w->W_Kt, w->W_K);
     for (size_t m = 0; m < w->d; m++) {
         const double *K = w->W_K->data + m * ld, *Q = w->W_Q->data + m * ld;
         for (size_t a = 0; a < n; a++) {
             double ka = K[a], qa = Q[a];
+#pragma omp simd
             for (size_t b = 0; b < n; b++) {
                 Gd[a * lg + b] += ka * Q[b];
                 QQ[a * lq + b] += qa * Q[b];
@@ -222,9 +241,9 @@ void longseq_draw_row(gsl_rng *rng, longseq_work *w, const longseq_weights *g, i
     gsl_vector_memcpy(w->x, w->y);
     if (tilted) {
         /* x = (I - W_K W_Q^T)^{-1} y = y + W_K (I - W_Q^T W_K)^{-1} W_Q^T y */
-        mul_t(w->u, w->W_Q, w->y);
+        mul_t2(w->u, w->W_Q, NULL, NULL, w->y);
         gsl_linalg_LU_svx(w->G, w->perm, w->u);
-        mul(w->v, w->W_K, w->u);
+        mul(w->v, w->W_Kt, w->u);
         gsl_vector_add(w->x, w->v);
     }
     longseq_scores(w, r);
@@ -359,28 +378,58 @@ static void lagrange4(double u, double w[4])
     w[3] = (u + 1.0) * u * (u - 1.0) / 6.0;
 }
 
-double longseq_cond_psi(const longseq_cond_table *t, double sigma, double tau)
+/* the table's reading at one sigma (>= 0), for any tau: the Lagrange weights ws and the
+ * first row js - 1 along sigma, once per sigma; ok = 0 where sigma is off the table */
+typedef struct {
+    const longseq_cond_table *t;
+    double sigma, ws[4];
+    long js;
+    int ok;
+} psi_at_sigma;
+
+static psi_at_sigma psi_sigma_of(const longseq_cond_table *t, double sigma)
 {
-    sigma = fabs(sigma);
-    if (!t || !t->f || sigma > t->sig_max - 2.0 * t->dsig || tau < t->tau_min + t->dtau
-        || tau > t->tau_max - 2.0 * t->dtau
+    psi_at_sigma p = {.t = t, .sigma = sigma};
+    p.ok = t && t->f && !(sigma > t->sig_max - 2.0 * t->dsig) && !(sigma < 0.5);
+    if (!p.ok) return p;
+    double xs = sigma / t->dsig;
+    p.js = (long)floor(xs);
+    lagrange4(xs - (double)p.js, p.ws);
+    return p;
+}
+
+/* log psi_sigma(tau) = f + tau from the table into *lp (p from psi_sigma_of): 1, or 0 off
+ * the table (then psi is computed directly) */
+static int table_lnpsi(const psi_at_sigma *p, double tau, double *lp)
+{
+    const longseq_cond_table *t = p->t;
+    double sigma = p->sigma;
+    if (!p->ok || tau < t->tau_min + t->dtau || tau > t->tau_max - 2.0 * t->dtau
         /* small sigma: f changes on the scale of sigma itself once sigma^2 e^tau nears 1
          * (the Gaussian's tail takes over), which the table cannot follow; computed
          * directly (cheap there: about 120 nodes) */
-        || sigma < 0.5 || (sigma < 1.0 && tau > -2.0 * log(sigma) - 4.0))
-        return longseq_cond_psi_direct(sigma, tau);
-    double xs = sigma / t->dsig, xt = (tau - t->tau_min) / t->dtau;
-    long js = (long)floor(xs), it = (long)floor(xt);
-    double ws[4], wt[4];
-    lagrange4(xs - (double)js, ws);
+        || (sigma < 1.0 && tau > -2.0 * log(sigma) - 4.0))
+        return 0;
+    double xt = (tau - t->tau_min) / t->dtau;
+    long it = (long)floor(xt);
+    double wt[4];
     lagrange4(xt - (double)it, wt);
     double f = 0.0;
     for (int a = 0; a < 4; a++) {
-        long j = labs(js - 1 + a);   /* psi_{-sigma} = psi_sigma: row -1 is row 1 */
+        long j = labs(p->js - 1 + a);   /* psi_{-sigma} = psi_sigma: row -1 is row 1 */
         const double *row = t->f + (size_t)j * t->nt + (it - 1);
-        f += ws[a] * (wt[0] * row[0] + wt[1] * row[1] + wt[2] * row[2] + wt[3] * row[3]);
+        f += p->ws[a] * (wt[0] * row[0] + wt[1] * row[1] + wt[2] * row[2] + wt[3] * row[3]);
     }
-    return exp(f + tau);
+    *lp = f + tau;
+    return 1;
+}
+
+double longseq_cond_psi(const longseq_cond_table *t, double sigma, double tau)
+{
+    double lp;
+    sigma = fabs(sigma);
+    psi_at_sigma p = psi_sigma_of(t, sigma);
+    return table_lnpsi(&p, tau, &lp) ? exp(lp) : longseq_cond_psi_direct(sigma, tau);
 }
 
 /* Shapes: Ts (n) the sequence lengths, out (n). The claim's number, one row at any T (a
@@ -400,32 +449,69 @@ void longseq_cond_self(const longseq_cond_table *t, double s, double sigma, cons
     if (v_lo > v_hi) v_lo = v_hi;
     double tail = -expm1(-exp(v_lo));   /* int_{-inf}^{v_lo} e^{v - e^v} dv */
     size_t nv = (size_t)ceil((v_hi - v_lo) / h);
+    size_t nk = n < LONGSEQ_COND_MAXT ? n : LONGSEQ_COND_MAXT;
     double sum[LONGSEQ_COND_MAXT] = {0};
+    /* how F_k = e^{-(T_k - 1) psi} follows from F_{k-1}, per length, once per call:
+     * F_k = F_{k-1}^2 e^{-psi} for a doubled length (T_k = 2 T_{k-1} gives T_k - 1 =
+     * 2 (T_{k-1} - 1) + 1: one multiply, not one exp; relative rounding about 2^k DBL_EPSILON
+     * after k doublings), e^{-psi} itself at T_k = 2, else its own exp */
+    enum { F_SQUARE, F_EMP, F_EXP };
+    unsigned char how[LONGSEQ_COND_MAXT];
+    for (size_t k = 0; k < nk; k++)
+        how[k] = k > 0 && Ts[k] == 2.0 * Ts[k - 1] ? F_SQUARE : Ts[k] == 2.0 ? F_EMP : F_EXP;
     /* e^v along the grid by one multiply per node: e^{v + h} = e^v e^h (relative rounding
-     * about i DBL_EPSILON after i nodes, i <= a few hundred) */
-    double ev = exp(v_lo), eh = exp(h);
-    for (size_t i = 0; i <= nv; i++, ev *= eh) {
-        double v = v_lo + (double)i * h;
-        if (ev < 1e-300) ev = exp(v);   /* the recurrence cannot climb out of underflow */
-        double base = v - ev, w = (i == 0 || i == nv) ? 0.5 : 1.0;
-        if (base < -745.0) continue;
-        double psi = longseq_cond_psi(t, sigma, v - s);
-        double eb = ev * exp(-ev);
-        double emp = exp(-psi);
-        double F = 0.0;
-        for (size_t k = 0; k < n && k < LONGSEQ_COND_MAXT; k++) {
-            /* F_k = e^{-(T_k - 1) psi}; a doubled length by squaring (one multiply, not one
-             * exp): T_k = 2 T_{k-1} gives T_k - 1 = 2 (T_{k-1} - 1) + 1, so F_k = F_{k-1}^2
-             * e^{-psi} (relative rounding about 2^k DBL_EPSILON after k doublings) */
-            if (k > 0 && Ts[k] == 2.0 * Ts[k - 1]) F = F * F * emp;
-            else if (Ts[k] == 2.0) F = emp;
-            else F = exp(-(Ts[k] - 1.0) * psi);
-            if (F < 1e-290) break;   /* the longer T only smaller: psi >= 0 */
-            sum[k] += w * eb * F;
+     * about i DBL_EPSILON after i nodes, i <= a few hundred). In chunks of NODES nodes: first
+     * each node's e^v, the trapezoid weight (0 for a node whose e^{v - e^v} underflows) and
+     * psi (on the table: its log lp, psi = e^{lp - lmax} e^{lmax} with lmax the chunk's
+     * largest lp), then e^{-e^v}, the table's e^{lp - lmax} and e^{-psi} for the whole chunk
+     * by vexp_shifted (vectorised, within 2 ulp of exp), then the sums in node order */
+    enum { NODES = 64 };
+    double ev = exp(v_lo), eh = exp(h), asig = fabs(sigma);
+    psi_at_sigma ps = psi_sigma_of(t, asig);   /* the table's reading at this sigma */
+    for (size_t i0 = 0; i0 <= nv; i0 += NODES) {
+        size_t m = nv + 1 - i0 < NODES ? nv + 1 - i0 : NODES, nt = 0;
+        double evs[NODES], ws[NODES], psis[NODES], e1[NODES], emps[NODES], lps[NODES];
+        size_t at[NODES];   /* the nodes whose psi comes from the table, lps[0 .. nt-1] theirs */
+        double lmax = -INFINITY;
+        for (size_t j = 0; j < m; j++, ev *= eh) {
+            size_t i = i0 + j;
+            double v = v_lo + (double)i * h;
+            if (ev < 1e-300) ev = exp(v);   /* the recurrence cannot climb out of underflow */
+            double base = v - ev;
+            ws[j] = base < -745.0 ? 0.0 : (i == 0 || i == nv) ? 0.5 : 1.0;
+            psis[j] = 0.0;
+            if (ws[j] > 0.0 && table_lnpsi(&ps, v - s, &lps[nt])) {
+                lmax = fmax(lmax, lps[nt]);
+                at[nt++] = j;
+            } else if (ws[j] > 0.0) {
+                psis[j] = longseq_cond_psi_direct(asig, v - s);
+            }
+            evs[j] = ev;
+            e1[j] = -ev;
+        }
+        if (nt > 0) {
+            double el = exp(lmax);
+            vexp_shifted(lps, lps, nt, lmax);   /* e^{lp - lmax} */
+            for (size_t c = 0; c < nt; c++) psis[at[c]] = lps[c] * el;
+        }
+        for (size_t j = 0; j < m; j++) emps[j] = -psis[j];
+        vexp_shifted(e1, e1, m, 0.0);       /* e^{-e^v} */
+        vexp_shifted(emps, emps, m, 0.0);   /* e^{-psi} (psi >= 0) */
+        for (size_t j = 0; j < m; j++) {
+            if (ws[j] == 0.0) continue;
+            double web = ws[j] * (evs[j] * e1[j]);   /* the trapezoid's weight times e^{v - e^v} */
+            double emp = emps[j], psi = psis[j], F = 0.0;
+            for (size_t k = 0; k < nk; k++) {
+                if (how[k] == F_SQUARE) F = F * F * emp;
+                else if (how[k] == F_EMP) F = emp;
+                else F = exp(-(Ts[k] - 1.0) * psi);
+                if (F < 1e-290) break;   /* the longer T only smaller: psi >= 0 */
+                sum[k] += web * F;
+            }
         }
     }
     /* g_T = T int exp(v - e^v - (T - 1) psi(v - s)) dv */
-    for (size_t k = 0; k < n && k < LONGSEQ_COND_MAXT; k++) out[k] = Ts[k] * (sum[k] * h + tail);
+    for (size_t k = 0; k < nk; k++) out[k] = Ts[k] * (sum[k] * h + tail);
 }
 
 /* ---- the law of |det(I - W_K^T W_Q)| over the draws ---- */

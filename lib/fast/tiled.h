@@ -19,7 +19,7 @@
  * term carries the factor e^{-m_final} in the end, whatever tile it came
  * from. Memory: K, V (T_k (d_k + d_v)) plus per-thread tiles; time O(T_q T_k).
  * Both products of a tile (S_t = scale Q_t K_t^T and O_t += P_t V_t) are BLAS
- * dgemm calls.
+ * dgemm calls, issued in blocks small enough for OpenBLAS's unpacked kernel (tiled.c).
  *
  * Parallel over query tiles (OpenMP), BLAS single-threaded inside. Tiles are
  * fixed by (B_q, B_k), not by the thread count, and each tile is done by one
@@ -66,7 +66,8 @@ int tiled_attend(gsl_matrix *O, const gsl_matrix *Q, const gsl_matrix *K,
                  const gsl_matrix *V, double scale, tiled_tiles tiles);
 
 /* The head of head.h (projections with optional biases, scale), tiled:
- *   K = Xkv W_K + 1 b_K^T,  V = Xkv W_V + 1 b_V^T   (held: T_k (d_k + d_v))
+ *   K = Xkv W_K + 1 b_K^T,  V = Xkv W_V + 1 b_V^T   (held: T_k (d_k + d_v); K as K^T
+ *                                                    (d_k, T_k), see tiled.c)
  *   Q_t = Xq_t W_Q + 1 b_Q^T                         (one query tile at a time)
  *   O = softmax(scale Q K^T) V                        (online, tile by tile)
  * O is (T_q, d_v). RoPE is not supported here (ATT_EUSAGE). */

@@ -329,6 +329,42 @@ for r in $ROWS_ALL; do
 done
 load1=$(load)
 
+# earlier_machines: the section "Earlier runs on other machines" of the new bench.md: the
+# previous $OUT/bench.md's machine and its headline times in one line (unless it was this
+# machine's kind, which the new table supersedes), then that file's own earlier lines of other
+# kinds; the newest 6. The targets are per machine, so each line names the machine it held on.
+earlier_machines() {
+    prev="$OUT/bench.md"
+    [ -f "$prev" ] || return 0
+    kind_now="$cpu; AVX-512: $avx512; OpenBLAS kernel in use: $(value openblas_core "$tmp/info")"
+    awk -v now="$kind_now" -F ' [|] ' '
+        function col(line, k,   f) { split(line, f, / [|] /); return f[k] }
+        function or_not(x) { return x == "" ? "not measured" : x }
+        /^- kind: / { kind = substr($0, 9); sub(/ \(.*/, "", kind) }
+        /^- run: / { run = substr($0, 8) }
+        /^[|] wall time of `make reproduce`, this machine/ { rep = col($0, 2) }
+        /^[|] wall time of `make reproduce`, AVX2 forced/ { avx2 = col($0, 2) }
+        /^[|] wall time of `make check`/ { chk = col($0, 2) }
+        /^[|] any_length tiled head/ { tiled = col($0, 2) " GFLOP/s, " col($0, 4) " of " col($0, 3) }
+        /^## Earlier runs on other machines/ { sec = 1; next }
+        sec && /^- / { if (index($0, "- " now " (") == 0) old[++n] = $0; next }
+        sec && /^#/ { sec = 0 }
+        END {
+            if (kind == "") exit
+            line = ""
+            if (kind != now)
+                line = "- " kind " (" run "): make reproduce " or_not(rep) "; AVX2 forced " or_not(avx2) \
+                       "; make check " or_not(chk) "; tiled head " or_not(tiled)
+            if (line == "" && n == 0) exit
+            print ""; print "## Earlier runs on other machines"; print ""
+            print "The previous make bench runs on machines of other kinds (kind, run, then the same rows):"
+            print ""
+            m = 0
+            if (line != "") { print line; m++ }
+            for (i = 1; i <= n && m < 6; i++) { print old[i]; m++ }
+        }' "$prev"
+}
+
 # ---- the table ----------------------------------------------------------------------
 {
 echo "# Benchmarks (\`make bench\`)"
@@ -346,6 +382,7 @@ echo "|---|---|---|---|---|---|"
 cat "$tmp/rows"
 echo
 cat "$tmp/notes"
+earlier_machines
 } > "$tmp/bench.md"
 cat "$tmp/bench.md"
 cp "$tmp/bench.md" "$OUT/.bench.md.tmp.$$" && mv "$OUT/.bench.md.tmp.$$" "$OUT/bench.md"

@@ -1,6 +1,6 @@
 # asymmetric_sentence.gp - lecture figure: the section's opening sentence with
 # experiment: score_asymmetry
-# a small hand-made head (lib/claims/sentence.h). Left: the raw scores
+# a small hand-made head (experiments/score_asymmetry.c). Left: the raw scores
 # x_i . x_j, symmetric, so "it" and "animal" are paired the same both ways.
 # Right: the head's attention weights A = softmax(x_i W_QK x_j^T): "it" puts
 # most of its weight on "animal", "animal" almost none on "it". (The slide

@@ -245,7 +245,8 @@ void longseq_cond_self(const longseq_cond_table *t, double s, double sigma, cons
  *                given all of W but one column of W_Q (derived above: exact, no
  *                window), with its CLT CI. Not P(|det| < eps) / (2 eps): that is the mean
  *                density over (-eps, eps), which the steep rise of the density away from 0
- *                makes about 16 times p0 at eps = 0.1 (c = 1: 0.0019 against 0.00012);
+ *                makes about 13 times p0 at eps = 0.1 (c = 1, make reproduce-long's 17,000,000
+ *                draws: 0.0021 against 0.00017);
  *   the typical  value, the median of 1/|det| = 1 / median |det|, with the
  *                order-statistic CI: ranks n/2 -+ STAT_Z95 sqrt(n)/2 (the binomial
  *                count below the median, normal approximation).

@@ -63,16 +63,19 @@ GENERATORS=${ROBUST_GENERATORS:-"mt19937 cmrg"}
 # is: --draws 128 only shrinks naive's sweep, whose plain d* only bounds its rule);
 # qkInvQueryChangeOrth is the point cond(R) = 1 alone (--cond 1: its draws, whose
 # stream depends on the point's coordinates only, lib/run/sweep.c; 0.02 CPU s a run
-# instead of 0.14 s (mt19937) on the 17-point cond grid); lptTiedAcc is the point (d_k = 2, S)
-# alone (--budgets 1: the same 10 heads as the full run).
+# instead of 0.14 s (mt19937) on the 17-point cond grid); keyBiasGradRatioRope needs no
+# central differences (--no-fd: they draw nothing; 0.02 CPU s a run instead of 0.2 s);
+# lptTiedAcc is the point (d_k = 2, S) alone (--budgets 1: the same 10 heads as the full
+# run), without the exact tied heads' control (--no-exact: its own streams; 0.12 CPU s of
+# a 0.6 s run). tests/test_point_alone.sh checks --cond 1, --no-fd and --no-exact.
 NUMBERS="concentration|--draws 64|concNormSlope|concentration: log-log slope of mean ||x||^2 (full d grid, 64 draws per d)
 concentration|--draws 64|concDotSlope|concentration: log-log slope of rms(x.y) (full d grid, 64 draws per d)
 naive_self_attention|--T 12 --draws 128|naiveWidth|naive_self_attention: width d* where the mean self-weight crosses 0.995 at T = 12 (exact re-weighting, 100,000 pairs per width, as in the headline)
 random_projections|--T 16 --draws 1024|rpTMeanWorst|random_projections: T x mean self-weight at T = 16 (d = 64, d_k = 16; 1024 draws)
 score_asymmetry|--draws 256|asymIndep|score_asymmetry: mean relative asymmetry, independent W_Q, W_K (256 draws)
-key_bias|--draws 64|keyBiasGradRatioRope|key_bias: mean ||dL/db_K|| / ||dL/db_Q|| with RoPE (64 draws)
+key_bias|--draws 64 --no-fd|keyBiasGradRatioRope|key_bias: mean ||dL/db_K|| / ||dL/db_Q|| with RoPE (64 draws)
 qk_invariance|--draws 64 --cond 1|qkInvQueryChangeOrth|qk_invariance: mean relative change of Q, orthogonal R (64 draws)
-learned_previous_token|--dk 2 --budgets 1|lptTiedAcc|learned_previous_token: held-out accuracy of a tied head at d_k = 2 (10 trained heads, 1600 steps; the full budget alone, the point of the verdict)"
+learned_previous_token|--dk 2 --budgets 1 --no-exact|lptTiedAcc|learned_previous_token: held-out accuracy of a tied head at d_k = 2 (10 trained heads, 1600 steps; the full budget alone, the point of the verdict)"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/robustness.XXXXXX") || exit 3
 trap 'rm -rf "$tmp"' EXIT INT TERM

@@ -44,16 +44,17 @@ bin=${2:?usage: robustness.sh OUTDIR BINDIR}
 # (L'Ecuyer 1999: the same two order-3 components, moduli near 2^32), which passes
 # every test of TestU01's SmallCrush, Crush and BigCrush batteries (L'Ecuyer and
 # Simard, ACM TOMS 33, 2007), as do the family's MRG31k3p and MRG63k3a; TestU01
-# implements cmrg itself too (its CombMRG96). Its words have 31 bits, so GSL's ziggurat
-# takes two per Gaussian (lib/math/randn.h's bulk paths are mt19937's and taus's).
-# Measured one run at a time (this machine, 2026-12-04, under other sessions' load), the
-# 35 runs of each generator as listed below: mt19937 6.6 CPU s, cmrg 8.3 s, RANLUX at
-# luxury level 1 (ranlxd1, the generator before) 15.8 s; the whole table (interleaved,
-# two runs each) 27.5 CPU s before (ranlxd1, qk_invariance on its 17-point grid), 16.7 s
-# now. GSL's mrg (L'Ecuyer, Blouin and Couture 1993: one order-5 recurrence mod 2^31 - 1,
-# two nonzero multipliers) took 7.4 s; cmrg is kept for being a combination of two
-# components, the construction MRG32k3a refined. ROBUST_GENERATORS="mt19937 ranlxd1"
-# (or ranlxd2) gives RANLUX again.
+# implements cmrg itself too (its CombMRG96). Its words have 31 bits; GSL's ziggurat
+# takes two per Gaussian, which lib/math/randn.c draws in bulk like mt19937's (the same
+# doubles: 11 ns a variate instead of 21 ns by GSL's calls; mt19937 3 to 4 ns).
+# Measured one run at a time (this machine, 2026-12-04, at load 7 to 8 from other
+# sessions), the 35 runs of each generator as listed below: mt19937 4.2 CPU s, cmrg
+# 5.1 s, RANLUX at luxury level 1 (ranlxd1, the generator before) 13.2 s. The whole
+# table, interleaved, two runs each: 32.5, 29.4 CPU s before (ranlxd1, and none of
+# --cond 1, --no-fd, --no-exact below), 12.6, 11.8 s now. GSL's mrg (L'Ecuyer, Blouin and Couture 1993: one
+# order-5 recurrence mod 2^31 - 1, two nonzero multipliers, no bulk path) took 5.0 s;
+# cmrg is kept for being a combination of two components, the construction MRG32k3a
+# refined. ROBUST_GENERATORS="mt19937 ranlxd1" (or ranlxd2) gives RANLUX again.
 SEEDS=${ROBUST_SEEDS:-"1 2 3 4 5"}
 GENERATORS=${ROBUST_GENERATORS:-"mt19937 cmrg"}
 
@@ -82,7 +83,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 jobs_max=$(nproc 2>/dev/null || echo 2)
 
 # ---- 1. run every (ID, options) once per seed and generator ----------------
-# The runs (70, of 0.01 to 1 CPU s) go to a pool of jobs_max workers (xargs -P): a worker
+# The runs (70, of 0.01 to 0.6 CPU s) go to a pool of jobs_max workers (xargs -P): a worker
 # takes the next run as soon as its last one ends, so no core waits for the slowest run of a
 # batch. Each run writes only its own folder, so the order they finish in changes nothing.
 printf '%s\n' "$NUMBERS" | awk -F'|' '!seen[$1 "|" $2]++ { print $1 "|" $2 }' > "$tmp/list"

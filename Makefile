@@ -261,8 +261,8 @@ reproduce: ## install what is missing, rerun every experiment, render every figu
 	@$(MAKE) --no-print-directory -j$(REPRODUCE_JOBS) reproduce-rest
 	@sh tools/reproduce/prune_results.sh end "$(OUT)"
 
-# the second phase of make reproduce (above): the robustness reruns first (about 34 CPU s in
-# runs of 2 s or less), then the experiments longest first; the figures, the report and the
+# the second phase of make reproduce (above): the robustness reruns first (about 12 CPU s in
+# runs of 0.6 s or less), then the experiments longest first; the figures, the report and the
 # documents after them, each as soon as what it reads is there
 .PHONY: reproduce-rest
 reproduce-rest: $(ROBUST) $(UNTIMED_VERDICTS) figures-report

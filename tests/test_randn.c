@@ -2,12 +2,13 @@
  * doubles, bit for bit, and leaves the generator where GSL's calls leave it.
  *
  * Per case: a generator (mt19937 and its 1999 seeding, taus, taus2: bulk paths;
- * ranlxd2, gfsr4: the fallback), a seed, a length up to 3000 (several 624-word
+ * cmrg: the bulk path of 31-bit words, two per variate; ranlxd2, gfsr4: the
+ * fallback), a seed, a length up to 3000 (several 624-word
  * regenerations of mt19937), a sigma (1, negative, tiny, huge, log-uniform),
  * filled in random chunks. The reference runs GSL's calls on the same generator
- * wrapped in a word counter: a variate that used more than one word left the
- * fast path; the suite asserts that wedges, tails (|x| > r = 3.44428647676) and
- * restarts all occurred and matched.
+ * wrapped in a word counter: a variate that used more than its one word (two for
+ * cmrg) left the fast path; the suite asserts that wedges, tails (|x| > r =
+ * 3.44428647676) and restarts all occurred and matched, and cmrg's slow variates.
  */
 #include "prop.h"
 #include "randn.h"
@@ -33,8 +34,9 @@ static double counted_get_double(void *vs)
     return gsl_rng_uniform(c->inner);
 }
 
-static const char *const GENS[] = {"mt19937", "mt19937_1999", "taus", "taus2", "ranlxd2", "gfsr4"};
-enum { NGENS = 6, MAXN = 3000 };
+static const char *const GENS[] = {"mt19937", "mt19937_1999", "taus", "taus2", "ranlxd2", "gfsr4",
+                                   "cmrg"};
+enum { NGENS = 7, MAXN = 3000 };
 
 static double draw_sigma(gsl_rng *rng)
 {
@@ -52,7 +54,7 @@ START_TEST(test_prop_randn_identical)
     static double got[MAXN], want[MAXN];
     static unsigned long used[MAXN];
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    size_t fast_cases = 0, wedges = 0, tails = 0, restarts = 0, total = 0;
+    size_t fast_cases = 0, wedges = 0, tails = 0, restarts = 0, total = 0, slow2 = 0;
     PROP_FOR(k, rng, "randn_fill = gsl_ran_gaussian_ziggurat")
     {
         const char *name = GENS[k % NGENS];
@@ -61,7 +63,10 @@ START_TEST(test_prop_randn_identical)
         double sigma = draw_sigma(rng);
         gsl_rng *a = rng_new(name, seed), *b = rng_new(name, seed);
         ck_assert(a && b);
-        fast_cases += (size_t)randn_has_fast_path(a);
+        int fast = randn_has_fast_path(a);
+        /* the words of a fast-path variate: 1, or 2 for 31-bit words (cmrg) */
+        unsigned long per = a->type->max - a->type->min >= 0xffffffffUL ? 1 : 2;
+        fast_cases += (size_t)fast;
         /* the bulk fill, in random chunks */
         for (size_t m = 0; m < n;) {
             size_t c = prop_size(rng, 1, n - m);
@@ -83,7 +88,8 @@ START_TEST(test_prop_randn_identical)
                 memcmp(&got[m], &want[m], sizeof(double)) == 0,
                 "%s seed %lu sigma %g: variate %zu of %zu is %.17g, GSL's %.17g (%lu words)", name,
                 seed, sigma, m, n, got[m], want[m], used[m]);
-            if (strcmp(name, "ranlxd2") && strcmp(name, "gfsr4") && used[m] > 1) {
+            slow2 += fast && per == 2 && used[m] > 2;
+            if (fast && per == 1 && used[m] > 1) {
                 double r = fabs(want[m] / sigma);
                 if (r > 3.44428647676) tails++;
                 else wedges++;
@@ -103,14 +109,15 @@ START_TEST(test_prop_randn_identical)
         gsl_rng_free(b);
     }
     gsl_rng_free(rng);
-    printf("randn: %zu variates; of the bulk paths' slow variates: %zu wedge, %zu tail, %zu "
-           "restarted\n",
-           total, wedges, tails, restarts);
+    printf("randn: %zu variates; of the 32-bit bulk paths' slow variates: %zu wedge, %zu tail, "
+           "%zu restarted; cmrg's: %zu\n",
+           total, wedges, tails, restarts, slow2);
     if (total > 100000) {   /* the default case count: every slow branch was exercised */
         ck_assert_uint_gt(fast_cases, 0);
         ck_assert_uint_gt(wedges, 100);
         ck_assert_uint_gt(tails, 10);
         ck_assert_uint_gt(restarts, 10);
+        ck_assert_uint_gt(slow2, 100);
     }
 }
 END_TEST

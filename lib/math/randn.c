@@ -7,12 +7,16 @@
  *   x = j w_i;  if j < k_i: return sign sigma x          (the fast path)
  *   else: the wedge (i < 127) or the tail (i = 127), with further uniforms,
  *         accept or start over.
+ * For a generator of 31 random bits per word (0x00ffffff <= max - min < 2^32 - 1, like
+ * cmrg's), GSL reads two words instead: i = (first word - min) & 0xff, j = (second
+ * word - min) & 0xffffff, the rest as above.
  * The fast path is done here; anything else is returned to GSL after
- * stepping the generator back by the word k (the state before k is kept).
+ * stepping the generator back by the word(s) just read (the state before them is kept).
  */
 #include "randn.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 #include <gsl/gsl_randist.h>
 
@@ -169,16 +173,54 @@ static void fill_taus(gsl_rng *rng, double *out, size_t n, double sigma)
     s->s1 = s1, s->s2 = s2, s->s3 = s3;
 }
 
+/* ---- cmrg (L'Ecuyer 1996): GSL's state {x1, x2, x3, y1, y2, y3}, newest first ---- */
+typedef struct { long x1, x2, x3, y1, y2, y3; } cmrg_layout;
+#define CMRG_M1 2147483647L
+#define CMRG_M2 2145483479L
+
+/* one word: x_n = (63308 x_{n-2} - 183326 x_{n-3}) mod m1,
+ * y_n = (86098 y_{n-1} - 539608 y_{n-3}) mod m2, the word (x_n - y_n) mod m1
+ * (GSL's Schrage steps give these exact residues; here in 64 bits: |products| < 2^51) */
+static inline unsigned long cmrg_word(cmrg_layout *s)
+{
+    int64_t x = (63308 * (int64_t)s->x2 - 183326 * (int64_t)s->x3) % CMRG_M1;
+    int64_t y = (86098 * (int64_t)s->y1 - 539608 * (int64_t)s->y3) % CMRG_M2;
+    x += x < 0 ? CMRG_M1 : 0;
+    y += y < 0 ? CMRG_M2 : 0;
+    s->x3 = s->x2, s->x2 = s->x1, s->x1 = (long)x;
+    s->y3 = s->y2, s->y2 = s->y1, s->y1 = (long)y;
+    return (unsigned long)(x < y ? x - y + CMRG_M1 : x - y);
+}
+
+static void fill_cmrg(gsl_rng *rng, double *out, size_t n, double sigma)
+{
+    cmrg_layout *s = rng->state, t = *s;   /* t: the state after the words consumed */
+    for (size_t m = 0; m < n; m++) {
+        const cmrg_layout before = t;
+        unsigned long k1 = cmrg_word(&t), k2 = cmrg_word(&t);
+        // GSL's two-word ziggurat: i (and the sign) from k1, j from k2, as one word's bits
+        if (zig_fast((k1 & 0xffUL) | ((k2 & 0xffffffUL) << 8), sigma, &out[m])) continue;
+        *s = before;                                        /* the two words not consumed: */
+        out[m] = gsl_ran_gaussian_ziggurat(rng, sigma);     /* GSL draws them, and on */
+        t = *s;
+    }
+    *s = t;
+}
+
 typedef void fill_fn(gsl_rng *, double *, size_t, double);
 
 /* the bulk path for rng's generator: same get function (hence same state and
- * words) as mt19937's or taus's, 32-bit words from 0, the state size known */
+ * words) as mt19937's, taus's or cmrg's, words from 0 of their width, the state size known */
 static fill_fn *fast_fill(const gsl_rng *rng)
 {
     const gsl_rng_type *t = rng->type;
-    if (t->min != 0 || t->max != 0xffffffffUL) return NULL;
-    if (t->get == gsl_rng_mt19937->get && t->size == sizeof(mt_layout)) return fill_mt;
-    if (t->get == gsl_rng_taus->get && t->size == sizeof(taus_layout)) return fill_taus;
+    if (t->min != 0) return NULL;
+    if (t->max == 0xffffffffUL && t->get == gsl_rng_mt19937->get && t->size == sizeof(mt_layout))
+        return fill_mt;
+    if (t->max == 0xffffffffUL && t->get == gsl_rng_taus->get && t->size == sizeof(taus_layout))
+        return fill_taus;
+    if (t->max == CMRG_M1 - 1 && t->get == gsl_rng_cmrg->get && t->size == sizeof(cmrg_layout))
+        return fill_cmrg;
     return NULL;
 }
 

@@ -8,9 +8,11 @@
  *    the 32-bit words are generated and tempered in place, and the
  *    ziggurat's fast path (j < k_i, about 99% of the variates) is inlined;
  *  - taus, taus2 (L'Ecuyer's three-component Tausworthe): the same;
+ *  - cmrg (L'Ecuyer's combined multiple recursive generator, 31-bit words,
+ *    two per variate as GSL takes them): the same;
  *  - any other generator: the GSL calls themselves.
  * A variate that leaves the fast path (the wedges and the i = 127 tail) is
- * handed back to GSL: the generator is stepped back by the one word just read
+ * handed back to GSL: the generator is stepped back by the word(s) just read
  * and gsl_ran_gaussian_ziggurat draws it, with all its branches.
  *
  * The ziggurat's tables k_i, w_i (i = 0 .. 127) are not copied from GSL's

@@ -31,36 +31,59 @@ set -u
 out=${1:?usage: robustness.sh OUTDIR BINDIR}
 bin=${2:?usage: robustness.sh OUTDIR BINDIR}
 
-# The second generator is of another family than the Mersenne Twister:
-# RANLUX (Luescher's subtract-with-borrow with skipping, of proven
-# decorrelation), at luxury level 1 (ranlxd1). Level 2 (ranlxd2) only adds a
-# safety margin and costs more: the 35 RANLUX runs took 24.4 CPU s at level 2
-# and 16.7 s at level 1 (mt19937's 35: 8.3 s; this machine, 2026-12-03), a
-# third of make reproduce's robustness table. ROBUST_GENERATORS="mt19937
-# ranlxd2" gives the stronger level.
+# The second generator is of another family than the Mersenne Twister: L'Ecuyer's
+# combined multiple recursive generator (GSL's cmrg; L'Ecuyer, Operations Research 44,
+# 1996), the difference mod m1 of two order-3 recurrences modulo the primes
+# m1 = 2^31 - 1 and m2 = 2145483479, period about 2^185. mt19937 (like taus2 and gfsr4)
+# is linear over GF(2): its output bits obey XOR recurrences, the structure TestU01's
+# linear-complexity and matrix-rank tests detect (mt19937 fails its LinearComp tests).
+# cmrg is linear over the integers mod m instead: what structure it has is a lattice
+# of its points in the unit cube, which its multipliers were chosen to make fine
+# (the spectral test), and no bit-level one, so an artefact of one generator's
+# structure would not reproduce under the other. Its construction is MRG32k3a's
+# (L'Ecuyer 1999: the same two order-3 components, moduli near 2^32), which passes
+# every test of TestU01's SmallCrush, Crush and BigCrush batteries (L'Ecuyer and
+# Simard, ACM TOMS 33, 2007), as do the family's MRG31k3p and MRG63k3a; TestU01
+# implements cmrg itself too (its CombMRG96). Its words have 31 bits; GSL's ziggurat
+# takes two per Gaussian, which lib/math/randn.c draws in bulk like mt19937's (the same
+# doubles: 11 ns a variate instead of 21 ns by GSL's calls; mt19937 3 to 4 ns).
+# Measured one run at a time (this machine, 2026-12-04, at load 7 to 8 from other
+# sessions), the 35 runs of each generator as listed below: mt19937 4.2 CPU s, cmrg
+# 5.1 s, RANLUX at luxury level 1 (ranlxd1, the generator before) 13.2 s. The whole
+# table, interleaved, two runs each: 32.5, 29.4 CPU s before (ranlxd1, and none of
+# --cond 1, --no-fd, --no-exact below), 12.6, 11.8 s now. GSL's mrg (L'Ecuyer, Blouin and Couture 1993: one
+# order-5 recurrence mod 2^31 - 1, two nonzero multipliers, no bulk path) took 5.0 s;
+# cmrg is kept for being a combination of two components, the construction MRG32k3a
+# refined. ROBUST_GENERATORS="mt19937 ranlxd1" (or ranlxd2) gives RANLUX again.
 SEEDS=${ROBUST_SEEDS:-"1 2 3 4 5"}
-GENERATORS=${ROBUST_GENERATORS:-"mt19937 ranlxd1"}
+GENERATORS=${ROBUST_GENERATORS:-"mt19937 cmrg"}
 
 # ID|options|macro|label  (one line per number; runs are shared per ID+options)
 # Options restrict a run to what its number needs, with the headline's own draws:
 # naiveWidth is the exact re-weighting's (100,000 pairs per width whatever --draws
-# is: --draws 128 only shrinks naive's sweep, which it does not use); lptTiedAcc is
-# the point (d_k = 2, S) alone (--budgets 1: the same 10 heads as the full run).
+# is: --draws 128 only shrinks naive's sweep, whose plain d* only bounds its rule);
+# qkInvQueryChangeOrth is the point cond(R) = 1 alone (--cond 1: its draws, whose
+# stream depends on the point's coordinates only, lib/run/sweep.c; 0.02 CPU s a run
+# instead of 0.14 s (mt19937) on the 17-point cond grid); keyBiasGradRatioRope needs no
+# central differences (--no-fd: they draw nothing; 0.02 CPU s a run instead of 0.2 s);
+# lptTiedAcc is the point (d_k = 2, S) alone (--budgets 1: the same 10 heads as the full
+# run), without the exact tied heads' control (--no-exact: its own streams; 0.12 CPU s of
+# a 0.6 s run). tests/test_point_alone.sh checks --cond 1, --no-fd and --no-exact.
 NUMBERS="concentration|--draws 64|concNormSlope|concentration: log-log slope of mean ||x||^2 (full d grid, 64 draws per d)
 concentration|--draws 64|concDotSlope|concentration: log-log slope of rms(x.y) (full d grid, 64 draws per d)
 naive_self_attention|--T 12 --draws 128|naiveWidth|naive_self_attention: width d* where the mean self-weight crosses 0.995 at T = 12 (exact re-weighting, 100,000 pairs per width, as in the headline)
 random_projections|--T 16 --draws 1024|rpTMeanWorst|random_projections: T x mean self-weight at T = 16 (d = 64, d_k = 16; 1024 draws)
 score_asymmetry|--draws 256|asymIndep|score_asymmetry: mean relative asymmetry, independent W_Q, W_K (256 draws)
-key_bias|--draws 64|keyBiasGradRatioRope|key_bias: mean ||dL/db_K|| / ||dL/db_Q|| with RoPE (64 draws)
-qk_invariance|--draws 64|qkInvQueryChangeOrth|qk_invariance: mean relative change of Q, orthogonal R (64 draws)
-learned_previous_token|--dk 2 --budgets 1|lptTiedAcc|learned_previous_token: held-out accuracy of a tied head at d_k = 2 (10 trained heads, 1600 steps; the full budget alone, the point of the verdict)"
+key_bias|--draws 64 --no-fd|keyBiasGradRatioRope|key_bias: mean ||dL/db_K|| / ||dL/db_Q|| with RoPE (64 draws)
+qk_invariance|--draws 64 --cond 1|qkInvQueryChangeOrth|qk_invariance: mean relative change of Q, orthogonal R (64 draws)
+learned_previous_token|--dk 2 --budgets 1 --no-exact|lptTiedAcc|learned_previous_token: held-out accuracy of a tied head at d_k = 2 (10 trained heads, 1600 steps; the full budget alone, the point of the verdict)"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/robustness.XXXXXX") || exit 3
 trap 'rm -rf "$tmp"' EXIT INT TERM
 jobs_max=$(nproc 2>/dev/null || echo 2)
 
 # ---- 1. run every (ID, options) once per seed and generator ----------------
-# The runs (70, of 0.01 to 1.7 CPU s) go to a pool of jobs_max workers (xargs -P): a worker
+# The runs (70, of 0.01 to 0.6 CPU s) go to a pool of jobs_max workers (xargs -P): a worker
 # takes the next run as soon as its last one ends, so no core waits for the slowest run of a
 # batch. Each run writes only its own folder, so the order they finish in changes nothing.
 printf '%s\n' "$NUMBERS" | awk -F'|' '!seen[$1 "|" $2]++ { print $1 "|" $2 }' > "$tmp/list"

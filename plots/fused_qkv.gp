@@ -12,11 +12,11 @@ g = datadir.'/fused_qkv.csv'
 set datafile columnheaders   # columns by name
 stats g using ((strcol("check") eq 'fused_vs_separate') ? column("max_abs_err") : NaN) nooutput
 maxerr = STATS_max
-reps_min = int(meta('reps_min'))
-reps_max = int(meta('reps_max'))
+# runs per median: "3 to 9" (reps_min, reps_max); a .meta from before the rule: its fixed reps
+runs = strlen(metas('reps_min')) ? metas('reps_min').' to '.metas('reps_max') : metas('reps')
 has_timing = system(sprintf("test -s '%s' && echo 1 || echo 0", f)) + 0
-set title sprintf("One fused product = three projections\n{/*0.85 the same Q, K, V to rounding (largest difference %.1e)}\n{/*0.85 time of 3 products / 1 fused, this CPU: median, min–max of %d to %d runs}", \
-    maxerr, reps_min, reps_max, int(meta('d')), int(meta('d_k')))
+set title sprintf("One fused product = three projections\n{/*0.85 the same Q, K, V to rounding (largest difference %.1e)}\n{/*0.85 time of 3 products / 1 fused, this CPU: median, min–max of %s runs}", \
+    maxerr, runs, int(meta('d')), int(meta('d_k')))
 set logscale x 2
 set xrange [45:6000]
 set xtics (64, 256, 1024, 4096)

@@ -55,9 +55,11 @@ static double timing_cost(const timing_rule *rule, double pass)
 static int run(experiment *e)
 {
     if (reps < 3) return usage_error("--reps %zu: at least 3 passes per time", reps);
-    if (!(timing_budget >= 0 && timing_budget <= 86400))
-        return usage_error("--timing-budget %g: CPU seconds, 0 .. 86400", timing_budget);
-    const timing_rule rule = {3, reps, 0.05, PER_POINT_CPU_CS / 100.0};
+    timing_sweep sw;   /* the rule of every (head, T) and the sweep's budget (timing.h) */
+    int st = timing_sweep_init(&sw, (timing_rule){3, reps, 0.05, PER_POINT_CPU_CS / 100.0},
+                               timing_budget);
+    if (st) return st;
+    const timing_rule rule = sw.rule;
     size_t Ts[NT_MAX], n = 0;
     for (size_t i = 0; i < sizeof T_LIST / sizeof T_LIST[0] && !e->o.T; i++)
         if (T_LIST[i] <= max_T) Ts[n++] = T_LIST[i];
@@ -75,7 +77,6 @@ static int run(experiment *e)
         return ATT_EUSAGE;
     gsl_matrix *W[3] = {NULL, NULL, NULL};
     anylen_case pc = {0}, tc = {0};   /* the plain and the tiled head's run at one T */
-    int st = ATT_OK;
     // one fixed set of weights for every T: W_Q, W_K (d, d_k), W_V (d, d_v) ~ N(0, 1/d)
     if ((st = anylen_weights(W, D, DK, DV, e->o.seed))) goto done;
     head_params p = head_params_make(W[0], W[1], W[2]);
@@ -122,15 +123,15 @@ static int run(experiment *e)
     // timing_budget CPU seconds: first the tiled head at the slope's lengths
     // (T >= TIME_FIT_MIN_T), then both heads from the shortest T, then the plain head at those
     timing none = {NAN, NAN, NAN, 0, 0, NAN, NAN, NAN}, m;
-    double spent = 0.0, cpu, pass[2] = {NAN, NAN};   /* CPU so far; per pass at the last timed T */
-    size_t Tlast[2] = {0, 0}, job[2 * NT_MAX], nj = 0, untimed = 0;   /* job: 2 k + head */
+    double cpu, pass[2] = {NAN, NAN};   /* CPU per pass at the last timed T */
+    size_t Tlast[2] = {0, 0}, job[2 * NT_MAX], nj = 0;   /* job: 2 k + head */
     for (size_t k = 0; k < n; k++) if (Ts[k] >= TIME_FIT_MIN_T) job[nj++] = 2 * k;
     for (size_t k = 0; k < n; k++)
         if (Ts[k] < TIME_FIT_MIN_T) job[nj++] = 2 * k, job[nj++] = 2 * k + 1;
     for (size_t k = 0; k < n; k++) if (Ts[k] >= TIME_FIT_MIN_T) job[nj++] = 2 * k + 1;
     for (int h = 0; h < 2; h++) {
         if ((st = anylen_time(&p, e->o.seed, h, 1, &rule, &m, &base[h], &cpu))) goto done;
-        spent += cpu;
+        sw.spent += cpu;
     }
     for (size_t k = 0; k < n; k++) {
         tr[k] = (anylen_timing_row){Ts[k], 1, none, none, NAN, NAN, tiled_bytes[k], plain_bytes[k],
@@ -145,10 +146,10 @@ static int run(experiment *e)
         // pass CPU at T = at the last timed T times (T / T_last)^2 (the T^2 terms)
         double r = Tlast[h] ? (double)T / (double)Tlast[h] : NAN;
         double want = timing_cost(&rule, pass[h] * r * r);
-        if (spent + want > timing_budget) { untimed++; continue; }
+        if (sw.spent + want > sw.budget) { sw.untimed++; continue; }
         timing *t = h ? &tr[k].plain : &tr[k].tiled;
         if ((st = anylen_time(&p, e->o.seed, h, T, &rule, t, &rss, &cpu))) goto done;
-        spent += cpu;
+        sw.spent += cpu;
         // CPU per call: a warm-up and reps x inner calls
         pass[h] = cpu / (1.0 + (double)(t->reps * t->inner)), Tlast[h] = T;
         if (h) tr[k].plain_rss_above_baseline_bytes = rss - base[h];
@@ -158,19 +159,15 @@ static int run(experiment *e)
     }
     if ((st = anylen_write_lengths(e->o.out_dir, rows, n))) goto done;
     if ((st = anylen_write_timing(e->o.out_dir, tr, n))) goto done;
-    char machine[512];
+    char machine[512], sweep[512];
     experiment_meta(
         e,
         "%s\nd: %d\nd_k: %d\nd_v: %d\ntiles: %zu x %zu\nmax_T: %zu\nmax_plain_T: %zu\n"
-        "timing_max_T: %zu\n"
-        "reps_min: %zu\nreps_max: %zu\nreps_target_rel_ci: %g\ntiming_cpu_per_point: %g\n"
-        "timing_budget_cpu: %g\ntiming_spent_cpu: %.2f\ntiming_untimed_for_budget: %zu\n"
-        "vexp: %s\n"
+        "timing_max_T: %zu\n%s\nvexp: %s\n"
         "timing_threads: 1 (both heads)\nthreads: %d",
         timing_machine(machine, sizeof machine), D, DK, DV, tiled_tiles_default().bq,
-        tiled_tiles_default().bk, max_T, max_plain_T, timing_max_T, rule.min_reps, rule.max_reps,
-        rule.rel_ci, rule.max_cpu_seconds, timing_budget, spent, untimed, vexp_path(),
-        omp_get_max_threads());
+        tiled_tiles_default().bk, max_T, max_plain_T, timing_max_T,
+        timing_sweep_meta(sweep, sizeof sweep, &sw), vexp_path(), omp_get_max_threads());
 
     // tiled == plain where the plain head fits
     if (nplain) {

@@ -11,7 +11,9 @@
  * products (fusedcheck.h), (out, in) storage vs W_QKV, the batched head vs
  * each sequence alone, against size-scaled rounding tolerances; on this CPU
  * (OpenBLAS, all its threads), T = 64 .. 4096, the time of every variant
- * (time_run) and the speed-up of fusing with its spread, reported.
+ * (time_run: 3 to --reps passes each, until the median is known to +-5%, within
+ * --timing-budget CPU seconds for the sweep) and the speed-up of fusing with its
+ * spread, reported.
  * Writes: fused_qkv.csv (per case and check), fused_qkv_timing.csv and
  * fused_qkv_speedup_timing.csv (columns: their .schema.csv).
  */
@@ -120,12 +122,17 @@ static int check_write(const char *dir, const fusedcheck_case *cases, size_t nca
  * At GPT-2 widths (d = 768, d_k = d_v = 64) on this CPU (OpenBLAS, all its
  * threads): for T = 64 .. 4096 with one head and T = 64, 256, 1024, 4096 with
  * 12 heads (or only T = --T, both head counts), every variant is timed
- * (timing_measure: --reps samples, each at least 2 ms):
+ * (timing_measure_until, samples of at least 2 ms): one warm-up call, then at least 3
+ * and at most --reps samples, stopping once the median's order-statistic interval is
+ * within +-5% (timing.h) or the variant used its CPU share: at most 0.15 CPU s (every
+ * thread's, the warm-up included), and at most what is left of --timing-budget over the
+ * variants left (timing_sweep_share). No point is left out: a point whose share is spent
+ * still gets its 3 samples, so a slow machine can exceed the budget by those.
  *   fused      QKV = X W_QKV              X (T, d), W_QKV (d, 3 H 64)
  *   separate   X W_Q, X W_K, X W_V        (d, H 64) each
  *   per_head   X W^h for each of the 3 H blocks (d, 64), 12 heads only
  * and the speed-up of fusing, separate / fused: median / median, the range
- * min / max .. max / min. Writes fused_qkv_timing.csv (T, heads,
+ * min / max .. max / min (of each variant's own samples). Writes fused_qkv_timing.csv (T, heads,
  * threads, variant, reps, inner, min/median/max seconds, median GFLOP/s)
  * and fused_qkv_speedup_timing.csv (T, heads, versus, speed-up median and
  * range).
@@ -136,6 +143,7 @@ typedef struct {
     size_t T, heads;
     const char *versus;     /* "separate" or "per_head" */
     double speedup_median, speedup_low, speedup_high;
+    size_t reps_fused, reps_versus;   /* the samples behind the two medians */
 } speedup_row;
 
 static const size_t T_TIMING[] = {64, 128, 256, 512, 1024, 2048, 4096};
@@ -183,10 +191,14 @@ static const table_col SPEEDUP_COLS[] = {
     COL(speedup_row, speedup_median), COL(speedup_row, speedup_low),
     COL(speedup_row, speedup_high)};
 
+/* the variants timed at H heads: per_head only with more than one head (else = separate) */
+static size_t variants_at(size_t H) { return H > 1 ? 3 : 2; }
+
 /* One point: T tokens, H heads; X (T, d) ~ N(0, 1), W_Q, W_K, W_V (d, H 64) ~ N(0, 1/d)
- * from the point's own stream; a row of tr per variant timed. */
-static int time_point(const experiment *e, size_t T, size_t H, size_t reps, time_row *tr,
-                      size_t *nt)
+ * from the point's own stream; a row of tr per variant timed, each within its share of
+ * sw's budget (*left: the variants of the sweep not yet timed, this point's included). */
+static int time_point(const experiment *e, size_t T, size_t H, timing_sweep *sw, size_t *left,
+                      time_row *tr, size_t *nt)
 {
     bench b = {.heads = H, .X = mat_new(T, TIME_D), .Wf = mat_new(TIME_D, 3 * H * TIME_DK),
                .QKV = mat_new(T, 3 * H * TIME_DK)};
@@ -204,7 +216,11 @@ static int time_point(const experiment *e, size_t T, size_t H, size_t reps, time
     for (b.variant = V_FUSED; b.variant < NVAR_END; b.variant++) {
         if (b.variant == V_PER_HEAD && H == 1) continue;      /* the same as separate */
         timing t;
-        if ((st = timing_measure(variant_once, &b, reps, 0.002, &t))) goto done;
+        timing_rule rule = timing_sweep_share(sw, (*left)--);
+        double cpu0 = timing_process_cpu();
+        st = timing_measure_until(variant_once, &b, &rule, 0.002, &t);
+        sw->spent += timing_process_cpu() - cpu0;
+        if (st) goto done;
         tr[(*nt)++] = (time_row){T, H, (size_t)timing_blas_threads(), VARIANT[b.variant - V_FUSED],
                                  t.reps, t.inner, t.min, t.median, t.max, flops / t.median / 1e9};
     }
@@ -220,26 +236,31 @@ done:
     return st;
 }
 
-/* Time every point (Tonly = 0: the whole sweep), write both tables into e's folder;
- * sr[0 .. *ns - 1] the speed-ups (MAX_SPEEDUPS at most). */
-static int time_run(const experiment *e, size_t Tonly, size_t reps, speedup_row *sr, size_t *ns)
+/* Time every point (Tonly = 0: the whole sweep) within sw's budget, write both tables
+ * into e's folder; sr[0 .. *ns - 1] the speed-ups (MAX_SPEEDUPS at most). */
+static int time_run(const experiment *e, size_t Tonly, timing_sweep *sw, speedup_row *sr,
+                    size_t *ns)
 {
     time_row tr[NT * 5];
-    size_t nt = 0;
+    size_t pT[2 * NT], pH[2 * NT], np = 0, nt = 0, left = 0;   /* the points (T, H) */
     int st = ATT_OK;
     *ns = 0;
     for (size_t H = 1; H <= 12; H += 11)
         for (size_t i = 0; i < (Tonly ? 1 : NT); i++) {
             size_t T = Tonly ? Tonly : T_TIMING[i];
-            size_t first = nt;
             if (H > 1 && !Tonly && T != 64 && T != 256 && T != 1024 && T != 4096) continue;
-            if ((st = time_point(e, T, H, reps, tr, &nt))) return st;
-            for (size_t v = first + 1; v < nt; v++)
-                sr[(*ns)++] = (speedup_row){T, H, tr[v].variant,
-                                            tr[v].median_seconds / tr[first].median_seconds,
-                                            tr[v].min_seconds / tr[first].max_seconds,
-                                            tr[v].max_seconds / tr[first].min_seconds};
+            pT[np] = T, pH[np++] = H, left += variants_at(H);
         }
+    for (size_t p = 0; p < np; p++) {
+        size_t first = nt;
+        if ((st = time_point(e, pT[p], pH[p], sw, &left, tr, &nt))) return st;
+        for (size_t v = first + 1; v < nt; v++)
+            sr[(*ns)++] = (speedup_row){pT[p], pH[p], tr[v].variant,
+                                        tr[v].median_seconds / tr[first].median_seconds,
+                                        tr[v].min_seconds / tr[first].max_seconds,
+                                        tr[v].max_seconds / tr[first].min_seconds,
+                                        tr[first].reps, tr[v].reps};
+    }
     if (nt && (st = TABLE_WRITE(e->o.out_dir, "fused_qkv_timing.csv", TIME_COLS, tr, nt)))
         return st;
     if (nt && (st = TABLE_WRITE(e->o.out_dir, "fused_qkv_speedup_timing.csv", SPEEDUP_COLS, sr,
@@ -248,10 +269,15 @@ static int time_run(const experiment *e, size_t Tonly, size_t reps, speedup_row 
     return ATT_OK;
 }
 
-static size_t reps = 5;
+static size_t reps = 9;
+static double timing_budget = 4.0;          /* CPU seconds of the whole timing sweep */
+enum { PER_POINT_CPU_CS = 15 };             /* and at most of one variant: 0.15 CPU s */
 static int no_timing;
 static const opt_spec OPTIONS[] = {
-    {"reps", OPT_SIZE, &reps, "N", "timed samples per point, >= 5 (default 5): min, median, max"},
+    {"reps", OPT_SIZE, &reps, "N", "most timed samples per variant and point, >= 3 (default 9; "
+     "fewer once the median is known to +-5%): min, median, max"},
+    {"timing-budget", OPT_DOUBLE, &timing_budget, "S", "CPU seconds for all the times (default 4; "
+     "each variant at least 3 samples even when it is spent)"},
     {"no-timing", OPT_FLAG, &no_timing, NULL, "agreement checks only"},
     {NULL, 0, NULL, NULL, NULL}};
 
@@ -262,7 +288,10 @@ static int run(experiment *e)
     if (no_timing && e->o.T)    /* --T picks a timed length; the checks have fixed cases */
         return usage_error("--T %zu with --no-timing: --T restricts the timing sweep, which "
                          "--no-timing skips (drop one of the two)", e->o.T);
-    if (reps < 5 && !no_timing) return usage_error("--reps %zu: at least 5 samples per time", reps);
+    if (reps < 3 && !no_timing) return usage_error("--reps %zu: at least 3 samples per time", reps);
+    timing_sweep sw;
+    const timing_rule rule = {3, reps, 0.05, PER_POINT_CPU_CS / 100.0};
+    if ((st = timing_sweep_init(&sw, rule, timing_budget))) return st;
     // the timer keeps every sample twice (timing.h): reps*16 bytes, checked before (opts.h)
     if (opts_need(&e->o, NULL, 2 * sizeof(double), "reps", reps)) return ATT_EUSAGE;
     for (size_t i = 0; i < NCASES; i++)
@@ -270,12 +299,12 @@ static int run(experiment *e)
     // the timing sweep (time_run): fused vs three vs 3 H products
     speedup_row sr[MAX_SPEEDUPS];
     size_t ns = 0;
-    if (!no_timing && (st = time_run(e, e->o.T, reps, sr, &ns))) return st;
+    if (!no_timing && (st = time_run(e, e->o.T, &sw, sr, &ns))) return st;
     if ((st = check_write(e->o.out_dir, CASES, NCASES, err, tol))) return st;
-    char machine[512];
-    experiment_meta(e, "%s\nreps: %zu\nd: %d\nd_k: %d\ntiming: %s",
-             timing_machine(machine, sizeof machine), reps, TIME_D, TIME_DK,
-             no_timing ? "skipped (--no-timing)" : "OpenBLAS dgemm, CPU");
+    char machine[512], sweep[512];
+    experiment_meta(e, "%s\n%s\nd: %d\nd_k: %d\ntiming: %s",
+             timing_machine(machine, sizeof machine), timing_sweep_meta(sweep, sizeof sweep, &sw),
+             TIME_D, TIME_DK, no_timing ? "skipped (--no-timing)" : "OpenBLAS dgemm, CPU");
 
     static const char *const macro[NCHECKS] = {"fusedQKVSeparateErr", "fusedQKVPerHeadErr",
                                                "fusedQKVOutInErr", "fusedQKVBatchedErr"};
@@ -317,13 +346,17 @@ static int run(experiment *e)
             experiment_summary(
                 e,
                 "CPU, T = %zu, %zu head%s: %s products take %.2fx the time of one fused "
-                "product (median of %zu)",
-                p->T, p->heads, plural, p->versus, p->speedup_median, reps);
+                "product (medians of %zu and %zu samples)",
+                p->T, p->heads, plural, p->versus, p->speedup_median, p->reps_versus,
+                p->reps_fused);
+        // n: the fewer of the two medians' samples
+        size_t n = p->reps_versus < p->reps_fused ? p->reps_versus : p->reps_fused;
         verdict_reported(e, m, NAN,
-                     verdict_measure_time(p->speedup_median, p->speedup_low, p->speedup_high, reps),
-                     "CPU time of %s products / one fused product, T = %zu, %zu head%s: median of "
-                     "%zu (range %.3f to %.3f)", p->versus, p->T, p->heads, plural, reps,
-                     p->speedup_low, p->speedup_high);
+                     verdict_measure_time(p->speedup_median, p->speedup_low, p->speedup_high, n),
+                     "CPU time of %s products / one fused product, T = %zu, %zu head%s: median / "
+                     "median of %zu and %zu samples (range %.3f to %.3f)", p->versus, p->T,
+                     p->heads, plural, p->reps_versus, p->reps_fused, p->speedup_low,
+                     p->speedup_high);
     }
     return ATT_OK;
 }

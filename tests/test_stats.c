@@ -9,6 +9,9 @@
 #include <math.h>
 #include <float.h>
 #include <omp.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_cdf.h>
 
@@ -312,9 +315,69 @@ START_TEST(test_timing_rule)
 }
 END_TEST
 
+/* A job whose work is all on another thread (as a BLAS's helper threads): the caller
+ * waits in pthread_join while the helper spins 2 ms of its own CPU time. */
+static void *spin_helper(void *arg)
+{
+    (void)arg;
+    struct timespec a, b;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+    do clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+    while ((double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec) < 0.002);
+    return NULL;
+}
+static int helper_job(void *arg)
+{
+    (void)arg;
+    pthread_t th;
+    if (pthread_create(&th, NULL, spin_helper, NULL) != 0) return ATT_ERUNTIME;
+    pthread_join(th, NULL);
+    return ATT_OK;
+}
+
+/* The rule's CPU budget counts every thread's CPU: a zero-width target (never met) with a
+ * 0.02 CPU s budget stops after about 10 samples of 2 ms on the helper thread, not at the
+ * 2000 samples a budget on the caller's own clock (which hardly advances) would run. */
+START_TEST(test_timing_rule_counts_threads)
+{
+    timing t;
+    timing_rule r = {3, 2000, 0.0, 0.02};
+    ck_assert_int_eq(timing_measure_until(helper_job, NULL, &r, 0.0, &t), ATT_OK);
+    ck_assert_msg(t.reps >= 3 && t.reps <= 30, "%zu samples (want about 10)", t.reps);
+    double c0 = timing_process_cpu();
+    helper_job(NULL);
+    ck_assert(timing_process_cpu() - c0 >= 0.002);
+}
+END_TEST
+
+/* timing_sweep: the budget's range; a point's share min(cap, max(0, (budget - spent) / left)) */
+START_TEST(test_timing_sweep)
+{
+    timing_sweep s;
+    const timing_rule r = {3, 9, 0.05, 0.15};
+    ck_assert_int_eq(timing_sweep_init(&s, r, -1.0), ATT_EUSAGE);
+    ck_assert_int_eq(timing_sweep_init(&s, r, 86401.0), ATT_EUSAGE);
+    ck_assert_int_eq(timing_sweep_init(&s, r, NAN), ATT_EUSAGE);
+    ck_assert_int_eq(timing_sweep_init(&s, r, 1.0), ATT_OK);
+    ck_assert(s.spent == 0.0 && s.untimed == 0 && s.budget == 1.0);
+    s.spent = 0.4;
+    timing_rule p = timing_sweep_share(&s, 3);           /* (1 - 0.4) / 3 = 0.2 > cap 0.15 */
+    ck_assert(p.max_cpu_seconds == 0.15 && p.min_reps == 3 && p.max_reps == 9 && p.rel_ci == 0.05);
+    s.rule.max_cpu_seconds = 1.0;
+    ck_assert_double_eq_tol(timing_sweep_share(&s, 3).max_cpu_seconds, 0.2, 1e-15);
+    ck_assert_double_eq_tol(timing_sweep_share(&s, 1).max_cpu_seconds, 0.6, 1e-15);
+    s.spent = 2.0;                                       /* overspent: share 0, not negative */
+    ck_assert(timing_sweep_share(&s, 2).max_cpu_seconds == 0.0);
+    char buf[512];
+    ck_assert(strstr(timing_sweep_meta(buf, sizeof buf, &s), "timing_spent_cpu: 2.00\n") != NULL);
+    ck_assert(strstr(buf, "reps_min: 3\nreps_max: 9\n") == buf);
+}
+END_TEST
+
 PROP_MAIN("test_stats",
           {"core",
            120,
            {test_welford_by_hand, test_merge_equals_sequential, test_fit_line, test_wilson,
             test_draws_for, test_mc_deterministic_across_threads, test_mc_ci_coverage, test_mc_errors,
-            test_stream_seeds_distinct, test_timing_median_ci, test_timing_rule}})
+            test_stream_seeds_distinct, test_timing_median_ci, test_timing_rule,
+            test_timing_rule_counts_threads, test_timing_sweep}})

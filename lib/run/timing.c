@@ -61,6 +61,13 @@ double timing_thread_cpu(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+double timing_process_cpu(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0.0;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 int timing_measure_until(int (*fn)(void *), void *arg, const timing_rule *rule,
                          double min_sample, timing *t)
 {
@@ -69,7 +76,7 @@ int timing_measure_until(int (*fn)(void *), void *arg, const timing_rule *rule,
         return att_fail(ATT_EUSAGE, "timing: repetitions %zu..%zu (need 1 <= min <= max), "
                         "relative CI %g (need >= 0), CPU budget %g s (need >= 0)", rule->min_reps,
                         rule->max_reps, rule->rel_ci, rule->max_cpu_seconds);
-    double cpu0 = timing_thread_cpu();
+    double cpu0 = timing_process_cpu();
     double t0 = omp_get_wtime();
     int rc = fn(arg);                       /* warm-up: pages, threads, caches */
     if (rc) return rc;
@@ -93,7 +100,7 @@ int timing_measure_until(int (*fn)(void *), void *arg, const timing_rule *rule,
         memcpy(sorted, s, n * sizeof *s);
         timing_summarise(sorted, n, inner, t);
         if (0.5 * (t->ci_high - t->ci_low) <= rule->rel_ci * t->median
-            || timing_thread_cpu() - cpu0 >= rule->max_cpu_seconds) break;
+            || timing_process_cpu() - cpu0 >= rule->max_cpu_seconds) break;
     }
     if (!rc) {
         memcpy(sorted, s, n * sizeof *s);
@@ -109,6 +116,33 @@ int timing_measure(int (*fn)(void *), void *arg, size_t reps, double min_sample,
     if (reps == 0) return att_fail(ATT_EUSAGE, "timing: at least one repetition");
     timing_rule fixed = {reps, reps, 0.0, INFINITY};    /* exactly reps samples */
     return timing_measure_until(fn, arg, &fixed, min_sample, t);
+}
+
+int timing_sweep_init(timing_sweep *s, timing_rule rule, double budget)
+{
+    if (!(budget >= 0 && budget <= 86400))
+        return att_fail(ATT_EUSAGE, "--timing-budget %g: CPU seconds, 0 .. 86400", budget);
+    *s = (timing_sweep){rule, budget, 0.0, 0};
+    return ATT_OK;
+}
+
+timing_rule timing_sweep_share(const timing_sweep *s, size_t left)
+{
+    // share = min(cap, max(0, (budget - spent) / left))
+    timing_rule r = s->rule;
+    double share = (s->budget - s->spent) / (double)(left ? left : 1);
+    r.max_cpu_seconds = fmin(r.max_cpu_seconds, fmax(0.0, share));
+    return r;
+}
+
+char *timing_sweep_meta(char *buf, size_t n, const timing_sweep *s)
+{
+    snprintf(buf, n,
+             "reps_min: %zu\nreps_max: %zu\nreps_target_rel_ci: %g\ntiming_cpu_per_point: %g\n"
+             "timing_budget_cpu: %g\ntiming_spent_cpu: %.2f\ntiming_untimed_for_budget: %zu",
+             s->rule.min_reps, s->rule.max_reps, s->rule.rel_ci, s->rule.max_cpu_seconds,
+             s->budget, s->spent, s->untimed);
+    return buf;
 }
 
 char *timing_machine(char *buf, size_t n)

@@ -36,8 +36,9 @@ void timing_median_ci(const double *x, size_t n, timing *t);
 
 /* When to stop repeating: after at least min_reps samples, as soon as the
  * median's interval (above) has half-width <= rel_ci * median, or the
- * measurement has used max_cpu_seconds of CPU time (the calling thread's,
- * CLOCK_THREAD_CPUTIME_ID, the warm-up included); at max_reps in any case.
+ * measurement has used max_cpu_seconds of CPU time (the process's, every
+ * thread, CLOCK_PROCESS_CPUTIME_ID: a multi-threaded BLAS's helper threads
+ * count; the warm-up included); at max_reps in any case.
  * A budget in CPU seconds, not in wall time: a loaded machine stretches
  * every sample's wall time (what a time reports) but not the work the
  * budget pays for, so the cost of a measurement does not grow with the load.
@@ -51,11 +52,39 @@ typedef struct {
 /* CPU seconds the calling thread has used (CLOCK_THREAD_CPUTIME_ID). */
 double timing_thread_cpu(void);
 
+/* CPU seconds the process has used, all its threads (CLOCK_PROCESS_CPUTIME_ID). */
+double timing_process_cpu(void);
+
 /* timing_measure with the repetition count chosen by the measured spread
  * (rule): one warm-up call, then samples until the rule stops. t->reps is
  * the count actually run. ATT_EUSAGE for a rule that does not fit. */
 int timing_measure_until(int (*fn)(void *), void *arg, const timing_rule *rule,
                          double min_sample, timing *t);
+
+/* A sweep of timed points within one CPU budget (CPU seconds of the points'
+ * measurements, warm-ups included). Every point runs `rule`, its CPU share
+ * (the rule's max_cpu_seconds for that point) the smaller of rule.max_cpu_seconds
+ * and what is left of the budget divided by the points left:
+ *   share = min(cap, max(0, (budget - spent) / left)).
+ * A point with share 0 still runs its min_reps passes: the budget bounds the
+ * passes beyond those (a caller that leaves points out counts them in untimed). */
+typedef struct {
+    timing_rule rule;       /* every point's; rule.max_cpu_seconds caps a point's share */
+    double budget, spent;   /* CPU seconds: the sweep's budget, and what it used so far */
+    size_t untimed;         /* points a caller left out for the budget */
+} timing_sweep;
+
+/* *s = {rule, budget, 0, 0}. ATT_EUSAGE naming --timing-budget unless
+ * 0 <= budget <= 86400. */
+int timing_sweep_init(timing_sweep *s, timing_rule rule, double budget);
+
+/* The rule of the next point when `left` points (it included, >= 1) remain. */
+timing_rule timing_sweep_share(const timing_sweep *s, size_t left);
+
+/* The sweep's lines of a .meta (no trailing newline): reps_min, reps_max,
+ * reps_target_rel_ci, timing_cpu_per_point, timing_budget_cpu, timing_spent_cpu,
+ * timing_untimed_for_budget. Returns buf. */
+char *timing_sweep_meta(char *buf, size_t n, const timing_sweep *s);
 
 /* "cpu: <model name>\ncores: <n>\nblas_threads: <n>" into buf (the BLAS
  * library itself is named by the provenance). Returns buf. */

@@ -54,7 +54,17 @@ enum { TILED_PROJ_ROWS = 1024 };
  * Q_t K_t^T (a transposed operand) went to the packing kernel even in small blocks: so
  * tiled_forward keeps K^T (d_k, T_k), not K. Measured on the 2-core Xeon (one thread,
  * T = 12,000, 3 interleaved runs): 49 to 52 GFLOP per CPU second before, 53 to 56 now;
- * the tiles (and the memory they take) are unchanged. */
+ * the tiles (and the memory they take) are unchanged.
+ * On the 2-core AMD EPYC (Zen 4, AVX-512; OpenBLAS picks Cooperlake: the same small-matrix
+ * kernel), one thread, T = 16,000, by perf: the small kernel 82% of the head's time (about
+ * 46 GFLOP/s, against 53 for a one-thread 4096^3 DGEMM), the exponential 10%, row_max 2%,
+ * zeroing S_t 2%; the head 37 GFLOP/s. Nothing tried there cut 5% (one thread, 4 to 6
+ * interleaved runs, T = 12,000 to 20,000, load 7 to 8): tiles 128 x 256, 256 x 512,
+ * 512 x 256 and blocks 64 x 128, 256 x 32 were within 3% of these; blocks of 32 rows by a
+ * whole tile's keys 0 to 4% (and other bits: P_t V_t summed in other groups); beta = 0 for
+ * the scores (the kernel's variant that does not read C, no zeroing, the same bits) 0 to 4%;
+ * that and K^T stored tile by tile (contiguous 64 x 256 blocks) 4 to 7%, but the
+ * projection's split into tiles changed K^T's last bits at T with a partial tile. */
 enum { TILED_GEMM_ROWS = 128, TILED_GEMM_COLS = 64 };
 
 /* Below this many flops the head runs on one thread (about 0.1 ms of work). */

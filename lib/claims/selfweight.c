@@ -8,12 +8,14 @@
 #include "statistics.h"
 #include "curve.h"
 #include "status.h"
+#include "randn.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_integration.h>
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_sf_gamma.h>
 #include <stdlib.h>
 
@@ -292,23 +294,74 @@ void selfweight_scratch_delete(void *w)
     free(w);
 }
 
+/* w at exactly (T, d, d_k, control), as a fresh allocation: BLAS may sum in another order
+ * for another layout or alignment, and a point must give the same bits alone as in a sweep */
+static int work_shape(selfweight_work *w, size_t T, size_t d, size_t d_k, int control)
+{
+    if (w->T == T && w->d == d && w->d_k == d_k && w->control == (control != 0)) return ATT_OK;
+    selfweight_work_free(w);
+    return selfweight_work_alloc(w, T, d, d_k, control);
+}
+
 /* X (T, d) ~ N(0, 1); W_Q, W_K (d, d_k) ~ N(0, sigma_w^2); X' (T, d);
  * the raw head S = X X^T or the projected S = (X W_Q)(X W_K)^T; row stats */
 int selfweight_draw(gsl_rng *rng, const selfweight_config *config, selfweight_work *w,
                     double *out)
 {
-    /* a workspace of exactly this shape, as a fresh allocation: BLAS may sum
-     * in another order for another layout or alignment, and a point must
-     * give the same bits alone as in a sweep */
-    int st = ATT_OK;
-    if (w->T != config->T || w->d != config->d || w->d_k != config->d_k
-        || w->control != (config->control != 0)) {
-        selfweight_work_free(w);
-        st = selfweight_work_alloc(w, config->T, config->d, config->d_k, config->control);
-    }
+    int st = work_shape(w, config->T, config->d, config->d_k, config->control);
     if (st) return st;
     selfweight_draw_inputs(rng, w, config->sigma_w);
     return config->d_k ? selfweight_projected(w, out) : selfweight_raw(w, out);
+}
+
+/* ---- the same draw through the scores' law (selfweight.h) ------------- */
+
+size_t selfweight_gram_rows(size_t d, size_t d_k) { return d < 2 * d_k ? d : 2 * d_k; }
+
+/* R (r, 2 d_k), r = min(d, 2 d_k): R_aa = sigma_w sqrt(chi^2_{d - a}), R_ab = sigma_w N(0, 1)
+ * (b > a), 0 below the diagonal; columns b < d_k in RK, b >= d_k in RQ (column b - d_k) */
+void selfweight_gram_factor(gsl_rng *rng, size_t d, size_t d_k, double sigma_w, double *RK,
+                            size_t ldk, double *RQ, size_t ldq)
+{
+    size_t r = selfweight_gram_rows(d, d_k);
+    for (size_t a = 0; a < r; a++) {
+        double *k = RK + a * ldk, *q = RQ + a * ldq;
+        double diag = sigma_w * sqrt(gsl_ran_chisq(rng, (double)(d - a)));
+        if (a < d_k) {   /* the diagonal in RK: RK row a = 0 .. 0 R_aa N .. N, RQ row all N */
+            for (size_t b = 0; b < a; b++) k[b] = 0.0;
+            k[a] = diag;
+            randn_fill(rng, k + a + 1, d_k - a - 1, sigma_w);
+            randn_fill(rng, q, d_k, sigma_w);
+        } else {         /* in RQ: RK row all 0, RQ row = 0 .. 0 R_aa N .. N */
+            size_t c = a - d_k;
+            for (size_t b = 0; b < d_k; b++) k[b] = 0.0;
+            for (size_t b = 0; b < c; b++) q[b] = 0.0;
+            q[c] = diag;
+            randn_fill(rng, q + c + 1, d_k - c - 1, sigma_w);
+        }
+    }
+}
+
+/* R into W_K (r, d_k), W_Q (r, d_k); Z (T, r) into X; Z' (T, m) into X' (T, r), zero past m;
+ * then K = Z R_K, Q = Z R_Q, K' = Z' R_K and the row stats (selfweight_projected) */
+int selfweight_draw_gram(gsl_rng *rng, const selfweight_config *config, selfweight_work *w,
+                         double *out)
+{
+    if (config->d_k == 0)
+        return att_fail(ATT_EUSAGE, "the Gram-factor draw needs projections (d_k >= 1)");
+    size_t r = selfweight_gram_rows(config->d, config->d_k);
+    size_t m = r < config->d_k ? r : config->d_k;
+    int st = work_shape(w, config->T, r, config->d_k, config->control);
+    if (st) return st;
+    selfweight_gram_factor(rng, config->d, config->d_k, config->sigma_w, w->W_K->data,
+                           w->W_K->tda, w->W_Q->data, w->W_Q->tda);
+    mat_randn(rng, w->X, 1.0);
+    for (size_t i = 0; w->control && i < config->T; i++) {
+        double *z = w->Xc->data + i * w->Xc->tda;
+        randn_fill(rng, z, m, 1.0);
+        for (size_t b = m; b < r; b++) z[b] = 0.0;
+    }
+    return selfweight_projected(w, out);
 }
 
 /* ---- the raw head's leak, exactly and at large d ---------------------- */

@@ -11,6 +11,7 @@
  *   E[s_ii^2] = d_k c^4 (1 + 2/d),  E[s_ij^2] = d_k c^4   (i != j)
  *   raw head, T = 2: E[1 - a_ii] = 2^(-d/2 - 1)   (selfweight_leak_t2)
  *   Gram factor R of W = [W_K W_Q]: E[R^T R] = d sigma_w^2 I; its draw has the full draw's law
+ *   raw head: E[s_ii^2] = E||x||^4 = d (d + 2), E[s_ij^2] = d; S = R^T R has X X^T's law
  */
 #include "prop.h"
 #include "tol.h"
@@ -418,10 +419,33 @@ START_TEST(test_gram_draw_same_law)
         stat_push(&sc, v);
     }
     assert_near(&sc, 1.0, 4.0, "Gram draw: E[s'_ii^2]");
-    ck_assert_int_eq(selfweight_draw_gram(rng, &(draw_ctx){8, 16, 0, 0.25, 0}, w, NULL),
-                     ATT_EUSAGE);   /* no projections */
     selfweight_scratch_delete(w);
     gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_gram_draw_raw_same_law)
+{
+    /* the raw head (d_k = 0), S = R^T R, at d < T and d > T: E[s_ii^2] = E||x||^4 = d (d + 2),
+     * E[s_ij^2] = d, and the self-weight, leak (in units of the law at the true d), argmax
+     * against the full draw S = X X^T within 5 combined se */
+    const size_t ds[] = {4, 12};
+    for (int t = 0; t < 2; t++) {
+        double d = (double)ds[t];
+        draw_ctx c = {8, ds[t], 0, 0.0, 0};
+        stat_acc g[NSTAT], f[NSTAT];
+        run_with(draw_one_gram, g, &c, 16384, 34, 2);
+        run(f, &c, 16384, 35, 2);
+        assert_near(&g[S_DSQ], 1.0, d * (d + 2.0), "raw Gram draw: E[s_ii^2]");
+        assert_near(&g[S_OSQ], 1.0, d, "raw Gram draw: E[s_ij^2]");
+        const int cmp[] = {S_SELF, SW_LEAK_LAW, S_ARGMAX, S_DSQ};
+        for (int k = 0; k < 4; k++) {
+            int s = cmp[k];
+            double z = (g[s].mean - f[s].mean) / hypot(stat_se(&g[s]), stat_se(&f[s]));
+            ck_assert_msg(fabs(z) < 5.0, "raw, d %g, statistic %d: Gram %.5g vs full %.5g (z %.2f)",
+                          d, s, g[s].mean, f[s].mean, z);
+        }
+    }
 }
 END_TEST
 
@@ -605,4 +629,4 @@ PROP_MAIN("test_selfweight",
             test_naive_large_d_is_self, test_projected_exact_expectations,
             test_projected_about_one_over_T, test_concentration_laws, test_draw_properties,
             test_t2_exact, test_contour_crossing, test_flipped_matches_negated,
-            test_gram_factor_shape, test_gram_draw_same_law}})
+            test_gram_factor_shape, test_gram_draw_same_law, test_gram_draw_raw_same_law}})

@@ -154,13 +154,18 @@ int selfweight_draw(gsl_rng *rng, const selfweight_config *config, selfweight_wo
 void selfweight_gram_factor(gsl_rng *rng, size_t d, size_t d_k, double sigma_w, double *RK,
                             size_t ldk, double *RQ, size_t ldq);
 
-/* The rows r = min(d, 2 d_k) of the factor and the fresh keys' m = min(d_k, r). */
+/* The rows r = min(d, 2 d_k) of the factor (the fresh keys take m = min(d_k, r)). */
 size_t selfweight_gram_rows(size_t d, size_t d_k);
 
 /* selfweight_draw of a projected config (d_k >= 1) through the factor: w at shape
  * (T, r, d_k, control) (re-allocated as selfweight_draw does), then from rng R
  * (selfweight_gram_factor: into W_K, W_Q), Z (T, r) into X, Z' (T, m) into X' (its
- * columns past m zero), and selfweight_projected. Same law of out as selfweight_draw. */
+ * columns past m zero), and selfweight_projected. Same law of out as selfweight_draw.
+ * The raw head (d_k = 0) likewise: X^T (d, T) = U R, S = X X^T = R^T R with R (r, T) of
+ * Bartlett's law (r = min(d, T), sigma 1; for d >= T the Wishart's Bartlett factor), so a
+ * draw takes r T - r (r - 1) / 2 Gaussians and r chi^2 for X's T d, and the product r T^2 / 2
+ * multiply-adds for d T^2 / 2; w at (T, r, 0, 0), R in X's data (selfweight_raw's stats, the
+ * leak law at the true d). */
 int selfweight_draw_gram(gsl_rng *rng, const selfweight_config *config, selfweight_work *w,
                          double *out);
 

@@ -39,15 +39,16 @@ static const double levels[NLEVEL] = {0.995, 0.999};
     X(S_ARGMAX, "argmax_self") X(S_MAXS, "max_score")
 SWEEP_STATS(STATS);
 
-/* one draw at (T, d): X (T, d) ~ N(0, 1), S = X X^T (dsyrk), averaged over the T rows, computed
- * by selfweight_raw (lib/claims/selfweight.c); per row m_i = max_{j != i} s_ij and
+/* one draw at (T, d): S = X X^T for X (T, d) ~ N(0, 1), averaged over the T rows, computed
+ * by selfweight_draw_gram (lib/claims/selfweight.h): S = R^T R with R (min(d, T), T) of
+ * Bartlett's law, S's exact law without X's d columns; per row m_i = max_{j != i} s_ij and
  * Z_i = sum_{j != i} e^{s_ij - m_i} */
 static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *ctx)
 {
     (void)ctx;
     selfweight_config c = {pt->T, pt->d, 0, 0.0, 0};
     double sw[SW_NSTAT];
-    int st = selfweight_draw(rng, &c, work, sw);
+    int st = selfweight_draw_gram(rng, &c, work, sw);
     out[S_SELF] = sw[SW_SELF];          // a_ii = 1 / (1 + Z_i e^{m_i - s_ii})
     out[S_LEAK] = sw[SW_LEAK];          // 1 - a_ii = 1 / (1 + e^{s_ii - m_i} / Z_i)
     out[S_RATIO] = sw[SW_LEAK_LAW];     // (1 - a_ii) / ((T - 1) 2^(-d/2))
@@ -56,11 +57,12 @@ static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, co
     return st;
 }
 
-/* the raw head's workspace for the largest (T, d) of the grid (selfweight_scratch_new) */
+/* the raw head's workspace for the largest (T, min(d, T)) of the grid (selfweight_scratch_new) */
 static void *work_new(const sweep_grid *g, const void *ctx)
 {
     (void)ctx;
-    selfweight_config max = {sweep_max(g, AX_T), sweep_max(g, AX_D), 0, 0.0, 0};
+    size_t T = sweep_max(g, AX_T), d = sweep_max(g, AX_D);
+    selfweight_config max = {T, d < T ? d : T, 0, 0.0, 0};
     return selfweight_scratch_new(&max);
 }
 

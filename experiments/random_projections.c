@@ -15,8 +15,11 @@
  *          --scale --control run it alone)
  *   width  T = 16, d_k = 4, d = 4 .. 256, c = 1, with the control (_width.csv)
  *   scale  T = 16, d_k = 4, d = 16, 64, c^2 = 1/4 .. 8, with the control (_scale.csv)
+ * The side sweeps (width, scale) and the soft-law table draw (Q, K, K') through W's Gram
+ * factor (selfweight_draw_gram, selfweight.h): their exact law, without X's d columns.
  * Two tables: the heatmap of one draw (_A.csv) and the soft-softmax law (_soft.csv; its draws per
- * row chosen by a pilot, or max(--draws, 2000) when --draws is given).
+ * row chosen by a pilot and topped up to the CI target, or max(--draws, 2000) when --draws is
+ * given).
  */
 #include "prelude.h"
 #include "excess.h"
@@ -34,21 +37,27 @@ static const double PRECISION = 0.01;   /* asked of T E[a_ii] at every main-swee
 enum { NSWEEP = 3, SIDE_T = 16, SIDE_DK = 4, PILOT = 1024 };
 
 /* a sweep's own settings: the fresh-token control on or off, the draws per point (or, when n
- * is not NULL, n[p] at point p: the pilot's choice), the last T */
-typedef struct { int control; size_t draws, last_T; const size_t *n; } sweep_ctx;
+ * is not NULL, n[p] at point p: the pilot's choice), the last T, the draw through W's Gram
+ * factor (the side sweeps) or of X and W themselves (the main sweep: its draw 0 is the
+ * heatmap's, raw and projected panels of one X) */
+typedef struct { int control; size_t draws, last_T; const size_t *n; int gram; } sweep_ctx;
 
-/* one draw at (T, d, d_k, scale c): X, W_Q, W_K (and X'); S = (X W_Q)(X W_K)^T and a_ii, by
- * selfweight_draw (lib/claims/selfweight.c), which draws them and calls selfweight_projected */
+/* one draw at (T, d, d_k, scale c): S = (X W_Q)(X W_K)^T (and the control's K' = X' W_K) and
+ * a_ii, by selfweight_draw (lib/claims/selfweight.c: X, W_Q, W_K, X' drawn) in the main sweep,
+ * by selfweight_draw_gram (selfweight.h) in the side sweeps: the same law of S and K' through
+ * W's Gram factor, Z R for X W (T min(d, 2 d_k) Gaussians for X's T d: at T = 16, d_k = 4, a
+ * draw with the control takes 228 of them, for 10,240 at d = 256 and 768 at d = 16) */
 static int draw(gsl_rng *rng, double *out, const sweep_point *pt, void *work, const void *ctx)
 {
     double T = (double)pt->T;
     double scale = pt->x;                                  /* the sweep's own axis: c */
     double score_var = (double)pt->dk * pow(scale, 4);   /* d_k c^4 */
     /* W entries N(0, c^2 / d): sigma_w = c / sqrt(d) */
-    selfweight_config config = {pt->T, pt->d, pt->dk, scale / sqrt((double)pt->d),
-                                ((const sweep_ctx *)ctx)->control};
+    const sweep_ctx *c = ctx;
+    selfweight_config config = {pt->T, pt->d, pt->dk, scale / sqrt((double)pt->d), c->control};
     double sw[SW_NSTAT];
-    int st = selfweight_draw(rng, &config, work, sw);
+    int st = c->gram ? selfweight_draw_gram(rng, &config, work, sw)
+                     : selfweight_draw(rng, &config, work, sw);
     /* the antithetic pair: -W_K flips every score, same law; T (a_ii(S) + a_ii(-S)) / 2.
      * Not at T = 2, where the pair is exactly 1 (a_11(S) + a_11(-S) = 1): the plain draw
      * keeps that point a Monte Carlo check */
@@ -80,8 +89,8 @@ static void sweeps_init(sweep_grid g[NSWEEP], sweep_ctx ctx[2], const opts *o,
     const double SCALES[] = {sqrt(0.25), sqrt(0.5), 1.0, sqrt(2.0), 2.0, sqrt(8.0)},
                  ONE[] = {1.0};
     size_t last_T = o->T_list.n ? o->T_list.v[o->T_list.n - 1] : MAIN_T[8];
-    ctx[0] = (sweep_ctx){control, o->draws, last_T, NULL};
-    ctx[1] = (sweep_ctx){1, o->draws / 2 ? o->draws / 2 : 1, 0, NULL};
+    ctx[0] = (sweep_ctx){control, o->draws, last_T, NULL, 0};
+    ctx[1] = (sweep_ctx){1, o->draws / 2 ? o->draws / 2 : 1, 0, NULL, 1};
     for (int k = 0; k < NSWEEP; k++) sweep_grid_init(&g[k]);
     const opts_list *l[3] = {&o->T_list, &o->d_list, &o->dk_list};
     sweep_axis(&g[0], AX_T, l[0]->n ? l[0]->n : 9, l[0]->n ? l[0]->v : MAIN_T);
@@ -98,11 +107,13 @@ static void sweeps_init(sweep_grid g[NSWEEP], sweep_ctx ctx[2], const opts *o,
     sweep_axis_x(&g[2], "scale", 6, SCALES);
 }
 
-/* scratch for the grid's largest point */
+/* scratch for the grid's largest point (the Gram factor's rows min(d, 2 d_k) grow with d, d_k) */
 static void *work_alloc(const sweep_grid *g, const void *ctx)
 {
-    selfweight_config max = {sweep_max(g, AX_T), sweep_max(g, AX_D), sweep_max(g, AX_DK), 0.0,
-                             ((const sweep_ctx *)ctx)->control};
+    const sweep_ctx *c = ctx;
+    size_t d = sweep_max(g, AX_D), dk = sweep_max(g, AX_DK);
+    selfweight_config max = {sweep_max(g, AX_T), c->gram ? selfweight_gram_rows(d, dk) : d, dk,
+                             0.0, c->control};
     return selfweight_scratch_new(&max);
 }
 
@@ -256,13 +267,16 @@ static const table_col soft_cols[] = {
 static double soft_target(double sd) { return fmin(SOFT_HW, SOFT_DEP_HW * sd * sd); }
 
 /* per score sd: Y_anti = T (a_ii - a'_ii) averaged with its antithetic -W_K, on the control
- * Q2 - law (excess_estimate); ratio = Y / law, departure = (ratio - 1) / sd^2, both CIs
+ * Q2 - law (excess_estimate_to); ratio = Y / law, departure = (ratio - 1) / sd^2, both CIs
  * the excess's CI mapped through these increasing maps. Draws: a pilot of SOFT_PILOT on
  * stream (STREAM_SOFT, 16 + k) gives the ratio's half-width h0, then
- *   n = SOFT_PILOT (h0 / target)^2 x 1.5 (a margin for h0's own error), within
- *   [SOFT_PILOT, SOFT_MAX], on stream (STREAM_SOFT, k);
+ *   n = SOFT_PILOT (h0 / target)^2 x 1.1, within [SOFT_PILOT, SOFT_MAX], on stream
+ *   (STREAM_SOFT, k), topped up on that stream while the half-width exceeds the target
+ *   (the pilot's h0 is rough: Y_anti is heavy-tailed; a 2000-draw pilot's n at score sd 0.5
+ *   ranged over 0.55 .. 1.35 of what 40,000 draws say, 20 seeds);
  * with --draws N: n = max(N, SOFT_PILOT), no pilot (a CI from fewer draws would rest on too
- * rough a standard error), so that a quick run is quick and a long one as long as asked. */
+ * rough a standard error) and no top-up, so that a quick run is quick and a long one as long
+ * as asked. */
 enum { STREAM_SOFT = 0x50F7 };   /* the soft-law table's stream, outside the sweep */
 static int soft_law(const experiment *e, soft_row sr[SOFT_N])
 {
@@ -280,13 +294,17 @@ static int soft_law(const experiment *e, soft_row sr[SOFT_N])
             st = excess_estimate(rng, SOFT_T, SOFT_D, SOFT_DK, scale, SOFT_PILOT, 0.0, &yh, &se);
             if (st) break;
             double h0 = STAT_Z95 * se / law;   /* the pilot's ratio half-width */
-            double want = SOFT_PILOT * pow(h0 / soft_target(SOFT_SD[k]), 2) * 1.5;
+            double want = SOFT_PILOT * pow(h0 / soft_target(SOFT_SD[k]), 2) * 1.1;
             n = SOFT_PILOT;
             if (isfinite(want) && want > SOFT_PILOT)
                 n = want < SOFT_MAX ? (size_t)ceil(want) : SOFT_MAX;
         }
         experiment_rng_set(e, rng, STREAM_SOFT, k);
-        if ((st = excess_estimate(rng, SOFT_T, SOFT_D, SOFT_DK, scale, n, 0.0, &yh, &se))) break;
+        /* the ratio's half-width Z95 se / law <= target: se <= target law / Z95 */
+        double se_target = e->o.draws_given ? 0.0 : soft_target(SOFT_SD[k]) * law / STAT_Z95;
+        st = excess_estimate_to(rng, SOFT_T, SOFT_D, SOFT_DK, scale, n, SOFT_MAX, se_target, 0.0,
+                                &yh, &se, &n);
+        if (st) break;
         double half = STAT_Z95 * se;   /* the excess's 95% half-width */
         double ratio = yh / law;
         double ratio_lo = (yh - half) / law;

@@ -4,7 +4,8 @@
  * pair; at T = 2 exactly 0, every order being odd there), the estimate against an independent
  * computation (T a_00 - 1 by plain rows: no control row, no pair, no expansion) and a planted
  * bias caught by that comparison, and the CI's coverage over replicate seeds on a regression
- * with a known answer, with a misstated control mean caught. Fixed seeds.
+ * with a known answer, with a misstated control mean caught; the top-up to a standard error
+ * is the fit on all its draws. Fixed seeds.
  */
 #include "prop.h"
 #include "curve.h"
@@ -170,6 +171,38 @@ START_TEST(test_ci_coverage)
 }
 END_TEST
 
+/* The top-up (excess_estimate_to): from 500 draws to a standard error half the 500-draw one
+ * it stops at se <= the target, with about 4 x 500 draws, and its estimate is the fit on all
+ * of them: the same bits as excess_estimate with that count on the same stream; a cap stops
+ * it at n_max; se_target 0 takes exactly n */
+START_TEST(test_top_up)
+{
+    const size_t n0 = 500;
+    double c = sqrt(0.5 / 2.0), y0, se0, y1, se1, y2, se2;
+    size_t used;
+    gsl_rng *rng = rng_new("mt19937", 25);
+    ck_assert_int_eq(excess_estimate(rng, 16, 16, 4, c, n0, 0.0, &y0, &se0), ATT_OK);
+    gsl_rng_set(rng, 25);
+    ck_assert_int_eq(excess_estimate_to(rng, 16, 16, 4, c, n0, 100000, 0.5 * se0, 0.0, &y1, &se1,
+                                        &used), ATT_OK);
+    ck_assert_msg(se1 <= 0.5 * se0 && used >= 3 * n0 && used <= 8 * n0,
+                  "top-up: se %.3g (target %.3g) after %zu draws (seed 25)", se1, 0.5 * se0, used);
+    gsl_rng_set(rng, 25);
+    ck_assert_int_eq(excess_estimate(rng, 16, 16, 4, c, used, 0.0, &y2, &se2), ATT_OK);
+    ck_assert_msg(y1 == y2 && se1 == se2, "top-up %.17g +- %.17g, all %zu at once %.17g +- %.17g",
+                  y1, se1, used, y2, se2);
+    gsl_rng_set(rng, 25);
+    ck_assert_int_eq(excess_estimate_to(rng, 16, 16, 4, c, n0, 700, 0.5 * se0, 0.0, &y1, &se1,
+                                        &used), ATT_OK);
+    ck_assert_uint_eq(used, 700);
+    gsl_rng_set(rng, 25);
+    ck_assert_int_eq(excess_estimate_to(rng, 16, 16, 4, c, n0, 100000, 0.0, 0.0, &y1, &se1,
+                                        &used), ATT_OK);
+    ck_assert_msg(used == n0 && y1 == y0 && se1 == se0, "se_target 0: %zu draws", used);
+    gsl_rng_free(rng);
+}
+END_TEST
+
 int main(void)
 {
     prop_announce("test_excess");
@@ -180,6 +213,7 @@ int main(void)
     tcase_add_test(tc, test_antithetic_exact_at_two);
     tcase_add_test(tc, test_estimate_against_plain_rows);
     tcase_add_test(tc, test_ci_coverage);
+    tcase_add_test(tc, test_top_up);
     suite_add_tcase(s, tc);
     return prop_run_suite(s);
 }

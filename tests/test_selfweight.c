@@ -10,6 +10,8 @@
  *   fresh-token control: T E[a'_ii] = 1 exactly (exchangeable keys)
  *   E[s_ii^2] = d_k c^4 (1 + 2/d),  E[s_ij^2] = d_k c^4   (i != j)
  *   raw head, T = 2: E[1 - a_ii] = 2^(-d/2 - 1)   (selfweight_leak_t2)
+ *   Gram factor R of W = [W_K W_Q]: E[R^T R] = d sigma_w^2 I; its draw has the full draw's law
+ *   raw head: E[s_ii^2] = E||x||^4 = d (d + 2), E[s_ij^2] = d; S = R^T R has X X^T's law
  */
 #include "prop.h"
 #include "tol.h"
@@ -219,20 +221,37 @@ static int draw_one(gsl_rng *rng, void *ctx, void *scratch, size_t point, size_t
     return selfweight_draw(rng, ctx, scratch, out);
 }
 
-static void run(stat_acc acc[NSTAT], draw_ctx *c, size_t draws, unsigned long seed, int threads)
+/* the same through the Gram factor (selfweight_draw_gram) */
+static int draw_one_gram(gsl_rng *rng, void *ctx, void *scratch, size_t point, size_t i,
+                         double *out)
+{
+    (void)point;   /* one point */
+    (void)i;
+    return selfweight_draw_gram(rng, ctx, scratch, out);
+}
+
+typedef int draw_fn(gsl_rng *, void *, void *, size_t, size_t, double *);
+
+static void run_with(draw_fn *draw, stat_acc acc[NSTAT], draw_ctx *c, size_t draws,
+                     unsigned long seed, int threads)
 {
     mc_config cfg = {.rng_name = "mt19937",
                      .seed = seed,
                      .stream = 1,
                      .draws = draws,
                      .nstats = NSTAT,
-                     .draw = draw_one,
+                     .draw = draw,
                      .alloc = draw_alloc,
                      .free = selfweight_scratch_delete,
                      .ctx = c,
                      .quiet = 1};
     omp_set_num_threads(threads);
     ck_assert_int_eq(mc_run(&cfg, acc), ATT_OK);
+}
+
+static void run(stat_acc acc[NSTAT], draw_ctx *c, size_t draws, unsigned long seed, int threads)
+{
+    run_with(draw_one, acc, c, draws, seed, threads);
 }
 
 /* |mean - want| <= 5 se */
@@ -310,6 +329,123 @@ START_TEST(test_projected_about_one_over_T)
     double diff = 16.0 * (a[S_SELF].mean - a[S_CTRL].mean);
     double se2 = 16.0 * sqrt(stat_var(&a[S_SELF]) + stat_var(&a[S_CTRL])) / sqrt(4096.0);
     ck_assert_msg(diff > 5.0 * se2, "excess %.4f (se <= %.4f)", diff, se2);
+}
+END_TEST
+
+/* ---- the Gram-factor draw: the same law (selfweight.h) ---------------------- */
+
+START_TEST(test_gram_factor_shape)
+{
+    /* R (r, 2 d_k): zero below the diagonal, a positive diagonal, r = min(d, 2 d_k); and
+     * E[R^T R] = d sigma^2 I (W^T W's mean), entry by entry over 4000 factors at 5 se */
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    const size_t cases[][2] = {{3, 4}, {8, 4}, {20, 4}, {5, 2}};
+    for (size_t t = 0; t < 4; t++) {
+        size_t d = cases[t][0], dk = cases[t][1], p = 2 * dk, r = selfweight_gram_rows(d, dk);
+        ck_assert_uint_eq(r, d < p ? d : p);
+        double RK[8][4], RQ[8][4], sigma = 0.7;
+        stat_acc g[8][8];
+        for (size_t a = 0; a < p; a++) for (size_t b = 0; b < p; b++) stat_init(&g[a][b]);
+        for (int n = 0; n < 4000; n++) {
+            selfweight_gram_factor(rng, d, dk, sigma, &RK[0][0], 4, &RQ[0][0], 4);
+            for (size_t a = 0; a < r; a++)
+                for (size_t b = 0; b < p; b++) {
+                    double v = b < dk ? RK[a][b] : RQ[a][b - dk];
+                    if (b < a) ck_assert_msg(v == 0.0, "d %zu: R[%zu][%zu] = %g", d, a, b, v);
+                    if (b == a) ck_assert_msg(v > 0.0, "d %zu: R[%zu][%zu] = %g", d, a, b, v);
+                }
+            /* G = R^T R (p, p) */
+            for (size_t a = 0; a < p; a++)
+                for (size_t b = 0; b < p; b++) {
+                    double v = 0.0;
+                    for (size_t m = 0; m < r; m++)
+                        v += (a < dk ? RK[m][a] : RQ[m][a - dk]) * (b < dk ? RK[m][b] : RQ[m][b - dk]);
+                    stat_push(&g[a][b], v);
+                }
+        }
+        for (size_t a = 0; a < p; a++)
+            for (size_t b = 0; b < p; b++) {
+                double want = a == b ? (double)d * sigma * sigma : 0.0;
+                ck_assert_msg(fabs(g[a][b].mean - want) <= 5.0 * stat_se(&g[a][b]),
+                              "d %zu d_k %zu: E[G_%zu%zu] %.4f, want %.4f (se %.2g)", d, dk, a, b,
+                              g[a][b].mean, want, stat_se(&g[a][b]));
+            }
+    }
+    gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_gram_draw_same_law)
+{
+    /* at d < 2 d_k and d > 2 d_k: the exact expectations (control 1/T, E[s_ii^2], E[s_ij^2]),
+     * and the self-weight, argmax and control against the full draw (X, W drawn): two
+     * independent means within 5 combined se; 1 vs 2 threads the same bits */
+    const size_t ds[] = {4, 16};
+    for (int t = 0; t < 2; t++) {
+        size_t d = ds[t];
+        draw_ctx c = {8, d, 4, 1.0 / sqrt((double)d), 1};
+        stat_acc g[NSTAT], f[NSTAT], g2[NSTAT];
+        run_with(draw_one_gram, g, &c, 16384, 31, 2);
+        run(f, &c, 16384, 32, 2);
+        assert_near(&g[S_CTRL], 8.0, 1.0, "Gram draw: control T mean a'_ii");
+        assert_near(&g[S_DSQ], 1.0, 4.0 * (1.0 + 2.0 / (double)d), "Gram draw: E[s_ii^2]");
+        assert_near(&g[S_OSQ], 1.0, 4.0, "Gram draw: E[s_ij^2]");
+        const int cmp[] = {S_SELF, S_ARGMAX, S_CTRL, S_DSQ};
+        for (int k = 0; k < 4; k++) {
+            int s = cmp[k];
+            double z = (g[s].mean - f[s].mean) / hypot(stat_se(&g[s]), stat_se(&f[s]));
+            ck_assert_msg(fabs(z) < 5.0, "d %zu, statistic %d: Gram %.5f vs full %.5f (z %.2f)", d,
+                          s, g[s].mean, f[s].mean, z);
+        }
+        run_with(draw_one_gram, g2, &c, 3 * MC_BLOCK + 5, 33, 1);
+        run_with(draw_one_gram, g, &c, 3 * MC_BLOCK + 5, 33, 2);
+        for (int s = 0; s < NSTAT; s++)
+            ck_assert_msg(!memcmp(&g[s].mean, &g2[s].mean, sizeof(double)) &&
+                              !memcmp(&g[s].m2, &g2[s].m2, sizeof(double)),
+                          "Gram draw, statistic %d: 1 vs 2 threads differ", s);
+    }
+    /* the fresh keys' own law: E[s'_ii^2] = E[(q_i . k'_i)^2] = d_k c^4 (no shared token) */
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    draw_ctx c = {8, 16, 4, 0.25, 1};
+    selfweight_work *w = selfweight_scratch_new(&c);
+    ck_assert_ptr_nonnull(w);
+    stat_acc sc;
+    stat_init(&sc);
+    for (int n = 0; n < 8192; n++) {
+        double out[SW_NSTAT];
+        ck_assert_int_eq(selfweight_draw_gram(rng, &c, w, out), ATT_OK);
+        double v = 0.0;
+        for (size_t i = 0; i < c.T; i++) v += pow(gsl_vector_get(w->s_ctrl, i), 2) / (double)c.T;
+        stat_push(&sc, v);
+    }
+    assert_near(&sc, 1.0, 4.0, "Gram draw: E[s'_ii^2]");
+    selfweight_scratch_delete(w);
+    gsl_rng_free(rng);
+}
+END_TEST
+
+START_TEST(test_gram_draw_raw_same_law)
+{
+    /* the raw head (d_k = 0), S = R^T R, at d < T and d > T: E[s_ii^2] = E||x||^4 = d (d + 2),
+     * E[s_ij^2] = d, and the self-weight, leak (in units of the law at the true d), argmax
+     * against the full draw S = X X^T within 5 combined se */
+    const size_t ds[] = {4, 12};
+    for (int t = 0; t < 2; t++) {
+        double d = (double)ds[t];
+        draw_ctx c = {8, ds[t], 0, 0.0, 0};
+        stat_acc g[NSTAT], f[NSTAT];
+        run_with(draw_one_gram, g, &c, 16384, 34, 2);
+        run(f, &c, 16384, 35, 2);
+        assert_near(&g[S_DSQ], 1.0, d * (d + 2.0), "raw Gram draw: E[s_ii^2]");
+        assert_near(&g[S_OSQ], 1.0, d, "raw Gram draw: E[s_ij^2]");
+        const int cmp[] = {S_SELF, SW_LEAK_LAW, S_ARGMAX, S_DSQ};
+        for (int k = 0; k < 4; k++) {
+            int s = cmp[k];
+            double z = (g[s].mean - f[s].mean) / hypot(stat_se(&g[s]), stat_se(&f[s]));
+            ck_assert_msg(fabs(z) < 5.0, "raw, d %g, statistic %d: Gram %.5g vs full %.5g (z %.2f)",
+                          d, s, g[s].mean, f[s].mean, z);
+        }
+    }
 }
 END_TEST
 
@@ -492,4 +628,5 @@ PROP_MAIN("test_selfweight",
             test_from_scores_by_hand, test_work_errors, test_threads_bit_identical,
             test_naive_large_d_is_self, test_projected_exact_expectations,
             test_projected_about_one_over_T, test_concentration_laws, test_draw_properties,
-            test_t2_exact, test_contour_crossing, test_flipped_matches_negated}})
+            test_t2_exact, test_contour_crossing, test_flipped_matches_negated,
+            test_gram_factor_shape, test_gram_draw_same_law, test_gram_draw_raw_same_law}})

@@ -131,6 +131,21 @@ START_TEST(test_adam_by_hand)
     // second coordinate: m1 = 0.9 (-0.4) = -0.36, v1 = 0.999 * 0.016
     double mh1 = -0.36 / 0.19, vh1 = 0.999 * 0.016 / 0.001999;
     ck_assert_double_eq_tol(theta[1], t1 - 0.1 * mh1 / (sqrt(vh1) + 1e-8), 1e-13);
+    /* n = 7 (pairs and a last odd element), 3 steps: every element the scalar formula's bits */
+    double th[7], mm[7] = {0}, vv[7] = {0}, rt[7], rm[7] = {0}, rv[7] = {0}, g[7];
+    for (int i = 0; i < 7; i++) th[i] = rt[i] = 0.3 * i - 1.0;
+    for (size_t k = 1; k <= 3; k++) {
+        for (int i = 0; i < 7; i++) g[i] = sin(1.7 * i + (double)k) * pow(10.0, i - 3);
+        training_adam_step(th, g, mm, vv, 7, k, &a);
+        double c1 = 1.0 - pow(a.beta1, (double)k), c2 = 1.0 - pow(a.beta2, (double)k);
+        for (int i = 0; i < 7; i++) {
+            rm[i] = a.beta1 * rm[i] + (1.0 - a.beta1) * g[i];
+            rv[i] = a.beta2 * rv[i] + (1.0 - a.beta2) * g[i] * g[i];
+            rt[i] -= a.lr * (rm[i] / c1) / (sqrt(rv[i] / c2) + a.eps);
+            ck_assert_msg(th[i] == rt[i] && mm[i] == rm[i] && vv[i] == rv[i],
+                          "step %zu, element %d: theta %.17g, want %.17g", k, i, th[i], rt[i]);
+        }
+    }
 }
 END_TEST
 

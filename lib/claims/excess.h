@@ -34,14 +34,15 @@
 #include <stddef.h>
 #include <gsl/gsl_rng.h>
 
-enum { RPX_MAX_T = 64, RPX_MAX_D = 64, RPX_MAX_DK = 16 };
+enum { RPX_MAX_T = 64, RPX_MAX_DK = 16 };
 enum { RPX_PLAIN, RPX_ANTI, RPX_Q2, RPX_NOUT };   /* excess_draw's outputs */
 
-/* One draw (X, X', W_Q, W_K in that order from rng), each averaged over the T rows i:
+/* One draw, each averaged over the T rows i; from rng (Q, K, K') by W's Gram factor, in
+ * their exact law from X, X', W_Q, W_K (selfweight_gram_factor, selfweight.h: R, then Z, Z'):
  * out[RPX_PLAIN] = (1/T) sum_i T (a_ii - a'_ii), out[RPX_ANTI] the same averaged with its
  * antithetic -W_K (same mean), out[RPX_Q2] the second-order term of T (a_ii - a'_ii), even
  * in s, whose mean is the law exactly (the derivation above; tested against its Monte
- * Carlo mean). T in [2, RPX_MAX_T], d <= RPX_MAX_D, d_k <= RPX_MAX_DK. */
+ * Carlo mean). T in [2, RPX_MAX_T], d >= 1, d_k <= RPX_MAX_DK. */
 void excess_draw(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, double out[RPX_NOUT]);
 
 /* The estimate of T E[a_ii] - 1 from n draws on rng: the intercept of Y_anti regressed on
@@ -49,6 +50,15 @@ void excess_draw(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, double 
  * the test that sees a planted bias caught). n >= 3. ATT_OK, or curve_fit's / memory status. */
 int excess_estimate(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, size_t n,
                       double plant, double *est, double *se);
+
+/* The same estimate to a standard error: n draws, then while se > se_target and fewer than
+ * n_max draws, more draws on rng up to n (se / se_target)^2 x 1.1 (at most n_max) and the fit
+ * on all of them (a sequential top-up: the pilot's n can fall short, its variance estimate
+ * from a heavy-tailed Y_anti being rough). *used: the draws in the estimate. se_target 0:
+ * exactly n draws (excess_estimate). */
+int excess_estimate_to(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, size_t n,
+                       size_t n_max, double se_target, double plant, double *est, double *se,
+                       size_t *used);
 
 /* The law: (1 - 1/T)(1 - 2/T) d_k c^4 / d. */
 double excess_law(size_t T, size_t d, size_t d_k, double c);

@@ -8,12 +8,14 @@
 #include "statistics.h"
 #include "curve.h"
 #include "status.h"
+#include "randn.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_integration.h>
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_sf_gamma.h>
 #include <stdlib.h>
 
@@ -223,14 +225,16 @@ int selfweight_from_scores(double *out, const gsl_matrix *S, const gsl_vector *s
     return ATT_OK;
 }
 
-/* S = X X^T: dsyrk fills the lower triangle (T^2 d / 2 multiply-adds), the
- * upper one is its mirror image, so s_ij = s_ji exactly. */
-int selfweight_raw(selfweight_work *w, double *out)
+/* S = F F^T (t = CblasNoTrans, F = X (T, d)) or F^T F (CblasTrans, F = R (r, T)): dsyrk fills
+ * the lower triangle (T^2 d / 2 multiply-adds), the upper one is its mirror image, so
+ * s_ij = s_ji exactly; then out[SW_NSTAT], the leak law at width d */
+static int raw_scores(selfweight_work *w, const gsl_matrix *F, CBLAS_TRANSPOSE_t t, double d,
+                      double *out)
 {
     gsl_matrix *S = w->S;
-    if (gsl_blas_dsyrk(CblasLower, CblasNoTrans, 1.0, w->X, 0.0, S))
-        return att_fail(ATT_ERUNTIME, "dsyrk failed for S = X X^T, X %zu x %zu",
-                        w->X->size1, w->X->size2);
+    if (gsl_blas_dsyrk(CblasLower, t, 1.0, F, 0.0, S))
+        return att_fail(ATT_ERUNTIME, "dsyrk failed for S = X X^T, X %zu x %zu", F->size1,
+                        F->size2);
     /* the mirror s_ij = s_ji (j > i) in 32 x 32 tiles, so that the column read stays in cache */
     enum { TILE = 32 };
     size_t T = w->T, ld = S->tda;
@@ -241,8 +245,14 @@ int selfweight_raw(selfweight_work *w, double *out)
                     S->data[i * ld + j] = S->data[j * ld + i];
     int st = selfweight_from_scores(out, S, NULL);
     // the leak in units of the large-d law (T - 1) 2^(-d/2)
-    if (w->T >= 2) out[SW_LEAK_LAW] = out[SW_LEAK] / selfweight_leak_law(w->T, (double)w->d);
+    if (w->T >= 2) out[SW_LEAK_LAW] = out[SW_LEAK] / selfweight_leak_law(w->T, d);
     return st;
+}
+
+/* S = X X^T (X (T, d)), then out[SW_NSTAT] */
+int selfweight_raw(selfweight_work *w, double *out)
+{
+    return raw_scores(w, w->X, CblasNoTrans, (double)w->d, out);
 }
 
 /* Q = X W_Q,  K = X W_K,  S = Q K^T;  control: K' = X' W_K,  s'_i = q_i . k'_i */
@@ -292,23 +302,94 @@ void selfweight_scratch_delete(void *w)
     free(w);
 }
 
+/* w at exactly (T, d, d_k, control), as a fresh allocation: BLAS may sum in another order
+ * for another layout or alignment, and a point must give the same bits alone as in a sweep */
+static int work_shape(selfweight_work *w, size_t T, size_t d, size_t d_k, int control)
+{
+    if (w->T == T && w->d == d && w->d_k == d_k && w->control == (control != 0)) return ATT_OK;
+    selfweight_work_free(w);
+    return selfweight_work_alloc(w, T, d, d_k, control);
+}
+
 /* X (T, d) ~ N(0, 1); W_Q, W_K (d, d_k) ~ N(0, sigma_w^2); X' (T, d);
  * the raw head S = X X^T or the projected S = (X W_Q)(X W_K)^T; row stats */
 int selfweight_draw(gsl_rng *rng, const selfweight_config *config, selfweight_work *w,
                     double *out)
 {
-    /* a workspace of exactly this shape, as a fresh allocation: BLAS may sum
-     * in another order for another layout or alignment, and a point must
-     * give the same bits alone as in a sweep */
-    int st = ATT_OK;
-    if (w->T != config->T || w->d != config->d || w->d_k != config->d_k
-        || w->control != (config->control != 0)) {
-        selfweight_work_free(w);
-        st = selfweight_work_alloc(w, config->T, config->d, config->d_k, config->control);
-    }
+    int st = work_shape(w, config->T, config->d, config->d_k, config->control);
     if (st) return st;
     selfweight_draw_inputs(rng, w, config->sigma_w);
     return config->d_k ? selfweight_projected(w, out) : selfweight_raw(w, out);
+}
+
+/* ---- the same draw through the scores' law (selfweight.h) ------------- */
+
+size_t selfweight_gram_rows(size_t d, size_t d_k) { return d < 2 * d_k ? d : 2 * d_k; }
+
+/* row a of Bartlett's R (r, p), p = p1 + p2: R_ab = 0 (b < a), R_aa = sigma sqrt(chi^2_{d - a})
+ * (drawn first), R_ab = sigma N(0, 1) (b > a, in b order); columns [0, p1) into u, [p1, p) into v
+ * (a < p) */
+static void bartlett_row(gsl_rng *rng, size_t d, size_t a, double sigma, double *u, size_t p1,
+                         double *v, size_t p2)
+{
+    double diag = sigma * sqrt(gsl_ran_chisq(rng, (double)(d - a)));
+    double *part[2] = {u, v};
+    size_t len[2] = {p1, p2}, at = a;   /* the diagonal's column within part h */
+    for (int h = 0; h < 2; h++) {
+        if (at >= len[h]) {             /* the diagonal lies further right: all zero here */
+            for (size_t b = 0; b < len[h]; b++) part[h][b] = 0.0;
+            at -= len[h];
+            continue;
+        }
+        for (size_t b = 0; b < at; b++) part[h][b] = 0.0;
+        part[h][at] = diag;
+        randn_fill(rng, part[h] + at + 1, len[h] - at - 1, sigma);
+        if (h == 0 && p2) randn_fill(rng, v, p2, sigma);
+        return;
+    }
+}
+
+/* R (r, 2 d_k), r = min(d, 2 d_k), by rows (bartlett_row): columns b < d_k in RK, b >= d_k in
+ * RQ (column b - d_k) */
+void selfweight_gram_factor(gsl_rng *rng, size_t d, size_t d_k, double sigma_w, double *RK,
+                            size_t ldk, double *RQ, size_t ldq)
+{
+    size_t r = selfweight_gram_rows(d, d_k);
+    for (size_t a = 0; a < r; a++)
+        bartlett_row(rng, d, a, sigma_w, RK + a * ldk, d_k, RQ + a * ldq, d_k);
+}
+
+/* the raw head: w at (T, r, 0, 0), r = min(d, T); its X's data as R (r, T) (rows by
+ * bartlett_row, sigma 1), S = R^T R (raw_scores), SW_LEAK_LAW at the true width d */
+static int draw_gram_raw(gsl_rng *rng, size_t T, size_t d, selfweight_work *w, double *out)
+{
+    size_t r = d < T ? d : T;
+    int st = work_shape(w, T, r, 0, 0);
+    if (st) return st;
+    gsl_matrix_view R = gsl_matrix_view_array(w->X->data, r, T);   /* X (T, r) is contiguous */
+    for (size_t a = 0; a < r; a++) bartlett_row(rng, d, a, 1.0, R.matrix.data + a * T, T, NULL, 0);
+    return raw_scores(w, &R.matrix, CblasTrans, (double)d, out);
+}
+
+/* R into W_K (r, d_k), W_Q (r, d_k); Z (T, r) into X; Z' (T, m) into X' (T, r), zero past m;
+ * then K = Z R_K, Q = Z R_Q, K' = Z' R_K and the row stats (selfweight_projected) */
+int selfweight_draw_gram(gsl_rng *rng, const selfweight_config *config, selfweight_work *w,
+                         double *out)
+{
+    if (config->d_k == 0) return draw_gram_raw(rng, config->T, config->d, w, out);
+    size_t r = selfweight_gram_rows(config->d, config->d_k);
+    size_t m = r < config->d_k ? r : config->d_k;
+    int st = work_shape(w, config->T, r, config->d_k, config->control);
+    if (st) return st;
+    selfweight_gram_factor(rng, config->d, config->d_k, config->sigma_w, w->W_K->data,
+                           w->W_K->tda, w->W_Q->data, w->W_Q->tda);
+    mat_randn(rng, w->X, 1.0);
+    for (size_t i = 0; w->control && i < config->T; i++) {
+        double *z = w->Xc->data + i * w->Xc->tda;
+        randn_fill(rng, z, m, 1.0);
+        for (size_t b = m; b < r; b++) z[b] = 0.0;
+    }
+    return selfweight_projected(w, out);
 }
 
 /* ---- the raw head's leak, exactly and at large d ---------------------- */

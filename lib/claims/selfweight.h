@@ -133,6 +133,42 @@ void selfweight_scratch_delete(void *w);
 int selfweight_draw(gsl_rng *rng, const selfweight_config *config, selfweight_work *w,
                     double *out);
 
+/* ---- the same draw through the scores' law: the Gram factor ---------- */
+
+/* The projected head's scores depend on X and W only through x_i^T [W_K W_Q]. With
+ * W = [W_K W_Q] (d, p), p = 2 d_k, entries N(0, sigma_w^2), and W = U R its thin QR
+ * (U (d, r) orthonormal columns, R (r, p) upper trapezoidal, r = min(d, p)):
+ *   [k_i q_i] = x_i^T W = z_i^T R,   z_i = U^T x_i ~ N(0, I_r), i.i.d. and independent of R
+ * (given W, U^T x_i is standard normal whatever U), and R has Bartlett's law, all
+ * entries independent:
+ *   R_aa = sigma_w sqrt(chi^2_{d - a}),  R_ab ~ N(0, sigma_w^2) (b > a),  R_ab = 0 (b < a)
+ * (a, b from 0; for d < p the columns past d are U^T W_2, Gaussian). The fresh keys
+ * k'_i = x'_i^T W_K = z'_i^T R[:, 0 .. d_k) need only z'_i's first m = min(d_k, r) entries,
+ * the rows of R[:, 0 .. d_k) past m being 0. So (Q, K, K') has exactly its law from X,
+ * W, X' while a draw takes T r + T m + r p Gaussians instead of 2 T d + 2 d d_k.
+ *
+ * selfweight_gram_factor: from rng, row a = 0 .. r-1 in order: R_aa's chi^2 (GSL's
+ * gsl_ran_chisq), then R_ab (b > a, in b order) by randn_fill; R[:, 0 .. d_k) into RK,
+ * R[:, d_k .. p) into RQ, both row-major (r rows, d_k columns, leading dimensions ldk, ldq),
+ * every entry written. */
+void selfweight_gram_factor(gsl_rng *rng, size_t d, size_t d_k, double sigma_w, double *RK,
+                            size_t ldk, double *RQ, size_t ldq);
+
+/* The rows r = min(d, 2 d_k) of the factor (the fresh keys take m = min(d_k, r)). */
+size_t selfweight_gram_rows(size_t d, size_t d_k);
+
+/* selfweight_draw of a projected config (d_k >= 1) through the factor: w at shape
+ * (T, r, d_k, control) (re-allocated as selfweight_draw does), then from rng R
+ * (selfweight_gram_factor: into W_K, W_Q), Z (T, r) into X, Z' (T, m) into X' (its
+ * columns past m zero), and selfweight_projected. Same law of out as selfweight_draw.
+ * The raw head (d_k = 0) likewise: X^T (d, T) = U R, S = X X^T = R^T R with R (r, T) of
+ * Bartlett's law (r = min(d, T), sigma 1; for d >= T the Wishart's Bartlett factor), so a
+ * draw takes r T - r (r - 1) / 2 Gaussians and r chi^2 for X's T d, and the product r T^2 / 2
+ * multiply-adds for d T^2 / 2; w at (T, r, 0, 0), R in X's data (selfweight_raw's stats, the
+ * leak law at the true d). */
+int selfweight_draw_gram(gsl_rng *rng, const selfweight_config *config, selfweight_work *w,
+                         double *out);
+
 /* ---- the raw head's leak, exactly and at large d ---------------------- */
 
 /* T = 2, x_1, x_2 ~ N(0, I_d): E[1 - a_11] = 2^(-d/2 - 1) exactly.

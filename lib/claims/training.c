@@ -11,13 +11,37 @@
 #include <string.h>
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* theta (n), g (n), m (n), v (n); step k >= 1 */
 void training_adam_step(double *theta, const double *g, double *m, double *v, size_t n,
                          size_t k, const adam_params *a)
 {
     double c1 = 1.0 - pow(a->beta1, (double)k), c2 = 1.0 - pow(a->beta2, (double)k);
-    for (size_t i = 0; i < n; i++) {
+    size_t i = 0;
+#ifdef __SSE2__
+    /* two elements at a time: the scalar loop's IEEE operations in its order (sqrt and /
+     * correctly rounded either way: the same bits), which the compiler does not vectorise
+     * itself (sqrt may set errno) */
+    const __m128d b1 = _mm_set1_pd(a->beta1), b1c = _mm_set1_pd(1.0 - a->beta1),
+                  b2 = _mm_set1_pd(a->beta2), b2c = _mm_set1_pd(1.0 - a->beta2),
+                  lr = _mm_set1_pd(a->lr), eps = _mm_set1_pd(a->eps), C1 = _mm_set1_pd(c1),
+                  C2 = _mm_set1_pd(c2);
+    for (; i + 2 <= n; i += 2) {
+        __m128d gi = _mm_loadu_pd(g + i);
+        __m128d mi = _mm_add_pd(_mm_mul_pd(b1, _mm_loadu_pd(m + i)), _mm_mul_pd(b1c, gi));
+        __m128d vi = _mm_add_pd(_mm_mul_pd(b2, _mm_loadu_pd(v + i)),
+                                _mm_mul_pd(_mm_mul_pd(b2c, gi), gi));
+        __m128d step = _mm_div_pd(_mm_mul_pd(lr, _mm_div_pd(mi, C1)),
+                                  _mm_add_pd(_mm_sqrt_pd(_mm_div_pd(vi, C2)), eps));
+        _mm_storeu_pd(m + i, mi);
+        _mm_storeu_pd(v + i, vi);
+        _mm_storeu_pd(theta + i, _mm_sub_pd(_mm_loadu_pd(theta + i), step));
+    }
+#endif
+    for (; i < n; i++) {
         // m <- b1 m + (1-b1) g ;  v <- b2 v + (1-b2) g^2
         m[i] = a->beta1 * m[i] + (1.0 - a->beta1) * g[i];
         v[i] = a->beta2 * v[i] + (1.0 - a->beta2) * g[i] * g[i];

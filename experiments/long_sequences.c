@@ -318,11 +318,13 @@ static int tail_verdicts(experiment *e, const config *cf, size_t ci, const doubl
     measure p0 = longseq_tail_density(dens_col, NSTAT, n, &top);
     /* what the draws show of p0 > 0 (longseq.h derives it for every configuration): when no draw
      * carries more than 10% of the mean and the CI excludes 0, how slowly
-     * E[1/|det|; |det| > eps] ~ 2 p0 ln(1/eps) grows at this p0: by 0.01 once ln(1/eps) = 0.01 / (2 p0) */
+     * E[1/|det|; |det| > eps] ~ 2 p0 ln(1/eps) grows at this p0: by 0.01 once
+     * ln(1/eps) = 0.01 / (2 p0) */
     char shown[120];
     if (top <= 0.1 && p0.ci_low > 0.0)
-        snprintf(shown, sizeof shown, "its CI excludes 0: E[1/|det|; |det| > eps] ~ 2 p0 ln(1/eps) "
-                 "diverges, adding 0.01 once ln(1/eps) = %.2g", 0.01 / (2.0 * p0.value));
+        snprintf(shown, sizeof shown,
+                 "its CI excludes 0: E[1/|det|; |det| > eps] ~ 2 p0 ln(1/eps) diverges, adding "
+                 "0.01 once ln(1/eps) = %.2g", 0.01 / (2.0 * p0.value));
     else
         snprintf(shown, sizeof shown, "p0 > 0 is derived (longseq.h), not shown by these draws");
     verdict_reported(e, MAC("lsDetDensity"), NAN, p0,

@@ -365,10 +365,11 @@ static void main_verdicts(experiment *e, const sweep_result *m, double scale)
     aw.ci_low /= Tw;
     aw.ci_high /= Tw;
     experiment_summary_measure(e, "mean self-weight a_ii", aw, "1/T = %.4g", 1.0 / Tw);
-    verdict_control(e, "rpRelHalfWidth", NAN, sweep_measure(m, wide, S_TSELF),
+    verdict_control(e, "rpPrecision", NAN, sweep_measure(m, wide, S_TSELF),
                 verdict_rule_precision(PRECISION),
-                "precision: largest CI half-width of T times the mean self-weight (at T = %zu), "
-                "i.e. relative to 1/T", m->pt[wide].T);
+                "precision: T times the mean self-weight at T = %zu, the main sweep's widest "
+                "95%% CI (its half-width, relative to 1/T, is the rule's: rpPrecisionHalfWidth)",
+                m->pt[wide].T);
     size_t last = m->npoints - 1;
     double e2 = 1.0 + 2.0 / (double)d;   /* E[s_ii^2] / (d_k c^4) */
     verdict_control(e, "rpSelfScoreSpread", e2, sweep_measure(m, last, S_DIAG),

@@ -164,7 +164,7 @@ static int run(experiment *e)
         worst = isnan(u) || isnan(worst) ? NAN : fmax(worst, u);
     }
     measure wm = verdict_measure_as(verdict_measure_exact(worst, e->o.draws), NAT_ROUNDING);
-    verdict_claim(e, "tqfkQoneKoneWeight", 0.0, wm, verdict_rule_at_most(1.0),
+    verdict_claim(e, "tqfkAverageErr", 0.0, wm, verdict_rule_at_most(1.0),
               "each o_i is the weighted average sum_j a_ij v_j: largest |o_i - sum_j w_ij v_j| "
               "over %zu random states (w recomputed in long double), in units of the rounding "
               "bound 8 eps (4 |s| ||q_i|| max ||k_j|| + 8) max_j |v_jc|", e->o.draws);

@@ -3,7 +3,7 @@
 # point runs: too few draws give INCONCLUSIVE, never FAIL (exit 0), and a
 # precision wish never FAILs.
 #   1. bin/random_projections --T 4 --draws 100: exit 0, no FAIL row, the
-#      precision row (rpRelHalfWidth) INCONCLUSIVE;
+#      precision row (rpPrecision) INCONCLUSIVE;
 #   2. (bin/naive_self_attention's whole sweep with few draws, 128 per point: exit 0, no FAIL
 #      row, the T = 2 control naiveExactTwo INCONCLUSIVE: tests/test_experiments.sh checks it
 #      on its own run of that sweep, which has the same draws; not run twice);
@@ -34,8 +34,8 @@ OMP_NUM_THREADS=1 "$BIN/random_projections" --T 4 --draws 100 --quiet --out "$T/
 rc=$?
 [ $rc -eq 0 ] || fail "random_projections --T 4 --draws 100 exits $rc, want 0"
 grep -q ',FAIL,' "$T/rp/random_projections.verdicts.csv" && fail "random_projections --T 4 --draws 100 has a FAIL row"
-[ "$(outcome "$T/rp/random_projections.verdicts.csv" rpRelHalfWidth)" = INCONCLUSIVE ] ||
-    fail "rpRelHalfWidth with 100 draws is not INCONCLUSIVE"
+[ "$(outcome "$T/rp/random_projections.verdicts.csv" rpPrecision)" = INCONCLUSIVE ] ||
+    fail "rpPrecision with 100 draws is not INCONCLUSIVE"
 
 for a in "--T 32" "--d 48"; do
     # shellcheck disable=SC2086

@@ -562,6 +562,7 @@ static const char *count_unit(const row *r)
  *   \XDraws     the count behind it, named after what it counts: \XSeeds,
  *               \XCases, \XHeads, \XLengths, \XSequences, \XRepetitions, ...
  *   \XTol       an identity's tolerance           \XSeed   the seed
+ *   \XHalfWidth a precision rule's measure: the 95% CI's half-width
  *   \XSpread    a time's min--max over repetitions
  *   \XRule      the row's rule in words ("95\% CI inside [0.98, 1.02]"),
  *   \XOutcome   what it gave (PASS, FAIL, INCONCLUSIVE, REPORTED) */
@@ -610,6 +611,11 @@ static void write_tex_macros(FILE *f, const row *r)
     if (r->f[C_TOL][0]) {
         fmt_value(lo, sizeof lo, cell_num(r->f[C_TOL]), 1);
         fprintf(f, "\\newcommand{\\%sTol}{%s\\xspace}\n", m, lo);
+    }
+    // a precision rule tests the CI's half-width (h - l) / 2, not the value: cite it by name
+    if (verdict_rule_cmp_parse(r->f[C_RULE]) == RULE_PRECISION && !isnan(l) && !isnan(h)) {
+        fmt_value(lo, sizeof lo, (h - l) / 2.0, 1);
+        fprintf(f, "\\newcommand{\\%sHalfWidth}{%s\\xspace}\n", m, lo);
     }
     fprintf(f, "\\newcommand{\\%sSeed}{%s\\xspace}\n", m, r->f[C_SEED]);
     // the rule as it is stored, and what it gave: "95\% CI inside [0.98, 1.02]", PASS

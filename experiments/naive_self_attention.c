@@ -3,7 +3,7 @@
  * Claim: a token that is its own query, key and value finds itself the best match and keeps
  * about 99.5% of its weight, since s_ii = ||x_i||^2 ~ d while s_ij = x_i.x_j ~ sqrt(d). The
  * section gives no (d, T): we cite the width d*(T = 12) where the mean self-weight crosses 0.995,
- * by the exact re-weighting (lib/claims/leak.h), to about +-0.003:
+ * by the exact re-weighting (lib/claims/selfweight.h, its leak section), to about +-0.003:
  *   E[1 - a_ii] = (T - 1) 2^(-d/2) c(T, d),  c the mean of an integrand in (0, 1) (no rare events).
  * That formula runs no head, so the headline is a claim about the head only through its rule: the
  * head's own rows (plain Monte Carlo, naiveWidthPlain) must cross there: its CI widened by half a
@@ -18,7 +18,6 @@
  * Writes: naive_self_attention.csv, _contour.csv, _contour_999.csv, _exact.csv.
  */
 #include "prelude.h"
-#include "leak.h"
 #include "selfweight.h"
 #include "softmax.h"
 
@@ -75,7 +74,7 @@ static size_t draws_of(const sweep_point *pt, const void *ctx)
     return n < MIN_DRAWS || pt->d > FULL_DRAWS_MAX_D ? MIN_DRAWS : n;
 }
 
-/* the leak's CI and rse (from its ratio to the law), argmax's Wilson CI (leak.h) */
+/* the leak's CI and rse (from its ratio to the law), argmax's Wilson CI (selfweight.h) */
 static void derive(double *col, const sweep_point *pt, const stat_acc *a, const void *ctx)
 {
     (void)ctx;
@@ -83,9 +82,9 @@ static void derive(double *col, const sweep_point *pt, const stat_acc *a, const 
 }
 
 /* the side streams outside the sweep (experiment_rng): the exact contour's generator (block 0;
- * leak_contour reseeds it at each T from its own stream, leak.c's STREAM_CONTOUR, block T), the
- * side checks' (0x20: the median row, 0x64: the large-d law; a stream of their own, so that no
- * --T makes them share the contour's draws) and the stable-softmax check's */
+ * leak_contour reseeds it at each T from its own stream, selfweight.c's STREAM_CONTOUR, block
+ * T), the side checks' (0x20: the median row, 0x64: the large-d law; a stream of their own, so
+ * that no --T makes them share the contour's draws) and the stable-softmax check's */
 enum { STREAM_LEAK = 0xC0DE, STREAM_SIDE = 0x51DE, STREAM_STABLE = 0xE768 };
 
 /* ---- the plain contours d*(T) of the sweep ----------------------------- */
@@ -368,7 +367,7 @@ static int run(experiment *e)
         e->o.draws);
     experiment_meta(e, "T: %zu\nmax_rse: %g", nc.Tl[nc.ht], LEAK_MAX_RSE);
     // the headline first (its rows come later): d*(T) where (T - 1) 2^(-d*/2) c(T, d*) = 1 - 0.995,
-    // c(T, d) by antithetic pairs (leak_c_draw; lib/claims/leak.h has the derivation)
+    // c(T, d) by antithetic pairs (leak_c_draw; lib/claims/selfweight.h has the derivation)
     static leak_contour_row ex[SWEEP_MAX_VALUES];
     rng = experiment_rng(e, STREAM_LEAK, 0);
     if ((st = rng == NULL ? ATT_EUSAGE

@@ -3,7 +3,8 @@
  * Claim: with two different random projections a token keeps only about 1/T of its weight
  * for itself: Q = X W_Q, K = X W_K, W_Q, W_K independent: T E[a_ii] in [0.95, 1.05] at every T.
  * About, not exactly: s_ii uses one token twice, E[s_ii^2] = (1 + 2/d) E[s_ij^2] (the excess's
- * soft-softmax law: lib/claims/excess.h, measured in the soft-law table below).
+ * soft-softmax law: lib/claims/selfweight.h's excess section, measured in the soft-law table
+ * below).
  * X (T, d) ~ N(0, 1), W (d, d_k) ~ N(0, c^2/d), S = Q K^T; per draw T a_ii, T [argmax is self],
  * s_ii^2 and s_ij^2 over d_k c^4, the control T a'_ii (own key replaced by a fresh token's:
  * exactly 1/T). T a_ii is averaged with its antithetic draw -W_K (every score flipped, same law:
@@ -22,7 +23,6 @@
  * given).
  */
 #include "prelude.h"
-#include "excess.h"
 #include "mc.h"
 #include "selfweight.h"
 
@@ -237,7 +237,7 @@ static int heatmap(const experiment *e, size_t T, size_t d, size_t dk)
     return st;
 }
 
-/* ---- the soft-softmax law of the excess (lib/claims/excess.h) ---- */
+/* ---- the soft-softmax law of the excess (lib/claims/selfweight.h) ---- */
 
 /* T = 16, d = 16, d_k = 4, score sd = c^2 sqrt(d_k) = 0.5, 0.25, 0.125, 0.0625: the excess
  * T E[a_ii] - 1 by antithetic pairs with the second-order term as control variate

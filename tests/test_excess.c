@@ -1,4 +1,5 @@
-/* test_excess.c - the soft-softmax law of random_projections' excess (lib/claims/excess.h):
+/* test_excess.c - the soft-softmax law of random_projections' excess (lib/claims/selfweight.h,
+ * its excess section):
  * the control variate's known mean (the second-order term's mean is the law, checked here by
  * plain Monte Carlo, so the law is not assumed), the antithetic pair (the same mean as the plain
  * pair; at T = 2 exactly 0, every order being odd there), the estimate against an independent
@@ -9,7 +10,7 @@
  */
 #include "prop.h"
 #include "curve.h"
-#include "excess.h"
+#include "selfweight.h"
 #include "randn.h"
 #include "softmax.h"
 #include "statistics.h"

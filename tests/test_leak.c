@@ -1,4 +1,4 @@
-/* test_leak.c - the naive head's exact re-weighting (lib/claims/leak.h):
+/* test_leak.c - the naive head's exact re-weighting (lib/claims/selfweight.h, its leak section):
  * E[1 - a_ii] = (T - 1) 2^{-d/2} c(T, d) against plain Monte Carlo of the softmax where
  * the leak is not rare (small d); c(2, d) = 1/2 draw by draw; the bound
  * 1/2 - (T - 2) (2/3)^{d/2} <= c <= 1/2; the interpolated d* against c computed at d*;
@@ -12,7 +12,6 @@
  * Seeds printed in the messages; statistical checks at 5 standard errors.
  */
 #include "prop.h"
-#include "leak.h"
 #include "selfweight.h"
 #include "softmax.h"
 #include "statistics.h"

@@ -1,5 +1,6 @@
 /* selfweight.c - the self-weight, argmax-is-self and fresh-token control of
- * one raw or projected head (shapes and formulas in selfweight.h). */
+ * one raw or projected head; the naive head's leak E[1 - a_ii] by re-weighting; the excess
+ * over 1/T and its control variate (shapes, formulas and the sections' map in selfweight.h). */
 #include "selfweight.h"
 #include "vexp.h"
 #include "head.h"
@@ -9,6 +10,9 @@
 #include "curve.h"
 #include "status.h"
 #include "randn.h"
+#include "rng.h"
+#include "table.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -488,6 +492,8 @@ double selfweight_weighted_slope(const double *x, const double *y, const double 
     return b;
 }
 
+/* ---- a picture: one draw's two weight matrices (random_projections) ---- */
+
 /* X (T, d); S = X X^T or (X W_Q)(X W_K)^T (T, T); A = softmax_rows(S) */
 int selfweight_heatmaps(gsl_rng *rng, size_t d, size_t d_k, gsl_matrix *A_raw, gsl_matrix *A_proj)
 {
@@ -502,5 +508,307 @@ int selfweight_heatmaps(gsl_rng *rng, size_t d, size_t d_k, gsl_matrix *A_raw, g
     if (!st) st = head_scores(w.S, w.Q, w.K, 1.0);
     if (!st) st = softmax_rows(A_proj, w.S);
     selfweight_work_free(&w);
+    return st;
+}
+
+/* ---- the naive head's leak E[1 - a_ii] (naive_self_attention) ----------
+ * By re-weighting (the derivation in selfweight.h). */
+
+double leak_c_draw(gsl_rng *rng, size_t T, double d)
+{
+    double r = gsl_ran_gamma(rng, 0.5 * d, 1.0), sr = sqrt(r);
+    double v = sr * gsl_ran_gaussian_ziggurat(rng, 1.0), U = 0.0, z[256];
+    /* U = sum over the T - 2 others of exp(-r + sr z_k), z_k ~ N(0, 1) in chunks (randn.h);
+     * per chunk, with x_k = sr z_k and M = max(r, max_k x_k) (so every x_k - M <= 0, as
+     * vexp.h needs): sum_k e^{x_k - r} = e^{M - r} sum_k e^{x_k - M} */
+    for (size_t k = 0; k + 2 < T; k += 256) {
+        size_t n = T - 2 - k < 256 ? T - 2 - k : 256;
+        randn_fill(rng, z, n, 1.0);
+        double M = r;
+        for (size_t q = 0; q < n; q++) {
+            z[q] *= sr;
+            M = z[q] > M ? z[q] : M;
+        }
+        U += exp(M - r) * vexp_shifted(z, z, n, M);
+    }
+    /* the integrand 1/(1 + e^v + U) at v and -v */
+    return 0.5 * (1.0 / (1.0 + exp(v) + U) + 1.0 / (1.0 + exp(-v) + U));
+}
+
+double leak_log_leak(size_t T, double d, double c)
+{
+    return log((double)T - 1.0) - 0.5 * d * M_LN2 + log(c);
+}
+
+static void c_at(gsl_rng *rng, size_t T, double d, size_t n, stat_acc *a)
+{
+    stat_init(a);
+    for (size_t i = 0; i < n; i++) stat_push(a, leak_c_draw(rng, T, d));
+}
+
+int leak_dstar(gsl_rng *rng, size_t T, double level, size_t n, leak_width *w)
+{
+    if (T < 2 || !(level > 0.0 && level < 1.0) || n < 100)
+        return att_fail(ATT_EUSAGE, "leak: T = %zu, level %g, n = %zu", T, level, n);
+    double target = log(1.0 - level);
+    /* the bracket: c <= 1/2, so the leak is at most (T - 1) 2^{-d/2 - 1} and d* is at most
+     * the width d_law where that reaches 1 - level; step integer d down from just above
+     * d_law (a pilot of n/8 pairs each) until ln leak(d) >= ln(1 - level) */
+    stat_acc lo, hi;
+    int d = (int)floor(2.0 * (log((double)T - 1.0) - M_LN2 - target) / M_LN2) + 1;   /* c = 1/2 */
+    if (d < 1) d = 1;
+    c_at(rng, T, d, n / 8 + 100, &hi);
+    while (d > 1 && leak_log_leak(T, d, hi.mean) < target) {
+        d--;
+        c_at(rng, T, d, n / 8 + 100, &hi);
+    }
+    /* the precise estimates at d and d + 1 (fresh, independent draws) */
+    c_at(rng, T, d, n, &lo);
+    c_at(rng, T, d + 1, n, &hi);
+    double y0 = leak_log_leak(T, d, lo.mean), y1 = leak_log_leak(T, d + 1, hi.mean);
+    /* linear in d between the two, Var y = Var c / c^2 / n, y0 and y1 independent */
+    curve_crossing x = curve_crossing_between(d, d + 1.0, y0, y1,
+                                              stat_var(&lo) / (lo.mean * lo.mean * (double)lo.n),
+                                              stat_var(&hi) / (hi.mean * hi.mean * (double)hi.n),
+                                              0.0, target);
+    *w = (leak_width){.d_star = x.l, .se = x.se, .lo = x.lo, .hi = x.hi, .d_below = d,
+                      .c_below = lo.mean, .c_above = hi.mean, .n = n};
+    return ATT_OK;
+}
+
+#define C(f) COL(leak_contour_row, f)
+#define M(f) COL_MC(leak_contour_row, f, "d_star_lo", "d_star_hi")
+static const table_col contour_cols[] = {C(T),         C(draws),     M(d_star),     M(d_star_lo),
+                                         M(d_star_hi), M(d_star_se), C(d_below),    M(c_below),
+                                         M(c_above),   C(d_law),     M(slope_local)};
+#undef M
+#undef C
+
+/* the contour's stream of --seed: block T for length T */
+enum { STREAM_CONTOUR = 0xC0DE };
+
+int leak_contour(gsl_rng *rng, const char *dir, const char *name, unsigned long seed,
+                 const size_t *Tl, size_t nT, double level, size_t pairs, leak_contour_row *ex)
+{
+    int st = ATT_OK;
+    for (size_t t = 0; t < nT && !st; t++) {
+        leak_width w;
+        size_t T = Tl[t];
+        gsl_rng_set(rng, rng_stream_seed(seed, STREAM_CONTOUR, T));   /* each T its own block */
+        if ((st = leak_dstar(rng, T, level, pairs, &w))) break;
+        ex[t] = (leak_contour_row){T,
+                                   w.n,
+                                   w.d_star,
+                                   w.lo,
+                                   w.hi,
+                                   w.se,
+                                   w.c_below,
+                                   w.c_above,
+                                   2.0 * log2(((double)T - 1.0) / (2.0 * (1.0 - level))),
+                                   NAN,
+                                   (size_t)w.d_below};
+        // the contour's local rise per doubling of T - 1
+        if (t)
+            ex[t].slope_local =
+                (ex[t].d_star - ex[t - 1].d_star) / log2((T - 1.0) / (ex[t - 1].T - 1.0));
+    }
+    return st ? st : TABLE_WRITE(dir, name, contour_cols, ex, nT);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int leak_median(gsl_rng *rng, size_t T, size_t d, size_t rows, double *median, double *lo,
+                double *hi)
+{
+    double *lk = malloc(rows * sizeof *lk), *x = malloc(T * d * sizeof *x),
+           *sc = malloc(T * sizeof *sc);
+    int st = lk && x && sc ? ATT_OK : att_fail(ATT_ERUNTIME, "naive median leak: out of memory");
+    for (size_t i = 0; i < rows && !st; i++) {
+        randn_fill(rng, x, T * d, 1.0);   /* x_j (d) ~ N(0, I), j = 0 .. T-1, row after row */
+        for (size_t j = 0; j < T; j++) {
+            sc[j] = 0.0;   // s_j = x_0 . x_j
+            for (size_t m = 0; m < d; m++) sc[j] += x[m] * x[j * d + m];
+        }
+        selfweight_row_t r;
+        if ((st = selfweight_row(&r, sc, T, 0))) break;
+        lk[i] = r.leak;
+    }
+    if (!st) {
+        qsort(lk, rows, sizeof lk[0], cmp_double);
+        double z = STAT_Z95 * sqrt((double)rows) / 2.0, m = rows / 2.0;
+        *median = lk[rows / 2], *lo = lk[(size_t)(m - z)], *hi = lk[(size_t)(m + z)];
+    }
+    free(lk), free(x), free(sc);
+    return st;
+}
+
+double leak_t2_quadrature_gap(int d_max)
+{
+    double q = 0.0;
+    for (int d = 1; d <= d_max; d++)
+        q = fmax(q, fabs(selfweight_leak_t2_numeric(d) / selfweight_leak_t2(d) - 1.0));
+    return q;
+}
+
+/* ---- the leak, continued: the derived columns of the sweep ---- */
+
+#define NL_COL(k, name) SWEEP_DERIVED(k, name, NAT_COMPUTED, NULL, NULL, NULL)
+const table_col leak_cols[LEAK_ND] = {
+    NL_COL(LEAK_SLO, "self_ci_lo"), NL_COL(LEAK_SHI, "self_ci_hi"),
+    NL_COL(LEAK_LLO, "leak_ci_lo"), NL_COL(LEAK_LHI, "leak_ci_hi"),
+    NL_COL(LEAK_LSE, "leak_se"), NL_COL(LEAK_RSE, "leak_rse"),
+    NL_COL(LEAK_SHOWN, "shown"), NL_COL(LEAK_LAW, "leak_law"),
+    NL_COL(LEAK_T2, "leak_exact_t2"),
+    NL_COL(LEAK_ALO, "argmax_ci_lo"), NL_COL(LEAK_AHI, "argmax_ci_hi")};
+
+void leak_derive(double *col, const sweep_point *pt, const stat_acc *leak_acc,
+                 const stat_acc *ratio, const stat_acc *argmax)
+{
+    double T = (double)pt->T, d = (double)pt->d, n = (double)leak_acc->n, leak = leak_acc->mean;
+    col[LEAK_LAW] = selfweight_leak_law(pt->T, d);
+    col[LEAK_T2] = pt->T == 2 ? selfweight_leak_t2(d) : NAN;
+    // se(leak) = law * se(leak / law): the ratio is O(1), its variance never underflows
+    col[LEAK_LSE] = col[LEAK_LAW] * stat_se(ratio);
+    col[LEAK_LLO] = leak - STAT_Z95 * col[LEAK_LSE];
+    col[LEAK_LHI] = leak + STAT_Z95 * col[LEAK_LSE];
+    col[LEAK_SLO] = 1.0 - col[LEAK_LHI];
+    col[LEAK_SHI] = 1.0 - col[LEAK_LLO];
+    // rse of the mean leak: the sample's, or the law's sqrt(4 2^(d/2) / (sqrt(pi d)(T - 1)) / (n
+    // T)) (from the T = 2 second moment ~ 2^(-d/2) / sqrt(pi d): the mean is carried by rare draws)
+    col[LEAK_RSE] = fmax(col[LEAK_LSE] / leak,
+                         sqrt(4.0 * exp2(0.5 * d) / (sqrt(M_PI * d) * (T - 1.0)) / (n * T)));
+    col[LEAK_SHOWN] = col[LEAK_RSE] <= LEAK_MAX_RSE;
+    /* n T rows */
+    stat_ci95_wilson(round(argmax->mean * n * T), n * T, &col[LEAK_ALO], &col[LEAK_AHI]);
+}
+
+/* ---- the excess of T E[a_ii] over 1 (random_projections) ----------------
+ * The excess over 1/T and its control variate (the derivation in selfweight.h). */
+
+/* a_i of the row g s (T), g = +1 or -1 (W_K -> -W_K flips every score):
+ * e^{g s_i - m} / sum_j e^{g s_j - m}, m = max_j g s_j */
+static double weight(const double *s, size_t T, size_t i, double g)
+{
+    double x[RPX_MAX_T], y[RPX_MAX_T], m = g * s[0];
+    for (size_t j = 0; j < T; j++) {
+        x[j] = g * s[j];
+        m = x[j] > m ? x[j] : m;
+    }
+    double z = vexp_shifted(y, x, T, m);   /* y_j = e^{x_j - m}, z = sum_j y_j (vexp.h) */
+    return y[i] / z;
+}
+
+void excess_draw(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, double out[RPX_NOUT])
+{
+    /* Z (T, r), Z' (T, mk); R = [R_K R_Q] (r, 2 d_k), r = min(d, 2 d_k), mk = min(d_k, r):
+     * the Gram factor of W = [W_K W_Q] (selfweight.h), which gives (Q, K, K') their exact law
+     * from X, X', W ~ N(0, c^2/d) with T (r + mk) + r 2 d_k Gaussians instead of 2 T d + 2 d d_k */
+    double Z[RPX_MAX_T][2 * RPX_MAX_DK], Zc[RPX_MAX_T][RPX_MAX_DK];
+    double RQ[2 * RPX_MAX_DK][RPX_MAX_DK], RK[2 * RPX_MAX_DK][RPX_MAX_DK];
+    double Q[RPX_MAX_T][RPX_MAX_DK], K[RPX_MAX_T][RPX_MAX_DK], Kc[RPX_MAX_T][RPX_MAX_DK];
+    size_t r = selfweight_gram_rows(d, d_k), mk = r < d_k ? r : d_k;
+    /* R first, then Z, Z' in row order (randn.h: GSL's ziggurat values) */
+    selfweight_gram_factor(rng, d, d_k, c / sqrt((double)d), &RK[0][0], RPX_MAX_DK, &RQ[0][0],
+                           RPX_MAX_DK);
+    for (size_t j = 0; j < T; j++) randn_fill(rng, Z[j], r, 1.0);
+    for (size_t j = 0; j < T; j++) randn_fill(rng, Zc[j], mk, 1.0);
+    /* Q = Z R_Q, K = Z R_K, K' = Z' R_K (R_K's rows past mk are 0). Not head_ref_forward
+     * (head_ref.h): a different computation, only the diagonal a_ii of each row (no values,
+     * no O), for the row, its -W_K twin and the control row with k_i swapped for k'_i, on
+     * stack arrays; and its weights take vexp's exponential, not libm's exp (the committed
+     * bits depend on it). */
+    for (size_t j = 0; j < T; j++)
+        for (size_t a = 0; a < d_k; a++) {
+            double q = 0.0, k = 0.0, kc = 0.0;
+            for (size_t m = 0; m < r; m++) q += Z[j][m] * RQ[m][a];
+            for (size_t m = 0; m < mk; m++) {
+                k += Z[j][m] * RK[m][a];
+                kc += Zc[j][m] * RK[m][a];
+            }
+            Q[j][a] = q;
+            K[j][a] = k;
+            Kc[j][a] = kc;
+        }
+    double ex = 0.0, ex_anti = 0.0, q2 = 0.0, s[RPX_MAX_T];
+    for (size_t i = 0; i < T; i++) {
+        double sbar = 0.0, own = 0.0;
+        for (size_t j = 0; j < T; j++) {
+            s[j] = 0.0;
+            for (size_t a = 0; a < d_k; a++) s[j] += Q[i][a] * K[j][a];
+            sbar += s[j] / (double)T;
+        }
+        for (size_t a = 0; a < d_k; a++) own += Q[i][a] * Kc[i][a];
+        /* a_ii for W_K and for -W_K (every score flipped) */
+        double a_ii = weight(s, T, i, 1.0), a_anti = weight(s, T, i, -1.0), s_ii = s[i];
+        double sbar_c = sbar + (own - s_ii) / (double)T;   /* the control row's mean score */
+        /* second-order terms: ((s_i - sbar)^2 - (1/T) sum_j (s_j - sbar)^2) / 2, row and control */
+        double v = 0.0, vc = 0.0;
+        for (size_t j = 0; j < T; j++) v += (s[j] - sbar) * (s[j] - sbar);
+        s[i] = own;
+        for (size_t j = 0; j < T; j++) vc += (s[j] - sbar_c) * (s[j] - sbar_c);
+        q2 += 0.5 * ((s_ii - sbar) * (s_ii - sbar) - v / (double)T)
+              - 0.5 * ((own - sbar_c) * (own - sbar_c) - vc / (double)T);
+        /* the control row a'_ii, for W_K and -W_K */
+        double a_c = weight(s, T, i, 1.0), a_c_anti = weight(s, T, i, -1.0);
+        ex += (double)T * (a_ii - a_c);                   // T (a_ii - a'_ii)
+        ex_anti += (double)T * (a_anti - a_c_anti);       // the same with -W_K
+    }
+    out[RPX_PLAIN] = ex / (double)T;
+    out[RPX_ANTI] = 0.5 * (ex + ex_anti) / (double)T;
+    out[RPX_Q2] = q2 / (double)T;
+}
+
+double excess_law(size_t T, size_t d, size_t d_k, double c)
+{
+    return (1.0 - 1.0 / (double)T) * (1.0 - 2.0 / (double)T) * (double)d_k * pow(c, 4) / (double)d;
+}
+
+int excess_estimate(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, size_t n,
+                      double plant, double *est, double *se)
+{
+    size_t used;
+    return excess_estimate_to(rng, T, d, d_k, c, n, n, 0.0, plant, est, se, &used);
+}
+
+/* Y_k = Y_anti + plant, X_k = Q2 - law for draws k in [from, to) */
+static void excess_fill(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, double law,
+                        double plant, double *Y, double *X, size_t from, size_t to)
+{
+    for (size_t k = from; k < to; k++) {
+        double o[RPX_NOUT];
+        excess_draw(rng, T, d, d_k, c, o);
+        Y[k] = o[RPX_ANTI] + plant;   // Y_anti (+ the test's planted bias)
+        X[k] = o[RPX_Q2] - law;       // Q2 - law: mean 0
+    }
+}
+
+int excess_estimate_to(gsl_rng *rng, size_t T, size_t d, size_t d_k, double c, size_t n,
+                       size_t n_max, double se_target, double plant, double *est, double *se,
+                       size_t *used)
+{
+    if (n_max < n) n_max = n;
+    double law = excess_law(T, d, d_k, c), V = NAN;
+    double *Y = mem_calloc(n_max, sizeof *Y, "excess draws");
+    double *X = mem_calloc(n_max, sizeof *X, "excess controls");
+    int st = Y && X ? ATT_OK : att_alloc_status();
+    size_t have = 0;
+    while (!st) {
+        excess_fill(rng, T, d, d_k, c, law, plant, Y, X, have, n);
+        have = n;
+        /* yhat = mean(Y) - beta (mean(X)), beta fitted: the intercept */
+        if ((st = curve_fit(Y, n, 1, X, 1, est, &V))) break;
+        /* the top-up: n (se / se_target)^2, 10% over, while se > se_target > 0 and n < n_max */
+        if (!(se_target > 0.0) || !(sqrt(V) > se_target) || n >= n_max) break;
+        double want = (double)n * (V / (se_target * se_target)) * 1.1;
+        n = !isfinite(want) || want >= (double)n_max ? n_max : (size_t)ceil(want);
+    }
+    *se = sqrt(V);
+    *used = have;
+    mem_free(Y, n_max, sizeof *Y);
+    mem_free(X, n_max, sizeof *X);
     return st;
 }

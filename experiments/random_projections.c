@@ -4,7 +4,9 @@
  * for itself: Q = X W_Q, K = X W_K, W_Q, W_K independent: T E[a_ii] in [0.95, 1.05] at every T.
  * About, not exactly: s_ii uses one token twice, E[s_ii^2] = (1 + 2/d) E[s_ij^2] (the excess's
  * soft-softmax law: lib/claims/selfweight.h's excess section, measured in the soft-law table
- * below).
+ * below). That law is second order in the score sd = c^2 sqrt(d_k), so it holds only for small
+ * scores (the table: sd 0.0625 .. 0.5): at the main sweep's sd 4 (c = 1, d_k = 16) it would give
+ * T E[a_ii] - 1 = d_k c^4 / d = 0.25 at large T, where the sweep's largest excess is about 0.016.
  * X (T, d) ~ N(0, 1), W (d, d_k) ~ N(0, c^2/d), S = Q K^T; per draw T a_ii, T [argmax is self],
  * s_ii^2 and s_ij^2 over d_k c^4, the control T a'_ii (own key replaced by a fresh token's:
  * exactly 1/T). T a_ii is averaged with its antithetic draw -W_K (every score flipped, same law:

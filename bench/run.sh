@@ -211,7 +211,7 @@ row_tiled() {
     row "any_length tiled head, T = $T_LONG, d = d_k = d_v = 64$paths (GFLOP/s)" "$(calc "%.1f" "$tg")" \
         "OpenBLAS DGEMM 4096^3 $(calc "%.1f" "$dg")" "$r_dg" ">= 0.5" "$(yes_no "$r_dg >= 0.5")"
     row "same: time (s)" "$(calc "%.1f" "$ts")" "" "" "< 60 s" "$(yes_no "$ts < 60")"
-    # (anylen) the AVX2 path of an AVX-512 machine, in the same run: vexp and
+    # (any_length) the AVX2 path of an AVX-512 machine, in the same run: vexp and
     # OpenBLAS both forced (ATT_VEXP=avx2, OPENBLAS_CORETYPE=Haswell, for the
     # head's own products too); target: tiled >= half of DGEMM on each path
     echo "bench: tiled head and DGEMM on the AVX2 path (ATT_VEXP=avx2, OPENBLAS_CORETYPE=Haswell)" >&2

@@ -5,7 +5,7 @@
 # beyond the largest T it ran at (2 x 8 T^2 bytes).
 # It illustrates the verdict row anyLengthMemSlope (memory linear in T); the
 # headline, anyLengthLongestT (sampled rows of the T = 100,000 output against
-# o_i = sum_j a_ij v_j, anylen_row_check in lib/claims/anylen.h), is a number
+# o_i = sum_j a_ij v_j, tiled_row_check in lib/fast/tiled.h), is a number
 # of the claims table that no figure draws (figures/checks/any_length_agreement
 # draws the tiled head against the plain one at T <= 4096).
 # Data: any_length_timing.csv (counted bytes: they include each thread's

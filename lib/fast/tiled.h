@@ -74,4 +74,20 @@ int tiled_attend(gsl_matrix *O, const gsl_matrix *Q, const gsl_matrix *K,
 int tiled_forward(gsl_matrix *O, const head_params *p, const gsl_matrix *Xq,
                   const gsl_matrix *Xkv, tiled_tiles tiles);
 
+/* The check of a tiled head's output, row by row: does O (T, d_v) on X (T, d) hold the
+ * attention the formula gives? For the caller's `nrows` rows i = rows[0 .. nrows - 1] (each
+ * < T; repeats allowed), recompute from X and p's weights directly, in long double,
+ *   q_i = x_i W_Q,  k_j = x_j W_K,  v_j = x_j W_V,  s_ij = scale q_i . k_j  (j <= i if causal),
+ *   ref_i = sum_j a_ij v_j,  a_ij = e^{s_ij - m_i} / sum_l e^{s_il - m_i}
+ * (one pass over j in 64 fixed chunks, an online softmax per chunk, the chunks merged in order:
+ * the same numbers for any thread count; long double's own rounding, about T 1e-19 relative,
+ * is far below the bound). *units = max_{i,c} |O_ic - ref_ic| / B_i, the double head's
+ * rounding bound for row i, growing with T (tol.h's, with row i's own score size):
+ *   B_i = 8 eps (2 (d + d_k) qk_i + 2 T) max_jc |v_jc| + 8 d eps max_j ||x_j|| max_c ||w_V,c||,
+ *   qk_i = |scale| ||q_i|| max_j ||k_j||;
+ * *err = max_{i,c} |O_ic - ref_ic|. At most 1 for a correct head. NaN sticks. ATT_EUSAGE for
+ * biases or RoPE, nrows 0, a row >= T or shapes that disagree. */
+int tiled_row_check(const head_params *p, const gsl_matrix *X, const gsl_matrix *O,
+                    const size_t *rows, size_t nrows, double *units, double *err);
+
 #endif

@@ -395,7 +395,7 @@ static int run(experiment *e)
     size_t Tmax = Ts[n - 1];
     // the claim: the same weights give the right attention at the longest T (at most 1)
     size_t nchk = Tmax < CHECK_ROWS ? Tmax : CHECK_ROWS;   /* the rows tiled_row_check compared */
-    verdict_claim(e, "anyLengthLongestT", 0.0,
+    verdict_claim(e, "anyLengthRowErr", 0.0,
               verdict_measure_as(verdict_measure_exact(long_units, nchk), NAT_ROUNDING),
               verdict_rule_at_most(1.0), "T = %zu (tiled head; its T x T scores would need %.0f "
               "GB): largest |o_ic - sum_j a_ij v_jc| over %zu rows (sampled), the sum recomputed "

@@ -4,7 +4,7 @@
 # S and A (T x T) and grows like T^2: dashed, what S and A alone would need
 # beyond the largest T it ran at (2 x 8 T^2 bytes).
 # It illustrates the verdict row anyLengthMemSlope (memory linear in T); the
-# headline, anyLengthLongestT (sampled rows of the T = 100,000 output against
+# headline, anyLengthRowErr (sampled rows of the T = 100,000 output against
 # o_i = sum_j a_ij v_j, tiled_row_check in lib/fast/tiled.h), is a number
 # of the claims table that no figure draws (figures/checks/any_length_agreement
 # draws the tiled head against the plain one at T <= 4096).

@@ -44,16 +44,17 @@ with_col() {
 
 usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
+# claims_code [PREFIX]: the links start with PREFIX ("../" for a file in doc/)
 claims_code() {
     echo "| claim | from the section's subheading | experiment | where the mathematics is |"
     echo "|---|---|---|---|"
     for origin in section extension; do
-        rows | awk -F'\t' -v o="$origin" '$2 == o {
+        rows | awk -F'\t' -v o="$origin" -v pre="${1:-}" '$2 == o {
             split($7, c, ":"); gsub(/\|/, "\\|", $4)
             mark = o == "extension" ? " *(extension)*" : ""
             note = $8 != "-" ? " (" $8 ")" : ""
-            printf "| %s%s%s | %s | [`%s`](experiments/%s.c) | [`%s`](%s) in `%s` |\n", \
-                $4, mark, note, $3, $1, $1, c[2], c[1], c[1]
+            printf "| %s%s%s | %s | [`%s`](%sexperiments/%s.c) | [`%s`](%s%s) in `%s` |\n", \
+                $4, mark, note, $3, $1, pre, $1, c[2], pre, c[1], c[1]
         }'
     done
 }
@@ -93,7 +94,10 @@ readme() {
     [ -f "$f" ] || { echo "registry.sh: no file $f" >&2; exit 2; }
     tmp=$(mktemp "$f.XXXXXX") || exit 3
     cc=$(mktemp) lay=$(mktemp)
-    claims_code >"$cc"; layout >"$lay"
+    # links relative to FILE: one "../" per folder of its path from the repository's root
+    pre=$(dirname "$f" | awk -F/ '$0 != "." { for (i = 1; i <= NF; i++) if ($i != ".") p = p "../" }
+                                  END { print p }')
+    claims_code "$pre" >"$cc"; layout >"$lay"
     awk -v cc="$cc" -v lay="$lay" '
         /^<!-- registry:[a-z-]+ -->$/ {
             print; name = $0; sub(/^<!-- registry:/, "", name); sub(/ -->$/, "", name)

@@ -330,8 +330,8 @@ static int tail_verdicts(experiment *e, const config *cf, size_t ci, const doubl
     verdict_reported(e, MAC("lsDetDensity"), NAN, p0,
                  "density p0 of det(I - W_K^T W_Q) at 0: the mean of each draw's exact "
                  "conditional density at 0 given all but one column of W_Q (no window; the largest "
-                 "draw carries %.0f%% of it%s); %s. P(|det| < 0.1) / 0.2 = %.2g is the mean density "
-                 "over (-0.1, 0.1), not p0 (d = %zu, d_k = %zu, c = %.4g)", 100.0 * top,
+                 "draw carries %.0f%% of it%s); %s. P(|det| < 0.1) / 0.2 = %.2g is the mean "
+                 "density over (-0.1, 0.1), not p0 (d = %zu, d_k = %zu, c = %.4g)", 100.0 * top,
                  top > 0.1 ? ": the draws do not resolve it" : "", shown, window, cf->d, cf->d_k,
                  cf->c);
     verdict_reported(e, MAC("lsTypical"), NAN, typical,

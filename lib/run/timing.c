@@ -54,13 +54,6 @@ static void timing_summarise(double *s, size_t n, size_t inner, timing *t)
     timing_median_ci(s, n, t);
 }
 
-double timing_thread_cpu(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0.0;
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 double timing_process_cpu(void)
 {
     struct timespec ts;

@@ -49,9 +49,6 @@ typedef struct {
     double max_cpu_seconds;      /* CPU budget of warm-up and samples together */
 } timing_rule;
 
-/* CPU seconds the calling thread has used (CLOCK_THREAD_CPUTIME_ID). */
-double timing_thread_cpu(void);
-
 /* CPU seconds the process has used, all its threads (CLOCK_PROCESS_CPUTIME_ID). */
 double timing_process_cpu(void);
 

@@ -77,7 +77,7 @@ for id in $ids; do
     case "$help" in *"--draws N"*) small="--draws $DRAWS" ;; esac
     # a quick run of any_length stops at T = 2000 (the default goes to 100,000), and times
     # within 0.3 CPU seconds (--timing-budget; the default is 8): 6 (head, T) timed, the others
-    # counted as untimed (1 s timed 17 for 0.6 s more; tests/test_any_length_timing.sh checks
+    # counted as untimed (1 s timed 17 for 0.6 s more; tests/test_timing_budget.sh checks
     # the budget's rules)
     case "$help" in *--max-T*) small="$small --max-T 2000" ;; esac
     case "$help" in *--timing-budget*) small="$small --timing-budget 0.3" ;; esac

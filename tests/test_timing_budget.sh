@@ -1,19 +1,27 @@
 #!/bin/sh
-# test_any_length_timing.sh - any_length's timing sweep is bounded in CPU seconds:
-#   1. --timing-budget 0: no (head, T) is timed (every *_reps is 0) and the
+# test_timing_budget.sh - the timing sweeps of any_length and fused_qkv are bounded in CPU
+# seconds (timing_sweep, lib/run/timing.h), and the numbers that are not times do not depend on
+# the budget:
+#   1. any_length --timing-budget 0: no (head, T) is timed (every *_reps is 0) and the
 #      .meta counts them as untimed for the budget; the lengths' own results
 #      (any_length.csv) are those of a run with a large budget, byte for byte,
 #      and its verdict rows are the same (the time slope's row, NaN, included);
 #   2. a budget that fits every length: every (head, T) up to --timing-max-T is
 #      timed, none is left out, and the CPU the sweep reports is within it;
-#   3. --timing-budget -1 or x: exit 2 naming the option.
-# Run from anywhere: sh tests/test_any_length_timing.sh (ATT_BIN_DIR=bin-x)
+#   3. fused_qkv --timing-budget 0 at --T 64: every variant is still timed (none left out), with
+#      exactly the rule's 3 samples; the .meta records the budget and a spent CPU > 0;
+#      one speed-up row per variant beside fused; fused_qkv.csv (the checks) is
+#      results/fused_qkv.csv byte for byte;
+#   4. either program with --timing-budget -1 or x: exit 2 naming the option, nothing written.
+# Run from anywhere: sh tests/test_timing_budget.sh (ATT_BIN_DIR=bin-x)
 set -u
 cd "$(dirname "$0")/.." || exit 2
 BIN=${ATT_BIN_DIR:-${BIN:-bin}}
-B="$BIN/any_length"
-[ -x "$B" ] || { echo "test_any_length_timing: $B not found: build it first" >&2; exit 1; }
-T=$(mktemp -d "${TMPDIR:-/tmp}/att-alt.XXXXXX") || exit 2
+B="$BIN/any_length" F="$BIN/fused_qkv"
+for p in "$B" "$F"; do
+    [ -x "$p" ] || { echo "test_timing_budget: $p not found: build it first" >&2; exit 1; }
+done
+T=$(mktemp -d "${TMPDIR:-/tmp}/att-tb.XXXXXX") || exit 2
 trap 'rm -rf "$T"' EXIT
 npass=0; nfail=0
 pass() { npass=$((npass + 1)); }
@@ -64,13 +72,35 @@ spent=$(meta timing_spent_cpu "$T/all/any_length.meta")
 awk -v s="$spent" 'BEGIN { exit !(s > 0 && s < 1000) }' && pass ||
     fail "budget 1000: spent '$spent' CPU s"
 
-# 3. bad budgets
-for v in -1 x; do
-    mkdir -p "$T/bad"
-    "$B" --out "$T/bad" --quiet --timing-budget "$v" >/dev/null 2>"$T/err"; rc=$?
-    if [ "$rc" -eq 2 ] && grep -q -- "--timing-budget" "$T/err" && [ -z "$(ls -A "$T/bad")" ]
-    then pass
-    else fail "--timing-budget $v: exit $rc, $(cat "$T/err")"; fi
+# 3. fused_qkv, a spent budget: the minimum, every variant
+mkdir -p "$T/fzero"
+"$F" --out "$T/fzero" --quiet --T 64 --timing-budget 0; rc=$?
+[ "$rc" -le 1 ] && pass || fail "budget 0: exit $rc"
+reps=$(col reps "$T/fzero/fused_qkv_timing.csv")
+# T = 64: fused and separate at 1 head, fused, separate and per_head at 12
+[ "$(echo "$reps" | grep -c '^3$')" = 5 ] && [ "$(echo "$reps" | wc -l)" = 5 ] && pass ||
+    fail "budget 0: reps $(echo $reps), expected five 3s"
+[ "$(col versus "$T/fzero/fused_qkv_speedup_timing.csv" | wc -l)" = 3 ] && pass ||
+    fail "budget 0: not 3 speed-up rows"
+[ "$(meta timing_budget_cpu "$T/fzero/fused_qkv.meta")" = 0 ] && pass || fail "budget 0: .meta budget"
+spent=$(meta timing_spent_cpu "$T/fzero/fused_qkv.meta")
+awk -v s="$spent" 'BEGIN { exit !(s > 0) }' && pass || fail "budget 0: spent '$spent' CPU s"
+[ "$(meta reps_min "$T/fzero/fused_qkv.meta")" = 3 ] && [ "$(meta reps_max "$T/fzero/fused_qkv.meta")" = 9 ] &&
+    pass || fail "budget 0: .meta reps_min/reps_max"
+if [ -f results/fused_qkv.csv ]; then
+    cmp -s "$T/fzero/fused_qkv.csv" results/fused_qkv.csv && pass ||
+        fail "the checks (fused_qkv.csv) differ from results/"
+fi
+
+# 4. bad budgets, both programs
+for p in "$B" "$F"; do
+    for v in -1 x; do
+        rm -rf "$T/bad"; mkdir -p "$T/bad"
+        "$p" --out "$T/bad" --quiet --timing-budget "$v" >/dev/null 2>"$T/err"; rc=$?
+        if [ "$rc" -eq 2 ] && grep -q -- "--timing-budget" "$T/err" && [ -z "$(ls -A "$T/bad")" ]
+        then pass
+        else fail "$p --timing-budget $v: exit $rc, $(cat "$T/err")"; fi
+    done
 done
-echo "test_any_length_timing: $npass passed, $nfail failed"
+echo "test_timing_budget: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

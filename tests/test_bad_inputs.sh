@@ -501,6 +501,9 @@ int fsync(int fd)
 CEOF
 ${CC:-cc} -shared -fPIC -O1 -o "$T/slowfsync.so" "$T/slowfsync.c" -ldl 2>/dev/null ||
     fail "section 4a: cannot build the slow-fsync shim"
+# under ASan (make sanitize) a preloaded shim comes before the sanitizer's
+# runtime, which then refuses to start unless told that is fine
+ASANOK="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 for sig in INT TERM HUP KILL; do
     D="$T/interrupted-$sig"
     rm -rf "$D"
@@ -539,14 +542,20 @@ for id in $ids; do
         mkdir -p "$T/slow-$id"
         t0=$(date +%s%N)
         # shellcheck disable=SC2046
-        env LD_PRELOAD="$T/slowfsync.so" ATT_SHIM_FSYNC_MS=60 "$b" --out "$T/slow-$id" --quiet \
-            $(small_args "$id") >/dev/null 2>&1
+        env LD_PRELOAD="$T/slowfsync.so" ATT_SHIM_FSYNC_MS=60 "$ASANOK" "$b" --out "$T/slow-$id" --quiet \
+            $(small_args "$id") >/dev/null 2>"$T/slow.err"
+        src=$?
         sms=$(( ($(date +%s%N) - t0) / 1000000 ))
+        # the slowed run itself must work, or the signal below interrupts nothing
+        if [ "$src" -gt 1 ]; then
+            fail "$id: a run with a slowed write phase" "exit $src" "$(head -c 200 "$T/slow.err")"
+            continue
+        fi
         shalf=$(awk -v m="$sms" 'BEGIN { printf "%.3f", m / 2000 }')
         prior_folder "$id" "$D"
         # shellcheck disable=SC2046
         sig_run "$id: SIG$sig at $shalf s of a ${sms} ms run with a slowed write phase" "$sig" "$shalf" \
-            "$D" "$T/sig-$id.state" env LD_PRELOAD="$T/slowfsync.so" ATT_SHIM_FSYNC_MS=60 \
+            "$D" "$T/sig-$id.state" env LD_PRELOAD="$T/slowfsync.so" ATT_SHIM_FSYNC_MS=60 "$ASANOK" \
             "$b" --out "$D" --quiet $(small_args "$id")
     fi
 done
@@ -666,8 +675,6 @@ int open64(const char *p, int flags, ...) { va_list ap; va_start(ap, flags); int
 CEOF
 if ${CC:-cc} -shared -fPIC -O1 -o "$T/notmpfile.so" "$T/notmpfile.c" -ldl 2>"$T/cc.err"; then
     NOTMP="LD_PRELOAD=$T/notmpfile.so"
-    # under ASan (make sanitize) the shim comes before the sanitizer's runtime: tell ASan that is fine
-    ASANOK="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
     D="$T/notmp"
     rm -rf "$D"; cp -a "$T/old" "$D"
     # shellcheck disable=SC2086

@@ -161,10 +161,14 @@ timed() {
 timed refused "attention: a named pipe with no writer" x env ATT_TEST_FIFO_WAIT_MS=300 "$A" --x "$T/nowriter.csv" $WEIGHTS --print
 grep -q "a named pipe with no writer" "$T/err" || fail "no writer: the message does not say so" "$(cat "$T/err")"
 case "$el" in [0-4].*|[0-4]) pass "no writer: refused in $el s" ;; *) fail "no writer: refused after $el s (more than 5)" ;; esac
-# a writer that sends one row, then stalls for 20 s
-(sh -c 'printf "1,0,0,0\n"; sleep 20' >"$T/stall.csv" &)
+# a writer that has sent one row, then stalls: this shell holds the pipe open for writing
+# (read-write, so the open does not wait) with the row already in it, so nothing depends
+# on when a background writer gets the CPU
+exec 3<>"$T/stall.csv"
+printf '1,0,0,0\n' >&3
 # shellcheck disable=SC2086
 timed refused "attention: a named pipe whose writer stalls" x env ATT_TEST_FIFO_WAIT_MS=300 "$A" --x "$T/stall.csv" $WEIGHTS --print
+exec 3>&-
 grep -q "writer stalls" "$T/err" || fail "stalled writer: the message does not say so" "$(cat "$T/err")"
 case "$el" in [0-4].*|[0-4]) pass "stalled writer: refused in $el s" ;; *) fail "stalled writer: refused after $el s" ;; esac
 (cat "$W/X.csv" >"$T/ok.csv" &)
